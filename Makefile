@@ -1,0 +1,35 @@
+# Passbox: the two commands of the README.
+#   make run   installs what is missing, builds in release mode and starts Passbox
+#   make test  installs what is missing, builds and runs every test
+SHELL := /bin/bash
+DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libzxcvbn-dev
+SWIFT ?= swift
+BIN := .build/release/passbox
+
+.PHONY: run test deps build bench clean
+
+deps:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build -c release --product passbox
+
+run: build
+	@$(BIN) welcome
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel
+
+bench: build
+	$(BIN) bench
+
+clean:
+	rm -rf .build

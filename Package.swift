@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Passbox",
+    products: [
+        .executable(name: "passbox", targets: ["passbox"])
+    ],
+    dependencies: [],
+    targets: [
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
+        .systemLibrary(name: "CLinux"),
+        .target(name: "PassboxCrypto", dependencies: ["CSodium", "CArgon2", "CCrypto", "CLinux"]),
+        .target(name: "PassboxCore", dependencies: ["PassboxCrypto", "CZxcvbn"]),
+        .target(name: "PassboxStore", dependencies: ["PassboxCore", "PassboxCrypto", "CZlib"]),
+        .target(name: "PassboxCLI", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto"]),
+        .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),
+        .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto"]),
+        .testTarget(
+            name: "PassboxCryptoTests", dependencies: ["PassboxCrypto", "PassboxTestSupport"],
+            resources: [.copy("Vectors")]),
+        .testTarget(name: "PassboxCoreTests", dependencies: ["PassboxCore", "PassboxTestSupport"]),
+        .testTarget(
+            name: "PassboxStoreTests", dependencies: ["PassboxStore", "PassboxTestSupport"],
+            resources: [.copy("Fixtures")]),
+        .testTarget(name: "PassboxCLITests", dependencies: ["PassboxCLI", "PassboxTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,2 @@
+// Pulls in the system header for CZlib.
+#include <zlib.h>

@@ -1,0 +1,1 @@
+// placeholder file replaced as the module grows

@@ -1,0 +1,32 @@
+import Foundation
+
+/// Hex helpers for known-answer tests.
+public enum Hex {
+    /// Bytes from a hex string (whitespace ignored); traps on malformed input since vectors are fixed data.
+    public static func bytes(_ hex: String) -> [UInt8] {
+        let digits = Array(hex.filter { !$0.isWhitespace }.utf8)
+        precondition(digits.count % 2 == 0, "odd-length hex")
+        var out = [UInt8]()
+        out.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            out.append(UInt8(value(digits[index]) << 4 | value(digits[index + 1])))
+            index += 2
+        }
+        return out
+    }
+
+    /// Lower-case hex of `bytes`.
+    public static func string(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func value(_ c: UInt8) -> Int {
+        switch c {
+        case 48...57: Int(c - 48)
+        case 97...102: Int(c - 87)
+        case 65...70: Int(c - 55)
+        default: preconditionFailure("not a hex digit")
+        }
+    }
+}
