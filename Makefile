@@ -26,7 +26,7 @@ run: build
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel
+	$(SWIFT) test --skip-build
 
 bench: build
 	$(BIN) bench

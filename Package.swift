@@ -16,7 +16,7 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         .target(name: "PassboxCrypto", dependencies: ["CSodium", "CArgon2", "CCrypto", "CLinux"]),
         .target(name: "PassboxCore", dependencies: ["PassboxCrypto", "CZxcvbn"]),
-        .target(name: "PassboxStore", dependencies: ["PassboxCore", "PassboxCrypto", "CZlib"]),
+        .target(name: "PassboxStore", dependencies: ["PassboxCore", "PassboxCrypto", "CZlib", "CLinux"]),
         .target(name: "PassboxCLI", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto"]),
         .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),
         .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto"]),

@@ -1,1 +1,6 @@
-print("building")
+import PassboxCLI
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+exit(CommandLineTool.main(CommandLine.arguments))

@@ -1,0 +1,76 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxStore
+
+/// The `passbox` command line: parses the global options, runs one command, maps errors to exit codes
+/// (0 ok, 1 failure, 2 usage, 3 wrong password or locked).
+public enum CommandLineTool {
+    public static let version = "0.1.0"
+
+    public static func main(_ arguments: [String]) -> Int32 {
+        // Nothing secret is in memory yet, but every path below may unlock a vault.
+        ProcessHardening.disableCoreDumps()
+        var words = Array(arguments.dropFirst())
+        do {
+            var dataOption: String?
+            while let first = words.first, first.hasPrefix("--") {
+                if first == "--data" {
+                    guard words.count >= 2 else { throw CLIError.usage("--data needs a directory") }
+                    dataOption = words[1]
+                    words.removeFirst(2)
+                } else if first.hasPrefix("--data=") {
+                    dataOption = String(first.dropFirst(7))
+                    words.removeFirst()
+                } else if first == "--version" {
+                    Console.out("passbox \(version)")
+                    return 0
+                } else if first == "--help" || first == "-h" {
+                    words = ["help"]
+                } else {
+                    break
+                }
+            }
+            let context = Context(dataDirectory: dataOption ?? defaultDataDirectory())
+            guard let command = words.first else {
+                try Commands.welcome(context, Arguments([], valued: [], flags: []))
+                return 0
+            }
+            let rest = Array(words.dropFirst())
+            try Commands.run(command, rest, context)
+            return 0
+        } catch {
+            let e = CLIError.from(error)
+            Console.err("passbox: error: \(e.message)")
+            if let hint = e.hint { Console.err("passbox: hint: \(hint)") }
+            return e.code.rawValue
+        }
+    }
+
+    /// `PASSBOX_DATA_DIR`, else `$XDG_DATA_HOME/passbox`, else `~/.local/share/passbox`.
+    static func defaultDataDirectory() -> String {
+        let env = ProcessInfo.processInfo.environment
+        if let dir = env["PASSBOX_DATA_DIR"], !dir.isEmpty { return dir }
+        if let xdg = env["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/passbox" }
+        return NSHomeDirectory() + "/.local/share/passbox"
+    }
+}
+
+/// What every command shares: where the data is, the input, and how to unlock.
+final class Context {
+    let dataDirectory: String
+    let input = SecretInput()
+    lazy var store = VaultStore(directory: dataDirectory)
+
+    init(dataDirectory: String) { self.dataDirectory = dataDirectory }
+
+    /// Asks for the vault password and unlocks; purges trash older than 30 days.
+    func unlock() throws -> OpenVault {
+        guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
+        let password = try input.secret(prompt: "Vault password: ")
+        let opened = try store.unlock(password: password)
+        var vault = opened.vault
+        if vault.purgeTrash(now: Date()) > 0 { try opened.save(vault) }
+        return opened
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import PassboxCore
+import PassboxStore
+
+extension Commands {
+    /// `passbox generate`: a random password (the word generator comes with the everyday-tools issue).
+    static func generate(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(0...0, usage: "passbox generate [--length N] [--no-upper] [--no-lower] [--no-digits] [--no-symbols] [--allow-similar]")
+        var generator = PasswordGenerator()
+        if let length = args.value("length") {
+            guard let n = Int(length) else { throw CLIError.usage("--length takes a number") }
+            generator.length = n
+        }
+        generator.uppercase = !args.flag("no-upper")
+        generator.lowercase = !args.flag("no-lower")
+        generator.digits = !args.flag("no-digits")
+        generator.symbols = !args.flag("no-symbols")
+        generator.avoidSimilar = !args.flag("allow-similar")
+        Console.out(try generator.generate())
+        Console.err(String(format: "(%.0f bits of entropy)", generator.entropyBits))
+    }
+
+    /// `passbox strength`: reads a password from standard input and explains its score.
+    static func strength(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(0...0, usage: "passbox strength [--json] < password")
+        let password = try context.input.secret(prompt: "Password to rate: ")
+        let s = PasswordStrength.estimate(password)
+        if args.flag("json") {
+            Console.out(Format.json(["score": s.score, "label": s.label, "guessesLog10": (s.guessesLog10 * 10).rounded() / 10, "warning": s.warning ?? NSNull(), "suggestions": s.suggestions]))
+            return
+        }
+        Console.out("Strength: \(s.label) (\(s.score)/4), about 10^\(Int(s.guessesLog10.rounded())) guesses")
+        if let warning = s.warning { Console.out("Warning: \(warning)") }
+        for suggestion in s.suggestions { Console.out("Suggestion: \(suggestion)") }
+    }
+
+    /// `passbox categories`: every category and its typed fields.
+    static func categories() {
+        var rows = [["CATEGORY", "NAME", "FIELDS"]]
+        for c in Category.all {
+            rows.append([c.rawValue, c.displayName, c.fieldTemplates.map { $0.kind.isConcealed ? "\($0.key)*" : $0.key }.joined(separator: ", ")])
+        }
+        Console.out(Format.table(rows))
+        Console.out("* concealed: give its value with --secret-field NAME on standard input, never on the command line")
+    }
+
+    /// `passbox welcome` (what `make run` starts): where the vault is and what to do next.
+    static func welcome(_ context: Context, _ args: Arguments) throws {
+        Console.out("Passbox \(CommandLineTool.version) — a local, end-to-end encrypted password vault.")
+        Console.out("Data directory: \(context.dataDirectory)")
+        if context.store.exists {
+            Console.out("Vault: \(context.store.vaultPath) (locked; every command asks for its password)")
+        } else {
+            Console.out("Vault: none yet. Create it with:  passbox init")
+        }
+        Console.out("")
+        Console.out(tour)
+    }
+
+    static let tour = """
+        A short tour:
+          passbox init                                   create the vault (asks for a password)
+          passbox add login --title GitHub --username me --url github.com --generate
+          passbox add card --title Visa --field cardholder="A. Person" --secret-field number --secret-field cvc
+          passbox list [--category login] [--tag work] [--favorites] [--sort recent] [--json]
+          passbox show GitHub [--reveal] [--field password] [--json]
+          passbox edit GitHub --generate                 (the old password stays in history)
+          passbox history GitHub [restore VERSION]
+          passbox rm GitHub ; passbox trash [list | restore ITEM | delete ITEM | empty]
+          passbox passwd                                 change the vault password
+          passbox generate [--length 24] ; passbox strength < file ; passbox categories
+        Secrets are never taken from the command line: the vault password is asked with echo off, or read
+        from the first line of standard input; --password-stdin, --secret-field and --notes-stdin read the
+        next lines. Use --data DIR (or PASSBOX_DATA_DIR) for another data directory.
+        """
+
+    static func help(_ topic: String?) {
+        Console.out("""
+            usage: passbox [--data DIR] COMMAND [OPTIONS]
+
+            Commands:
+              init [--insecure-test-kdf]     create the local vault
+              passwd                         change the vault password
+              add CATEGORY [options]         add an item (categories: passbox categories)
+              edit ITEM [options]            change an item; the previous version goes into its history
+              list [--category C] [--tag T] [--favorites] [--sort newest|oldest|az|za|recent] [--json]
+              show ITEM [--reveal] [--field NAME] [--json]
+              rm ITEM                        move an item to the trash
+              trash [list | restore ITEM | delete ITEM | empty]
+              history ITEM [restore VERSION] [--reveal] [--json]
+              generate [--length N] [--no-upper] [--no-lower] [--no-digits] [--no-symbols] [--allow-similar]
+              strength [--json]              rate a password read from standard input
+              categories                     the categories and their fields
+              bench [vault] [--items N] [--runs N] [--full-kdf]
+              help, --version
+
+            Options of add and edit:
+              --title T  --username U  --url URL (repeatable)  --tag T (repeatable)  --favorite
+              --field LABEL=VALUE (visible fields only)  --secret-field LABEL (value from standard input)
+              --password-stdin | --generate [--length N]  --notes-stdin
+              edit also: --remove-field NAME  --no-favorite
+
+            ITEM is an id, an id prefix of at least 4 characters, or a title.
+            Exit codes: 0 ok, 1 failure, 2 usage, 3 wrong password or locked.
+            See docs/CLI.md for every command.
+            """)
+    }
+}

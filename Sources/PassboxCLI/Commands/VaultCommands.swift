@@ -1,0 +1,52 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxStore
+
+extension Commands {
+    /// `passbox init`: creates the local vault, asking for a new password (twice on a terminal).
+    static func initVault(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(0...0, usage: "passbox init [--insecure-test-kdf]")
+        if context.store.exists { throw StoreError.vaultExists(path: context.store.vaultPath) }
+        let password = try newPassword(context, prompt: "New vault password: ")
+        let parameters: Argon2Parameters
+        if args.flag("insecure-test-kdf") {
+            Console.err("passbox: warning: --insecure-test-kdf makes a vault that is cheap to attack; use it only for tests")
+            parameters = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)
+        } else {
+            Console.err("Measuring this machine to choose the key-derivation cost (about a second)…")
+            parameters = try Argon2Calibration.calibrate().parameters
+        }
+        let opened = try context.store.create(password: password, parameters: parameters)
+        Console.out("Created a vault at \(context.store.vaultPath)")
+        Console.out("Key derivation: Argon2id, \(opened.kdfParameters.memoryKiB / 1024) MiB, \(opened.kdfParameters.passes) passes, \(opened.kdfParameters.lanes) lane\(opened.kdfParameters.lanes == 1 ? "" : "s")")
+        Console.out("Next: passbox add login --title \"Example\" --username you@example.com --url example.com --generate")
+    }
+
+    /// `passbox passwd`: changes the vault password; only this vault's slot is rewritten, with a new data key.
+    static func changePassword(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(0...0, usage: "passbox passwd")
+        guard context.store.exists else { throw StoreError.noVault(path: context.store.vaultPath) }
+        let current = try context.input.secret(prompt: "Current vault password: ")
+        let opened = try context.store.unlock(password: current)
+        let new = try newPassword(context, prompt: "New vault password: ")
+        try opened.changePassword(current: current, new: new)
+        Console.out("Changed the vault password.")
+    }
+
+    /// Reads a new password, checks the rule (G27), shows its strength and warns below "strong".
+    static func newPassword(_ context: Context, prompt: String) throws -> String {
+        let password = try context.input.secret(prompt: prompt)
+        try PasswordRules.checkLocalVaultPassword(password)
+        if context.input.isTerminal {
+            let again = try context.input.secret(prompt: "Repeat it: ")
+            guard again == password else { throw CLIError.failure("the two passwords differ", hint: "run the command again") }
+        }
+        let strength = PasswordStrength.estimate(password)
+        Console.err("Strength: \(strength.label) (\(strength.score)/4)")
+        if strength.score < 3 {
+            Console.err("passbox: warning: this password is not strong. \(strength.warning ?? "") Anyone with a copy of the vault file can try guesses at it; a long passphrase of random words is safer.")
+        }
+        return password
+    }
+}

@@ -1,1 +1,0 @@
-// placeholder file replaced as the module grows

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Reads secrets: from the terminal with echo off, or, when standard input is not a terminal, one line at a
+/// time from it (the vault password first, then `--password-stdin`, then `--notes-stdin`).
+final class SecretInput {
+    private var buffered = [UInt8]()
+    private var reachedEnd = false
+
+    var isTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// One line from standard input without its newline, or nil at end of input.
+    func readLine() -> String? {
+        while true {
+            if let newline = buffered.firstIndex(of: 10) {
+                var line = Array(buffered[..<newline])
+                buffered.removeSubrange(...newline)
+                if line.last == 13 { line.removeLast() }
+                return String(decoding: line, as: UTF8.self)
+            }
+            if reachedEnd {
+                guard !buffered.isEmpty else { return nil }
+                defer { buffered.removeAll() }
+                return String(decoding: buffered, as: UTF8.self)
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = read(STDIN_FILENO, &chunk, chunk.count)
+            if n <= 0 {
+                if n < 0 && errno == EINTR { continue }
+                reachedEnd = true
+            } else {
+                buffered += chunk[0..<n]
+            }
+        }
+    }
+
+    /// Everything left on standard input.
+    func readRest() -> String {
+        var lines = [String]()
+        while let line = readLine() { lines.append(line) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Asks for a secret: on a terminal the prompt goes to stderr and echo is off; otherwise the next line
+    /// of standard input is taken.
+    func secret(prompt: String) throws -> String {
+        if isTerminal {
+            FileHandle.standardError.write(Data(prompt.utf8))
+            var original = termios()
+            tcgetattr(STDIN_FILENO, &original)
+            var silent = original
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+            defer {
+                tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+                FileHandle.standardError.write(Data("\n".utf8))
+            }
+            guard let line = readLine() else { throw CLIError.failure("no input", hint: "type the password at the prompt") }
+            return line
+        }
+        guard let line = readLine() else {
+            throw CLIError.usage("expected a line on standard input for \(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": ")).lowercased())", hint: "pipe the password as the first line of standard input, or run in a terminal")
+        }
+        return line
+    }
+}
+
+/// Writing to stdout and stderr.
+enum Console {
+    static func out(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+    static func err(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+    static var colors: Bool { isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil }
+}

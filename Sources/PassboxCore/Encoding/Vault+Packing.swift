@@ -1,0 +1,216 @@
+import Foundation
+
+/// The stored form of a vault, items, versions and fields: MessagePack maps with string keys
+/// (docs/FORMATS.md, "Vault payload"). Keys this version does not know are kept and written back.
+extension Vault {
+    /// Encodes the vault.
+    public func packed() -> [UInt8] {
+        var w = MessagePackWriter(capacity: 64 + items.count * 512)
+        w.writeMapHeader(2 + (created == nil ? 0 : 1) + unknown.count)
+        w.write("items")
+        w.writeArrayHeader(items.count)
+        for item in items { item.pack(into: &w) }
+        w.write("slotOrder")
+        w.writeArrayHeader(slotOrder.count)
+        for s in slotOrder { w.write(s) }
+        if let created {
+            w.write("created")
+            w.write(created.passboxMilliseconds)
+        }
+        w.writeUnknown(unknown)
+        return w.bytes
+    }
+
+    /// Decodes a vault; malformed data throws `MessagePackError`.
+    public init(unpacking bytes: UnsafeRawBufferPointer) throws {
+        var r = MessagePackReader(bytes)
+        self.init()
+        let n = try r.readMapHeader()
+        for _ in 0..<n {
+            let key = try r.readString()
+            switch key {
+            case "items":
+                let count = try r.readArrayHeader()
+                items.reserveCapacity(count)
+                for _ in 0..<count { items.append(try Item(unpacking: &r)) }
+            case "slotOrder":
+                let count = try r.readArrayHeader()
+                for _ in 0..<count { slotOrder.append(Int(try r.readInt())) }
+            case "created": created = Date(passboxMilliseconds: try r.readInt())
+            default: unknown[key] = try r.readValue()
+            }
+        }
+        guard r.isAtEnd else { throw MessagePackError(reason: "bytes after the vault") }
+    }
+}
+
+extension Item {
+    func pack(into w: inout MessagePackWriter) {
+        let dates: [(String, Date?)] = [
+            ("created", created), ("lastChanged", lastChanged), ("lastUsed", lastUsed), ("lastFilled", lastFilled), ("trashedAt", trashedAt),
+        ]
+        let presentDates = dates.filter { $0.1 != nil }
+        let count = 4 + presentDates.count + (websites.isEmpty ? 0 : 1) + (notes.isEmpty ? 0 : 1) + (tags.isEmpty ? 0 : 1)
+            + (isFavorite ? 1 : 0) + (history.isEmpty ? 0 : 1) + (dismissals.isEmpty ? 0 : 1) + unknown.count
+        w.writeMapHeader(count)
+        w.write("id")
+        w.write(id)
+        w.write("category")
+        w.write(category.rawValue)
+        w.write("title")
+        w.write(title)
+        w.write("fields")
+        w.writeArrayHeader(fields.count)
+        for field in fields { field.pack(into: &w) }
+        if !websites.isEmpty {
+            w.write("websites")
+            w.write(websites)
+        }
+        if !notes.isEmpty {
+            w.write("notes")
+            w.write(notes)
+        }
+        if !tags.isEmpty {
+            w.write("tags")
+            w.write(tags)
+        }
+        if isFavorite {
+            w.write("favorite")
+            w.write(true)
+        }
+        for (key, date) in presentDates {
+            w.write(key)
+            w.write(date!.passboxMilliseconds)
+        }
+        if !history.isEmpty {
+            w.write("history")
+            w.writeArrayHeader(history.count)
+            for version in history {
+                w.writeMapHeader(3)
+                w.write("id")
+                w.write(version.id)
+                w.write("replacedAt")
+                w.write(version.replacedAt.passboxMilliseconds)
+                w.write("item")
+                version.item.pack(into: &w)
+            }
+        }
+        if !dismissals.isEmpty {
+            w.write("dismissals")
+            w.write(dismissals)
+        }
+        w.writeUnknown(unknown)
+    }
+
+    init(unpacking r: inout MessagePackReader) throws {
+        self.init(id: "", category: .login, fields: [])
+        var sawID = false
+        let n = try r.readMapHeader()
+        for _ in 0..<n {
+            let key = try r.readString()
+            switch key {
+            case "id":
+                id = try r.readString()
+                sawID = true
+            case "category": category = Category(rawValue: try r.readString())
+            case "title": title = try r.readString()
+            case "fields":
+                let count = try r.readArrayHeader()
+                fields.reserveCapacity(count)
+                for _ in 0..<count { fields.append(try Field(unpacking: &r)) }
+            case "websites": websites = try r.readStrings()
+            case "notes": notes = try r.readString()
+            case "tags": tags = try r.readStrings()
+            case "favorite": isFavorite = try r.readBool()
+            case "created": created = Date(passboxMilliseconds: try r.readInt())
+            case "lastChanged": lastChanged = Date(passboxMilliseconds: try r.readInt())
+            case "lastUsed": lastUsed = Date(passboxMilliseconds: try r.readInt())
+            case "lastFilled": lastFilled = Date(passboxMilliseconds: try r.readInt())
+            case "trashedAt": trashedAt = Date(passboxMilliseconds: try r.readInt())
+            case "history":
+                let count = try r.readArrayHeader()
+                for _ in 0..<count { history.append(try ItemVersion(unpacking: &r)) }
+            case "dismissals": dismissals = try r.readStrings()
+            default: unknown[key] = try r.readValue()
+            }
+        }
+        guard sawID else { throw MessagePackError(reason: "an item has no id") }
+    }
+}
+
+extension ItemVersion {
+    init(unpacking r: inout MessagePackReader) throws {
+        var id: String?
+        var replacedAt: Date?
+        var item: Item?
+        let n = try r.readMapHeader()
+        for _ in 0..<n {
+            switch try r.readString() {
+            case "id": id = try r.readString()
+            case "replacedAt": replacedAt = Date(passboxMilliseconds: try r.readInt())
+            case "item": item = try Item(unpacking: &r)
+            default: _ = try r.readValue()
+            }
+        }
+        guard let id, let replacedAt, let item else { throw MessagePackError(reason: "a history version is incomplete") }
+        self.init(id: id, replacedAt: replacedAt, item: item)
+    }
+}
+
+extension Field {
+    func pack(into w: inout MessagePackWriter) {
+        let originalKind: String? = if case .string(let s)? = unknown["kind"] { s } else { nil }
+        let extra = unknown.filter { $0.key != "kind" }
+        w.writeMapHeader(4 + (key == nil ? 0 : 1) + extra.count)
+        w.write("id")
+        w.write(id)
+        if let key {
+            w.write("key")
+            w.write(key)
+        }
+        w.write("label")
+        w.write(label)
+        w.write("kind")
+        w.write(originalKind ?? kind.rawValue)
+        w.write("value")
+        w.write(value)
+        w.writeUnknown(extra)
+    }
+
+    init(unpacking r: inout MessagePackReader) throws {
+        self.init(id: "", label: "", kind: .text, value: "")
+        let n = try r.readMapHeader()
+        for _ in 0..<n {
+            let name = try r.readString()
+            switch name {
+            case "id": id = try r.readString()
+            case "key": key = try r.readString()
+            case "label": label = try r.readString()
+            case "kind":
+                let raw = try r.readString()
+                // A kind from a newer version is shown as concealed text (the safe choice) and written back unchanged.
+                if let known = FieldKind(rawValue: raw) { kind = known } else {
+                    kind = .hidden
+                    unknown["kind"] = .string(raw)
+                }
+            case "value": value = try r.readString()
+            default: unknown[name] = try r.readValue()
+            }
+        }
+    }
+}
+
+extension MessagePackWriter {
+    mutating func writeUnknown(_ unknown: [String: PackedValue]) {
+        for (key, value) in unknown.sorted(by: { $0.key < $1.key }) {
+            write(key)
+            write(value)
+        }
+    }
+}
+
+/// Dates are stored as whole milliseconds since 1970 (exact and fast).
+extension Date {
+    var passboxMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    init(passboxMilliseconds ms: Int64) { self.init(timeIntervalSince1970: Double(ms) / 1000) }
+}

@@ -1,0 +1,151 @@
+import Foundation
+
+/// One secret in a vault: a login, a card, a note, a key… The whole item, including its title, websites and
+/// history, is encrypted together; nothing about it is stored in plain text.
+public struct Item: Sendable, Equatable {
+    /// Client-generated id (26 characters of Crockford base32).
+    public var id: String
+    public var category: Category
+    public var title: String
+    /// Typed fields of the category first, then custom fields, in the order the user chose.
+    public var fields: [Field]
+    /// Any number of websites, normalised with a scheme.
+    public var websites: [String]
+    public var notes: String
+    public var tags: [String]
+    public var isFavorite: Bool
+    /// When the item was made; absent when unknown (imports), never guessed.
+    public var created: Date?
+    public var lastChanged: Date?
+    /// Last time a value was copied or revealed for use.
+    public var lastUsed: Date?
+    /// Last time the item filled a form on this device.
+    public var lastFilled: Date?
+    /// Set while the item is in the trash.
+    public var trashedAt: Date?
+    /// Earlier versions, oldest first.
+    public var history: [ItemVersion]
+    /// Security Check findings the user dismissed (kinds), stored with the item.
+    public var dismissals: [String]
+    /// Keys written by a newer Passbox, kept unchanged on save.
+    public var unknown: [String: PackedValue]
+
+    public init(
+        id: String = Identifier.generateItemID(), category: Category, title: String = "", fields: [Field]? = nil,
+        websites: [String] = [], notes: String = "", tags: [String] = [], isFavorite: Bool = false
+    ) {
+        self.id = id
+        self.category = category
+        self.title = title
+        self.fields =
+            fields
+            ?? category.fieldTemplates.map { Field(key: $0.key, label: $0.label, kind: $0.kind, value: "") }
+        self.websites = websites
+        self.notes = notes
+        self.tags = tags
+        self.isFavorite = isFavorite
+        history = []
+        dismissals = []
+        unknown = [:]
+    }
+
+    /// Whether the item is in the trash.
+    public var isTrashed: Bool { trashedAt != nil }
+
+    /// The first field with the given template key ("password"), or with that label (case-insensitive).
+    public func field(named name: String) -> Field? {
+        fields.first { $0.key == name } ?? fields.first { $0.label.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// Index of the field with that key or label.
+    public func fieldIndex(named name: String) -> Int? {
+        fields.firstIndex { $0.key == name } ?? fields.firstIndex { $0.label.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// The value of a field by key or label, or nil when absent or empty.
+    public func value(of name: String) -> String? {
+        guard let v = field(named: name)?.value, !v.isEmpty else { return nil }
+        return v
+    }
+
+    /// Sets a typed field's value (adding the field from the template if missing) or a custom field's.
+    public mutating func setValue(_ value: String, for name: String) {
+        if let i = fieldIndex(named: name) {
+            fields[i].value = value
+        } else if let template = category.fieldTemplates.first(where: { $0.key == name }) {
+            fields.append(Field(key: template.key, label: template.label, kind: template.kind, value: value))
+        } else {
+            fields.append(Field(label: name, kind: .text, value: value))
+        }
+    }
+
+    /// The current password (the `password` field), if any.
+    public var password: String? { value(of: "password") }
+    /// The username (the `username` field), if any.
+    public var username: String? { value(of: "username") }
+
+    /// The content of the item without its history, for a history snapshot.
+    var snapshot: Item {
+        var copy = self
+        copy.history = []
+        return copy
+    }
+
+    /// A one-line summary safe to show in lists: never a secret, never a note's text.
+    public var summary: String {
+        switch category {
+        case .creditCard:
+            if let number = value(of: "number") {
+                let digits = number.filter(\.isNumber)
+                return digits.count >= 4 ? "•••• \(digits.suffix(4))" : "Credit card"
+            }
+            return "Credit card"
+        case .secureNote:
+            let lines = notes.isEmpty ? 0 : notes.split(separator: "\n", omittingEmptySubsequences: false).count
+            return "Secure note · \(lines) line\(lines == 1 ? "" : "s")"
+        default:
+            if let user = username { return user }
+            if let site = websites.first { return site }
+            if let first = fields.first(where: { !$0.kind.isConcealed && !$0.value.isEmpty }) { return first.value }
+            return category.displayName
+        }
+    }
+}
+
+/// An earlier version of an item, kept in its history.
+public struct ItemVersion: Sendable, Equatable {
+    /// Id of this version, for `history restore`.
+    public var id: String
+    /// When this version was replaced by a newer one.
+    public var replacedAt: Date
+    /// The item as it was (without history).
+    public var item: Item
+
+    public init(id: String = Identifier.generateShort(), replacedAt: Date, item: Item) {
+        self.id = id
+        self.replacedAt = replacedAt
+        self.item = item
+    }
+}
+
+/// A password the item used to have.
+public struct PreviousPassword: Sendable, Equatable {
+    public var value: String
+    /// When it stopped being the item's password.
+    public var replacedAt: Date
+}
+
+extension Item {
+    /// Earlier passwords, newest first, each listed once.
+    public var previousPasswords: [PreviousPassword] {
+        var seen = Set<String>()
+        if let current = password { seen.insert(current) }
+        var out = [PreviousPassword]()
+        for version in history.reversed() {
+            guard let old = version.item.password, !seen.contains(old) else { continue }
+            seen.insert(old)
+            out.append(PreviousPassword(value: old, replacedAt: version.replacedAt))
+        }
+        return out
+    }
+}

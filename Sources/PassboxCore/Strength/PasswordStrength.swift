@@ -1,0 +1,70 @@
+import Foundation
+internal import CZxcvbn
+
+/// A zxcvbn-style estimate of how guessable a password is, computed by Debian's libzxcvbn (the C port of
+/// Dropbox's zxcvbn: dictionary, keyboard-pattern, sequence, repeat and date matching).
+public struct PasswordStrength: Sendable, Equatable {
+    /// 0 (too guessable) … 4 (very unguessable), on zxcvbn's guess thresholds.
+    public let score: Int
+    /// log10 of the estimated guesses.
+    public let guessesLog10: Double
+    /// The main weakness found, if any.
+    public let warning: String?
+    /// What would make it stronger.
+    public let suggestions: [String]
+
+    /// Labels for the five scores.
+    public static let labels = ["very weak", "weak", "fair", "strong", "very strong"]
+
+    public var label: String { PasswordStrength.labels[score] }
+
+    /// Estimates the strength of `password`; `userInputs` (title, username, site) count as known words.
+    public static func estimate(_ password: String, userInputs: [String] = []) -> PasswordStrength {
+        var info: UnsafeMutablePointer<ZxcMatch_t>?
+        let bits: Double = withCStrings(userInputs) { dictionary in
+            password.withCString { ZxcvbnMatch($0, dictionary, &info) }
+        }
+        var kinds = [ZxcTypeMatch_t]()
+        var cursor = info
+        while let match = cursor {
+            if match.pointee.Length * 2 >= password.count || match.pointee.Length >= 4 {
+                kinds.append(ZxcTypeMatch_t(rawValue: match.pointee.Type.rawValue % 32))
+            }
+            cursor = match.pointee.Next
+        }
+        ZxcvbnFreeInfo(info)
+        let log10 = bits * 0.301_029_995_7
+        // zxcvbn's thresholds: 10^3, 10^6, 10^8, 10^10 guesses (with its +5 fudge, negligible in log space).
+        let score: Int =
+            switch log10 {
+            case ..<3: 0
+            case ..<6: 1
+            case ..<8: 2
+            case ..<10: 3
+            default: 4
+            }
+        return PasswordStrength(
+            score: password.isEmpty ? 0 : score, guessesLog10: log10, warning: warning(for: kinds, score: score),
+            suggestions: score >= 3 ? [] : ["Use a longer password: four or five random words, or 16+ random characters.", "Avoid names, dates, keyboard patterns and common words."])
+    }
+
+    private static func warning(for kinds: [ZxcTypeMatch_t], score: Int) -> String? {
+        guard score < 4 else { return nil }
+        if kinds.contains(DICTIONARY_MATCH) || kinds.contains(DICT_LEET_MATCH) {
+            return score < 3 ? "This is similar to a commonly used password or word." : "It contains a common word."
+        }
+        if kinds.contains(USER_MATCH) || kinds.contains(USER_LEET_MATCH) { return "It contains the item's own name or username." }
+        if kinds.contains(SPATIAL_MATCH) { return "Keyboard patterns like qwerty are easy to guess." }
+        if kinds.contains(REPEATS_MATCH) { return "Repeated characters like aaa or abcabc are easy to guess." }
+        if kinds.contains(SEQUENCE_MATCH) { return "Sequences like abc or 6543 are easy to guess." }
+        if kinds.contains(DATE_MATCH) || kinds.contains(YEAR_MATCH) { return "Dates and years are easy to guess." }
+        return score < 3 ? "This password is short." : nil
+    }
+
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        let copies = strings.filter { !$0.isEmpty }.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        var pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+    }
+}

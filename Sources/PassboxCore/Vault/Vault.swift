@@ -1,0 +1,168 @@
+import Foundation
+
+/// The decrypted contents of one vault: its items and settings. Pure logic, no I/O; every operation takes
+/// the current time so tests can pin it.
+public struct Vault: Sendable, Equatable {
+    public var items: [Item]
+    /// A secret cyclic order of the slot file's sixteen slots, kept inside the payload so duress vaults
+    /// (a later format addition) know where the next vault goes without touching others.
+    public var slotOrder: [Int]
+    /// When the vault was made.
+    public var created: Date?
+    /// Keys written by a newer Passbox, kept unchanged.
+    public var unknown: [String: PackedValue]
+
+    /// History keeps at least this many versions…
+    public static let historyMinimumCount = 50
+    /// …and every version replaced within this many days.
+    public static let historyMinimumDays = 365
+    /// Trashed items older than this are purged at the next unlock.
+    public static let trashRetentionDays = 30
+
+    public init(items: [Item] = [], slotOrder: [Int] = [], created: Date? = nil) {
+        self.items = items
+        self.slotOrder = slotOrder
+        self.created = created
+        unknown = [:]
+    }
+
+    /// Items not in the trash.
+    public var activeItems: [Item] { items.filter { !$0.isTrashed } }
+    /// Items in the trash, most recently trashed first.
+    public var trashedItems: [Item] {
+        items.filter(\.isTrashed).sorted { ($0.trashedAt ?? .distantPast) > ($1.trashedAt ?? .distantPast) }
+    }
+
+    func index(of id: String) throws -> Int {
+        guard let i = items.firstIndex(where: { $0.id == id }) else { throw VaultError.itemNotFound(id) }
+        return i
+    }
+
+    public func item(id: String) throws -> Item { items[try index(of: id)] }
+
+    /// Adds a new item after validating it; returns the saved item.
+    @discardableResult
+    public mutating func add(_ item: Item, now: Date) throws -> Item {
+        var saved = try item.validated()
+        precondition(!items.contains { $0.id == saved.id }, "duplicate item id")
+        saved.created = saved.created ?? now
+        saved.lastChanged = now
+        saved.trashedAt = nil
+        items.append(saved)
+        return saved
+    }
+
+    /// Saves a change to an item: the previous version goes into history. A change that alters nothing
+    /// writes no version.
+    @discardableResult
+    public mutating func update(id: String, now: Date, _ change: (inout Item) throws -> Void) throws -> Item {
+        let i = try index(of: id)
+        let before = items[i]
+        guard !before.isTrashed else { throw VaultError.itemInTrash(before.title) }
+        var edited = before
+        try change(&edited)
+        edited = try edited.validated()
+        edited.id = before.id
+        edited.history = before.history
+        if edited.snapshot == before.snapshot { return before }
+        edited.history.append(ItemVersion(replacedAt: now, item: before.snapshot))
+        edited.lastChanged = now
+        edited.history = Vault.prunedHistory(edited.history, now: now)
+        items[i] = edited
+        return edited
+    }
+
+    /// Records use of an item (a copy or reveal) without creating a version.
+    public mutating func markUsed(id: String, now: Date) throws {
+        items[try index(of: id)].lastUsed = now
+    }
+
+    /// Brings back an earlier version; the replaced one is kept in history.
+    @discardableResult
+    public mutating func restoreVersion(itemID: String, versionID: String, now: Date) throws -> Item {
+        let current = try item(id: itemID)
+        guard let version = current.history.first(where: { $0.id == versionID }) else {
+            throw VaultError.versionNotFound(versionID)
+        }
+        return try update(id: itemID, now: now) { item in
+            let keep = (item.created, item.lastUsed, item.lastFilled, item.dismissals)
+            item = version.item
+            (item.created, item.lastUsed, item.lastFilled, item.dismissals) = keep
+        }
+    }
+
+    /// Moves an item to the trash.
+    public mutating func trash(id: String, now: Date) throws {
+        let i = try index(of: id)
+        guard !items[i].isTrashed else { throw VaultError.itemInTrash(items[i].title) }
+        items[i].trashedAt = now
+    }
+
+    /// Takes an item out of the trash.
+    public mutating func restoreFromTrash(id: String) throws {
+        let i = try index(of: id)
+        guard items[i].isTrashed else { throw VaultError.itemNotInTrash(items[i].title) }
+        items[i].trashedAt = nil
+    }
+
+    /// Deletes a trashed item for good.
+    public mutating func deleteForever(id: String) throws {
+        let i = try index(of: id)
+        guard items[i].isTrashed else { throw VaultError.itemNotInTrash(items[i].title) }
+        items.remove(at: i)
+    }
+
+    /// Deletes every trashed item; returns how many.
+    @discardableResult
+    public mutating func emptyTrash() -> Int {
+        let before = items.count
+        items.removeAll(where: \.isTrashed)
+        return before - items.count
+    }
+
+    /// Deletes items trashed more than 30 days before `now`; returns how many.
+    @discardableResult
+    public mutating func purgeTrash(now: Date) -> Int {
+        let cutoff = now.addingTimeInterval(-Double(Vault.trashRetentionDays) * 86_400)
+        let before = items.count
+        items.removeAll { ($0.trashedAt.map { $0 < cutoff }) ?? false }
+        return before - items.count
+    }
+
+    /// Keeps the newest `historyMinimumCount` versions and every version replaced in the last year.
+    static func prunedHistory(_ history: [ItemVersion], now: Date) -> [ItemVersion] {
+        let cutoff = now.addingTimeInterval(-Double(historyMinimumDays) * 86_400)
+        let keepFrom = max(0, history.count - historyMinimumCount)
+        return history.enumerated().filter { $0.offset >= keepFrom || $0.element.replacedAt >= cutoff }.map(\.element)
+    }
+}
+
+/// Problems with an item reference or operation, each with what to do.
+public enum VaultError: Error, Equatable, Sendable {
+    case itemNotFound(String)
+    case ambiguous(String, candidates: [String])
+    case itemInTrash(String)
+    case itemNotInTrash(String)
+    case versionNotFound(String)
+
+    public var message: String {
+        switch self {
+        case .itemNotFound(let ref): "no item matches \"\(ref)\""
+        case .ambiguous(let ref, let candidates):
+            "\"\(ref)\" matches \(candidates.count) items:\n" + candidates.map { "  \($0)" }.joined(separator: "\n")
+        case .itemInTrash(let title): "\"\(title)\" is in the trash"
+        case .itemNotInTrash(let title): "\"\(title)\" is not in the trash"
+        case .versionNotFound(let id): "the item has no version \"\(id)\""
+        }
+    }
+
+    public var hint: String {
+        switch self {
+        case .itemNotFound: "run \"passbox list\" to see the items, or use the id it shows"
+        case .ambiguous: "use the id (or a longer id prefix) of the one you mean"
+        case .itemInTrash: "restore it first with \"passbox trash restore ITEM\""
+        case .itemNotInTrash: "run \"passbox trash list\" to see what is in the trash"
+        case .versionNotFound: "run \"passbox history ITEM\" to see the versions"
+        }
+    }
+}

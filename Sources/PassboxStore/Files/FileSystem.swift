@@ -1,0 +1,118 @@
+import Foundation
+import PassboxCrypto
+internal import CLinux
+
+/// The file operations a save performs, behind a protocol so tests can inject a crash at any step.
+public protocol FileSystem: Sendable {
+    func writeNewFile(at path: String, contents: UnsafeRawBufferPointer) throws
+    func syncFile(at path: String) throws
+    func rename(_ from: String, to: String) throws
+    func syncDirectory(_ path: String) throws
+    func remove(_ path: String) throws
+}
+
+/// The real POSIX file system.
+public struct POSIXFileSystem: FileSystem {
+    public init() {}
+
+    public func writeNewFile(at path: String, contents: UnsafeRawBufferPointer) throws {
+        let fd = CLinux_openFile(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError.io(operation: "create", path: path, errno: errno) }
+        defer { close(fd) }
+        var offset = 0
+        while offset < contents.count {
+            let n = write(fd, contents.baseAddress! + offset, contents.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError.io(operation: "write", path: path, errno: errno)
+            }
+            offset += n
+        }
+        guard fsync(fd) == 0 else { throw StoreError.io(operation: "sync", path: path, errno: errno) }
+    }
+
+    public func syncFile(at path: String) throws {
+        let fd = CLinux_openFile(path, O_RDONLY | O_CLOEXEC, 0)
+        guard fd >= 0 else { throw StoreError.io(operation: "open", path: path, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StoreError.io(operation: "sync", path: path, errno: errno) }
+    }
+
+    public func rename(_ from: String, to: String) throws {
+        guard Glibc.rename(from, to) == 0 else { throw StoreError.io(operation: "rename", path: from, errno: errno) }
+    }
+
+    public func syncDirectory(_ path: String) throws {
+        let fd = CLinux_openFile(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        guard fd >= 0 else { throw StoreError.io(operation: "open", path: path, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StoreError.io(operation: "sync", path: path, errno: errno) }
+    }
+
+    public func remove(_ path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else { throw StoreError.io(operation: "remove", path: path, errno: errno) }
+    }
+}
+
+/// Small POSIX helpers shared by the store.
+enum POSIX {
+    /// Reads a whole file, or nil when it does not exist.
+    static func readFile(_ path: String) throws -> [UInt8]? {
+        let fd = CLinux_openFile(path, O_RDONLY | O_CLOEXEC, 0)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw StoreError.io(operation: "open", path: path, errno: errno)
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw StoreError.io(operation: "stat", path: path, errno: errno) }
+        return try readExactly(fd: fd, offset: 0, count: Int(st.st_size), path: path)
+    }
+
+    static func readExactly(fd: Int32, offset: Int, count: Int, path: String) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        try out.withUnsafeMutableBytes { buffer in
+            while done < count {
+                let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw StoreError.io(operation: "read", path: path, errno: errno)
+                }
+                if n == 0 { break }
+                done += n
+            }
+        }
+        guard done == count else { throw StoreError.damaged(path: path, reason: "the file is shorter than its header says") }
+        return out
+    }
+
+    /// Makes `path` a 0700 directory (creating parents), and tightens an existing one.
+    static func ensurePrivateDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StoreError.io(operation: "create directory", path: path, errno: EACCES)
+        }
+        _ = chmod(path, 0o700)
+    }
+
+    /// Writes a small state file atomically: temporary file, fsync, rename, fsync the directory.
+    static func writeAtomically(_ bytes: [UInt8], to path: String, fileSystem: FileSystem = POSIXFileSystem()) throws {
+        let temporary = path + ".tmp-" + Hexadecimal.random(8)
+        do {
+            try bytes.withUnsafeBytes { try fileSystem.writeNewFile(at: temporary, contents: $0) }
+            try fileSystem.rename(temporary, to: path)
+        } catch {
+            try? fileSystem.remove(temporary)
+            throw error
+        }
+        try? fileSystem.syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+}
+
+enum Hexadecimal {
+    static func random(_ bytes: Int) -> String {
+        SecureRandom.bytes(count: bytes).map { String(format: "%02x", $0) }.joined()
+    }
+}

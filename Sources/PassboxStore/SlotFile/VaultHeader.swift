@@ -1,0 +1,118 @@
+import PassboxCrypto
+
+/// The 128-byte plaintext header of a vault file (docs/FORMATS.md). Integers are big-endian.
+///
+/// ```
+/// 0   8  magic "PBXVAULT"
+/// 8   2  format version (1)
+/// 10  2  slot count (16)
+/// 12  4  slot size in bytes (1 MiB × 2^k)
+/// 16  2  KDF id (1 = Argon2id v1.3)
+/// 18  4  Argon2 memory in KiB
+/// 22  4  Argon2 passes
+/// 26  1  Argon2 lanes
+/// 27  5  zero
+/// 32  32 salt
+/// 64  64 zero (reserved)
+/// ```
+public struct VaultHeader: Equatable, Sendable {
+    public static let length = 128
+    public static let magic = Array("PBXVAULT".utf8)
+    public static let currentVersion: UInt16 = 1
+    public static let slotCount = 16
+    public static let minimumSlotSize = 1 << 20
+    public static let maximumSlotSize = 1 << 30
+    public static let kdfArgon2id: UInt16 = 1
+
+    public var slotSize: Int
+    public var kdf: Argon2Parameters
+    public var salt: [UInt8]
+
+    public init(slotSize: Int, kdf: Argon2Parameters, salt: [UInt8]) {
+        self.slotSize = slotSize
+        self.kdf = kdf
+        self.salt = salt
+    }
+
+    /// Size of the whole file for this header.
+    public var fileSize: Int { VaultHeader.length + VaultHeader.slotCount * slotSize }
+
+    /// The 128 header bytes.
+    public func encoded(slotSizeZeroed: Bool = false) -> [UInt8] {
+        var out = VaultHeader.magic
+        out.appendBigEndian(VaultHeader.currentVersion)
+        out.appendBigEndian(UInt16(VaultHeader.slotCount))
+        out.appendBigEndian(slotSizeZeroed ? UInt32(0) : UInt32(slotSize))
+        out.appendBigEndian(VaultHeader.kdfArgon2id)
+        out.appendBigEndian(kdf.memoryKiB)
+        out.appendBigEndian(kdf.passes)
+        out.append(kdf.lanes)
+        out.append(contentsOf: [UInt8](repeating: 0, count: 5))
+        out.append(contentsOf: salt)
+        out.append(contentsOf: [UInt8](repeating: 0, count: 64))
+        precondition(out.count == VaultHeader.length)
+        return out
+    }
+
+    /// The header with the slot size zeroed: associated data of every slot, so growing the slot size
+    /// leaves the other vaults' slots valid while any other header change makes every slot fail.
+    public var associatedData: [UInt8] { encoded(slotSizeZeroed: true) }
+
+    /// Parses and checks a header; refuses anything malformed before a key is derived.
+    public static func decode(_ bytes: [UInt8], path: String) throws -> VaultHeader {
+        guard bytes.count >= 16, Array(bytes[0..<8]) == magic else { throw StoreError.notAVault(path: path) }
+        let version = bytes.bigEndianUInt16(at: 8)
+        guard version == currentVersion else {
+            if version > currentVersion { throw StoreError.newerFormat(version: Int(version)) }
+            throw StoreError.damaged(path: path, reason: "unknown format version \(version)")
+        }
+        guard bytes.count >= length else { throw StoreError.damaged(path: path, reason: "the header is truncated") }
+        guard Int(bytes.bigEndianUInt16(at: 10)) == slotCount else {
+            throw StoreError.damaged(path: path, reason: "the header has a wrong slot count")
+        }
+        let slotSize = Int(bytes.bigEndianUInt32(at: 12))
+        guard slotSize >= minimumSlotSize, slotSize <= maximumSlotSize, slotSize & (slotSize - 1) == 0 else {
+            throw StoreError.damaged(path: path, reason: "the header has an impossible slot size")
+        }
+        guard bytes.bigEndianUInt16(at: 16) == kdfArgon2id else {
+            throw StoreError.damaged(path: path, reason: "the header names an unknown key derivation")
+        }
+        let kdf = Argon2Parameters(memoryKiB: bytes.bigEndianUInt32(at: 18), passes: bytes.bigEndianUInt32(at: 22), lanes: bytes[26])
+        guard KDFLimits.accepts(kdf) else {
+            throw StoreError.damaged(path: path, reason: "the header asks for key-derivation parameters out of range")
+        }
+        guard bytes[27..<32].allSatisfy({ $0 == 0 }), bytes[64..<128].allSatisfy({ $0 == 0 }) else {
+            throw StoreError.damaged(path: path, reason: "reserved header bytes are not zero")
+        }
+        return VaultHeader(slotSize: slotSize, kdf: kdf, salt: Array(bytes[32..<64]))
+    }
+}
+
+/// The range of Argon2id parameters a vault header may ask for; anything outside is refused before deriving.
+public enum KDFLimits {
+    public static func accepts(_ p: Argon2Parameters) -> Bool {
+        (8...4 * 1024 * 1024).contains(p.memoryKiB) && (1...128).contains(p.passes) && [1, 2, 4].contains(p.lanes)
+            && p.memoryKiB >= 8 * UInt32(p.lanes)
+    }
+}
+
+extension [UInt8] {
+    mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
+    }
+
+    func bigEndianUInt16(at offset: Int) -> UInt16 { UInt16(self[offset]) << 8 | UInt16(self[offset + 1]) }
+
+    func bigEndianUInt32(at offset: Int) -> UInt32 {
+        (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(self[offset + $1]) }
+    }
+
+    func bigEndianUInt64(at offset: Int) -> UInt64 {
+        (0..<8).reduce(UInt64(0)) { $0 << 8 | UInt64(self[offset + $1]) }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    func bigEndianUInt32(at offset: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(self[offset + $1]) } }
+    func bigEndianUInt64(at offset: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 << 8 | UInt64(self[offset + $1]) } }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+
+/// The local vault in a data directory: one slot file (`vault.pbx`) with sixteen equal slots, plus the
+/// machine-local attempt counter and unlock timing. See docs/FORMATS.md and security.md §7.
+public final class VaultStore: @unchecked Sendable {
+    // @unchecked: configuration is immutable; `lastWork` is written only by the thread running an unlock.
+    public let directory: String
+    public let vaultPath: String
+    let lockPath: String
+    let fileSystem: FileSystem
+    let clock: UnlockClock
+    public let attempts: AttemptCounter
+    let timing: UnlockTiming
+    /// Work done by the most recent unlock (for tests).
+    public private(set) var lastWork = UnlockWork()
+
+    public init(directory: String, fileSystem: FileSystem = POSIXFileSystem(), clock: UnlockClock = SystemClock()) {
+        self.directory = directory
+        vaultPath = directory + "/vault.pbx"
+        lockPath = directory + "/vault.lock"
+        self.fileSystem = fileSystem
+        self.clock = clock
+        attempts = AttemptCounter(directory: directory)
+        timing = UnlockTiming(directory: directory)
+    }
+
+    /// Whether a vault file exists in the directory.
+    public var exists: Bool { FileManager.default.fileExists(atPath: vaultPath) }
+
+    // MARK: Creating
+
+    /// Creates a new vault file with one empty vault in a random slot; the other fifteen are random bytes.
+    public func create(password: String, parameters: Argon2Parameters) throws -> OpenVault {
+        try PasswordRules.checkLocalVaultPassword(password)
+        try POSIX.ensurePrivateDirectory(directory)
+        let lock = try FileLock(path: lockPath)
+        defer { withExtendedLifetime(lock) {} }
+        guard !exists else { throw StoreError.vaultExists(path: vaultPath) }
+        removeStrayTemporaryFiles()
+        let header = VaultHeader(slotSize: VaultHeader.minimumSlotSize, kdf: parameters, salt: SecureRandom.bytes(count: 32))
+        let start = clock.monotonic()
+        let passwordKey = try derivePasswordKey(password, header: header)
+        let derivationSeconds = clock.monotonic() - start
+        let index = Int(SecureRandom.uniform(UInt32(VaultHeader.slotCount)))
+        let slotNonce = SecureRandom.bytes(count: SlotCodec.nonceLength)
+        let wrapKey = try SlotCodec.wrapKey(passwordKey: passwordKey, slotNonce: slotNonce)
+        let generation = UInt64(SecureRandom.uniform(UInt32.max - 1)) + 1
+        let opened = OpenVault(
+            store: self, header: header, slotIndex: index, slotNonce: slotNonce, wrapKey: wrapKey,
+            dataKey: .generate(count: 32), generation: generation,
+            vault: Vault(slotOrder: Self.randomPermutation(VaultHeader.slotCount), created: clock.now()))
+        var file = header.encoded()
+        file.reserveCapacity(header.fileSize)
+        for slot in 0..<VaultHeader.slotCount {
+            if slot == index {
+                file += try opened.sealedSlot(for: opened.vault, header: header, generation: generation)
+            } else {
+                file += SecureRandom.bytes(count: header.slotSize)
+            }
+        }
+        try commit(file)
+        _ = timing.deadline(forWork: derivationSeconds)
+        try attempts.succeeded()
+        return opened
+    }
+
+    static func randomPermutation(_ n: Int) -> [Int] {
+        var order = Array(0..<n)
+        for i in stride(from: n - 1, to: 0, by: -1) {
+            order.swapAt(i, Int(SecureRandom.uniform(UInt32(i + 1))))
+        }
+        return order
+    }
+
+    // MARK: Unlocking
+
+    /// Opens the vault whose slot `password` unlocks. Every password, right or wrong, does one derivation,
+    /// sixteen key-box trials and one body open, and is answered at the same deadline.
+    public func unlock(password: String) throws -> OpenVault {
+        guard let headerBytes = try readPrefix(VaultHeader.length) else { throw StoreError.noVault(path: vaultPath) }
+        let header = try VaultHeader.decode(headerBytes, path: vaultPath)
+        try checkFileSize(header)
+        cleanUpIfIdle()
+        try attempts.beginAttempt(now: clock.now())
+        var work = UnlockWork()
+        let start = clock.monotonic()
+        defer { lastWork = work }
+
+        let passwordKey = try derivePasswordKey(password, header: header)
+        work.derivations += 1
+        work.derivationSeconds = clock.monotonic() - start
+        let fd = try openVaultFile()
+        defer { close(fd) }
+        var found: (index: Int, nonce: [UInt8], wrapKey: SecretBytes, box: SlotCodec.KeyBox)?
+        for index in 0..<VaultHeader.slotCount {
+            // Every slot is tried, with no early exit, so the work does not depend on which slot opens.
+            let prefix = try POSIX.readExactly(fd: fd, offset: slotOffset(index, header), count: SlotCodec.bodyOffset, path: vaultPath)
+            let nonce = Array(prefix[0..<SlotCodec.nonceLength])
+            let wrapKey = try SlotCodec.wrapKey(passwordKey: passwordKey, slotNonce: nonce)
+            work.slotTrials += 1
+            if let box = SlotCodec.openKeyBox(slotPrefix: prefix, header: header, index: index, wrapKey: wrapKey), found == nil {
+                found = (index, nonce, wrapKey, box)
+            }
+        }
+        // Exactly one body is opened: the found slot's, or slot 0's with a throwaway key.
+        let bodyIndex = found?.index ?? 0
+        let bodyLength = found.map { min($0.box.bodyLength, header.slotSize - SlotCodec.bodyOffset) } ?? (header.slotSize - SlotCodec.bodyOffset)
+        let body = try POSIX.readExactly(fd: fd, offset: slotOffset(bodyIndex, header) + SlotCodec.bodyOffset, count: bodyLength, path: vaultPath)
+        work.bodyOpens += 1
+        var outcome: Result<OpenVault, Error>
+        do {
+            let key = found?.box.dataKey ?? SecretBytes.generate(count: 32)
+            let nonce = found?.nonce ?? SecureRandom.bytes(count: SlotCodec.nonceLength)
+            var json = try body.withUnsafeBytes {
+                try SlotCodec.openBody(body: $0, header: header, index: bodyIndex, slotNonce: nonce, dataKey: key, path: vaultPath)
+            }
+            defer { ConstantTime.wipe(&json) }
+            guard let found else { throw StoreError.wrongPassword }
+            let vault = try PayloadCodec.decode(json, path: vaultPath)
+            outcome = .success(
+                OpenVault(
+                    store: self, header: header, slotIndex: found.index, slotNonce: found.nonce, wrapKey: found.wrapKey,
+                    dataKey: found.box.dataKey, generation: found.box.generation, vault: vault))
+        } catch {
+            outcome = .failure(found == nil ? StoreError.wrongPassword : error)
+        }
+        if case .success = outcome {
+            // The count resets only when a vault opened; if the reset cannot be written, stay locked.
+            try attempts.succeeded()
+        }
+        work.workSeconds = clock.monotonic() - start
+        let deadline = timing.deadline(forWork: work.workSeconds)
+        work.deadlineSeconds = deadline
+        clock.sleep(until: start + deadline)
+        return try outcome.get()
+    }
+
+    func derivePasswordKey(_ password: String, header: VaultHeader) throws -> SecretBytes {
+        // NFC first, so composed and decomposed accents give the same key (G65).
+        var bytes = Array(password.precomposedStringWithCanonicalMapping.utf8)
+        defer { ConstantTime.wipe(&bytes) }
+        return try Argon2.derive(password: bytes, salt: header.salt, parameters: header.kdf)
+    }
+
+    // MARK: Files
+
+    func slotOffset(_ index: Int, _ header: VaultHeader) -> Int { VaultHeader.length + index * header.slotSize }
+
+    func openVaultFile() throws -> Int32 {
+        let fd = open(vaultPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { throw StoreError.noVault(path: vaultPath) }
+            throw StoreError.io(operation: "open", path: vaultPath, errno: errno)
+        }
+        return fd
+    }
+
+    func readPrefix(_ count: Int) throws -> [UInt8]? {
+        let fd = open(vaultPath, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw StoreError.io(operation: "open", path: vaultPath, errno: errno)
+        }
+        defer { close(fd) }
+        var st = stat()
+        fstat(fd, &st)
+        guard st.st_size >= 8 else {
+            if st.st_size == 0 { throw StoreError.damaged(path: vaultPath, reason: "the file is empty") }
+            throw StoreError.notAVault(path: vaultPath)
+        }
+        let available = min(count, Int(st.st_size))
+        return try POSIX.readExactly(fd: fd, offset: 0, count: available, path: vaultPath)
+    }
+
+    func checkFileSize(_ header: VaultHeader) throws {
+        var st = stat()
+        guard stat(vaultPath, &st) == 0 else { throw StoreError.io(operation: "stat", path: vaultPath, errno: errno) }
+        guard Int(st.st_size) == header.fileSize else {
+            let reason = Int(st.st_size) < header.fileSize ? "it is truncated" : "it has bytes past its last slot"
+            throw StoreError.damaged(path: vaultPath, reason: "\(reason): \(st.st_size) bytes instead of \(header.fileSize)")
+        }
+    }
+
+    /// Removes temporary copies a crashed save left behind (they may hold deleted items).
+    func removeStrayTemporaryFiles() {
+        let prefix = "vault.pbx.tmp-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
+            try? fileSystem.remove(directory + "/" + name)
+        }
+    }
+
+    /// Cleans stray temporary files when no other process is saving (never under a running save).
+    func cleanUpIfIdle() {
+        if let lock = try? FileLock(path: lockPath, timeout: 0) {
+            removeStrayTemporaryFiles()
+            withExtendedLifetime(lock) {}
+        }
+    }
+
+    /// Writes `file` beside the vault, syncs it, checks it, renames it over the vault and syncs the
+    /// directory. A failure before the rename leaves the old file and removes the temporary one.
+    func commit(_ file: [UInt8]) throws {
+        let temporary = vaultPath + ".tmp-" + Hexadecimal.random(8)
+        do {
+            try file.withUnsafeBytes { try fileSystem.writeNewFile(at: temporary, contents: $0) }
+            guard let written = try POSIX.readFile(temporary), written == file else {
+                throw StoreError.io(operation: "verify", path: temporary, errno: EIO)
+            }
+            try fileSystem.rename(temporary, to: vaultPath)
+        } catch {
+            try? fileSystem.remove(temporary)
+            throw error
+        }
+        // The rename is the commit point: a failed directory sync after it does not undo the save.
+        try? fileSystem.syncDirectory(directory)
+    }
+}
+
+/// Encodes and decodes the vault payload (MessagePack inside the compressed body).
+enum PayloadCodec {
+    static func encode(_ vault: Vault) throws -> [UInt8] {
+        vault.packed()
+    }
+
+    static func decode(_ bytes: [UInt8], path: String) throws -> Vault {
+        do {
+            return try bytes.withUnsafeBytes { try Vault(unpacking: $0) }
+        } catch {
+            throw StoreError.damaged(path: path, reason: "the vault's contents cannot be read")
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Counts unlock attempts in a file of its own (`attempts`, 0600), written before the key is derived so
+/// killing the process cannot take an attempt back. From the 5th wrong password in a row each try waits
+/// 1, 5, 15, 15, then 60 minutes after the previous one (G26).
+public struct AttemptCounter: Sendable {
+    let path: String
+    let lockPath: String
+
+    public init(directory: String) {
+        path = directory + "/attempts"
+        lockPath = directory + "/state.lock"
+    }
+
+    /// Seconds to wait after `failures` wrong passwords in a row.
+    public static func wait(afterFailures failures: Int) -> Int {
+        switch failures {
+        case ..<5: 0
+        case 5: 60
+        case 6: 300
+        case 7, 8: 900
+        default: 3600
+        }
+    }
+
+    struct Record: Codable {
+        var failures: Int
+        var lastAttemptMs: Int64
+    }
+
+    private func read() throws -> Record {
+        guard let bytes = try POSIX.readFile(path) else { return Record(failures: 0, lastAttemptMs: 0) }
+        // A damaged counter never unlocks more: treat it as the longest wait from now.
+        return (try? JSONDecoder().decode(Record.self, from: Data(bytes))) ?? Record(failures: 9, lastAttemptMs: Int64(Date().timeIntervalSince1970 * 1000))
+    }
+
+    private func write(_ record: Record) throws {
+        try POSIX.writeAtomically(Array(try JSONEncoder().encode(record)), to: path)
+    }
+
+    /// Records an attempt about to be made, or throws `mustWait` if one is not allowed yet.
+    public func beginAttempt(now: Date) throws {
+        let lock = try FileLock(path: lockPath)
+        defer { withExtendedLifetime(lock) {} }
+        var record = try read()
+        let wait = AttemptCounter.wait(afterFailures: record.failures)
+        let nowMs = Int64(now.timeIntervalSince1970 * 1000)
+        let allowedAt = record.lastAttemptMs + Int64(wait) * 1000
+        if wait > 0, nowMs < allowedAt {
+            throw StoreError.mustWait(seconds: Int((allowedAt - nowMs + 999) / 1000))
+        }
+        record.failures += 1
+        record.lastAttemptMs = nowMs
+        try write(record)
+    }
+
+    /// Resets the count after a password opened a vault; if this fails the caller must stay locked.
+    public func succeeded() throws {
+        let lock = try FileLock(path: lockPath)
+        defer { withExtendedLifetime(lock) {} }
+        try write(Record(failures: 0, lastAttemptMs: 0))
+    }
+
+    /// Wrong passwords in a row so far (for tests; never shown to users).
+    public func failures() throws -> Int { try read().failures }
+}
+
+/// The unlock deadline for this machine (`unlock-timing`, machine-local, never in the vault): 1.5 × the
+/// measured work of an unlock, only ever raised, at most 5 seconds.
+struct UnlockTiming {
+    let path: String
+    static let cap = 5.0
+
+    init(directory: String) { path = directory + "/unlock-timing" }
+
+    struct Record: Codable { var deadlineMs: Int }
+
+    func deadline() -> Double? {
+        guard let bytes = try? POSIX.readFile(path), let r = try? JSONDecoder().decode(Record.self, from: Data(bytes)) else { return nil }
+        return min(Double(r.deadlineMs) / 1000, UnlockTiming.cap)
+    }
+
+    /// The deadline to hold this attempt to, raising the stored one when the work came close to it.
+    func deadline(forWork work: Double) -> Double {
+        let stored = deadline()
+        if let stored, work <= stored * 2 / 3 { return stored }
+        let raised = min(max(stored ?? 0, 1.5 * work), UnlockTiming.cap)
+        if let data = try? JSONEncoder().encode(Record(deadlineMs: Int(raised * 1000))) { try? POSIX.writeAtomically(Array(data), to: path) }
+        return raised
+    }
+}
