@@ -213,4 +213,7 @@ extension MessagePackWriter {
 extension Date {
     var passboxMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
     init(passboxMilliseconds ms: Int64) { self.init(timeIntervalSince1970: Double(ms) / 1000) }
+
+    /// This date as it will read back from storage (whole milliseconds), so saved and loaded vaults compare equal.
+    public var storedPrecision: Date { Date(passboxMilliseconds: passboxMilliseconds) }
 }

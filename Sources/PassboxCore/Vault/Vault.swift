@@ -22,7 +22,7 @@ public struct Vault: Sendable, Equatable {
     public init(items: [Item] = [], slotOrder: [Int] = [], created: Date? = nil) {
         self.items = items
         self.slotOrder = slotOrder
-        self.created = created
+        self.created = created?.storedPrecision
         unknown = [:]
     }
 
@@ -43,6 +43,7 @@ public struct Vault: Sendable, Equatable {
     /// Adds a new item after validating it; returns the saved item.
     @discardableResult
     public mutating func add(_ item: Item, now: Date) throws -> Item {
+        let now = now.storedPrecision
         var saved = try item.validated()
         precondition(!items.contains { $0.id == saved.id }, "duplicate item id")
         saved.created = saved.created ?? now
@@ -56,6 +57,7 @@ public struct Vault: Sendable, Equatable {
     /// writes no version.
     @discardableResult
     public mutating func update(id: String, now: Date, _ change: (inout Item) throws -> Void) throws -> Item {
+        let now = now.storedPrecision
         let i = try index(of: id)
         let before = items[i]
         guard !before.isTrashed else { throw VaultError.itemInTrash(before.title) }
@@ -74,6 +76,7 @@ public struct Vault: Sendable, Equatable {
 
     /// Records use of an item (a copy or reveal) without creating a version.
     public mutating func markUsed(id: String, now: Date) throws {
+        let now = now.storedPrecision
         items[try index(of: id)].lastUsed = now
     }
 
@@ -93,6 +96,7 @@ public struct Vault: Sendable, Equatable {
 
     /// Moves an item to the trash.
     public mutating func trash(id: String, now: Date) throws {
+        let now = now.storedPrecision
         let i = try index(of: id)
         guard !items[i].isTrashed else { throw VaultError.itemInTrash(items[i].title) }
         items[i].trashedAt = now

@@ -1,0 +1,116 @@
+import Foundation
+import PassboxCore
+import Testing
+
+@Suite struct PackingTests {
+    func roundTrip(_ vault: Vault) throws -> Vault {
+        try vault.packed().withUnsafeBytes { try Vault(unpacking: $0) }
+    }
+
+    @Test func everyFieldRoundTrips() throws {
+        var vault = Vault(slotOrder: [3, 1, 2], created: Date(timeIntervalSince1970: 1_700_000_000.123))
+        var item = Item(category: .login, title: "Mail ✉️", websites: ["https://mail.example"], notes: "multi\nline", tags: ["a", "b"], isFavorite: true)
+        item.setValue("me", for: "username")
+        item.setValue("pässwörd", for: "password")
+        item.fields.append(Field(label: "PIN", kind: .hidden, value: "1234"))
+        item.dismissals = ["weak"]
+        var saved = try vault.add(item, now: Date(timeIntervalSince1970: 1_700_000_100))
+        saved = try vault.update(id: saved.id, now: Date(timeIntervalSince1970: 1_700_000_200)) { $0.title = "Mail" }
+        try vault.markUsed(id: saved.id, now: Date(timeIntervalSince1970: 1_700_000_300))
+        try vault.add(Item(category: .secureNote, title: String(repeating: "long ", count: 20_000)), now: Date(timeIntervalSince1970: 1_700_000_400))
+        #expect(try roundTrip(vault) == vault)
+    }
+
+    @Test func unknownDataIsKeptOnSave() throws {
+        // A vault written by a "newer" Passbox: extra keys at every level and a field kind this version lacks.
+        var w = MessagePackWriter()
+        w.writeMapHeader(3)
+        w.write("items")
+        w.writeArrayHeader(1)
+        w.writeMapHeader(5)
+        w.write("id"); w.write("abc")
+        w.write("category"); w.write("passkey")
+        w.write("title"); w.write("Future")
+        w.write("fields")
+        w.writeArrayHeader(1)
+        w.writeMapHeader(5)
+        w.write("id"); w.write("f1")
+        w.write("label"); w.write("Credential")
+        w.write("kind"); w.write("webauthn")
+        w.write("value"); w.write("opaque")
+        w.write("rpId"); w.write("example.com")
+        w.write("extraJson"); w.write(PackedValue.map(["counter": .int(7), "flags": .array([.bool(true), .null, .double(1.5)])]))
+        w.write("slotOrder"); w.writeArrayHeader(0)
+        w.write("duressSlots"); w.write(PackedValue.array([.int(4), .int(9)]))
+        var vault = try w.bytes.withUnsafeBytes { try Vault(unpacking: $0) }
+        #expect(vault.items[0].category.isKnown == false)
+        #expect(vault.items[0].fields[0].kind.isConcealed)
+        #expect(vault.unknown["duressSlots"] == .array([.int(4), .int(9)]))
+        // Edit something this version understands, save, read back: the unknown data is unchanged.
+        try vault.update(id: "abc", now: Date()) { $0.title = "Future, edited" }
+        let again = try roundTrip(vault)
+        #expect(again.items[0].unknown["extraJson"] == .map(["counter": .int(7), "flags": .array([.bool(true), .null, .double(1.5)])]))
+        #expect(again.items[0].fields[0].unknown["rpId"] == .string("example.com"))
+        #expect(again.items[0].category.rawValue == "passkey")
+        var reader = again.packed()
+        let text = String(decoding: reader, as: UTF8.self)
+        #expect(text.contains("webauthn"))
+        reader.removeAll()
+    }
+
+    @Test func malformedPayloadsAreRejected() throws {
+        var vault = Vault()
+        try vault.add(Item(category: .login, title: "x"), now: Date())
+        let bytes = vault.packed()
+        for cut in [1, bytes.count / 2, bytes.count - 1] {
+            #expect(throws: MessagePackError.self) { try Array(bytes.prefix(cut)).withUnsafeBytes { try Vault(unpacking: $0) } }
+        }
+        #expect(throws: MessagePackError.self) { try (bytes + [0]).withUnsafeBytes { try Vault(unpacking: $0) } }
+        // A huge declared array count with no data behind it fails fast instead of allocating.
+        #expect(throws: MessagePackError.self) { try [0x81, 0xa5] .withUnsafeBytes { try Vault(unpacking: $0) } }
+        let hostile: [UInt8] = [0x81, 0xa5] + Array("items".utf8) + [0xdd, 0xff, 0xff, 0xff, 0xff]
+        #expect(throws: MessagePackError.self) { try hostile.withUnsafeBytes { try Vault(unpacking: $0) } }
+    }
+
+    @Test func deepNestingIsRefused() {
+        var bytes: [UInt8] = [0x81, 0xa1, 0x78]
+        bytes += [UInt8](repeating: 0x91, count: 10_000) + [0xc0]
+        #expect(throws: MessagePackError.self) { try bytes.withUnsafeBytes { try Vault(unpacking: $0) } }
+    }
+}
+
+@Suite struct PasswordRuleTests {
+    @Test func localVaultPasswordRule() throws {
+        #expect(throws: ValidationError.self) { try PasswordRules.checkLocalVaultPassword("short") }
+        #expect(throws: ValidationError.self) { try PasswordRules.checkLocalVaultPassword("1234567890") }
+        try PasswordRules.checkLocalVaultPassword("eight ch")
+        // Counted as characters after NFC: "é" typed decomposed is one character.
+        let decomposed = "caf\u{65}\u{301}caf\u{65}\u{301}"
+        #expect(decomposed.count == 8)
+        try PasswordRules.checkLocalVaultPassword(decomposed)
+        #expect(throws: ValidationError.self) { try PasswordRules.checkLocalVaultPassword("ééééééé") }
+    }
+
+    @Test func strengthRanksCommonAndRandomPasswords() {
+        #expect(PasswordStrength.estimate("password").score == 0)
+        #expect(PasswordStrength.estimate("password").warning != nil)
+        #expect(PasswordStrength.estimate("qwertyuiop").score <= 1)
+        #expect(PasswordStrength.estimate("Tn7yaCi$cUGKwbk9(4WK").score == 4)
+        #expect(PasswordStrength.estimate("correct horse battery staple pebble").score >= 3)
+        #expect(PasswordStrength.estimate("").score == 0)
+    }
+
+    @Test func generatorHonoursClassesAndSimilarCharacters() throws {
+        for _ in 0..<200 {
+            let p = try PasswordGenerator().generate()
+            #expect(p.count == 20)
+            #expect(p.contains(where: \.isUppercase) && p.contains(where: \.isLowercase) && p.contains(where: \.isNumber))
+            #expect(!p.contains(where: { "0O1lI|`'\"".contains($0) }))
+        }
+        let digitsOnly = PasswordGenerator(length: 8, uppercase: false, lowercase: false, digits: true, symbols: false, avoidSimilar: false)
+        #expect(try digitsOnly.generate().allSatisfy(\.isNumber))
+        #expect(throws: ValidationError.self) { try PasswordGenerator(length: 7).generate() }
+        #expect(throws: ValidationError.self) { try PasswordGenerator(uppercase: false, lowercase: false, digits: false, symbols: false).generate() }
+        #expect(PasswordGenerator().entropyBits > 100)
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxStore
+import PassboxTestSupport
+import Testing
+
+@Suite struct UnlockTests {
+    @Test func rightAndWrongPasswordsDoTheSameWorkAndAnswerAtTheDeadline() throws {
+        let dir = try TemporaryDirectory()
+        let clock = FakeClock()
+        let store = VaultStore(directory: dir.path, clock: clock)
+        _ = try store.create(password: password, parameters: cheapKDF)
+        try Data(#"{"deadlineMs":1500}"#.utf8).write(to: dir.file("unlock-timing"))
+
+        var start = clock.monotonic()
+        _ = try store.unlock(password: password)
+        let right = store.lastWork
+        #expect(clock.monotonic() == start + 1.5)
+
+        start = clock.monotonic()
+        #expect(throws: StoreError.wrongPassword) { try store.unlock(password: "a wrong password") }
+        let wrong = store.lastWork
+        #expect(clock.monotonic() == start + 1.5)
+
+        #expect(right.derivations == 1 && wrong.derivations == 1)
+        #expect(right.slotTrials == 16 && wrong.slotTrials == 16)
+        #expect(right.bodyOpens == 1 && wrong.bodyOpens == 1)
+        #expect(right.deadlineSeconds == wrong.deadlineSeconds)
+    }
+
+    @Test func deadlineIsRaisedWhenWorkComesCloseAndCappedAtFiveSeconds() throws {
+        let dir = try TemporaryDirectory()
+        let store = VaultStore(directory: dir.path)
+        _ = try store.create(password: password, parameters: cheapKDF)
+        try Data(#"{"deadlineMs":1}"#.utf8).write(to: dir.file("unlock-timing"))
+        _ = try store.unlock(password: password)
+        #expect(store.lastWork.deadlineSeconds >= 1.5 * store.lastWork.workSeconds * 0.99)
+        try Data(#"{"deadlineMs":60000}"#.utf8).write(to: dir.file("unlock-timing"))
+        let clock = FakeClock()
+        let capped = VaultStore(directory: dir.path, clock: clock)
+        _ = try capped.unlock(password: password)
+        #expect(capped.lastWork.deadlineSeconds == 5)
+    }
+
+    @Test func attemptsAreCountedAndWaitsGrow() throws {
+        let dir = try TemporaryDirectory()
+        let clock = FakeClock()
+        let store = VaultStore(directory: dir.path, clock: clock)
+        _ = try store.create(password: password, parameters: cheapKDF)
+        for _ in 0..<5 { #expect(throws: StoreError.wrongPassword) { try store.unlock(password: "wrong guess!") } }
+        #expect(try store.attempts.failures() == 5)
+        // The 6th try must wait a minute after the 5th; nothing is derived meanwhile.
+        #expect(throws: StoreError.mustWait(seconds: 60)) { try store.unlock(password: password) }
+        #expect(try store.attempts.failures() == 5)
+        clock.advance(61)
+        #expect(throws: StoreError.wrongPassword) { try store.unlock(password: "wrong again") }
+        #expect(throws: StoreError.mustWait(seconds: 300)) { try store.unlock(password: password) }
+        clock.advance(301)
+        _ = try store.unlock(password: password)
+        #expect(try store.attempts.failures() == 0)
+    }
+
+    @Test(arguments: [(0, 0), (4, 0), (5, 60), (6, 300), (7, 900), (8, 900), (9, 3600), (30, 3600)])
+    func waitTable(_ failures: Int, _ seconds: Int) {
+        #expect(AttemptCounter.wait(afterFailures: failures) == seconds)
+    }
+
+    @Test func attemptIsCountedBeforeTheDerivation() throws {
+        let dir = try TemporaryDirectory()
+        let store = VaultStore(directory: dir.path)
+        _ = try store.create(password: password, parameters: cheapKDF)
+        try store.attempts.beginAttempt(now: Date())
+        // A process killed right after beginAttempt leaves the count raised.
+        #expect(try store.attempts.failures() == 1)
+    }
+
+    @Test func weakPasswordsAreRefusedAtCreation() throws {
+        let dir = try TemporaryDirectory()
+        let store = VaultStore(directory: dir.path)
+        #expect(throws: ValidationError.self) { try store.create(password: "12345678", parameters: cheapKDF) }
+        #expect(throws: ValidationError.self) { try store.create(password: "short", parameters: cheapKDF) }
+        #expect(!store.exists)
+    }
+
+    @Test func anExistingVaultIsNeverOverwritten() throws {
+        let dir = try TemporaryDirectory()
+        let (store, _) = try makeVault(dir, items: 1)
+        let before = try fileBytes(store)
+        #expect(throws: StoreError.vaultExists(path: store.vaultPath)) { try store.create(password: password, parameters: cheapKDF) }
+        #expect(try fileBytes(store) == before)
+    }
+
+    @Test func calibrationMeetsTheFloors() throws {
+        let result = try Argon2Calibration.calibrate(targetSeconds: 0.3)
+        #expect(result.parameters.passes >= 3)
+        #expect(result.parameters.memoryKiB >= 256 * 1024 || ProcessInfo.processInfo.physicalMemory < 2 << 30)
+        #expect([1, 2, 4].contains(result.parameters.lanes))
+        #expect(result.probes.count == 3)
+    }
+
+    @Test func realCostParametersDeriveThroughTheStore() throws {
+        // Pins that a full-cost header (256 MiB, 3 passes, 4 lanes) opens: the tests elsewhere use a cheap preset.
+        let dir = try TemporaryDirectory()
+        let store = VaultStore(directory: dir.path)
+        _ = try store.create(password: password, parameters: Argon2Parameters(memoryKiB: 256 * 1024, passes: 3, lanes: 4))
+        #expect(try store.unlock(password: password).kdfParameters.memoryKiB == 256 * 1024)
+    }
+}
