@@ -27,7 +27,9 @@ let package = Package(
         .testTarget(
             name: "PassboxStoreTests", dependencies: ["PassboxStore", "PassboxTestSupport"],
             resources: [.copy("Fixtures")]),
-        .testTarget(name: "PassboxCLITests", dependencies: ["PassboxCLI", "PassboxTestSupport"]),
+        .testTarget(
+            name: "PassboxCLITests", dependencies: ["PassboxCLI", "PassboxTestSupport"],
+            resources: [.copy("Transcripts")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -121,9 +121,9 @@ import Testing
         #expect(try vault.resolve(a.id).id == a.id)
         #expect(try vault.resolve(String(a.id.prefix(6))).id == a.id)
         #expect(try vault.resolve("CAFE").id == a.id)
-        #expect(throws: VaultError.self) { try vault.resolve("Twin") }
+        #expect(try vault.resolve("Twin").category == .login)
         do {
-            _ = try vault.resolve("twin")
+            _ = try vault.resolve("TWIN")
         } catch VaultError.ambiguous(_, let candidates) {
             #expect(candidates.count == 2)
         }

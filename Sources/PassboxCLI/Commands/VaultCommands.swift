@@ -19,7 +19,7 @@ extension Commands {
         }
         let opened = try context.store.create(password: password, parameters: parameters)
         Console.out("Created a vault at \(context.store.vaultPath)")
-        Console.out("Key derivation: Argon2id, \(opened.kdfParameters.memoryKiB / 1024) MiB, \(opened.kdfParameters.passes) passes, \(opened.kdfParameters.lanes) lane\(opened.kdfParameters.lanes == 1 ? "" : "s")")
+        Console.out("Key derivation: \(describe(opened.kdfParameters))")
         Console.out("Next: passbox add login --title \"Example\" --username you@example.com --url example.com --generate")
     }
 
@@ -32,6 +32,12 @@ extension Commands {
         let new = try newPassword(context, prompt: "New vault password: ")
         try opened.changePassword(current: current, new: new)
         Console.out("Changed the vault password.")
+    }
+
+    /// "Argon2id, 512 MiB, 4 passes, 4 lanes".
+    static func describe(_ p: Argon2Parameters) -> String {
+        let memory = p.memoryKiB >= 1024 ? "\(p.memoryKiB / 1024) MiB" : "\(p.memoryKiB) KiB"
+        return "Argon2id, \(memory), \(p.passes) pass\(p.passes == 1 ? "" : "es"), \(p.lanes) lane\(p.lanes == 1 ? "" : "s")"
     }
 
     /// Reads a new password, checks the rule (G27), shows its strength and warns below "strong".

@@ -7,15 +7,18 @@ public enum ItemSort: String, Sendable, CaseIterable {
 
 extension Vault {
     /// Resolves what a user typed as ITEM: an exact id, an id prefix (at least 4 characters), or a title
-    /// (case-insensitive). More than one match is an error listing the candidates.
+    /// (exactly as typed, else ignoring case and accents). More than one match is an error listing the candidates.
     public func resolve(_ reference: String, inTrash: Bool = false) throws -> Item {
         let pool = items.filter { $0.isTrashed == inTrash }
         if let exact = pool.first(where: { $0.id == reference }) { return exact }
         let lower = reference.lowercased()
         var matches = lower.count >= 4 ? pool.filter { $0.id.hasPrefix(lower) } : []
         if matches.isEmpty {
+            matches = pool.filter { $0.title == reference }
+        }
+        if matches.isEmpty {
             let wanted = TextFolding.fold(reference)
-            matches = pool.filter { $0.title == reference || TextFolding.fold($0.title) == wanted }
+            matches = pool.filter { TextFolding.fold($0.title) == wanted }
         }
         switch matches.count {
         case 0: throw VaultError.itemNotFound(reference)
