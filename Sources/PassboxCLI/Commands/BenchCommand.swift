@@ -6,7 +6,6 @@ import PassboxStore
 extension Commands {
     static func bench(_ context: Context, _ args: Arguments) throws {
         let what = args.positionals.first ?? "vault"
-        if what == "probe" { try PhaseProbe.run(); return }
         guard what == "vault" else { throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault") }
         try VaultBenchmark.run(args)
     }

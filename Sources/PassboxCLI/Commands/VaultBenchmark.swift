@@ -16,7 +16,7 @@ enum VaultBenchmark {
         let argon = try measureArgon2()
         Console.out("Argon2id at this machine's calibrated cost (\(argon.parameters.memoryKiB / 1024) MiB, \(argon.parameters.passes) passes, \(argon.parameters.lanes) lanes): \(ms(argon.seconds)) — paid once per unlock, by design")
         Console.out("Median of \(runs) runs; the vault files use a cheap KDF so the figures below exclude Argon2id.")
-        Console.out("Target: each figure except Argon2id under 100 ms at 10,000 items (anchor: KeePassXC opens and saves a 10,000-entry KDBX 4 in roughly this range, not counting its KDF).")
+        Console.out("Target: each figure except Argon2id under 100 ms at 10,000 items. UNLOCK-ARGON2 is unlock work minus the derivation (the answer itself is held to the fixed deadline); SAVE includes fsync and the read-back check.")
         Console.out(Format.table([["ITEMS", "UNLOCK-ARGON2", "SAVE", "LIST", "SHOW", "FILE", "PEAK RSS"]] + [1000, 10000, 100_000].map { n in
             let output = runChild(["bench", "vault", "--items", String(n), "--runs", String(runs)])
             return output.split(separator: "\t").map(String.init)
@@ -76,13 +76,21 @@ enum VaultBenchmark {
         }
         var st = stat()
         stat(store.vaultPath, &st)
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
         let fields = [
             String(count), ms(median(unlock)), ms(median(save)), ms(median(list)), ms(median(show)),
-            String(format: "%.1f MiB", Double(st.st_size) / 1_048_576), String(format: "%.0f MiB", Double(usage.ru_maxrss) / 1024),
+            String(format: "%.1f MiB", Double(st.st_size) / 1_048_576), String(format: "%.0f MiB", Double(peakResidentKiB()) / 1024),
         ]
         Console.out(fields.joined(separator: "\t"))
+    }
+
+    /// VmHWM from /proc/self/status: this process image's own peak (getrusage's ru_maxrss survives exec and
+    /// would include the parent's Argon2id memory).
+    static func peakResidentKiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        }
+        return 0
     }
 
     static func sampleTitle(_ i: Int) -> String { "Service \(i) account" }
@@ -106,21 +114,4 @@ enum VaultBenchmark {
     }
 
     static func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
-}
-
-enum PhaseProbe {
-    static func run() throws {
-        var vault = Vault()
-        for i in 0..<10000 { try vault.add(VaultBenchmark.sampleItem(i), now: Date()) }
-        let c = SystemClock()
-        var t = c.monotonic()
-        let packed = vault.packed()
-        print("pack", c.monotonic() - t, packed.count); t = c.monotonic()
-        _ = try packed.withUnsafeBytes { try Vault(unpacking: $0) }
-        print("unpack", c.monotonic() - t); t = c.monotonic()
-        for level: Int32 in [1, 3, 6] {
-            let z = try packed.withUnsafeBytes { try Deflate.compress($0, level: level) }
-            print("deflate", level, c.monotonic() - t, z.count); t = c.monotonic()
-        }
-    }
 }

@@ -28,9 +28,8 @@ extension Commands {
         try args.expectPositionals(0...0, usage: "passbox passwd")
         guard context.store.exists else { throw StoreError.noVault(path: context.store.vaultPath) }
         let current = try context.input.secret(prompt: "Current vault password: ")
-        let opened = try context.store.unlock(password: current)
         let new = try newPassword(context, prompt: "New vault password: ")
-        try opened.changePassword(current: current, new: new)
+        try context.store.changePassword(current: current, new: new)
         Console.out("Changed the vault password.")
     }
 

@@ -1,8 +1,8 @@
 internal import CZlib
 
 /// zlib (deflate) compression of vault payloads (compression id 1 in the body header).
-public enum Deflate {
-    public static func compress(_ input: UnsafeRawBufferPointer, level: Int32 = 3) throws -> [UInt8] {
+enum Deflate {
+    static func compress(_ input: UnsafeRawBufferPointer, level: Int32 = 3) throws -> [UInt8] {
         var bound = Int(compressBound(uLong(input.count)))
         var out = [UInt8](repeating: 0, count: bound)
         let result = out.withUnsafeMutableBufferPointer { o in
@@ -14,7 +14,7 @@ public enum Deflate {
     }
 
     /// Inflates at most `limit` bytes; more (a decompression bomb) or a corrupt stream is damage.
-    public static func decompress(_ input: UnsafeRawBufferPointer, limit: Int) throws -> [UInt8] {
+    static func decompress(_ input: UnsafeRawBufferPointer, limit: Int) throws -> [UInt8] {
         var stream = z_stream()
         guard inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw StoreError.damaged(path: "vault payload", reason: "zlib could not start")

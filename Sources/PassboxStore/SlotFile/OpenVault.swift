@@ -56,6 +56,17 @@ public final class OpenVault: @unchecked Sendable {
     public func changePassword(current: String, new: String) throws {
         let check = try store.unlock(password: current)
         guard check.slotIndex == slotIndex else { throw StoreError.wrongPassword }
+        try check.rekey(current: current, new: new)
+        slotNonce = check.slotNonce
+        wrapKey = check.wrapKey
+        dataKey = check.dataKey
+        generation = check.generation
+        header = check.header
+        vault = check.vault
+    }
+
+    /// Rewrites this (just unlocked with `current`) vault's slot under `new`.
+    func rekey(current: String, new: String) throws {
         guard current.precomposedStringWithCanonicalMapping != new.precomposedStringWithCanonicalMapping else {
             throw StoreError.passwordUnchanged
         }
@@ -64,11 +75,10 @@ public final class OpenVault: @unchecked Sendable {
         let newNonce = SecureRandom.bytes(count: SlotCodec.nonceLength)
         let newWrap = try SlotCodec.wrapKey(passwordKey: passwordKey, slotNonce: newNonce)
         let newData = SecretBytes.generate(count: 32)
-        try rewriteOwnSlot(vault: check.vault, nonce: newNonce, wrapKey: newWrap, dataKey: newData)
+        try rewriteOwnSlot(vault: vault, nonce: newNonce, wrapKey: newWrap, dataKey: newData)
         slotNonce = newNonce
         wrapKey = newWrap
         dataKey = newData
-        vault = check.vault
     }
 
     private func rewriteOwnSlot(vault newVault: Vault, nonce: [UInt8]? = nil, wrapKey newWrap: SecretBytes? = nil, dataKey newData: SecretBytes? = nil) throws {

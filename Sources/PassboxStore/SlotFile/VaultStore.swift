@@ -137,6 +137,13 @@ public final class VaultStore: @unchecked Sendable {
         return try outcome.get()
     }
 
+    /// Changes the password of the vault `current` opens: one counted unlock attempt held to the deadline,
+    /// then only that vault's slot is rewritten with a new nonce and data key.
+    public func changePassword(current: String, new: String) throws {
+        let opened = try unlock(password: current)
+        try opened.rekey(current: current, new: new)
+    }
+
     func derivePasswordKey(_ password: String, header: VaultHeader) throws -> SecretBytes {
         // NFC first, so composed and decomposed accents give the same key (G65).
         var bytes = Array(password.precomposedStringWithCanonicalMapping.utf8)
