@@ -2,7 +2,9 @@
 #   make run   installs what is missing, builds in release mode and starts Passbox
 #   make test  installs what is missing, builds and runs every test
 SHELL := /bin/bash
-DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libzxcvbn-dev
+DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev
+# Independent implementations the tests compare against (oathtool, qrencode) and python3 for zxcvbn's reference.
+TEST_PACKAGES := oathtool qrencode python3-pip
 SWIFT ?= swift
 BIN := .build/release/passbox
 

@@ -25,22 +25,30 @@ public struct PasswordStrength: Sendable, Equatable {
             password.withCString { ZxcvbnMatch($0, dictionary, &info) }
         }
         var kinds = [ZxcTypeMatch_t]()
+        var adjustedBits = bits
         var cursor = info
         while let match = cursor {
+            // libzxcvbn prices a run of random characters at its full character-set size (62 for letters and
+            // digits); the reference zxcvbn prices it at 10 guesses a character, which rates short random strings
+            // far lower ("u8jzPd" is "very weak" there, "very strong" here). Use the reference's model.
+            if match.pointee.Type.rawValue % 32 == BRUTE_MATCH.rawValue {
+                adjustedBits += Double(match.pointee.Length) * log2(10) - match.pointee.Entrpy
+            }
             if match.pointee.Length * 2 >= password.count || match.pointee.Length >= 4 {
                 kinds.append(ZxcTypeMatch_t(rawValue: match.pointee.Type.rawValue % 32))
             }
             cursor = match.pointee.Next
         }
         ZxcvbnFreeInfo(info)
-        let log10 = bits * 0.301_029_995_7
-        // zxcvbn's thresholds: 10^3, 10^6, 10^8, 10^10 guesses (with its +5 fudge, negligible in log space).
+        let log10 = max(0, adjustedBits) * 0.301_029_995_7
+        // zxcvbn's thresholds: fewer than 10^3 + 5, 10^6 + 5, 10^8 + 5, 10^10 + 5 guesses.
+        let guesses = pow(10, log10)
         let score: Int =
-            switch log10 {
-            case ..<3: 0
-            case ..<6: 1
-            case ..<8: 2
-            case ..<10: 3
+            switch guesses {
+            case ..<1_005: 0
+            case ..<1_000_005: 1
+            case ..<100_000_005: 2
+            case ..<10_000_000_005: 3
             default: 4
             }
         return PasswordStrength(

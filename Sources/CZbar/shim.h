@@ -1,0 +1,2 @@
+// libzbar: QR code scanning of grayscale images.
+#include <zbar.h>

@@ -1,0 +1,46 @@
+import Foundation
+import PassboxCrypto
+
+/// Random passphrases of diceware words, each chosen uniformly with libsodium's `randombytes_uniform`.
+public struct PassphraseGenerator: Sendable {
+    public var wordCount: Int
+    public var separator: String
+    /// Capitalise the first letter of every word (adds no entropy; satisfies sites that want capitals).
+    public var capitalize: Bool
+    /// Append one random digit to one random word.
+    public var includeDigit: Bool
+    public var list: WordList
+
+    public static let wordCountRange = 3...10
+
+    public init(wordCount: Int = 5, separator: String = "-", capitalize: Bool = false, includeDigit: Bool = false, list: WordList = .english) {
+        self.wordCount = wordCount
+        self.separator = separator
+        self.capitalize = capitalize
+        self.includeDigit = includeDigit
+        self.list = list
+    }
+
+    /// Bits of entropy: each word log2(7776); the digit log2(10 × words) (which digit, and after which word).
+    public var entropyBits: Double {
+        Double(wordCount) * log2(Double(list.words.count)) + (includeDigit ? log2(10 * Double(wordCount)) : 0)
+    }
+
+    public func validate() throws {
+        guard PassphraseGenerator.wordCountRange.contains(wordCount) else {
+            throw ValidationError("a passphrase has 3 to 10 words", hint: "choose a number of words such as 5")
+        }
+        guard separator.count <= 3 else { throw ValidationError("the separator is longer than 3 characters", hint: "use a short separator such as - or a space") }
+    }
+
+    public func generate() throws -> String {
+        try validate()
+        var words = (0..<wordCount).map { _ in list.words[Int(SecureRandom.uniform(UInt32(list.words.count)))] }
+        if capitalize { words = words.map { $0.prefix(1).uppercased() + $0.dropFirst() } }
+        if includeDigit {
+            let at = Int(SecureRandom.uniform(UInt32(wordCount)))
+            words[at] += String(SecureRandom.uniform(10))
+        }
+        return words.joined(separator: separator)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import PassboxCrypto
+
+/// A one-time-password generator: TOTP (RFC 6238) or HOTP (RFC 4226).
+public struct OTPParameters: Sendable, Equatable {
+    public enum Kind: String, Sendable { case totp, hotp }
+
+    public var kind: Kind
+    public var secret: [UInt8]
+    public var algorithm: HMAC.Algorithm
+    public var digits: Int
+    /// Seconds per code (TOTP).
+    public var period: UInt64
+    /// The next counter value (HOTP).
+    public var counter: UInt64
+    public var issuer: String
+    public var account: String
+
+    public static let digitsRange = 6...8
+    /// The longest period accepted: one year. Longer periods are legal in otpauth but no service uses them,
+    /// and a typo (an extra zero) should not silently make a code that never changes.
+    public static let maximumPeriod: UInt64 = 366 * 86_400
+    /// Shortest secret accepted (RFC 4226 requires 128 bits, many services use 80).
+    public static let minimumSecretBytes = 10
+
+    public init(kind: Kind = .totp, secret: [UInt8], algorithm: HMAC.Algorithm = .sha1, digits: Int = 6, period: UInt64 = 30, counter: UInt64 = 0, issuer: String = "", account: String = "") {
+        self.kind = kind
+        self.secret = secret
+        self.algorithm = algorithm
+        self.digits = digits
+        self.period = period
+        self.counter = counter
+        self.issuer = issuer
+        self.account = account
+    }
+
+    /// Checks the settings, saying what is wrong.
+    public func validate() throws {
+        guard secret.count >= OTPParameters.minimumSecretBytes else {
+            throw ValidationError("the setup key is only \(secret.count * 8) bits long; keys have at least 80", hint: "copy the whole key the site shows (usually 16 or 32 characters)")
+        }
+        guard OTPParameters.digitsRange.contains(digits) else {
+            throw ValidationError("codes of \(digits) digits are not supported", hint: "one-time codes have 6, 7 or 8 digits")
+        }
+        if kind == .totp {
+            guard period > 0 else { throw ValidationError("a period of 0 seconds cannot make codes", hint: "use the period the site gives, usually 30") }
+            guard period <= OTPParameters.maximumPeriod else {
+                throw ValidationError("a period of \(period) seconds is longer than a year", hint: "use the period the site gives, usually 30")
+            }
+        } else {
+            guard counter < UInt64.max else { throw ValidationError("the counter has reached its largest value", hint: "set up the code again with the site") }
+        }
+    }
+
+    /// The HOTP value for `counter` (RFC 4226 §5.3: dynamic truncation, then modulo 10^digits).
+    public func code(counter: UInt64) -> String {
+        var message = [UInt8](repeating: 0, count: 8)
+        for i in 0..<8 { message[i] = UInt8((counter >> (56 - 8 * UInt64(i))) & 0xff) }
+        let mac = HMAC.authenticationCode(algorithm, key: secret, message: message)
+        let offset = Int(mac[mac.count - 1] & 0x0f)
+        let binary = (UInt32(mac[offset] & 0x7f) << 24) | (UInt32(mac[offset + 1]) << 16) | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
+        var modulus: UInt32 = 1
+        for _ in 0..<digits { modulus *= 10 }
+        let value = String(binary % modulus)
+        return String(repeating: "0", count: digits - value.count) + value
+    }
+
+    /// The TOTP time step for `date`; nil before 1970 (a counter that does not fit).
+    public func timeStep(at date: Date) -> UInt64? {
+        let seconds = date.timeIntervalSince1970
+        guard seconds >= 0, period > 0 else { return nil }
+        return UInt64(seconds) / period
+    }
+
+    /// The current code and the seconds it stays valid (TOTP), or the code for the stored counter (HOTP).
+    public func currentCode(at date: Date) throws -> (code: String, secondsLeft: Int?) {
+        try validate()
+        switch kind {
+        case .hotp: return (code(counter: counter), nil)
+        case .totp:
+            guard let step = timeStep(at: date) else { throw ValidationError("the clock is before 1970", hint: "set the system clock") }
+            let left = Int(period - UInt64(date.timeIntervalSince1970) % period)
+            return (code(counter: step), left)
+        }
+    }
+}
