@@ -21,28 +21,43 @@ public struct PasswordStrength: Sendable, Equatable {
     /// Estimates the strength of `password`; `userInputs` (title, username, site) count as known words.
     public static func estimate(_ password: String, userInputs: [String] = []) -> PasswordStrength {
         var info: UnsafeMutablePointer<ZxcMatch_t>?
-        let bits: Double = withCStrings(userInputs) { dictionary in
+        _ = withCStrings(userInputs) { dictionary in
             password.withCString { ZxcvbnMatch($0, dictionary, &info) }
         }
         var kinds = [ZxcTypeMatch_t]()
-        var adjustedBits = bits
+        // libzxcvbn finds the matches (dictionary, keyboard, sequence, repeat, date, brute force) and their
+        // entropies; they are combined the way the reference zxcvbn does, so scores agree with it:
+        // guesses = l! × Π guesses(match) + 10000^(l−1) for l matches, where a run of random characters costs
+        // 10 guesses a character (libzxcvbn prices it at the full character set, rating "u8jzPd" very strong).
+        // A match that costs more than brute force over its characters would not be chosen by the reference
+        // (it takes the cheapest decomposition), so such matches count as brute force, and neighbouring
+        // brute-force runs merge into one.
+        var parts = [(brute: Bool, length: Int, log10: Double)]()
         var cursor = info
         while let match = cursor {
-            // libzxcvbn prices a run of random characters at its full character-set size (62 for letters and
-            // digits); the reference zxcvbn prices it at 10 guesses a character, which rates short random strings
-            // far lower ("u8jzPd" is "very weak" there, "very strong" here). Use the reference's model.
-            if match.pointee.Type.rawValue % 32 == BRUTE_MATCH.rawValue {
-                adjustedBits += Double(match.pointee.Length) * log2(10) - match.pointee.Entrpy
+            let type = match.pointee.Type.rawValue % 32
+            let length = Int(match.pointee.Length)
+            let log10Guesses = max(0, match.pointee.Entrpy) * 0.301_029_995_7
+            let brute = type == BRUTE_MATCH.rawValue || log10Guesses > Double(length)
+            if brute, let last = parts.last, last.brute {
+                parts[parts.count - 1].length += length
+            } else {
+                parts.append((brute, length, log10Guesses))
             }
-            if match.pointee.Length * 2 >= password.count || match.pointee.Length >= 4 {
-                kinds.append(ZxcTypeMatch_t(rawValue: match.pointee.Type.rawValue % 32))
-            }
+            if !brute, length * 2 >= password.count || length >= 4 { kinds.append(ZxcTypeMatch_t(rawValue: type)) }
             cursor = match.pointee.Next
         }
+        let productLog10 = parts.reduce(0.0) { sum, part in
+            sum + (part.brute ? max(Double(part.length), part.length == 1 ? log10(11) : log10(51)) : part.log10)
+        }
+        let count = parts.count
         ZxcvbnFreeInfo(info)
-        let log10 = max(0, adjustedBits) * 0.301_029_995_7
+        let l = max(count, 1)
+        let combined = (1...l).reduce(0.0) { $0 + log10(Double($1)) } + productLog10
+        let sequence = 4.0 * Double(l - 1)
+        let guessesLog10 = max(combined, sequence) + Foundation.log10(1 + pow(10, min(combined, sequence) - max(combined, sequence)))
         // zxcvbn's thresholds: fewer than 10^3 + 5, 10^6 + 5, 10^8 + 5, 10^10 + 5 guesses.
-        let guesses = pow(10, log10)
+        let guesses = pow(10, guessesLog10)
         let score: Int =
             switch guesses {
             case ..<1_005: 0
@@ -52,7 +67,7 @@ public struct PasswordStrength: Sendable, Equatable {
             default: 4
             }
         return PasswordStrength(
-            score: password.isEmpty ? 0 : score, guessesLog10: log10, warning: warning(for: kinds, score: score),
+            score: password.isEmpty ? 0 : score, guessesLog10: guessesLog10, warning: warning(for: kinds, score: score),
             suggestions: score >= 3 ? [] : ["Use a longer password: four or five random words, or 16+ random characters.", "Avoid names, dates, keyboard patterns and common words."])
     }
 
