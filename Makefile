@@ -3,15 +3,21 @@
 #   make test  installs what is missing, builds and runs every test
 SHELL := /bin/bash
 DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev
-# Independent implementations the tests compare against (oathtool, qrencode) and python3 for zxcvbn's reference.
-TEST_PACKAGES := oathtool qrencode python3-pip
+# Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images).
+TEST_PACKAGES := oathtool qrencode
 SWIFT ?= swift
 BIN := .build/release/passbox
 
-.PHONY: run test deps build bench clean
+.PHONY: run test deps test-deps install-packages build bench clean
 
 deps:
-	@missing=""; for p in $(DEBIAN_PACKAGES); do \
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
+
+test-deps:
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_PACKAGES)"
+
+install-packages:
+	@missing=""; for p in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -26,7 +32,7 @@ build: deps
 run: build
 	@$(BIN) welcome
 
-test: deps
+test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -60,6 +60,8 @@ public enum CommandLineTool {
 final class Context {
     let dataDirectory: String
     let input = SecretInput()
+    /// English or German for the texts that come from the shared tables (PASSBOX_LANG, LC_ALL, LANG).
+    let language = Language.fromEnvironment()
     lazy var store = VaultStore(directory: dataDirectory)
 
     init(dataDirectory: String) { self.dataDirectory = dataDirectory }

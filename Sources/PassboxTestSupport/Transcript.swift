@@ -3,7 +3,7 @@ import Foundation
 /// Runs a CLI transcript: blocks of a command, its standard input, the expected output and exit code.
 ///
 /// ```
-/// $ passbox list            the command ("passbox" is the real executable; $DATA and $NAME expand)
+/// $ passbox list            the command ("passbox" is the real executable; $DATA, $FIXTURES and $NAME expand)
 /// < a line of stdin
 /// > an expected stdout line  (ids, version ids and dates are normalised to <ID>, <ID8>, <VER>, <DATE>)
 /// >*                         ignore the rest of stdout
@@ -59,8 +59,8 @@ public struct Transcript {
     }
 
     /// Runs every block with `executable` in a fresh data directory; throws at the first difference.
-    public func run(executable: String, dataDirectory: String, environment: [String: String] = [:]) throws {
-        var variables = ["DATA": dataDirectory]
+    public func run(executable: String, dataDirectory: String, fixtures: String = "", environment: [String: String] = [:]) throws {
+        var variables = ["DATA": dataDirectory, "FIXTURES": fixtures]
         for block in blocks {
             var words = Transcript.split(block.command)
             guard words.first == "passbox" else { throw Failure(description: "line \(block.line): commands must start with passbox") }
@@ -106,6 +106,7 @@ public struct Transcript {
         (try! NSRegularExpression(pattern: "restore [0-9a-hjkmnp-tv-z]{8}\\b"), "restore <ID8>"),
         (try! NSRegularExpression(pattern: "history [0-9a-hjkmnp-tv-z]{8}\\b"), "history <ID8>"),
         (try! NSRegularExpression(pattern: "show [0-9a-hjkmnp-tv-z]{8}\\b"), "show <ID8>"),
+        (try! NSRegularExpression(pattern: "totp add [0-9a-hjkmnp-tv-z]{8}\\b"), "totp add <ID8>"),
     ]
 
     static func normalise(_ line: String) -> String {

@@ -19,6 +19,6 @@ import Testing
         let url = try #require(Bundle.module.url(forResource: "Transcripts/\(name)", withExtension: nil))
         let transcript = try Transcript(text: String(contentsOf: url, encoding: .utf8))
         let dir = try TemporaryDirectory("passbox-cli")
-        try transcript.run(executable: try Transcript.executablePath(), dataDirectory: dir.path + "/data")
+        try transcript.run(executable: try Transcript.executablePath(), dataDirectory: dir.path + "/data", fixtures: url.deletingLastPathComponent().path + "/images")
     }
 }

@@ -114,3 +114,44 @@ import Testing
         #expect(PasswordGenerator().entropyBits > 100)
     }
 }
+
+@Suite struct GeneratorDistributionTests {
+    /// χ² of observed counts against a uniform expectation.
+    func chiSquare(_ counts: [Int]) -> Double {
+        let expected = Double(counts.reduce(0, +)) / Double(counts.count)
+        return counts.reduce(0.0) { $0 + pow(Double($1) - expected, 2) / expected }
+    }
+
+    @Test func charactersAreUniform() throws {
+        // One class (no rejection for missing classes): 24 letters (l and o left out as similar).
+        let generator = PasswordGenerator(length: 128, uppercase: false, lowercase: true, digits: false, symbols: false, avoidSimilar: true)
+        let alphabet = generator.classes[0]
+        #expect(alphabet.count == 24)
+        var counts = [Character: Int]()
+        for _ in 0..<1000 { for c in try generator.generate() { counts[c, default: 0] += 1 } }
+        #expect(Set(counts.keys) == Set(alphabet))
+        // 23 degrees of freedom; 68 is the p = 10⁻⁶ critical value, so this fails by chance once in a million runs.
+        #expect(chiSquare(alphabet.map { counts[$0] ?? 0 }) < 68)
+    }
+
+    @Test func wordsAreUniform() throws {
+        let generator = PassphraseGenerator(wordCount: 10, separator: " ")
+        let position = Dictionary(uniqueKeysWithValues: WordList.english.words.enumerated().map { ($1, $0) })
+        var buckets = [Int](repeating: 0, count: 36)
+        for _ in 0..<5000 { for w in try generator.generate().split(separator: " ") { buckets[position[String(w)]! / 216] += 1 } }
+        // 35 degrees of freedom; 87 is the p = 10⁻⁶ critical value.
+        #expect(chiSquare(buckets) < 87)
+    }
+
+    @Test func passphraseOptions() throws {
+        #expect(WordList.english.words.count == 7776 && WordList.german.words.count == 7776)
+        #expect(WordList.english.words.first == "abacus" && WordList.german.words.first == "aalen")
+        let p = try PassphraseGenerator(wordCount: 4, separator: "_", capitalize: true, includeDigit: true, list: .german).generate()
+        let words = p.split(separator: "_")
+        #expect(words.count == 4)
+        #expect(words.allSatisfy { $0.first!.isUppercase })
+        #expect(p.filter(\.isNumber).count == 1)
+        #expect(abs(PassphraseGenerator(wordCount: 5).entropyBits - 64.6) < 0.1)
+        #expect(throws: ValidationError.self) { try PassphraseGenerator(wordCount: 11).generate() }
+    }
+}

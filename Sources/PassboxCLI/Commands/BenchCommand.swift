@@ -6,7 +6,10 @@ import PassboxStore
 extension Commands {
     static func bench(_ context: Context, _ args: Arguments) throws {
         let what = args.positionals.first ?? "vault"
-        guard what == "vault" else { throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault") }
-        try VaultBenchmark.run(args)
+        switch what {
+        case "vault": try VaultBenchmark.run(args)
+        case "search": try SearchBenchmark.run(args)
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search")
+        }
     }
 }

@@ -72,6 +72,10 @@ extension Commands {
         try args.expectPositionals(1...1, usage: "passbox show ITEM [--reveal] [--field NAME] [--json]")
         let opened = try context.unlock()
         let item = try opened.vault.resolve(args.positionals[0])
+        if let name = args.value("field"), ["code", "totp"].contains(name.lowercased()) {
+            Console.out(try currentCode(item, in: opened).code)
+            return
+        }
         if let name = args.value("field") {
             // Printing one value on request is the point of --field (scripts); it is the caller's choice to reveal.
             let value: String? =
@@ -94,6 +98,13 @@ extension Commands {
         }
         var rows: [[String]] = [["Title:", item.title], ["Category:", item.category.displayName], ["ID:", item.id]]
         for field in item.fields where !field.value.isEmpty {
+            if field.kind == .otp, let p = try? OTPInput.parse(field.value), let now = try? p.currentCode(at: Date()) {
+                // The code is what the user needs; the secret behind it is shown only with --reveal.
+                // An HOTP code is only shown when it is used, since showing it must advance the counter.
+                rows.append(["\(field.label):", now.secondsLeft.map { "\(now.code) (\($0) s left)" } ?? "HOTP counter \(p.counter) (passbox totp \(item.id.prefix(8)) gives the next code)"])
+                if reveal { rows.append(["", field.value]) }
+                continue
+            }
             let shown = field.kind.isConcealed && !reveal ? Format.mask : field.value
             rows.append(["\(field.label):", shown.replacingOccurrences(of: "\n", with: "\n    ")])
         }

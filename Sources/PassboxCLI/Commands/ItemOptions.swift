@@ -5,7 +5,7 @@ import PassboxStore
 /// The options `add` and `edit` share, applied to an item in the order secrets are read from standard input:
 /// `--password-stdin`, then each `--secret-field`, then `--notes-stdin`.
 enum ItemOptions {
-    static let valued: Set<String> = ["title", "username", "url", "tag", "field", "secret-field", "length"]
+    static let valued: Set<String> = ["title", "username", "url", "tag", "field", "secret-field"]
     static let flags: Set<String> = ["password-stdin", "generate", "notes-stdin", "favorite"]
 
     static func apply(_ args: Arguments, to item: inout Item, context: Context, isEdit: Bool) throws {
@@ -40,12 +40,7 @@ enum ItemOptions {
             warnIfWeak(password, item: item)
         }
         if args.flag("generate") {
-            var generator = PasswordGenerator()
-            if let length = args.value("length") {
-                guard let n = Int(length) else { throw CLIError.usage("--length takes a number") }
-                generator.length = n
-            }
-            setSecret(try generator.generate(), for: "password", in: &item)
+            setSecret(try GeneratorOptions.generate(args).password, for: "password", in: &item)
         }
         for label in args.all("secret-field") {
             setSecret(try context.input.secret(prompt: "\(label): "), for: label, in: &item)

@@ -3,21 +3,16 @@ import PassboxCore
 import PassboxStore
 
 extension Commands {
-    /// `passbox generate`: a random password (the word generator comes with the everyday-tools issue).
+    /// `passbox generate`: a random password, or a passphrase with `--words N`.
     static func generate(_ context: Context, _ args: Arguments) throws {
-        try args.expectPositionals(0...0, usage: "passbox generate [--length N] [--no-upper] [--no-lower] [--no-digits] [--no-symbols] [--allow-similar]")
-        var generator = PasswordGenerator()
-        if let length = args.value("length") {
-            guard let n = Int(length) else { throw CLIError.usage("--length takes a number") }
-            generator.length = n
+        try args.expectPositionals(0...0, usage: "passbox generate [--length N] [--no-upper] [--no-lower] [--no-digits] [--no-symbols] [--allow-similar] | --words N [--separator S] [--capitalize] [--digit] [--language en|de] [--json]")
+        let (password, bits) = try GeneratorOptions.generate(args)
+        if args.flag("json") {
+            Console.out(Format.json(["password": password, "entropyBits": (bits * 10).rounded() / 10]))
+            return
         }
-        generator.uppercase = !args.flag("no-upper")
-        generator.lowercase = !args.flag("no-lower")
-        generator.digits = !args.flag("no-digits")
-        generator.symbols = !args.flag("no-symbols")
-        generator.avoidSimilar = !args.flag("allow-similar")
-        Console.out(try generator.generate())
-        Console.err(String(format: "(%.0f bits of entropy)", generator.entropyBits))
+        Console.out(password)
+        Console.err(Localization.tr("generate.entropy", context.language, ["bits": String(format: "%.0f", bits)]))
     }
 
     /// `passbox strength`: reads a password from standard input and explains its score.
@@ -25,13 +20,14 @@ extension Commands {
         try args.expectPositionals(0...0, usage: "passbox strength [--json] < password")
         let password = try context.input.secret(prompt: "Password to rate: ")
         let s = PasswordStrength.estimate(password)
+        let language = context.language
         if args.flag("json") {
-            Console.out(Format.json(["score": s.score, "label": s.label, "guessesLog10": (s.guessesLog10 * 10).rounded() / 10, "warning": s.warning ?? NSNull(), "suggestions": s.suggestions]))
+            Console.out(Format.json(["score": s.score, "label": s.label(language), "guessesLog10": (s.guessesLog10 * 10).rounded() / 10, "warning": s.warning(language) ?? NSNull(), "suggestions": s.suggestions(language)]))
             return
         }
-        Console.out("Strength: \(s.label) (\(s.score)/4), about 10^\(Int(s.guessesLog10.rounded())) guesses")
-        if let warning = s.warning { Console.out("Warning: \(warning)") }
-        for suggestion in s.suggestions { Console.out("Suggestion: \(suggestion)") }
+        Console.out(Localization.tr("strength.summary", language, ["label": s.label(language), "score": String(s.score), "log10": String(Int(s.guessesLog10.rounded()))]))
+        if let warning = s.warning(language) { Console.out("⚠ \(warning)") }
+        for suggestion in s.suggestions(language) { Console.out("→ \(suggestion)") }
     }
 
     /// `passbox categories`: every category and its typed fields.

@@ -48,9 +48,9 @@ extension Commands {
             guard again == password else { throw CLIError.failure("the two passwords differ", hint: "run the command again") }
         }
         let strength = PasswordStrength.estimate(password)
-        Console.err("Strength: \(strength.label) (\(strength.score)/4)")
+        Console.err("Strength: \(strength.label(context.language)) (\(strength.score)/4)")
         if strength.score < 3 {
-            Console.err("passbox: warning: this password is not strong. \(strength.warning ?? "") Anyone with a copy of the vault file can try guesses at it; a long passphrase of random words is safer.")
+            Console.err("passbox: warning: this password is not strong. \(strength.warning(context.language) ?? "") Anyone with a copy of the vault file can try guesses at it; a long passphrase of random words is safer.")
         }
         return password
     }

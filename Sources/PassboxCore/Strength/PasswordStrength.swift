@@ -8,15 +8,20 @@ public struct PasswordStrength: Sendable, Equatable {
     public let score: Int
     /// log10 of the estimated guesses.
     public let guessesLog10: Double
-    /// The main weakness found, if any.
-    public let warning: String?
-    /// What would make it stronger.
-    public let suggestions: [String]
+    /// The main weakness found, as a localization key (`strength.warning.…`), if any.
+    public let warningKey: String?
+    /// What would make it stronger, as localization keys.
+    public let suggestionKeys: [String]
 
-    /// Labels for the five scores.
-    public static let labels = ["very weak", "weak", "fair", "strong", "very strong"]
-
-    public var label: String { PasswordStrength.labels[score] }
+    /// The label of the score ("strong"), in English.
+    public var label: String { label(.english) }
+    public func label(_ language: Language) -> String { Localization.tr("strength.label.\(score)", language) }
+    /// The warning, in English.
+    public var warning: String? { warning(.english) }
+    public func warning(_ language: Language) -> String? { warningKey.map { Localization.tr($0, language) } }
+    /// The suggestions, in English.
+    public var suggestions: [String] { suggestions(.english) }
+    public func suggestions(_ language: Language) -> [String] { suggestionKeys.map { Localization.tr($0, language) } }
 
     /// Estimates the strength of `password`; `userInputs` (title, username, site) count as known words.
     public static func estimate(_ password: String, userInputs: [String] = []) -> PasswordStrength {
@@ -67,21 +72,21 @@ public struct PasswordStrength: Sendable, Equatable {
             default: 4
             }
         return PasswordStrength(
-            score: password.isEmpty ? 0 : score, guessesLog10: guessesLog10, warning: warning(for: kinds, score: score),
-            suggestions: score >= 3 ? [] : ["Use a longer password: four or five random words, or 16+ random characters.", "Avoid names, dates, keyboard patterns and common words."])
+            score: password.isEmpty ? 0 : score, guessesLog10: guessesLog10, warningKey: warningKey(for: kinds, score: score),
+            suggestionKeys: score >= 3 ? [] : ["strength.suggestion.longer", "strength.suggestion.avoid"])
     }
 
-    private static func warning(for kinds: [ZxcTypeMatch_t], score: Int) -> String? {
+    private static func warningKey(for kinds: [ZxcTypeMatch_t], score: Int) -> String? {
         guard score < 4 else { return nil }
         if kinds.contains(DICTIONARY_MATCH) || kinds.contains(DICT_LEET_MATCH) {
-            return score < 3 ? "This is similar to a commonly used password or word." : "It contains a common word."
+            return score < 3 ? "strength.warning.common" : "strength.warning.containsWord"
         }
-        if kinds.contains(USER_MATCH) || kinds.contains(USER_LEET_MATCH) { return "It contains the item's own name or username." }
-        if kinds.contains(SPATIAL_MATCH) { return "Keyboard patterns like qwerty are easy to guess." }
-        if kinds.contains(REPEATS_MATCH) { return "Repeated characters like aaa or abcabc are easy to guess." }
-        if kinds.contains(SEQUENCE_MATCH) { return "Sequences like abc or 6543 are easy to guess." }
-        if kinds.contains(DATE_MATCH) || kinds.contains(YEAR_MATCH) { return "Dates and years are easy to guess." }
-        return score < 3 ? "This password is short." : nil
+        if kinds.contains(USER_MATCH) || kinds.contains(USER_LEET_MATCH) { return "strength.warning.userInput" }
+        if kinds.contains(SPATIAL_MATCH) { return "strength.warning.keyboard" }
+        if kinds.contains(REPEATS_MATCH) { return "strength.warning.repeat" }
+        if kinds.contains(SEQUENCE_MATCH) { return "strength.warning.sequence" }
+        if kinds.contains(DATE_MATCH) || kinds.contains(YEAR_MATCH) { return "strength.warning.date" }
+        return score < 3 ? "strength.warning.short" : nil
     }
 
     private static func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {

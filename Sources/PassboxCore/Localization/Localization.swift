@@ -1,0 +1,49 @@
+import Foundation
+
+/// User-facing text in English and German from one set of tables: `tr("key", ["name": value])`.
+/// Placeholders are `{name}`; a key with `.one` / `.other` variants picks by the `count` argument.
+public enum Language: String, Sendable, CaseIterable {
+    case english = "en"
+    case german = "de"
+
+    /// The language from `PASSBOX_LANG`, else `LC_ALL`, `LC_MESSAGES` or `LANG` ("de_DE.UTF-8" → German).
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Language {
+        for key in ["PASSBOX_LANG", "LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let value = environment[key], !value.isEmpty {
+                return value.lowercased().hasPrefix("de") ? .german : .english
+            }
+        }
+        return .english
+    }
+}
+
+public enum Localization {
+    /// The text for `key` in `language` with `{placeholders}` filled; an unknown key comes back as itself.
+    public static func tr(_ key: String, _ language: Language = .english, _ arguments: [String: String] = [:]) -> String {
+        let table = language == .german ? Tables.german : Tables.english
+        var chosen = key
+        if let count = arguments["count"].flatMap(Int.init) {
+            chosen = table[key + (count == 1 ? ".one" : ".other")] != nil ? key + (count == 1 ? ".one" : ".other") : key
+        }
+        var text = table[chosen] ?? Tables.english[chosen] ?? key
+        for (name, value) in arguments { text = text.replacingOccurrences(of: "{\(name)}", with: value) }
+        return text
+    }
+
+    /// Every key of a language's table (for the test that both languages match).
+    public static func keys(_ language: Language) -> Set<String> {
+        Set((language == .german ? Tables.german : Tables.english).keys)
+    }
+
+    /// The placeholders used by a key in a language.
+    public static func placeholders(_ key: String, _ language: Language) -> Set<String> {
+        let text = (language == .german ? Tables.german : Tables.english)[key] ?? ""
+        var out = Set<String>()
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            out.insert(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return out
+    }
+}

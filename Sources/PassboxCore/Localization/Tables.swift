@@ -1,0 +1,48 @@
+/// The text tables. Every key exists in both languages with the same placeholders (a test checks).
+enum Tables {
+    static let english: [String: String] = [
+        "strength.label.0": "very weak",
+        "strength.label.1": "weak",
+        "strength.label.2": "fair",
+        "strength.label.3": "strong",
+        "strength.label.4": "very strong",
+        "strength.warning.common": "This is similar to a commonly used password or word.",
+        "strength.warning.containsWord": "It contains a common word.",
+        "strength.warning.userInput": "It contains the item's own name or username.",
+        "strength.warning.keyboard": "Keyboard patterns like qwerty are easy to guess.",
+        "strength.warning.repeat": "Repeated characters like aaa or abcabc are easy to guess.",
+        "strength.warning.sequence": "Sequences like abc or 6543 are easy to guess.",
+        "strength.warning.date": "Dates and years are easy to guess.",
+        "strength.warning.short": "This password is short.",
+        "strength.suggestion.longer": "Use a longer password: four or five random words, or 16+ random characters.",
+        "strength.suggestion.avoid": "Avoid names, dates, keyboard patterns and common words.",
+        "strength.summary": "Strength: {label} ({score}/4), about 10^{log10} guesses",
+        "otp.code": "{code}  ({seconds} s left)",
+        "search.none": "No items match \"{query}\".",
+        "search.recent": "Recently used:",
+        "generate.entropy": "({bits} bits of entropy)",
+    ]
+
+    static let german: [String: String] = [
+        "strength.label.0": "sehr schwach",
+        "strength.label.1": "schwach",
+        "strength.label.2": "mittel",
+        "strength.label.3": "stark",
+        "strength.label.4": "sehr stark",
+        "strength.warning.common": "Das ähnelt einem häufig benutzten Passwort oder Wort.",
+        "strength.warning.containsWord": "Es enthält ein häufiges Wort.",
+        "strength.warning.userInput": "Es enthält den Namen oder Benutzernamen des Eintrags.",
+        "strength.warning.keyboard": "Tastaturmuster wie qwertz sind leicht zu erraten.",
+        "strength.warning.repeat": "Wiederholte Zeichen wie aaa oder abcabc sind leicht zu erraten.",
+        "strength.warning.sequence": "Folgen wie abc oder 6543 sind leicht zu erraten.",
+        "strength.warning.date": "Daten und Jahreszahlen sind leicht zu erraten.",
+        "strength.warning.short": "Dieses Passwort ist kurz.",
+        "strength.suggestion.longer": "Nimm ein längeres Passwort: vier oder fünf zufällige Wörter oder 16+ zufällige Zeichen.",
+        "strength.suggestion.avoid": "Vermeide Namen, Daten, Tastaturmuster und häufige Wörter.",
+        "strength.summary": "Stärke: {label} ({score}/4), etwa 10^{log10} Versuche",
+        "otp.code": "{code}  (noch {seconds} s)",
+        "search.none": "Keine Einträge passen zu „{query}“.",
+        "search.recent": "Zuletzt benutzt:",
+        "generate.entropy": "({bits} Bit Entropie)",
+    ]
+}

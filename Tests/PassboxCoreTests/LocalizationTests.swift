@@ -1,0 +1,29 @@
+import PassboxCore
+import Testing
+
+@Suite struct LocalizationTests {
+    @Test func bothLanguagesHaveTheSameKeysAndPlaceholders() {
+        #expect(Localization.keys(.english) == Localization.keys(.german))
+        for key in Localization.keys(.english) {
+            #expect(Localization.placeholders(key, .english) == Localization.placeholders(key, .german), "\(key)")
+        }
+    }
+
+    @Test func placeholdersAreFilled() {
+        #expect(Localization.tr("search.none", .german, ["query": "bank"]) == "Keine Einträge passen zu „bank“.")
+        #expect(Localization.tr("strength.label.3", .german) == "stark")
+    }
+
+    @Test func languageComesFromTheEnvironment() {
+        #expect(Language.fromEnvironment(["LANG": "de_DE.UTF-8"]) == .german)
+        #expect(Language.fromEnvironment(["PASSBOX_LANG": "en", "LANG": "de_DE.UTF-8"]) == .english)
+        #expect(Language.fromEnvironment([:]) == .english)
+    }
+
+    @Test func strengthExplainsInBothLanguages() {
+        let s = PasswordStrength.estimate("password")
+        #expect(s.warning(.german) == "Das ähnelt einem häufig benutzten Passwort oder Wort.")
+        #expect(s.suggestions(.german).count == 2)
+        #expect(s.label(.german) == "sehr schwach")
+    }
+}
