@@ -2,7 +2,8 @@
 #   make run   installs what is missing, builds in release mode and starts Passbox
 #   make test  installs what is missing, builds and runs every test
 SHELL := /bin/bash
-DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev
+DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev \
+  libpsl-dev publicsuffix libidn2-dev libicu-dev
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images).
 TEST_PACKAGES := oathtool qrencode
 SWIFT ?= swift

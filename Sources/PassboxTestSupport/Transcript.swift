@@ -107,6 +107,8 @@ public struct Transcript {
         (try! NSRegularExpression(pattern: "history [0-9a-hjkmnp-tv-z]{8}\\b"), "history <ID8>"),
         (try! NSRegularExpression(pattern: "show [0-9a-hjkmnp-tv-z]{8}\\b"), "show <ID8>"),
         (try! NSRegularExpression(pattern: "totp add [0-9a-hjkmnp-tv-z]{8}\\b"), "totp add <ID8>"),
+        (try! NSRegularExpression(pattern: "(edit|fix-https) [0-9a-hjkmnp-tv-z]{8}\\b"), "$1 <ID8>"),
+        (try! NSRegularExpression(pattern: "\\([0-9a-hjkmnp-tv-z]{8}\\)"), "(<ID8>)"),
     ]
 
     static func normalise(_ line: String) -> String {

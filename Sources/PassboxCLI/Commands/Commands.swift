@@ -20,6 +20,8 @@ enum Commands {
         case "generate": try generate(context, Arguments(words, valued: GeneratorOptions.valued, flags: GeneratorOptions.flags.union(["json"])))
         case "search", "find": try search(context, Arguments(words, valued: ["scope", "limit"], flags: ["json"]))
         case "totp", "otp": try totp(context, words)
+        case "check": try check(context, words)
+        case "fill": try fill(context, Arguments(words, valued: ["pick", "field"], flags: ["confirm-other-site", "json"]))
         case "strength": try strength(context, Arguments(words, valued: [], flags: ["json"]))
         case "categories": categories()
         case "welcome": try welcome(context, Arguments(words, valued: [], flags: []))

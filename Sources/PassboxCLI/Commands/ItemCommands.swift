@@ -121,7 +121,7 @@ extension Commands {
             Console.out("Notes:")
             Console.out(item.notes.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n"))
         }
-        if !reveal && item.fields.contains(where: { $0.kind.isConcealed && !$0.value.isEmpty }) {
+        if !reveal && item.fields.contains(where: { $0.kind.isConcealed && $0.kind != .otp && !$0.value.isEmpty }) {
             Console.err("(concealed values are masked; add --reveal to show them)")
         }
     }

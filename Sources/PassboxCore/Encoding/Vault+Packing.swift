@@ -6,7 +6,7 @@ extension Vault {
     /// Encodes the vault.
     public func packed() -> [UInt8] {
         var w = MessagePackWriter(capacity: 64 + items.count * 512)
-        w.writeMapHeader(2 + (created == nil ? 0 : 1) + unknown.count)
+        w.writeMapHeader(2 + (created == nil ? 0 : 1) + (lastBreachCheck == nil ? 0 : 1) + unknown.count)
         w.write("items")
         w.writeArrayHeader(items.count)
         for item in items { item.pack(into: &w) }
@@ -16,6 +16,10 @@ extension Vault {
         if let created {
             w.write("created")
             w.write(created.passboxMilliseconds)
+        }
+        if let lastBreachCheck {
+            w.write("lastBreachCheck")
+            w.write(lastBreachCheck.passboxMilliseconds)
         }
         w.writeUnknown(unknown)
         return w.bytes
@@ -37,6 +41,7 @@ extension Vault {
                 let count = try r.readArrayHeader()
                 for _ in 0..<count { slotOrder.append(Int(try r.readInt())) }
             case "created": created = Date(passboxMilliseconds: try r.readInt())
+            case "lastBreachCheck": lastBreachCheck = Date(passboxMilliseconds: try r.readInt())
             default: unknown[key] = try r.readValue()
             }
         }
@@ -51,7 +56,7 @@ extension Item {
         ]
         let presentDates = dates.filter { $0.1 != nil }
         let count = 4 + presentDates.count + (websites.isEmpty ? 0 : 1) + (notes.isEmpty ? 0 : 1) + (tags.isEmpty ? 0 : 1)
-            + (isFavorite ? 1 : 0) + (history.isEmpty ? 0 : 1) + (dismissals.isEmpty ? 0 : 1) + unknown.count
+            + (isFavorite ? 1 : 0) + (history.isEmpty ? 0 : 1) + (dismissals.isEmpty ? 0 : 1) + (passwordBreach == nil ? 0 : 1) + unknown.count
         w.writeMapHeader(count)
         w.write("id")
         w.write(id)
@@ -99,6 +104,16 @@ extension Item {
             w.write("dismissals")
             w.write(dismissals)
         }
+        if let mark = passwordBreach {
+            w.write("passwordBreach")
+            w.writeMapHeader(3)
+            w.write("checkedAt")
+            w.write(mark.checkedAt.passboxMilliseconds)
+            w.write("occurrences")
+            w.write(mark.occurrences)
+            w.write("fingerprint")
+            w.write(mark.fingerprint)
+        }
         w.writeUnknown(unknown)
     }
 
@@ -131,6 +146,17 @@ extension Item {
                 let count = try r.readArrayHeader()
                 for _ in 0..<count { history.append(try ItemVersion(unpacking: &r)) }
             case "dismissals": dismissals = try r.readStrings()
+            case "passwordBreach":
+                var mark = PasswordBreachMark(checkedAt: Date(timeIntervalSince1970: 0), occurrences: 0, fingerprint: "")
+                for _ in 0..<(try r.readMapHeader()) {
+                    switch try r.readString() {
+                    case "checkedAt": mark.checkedAt = Date(passboxMilliseconds: try r.readInt())
+                    case "occurrences": mark.occurrences = Int(try r.readInt())
+                    case "fingerprint": mark.fingerprint = try r.readString()
+                    default: _ = try r.readValue()
+                    }
+                }
+                passwordBreach = mark
             default: unknown[key] = try r.readValue()
             }
         }

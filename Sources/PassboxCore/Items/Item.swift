@@ -27,6 +27,8 @@ public struct Item: Sendable, Equatable {
     public var history: [ItemVersion]
     /// Security Check findings the user dismissed (kinds), stored with the item.
     public var dismissals: [String]
+    /// The result of the last breached-password check of this item's password, if one ran.
+    public var passwordBreach: PasswordBreachMark?
     /// Keys written by a newer Passbox, kept unchanged on save.
     public var unknown: [String: PackedValue]
 
@@ -135,7 +137,31 @@ public struct PreviousPassword: Sendable, Equatable {
     public var replacedAt: Date
 }
 
+/// What the opt-in breached-password check found for an item's password.
+public struct PasswordBreachMark: Sendable, Equatable {
+    public var checkedAt: Date
+    /// How often the password appears in Pwned Passwords (0: not found).
+    public var occurrences: Int
+    /// Which password was checked: the first 8 bytes of its SHA-256, hex (inside the encrypted item), so a
+    /// changed password is never reported as breached.
+    public var fingerprint: String
+
+    public init(checkedAt: Date, occurrences: Int, fingerprint: String) {
+        self.checkedAt = checkedAt
+        self.occurrences = occurrences
+        self.fingerprint = fingerprint
+    }
+}
+
 extension Item {
+    /// When the current password was set: the last time a save changed it, else the item's creation; nil when
+    /// unknown (an imported item without dates).
+    public var passwordChangedAt: Date? {
+        guard let current = password else { return nil }
+        for version in history.reversed() where version.item.password != current { return version.replacedAt }
+        return created
+    }
+
     /// Earlier passwords, newest first, each listed once.
     public var previousPasswords: [PreviousPassword] {
         var seen = Set<String>()

@@ -9,6 +9,8 @@ public struct Vault: Sendable, Equatable {
     public var slotOrder: [Int]
     /// When the vault was made.
     public var created: Date?
+    /// When the opt-in breached-password check last ran.
+    public var lastBreachCheck: Date?
     /// Keys written by a newer Passbox, kept unchanged.
     public var unknown: [String: PackedValue]
 
@@ -168,5 +170,19 @@ public enum VaultError: Error, Equatable, Sendable {
         case .itemNotInTrash: "run \"passbox trash list\" to see what is in the trash"
         case .versionNotFound: "run \"passbox history ITEM\" to see the versions"
         }
+    }
+}
+
+extension Vault {
+    /// Dismisses a Security Check finding on an item, or shows it again. Not a content change, so no version.
+    public mutating func setDismissed(_ kind: String, _ dismissed: Bool, itemID: String) throws {
+        let i = try index(of: itemID)
+        items[i].dismissals.removeAll { $0 == kind }
+        if dismissed { items[i].dismissals.append(kind) }
+    }
+
+    /// Records that an item filled a form on this device.
+    public mutating func markFilled(id: String, now: Date) throws {
+        items[try index(of: id)].lastFilled = now.storedPrecision
     }
 }

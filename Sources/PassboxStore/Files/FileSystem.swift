@@ -116,3 +116,11 @@ enum Hexadecimal {
         SecureRandom.bytes(count: bytes).map { String(format: "%02x", $0) }.joined()
     }
 }
+
+/// File helpers for other modules: small state files written atomically into the private data directory.
+public enum StoreFiles {
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, directory: String) throws {
+        try POSIX.ensurePrivateDirectory(directory)
+        try POSIX.writeAtomically(bytes, to: path)
+    }
+}

@@ -1,0 +1,2 @@
+// libidn2: IDNA2008 conversion between Unicode and punycode host names.
+#include <idn2.h>

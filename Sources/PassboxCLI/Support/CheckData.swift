@@ -1,0 +1,48 @@
+import Foundation
+import PassboxCore
+import PassboxStore
+
+/// Machine-local, non-secret settings (`settings.json` in the data directory).
+struct Settings: Codable {
+    var breachCheck = false
+    var rangeURL: String?
+
+    static func load(_ directory: String) -> Settings {
+        guard let data = FileManager.default.contents(atPath: directory + "/settings.json"),
+            let settings = try? JSONDecoder().decode(Settings.self, from: data)
+        else { return Settings() }
+        return settings
+    }
+
+    func save(_ directory: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try StoreFiles.writeAtomically(Array(try encoder.encode(self)), to: directory + "/settings.json", directory: directory)
+    }
+}
+
+/// The breach catalogue and 2FA list: a copy the user refreshed (`passbox check update-data`) in the data
+/// directory, else the snapshot shipped beside the executable.
+enum CheckData {
+    static let breachesFile = "hibp-breaches.json"
+    static let twoFactorFile = "2fa-directory-totp.json"
+
+    static func load(_ name: String, directory: String) throws -> Data {
+        if let data = FileManager.default.contents(atPath: directory + "/" + name) { return data }
+        for dir in resourceDirectories() {
+            if let data = FileManager.default.contents(atPath: dir + "/Data/" + name) { return data }
+        }
+        throw CLIError.failure("the bundled \(name) was not found next to the passbox executable", hint: "run \"passbox check update-data\" with --breaches-file/--2fa-file, or run passbox from its build directory")
+    }
+
+    /// Where SwiftPM puts this module's resources: a `Passbox_PassboxCLI.resources` folder beside the binary.
+    static func resourceDirectories() -> [String] {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let argv0 = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return [executable, argv0].map { $0.appendingPathComponent("Passbox_PassboxCLI.resources").path }
+    }
+
+    static func catalogs(directory: String) throws -> (BreachCatalog, TwoFactorDirectory) {
+        (try BreachCatalog.parse(try load(breachesFile, directory: directory)), try TwoFactorDirectory.parse(try load(twoFactorFile, directory: directory)))
+    }
+}

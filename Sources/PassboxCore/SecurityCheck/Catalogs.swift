@@ -1,0 +1,95 @@
+import Foundation
+
+/// One published breach from the Have I Been Pwned catalogue (CC BY 4.0, haveibeenpwned.com).
+public struct Breach: Sendable, Equatable {
+    public let name: String
+    public let title: String
+    public let domain: String
+    public let breachDate: Date?
+    /// When the breach was published (added to the catalogue).
+    public let addedDate: Date
+    public let dataClasses: [String]
+    public let pwnCount: Int
+
+    public init(name: String, title: String, domain: String, breachDate: Date?, addedDate: Date, dataClasses: [String], pwnCount: Int) {
+        self.name = name
+        self.title = title
+        self.domain = domain
+        self.breachDate = breachDate
+        self.addedDate = addedDate
+        self.dataClasses = dataClasses
+        self.pwnCount = pwnCount
+    }
+}
+
+/// The breach catalogue: HIBP's `/api/v3/breaches` JSON, keeping breaches with a domain that are not
+/// fabricated, spam lists or retired.
+public struct BreachCatalog: Sendable {
+    public let breaches: [Breach]
+    /// The newest publication date, as the catalogue's date.
+    public var snapshotDate: Date? { breaches.map(\.addedDate).max() }
+
+    public init(breaches: [Breach]) { self.breaches = breaches }
+
+    public static func parse(_ data: Data) throws -> BreachCatalog {
+        guard let array = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
+            throw ValidationError("the breach catalogue is not a JSON array of breaches", hint: "download it again from https://haveibeenpwned.com/api/v3/breaches")
+        }
+        let iso = ISO8601DateFormatter()
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.timeZone = TimeZone(identifier: "UTC")
+        day.dateFormat = "yyyy-MM-dd"
+        var out = [Breach]()
+        for entry in array {
+            guard let name = entry["Name"] as? String, let domain = entry["Domain"] as? String, !domain.isEmpty,
+                let added = (entry["AddedDate"] as? String).flatMap(iso.date(from:))
+            else { continue }
+            if entry["IsFabricated"] as? Bool == true || entry["IsSpamList"] as? Bool == true || entry["IsRetired"] as? Bool == true { continue }
+            out.append(
+                Breach(
+                    name: name, title: entry["Title"] as? String ?? name, domain: domain.lowercased(),
+                    breachDate: (entry["BreachDate"] as? String).flatMap(day.date(from:)), addedDate: added,
+                    dataClasses: entry["DataClasses"] as? [String] ?? [], pwnCount: entry["PwnCount"] as? Int ?? 0))
+        }
+        guard !out.isEmpty || array.isEmpty else {
+            throw ValidationError("the breach catalogue has no usable breach", hint: "download it again from https://haveibeenpwned.com/api/v3/breaches")
+        }
+        return BreachCatalog(breaches: out)
+    }
+}
+
+/// Sites that support TOTP codes, from the 2FA Directory (MIT, 2fa.directory): `api/v3/totp.json`.
+public struct TwoFactorDirectory: Sendable {
+    public struct Site: Sendable, Equatable {
+        public let name: String
+        public let domains: [String]
+        public let documentation: String?
+
+        public init(name: String, domains: [String], documentation: String?) {
+            self.name = name
+            self.domains = domains
+            self.documentation = documentation
+        }
+    }
+
+    public let sites: [Site]
+
+    public init(sites: [Site]) { self.sites = sites }
+
+    public static func parse(_ data: Data) throws -> TwoFactorDirectory {
+        guard let array = try? JSONSerialization.jsonObject(with: data) as? [[Any]] else {
+            throw ValidationError("the 2FA Directory list is not in its v3 format", hint: "download it again from https://api.2fa.directory/v3/totp.json")
+        }
+        var sites = [Site]()
+        for pair in array where pair.count == 2 {
+            guard let name = pair[0] as? String, let info = pair[1] as? [String: Any], let domain = info["domain"] as? String else { continue }
+            let tfa = info["tfa"] as? [String] ?? ["totp"]
+            guard tfa.contains("totp") else { continue }
+            let extra = info["additional-domains"] as? [String] ?? []
+            let unescaped = name.replacingOccurrences(of: "&amp;", with: "&")
+            sites.append(Site(name: unescaped, domains: ([domain] + extra).map { $0.lowercased() }, documentation: info["documentation"] as? String))
+        }
+        return TwoFactorDirectory(sites: sites)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import PassboxClient
+import PassboxTestSupport
+import Testing
+
+/// The k-anonymity check against a local range server that serves real-format responses with padding.
+@Suite struct PwnedPasswordsTests {
+    @Test func onlyPrefixesLeaveAndPaddingNeverMatches() throws {
+        let dir = try TemporaryDirectory()
+        let breached = "password123"
+        let padded = "only-in-padding-Xy7"
+        let hashes = [PwnedPasswordsClient.sha1Hex(breached): 123_456, PwnedPasswordsClient.sha1Hex(padded): 0]
+        let server = try RangeServer(hashes: hashes, directory: dir)
+        #expect(server.port > 0)
+        let passwords = [breached, padded, "Tn7yaCi$cUGKwbk9(4WK"] + (0..<20).map { "generated-\($0)" }
+        let client = PwnedPasswordsClient(rangeURL: "http://127.0.0.1:\(server.port)/range")
+        let counts = try client.occurrences(of: passwords)
+        #expect(counts[breached] == 123_456)
+        #expect(counts[padded] == 0)
+        #expect(counts["Tn7yaCi$cUGKwbk9(4WK"] == 0)
+        let requests = server.requests
+        #expect(requests.count == Set(passwords.map { PwnedPasswordsClient.sha1Hex($0).prefix(5) }).count)
+        for request in requests {
+            #expect(request[0].range(of: "^/range/[0-9A-F]{5}$", options: .regularExpression) != nil, "\(request[0])")
+            #expect(request[1] == "true")
+        }
+        let logText = (try? String(contentsOf: server.log, encoding: .utf8)) ?? ""
+        for p in passwords {
+            #expect(!logText.contains(PwnedPasswordsClient.sha1Hex(p).dropFirst(5).prefix(10)))
+            #expect(!logText.contains(p))
+        }
+    }
+
+    @Test func offlineIsAClearError() throws {
+        let client = PwnedPasswordsClient(rangeURL: "http://127.0.0.1:9/range", timeout: 3)
+        do {
+            _ = try client.occurrences(of: ["anything"])
+            Issue.record("expected an error")
+        } catch let e as PwnedPasswordsClient.CheckError {
+            #expect(e.message.contains("could not reach the range service at 127.0.0.1"))
+            #expect(e.hint.contains("nothing was changed"))
+        }
+    }
+}

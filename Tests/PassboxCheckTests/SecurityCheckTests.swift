@@ -1,0 +1,166 @@
+import Foundation
+import PassboxCore
+import PassboxDomains
+import Testing
+
+/// A vault built to contain every kind of finding, checked against fixed catalogues and a fixed clock.
+@Suite struct SecurityCheckTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15
+    static let day = 86_400.0
+
+    static let breaches = BreachCatalog(breaches: [
+        Breach(name: "Leaky", title: "Leaky", domain: "leaky.example", breachDate: now - 90 * day, addedDate: now - 60 * day, dataClasses: ["Passwords", "Email addresses"], pwnCount: 1000),
+        Breach(name: "OldLeak", title: "OldLeak", domain: "oldleak.example", breachDate: now - 900 * day, addedDate: now - 800 * day, dataClasses: ["Passwords"], pwnCount: 5),
+    ])
+    static let twoFactor = TwoFactorDirectory(sites: [.init(name: "GitHub", domains: ["github.com"], documentation: "https://docs.github.com/2fa")])
+
+    struct Built {
+        var vault = Vault()
+        var ids = [String: String]()
+    }
+
+    static func build() throws -> Built {
+        var b = Built()
+        func add(_ key: String, _ category: PassboxCore.Category = .login, title: String? = nil, user: String? = "user", password: String? = nil, sites: [String] = [], otp: String? = nil, expiry: String? = nil, created: Date = now - 10 * day) throws {
+            var item = Item(category: category, title: title ?? key, websites: sites)
+            if let user { item.setValue(user, for: "username") }
+            if let password { item.setValue(password, for: "password") }
+            if let otp { item.setValue(otp, for: "otp") }
+            if let expiry { item.setValue(expiry, for: "expiry") }
+            b.ids[key] = try b.vault.add(item, now: created).id
+        }
+        try add("secure", password: "Tn7yaCi$cUGKwbk9(4WK", sites: ["https://secure.example"])
+        try add("weak", password: "password1", sites: ["https://weak.example"])
+        try add("reusedA", password: "Reused-Pa55word-Long!", sites: ["https://a.example"])
+        try add("reusedB", password: "Reused-Pa55word-Long!", sites: ["https://b.example"])
+        try add("similarA", password: "Mountain#Ridge2023", sites: ["https://c.example"])
+        try add("similarB", password: "Mountain#Ridge2024", sites: ["https://d.example"])
+        try add("old", password: "q8R!vL2#wN7zK4@t", sites: ["https://old.example"], created: now - 400 * day)
+        try add("http", password: "hT5%mP9^cX3&bJ6*", sites: ["http://plain.example"])
+        try add("no2fa", password: "Zg7(kD4)sF1-yH8+", sites: ["https://github.com/login"])
+        try add("both", user: "other", password: "Wb2[nM6]eR9{uA3}", sites: ["https://www.github.com"], otp: "otpauth://totp/GitHub?secret=JBSWY3DPEHPK3PXP")
+        try add("breachedSite", password: "Lk4<pQ8>vT2?gY7~", sites: ["https://www.leaky.example"], created: now - 100 * day)
+        try add("oldBreachOk", password: "Ob9=jC3;xE6:hU1/", sites: ["https://oldleak.example"], created: now - 100 * day)
+        try add("lookalike", password: "Py3_rG7|mK2@dS5!", sites: ["https://paypa1.com"])
+        try add("paypal", password: "Pl8^wZ1&nB4*fV9#", sites: ["https://paypal.com"])
+        try add("dupA", user: "alice", password: "Da6%tH2$qL8!cW5?", sites: ["https://shop.example"])
+        try add("dupB", user: "Alice", password: "Db1@yN9#vP3^kR7&", sites: ["https://www.shop.example"])
+        try add("noSite", password: "Ns5*gJ8(bM2)zX4-")
+        try add("noUser", user: nil, password: "Nu7+fK3=wD9;sQ1:", sites: ["https://nouser.example"])
+        try add("expired", .creditCard, user: nil, expiry: "2026-11")
+        try add("expiring", .idDocument, user: nil, expiry: "2027-02-01")
+        try add("trashed", password: "password1", sites: ["http://trash.example"])
+        try b.vault.trash(id: b.ids["trashed"]!, now: now)
+        return b
+    }
+
+    static func report(_ vault: Vault, breachCheck: Bool = false) -> SecurityReport {
+        SecurityCheck.run(SecurityCheckInput(vault: vault, now: now, breaches: breaches, twoFactor: twoFactor, domains: DomainRules.shared, breachCheckEnabled: breachCheck))
+    }
+
+    func items(_ report: SecurityReport, _ kind: FindingKind, _ b: Built) -> Set<String> {
+        let names = Dictionary(uniqueKeysWithValues: b.ids.map { ($1, $0) })
+        return Set(report.findings.filter { $0.kind == kind }.compactMap { names[$0.itemID] })
+    }
+
+    @Test func everyKindFindsExactlyItsItems() throws {
+        let b = try Self.build()
+        let r = Self.report(b.vault)
+        #expect(items(r, .weak, b) == ["weak"])
+        #expect(items(r, .reused, b) == ["reusedA", "reusedB"])
+        #expect(items(r, .similar, b) == ["similarA", "similarB"])
+        #expect(items(r, .old, b) == ["old"])
+        #expect(items(r, .unsecuredWebsite, b) == ["http"])
+        #expect(items(r, .missingTwoFactor, b) == ["no2fa"])
+        #expect(items(r, .bothFactors, b) == ["both"])
+        #expect(items(r, .breachedWebsite, b) == ["breachedSite"])
+        // Both saved domains look like each other, so both logins are flagged.
+        #expect(items(r, .lookalike, b) == ["lookalike", "paypal"])
+        #expect(items(r, .duplicate, b) == ["dupA", "dupB"])
+        #expect(items(r, .noWebsite, b) == ["noSite"])
+        #expect(items(r, .noUsername, b) == ["noUser"])
+        #expect(items(r, .expired, b) == ["expired"])
+        #expect(items(r, .expiring, b) == ["expiring"])
+        #expect(items(r, .breachedPassword, b).isEmpty)
+        #expect(!r.findings.contains { $0.itemID == b.ids["trashed"] })
+        let site = try #require(r.findings.first { $0.kind == .breachedWebsite })
+        #expect(site.details["breach"] == "Leaky" && site.details["published"] == "2026-11-16")
+        let reusedGroups = Set(r.findings.filter { $0.kind == .reused }.compactMap(\.group))
+        #expect(reusedGroups.count == 1)
+    }
+
+    @Test func similarityRule() {
+        #expect(SecurityCheck.similarGroups(["Summer2023!", "Summer2024!", "unrelated-thing"]) == [["Summer2023!", "Summer2024!"]])
+        #expect(SecurityCheck.similarGroups(["tiger", "tigre"]).isEmpty)  // under 6 characters and different letters
+        #expect(SecurityCheck.similarGroups(["Cat4!xx", "cAt9?XX"]) == [["Cat4!xx", "cAt9?XX"]])  // same letters, case folded
+        #expect(SecurityCheck.similarGroups(["abcdefgh", "abcdefhg"]) == [["abcdefgh", "abcdefhg"]])  // a swap is one edit
+        #expect(SecurityCheck.similarGroups(["Tn7yaCi$cUGKwbk9(4WK", "kT9#mQ2!xL7@pR4zzzz"]).isEmpty)
+    }
+
+    @Test func scoreFormula() throws {
+        // Four logins: one secure, one weak (0.6), one reused with another (0.6 each).
+        var vault = Vault()
+        for (title, password, site) in [("A", "Tn7yaCi$cUGKwbk9(4WK", "a"), ("B", "password1", "b"), ("C", "Same-Str0ng-Pa55word!", "c"), ("D", "Same-Str0ng-Pa55word!", "d")] {
+            var item = Item(category: .login, title: title, websites: ["https://\(site).example"])
+            item.setValue("u", for: "username")
+            item.setValue(password, for: "password")
+            try vault.add(item, now: Self.now)
+        }
+        let r = Self.report(vault)
+        // Each login is worth 25 points; B, C and D lose 0.6 of theirs: 100 − 3 × 15 = 55.
+        #expect(r.score == 55)
+        #expect(r.rating == .roomForImprovement)
+        #expect(r.secureLoginCount == 1 && r.loginCount == 4)
+        #expect(r.deductions[.weak] == 15 && r.deductions[.reused] == 30)
+        #expect(r.tiles == .init(atRisk: 0, reused: 2, weak: 1, secure: 1))
+        #expect(r.fixFirst.map(\.points) == [15, 15, 15])
+        // Dismissing the weak finding gives its points back; the finding stays listed as dismissed.
+        let weak = vault.items.first { $0.title == "B" }!.id
+        try vault.setDismissed("weak", true, itemID: weak)
+        let after = Self.report(vault)
+        #expect(after.score == 70 && after.rating == .good)
+        #expect(after.findings.contains { $0.kind == .weak && $0.isDismissed })
+    }
+
+    @Test func aLoginLosesAtMostItsShare() throws {
+        var vault = Vault()
+        var item = Item(category: .login, title: "Everything wrong", websites: ["http://github.com"])
+        item.setValue("password1", for: "password")
+        try vault.add(item, now: Self.now - 500 * Self.day)
+        let r = Self.report(vault)
+        #expect(r.score == 0 && r.rating == .atRisk)
+        #expect(abs(r.deductions.values.reduce(0, +) - 100) < 0.5)
+        #expect(Self.report(Vault()).score == 100)
+    }
+
+    @Test func breachedPasswordsCountOnlyWhenOnAndForThePasswordChecked() throws {
+        var b = try Self.build()
+        let id = b.ids["secure"]!
+        let index = b.vault.items.firstIndex { $0.id == id }!
+        b.vault.items[index].passwordBreach = PasswordBreachMark(checkedAt: Self.now, occurrences: 12, fingerprint: SecurityCheck.fingerprint("Tn7yaCi$cUGKwbk9(4WK"))
+        #expect(items(Self.report(b.vault, breachCheck: true), .breachedPassword, b) == ["secure"])
+        #expect(items(Self.report(b.vault, breachCheck: false), .breachedPassword, b).isEmpty)
+        b.vault.items[index].setValue("A-new-Str0ng-Passw0rd!", for: "password")
+        #expect(items(Self.report(b.vault, breachCheck: true), .breachedPassword, b).isEmpty)
+    }
+
+    @Test func shippedCataloguesParse() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let breaches = try BreachCatalog.parse(Data(contentsOf: root.appendingPathComponent("Sources/PassboxCLI/Data/hibp-breaches.json")))
+        let sites = try TwoFactorDirectory.parse(Data(contentsOf: root.appendingPathComponent("Sources/PassboxCLI/Data/2fa-directory-totp.json")))
+        #expect(breaches.breaches.count > 700 && breaches.breaches.count < 875)
+        #expect(sites.sites.count == 845)
+        #expect(sites.sites.contains { $0.name == "1&1 IONOS" })
+        #expect(throws: ValidationError.self) { try BreachCatalog.parse(Data("{}".utf8)) }
+        #expect(throws: ValidationError.self) { try TwoFactorDirectory.parse(Data("nonsense".utf8)) }
+    }
+
+    @Test func everyFindingHasTextsInBothLanguages() {
+        for kind in FindingKind.allCases {
+            for language in Language.allCases {
+                #expect(Localization.tr("check.kind.\(kind.rawValue).title", language) != "check.kind.\(kind.rawValue).title")
+                #expect(Localization.tr("check.kind.\(kind.rawValue).advice", language) != "check.kind.\(kind.rawValue).advice")
+            }
+        }
+    }
+}
