@@ -27,9 +27,17 @@ public final class DomainRules: DomainAnalyzing, @unchecked Sendable {
 
     /// The ASCII (punycode) form of a host, lower-cased, without a trailing dot; nil if it is not a valid name.
     public func asciiHost(_ host: String) -> String? {
+        // Fast path for plain ASCII names (almost all): lower-case and trim dots and spaces byte-wise.
+        var bytes = Array(host.utf8)
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            while let last = bytes.last, last == 46 || last == 32 { bytes.removeLast() }
+            var first = 0
+            while first < bytes.count, bytes[first] == 46 || bytes[first] == 32 { first += 1 }
+            guard first < bytes.count else { return nil }
+            return String(decoding: bytes[first...].map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+        }
         let trimmed = host.trimmingCharacters(in: CharacterSet(charactersIn: ". ")).lowercased()
         guard !trimmed.isEmpty else { return nil }
-        if trimmed.allSatisfy(\.isASCII) { return trimmed }
         var output: UnsafeMutablePointer<CChar>?
         let result = idn2_to_ascii_8z(trimmed, &output, Int32(IDN2_NONTRANSITIONAL.rawValue))
         guard result == 0, let output else { return nil }
@@ -50,7 +58,7 @@ public final class DomainRules: DomainAnalyzing, @unchecked Sendable {
     /// The registrable domain (eTLD+1) of a host, in ASCII; nil for a bare public suffix or an IP address.
     public func registrableDomain(_ host: String) -> String? {
         guard let ascii = asciiHost(host), !ascii.isEmpty else { return nil }
-        if ascii.allSatisfy({ $0.isNumber || $0 == "." }) || ascii.contains(":") { return nil }
+        if ascii.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 }) || ascii.utf8.contains(58) { return nil }
         // libpsl returns a pointer into its argument, so the C string must stay alive while it is read.
         return ascii.withCString { name in
             guard let result = psl_registrable_domain(psl, name) else { return nil }

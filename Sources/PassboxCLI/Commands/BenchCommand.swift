@@ -9,7 +9,8 @@ extension Commands {
         switch what {
         case "vault": try VaultBenchmark.run(args)
         case "search": try SearchBenchmark.run(args)
-        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search")
+        case "check": try CheckBenchmark.run(args, dataDirectory: context.dataDirectory)
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check")
         }
     }
 }

@@ -37,9 +37,28 @@ public enum FindingKind: String, Sendable, CaseIterable, Comparable {
     /// Whether the finding counts against the score and the "secure" tile.
     public var countsAgainstScore: Bool { weight > 0 }
 
-    public static func < (a: FindingKind, b: FindingKind) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    /// Position in `allCases`, the order lists are shown in.
+    public var order: Int {
+        switch self {
+        case .breachedPassword: 0
+        case .breachedWebsite: 1
+        case .reused: 2
+        case .weak: 3
+        case .lookalike: 4
+        case .similar: 5
+        case .unsecuredWebsite: 6
+        case .missingTwoFactor: 7
+        case .old: 8
+        case .duplicate: 9
+        case .noWebsite: 10
+        case .noUsername: 11
+        case .bothFactors: 12
+        case .expired: 13
+        case .expiring: 14
+        }
     }
+
+    public static func < (a: FindingKind, b: FindingKind) -> Bool { a.order < b.order }
 }
 
 /// One finding on one item. `details` are facts for the message (never a password).
@@ -125,18 +144,26 @@ public enum SecurityCheck {
         }
 
         // Hosts and registrable domains of each login, computed once.
-        var sites = [String: [(host: String, domain: String?, url: String)]]()
-        for login in logins {
-            sites[login.id] = login.websites.compactMap { url in
-                guard let host = Validation.host(of: url) ?? URLComponents(string: url)?.host else { return nil }
-                let ascii = input.domains.asciiHost(host) ?? host.lowercased()
-                return (ascii, input.domains.registrableDomain(ascii), url)
+        // Public Suffix List lookups are read-only, so they run on both cores.
+        nonisolated(unsafe) let perLogin = UnsafeMutableBufferPointer<[(host: String, domain: String?, url: String)]>.allocate(capacity: max(logins.count, 1))
+        perLogin.initialize(repeating: [])
+        defer { perLogin.deinitialize(); perLogin.deallocate() }
+        let domains = input.domains
+        DispatchQueue.concurrentPerform(iterations: logins.count) { i in
+            perLogin[i] = logins[i].websites.compactMap { url in
+                guard let host = Validation.hostQuickly(url) else { return nil }
+                let ascii = domains.asciiHost(host) ?? host
+                return (ascii, domains.registrableDomain(ascii), url)
             }
         }
+        var sites = [String: [(host: String, domain: String?, url: String)]](minimumCapacity: logins.count)
+        for (i, login) in logins.enumerated() { sites[login.id] = perLogin[i] }
 
-        // Strength, once per distinct password, on both cores.
+        // Strength, once per distinct password, on both cores, while the other checks run here.
         let passwords = Array(Set(logins.compactMap(\.password)))
-        let scores = strengthScores(passwords)
+        nonisolated(unsafe) var scores = [String: Int]()
+        let strength = DispatchGroup()
+        DispatchQueue.global(qos: .userInitiated).async(group: strength) { scores = strengthScores(passwords) }
 
         // Reused: grouped by password.
         var byPassword = [String: [Item]]()
@@ -158,7 +185,6 @@ public enum SecurityCheck {
         for login in logins {
             let loginSites = sites[login.id] ?? []
             if let p = login.password {
-                if let score = scores[p], score < 3 { add(.weak, login, ["score": String(score)]) }
                 if let changed = login.passwordChangedAt, input.now.timeIntervalSince(changed) > Double(oldPasswordDays) * 86_400 {
                     add(.old, login, ["changed": dayString(changed)])
                 }
@@ -226,6 +252,11 @@ public enum SecurityCheck {
             if let item = logins.first(where: { $0.id == itemID }) { add(.lookalike, item, details) }
         }
 
+        strength.wait()
+        for login in logins {
+            if let p = login.password, let score = scores[p], score < 3 { add(.weak, login, ["score": String(score)]) }
+        }
+
         // Expired and expiring cards and documents.
         for item in items where [.creditCard, .idDocument, .driverLicence, .apiCredential, .softwareLicence, .bankAccount].contains(item.category) {
             guard let expiry = expiryDate(item) else { continue }
@@ -236,9 +267,10 @@ public enum SecurityCheck {
             }
         }
 
-        let findings = found.map { kind, item, details, group in
+        var findings: [Finding] = found.map { kind, item, details, group in
             Finding(kind: kind, itemID: item.id, details: details, isDismissed: item.dismissals.contains(kind.rawValue), group: group)
-        }.sorted { ($0.kind, $0.itemID) < ($1.kind, $1.itemID) }
+        }
+        findings.sort { a, b in a.kind.order == b.kind.order ? a.itemID < b.itemID : a.kind.order < b.kind.order }
         return score(findings, logins: logins, lastBreachCheck: input.vault.lastBreachCheck)
     }
 
@@ -253,7 +285,9 @@ public enum SecurityCheck {
         var suggestions = [SecurityReport.FixSuggestion]()
         var lost = 0.0
         for (id, kinds) in perLogin where loginIDs.contains(id) {
-            let unique = Array(Set(kinds)).sorted()
+            var unique = [FindingKind]()
+            for k in kinds where !unique.contains(k) { unique.append(k) }
+            unique.sort()
             let total = unique.reduce(0) { $0 + $1.weight }
             let loss = min(1, total)
             lost += loss
@@ -268,12 +302,24 @@ public enum SecurityCheck {
             case 50..<70: .roomForImprovement
             default: .atRisk
             }
+        var tileSets = [FindingKind: Set<String>]()
+        for f in findings where !f.isDismissed && [.breachedPassword, .breachedWebsite, .reused, .weak].contains(f.kind) && loginIDs.contains(f.itemID) {
+            tileSets[f.kind, default: []].insert(f.itemID)
+        }
         func count(_ kinds: Set<FindingKind>) -> Int {
-            Set(findings.filter { !$0.isDismissed && kinds.contains($0.kind) && loginIDs.contains($0.itemID) }.map(\.itemID)).count
+            kinds.reduce(into: Set<String>()) { $0.formUnion(tileSets[$1] ?? []) }.count
         }
         let secure = m - perLogin.keys.filter(loginIDs.contains).count
+        // The five largest gains (ties by title), selected without sorting every login.
         let titles = Dictionary(uniqueKeysWithValues: logins.map { ($0.id, $0.title) })
-        let first = suggestions.sorted { $0.points == $1.points ? (titles[$0.itemID] ?? "") < (titles[$1.itemID] ?? "") : $0.points > $1.points }.prefix(5)
+        func before(_ a: SecurityReport.FixSuggestion, _ b: SecurityReport.FixSuggestion) -> Bool {
+            a.points == b.points ? (titles[a.itemID] ?? "") < (titles[b.itemID] ?? "") : a.points > b.points
+        }
+        var first = [SecurityReport.FixSuggestion]()
+        for s in suggestions where first.count < 5 || before(s, first[first.count - 1]) {
+            first.insert(s, at: first.firstIndex { before(s, $0) } ?? first.count)
+            if first.count > 5 { first.removeLast() }
+        }
         return SecurityReport(
             findings: findings, loginCount: m, secureLoginCount: secure, score: score, rating: rating,
             deductions: deductions.mapValues { ($0 * 10).rounded() / 10 },
@@ -309,27 +355,46 @@ public enum SecurityCheck {
         }
         func union(_ a: Int, _ b: Int) { parent[find(a)] = find(b) }
         var byLetters = [String: Int]()
-        var byDeletion = [String: [Int]]()
+        // One edit (insert, delete, substitute, swap) apart ⇔ the two share a string with one character
+        // deleted, or one is the other with one deleted. Deletion variants are keyed by a polynomial hash
+        // computed from prefix hashes (no string per variant); candidates are then checked exactly.
+        var byDeletion = [UInt64: [Int32]]()
+        let base: UInt64 = 1_000_003
+        let scalars = passwords.map { Array($0.unicodeScalars).map { UInt64($0.value) } }
         for (i, p) in passwords.enumerated() {
-            let letters = String(p.lowercased().filter(\.isLetter))
+            let letters: String
+            if p.utf8.allSatisfy({ $0 < 0x80 }) {
+                letters = String(decoding: p.utf8.compactMap { b -> UInt8? in
+                    b >= 65 && b <= 90 ? b + 32 : (b >= 97 && b <= 122 ? b : nil)
+                }, as: UTF8.self)
+            } else {
+                letters = String(p.lowercased().filter(\.isLetter))
+            }
             if letters.count >= 4 {
                 if let j = byLetters[letters] { union(i, j) } else { byLetters[letters] = i }
             }
-            let chars = Array(p)
-            guard chars.count >= 6 else { continue }
-            // One edit (insert, delete, substitute, swap) apart ⇔ they share a string with one character
-            // deleted (or one is the other with one deleted); candidates are then checked exactly.
-            byDeletion[p, default: []].append(i)
-            for k in chars.indices {
-                var d = chars
-                d.remove(at: k)
-                byDeletion[String(d), default: []].append(i)
+            let c = scalars[i]
+            let n = c.count
+            guard n >= 6 else { continue }
+            var prefix = [UInt64](repeating: 0, count: n + 1)
+            var power = [UInt64](repeating: 1, count: n + 1)
+            for k in 0..<n {
+                prefix[k + 1] = prefix[k] &* base &+ c[k] &+ 1
+                power[k + 1] = power[k] &* base
+            }
+            func hash(_ from: Int, _ to: Int) -> UInt64 { prefix[to] &- prefix[from] &* power[to - from] }
+            // The whole string, tagged by its length, and each deletion (tagged by length − 1).
+            byDeletion[hash(0, n) ^ UInt64(n) << 56, default: []].append(Int32(i))
+            for k in 0..<n {
+                let variant = hash(0, k) &* power[n - k - 1] &+ hash(k + 1, n)
+                byDeletion[variant ^ UInt64(n - 1) << 56, default: []].append(Int32(i))
             }
         }
         for (_, members) in byDeletion where members.count > 1 {
-            for a in members.indices {
-                for b in members.indices where b > a && find(members[a]) != find(members[b]) {
-                    if EditDistance.bounded(passwords[members[a]], passwords[members[b]], limit: 1) != nil { union(members[a], members[b]) }
+            let distinct = Array(Set(members))
+            for a in distinct.indices {
+                for b in distinct.indices where b > a && find(Int(distinct[a])) != find(Int(distinct[b])) {
+                    if EditDistance.bounded(passwords[Int(distinct[a])], passwords[Int(distinct[b])], limit: 1) != nil { union(Int(distinct[a]), Int(distinct[b])) }
                 }
             }
         }
@@ -352,9 +417,11 @@ public enum SecurityCheck {
         }
         var bySkeleton = [String: [String]]()
         var byDeletion = [String: [String]]()
+        var skeletons = [String: String](minimumCapacity: known.count)
         for d in known {
-            let unicode = input.domains.unicodeHost(d)
-            bySkeleton[input.domains.skeleton(unicode), default: []].append(d)
+            let skeleton = input.domains.skeleton(input.domains.unicodeHost(d))
+            skeletons[d] = skeleton
+            bySkeleton[skeleton, default: []].append(d)
             let (name, suffix) = split(d)
             guard name.count >= 5, !name.contains("xn--") else { continue }
             let chars = Array(name)
@@ -369,7 +436,7 @@ public enum SecurityCheck {
         var reported = Set<String>()
         for (domain, ids) in saved.sorted(by: { $0.key < $1.key }) {
             let unicode = input.domains.unicodeHost(domain)
-            var twin = bySkeleton[input.domains.skeleton(unicode), default: []].first { $0 != domain }
+            var twin = bySkeleton[skeletons[domain] ?? input.domains.skeleton(unicode), default: []].first { $0 != domain }
             var reason = "same"
             if twin == nil {
                 let (name, suffix) = split(domain)
@@ -407,11 +474,11 @@ public enum SecurityCheck {
         return day.addingTimeInterval(86_399)
     }
 
+    /// "YYYY-MM-DD" in UTC (gmtime_r: a DateFormatter per call cost more than the whole check).
     static func dayString(_ date: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd"
-        return f.string(from: date)
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(format: "%04d-%02d-%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
     }
 }

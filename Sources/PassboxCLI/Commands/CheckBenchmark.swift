@@ -1,0 +1,45 @@
+import Foundation
+import PassboxCore
+import PassboxDomains
+import PassboxStore
+
+/// `passbox bench check`: the full Security Check report (no breach query) over 1,000 and 10,000 logins.
+/// Target (issue 5): under 200 ms at 10,000 logins.
+enum CheckBenchmark {
+    static func run(_ args: Arguments, dataDirectory: String) throws {
+        let runs = Int(args.value("runs") ?? "5") ?? 5
+        let clock = SystemClock()
+        var t = clock.monotonic()
+        let (breaches, twoFactor) = try CheckData.catalogs(directory: dataDirectory)
+        let catalogSeconds = clock.monotonic() - t
+        Console.out("Security Check report without the breach query, median of \(runs) runs. Target: under 200 ms at 10,000 logins.")
+        Console.out(String(format: "Loading the catalogues (%d breaches, %d 2FA sites), once per process: %.1f ms", breaches.breaches.count, twoFactor.sites.count, catalogSeconds * 1000))
+        let sites = twoFactor.sites.flatMap(\.domains) + breaches.breaches.map(\.domain)
+        var rows = [["LOGINS", "MEDIAN", "MIN", "FINDINGS", "SCORE"]]
+        for count in [1000, 10000] {
+            var vault = Vault()
+            let now = Date()
+            let common = ["password1", "letmein2020", "Summer2023!", "qwerty123"]
+            for i in 0..<count {
+                var item = Item(category: .login, title: "Site \(i)")
+                item.setValue("user\(i % 500)@example.com", for: "username")
+                // About 5 % weak, 10 % reused, the rest random; sites from the catalogues and private ones.
+                let password = i % 20 == 0 ? common[i % common.count] : (i % 10 == 1 ? "Shared-Secret-\(i % 7)-Pw!" : try PasswordGenerator().generate())
+                item.setValue(password, for: "password")
+                let site = i % 3 == 0 ? sites[i % sites.count] : "service\(i).example.com"
+                item.websites = [(i % 17 == 0 ? "http://" : "https://") + site]
+                try vault.add(item, now: now.addingTimeInterval(-Double(i % 800) * 86_400))
+            }
+            var times = [Double]()
+            var report: SecurityReport?
+            for _ in 0..<runs {
+                t = clock.monotonic()
+                report = SecurityCheck.run(SecurityCheckInput(vault: vault, now: now, breaches: breaches, twoFactor: twoFactor, domains: DomainRules.shared, breachCheckEnabled: false))
+                times.append(clock.monotonic() - t)
+            }
+            let sorted = times.sorted()
+            rows.append([String(count), String(format: "%.1f ms", sorted[sorted.count / 2] * 1000), String(format: "%.1f ms", sorted[0] * 1000), String(report?.findings.count ?? 0), String(report?.score ?? 0)])
+        }
+        Console.out(Format.table(rows))
+    }
+}
