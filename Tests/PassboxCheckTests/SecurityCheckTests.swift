@@ -164,3 +164,37 @@ import Testing
         }
     }
 }
+
+@Suite struct LookalikeTests {
+    func report(_ sites: [String], known: [String]) throws -> [Finding] {
+        var vault = Vault()
+        for (i, site) in sites.enumerated() {
+            var item = Item(category: .login, title: "L\(i)", websites: [site])
+            item.setValue("u\(i)", for: "username")
+            item.setValue("Zq\(i)!xV8#mK3@pL6", for: "password")
+            try vault.add(item, now: SecurityCheckTests.now)
+        }
+        let directory = TwoFactorDirectory(sites: known.map { .init(name: $0, domains: [$0], documentation: nil) })
+        return SecurityCheck.run(SecurityCheckInput(vault: vault, now: SecurityCheckTests.now, breaches: BreachCatalog(breaches: []), twoFactor: directory, domains: DomainRules.shared, breachCheckEnabled: false))
+            .findings.filter { $0.kind == .lookalike }
+    }
+
+    @Test func oneLetterFromAWellKnownDomain() throws {
+        let found = try report(["https://gooogle.com"], known: ["google.com"])
+        #expect(found.count == 1)
+        #expect(found.first?.details["other"] == "google.com" && found.first?.details["reason"] == "edit")
+    }
+
+    @Test func punycodeHomoglyphs() throws {
+        // "аpple.com" with a Cyrillic а, saved in its punycode form.
+        let found = try report(["https://xn--pple-43d.com"], known: ["apple.com"])
+        #expect(found.count == 1)
+        #expect(found.first?.details["domain"] == "\u{0430}pple.com" && found.first?.details["reason"] == "same")
+    }
+
+    @Test func differentSuffixesAndShortNamesAreNotLookalikes() throws {
+        #expect(try report(["https://apple.de"], known: ["apple.com"]).isEmpty)
+        #expect(try report(["https://abc.com"], known: ["abd.com"]).isEmpty)
+        #expect(try report(["https://example.org"], known: ["google.com"]).isEmpty)
+    }
+}
