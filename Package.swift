@@ -26,8 +26,9 @@ let package = Package(
         .target(name: "PassboxImaging", dependencies: ["CZbar", "CPNG", "CTurboJPEG"]),
         .target(name: "PassboxDomains", dependencies: ["PassboxCore", "CPSL", "CIDN2", "CICU"]),
         .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto"]),
+        .target(name: "PassboxAgent", dependencies: ["PassboxCore", "PassboxStore", "CLinux"]),
         .target(
-            name: "PassboxCLI", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient"],
+            name: "PassboxCLI", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent"],
             resources: [.copy("Data")]),
         .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),
         .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto"], resources: [.copy("Scripts")]),
@@ -35,6 +36,7 @@ let package = Package(
             name: "PassboxCryptoTests", dependencies: ["PassboxCrypto", "PassboxTestSupport"],
             resources: [.copy("Vectors")]),
         .testTarget(name: "PassboxCoreTests", dependencies: ["PassboxCore", "PassboxTestSupport"], resources: [.copy("Data")]),
+        .testTarget(name: "PassboxAgentTests", dependencies: ["PassboxAgent", "PassboxTestSupport"]),
         .testTarget(name: "PassboxCheckTests", dependencies: ["PassboxCore", "PassboxDomains", "PassboxClient", "PassboxTestSupport"]),
         .testTarget(name: "PassboxImagingTests", dependencies: ["PassboxImaging", "PassboxTestSupport"], resources: [.copy("Images")]),
         .testTarget(

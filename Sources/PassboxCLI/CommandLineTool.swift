@@ -37,8 +37,25 @@ public enum CommandLineTool {
                 return 0
             }
             let rest = Array(words.dropFirst())
-            try Commands.run(command, rest, context)
+            switch command {
+            case "agent":
+                let args = try Arguments(rest, valued: ["test-auto-lock-seconds"], flags: [])
+                try AgentService(dataDirectory: context.dataDirectory, testAutoLockSeconds: args.value("test-auto-lock-seconds").flatMap(Double.init)).run()
+            case "unlock": try AgentCommands.unlock(context, Arguments(rest, valued: ["test-auto-lock-seconds"], flags: []))
+            case "lock": try AgentCommands.lock(context, Arguments(rest, valued: [], flags: ["stop"]))
+            case "status": try AgentCommands.status(context, Arguments(rest, valued: [], flags: ["json"]))
+            default:
+                // `totp --watch` loops here, asking the agent (or the vault) for each code.
+                if AgentCommands.served.contains(command), !(command == "totp" && rest.contains("--watch")),
+                    let code = try AgentCommands.forward(words, context)
+                {
+                    return code
+                }
+                try Commands.run(command, rest, context)
+            }
             return 0
+        } catch let exit as ExitCode {
+            return exit.code
         } catch {
             let e = CLIError.from(error)
             Console.err("passbox: error: \(e.message)")
@@ -59,20 +76,36 @@ public enum CommandLineTool {
 /// What every command shares: where the data is, the input, and how to unlock.
 final class Context {
     let dataDirectory: String
-    let input = SecretInput()
+    let input: InputSource
     /// English or German for the texts that come from the shared tables (PASSBOX_LANG, LC_ALL, LANG).
-    let language = Language.fromEnvironment()
+    let language: Language
     lazy var store = VaultStore(directory: dataDirectory)
+    /// In the agent: the unlocked vault (or a "locked" error) instead of asking for the password.
+    let agentVault: (() throws -> OpenVault)?
 
-    init(dataDirectory: String) { self.dataDirectory = dataDirectory }
+    init(dataDirectory: String, input: InputSource = SecretInput(), language: Language = Language.fromEnvironment(), agentVault: (() throws -> OpenVault)? = nil) {
+        self.dataDirectory = dataDirectory
+        self.input = input
+        self.language = language
+        self.agentVault = agentVault
+    }
 
-    /// Asks for the vault password and unlocks; purges trash older than 30 days.
+    /// The open vault: the agent's, or asks for the vault password and unlocks. Purges trash older than 30 days.
     func unlock() throws -> OpenVault {
-        guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
-        let password = try input.secret(prompt: "Vault password: ")
-        let opened = try store.unlock(password: password)
-        var vault = opened.vault
-        if vault.purgeTrash(now: Date()) > 0 { try opened.save(vault) }
+        let opened: OpenVault
+        if let agentVault {
+            opened = try agentVault()
+        } else {
+            guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
+            let password = try input.secret(prompt: "Vault password: ")
+            opened = try store.unlock(password: password)
+        }
+        let cutoff = Date().addingTimeInterval(-Double(Vault.trashRetentionDays) * 86_400)
+        if opened.vault.items.contains(where: { ($0.trashedAt.map { $0 < cutoff }) ?? false }) {
+            var vault = opened.vault
+            vault.purgeTrash(now: Date())
+            try opened.save(vault)
+        }
         return opened
     }
 }

@@ -42,7 +42,7 @@ extension Commands {
             let warning = Localization.tr("fill.warning", context.language, ["saved": saved, "requested": domains.unicodeHost(host)])
             if context.input.isTerminal {
                 Console.err(warning)
-                FileHandle.standardError.write(Data("Fill anyway? [y/N] ".utf8))
+                Console.write("Fill anyway? [y/N] ", error: true)
                 guard let answer = context.input.readLine(), ["y", "yes", "j", "ja"].contains(answer.lowercased()) else {
                     throw CLIError.failure("nothing was filled")
                 }

@@ -6,6 +6,17 @@ import PassboxStore
 struct Settings: Codable {
     var breachCheck = false
     var rangeURL: String?
+    /// The agent's idle time before it locks: 0 (immediately), 1, 5, 15, 30 or 60 minutes.
+    var autoLockMinutes: Int?
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        breachCheck = try c.decodeIfPresent(Bool.self, forKey: .breachCheck) ?? false
+        rangeURL = try c.decodeIfPresent(String.self, forKey: .rangeURL)
+        autoLockMinutes = try c.decodeIfPresent(Int.self, forKey: .autoLockMinutes)
+    }
 
     static func load(_ directory: String) -> Settings {
         guard let data = FileManager.default.contents(atPath: directory + "/settings.json"),

@@ -1,8 +1,16 @@
 import Foundation
 
+/// Where a command reads its input: the local terminal or standard input, or (in the agent) the client's.
+protocol InputSource: AnyObject {
+    var isTerminal: Bool { get }
+    func readLine() -> String?
+    func readRest() -> String
+    func secret(prompt: String) throws -> String
+}
+
 /// Reads secrets: from the terminal with echo off, or, when standard input is not a terminal, one line at a
 /// time from it (the vault password first, then `--password-stdin`, then `--notes-stdin`).
-final class SecretInput {
+final class SecretInput: InputSource {
     private var buffered = [UInt8]()
     private var reachedEnd = false
 
@@ -44,7 +52,7 @@ final class SecretInput {
     /// of standard input is taken.
     func secret(prompt: String) throws -> String {
         if isTerminal {
-            FileHandle.standardError.write(Data(prompt.utf8))
+            Console.write(prompt, error: true)
             var original = termios()
             tcgetattr(STDIN_FILENO, &original)
             var silent = original
@@ -64,9 +72,32 @@ final class SecretInput {
     }
 }
 
-/// Writing to stdout and stderr.
+/// Collects a command's output when it runs inside the agent.
+final class OutputCapture: @unchecked Sendable {
+    // @unchecked: used only on the agent's serial queue.
+    var stdout = ""
+    var stderr = ""
+    var colors = false
+}
+
+/// Writing to stdout and stderr (or, in the agent, to the captured output of the request being served).
 enum Console {
-    static func out(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
-    static func err(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
-    static var colors: Bool { isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil }
+    // Set and cleared by the agent around each request, on its serial queue.
+    nonisolated(unsafe) static var capture: OutputCapture?
+
+    static func out(_ text: String) { write(text + "\n", error: false) }
+    static func err(_ text: String) { write(text + "\n", error: true) }
+
+    static func write(_ text: String, error: Bool) {
+        if let capture {
+            if error { capture.stderr += text } else { capture.stdout += text }
+            return
+        }
+        (error ? FileHandle.standardError : FileHandle.standardOutput).write(Data(text.utf8))
+    }
+
+    static var colors: Bool {
+        if let capture { return capture.colors }
+        return isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    }
 }

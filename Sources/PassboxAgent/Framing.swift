@@ -1,0 +1,96 @@
+import Foundation
+internal import CLinux
+
+/// The agent protocol's framing (docs/PROTOCOL.md): a 4-byte big-endian length, then that many bytes of a
+/// UTF-8 JSON object. Frames over `maximumFrame` are refused.
+public enum Framing {
+    public static let maximumFrame = 4 << 20
+    public static let version = 1
+
+    public enum FrameError: Error, Equatable {
+        case closed
+        case oversized(Int)
+        case malformed(String)
+        case io(Int32)
+    }
+
+    static func readExactly(_ fd: Int32, _ count: Int) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = out.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, count - done) }
+            if n == 0 { throw FrameError.closed }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FrameError.io(errno)
+            }
+            done += n
+        }
+        return out
+    }
+
+    /// Reads one frame as a JSON object.
+    public static func read(_ fd: Int32) throws -> [String: Any] {
+        let header = try readExactly(fd, 4)
+        let length = header.reduce(0) { $0 << 8 | Int($1) }
+        guard length <= maximumFrame else { throw FrameError.oversized(length) }
+        let body = try readExactly(fd, length)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+            throw FrameError.malformed("the message is not a JSON object")
+        }
+        return object
+    }
+
+    /// Writes one JSON object as a frame.
+    public static func write(_ fd: Int32, _ object: [String: Any]) throws {
+        var message = object
+        message["v"] = version
+        let body = try JSONSerialization.data(withJSONObject: message)
+        var frame = [UInt8]()
+        frame.reserveCapacity(body.count + 4)
+        for shift in [24, 16, 8, 0] { frame.append(UInt8((body.count >> shift) & 0xff)) }
+        frame += body
+        var done = 0
+        while done < frame.count {
+            let n = frame.withUnsafeBytes { send(fd, $0.baseAddress! + done, frame.count - done, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FrameError.io(errno)
+            }
+            done += n
+        }
+    }
+}
+
+/// Where the agent's socket lives: `$XDG_RUNTIME_DIR/passbox/agent.sock`, else `DATA/run/agent.sock`.
+public enum AgentPaths {
+    public static func socketDirectory(dataDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"), FileManager.default.fileExists(atPath: runtime) {
+            // One agent per data directory: the runtime directory holds a folder per data directory.
+            let tag = Array(dataDirectory.utf8).reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+            return runtime + "/passbox/" + String(tag, radix: 36)
+        }
+        return dataDirectory + "/run"
+    }
+
+    public static func socketPath(dataDirectory: String) -> String { socketDirectory(dataDirectory: dataDirectory) + "/agent.sock" }
+}
+
+/// A connected Unix socket.
+public enum UnixSocket {
+    /// Connects to `path`; nil when nothing listens there.
+    public static func connect(to path: String) -> Int32? {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_un()
+        guard CLinux_unixAddress(&address, path) == 0 else { close(fd); return nil }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else { close(fd); return nil }
+        return fd
+    }
+
+    /// The uid of the process at the other end.
+    public static func peerUID(_ fd: Int32) -> Int { Int(CLinux_peerUID(fd)) }
+}

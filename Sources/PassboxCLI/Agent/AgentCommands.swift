@@ -1,0 +1,132 @@
+import Foundation
+import PassboxAgent
+import PassboxCore
+import PassboxStore
+internal import CLinux
+
+/// The client side of the agent: which commands it serves, starting it, and `unlock`, `lock`, `status`.
+enum AgentCommands {
+    /// Commands that need the vault: served by the agent when one runs.
+    static let served: Set<String> = [
+        "list", "ls", "show", "get", "add", "edit", "rm", "delete", "trash", "history", "search", "find", "totp", "otp",
+        "check", "fill", "passwd", "read",
+    ]
+
+    static func socketPath(_ context: Context) -> String { AgentPaths.socketPath(dataDirectory: context.dataDirectory) }
+
+    /// Runs `argv` in the agent if one is listening; nil when none is (the caller then works locally).
+    static func forward(_ argv: [String], _ context: Context) throws -> Int32? {
+        // No agent: leave standard input untouched for the local command.
+        guard let probe = UnixSocket.connect(to: socketPath(context)) else { return nil }
+        close(probe)
+        var message: [String: Any] = ["op": "run", "argv": argv, "language": context.language.rawValue, "colors": Console.colors]
+        if !context.input.isTerminal {
+            // Standard input is a pipe or file: send its lines (secrets included) over the 0600 socket.
+            var lines = [String]()
+            while let line = context.input.readLine() { lines.append(line) }
+            message["stdin"] = lines
+        }
+        let reply: [String: Any]?
+        do {
+            reply = try AgentClient.send(message, socketPath: socketPath(context)) { prompt, secret in
+                if prompt.isEmpty { return context.input.readLine() }
+                return try? context.input.secret(prompt: prompt)
+            }
+        } catch {
+            throw CLIError.failure("the agent did not answer", hint: "stop it with \"passbox lock --stop\" and run the command again")
+        }
+        guard let reply else { return nil }
+        if reply["type"] as? String == "error" {
+            throw CLIError(message: reply["message"] as? String ?? "the agent refused the request", hint: reply["hint"] as? String, code: CLIError.Code(rawValue: Int32(reply["exit"] as? Int ?? 1)) ?? .failure)
+        }
+        Console.write(reply["stdout"] as? String ?? "", error: false)
+        Console.write(reply["stderr"] as? String ?? "", error: true)
+        return Int32(reply["exit"] as? Int ?? 1)
+    }
+
+    static func status(_ context: Context) throws -> [String: Any]? {
+        try AgentClient.send(["op": "status"], socketPath: socketPath(context)) { _, _ in nil }
+    }
+
+    /// `passbox unlock`: reads the password, starts the agent if none runs, and hands it the vault.
+    static func unlock(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(0...0, usage: "passbox unlock")
+        guard context.store.exists else { throw StoreError.noVault(path: context.store.vaultPath) }
+        if let s = try status(context), s["unlocked"] as? Bool == true {
+            Console.out("Already unlocked.")
+            return
+        }
+        let password = try context.input.secret(prompt: "Vault password: ")
+        if try status(context) == nil { try start(context, testAutoLock: args.value("test-auto-lock-seconds")) }
+        guard let reply = try AgentClient.send(["op": "unlock", "password": password], socketPath: socketPath(context), input: { _, _ in nil }) else {
+            throw CLIError.failure("the agent stopped while unlocking", hint: "run \"passbox unlock\" again")
+        }
+        let code = Int32(reply["exit"] as? Int ?? 1)
+        if code != 0 {
+            Console.write(reply["stderr"] as? String ?? "", error: true)
+            throw ExitCode(code)
+        }
+        let minutes = Settings.load(context.dataDirectory).autoLockMinutes ?? AutoLock.default.rawValue
+        Console.out(minutes == 0 ? "Unlocked; the vault locks after every command." : "Unlocked; the vault locks after \(minutes) minute\(minutes == 1 ? "" : "s") without use (passbox lock locks it now).")
+    }
+
+    /// Starts `passbox agent` in its own session, detached, and waits for its socket.
+    static func start(_ context: Context, testAutoLock: String?) throws {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        var arguments = [executable, "--data", context.dataDirectory, "agent"]
+        if let testAutoLock { arguments += ["--test-auto-lock-seconds", testAutoLock] }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, CLinux_spawnSetsidFlag())
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
+        }
+        let cArguments = arguments.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, cArguments, environ)
+        guard result == 0 else { throw CLIError.failure("could not start the agent: \(String(cString: strerror(result)))") }
+        for _ in 0..<200 {
+            if try status(context) != nil { return }
+            usleep(10_000)
+        }
+        throw CLIError.failure("the agent did not start", hint: "run \"passbox agent\" in a terminal to see why")
+    }
+
+    /// `passbox lock [--stop]`: locks the agent (and with `--stop` ends it).
+    static func lock(_ context: Context, _ args: Arguments) throws {
+        guard let s = try status(context) else {
+            Console.out("No agent is running; the vault is locked.")
+            return
+        }
+        _ = try AgentClient.send(["op": "lock"], socketPath: socketPath(context)) { _, _ in nil }
+        if args.flag("stop"), let pid = s["pid"] as? Int { kill(pid_t(pid), SIGTERM) }
+        Console.out("Locked.")
+    }
+
+    /// `passbox status [--json]`
+    static func status(_ context: Context, _ args: Arguments) throws {
+        let s = try status(context)
+        let unlocked = s?["unlocked"] as? Bool ?? false
+        if args.flag("json") {
+            Console.out(Format.json(["agent": s != nil, "unlocked": unlocked, "vault": context.store.vaultPath, "locksInSeconds": s?["locksInSeconds"] ?? NSNull()]))
+        } else if let s, unlocked {
+            let seconds = s["locksInSeconds"] as? Int ?? 0
+            Console.out("Unlocked: \(context.store.vaultPath)")
+            Console.out("Locks in \(seconds / 60) min \(seconds % 60) s without use.")
+        } else {
+            Console.out("Locked: \(context.store.vaultPath)\(s == nil ? " (no agent running)" : "")")
+        }
+        if !unlocked { throw ExitCode(3) }
+    }
+}
+
+/// Ends the command with an exit code whose message was already printed.
+struct ExitCode: Error {
+    let code: Int32
+    init(_ code: Int32) { self.code = code }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import PassboxAgent
+import PassboxCore
+import PassboxCrypto
+import PassboxStore
+
+/// Input inside the agent: the lines the client sent (when its standard input is not a terminal), or
+/// prompts answered on the client's terminal.
+final class RemoteInput: InputSource {
+    private var lines: [String]
+    private let request: AgentRequest
+    let isTerminal: Bool
+
+    init(lines: [String]?, request: AgentRequest) {
+        self.lines = lines ?? []
+        self.request = request
+        isTerminal = lines == nil
+    }
+
+    func readLine() -> String? {
+        if isTerminal { return try? request.prompt("", secret: false) }
+        return lines.isEmpty ? nil : lines.removeFirst()
+    }
+
+    func readRest() -> String {
+        var out = [String]()
+        while let line = readLine() { out.append(line) }
+        return out.joined(separator: "\n")
+    }
+
+    func secret(prompt: String) throws -> String {
+        if isTerminal {
+            guard let line = try request.prompt(prompt, secret: true) else { throw CLIError.failure("no input", hint: "type the value at the prompt") }
+            return line
+        }
+        guard let line = readLine() else {
+            throw CLIError.usage("expected a line on standard input for \(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": ")).lowercased())", hint: "pipe the value on standard input, or run in a terminal")
+        }
+        return line
+    }
+}
+
+/// The agent: holds the one unlocked vault in memory, serves commands over its socket, and locks after the
+/// idle time, on `passbox lock`, on SIGTERM/SIGINT, and on exit.
+final class AgentService: @unchecked Sendable {
+    // @unchecked: every field is used only on `server.queue`.
+    let dataDirectory: String
+    let testAutoLockSeconds: Double?
+    var opened: OpenVault?
+    var lastActivity = Date()
+    var unlockedAt: Date?
+    lazy var store = VaultStore(directory: dataDirectory)
+    var searchCache: (generation: ObjectIdentifier, items: Int, index: SearchIndex)?
+
+    init(dataDirectory: String, testAutoLockSeconds: Double?) {
+        self.dataDirectory = dataDirectory
+        self.testAutoLockSeconds = testAutoLockSeconds
+    }
+
+    var autoLockSeconds: Double {
+        if let testAutoLockSeconds { return testAutoLockSeconds }
+        return (AutoLock(rawValue: Settings.load(dataDirectory).autoLockMinutes ?? AutoLock.default.rawValue) ?? .default).seconds
+    }
+
+    func lock() {
+        // Releasing the open vault releases its SecretBytes, which sodium_free wipes.
+        opened = nil
+        unlockedAt = nil
+        searchCache = nil
+    }
+
+    func run() throws -> Never {
+        ProcessHardening.disableCoreDumps()
+        let server = AgentServer(socketPath: AgentPaths.socketPath(dataDirectory: dataDirectory)) { [self] request in
+            handle(request)
+        }
+        try server.bind()
+        // Lock and leave on SIGTERM or SIGINT.
+        for sig in [SIGTERM, SIGINT, SIGHUP] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: server.queue)
+            source.setEventHandler { [self] in
+                lock()
+                server.removeSocket()
+                exit(0)
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+        // The timer fires in real time and locks at the deadline, whatever clients do.
+        let timer = DispatchSource.makeTimerSource(queue: server.queue)
+        timer.schedule(deadline: .now() + 0.25, repeating: 0.25)
+        timer.setEventHandler { [self] in
+            if opened != nil, Date().timeIntervalSince(lastActivity) >= autoLockSeconds { lock() }
+        }
+        timer.resume()
+        signalSources.append(timer)
+        server.serve()
+    }
+
+    var signalSources = [any DispatchSourceProtocol]()
+
+    func reply(exit: Int32, stdout: String = "", stderr: String = "") -> [String: Any] {
+        ["type": "result", "exit": Int(exit), "stdout": stdout, "stderr": stderr]
+    }
+
+    func handle(_ request: AgentRequest) -> [String: Any] {
+        let op = request.message["op"] as? String ?? ""
+        switch op {
+        case "status":
+            let remaining = opened == nil ? 0 : max(0, autoLockSeconds - Date().timeIntervalSince(lastActivity))
+            return ["type": "result", "exit": 0, "unlocked": opened != nil, "vault": store.vaultPath, "locksInSeconds": Int(remaining.rounded(.up)), "pid": Int(getpid())]
+        case "unlock":
+            guard let password = request.message["password"] as? String else { return reply(exit: 2, stderr: "passbox: error: no password\n") }
+            do {
+                let o = try store.unlock(password: password)
+                opened = o
+                unlockedAt = Date()
+                lastActivity = Date()
+                return reply(exit: 0)
+            } catch {
+                let e = CLIError.from(error)
+                return reply(exit: e.code.rawValue, stderr: "passbox: error: \(e.message)\n" + (e.hint.map { "passbox: hint: \($0)\n" } ?? ""))
+            }
+        case "lock":
+            lock()
+            return reply(exit: 0)
+        case "run":
+            guard let argv = request.message["argv"] as? [String], let command = argv.first else { return reply(exit: 2, stderr: "passbox: error: empty command\n") }
+            let capture = OutputCapture()
+            capture.colors = request.message["colors"] as? Bool ?? false
+            Console.capture = capture
+            defer { Console.capture = nil }
+            let language = Language(rawValue: request.message["language"] as? String ?? "en") ?? .english
+            let input = RemoteInput(lines: request.message["stdin"] as? [String], request: request)
+            let context = Context(dataDirectory: dataDirectory, input: input, language: language) { [self] in
+                guard let opened else { throw CLIError(message: "the vault is locked", hint: "run \"passbox unlock\"", code: .authentication) }
+                return opened
+            }
+            var code: Int32 = 0
+            do {
+                try Commands.run(command, Array(argv.dropFirst()), context)
+            } catch {
+                let e = CLIError.from(error)
+                Console.err("passbox: error: \(e.message)")
+                if let hint = e.hint { Console.err("passbox: hint: \(hint)") }
+                code = e.code.rawValue
+            }
+            lastActivity = Date()
+            // A changed password re-keys the slot: the agent's keys are stale, so it locks.
+            if command == "passwd" || autoLockSeconds == 0 { lock() }
+            return reply(exit: code, stdout: capture.stdout, stderr: capture.stderr)
+        default:
+            return ["type": "error", "message": "unknown request \"\(op)\"", "exit": 2]
+        }
+    }
+}
