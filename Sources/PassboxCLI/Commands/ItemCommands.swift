@@ -91,6 +91,12 @@ extension Commands {
             Console.out(value)
             return
         }
+        if args.flag("large") {
+            // Showing the password in large type is the point of --large.
+            guard let password = item.password else { throw CLIError.failure("\"\(item.title)\" has no password") }
+            Console.out(largeType(password, colors: Console.colors))
+            return
+        }
         let reveal = args.flag("reveal")
         if args.flag("json") {
             Console.out(Format.json(Format.detail(item, reveal: reveal)))

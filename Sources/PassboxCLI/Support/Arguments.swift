@@ -12,12 +12,14 @@ struct Arguments {
         while index < words.count {
             let word = words[index]
             index += 1
-            if onlyPositionals || !word.hasPrefix("--") || word == "--" {
+            let shortOption = !onlyPositionals && word.count == 2 && word.hasPrefix("-") && word != "--"
+                && (valued.contains(String(word.dropFirst())) || allowedFlags.contains(String(word.dropFirst())))
+            if !shortOption && (onlyPositionals || !word.hasPrefix("--") || word == "--") {
                 if word == "--" && !onlyPositionals { onlyPositionals = true; continue }
                 positionals.append(word)
                 continue
             }
-            var name = String(word.dropFirst(2))
+            var name = String(word.dropFirst(shortOption ? 1 : 2))
             var inlineValue: String?
             if let eq = name.firstIndex(of: "=") {
                 inlineValue = String(name[name.index(after: eq)...])

@@ -1,0 +1,145 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+
+extension Commands {
+    static let clipboardSeconds = 90
+
+    /// The clipboard tool for this session: wl-copy on Wayland, xclip on X11; nil without a display.
+    static func clipboardTool() -> (copy: [String], paste: [String])? {
+        let env = ProcessInfo.processInfo.environment
+        func exists(_ name: String) -> Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/" + name) }
+        if env["WAYLAND_DISPLAY"] != nil, exists("wl-copy"), exists("wl-paste") {
+            return (["/usr/bin/wl-copy", "--type", "text/plain;charset=utf-8"], ["/usr/bin/wl-paste", "--no-newline"])
+        }
+        if env["DISPLAY"] != nil, exists("xclip") {
+            return (["/usr/bin/xclip", "-selection", "clipboard", "-in", "-target", "UTF8_STRING"], ["/usr/bin/xclip", "-selection", "clipboard", "-out"])
+        }
+        return nil
+    }
+
+    /// Runs a clipboard tool with posix_spawn and waitpid: xclip leaves a child serving the selection that
+    /// holds inherited descriptors, so its output is read only when asked for (paste) and copies write to
+    /// /dev/null.
+    static func runTool(_ command: [String], input: Data?, readOutput: Bool = false) -> (status: Int32, output: Data) {
+        var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0]
+        guard pipe(&inPipe) == 0, pipe(&outPipe) == 0 else { return (-1, Data()) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, inPipe[0], STDIN_FILENO)
+        if readOutput {
+            posix_spawn_file_actions_adddup2(&actions, outPipe[1], STDOUT_FILENO)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
+        }
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+        for fd in inPipe + outPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        let arguments = command.map { strdup($0) } + [nil]
+        defer { arguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, arguments, environ)
+        close(inPipe[0])
+        close(outPipe[1])
+        guard spawned == 0 else {
+            close(inPipe[1])
+            close(outPipe[0])
+            return (-1, Data())
+        }
+        if let input, !input.isEmpty { _ = input.withUnsafeBytes { write(inPipe[1], $0.baseAddress, $0.count) } }
+        close(inPipe[1])
+        var output = Data()
+        if readOutput {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = Glibc.read(outPipe[0], &buffer, buffer.count)
+                if n <= 0 { break }
+                output.append(contentsOf: buffer[0..<n])
+            }
+        }
+        close(outPipe[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return ((status >> 8) & 0xff, output)
+    }
+
+    /// `passbox copy ITEM [FIELD] [--clear-after SECONDS]`: copies a value (the password by default) and
+    /// clears the clipboard after 90 seconds, only if it still holds that value.
+    static func copy(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(1...2, usage: "passbox copy ITEM [FIELD]")
+        guard let tool = clipboardTool() else {
+            throw CLIError.failure("there is no display to copy to (no WAYLAND_DISPLAY with wl-copy, no DISPLAY with xclip); nothing was copied", hint: "use \"passbox read passbox://local/ITEM/FIELD\" in scripts")
+        }
+        let field = args.positionals.count > 1 ? args.positionals[1] : "password"
+        let item = args.positionals[0].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? args.positionals[0]
+        let value = try ReferenceResolver(context).value("passbox://local/\(item)/\(field)", markUsed: true)
+        guard runTool(tool.copy, input: Data(value.utf8)).status == 0 else {
+            throw CLIError.failure("the clipboard tool \(tool.copy[0]) failed; nothing was copied")
+        }
+        let seconds = Int(args.value("clear-after") ?? "") ?? clipboardSeconds
+        // A detached helper clears it later; it gets only the value's SHA-256, on standard input.
+        let fingerprint = Hash.sha256(Array(value.utf8)).map { String(format: "%02x", $0) }.joined()
+        let helper = Process()
+        helper.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        helper.arguments = ["clipboard-clear", "--after", String(seconds)]
+        let pipe = Pipe()
+        helper.standardInput = pipe
+        helper.standardOutput = FileHandle.nullDevice
+        helper.standardError = FileHandle.nullDevice
+        try? helper.run()
+        pipe.fileHandleForWriting.write(Data((fingerprint + "\n").utf8))
+        try? pipe.fileHandleForWriting.close()
+        Console.out("Copied \(field) of \(args.positionals[0]); the clipboard clears in \(seconds) s if it still holds it.")
+    }
+
+    /// The helper `copy` starts: waits, then clears the clipboard if it still holds the copied value.
+    static func clipboardClear(_ context: Context, _ args: Arguments) throws {
+        guard let fingerprint = context.input.readLine(), let tool = clipboardTool() else { return }
+        let seconds = Double(args.value("after") ?? "90") ?? 90
+        // Survive the terminal closing: the wait must finish.
+        signal(SIGHUP, SIG_IGN)
+        Thread.sleep(forTimeInterval: seconds)
+        let current = runTool(tool.paste, input: nil, readOutput: true).output
+        let hash = Hash.sha256(Array(current)).map { String(format: "%02x", $0) }.joined()
+        guard hash == fingerprint else { return }
+        _ = runTool(tool.copy, input: Data())
+    }
+
+    /// `passbox settings [auto-lock MINUTES]`
+    static func settings(_ context: Context, _ args: Arguments) throws {
+        var settings = Settings.load(context.dataDirectory)
+        if args.positionals.isEmpty {
+            Console.out("auto-lock: \(settings.autoLockMinutes ?? 5) minutes (0 = after every command)")
+            Console.out("breach check: \(settings.breachCheck ? "on" : "off")")
+            return
+        }
+        try args.expectPositionals(2...2, usage: "passbox settings auto-lock 0|1|5|15|30|60")
+        guard args.positionals[0] == "auto-lock" else { throw CLIError.usage("unknown setting \"\(args.positionals[0])\"", hint: "settings: auto-lock") }
+        guard let minutes = Int(args.positionals[1]), [0, 1, 5, 15, 30, 60].contains(minutes) else {
+            throw CLIError.usage("auto-lock takes 0 (immediately), 1, 5, 15, 30 or 60 minutes")
+        }
+        settings.autoLockMinutes = minutes
+        try settings.save(context.dataDirectory)
+        Console.out(minutes == 0 ? "The agent now locks after every command." : "The agent now locks after \(minutes) minute\(minutes == 1 ? "" : "s") without use.")
+    }
+
+    /// The large-type view: one character per numbered box, digits and symbols in their own colours.
+    static func largeType(_ value: String, colors: Bool) -> String {
+        let characters = Array(value)
+        var lines = [String]()
+        for start in stride(from: 0, to: characters.count, by: 10) {
+            let row = Array(characters[start..<min(start + 10, characters.count)])
+            lines.append("┌" + row.map { _ in "───" }.joined(separator: "┬") + "┐")
+            lines.append("│" + row.map { c -> String in
+                let text = " \(c) "
+                guard colors else { return text }
+                if c.isNumber { return "\u{1b}[34m\(text)\u{1b}[0m" }
+                if !c.isLetter { return "\u{1b}[31m\(text)\u{1b}[0m" }
+                return text
+            }.joined(separator: "│") + "│")
+            lines.append("└" + row.map { _ in "───" }.joined(separator: "┴") + "┘")
+            lines.append(" " + row.indices.map { i in String(start + i + 1).padding(toLength: 3, withPad: " ", startingAt: 0) }.joined(separator: " "))
+        }
+        return lines.joined(separator: "\n")
+    }
+}
