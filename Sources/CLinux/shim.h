@@ -39,3 +39,8 @@ static inline int CLinux_unixAddress(struct sockaddr_un *address, const char *pa
 #endif
 // POSIX_SPAWN_SETSID is a macro Swift may not see; the agent starts in its own session and process group.
 static inline short CLinux_spawnSetsidFlag(void) { return POSIX_SPAWN_SETSID; }
+/// Closes every descriptor from `low` up in a spawned child (glibc 2.34+), so helpers that outlive their
+/// starter (the agent, xclip's selection owner) never hold its pipes or sockets.
+static inline int CLinux_spawnCloseFrom(posix_spawn_file_actions_t *actions, int low) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, low);
+}

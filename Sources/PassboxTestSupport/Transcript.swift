@@ -148,31 +148,77 @@ public struct Transcript {
         public let stderr: String
     }
 
-    /// Runs the executable with `stdin` lines on standard input (not a terminal).
+    /// Runs the executable with `stdin` lines on standard input (not a terminal). Uses posix_spawn and
+    /// waitpid rather than Foundation's Process, which also waits for a socket its child passes on — and a
+    /// detached agent the child starts would hold it for as long as the agent lives.
     public static func execute(_ executable: String, _ arguments: [String], stdin: [String], environment: [String: String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let input = Pipe(), output = Pipe(), error = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let text = stdin.map { $0 + "\n" }.joined()
-        input.fileHandleForWriting.write(Data(text.utf8))
-        try? input.fileHandleForWriting.close()
-        let group = DispatchGroup()
-        nonisolated(unsafe) var errData = Data()
-        group.enter()
-        DispatchQueue.global().async {
-            errData = error.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
+        var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
+        guard pipe(&inPipe) == 0, pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw Failure(description: "pipe failed") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        for fd in inPipe + outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
         }
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        close(inPipe[0])
+        close(outPipe[1])
+        close(errPipe[1])
+        guard spawned == 0 else {
+            [inPipe[1], outPipe[0], errPipe[0]].forEach { close($0) }
+            throw Failure(description: "cannot run \(executable): \(String(cString: strerror(spawned)))")
+        }
+        let input = Array(stdin.map { $0 + "\n" }.joined().utf8)
+        let stdinWrite = inPipe[1]
+        let writer = Thread {
+            var done = 0
+            while done < input.count {
+                let n = input.withUnsafeBytes { write(stdinWrite, $0.baseAddress! + done, input.count - done) }
+                if n <= 0 { break }
+                done += n
+            }
+            close(stdinWrite)
+        }
+        writer.start()
+        let errorData = ReadAll(fd: errPipe[0])
+        let reader = Thread { errorData.run() }
+        reader.start()
+        let outputData = ReadAll(fd: outPipe[0])
+        outputData.run()
+        while !errorData.finished { usleep(1000) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        close(outPipe[0])
+        close(errPipe[0])
+        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Result(status: exit, stdout: String(decoding: outputData.bytes, as: UTF8.self), stderr: String(decoding: errorData.bytes, as: UTF8.self))
+    }
+
+    final class ReadAll: @unchecked Sendable {
+        // @unchecked: written by one thread, read after `finished` is set.
+        let fd: Int32
+        var bytes = [UInt8]()
+        var finished = false
+        init(fd: Int32) { self.fd = fd }
+        func run() {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = read(fd, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                bytes += buffer[0..<n]
+            }
+            finished = true
+        }
     }
 
     /// The `passbox` executable built beside the test bundle (or named by PASSBOX_BIN).

@@ -58,7 +58,9 @@ enum AgentCommands {
         }
         let password = try context.input.secret(prompt: "Vault password: ")
         if try status(context) == nil { try start(context, testAutoLock: args.value("test-auto-lock-seconds")) }
-        guard let reply = try AgentClient.send(["op": "unlock", "password": password], socketPath: socketPath(context), input: { _, _ in nil }) else {
+        var message: [String: Any] = ["op": "unlock", "password": password]
+        if let seconds = args.value("test-auto-lock-seconds").flatMap(Double.init) { message["testAutoLockSeconds"] = seconds }
+        guard let reply = try AgentClient.send(message, socketPath: socketPath(context), input: { _, _ in nil }) else {
             throw CLIError.failure("the agent stopped while unlocking", hint: "run \"passbox unlock\" again")
         }
         let code = Int32(reply["exit"] as? Int ?? 1)
@@ -85,6 +87,7 @@ enum AgentCommands {
         for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
             posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
         }
+        _ = CLinux_spawnCloseFrom(&actions, 3)
         let cArguments = arguments.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var pid: pid_t = 0

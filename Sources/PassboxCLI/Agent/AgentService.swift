@@ -45,7 +45,7 @@ final class RemoteInput: InputSource {
 final class AgentService: @unchecked Sendable {
     // @unchecked: every field is used only on `server.queue`.
     let dataDirectory: String
-    let testAutoLockSeconds: Double?
+    var testAutoLockSeconds: Double?
     var opened: OpenVault?
     var lastActivity = Date()
     var unlockedAt: Date?
@@ -71,6 +71,15 @@ final class AgentService: @unchecked Sendable {
 
     func run() throws -> Never {
         ProcessHardening.disableCoreDumps()
+        // A detached agent must not keep its starter's pipes and sockets open: a caller reading them would never
+        // see EOF (Foundation's Process also watches a socket pair to learn that its child ended).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            guard let fd = Int32(name), fd > 2,
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                target.hasPrefix("pipe:") || target.hasPrefix("socket:")
+            else { continue }
+            close(fd)
+        }
         let server = AgentServer(socketPath: AgentPaths.socketPath(dataDirectory: dataDirectory)) { [self] request in
             handle(request)
         }
@@ -114,6 +123,7 @@ final class AgentService: @unchecked Sendable {
             guard let password = request.message["password"] as? String else { return reply(exit: 2, stderr: "passbox: error: no password\n") }
             do {
                 let o = try store.unlock(password: password)
+                if let seconds = request.message["testAutoLockSeconds"] as? Double { testAutoLockSeconds = seconds }
                 opened = o
                 unlockedAt = Date()
                 lastActivity = Date()

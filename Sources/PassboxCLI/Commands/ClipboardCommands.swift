@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxCrypto
+internal import CLinux
 
 extension Commands {
     static let clipboardSeconds = 90
@@ -21,7 +22,7 @@ extension Commands {
     /// Runs a clipboard tool with posix_spawn and waitpid: xclip leaves a child serving the selection that
     /// holds inherited descriptors, so its output is read only when asked for (paste) and copies write to
     /// /dev/null.
-    static func runTool(_ command: [String], input: Data?, readOutput: Bool = false) -> (status: Int32, output: Data) {
+    static func runTool(_ command: [String], input: Data?, readOutput: Bool = false, wait: Bool = true) -> (status: Int32, output: Data) {
         var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0]
         guard pipe(&inPipe) == 0, pipe(&outPipe) == 0 else { return (-1, Data()) }
         var actions = posix_spawn_file_actions_t()
@@ -34,7 +35,7 @@ extension Commands {
             posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
         }
         posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
-        for fd in inPipe + outPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        _ = CLinux_spawnCloseFrom(&actions, 3)
         let arguments = command.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
         var pid: pid_t = 0
@@ -58,6 +59,8 @@ extension Commands {
             }
         }
         close(outPipe[0])
+        // The clearing helper runs on in its own time; it is reaped by init when this process ends.
+        guard wait else { return (0, output) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return ((status >> 8) & 0xff, output)
@@ -79,16 +82,8 @@ extension Commands {
         let seconds = Int(args.value("clear-after") ?? "") ?? clipboardSeconds
         // A detached helper clears it later; it gets only the value's SHA-256, on standard input.
         let fingerprint = Hash.sha256(Array(value.utf8)).map { String(format: "%02x", $0) }.joined()
-        let helper = Process()
-        helper.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        helper.arguments = ["clipboard-clear", "--after", String(seconds)]
-        let pipe = Pipe()
-        helper.standardInput = pipe
-        helper.standardOutput = FileHandle.nullDevice
-        helper.standardError = FileHandle.nullDevice
-        try? helper.run()
-        pipe.fileHandleForWriting.write(Data((fingerprint + "\n").utf8))
-        try? pipe.fileHandleForWriting.close()
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        _ = runTool([executable, "clipboard-clear", "--after", String(seconds)], input: Data((fingerprint + "\n").utf8), wait: false)
         Console.out("Copied \(field) of \(args.positionals[0]); the clipboard clears in \(seconds) s if it still holds it.")
     }
 

@@ -34,8 +34,9 @@ extension Commands {
                 let secret = try resolver.value(value)
                 environment[name] = secret
                 secrets.append(secret)
-            } catch let e as ValidationError {
-                throw CLIError.failure("\(name): \(e.message)", hint: e.hint)
+            } catch {
+                let e = CLIError.from(error)
+                throw CLIError(message: "\(name): \(e.message)", hint: e.hint, code: e.code)
             }
         }
         let process = Process()
@@ -76,8 +77,9 @@ extension Commands {
             output += template[cursor..<whole.lowerBound]
             do {
                 output += try resolver.value(reference)
-            } catch let e as ValidationError {
-                throw CLIError.failure("\(reference): \(e.message); nothing was written", hint: e.hint)
+            } catch {
+                let e = CLIError.from(error)
+                throw CLIError(message: "\(reference): \(e.message); nothing was written", hint: e.hint, code: e.code)
             }
             cursor = whole.upperBound
         }
