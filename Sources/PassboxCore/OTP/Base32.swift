@@ -35,7 +35,10 @@ public enum Base32 {
         return out
     }
 
-    public static func encode(_ bytes: [UInt8]) -> String {
+    public static func encode(_ bytes: [UInt8]) -> String { encode(bytes, alphabet: alphabet) }
+
+    /// Five bits per character from `alphabet` (32 symbols), most significant first, no padding.
+    static func encode(_ bytes: [UInt8], alphabet: [UInt8]) -> String {
         var out = [UInt8]()
         var buffer = 0
         var bits = 0
