@@ -64,7 +64,10 @@ extension Commands {
           passbox history GitHub [restore VERSION]
           passbox rm GitHub ; passbox trash [list | restore ITEM | delete ITEM | empty]
           passbox passwd                                 change the vault password
-          passbox generate [--length 24] ; passbox strength < file ; passbox categories
+          passbox search gihtub ; passbox totp add GitHub --qr shot.png ; passbox totp GitHub --watch
+          passbox check [--breaches] ; passbox fill https://github.com/login
+          passbox unlock ; passbox read passbox://local/GitHub/password ; passbox copy GitHub ; passbox lock
+          passbox generate [--length 24 | --words 5] ; passbox strength < file ; passbox categories
         Secrets are never taken from the command line: the vault password is asked with echo off, or read
         from the first line of standard input; --password-stdin, --secret-field and --notes-stdin read the
         next lines. Use --data DIR (or PASSBOX_DATA_DIR) for another data directory.
