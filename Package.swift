@@ -31,7 +31,7 @@ let package = Package(
             name: "PassboxCLI", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent"],
             resources: [.copy("Data")]),
         .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),
-        .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto"], resources: [.copy("Scripts")]),
+        .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "CLinux"], resources: [.copy("Scripts")]),
         .testTarget(
             name: "PassboxCryptoTests", dependencies: ["PassboxCrypto", "PassboxTestSupport"],
             resources: [.copy("Vectors")]),

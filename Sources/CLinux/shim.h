@@ -44,3 +44,26 @@ static inline short CLinux_spawnSetsidFlag(void) { return POSIX_SPAWN_SETSID; }
 static inline int CLinux_spawnCloseFrom(posix_spawn_file_actions_t *actions, int low) {
     return posix_spawn_file_actions_addclosefrom_np(actions, low);
 }
+// pipe2 is declared only under _GNU_SOURCE.
+extern int pipe2(int pipefd[2], int flags);
+/// A pipe whose ends close on exec, created atomically, so a child spawned by another thread at the same
+/// moment never inherits them.
+static inline int CLinux_pipeCloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+#include <signal.h>
+#ifndef POSIX_SPAWN_SETSIGMASK
+#define POSIX_SPAWN_SETSIGMASK 0x08
+#endif
+#ifndef POSIX_SPAWN_SETSIGDEF
+#define POSIX_SPAWN_SETSIGDEF 0x04
+#endif
+/// A spawned child starts with no signal blocked and every signal at its default action (plus `flags`):
+/// posix_spawn otherwise passes on the spawning thread's mask, and a dispatch worker thread blocks SIGTERM,
+/// which would leave a helper that can never be stopped.
+static inline int CLinux_spawnCleanSignals(posix_spawnattr_t *attributes, short flags) {
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(attributes, &none);
+    posix_spawnattr_setsigdefault(attributes, &all);
+    return posix_spawnattr_setflags(attributes, flags | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+}

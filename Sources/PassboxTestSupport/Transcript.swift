@@ -1,4 +1,5 @@
 import Foundation
+internal import CLinux
 
 /// Runs a CLI transcript: blocks of a command, its standard input, the expected output and exit code.
 ///
@@ -153,14 +154,16 @@ public struct Transcript {
     /// detached agent the child starts would hold it for as long as the agent lives.
     public static func execute(_ executable: String, _ arguments: [String], stdin: [String], environment: [String: String]) throws -> Result {
         var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
-        guard pipe(&inPipe) == 0, pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw Failure(description: "pipe failed") }
+        // Close-on-exec: a child spawned by another test at the same moment must not inherit these ends (it would
+        // hold a write end open, and this reader would never see end of file).
+        guard CLinux_pipeCloexec(&inPipe) == 0, CLinux_pipeCloexec(&outPipe) == 0, CLinux_pipeCloexec(&errPipe) == 0 else { throw Failure(description: "pipe failed") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        for fd in inPipe + outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        _ = CLinux_spawnCloseFrom(&actions, 3)
         let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup($0) } + [nil]
@@ -168,8 +171,12 @@ public struct Transcript {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        _ = CLinux_spawnCleanSignals(&attributes, 0)
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         close(inPipe[0])
         close(outPipe[1])
         close(errPipe[1])
@@ -201,6 +208,40 @@ public struct Transcript {
         close(errPipe[0])
         let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return Result(status: exit, stdout: String(decoding: outputData.bytes, as: UTF8.self), stderr: String(decoding: errorData.bytes, as: UTF8.self))
+    }
+
+    /// Starts a long-running helper (an X server, a bus) with its output discarded; returns its pid. Stop it with
+    /// `stop(_:)`.
+    public static func startBackground(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
+        }
+        _ = CLinux_spawnCloseFrom(&actions, 3)
+        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        _ = CLinux_spawnCleanSignals(&attributes, 0)
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard spawned == 0 else { throw Failure(description: "cannot run \(executable): \(String(cString: strerror(spawned)))") }
+        return pid
+    }
+
+    /// Ends a helper started with `startBackground` and reaps it.
+    public static func stop(_ pid: Int32) {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
 
     final class ReadAll: @unchecked Sendable {

@@ -80,7 +80,7 @@ enum AgentCommands {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, CLinux_spawnSetsidFlag())
+        _ = CLinux_spawnCleanSignals(&attributes, CLinux_spawnSetsidFlag())
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -10,10 +10,11 @@ extension Commands {
     static func clipboardTool() -> (copy: [String], paste: [String])? {
         let env = ProcessInfo.processInfo.environment
         func exists(_ name: String) -> Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/" + name) }
-        if env["WAYLAND_DISPLAY"] != nil, exists("wl-copy"), exists("wl-paste") {
+        // An empty variable (DISPLAY= in a script) means no display, as it does for X clients.
+        if !(env["WAYLAND_DISPLAY"] ?? "").isEmpty, exists("wl-copy"), exists("wl-paste") {
             return (["/usr/bin/wl-copy", "--type", "text/plain;charset=utf-8"], ["/usr/bin/wl-paste", "--no-newline"])
         }
-        if env["DISPLAY"] != nil, exists("xclip") {
+        if !(env["DISPLAY"] ?? "").isEmpty, exists("xclip") {
             return (["/usr/bin/xclip", "-selection", "clipboard", "-in", "-target", "UTF8_STRING"], ["/usr/bin/xclip", "-selection", "clipboard", "-out"])
         }
         return nil
@@ -24,7 +25,7 @@ extension Commands {
     /// /dev/null.
     static func runTool(_ command: [String], input: Data?, readOutput: Bool = false, wait: Bool = true) -> (status: Int32, output: Data) {
         var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0]
-        guard pipe(&inPipe) == 0, pipe(&outPipe) == 0 else { return (-1, Data()) }
+        guard CLinux_pipeCloexec(&inPipe) == 0, CLinux_pipeCloexec(&outPipe) == 0 else { return (-1, Data()) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -38,8 +39,12 @@ extension Commands {
         _ = CLinux_spawnCloseFrom(&actions, 3)
         let arguments = command.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        _ = CLinux_spawnCleanSignals(&attributes, 0)
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, arguments, environ)
+        let spawned = posix_spawn(&pid, command[0], &actions, &attributes, arguments, environ)
         close(inPipe[0])
         close(outPipe[1])
         guard spawned == 0 else {

@@ -1,0 +1,172 @@
+import Foundation
+import PassboxTestSupport
+import Testing
+
+/// The agent end to end through real processes: unlock once, then commands without the password.
+@Suite(.serialized) struct AgentEndToEndTests {
+    let password = "correct horse battery"
+
+    final class Session: @unchecked Sendable {
+        let dir: TemporaryDirectory
+        let bin: String
+        init() throws {
+            dir = try TemporaryDirectory("passbox-agent")
+            bin = try Transcript.executablePath()
+        }
+        var data: String { dir.path + "/data" }
+        func run(_ args: [String], _ stdin: [String] = [], env: [String: String] = [:]) throws -> Transcript.Result {
+            try Transcript.execute(bin, ["--data", data] + args, stdin: stdin, environment: env.merging(["XDG_RUNTIME_DIR": ""]) { $1 })
+        }
+        deinit { _ = try? run(["lock", "--stop"]) }
+    }
+
+    func unlockedSession(autoLock: String = "600") throws -> Session {
+        let s = try Session()
+        #expect(try s.run(["init", "--insecure-test-kdf"], [password]).status == 0)
+        #expect(try s.run(["add", "login", "--title", "GitHub", "--username", "octocat", "--url", "github.com", "--password-stdin"], [password, "Gh-Secret-Pa55word!"]).status == 0)
+        let unlocked = try s.run(["unlock", "--test-auto-lock-seconds", autoLock], [password])
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+        return s
+    }
+
+    @Test func commandsNeedNoPasswordOnceUnlocked() throws {
+        let s = try unlockedSession()
+        #expect(try s.run(["status"]).stdout.contains("Unlocked"))
+        #expect(try s.run(["list"]).stdout.contains("GitHub"))
+        #expect(try s.run(["show", "GitHub", "--field", "password"]).stdout == "Gh-Secret-Pa55word!\n")
+        #expect(try s.run(["read", "passbox://local/GitHub/username"]).stdout == "octocat\n")
+        #expect(try s.run(["add", "note", "--title", "Through the agent", "--notes-stdin"], ["a note"]).status == 0)
+        #expect(try s.run(["search", "through"]).stdout.contains("Through the agent"))
+        let unknown = try s.run(["read", "passbox://local/Nope/password"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("no item matches \"Nope\""))
+    }
+
+    @Test func lockAndAutoLockAnswerLockedWithExitCode3() throws {
+        let s = try unlockedSession()
+        #expect(try s.run(["lock"]).stdout.contains("Locked."))
+        for args in [["list"], ["show", "GitHub"], ["read", "passbox://local/GitHub/password"]] {
+            let r = try s.run(args)
+            #expect(r.status == 3, "\(args)")
+            #expect(r.stderr.contains("the vault is locked"))
+        }
+        #expect(try s.run(["status"]).status == 3)
+        // Auto-lock with a short, injected interval: the timer fires without any client.
+        #expect(try s.run(["unlock", "--test-auto-lock-seconds", "1"], [password]).status == 0)
+        #expect(try s.run(["list"]).status == 0)
+        Thread.sleep(forTimeInterval: 2.5)
+        let after = try s.run(["list"])
+        #expect(after.status == 3 && after.stderr.contains("locked"))
+    }
+
+    @Test func runAndInjectResolveReferencesAndRefuseUnknownOnes() throws {
+        let s = try unlockedSession()
+        let run = try s.run(["run", "--", "sh", "-c", "echo \"token=$TOKEN\"; test \"$TOKEN\" = Gh-Secret-Pa55word!"], env: ["TOKEN": "passbox://local/GitHub/password"])
+        #expect(run.status == 0)
+        #expect(run.stdout == "token=<concealed by passbox>\n")
+        let bad = try s.run(["run", "--", "true"], env: ["TOKEN": "passbox://local/Missing/password"])
+        #expect(bad.status == 1 && bad.stderr.contains("TOKEN: no item matches \"Missing\""))
+        let template = s.dir.file("app.conf.tpl")
+        try "user = {{ passbox://local/GitHub/username }}\npass = {{passbox://local/GitHub/password}}\n".write(to: template, atomically: true, encoding: .utf8)
+        let out = s.dir.file("app.conf").path
+        #expect(try s.run(["inject", "-i", template.path, "-o", out]).status == 0)
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "user = octocat\npass = Gh-Secret-Pa55word!\n")
+        #expect((try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int) == 0o600)
+        try "x = {{ passbox://local/GitHub/nope }}\n".write(to: template, atomically: true, encoding: .utf8)
+        let missing = try s.run(["inject", "-i", template.path, "-o", s.dir.file("other.conf").path])
+        #expect(missing.status == 1 && missing.stderr.contains("nothing was written"))
+        #expect(!FileManager.default.fileExists(atPath: s.dir.file("other.conf").path))
+    }
+
+    @Test func concurrentWritesFromSeveralClientsAllLand() throws {
+        let s = try unlockedSession()
+        DispatchQueue.concurrentPerform(iterations: 8) { i in
+            _ = try? s.run(["add", "login", "--title", "Parallel \(i)", "--generate"])
+        }
+        let list = try s.run(["list"]).stdout
+        for i in 0..<8 { #expect(list.contains("Parallel \(i)")) }
+        // Saved to disk, not only in the agent's memory.
+        _ = try s.run(["lock", "--stop"])
+        Thread.sleep(forTimeInterval: 0.3)
+        let direct = try s.run(["list"], [password])
+        for i in 0..<8 { #expect(direct.stdout.contains("Parallel \(i)")) }
+    }
+
+    @Test func aKilledAgentLeavesTheVaultIntact() throws {
+        let s = try unlockedSession()
+        #expect(try s.run(["add", "login", "--title", "Before the kill", "--generate"]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: s.data + "/vault.pbx"))
+        let pid = try agentPID(s)
+        #expect(pid > 0)
+        kill(pid, SIGKILL)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: s.data + "/vault.pbx")) == before)
+        // The stale socket is replaced by the next agent.
+        #expect(try s.run(["unlock"], [password]).status == 0)
+        #expect(try s.run(["list"]).stdout.contains("Before the kill"))
+    }
+
+    static let canBecomeAnotherUser = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+
+    /// A real second Unix user (nobody, through setpriv; needs root) reaches the socket only because the test
+    /// opens its permissions, and the agent still refuses it by SO_PEERCRED. Without root the faked-uid test in
+    /// PassboxAgentTests covers the same check.
+    @Test(.enabled(if: canBecomeAnotherUser, "skipped: needs root and setpriv to connect as another user"))
+    func anotherUnixUserIsRefused() throws {
+        let s = try unlockedSession()
+        let socket = s.data + "/run/agent.sock"
+        for path in [s.dir.path, s.data, s.data + "/run"] { chmod(path, 0o755) }
+        chmod(s.data + "/run", 0o777)
+        chmod(socket, 0o777)
+        let client = """
+            import json, socket, struct, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+            body = json.dumps({"v": 1, "op": "run", "argv": ["show", "GitHub", "--field", "password"]}).encode()
+            s.sendall(struct.pack(">I", len(body)) + body)
+            head = s.recv(4); print(s.recv(struct.unpack(">I", head)[0]).decode())
+            """
+        let stranger = try Transcript.execute("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", client, socket], stdin: [], environment: [:])
+        #expect(stranger.stdout.contains("the agent serves only its own user"), "\(stranger.stdout) \(stranger.stderr)")
+        #expect(!stranger.stdout.contains("Gh-Secret"))
+        // The agent serves its own user as before.
+        #expect(try s.run(["show", "GitHub", "--field", "password"]).stdout == "Gh-Secret-Pa55word!\n")
+    }
+
+    func agentPID(_ s: Session) throws -> pid_t {
+        let output = try Transcript.execute("/usr/bin/pgrep", ["-f", "--", "--data \(s.data) agent"], stdin: [], environment: [:]).stdout
+        return pid_t(output.split(separator: "\n").first.flatMap { Int($0) } ?? 0)
+    }
+
+    static let hasXvfb = FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb") && FileManager.default.isExecutableFile(atPath: "/usr/bin/xclip")
+
+    /// Skipped, and reported as skipped with the reason, where Xvfb or xclip is missing (`make test` installs both).
+    @Test(.enabled(if: hasXvfb, "skipped: Xvfb and xclip are not installed (make test installs them)"))
+    func clipboardCopiesAndClearsUnderXvfb() throws {
+        let display = ":\(60 + Int(getpid() % 30))"
+        let xvfb = try Transcript.startBackground("/usr/bin/Xvfb", [display, "-screen", "0", "320x240x24", "-nolisten", "tcp"])
+        defer { Transcript.stop(xvfb) }
+        func clipboard() throws -> String {
+            try Transcript.execute("/usr/bin/timeout", ["3", "/usr/bin/xclip", "-selection", "clipboard", "-o"], stdin: [], environment: ["DISPLAY": display]).stdout
+        }
+        // Wait for the X server.
+        for _ in 0..<50 where (try? Transcript.execute("/usr/bin/xclip", ["-selection", "clipboard", "-o"], stdin: [], environment: ["DISPLAY": display]).stderr.contains("Can't open display")) ?? true {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let s = try unlockedSession()
+        let copied = try s.run(["copy", "GitHub", "--clear-after", "2"], env: ["DISPLAY": display])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect(try clipboard() == "Gh-Secret-Pa55word!")
+        Thread.sleep(forTimeInterval: 3.5)
+        #expect(try clipboard() == "")
+        // Changed meanwhile: not cleared. (xclip leaves a child serving the selection: its output goes to /dev/null.)
+        _ = try s.run(["copy", "GitHub", "--clear-after", "2"], env: ["DISPLAY": display])
+        _ = try Transcript.execute("/usr/bin/sh", ["-c", "printf other | xclip -selection clipboard -i >/dev/null 2>&1"], stdin: [], environment: ["DISPLAY": display])
+        Thread.sleep(forTimeInterval: 3.5)
+        #expect(try clipboard() == "other")
+        // The copy recorded Last used.
+        #expect(try s.run(["show", "GitHub"]).stdout.contains("Last used:"))
+        // Without a display it copies nothing and says so.
+        let none = try s.run(["copy", "GitHub"], env: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
+        #expect(none.status == 1 && none.stderr.contains("there is no display"))
+    }
+}
