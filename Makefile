@@ -3,7 +3,7 @@
 #   make test  installs what is missing, builds and runs every test
 SHELL := /bin/bash
 DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev \
-  libpsl-dev publicsuffix libidn2-dev libicu-dev
+  libpsl-dev publicsuffix libidn2-dev libicu-dev libcurl4-openssl-dev
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X
 # server and xclip for the clipboard test; python3 for the range server and the other-user socket client;
 # dbus-daemon for a private bus that plays systemd-logind in the lock-signal test.
@@ -30,7 +30,7 @@ install-packages:
 	fi
 
 build: deps
-	$(SWIFT) build -c release --product passbox
+	$(SWIFT) build -c release --static-swift-stdlib --product passbox
 
 run: build
 	@$(BIN) welcome
@@ -40,7 +40,10 @@ test: deps test-deps
 	$(SWIFT) test --skip-build
 
 bench: build
-	$(BIN) bench
+	$(BIN) bench vault
+	$(BIN) bench search
+	$(BIN) bench check
+	$(BIN) bench agent
 
 clean:
 	rm -rf .build

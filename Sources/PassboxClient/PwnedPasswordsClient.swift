@@ -2,10 +2,6 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// The opt-in breached-password check with k-anonymity: only the first five hex characters of each
 /// password's SHA-1 leave the device, with `Add-Padding: true` so response sizes say nothing; suffixes are
 /// compared here, and padding lines (count 0) never match.
@@ -40,38 +36,32 @@ public struct PwnedPasswordsClient: Sendable {
         let results = RangeResults()
         let group = DispatchGroup()
         let slots = DispatchSemaphore(value: maximumConcurrentRequests)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout * 2
-        configuration.urlCache = nil
-        let session = URLSession(configuration: configuration)
-        defer { session.invalidateAndCancel() }
+        let queue = DispatchQueue(label: "passbox.range", attributes: .concurrent)
         for prefix in prefixes.sorted() {
-            guard let url = URL(string: rangeURL + prefix) else {
-                throw CheckError(message: "the range service address \"\(rangeURL)\" is not a URL", hint: "set it with \"passbox check settings range-url URL\"")
+            let url = rangeURL + prefix
+            guard let host = URL(string: url)?.host, ["http", "https"].contains(URL(string: url)?.scheme ?? "") else {
+                throw CheckError(message: "the range service address \"\(rangeURL)\" is not an http(s) URL", hint: "set it with \"passbox check settings range-url URL\"")
             }
-            var request = URLRequest(url: url)
-            request.setValue("true", forHTTPHeaderField: "Add-Padding")
-            request.setValue("Passbox", forHTTPHeaderField: "User-Agent")
-            request.cachePolicy = .reloadIgnoringLocalCacheData
             slots.wait()
             group.enter()
-            session.dataTask(with: request) { data, response, error in
+            queue.async { [timeout] in
                 defer {
                     slots.signal()
                     group.leave()
                 }
-                if let error {
-                    results.fail(CheckError(message: "could not reach the range service at \(url.host ?? rangeURL): \(error.localizedDescription)", hint: "check the network connection (or the address in passbox check settings) and try again; nothing was changed"))
-                    return
+                do {
+                    let answer = try HTTPGet.get(url, headers: ["Add-Padding: true", "User-Agent: Passbox", "Cache-Control: no-cache"], timeoutSeconds: Int(timeout.rounded(.up)), limit: 4 << 20)
+                    guard answer.status == 200 else {
+                        results.fail(CheckError(message: "the range service answered \(answer.status) for a query", hint: "try again later; nothing was changed"))
+                        return
+                    }
+                    results.add(prefix: prefix, body: String(decoding: answer.body, as: UTF8.self))
+                } catch let error as HTTPGet.Failure {
+                    results.fail(CheckError(message: "could not reach the range service at \(host): \(error.description)", hint: "check the network connection (or the address in passbox check settings) and try again; nothing was changed"))
+                } catch {
+                    results.fail(CheckError(message: "could not reach the range service at \(host)", hint: "try again; nothing was changed"))
                 }
-                guard let http = response as? HTTPURLResponse, http.statusCode == 200, let data else {
-                    let code = (response as? HTTPURLResponse)?.statusCode ?? 0
-                    results.fail(CheckError(message: "the range service answered \(code) for a query", hint: "try again later; nothing was changed"))
-                    return
-                }
-                results.add(prefix: prefix, body: String(decoding: data, as: UTF8.self))
-            }.resume()
+            }
         }
         group.wait()
         if let error = results.error { throw error }

@@ -24,7 +24,7 @@ public enum QRCodeReader {
         } else {
             throw ReadError(message: "\(path) is not a PNG or JPEG image", hint: "save the QR code as a PNG or JPEG screenshot")
         }
-        let codes = scan(image)
+        let codes = try scan(image)
         guard !codes.isEmpty else {
             throw ReadError(message: "no QR code was found in \(path)", hint: "take a sharper screenshot that shows the whole code")
         }
@@ -82,31 +82,24 @@ public enum QRCodeReader {
         return GrayImage(width: Int(width), height: Int(height), pixels: pixels)
     }
 
-    static func scan(_ image: GrayImage) -> [String] {
-        guard let scanner = zbar_image_scanner_create() else { return [] }
-        defer { zbar_image_scanner_destroy(scanner) }
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_ENABLE, 1)
-        guard let zimage = zbar_image_create() else { return [] }
-        defer { zbar_image_destroy(zimage) }
-        // fourcc "Y800": 8-bit grayscale (zbar_fourcc is a macro).
-        let y800 = UInt(UInt8(ascii: "Y")) | UInt(UInt8(ascii: "8")) << 8 | UInt(UInt8(ascii: "0")) << 16 | UInt(UInt8(ascii: "0")) << 24
-        zbar_image_set_format(zimage, UInt(y800))
-        zbar_image_set_size(zimage, UInt32(image.width), UInt32(image.height))
-        var results = [String]()
-        image.pixels.withUnsafeBytes { raw in
-            // No cleanup handler: the pixel buffer outlives the scan.
-            zbar_image_set_data(zimage, raw.baseAddress, UInt(raw.count), nil)
-            guard zbar_scan_image(scanner, zimage) > 0 else { return }
-            var symbol = zbar_image_first_symbol(zimage)
-            while let s = symbol {
-                if let data = zbar_symbol_get_data(s) {
-                    let length = Int(zbar_symbol_get_data_length(s))
-                    results.append(String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self))
-                }
-                symbol = zbar_symbol_next(s)
-            }
+    /// The QR codes in a grayscale image, through libzbar (loaded on first use).
+    static func scan(_ image: GrayImage) throws -> [String] {
+        final class Found {
+            var codes = [String]()
         }
-        return results
+        let found = Found()
+        let context = Unmanaged.passRetained(found)
+        defer { context.release() }
+        let count = image.pixels.withUnsafeBufferPointer { pixels in
+            CZbar_scanQR(pixels.baseAddress, UInt32(image.width), UInt32(image.height), { data, length, context in
+                let found = Unmanaged<Found>.fromOpaque(context!).takeUnretainedValue()
+                guard let data else { return }
+                found.codes.append(String(decoding: UnsafeRawBufferPointer(start: data, count: Int(length)), as: UTF8.self))
+            }, context.toOpaque())
+        }
+        guard count >= 0 else {
+            throw ReadError(message: "the QR code reader (libzbar.so.0) could not be loaded", hint: "install it with \"apt-get install libzbar0\"")
+        }
+        return found.codes
     }
 }

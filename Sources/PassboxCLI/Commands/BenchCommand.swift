@@ -10,7 +10,8 @@ extension Commands {
         case "vault": try VaultBenchmark.run(args)
         case "search": try SearchBenchmark.run(args)
         case "check": try CheckBenchmark.run(args, dataDirectory: context.dataDirectory)
-        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check")
+        case "agent": try AgentBenchmark.run(args)
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent")
         }
     }
 }

@@ -4,9 +4,6 @@ import PassboxCore
 import PassboxDomains
 import PassboxStore
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 extension Commands {
     static let checkUsage = """
@@ -226,19 +223,14 @@ extension Commands {
 
     static func download(_ address: String) throws -> Data {
         guard let url = URL(string: address), ["http", "https"].contains(url.scheme ?? "") else { throw CLIError.usage("\"\(address)\" is not an http(s) address") }
-        var request = URLRequest(url: url, timeoutInterval: 30)
-        request.setValue("Passbox", forHTTPHeaderField: "User-Agent")
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: (Data?, URLResponse?, Error?) = (nil, nil, nil)
-        URLSession.shared.dataTask(with: request) { d, r, e in
-            result = (d, r, e)
-            done.signal()
-        }.resume()
-        done.wait()
-        if let e = result.2 { throw CLIError.failure("could not download \(address): \(e.localizedDescription)", hint: "check the network connection and try again") }
-        guard (result.1 as? HTTPURLResponse)?.statusCode == 200, let data = result.0 else {
-            throw CLIError.failure("\(address) answered \((result.1 as? HTTPURLResponse)?.statusCode ?? 0)")
+        let answer: (status: Int, body: [UInt8])
+        do {
+            answer = try HTTPGet.get(url.absoluteString, headers: ["User-Agent: Passbox"], timeoutSeconds: 30)
+        } catch let e as HTTPGet.Failure {
+            throw CLIError.failure("could not download \(address): \(e.description)", hint: "check the network connection and try again")
         }
+        guard answer.status == 200 else { throw CLIError.failure("\(address) answered \(answer.status)") }
+        let data = Data(answer.body)
         return data
     }
 }
