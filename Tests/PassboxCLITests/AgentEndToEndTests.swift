@@ -20,11 +20,11 @@ import Testing
         deinit { _ = try? run(["lock", "--stop"]) }
     }
 
-    func unlockedSession(autoLock: String = "600") throws -> Session {
+    func unlockedSession(autoLock: String = "600", env: [String: String] = [:]) throws -> Session {
         let s = try Session()
         #expect(try s.run(["init", "--insecure-test-kdf"], [password]).status == 0)
         #expect(try s.run(["add", "login", "--title", "GitHub", "--username", "octocat", "--url", "github.com", "--password-stdin"], [password, "Gh-Secret-Pa55word!"]).status == 0)
-        let unlocked = try s.run(["unlock", "--test-auto-lock-seconds", autoLock], [password])
+        let unlocked = try s.run(["unlock", "--test-auto-lock-seconds", autoLock], [password], env: env)
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
         return s
     }
@@ -130,6 +130,64 @@ import Testing
         #expect(!stranger.stdout.contains("Gh-Secret"))
         // The agent serves its own user as before.
         #expect(try s.run(["show", "GitHub", "--field", "password"]).stdout == "Gh-Secret-Pa55word!\n")
+    }
+
+    static let hasPrivateBus = FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
+        && (try? Transcript.execute("/usr/bin/python3", ["-c", "import dbus"], stdin: [], environment: [:]).status) == 0
+
+    /// A private bus stands in for the system bus; a Python peer owns org.freedesktop.login1 there and sends
+    /// logind's signals. PrepareForSleep(true) and Session.Lock lock the agent; waking up (false) does not.
+    @Test(.enabled(if: hasPrivateBus, "skipped: dbus-daemon and python3-dbus are not installed (make test installs them)"))
+    func sessionLockAndSleepFromLogindLockTheAgent() throws {
+        let busDirectory = try TemporaryDirectory("passbox-bus")
+        let socket = busDirectory.path + "/system_bus_socket"
+        let config = busDirectory.file("bus.conf")
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig><type>system</type><listen>unix:path=\(socket)</listen><auth>EXTERNAL</auth>
+            <policy context="default"><allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy>
+            </busconfig>
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let daemon = try Transcript.startBackground("/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--nopidfile"])
+        defer { Transcript.stop(daemon) }
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { Thread.sleep(forTimeInterval: 0.05) }
+        let address = "unix:path=\(socket)"
+        let s = try unlockedSession(env: ["DBUS_SYSTEM_BUS_ADDRESS": address])
+        func status() throws -> String { try s.run(["status", "--json"]).stdout }
+        for _ in 0..<50 where try !status().contains("watching systemd-logind") { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(try status().contains("watching systemd-logind"))
+        let logind = """
+            import dbus, dbus.lowlevel, dbus.service, sys, time
+            bus = dbus.bus.BusConnection(sys.argv[1])
+            name = dbus.service.BusName("org.freedesktop.login1", bus)
+            if sys.argv[2] == "lock":
+                m = dbus.lowlevel.SignalMessage("/org/freedesktop/login1/session/c1", "org.freedesktop.login1.Session", "Lock")
+            else:
+                m = dbus.lowlevel.SignalMessage("/org/freedesktop/login1", "org.freedesktop.login1.Manager", "PrepareForSleep")
+                m.append(sys.argv[2] == "sleep", signature="b")
+            bus.send_message(m)
+            bus.flush(); time.sleep(0.2)
+            """
+        func send(_ what: String) throws {
+            let r = try Transcript.execute("/usr/bin/python3", ["-c", logind, address, what], stdin: [], environment: [:])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        func waitLocked() throws -> Bool {
+            for _ in 0..<30 {
+                if try s.run(["list"]).status == 3 { return true }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            return false
+        }
+        try send("wake")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try s.run(["list"]).status == 0, "waking up does not lock")
+        try send("sleep")
+        #expect(try waitLocked(), "PrepareForSleep(true) locks")
+        #expect(try s.run(["unlock"], [password]).status == 0)
+        #expect(try s.run(["list"]).status == 0)
+        try send("lock")
+        #expect(try waitLocked(), "the session's Lock signal locks")
     }
 
     func agentPID(_ s: Session) throws -> pid_t {

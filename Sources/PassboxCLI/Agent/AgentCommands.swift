@@ -116,11 +116,12 @@ enum AgentCommands {
         let s = try status(context)
         let unlocked = s?["unlocked"] as? Bool ?? false
         if args.flag("json") {
-            Console.out(Format.json(["agent": s != nil, "unlocked": unlocked, "vault": context.store.vaultPath, "locksInSeconds": s?["locksInSeconds"] ?? NSNull()]))
+            Console.out(Format.json(["agent": s != nil, "unlocked": unlocked, "vault": context.store.vaultPath, "locksInSeconds": s?["locksInSeconds"] ?? NSNull(), "lockSignals": s?["lockSignals"] ?? NSNull()]))
         } else if let s, unlocked {
             let seconds = s["locksInSeconds"] as? Int ?? 0
             Console.out("Unlocked: \(context.store.vaultPath)")
             Console.out("Locks in \(seconds / 60) min \(seconds % 60) s without use.")
+            if let signals = s["lockSignals"] as? String { Console.out("Session lock and sleep: \(signals)") }
         } else {
             Console.out("Locked: \(context.store.vaultPath)\(s == nil ? " (no agent running)" : "")")
         }

@@ -51,6 +51,8 @@ final class AgentService: @unchecked Sendable {
     var unlockedAt: Date?
     lazy var store = VaultStore(directory: dataDirectory)
     var searchCache: (generation: ObjectIdentifier, items: Int, index: SearchIndex)?
+    /// What the logind watch reports: what it watches, or why it cannot.
+    var lockSignals = "starting"
 
     init(dataDirectory: String, testAutoLockSeconds: Double?) {
         self.dataDirectory = dataDirectory
@@ -104,6 +106,8 @@ final class AgentService: @unchecked Sendable {
         }
         timer.resume()
         signalSources.append(timer)
+        // Lock when the session locks or the machine is about to sleep (systemd-logind), where a bus exists.
+        LogindWatch.start(onLock: { [self] _ in server.queue.async { self.lock() } }, onStatus: { [self] status in server.queue.async { self.lockSignals = status } })
         server.serve()
     }
 
@@ -118,7 +122,7 @@ final class AgentService: @unchecked Sendable {
         switch op {
         case "status":
             let remaining = opened == nil ? 0 : max(0, autoLockSeconds - Date().timeIntervalSince(lastActivity))
-            return ["type": "result", "exit": 0, "unlocked": opened != nil, "vault": store.vaultPath, "locksInSeconds": Int(remaining.rounded(.up)), "pid": Int(getpid())]
+            return ["type": "result", "exit": 0, "unlocked": opened != nil, "vault": store.vaultPath, "locksInSeconds": Int(remaining.rounded(.up)), "pid": Int(getpid()), "lockSignals": lockSignals]
         case "unlock":
             guard let password = request.message["password"] as? String else { return reply(exit: 2, stderr: "passbox: error: no password\n") }
             do {
