@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CZbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CLogind", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CPAM", providers: [.apt(["libpam0g-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(name: "PassboxCrypto", dependencies: ["CSodium", "CArgon2", "CCrypto", "CLinux"]),
@@ -28,7 +29,7 @@ let package = Package(
         .target(name: "PassboxImaging", dependencies: ["CZbar", "CPNG", "CTurboJPEG"]),
         .target(name: "PassboxDomains", dependencies: ["PassboxCore", "CPSL", "CIDN2", "CICU"]),
         .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto", "CCurl"]),
-        .target(name: "PassboxAgent", dependencies: ["PassboxCore", "PassboxStore", "CLinux", "CLogind"]),
+        .target(name: "PassboxAgent", dependencies: ["PassboxCore", "PassboxStore", "CLinux", "CLogind", "CPAM"]),
         .target(
             name: "PassboxCLI", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent"],
             resources: [.copy("Data")]),

@@ -1,4 +1,5 @@
 import Foundation
+import PassboxAgent
 import PassboxCore
 import PassboxCrypto
 import PassboxStore
@@ -39,10 +40,13 @@ public enum CommandLineTool {
             let rest = Array(words.dropFirst())
             switch command {
             case "agent":
-                let args = try Arguments(rest, valued: ["test-auto-lock-seconds"], flags: [])
-                try AgentService(dataDirectory: context.dataDirectory, testAutoLockSeconds: args.value("test-auto-lock-seconds").flatMap(Double.init)).run()
-            case "unlock": try AgentCommands.unlock(context, Arguments(rest, valued: ["test-auto-lock-seconds"], flags: []))
-            case "lock": try AgentCommands.lock(context, Arguments(rest, valued: [], flags: ["stop"]))
+                let args = try Arguments(rest, valued: ["test-auto-lock-seconds", "pam-service"], flags: [])
+                try AgentService(
+                    dataDirectory: context.dataDirectory, testAutoLockSeconds: args.value("test-auto-lock-seconds").flatMap(Double.init),
+                    pamService: args.value("pam-service") ?? SystemAuthentication.defaultService
+                ).run()
+            case "unlock": try AgentCommands.unlock(context, Arguments(rest, valued: ["test-auto-lock-seconds", "pam-service"], flags: ["quick", "master"]))
+            case "lock": try AgentCommands.lock(context, Arguments(rest, valued: [], flags: ["stop", "forget"]))
             case "status": try AgentCommands.status(context, Arguments(rest, valued: [], flags: ["json"]))
             default:
                 // `totp --watch` loops here, asking the agent (or the vault) for each code.

@@ -85,3 +85,34 @@ public enum ConstantTime {
         }
     }
 }
+
+/// A secret kept for later with its page made inaccessible (`sodium_mprotect_noaccess`): any read, by a bug
+/// in this process or a debugger-free memory scan through the process's own code, faults until `open`
+/// briefly makes it readable. The bytes stay in locked, guarded memory and are wiped when released.
+public final class SealedSecret: @unchecked Sendable {
+    // @unchecked: used from one serial queue (the agent's); `open` restores no-access before returning.
+    private let pointer: UnsafeMutableRawPointer
+    public let count: Int
+
+    /// Copies `secret` into a fresh sealed allocation.
+    public init(_ secret: SecretBytes) {
+        Sodium.ensureInitialised()
+        guard let raw = sodium_malloc(max(secret.count, 1)) else { preconditionFailure("sodium_malloc failed: out of locked memory") }
+        pointer = raw
+        count = secret.count
+        secret.withUnsafeBytes { if let base = $0.baseAddress { raw.copyMemory(from: base, byteCount: $0.count) } }
+        sodium_mprotect_noaccess(raw)
+    }
+
+    /// A readable copy, in ordinary locked memory, for the duration of one unlock.
+    public func open() -> SecretBytes {
+        sodium_mprotect_readonly(pointer)
+        defer { sodium_mprotect_noaccess(pointer) }
+        return SecretBytes(count: count) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: count)) }
+    }
+
+    deinit {
+        sodium_mprotect_readwrite(pointer)
+        sodium_free(pointer)
+    }
+}

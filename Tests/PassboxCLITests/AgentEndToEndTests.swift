@@ -51,7 +51,7 @@ import Testing
         }
         #expect(try s.run(["status"]).status == 3)
         // Auto-lock with a short, injected interval: the timer fires without any client.
-        #expect(try s.run(["unlock", "--test-auto-lock-seconds", "1"], [password]).status == 0)
+        #expect(try s.run(["unlock", "--master", "--test-auto-lock-seconds", "1"], [password]).status == 0)
         #expect(try s.run(["list"]).status == 0)
         Thread.sleep(forTimeInterval: 2.5)
         let after = try s.run(["list"])
@@ -101,7 +101,7 @@ import Testing
         Thread.sleep(forTimeInterval: 0.3)
         #expect(try Data(contentsOf: URL(fileURLWithPath: s.data + "/vault.pbx")) == before)
         // The stale socket is replaced by the next agent.
-        #expect(try s.run(["unlock"], [password]).status == 0)
+        #expect(try s.run(["unlock", "--master"], [password]).status == 0)
         #expect(try s.run(["list"]).stdout.contains("Before the kill"))
     }
 
@@ -184,10 +184,68 @@ import Testing
         #expect(try s.run(["list"]).status == 0, "waking up does not lock")
         try send("sleep")
         #expect(try waitLocked(), "PrepareForSleep(true) locks")
-        #expect(try s.run(["unlock"], [password]).status == 0)
+        #expect(try s.run(["unlock", "--master"], [password]).status == 0)
         #expect(try s.run(["list"]).status == 0)
         try send("lock")
         #expect(try waitLocked(), "the session's Lock signal locks")
+    }
+
+    static let pamExec = ["/usr/lib/x86_64-linux-gnu/security/pam_exec.so", "/lib/x86_64-linux-gnu/security/pam_exec.so"].first { FileManager.default.fileExists(atPath: $0) }
+    static let canInstallPAMService = getuid() == 0 && FileManager.default.isWritableFile(atPath: "/etc/pam.d") && pamExec != nil
+
+    /// Quick unlock through real PAM: a throwaway service whose pam_exec script accepts one "login password"
+    /// stands in for common-auth (the test cannot know root's password). Needs root to write /etc/pam.d.
+    @Test(.enabled(if: canInstallPAMService, "skipped: needs root and pam_exec.so to install a PAM service for the test"))
+    func quickUnlockAsksTheSystemAndFollowsThePolicy() throws {
+        let s = try Session()
+        let service = "passbox-test-\(getpid())"
+        let script = s.dir.file("check-login.sh")
+        try "#!/bin/sh\n[ \"$(tr -d '\\000')\" = \"login-secret\" ]\n".write(to: script, atomically: true, encoding: .utf8)
+        chmod(script.path, 0o755)
+        try "auth required \(Self.pamExec!) expose_authtok quiet \(script.path)\naccount required pam_permit.so\n"
+            .write(toFile: "/etc/pam.d/\(service)", atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: "/etc/pam.d/\(service)") }
+        #expect(try s.run(["init", "--insecure-test-kdf"], [password]).status == 0)
+        #expect(try s.run(["add", "login", "--title", "GitHub", "--password-stdin"], [password, "Gh-Secret-Pa55word!"]).status == 0)
+
+        // No agent: nothing to quick-unlock.
+        let none = try s.run(["unlock", "--quick"], ["login-secret"])
+        #expect(none.status == 3 && none.stderr.contains("no agent is running"))
+        // An agent that never saw the master password does not offer it.
+        let agent = try Transcript.startBackground(s.bin, ["--data", s.data, "agent", "--pam-service", service], environment: ["XDG_RUNTIME_DIR": ""])
+        defer { Transcript.stop(agent) }
+        for _ in 0..<100 where try s.run(["status"]).stdout.contains("no agent running") { Thread.sleep(forTimeInterval: 0.05) }
+        let fresh = try s.run(["unlock", "--quick"], ["login-secret"])
+        #expect(fresh.status == 3 && fresh.stderr.contains("the master password has not been typed since the agent started"), "\(fresh.stderr)")
+
+        // Master password once, lock, then the login password unlocks.
+        #expect(try s.run(["unlock", "--master"], [password]).status == 0)
+        #expect(try s.run(["lock"]).status == 0)
+        #expect(try s.run(["status"]).stdout.contains("Quick unlock is offered"))
+        let wrong = try s.run(["unlock"], ["not-the-login"])
+        #expect(wrong.status == 3 && wrong.stderr.contains("the login password was not accepted"), "\(wrong.stderr)")
+        #expect(try s.run(["list"]).status == 3)
+        let quick = try s.run(["unlock"], ["login-secret"])
+        #expect(quick.status == 0 && quick.stdout.contains("quick unlock"), "\(quick.stderr)")
+        #expect(try s.run(["show", "GitHub", "--field", "password"]).stdout == "Gh-Secret-Pa55word!\n")
+
+        // Three refusals drop the key: the master password is needed again.
+        #expect(try s.run(["lock"]).status == 0)
+        for _ in 0..<3 { #expect(try s.run(["unlock", "--quick"], ["nope"]).status == 3) }
+        let dropped = try s.run(["unlock", "--quick"], ["login-secret"])
+        #expect(dropped.status == 3 && dropped.stderr.contains("quick unlock is not offered"), "\(dropped.stderr)")
+
+        // lock --forget drops it at once.
+        #expect(try s.run(["unlock", "--master"], [password]).status == 0)
+        #expect(try s.run(["lock", "--forget"]).status == 0)
+        #expect(try s.run(["unlock", "--quick"], ["login-secret"]).status == 3)
+
+        // With quick unlock turned off when the master password is typed, no key is kept.
+        try #"{"quickUnlock": false}"#.write(toFile: s.data + "/settings.json", atomically: true, encoding: .utf8)
+        #expect(try s.run(["unlock", "--master"], [password]).status == 0)
+        #expect(try s.run(["lock"]).status == 0)
+        let off = try s.run(["unlock", "--quick"], ["login-secret"])
+        #expect(off.status == 3 && off.stderr.contains("quick unlock was off"), "\(off.stderr)")
     }
 
     func agentPID(_ s: Session) throws -> pid_t {

@@ -48,16 +48,44 @@ enum AgentCommands {
         try AgentClient.send(["op": "status"], socketPath: socketPath(context)) { _, _ in nil }
     }
 
-    /// `passbox unlock`: reads the password, starts the agent if none runs, and hands it the vault.
+    /// `passbox unlock [--quick | --master]`: starts the agent if none runs and unlocks it — with the login
+    /// password (quick unlock) when the agent offers it, else with the master password. The CLI says why quick
+    /// unlock is not offered when it was on.
     static func unlock(_ context: Context, _ args: Arguments) throws {
-        try args.expectPositionals(0...0, usage: "passbox unlock")
+        try args.expectPositionals(0...0, usage: "passbox unlock [--quick | --master]")
         guard context.store.exists else { throw StoreError.noVault(path: context.store.vaultPath) }
-        if let s = try status(context), s["unlocked"] as? Bool == true {
+        let current = try status(context)
+        if let current, current["unlocked"] as? Bool == true {
             Console.out("Already unlocked.")
             return
         }
+        let quick = current?["quickUnlock"] as? [String: Any]
+        if !args.flag("master"), let quick, quick["offered"] as? Bool == true {
+            let user = quick["user"] as? String ?? "this user"
+            let login = try context.input.secret(prompt: "Login password for \(user) (quick unlock; passbox unlock --master asks for the vault password): ")
+            guard let reply = try AgentClient.send(["op": "quick-unlock", "loginPassword": login], socketPath: socketPath(context), input: { _, _ in nil }) else {
+                throw CLIError.failure("the agent stopped while unlocking", hint: "run \"passbox unlock\" again")
+            }
+            let code = Int32(reply["exit"] as? Int ?? 1)
+            if code != 0 {
+                Console.write(reply["stderr"] as? String ?? "", error: true)
+                throw ExitCode(code)
+            }
+            Console.out("Unlocked with your login password (quick unlock).")
+            return
+        }
+        if let quick, let reason = quick["reason"] as? String {
+            if args.flag("quick") {
+                throw CLIError(message: "quick unlock is not offered: \(reason)", hint: "run \"passbox unlock\" and type the master password", code: .authentication)
+            }
+            if Settings.load(context.dataDirectory).quickUnlock != false, !reason.contains("/etc/pam.d") {
+                Console.err("passbox: quick unlock is not offered: \(reason).")
+            }
+        } else if args.flag("quick") {
+            throw CLIError(message: "quick unlock is not offered: no agent is running", hint: "run \"passbox unlock\" and type the master password", code: .authentication)
+        }
         let password = try context.input.secret(prompt: "Vault password: ")
-        if try status(context) == nil { try start(context, testAutoLock: args.value("test-auto-lock-seconds")) }
+        if current == nil { try start(context, testAutoLock: args.value("test-auto-lock-seconds"), pamService: args.value("pam-service")) }
         var message: [String: Any] = ["op": "unlock", "password": password]
         if let seconds = args.value("test-auto-lock-seconds").flatMap(Double.init) { message["testAutoLockSeconds"] = seconds }
         guard let reply = try AgentClient.send(message, socketPath: socketPath(context), input: { _, _ in nil }) else {
@@ -73,10 +101,13 @@ enum AgentCommands {
     }
 
     /// Starts `passbox agent` in its own session, detached, and waits for its socket.
-    static func start(_ context: Context, testAutoLock: String?) throws {
+    static func start(_ context: Context, testAutoLock: String?, pamService: String? = nil) throws {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         var arguments = [executable, "--data", context.dataDirectory, "agent"]
         if let testAutoLock { arguments += ["--test-auto-lock-seconds", testAutoLock] }
+        // The PAM service is fixed when the agent starts, before any key is kept: choosing another later would
+        // mean restarting the agent, which drops the key.
+        if let pamService { arguments += ["--pam-service", pamService] }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -106,7 +137,7 @@ enum AgentCommands {
             Console.out("No agent is running; the vault is locked.")
             return
         }
-        _ = try AgentClient.send(["op": "lock"], socketPath: socketPath(context)) { _, _ in nil }
+        _ = try AgentClient.send(["op": "lock", "forget": args.flag("forget")], socketPath: socketPath(context)) { _, _ in nil }
         if args.flag("stop"), let pid = s["pid"] as? Int { kill(pid_t(pid), SIGTERM) }
         Console.out("Locked.")
     }
@@ -116,12 +147,19 @@ enum AgentCommands {
         let s = try status(context)
         let unlocked = s?["unlocked"] as? Bool ?? false
         if args.flag("json") {
-            Console.out(Format.json(["agent": s != nil, "unlocked": unlocked, "vault": context.store.vaultPath, "locksInSeconds": s?["locksInSeconds"] ?? NSNull(), "lockSignals": s?["lockSignals"] ?? NSNull()]))
+            Console.out(Format.json(["agent": s != nil, "unlocked": unlocked, "vault": context.store.vaultPath, "locksInSeconds": s?["locksInSeconds"] ?? NSNull(), "lockSignals": s?["lockSignals"] ?? NSNull(), "quickUnlock": s?["quickUnlock"] ?? NSNull()]))
         } else if let s, unlocked {
             let seconds = s["locksInSeconds"] as? Int ?? 0
             Console.out("Unlocked: \(context.store.vaultPath)")
             Console.out("Locks in \(seconds / 60) min \(seconds % 60) s without use.")
             if let signals = s["lockSignals"] as? String { Console.out("Session lock and sleep: \(signals)") }
+        } else if let s, let quick = s["quickUnlock"] as? [String: Any] {
+            Console.out("Locked: \(context.store.vaultPath)")
+            if quick["offered"] as? Bool == true {
+                Console.out("Quick unlock is offered: passbox unlock asks for the login password of \(quick["user"] as? String ?? "this user").")
+            } else if let reason = quick["reason"] as? String {
+                Console.out("Quick unlock is not offered: \(reason).")
+            }
         } else {
             Console.out("Locked: \(context.store.vaultPath)\(s == nil ? " (no agent running)" : "")")
         }

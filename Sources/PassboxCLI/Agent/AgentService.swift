@@ -54,9 +54,45 @@ final class AgentService: @unchecked Sendable {
     /// What the logind watch reports: what it watches, or why it cannot.
     var lockSignals = "starting"
 
-    init(dataDirectory: String, testAutoLockSeconds: Double?) {
+    /// Quick unlock: the Argon2id output of the last typed master password, sealed; the moment and boot it
+    /// was typed in; the policy fixed at that moment (a later settings change cannot widen it).
+    var sealedKey: SealedSecret?
+    var passwordTypedAt: Date?
+    var bootIDAtTyping: String?
+    var policy = QuickUnlockPolicy()
+    var quickUnlockFailures = 0
+    let pamService: String
+
+    init(dataDirectory: String, testAutoLockSeconds: Double?, pamService: String = SystemAuthentication.defaultService) {
         self.dataDirectory = dataDirectory
         self.testAutoLockSeconds = testAutoLockSeconds
+        self.pamService = pamService
+    }
+
+    /// Whether quick unlock is wanted: the setting, else on where PAM can be used.
+    var quickUnlockEnabled: Bool {
+        Settings.load(dataDirectory).quickUnlock ?? (SystemAuthentication.unavailability(service: pamService) == nil)
+    }
+
+    /// Nil when quick unlock may be offered now, else why not (in words for the CLI).
+    func quickUnlockRefusal(now: Date = Date()) -> String? {
+        if let why = SystemAuthentication.unavailability(service: pamService) { return why }
+        guard sealedKey != nil else {
+            if passwordTypedAt != nil { return "quick unlock was off when the master password was typed, or the key was dropped" }
+            return "the master password has not been typed since the agent started"
+        }
+        switch policy.verdict(passwordTypedAt: passwordTypedAt, bootIDAtTyping: bootIDAtTyping, currentBootID: QuickUnlockPolicy.currentBootID(), now: now) {
+        case .allowed: return nil
+        case .passwordNotTypedSinceStart: return "the master password has not been typed since the agent started"
+        case .rebooted: return "the machine restarted since the master password was typed"
+        case .reminderDue(let days): return "it is \(days) days since the master password was typed (the reminder setting)"
+        }
+    }
+
+    /// Drops the quick-unlock key too (password changed, agent stopping, too many refusals).
+    func forgetQuickUnlock() {
+        sealedKey = nil
+        quickUnlockFailures = 0
     }
 
     var autoLockSeconds: Double {
@@ -92,6 +128,7 @@ final class AgentService: @unchecked Sendable {
             let source = DispatchSource.makeSignalSource(signal: sig, queue: server.queue)
             source.setEventHandler { [self] in
                 lock()
+                forgetQuickUnlock()
                 server.removeSocket()
                 exit(0)
             }
@@ -117,18 +154,63 @@ final class AgentService: @unchecked Sendable {
         ["type": "result", "exit": Int(exit), "stdout": stdout, "stderr": stderr]
     }
 
+    /// The OS authenticates the user (PAM); the sealed key then opens the vault without Argon2id. Three
+    /// refusals drop the key: the master password is needed again.
+    func quickUnlock(_ request: AgentRequest) -> [String: Any] {
+        if opened != nil { return reply(exit: 0) }
+        if let why = quickUnlockRefusal() {
+            return reply(exit: 3, stderr: "passbox: error: quick unlock is not offered: \(why)\npassbox: hint: run \"passbox unlock\" and type the master password\n")
+        }
+        guard let login = request.message["loginPassword"] as? String, !login.isEmpty else {
+            return reply(exit: 2, stderr: "passbox: error: no login password\n")
+        }
+        switch SystemAuthentication.authenticate(service: pamService, password: login) {
+        case .accepted:
+            break
+        case .refused(let why):
+            quickUnlockFailures += 1
+            let left = 3 - quickUnlockFailures
+            if left <= 0 { forgetQuickUnlock() }
+            let hint = left > 0 ? "type your login password again (\(left) more tr\(left == 1 ? "y" : "ies")), or use \"passbox unlock --master\"" : "quick unlock is off until the master password is typed: run \"passbox unlock\""
+            return reply(exit: 3, stderr: "passbox: error: the login password was not accepted (PAM: \(why))\npassbox: hint: \(hint)\n")
+        case .unavailable(let why):
+            return reply(exit: 1, stderr: "passbox: error: quick unlock cannot ask the system: \(why)\npassbox: hint: run \"passbox unlock --master\"\n")
+        }
+        guard let sealedKey else { return reply(exit: 3, stderr: "passbox: error: quick unlock is not offered\n") }
+        do {
+            let key = sealedKey.open()
+            opened = try store.unlock(passwordKey: key)
+            quickUnlockFailures = 0
+            unlockedAt = Date()
+            lastActivity = Date()
+            return reply(exit: 0)
+        } catch {
+            // The slot no longer opens with this key (the password was changed elsewhere): drop it.
+            forgetQuickUnlock()
+            let e = CLIError.from(error)
+            return reply(exit: e.code.rawValue, stderr: "passbox: error: quick unlock failed: \(e.message)\npassbox: hint: run \"passbox unlock\" and type the master password\n")
+        }
+    }
+
     func handle(_ request: AgentRequest) -> [String: Any] {
         let op = request.message["op"] as? String ?? ""
         switch op {
         case "status":
             let remaining = opened == nil ? 0 : max(0, autoLockSeconds - Date().timeIntervalSince(lastActivity))
-            return ["type": "result", "exit": 0, "unlocked": opened != nil, "vault": store.vaultPath, "locksInSeconds": Int(remaining.rounded(.up)), "pid": Int(getpid()), "lockSignals": lockSignals]
+            return ["type": "result", "exit": 0, "unlocked": opened != nil, "vault": store.vaultPath, "locksInSeconds": Int(remaining.rounded(.up)), "pid": Int(getpid()), "lockSignals": lockSignals,
+                "quickUnlock": quickUnlockRefusal().map { ["offered": false, "reason": $0] as [String: Any] } ?? ["offered": true, "user": SystemAuthentication.userName() ?? ""]]
         case "unlock":
             guard let password = request.message["password"] as? String else { return reply(exit: 2, stderr: "passbox: error: no password\n") }
             do {
-                let o = try store.unlock(password: password)
+                let (o, key) = try store.unlockKeepingKey(password: password)
                 if let seconds = request.message["testAutoLockSeconds"] as? Double { testAutoLockSeconds = seconds }
                 opened = o
+                passwordTypedAt = Date()
+                bootIDAtTyping = QuickUnlockPolicy.currentBootID()
+                let settings = Settings.load(dataDirectory)
+                policy = QuickUnlockPolicy(reminder: QuickUnlockPolicy.Reminder(rawValue: settings.reminderDays ?? 14) ?? .days14)
+                sealedKey = quickUnlockEnabled ? SealedSecret(key) : nil
+                quickUnlockFailures = 0
                 unlockedAt = Date()
                 lastActivity = Date()
                 return reply(exit: 0)
@@ -138,7 +220,10 @@ final class AgentService: @unchecked Sendable {
             }
         case "lock":
             lock()
+            if request.message["forget"] as? Bool == true { forgetQuickUnlock() }
             return reply(exit: 0)
+        case "quick-unlock":
+            return quickUnlock(request)
         case "run":
             guard let argv = request.message["argv"] as? [String], let command = argv.first else { return reply(exit: 2, stderr: "passbox: error: empty command\n") }
             let capture = OutputCapture()
@@ -162,6 +247,7 @@ final class AgentService: @unchecked Sendable {
             }
             lastActivity = Date()
             // A changed password re-keys the slot: the agent's keys are stale, so it locks.
+            if command == "passwd" { forgetQuickUnlock() }
             if command == "passwd" || autoLockSeconds == 0 { lock() }
             return reply(exit: code, stdout: capture.stdout, stderr: capture.stderr)
         default:

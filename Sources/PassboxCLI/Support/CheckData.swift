@@ -8,6 +8,10 @@ struct Settings: Codable {
     var rangeURL: String?
     /// The agent's idle time before it locks: 0 (immediately), 1, 5, 15, 30 or 60 minutes.
     var autoLockMinutes: Int?
+    /// Quick unlock after the agent locks: nil means on where PAM can be used, off elsewhere.
+    var quickUnlock: Bool?
+    /// Days after which the master password must be typed again: 14 (default), 30, or 0 for never.
+    var reminderDays: Int?
 
     init() {}
 
@@ -16,6 +20,8 @@ struct Settings: Codable {
         breachCheck = try c.decodeIfPresent(Bool.self, forKey: .breachCheck) ?? false
         rangeURL = try c.decodeIfPresent(String.self, forKey: .rangeURL)
         autoLockMinutes = try c.decodeIfPresent(Int.self, forKey: .autoLockMinutes)
+        quickUnlock = try c.decodeIfPresent(Bool.self, forKey: .quickUnlock)
+        reminderDays = try c.decodeIfPresent(Int.self, forKey: .reminderDays)
     }
 
     static func load(_ directory: String) -> Settings {

@@ -79,6 +79,28 @@ public final class VaultStore: @unchecked Sendable {
     /// Opens the vault whose slot `password` unlocks. Every password, right or wrong, does one derivation,
     /// sixteen key-box trials and one body open, and is answered at the same deadline.
     public func unlock(password: String) throws -> OpenVault {
+        try unlockKeepingKey(password: password).vault
+    }
+
+    /// Like `unlock(password:)`, and also hands back the password's Argon2id output, which the agent may
+    /// keep sealed for quick unlock (never the password itself).
+    public func unlockKeepingKey(password: String) throws -> (vault: OpenVault, passwordKey: SecretBytes) {
+        try unlock { header, work in
+            let start = clock.monotonic()
+            let key = try derivePasswordKey(password, header: header)
+            work.derivations += 1
+            work.derivationSeconds = clock.monotonic() - start
+            return key
+        }
+    }
+
+    /// Opens the vault with a password key kept from an earlier unlock, skipping Argon2id. Fails as a wrong
+    /// password would if the slot was re-keyed since (the password was changed).
+    public func unlock(passwordKey: SecretBytes) throws -> OpenVault {
+        try unlock { _, _ in passwordKey }.vault
+    }
+
+    func unlock(deriving derive: (VaultHeader, inout UnlockWork) throws -> SecretBytes) throws -> (vault: OpenVault, passwordKey: SecretBytes) {
         guard let headerBytes = try readPrefix(VaultHeader.length) else { throw StoreError.noVault(path: vaultPath) }
         let header = try VaultHeader.decode(headerBytes, path: vaultPath)
         try checkFileSize(header)
@@ -88,9 +110,7 @@ public final class VaultStore: @unchecked Sendable {
         let start = clock.monotonic()
         defer { lastWork = work }
 
-        let passwordKey = try derivePasswordKey(password, header: header)
-        work.derivations += 1
-        work.derivationSeconds = clock.monotonic() - start
+        let passwordKey = try derive(header, &work)
         let fd = try openVaultFile()
         defer { close(fd) }
         var found: (index: Int, nonce: [UInt8], wrapKey: SecretBytes, box: SlotCodec.KeyBox)?
@@ -134,7 +154,7 @@ public final class VaultStore: @unchecked Sendable {
         let deadline = timing.deadline(forWork: work.workSeconds)
         work.deadlineSeconds = deadline
         clock.sleep(until: start + deadline)
-        return try outcome.get()
+        return (try outcome.get(), passwordKey)
     }
 
     /// Changes the password of the vault `current` opens: one counted unlock attempt held to the deadline,
