@@ -6,6 +6,24 @@ import PassboxTestSupport
 import Testing
 
 @Suite struct UnlockTests {
+    /// Quick unlock's path: the kept Argon2id output opens the same vault without a derivation, survives
+    /// sealing, and stops working once the password is changed (the slot is re-keyed).
+    @Test func aKeptPasswordKeyOpensTheVaultWithoutDerivingUntilThePasswordChanges() throws {
+        let dir = try TemporaryDirectory()
+        let store = VaultStore(directory: dir.path, clock: FakeClock())
+        _ = try store.create(password: password, parameters: cheapKDF)
+        let (first, key) = try store.unlockKeepingKey(password: password)
+        #expect(store.lastWork.derivations == 1)
+        let sealed = SealedSecret(key)
+        let again = try store.unlock(passwordKey: sealed.open())
+        #expect(store.lastWork.derivations == 0)
+        #expect(store.lastWork.slotTrials == 16)
+        #expect(again.vault.items.count == first.vault.items.count)
+        #expect(throws: StoreError.wrongPassword) { try store.unlock(passwordKey: SecretBytes.generate(count: key.count)) }
+        try store.changePassword(current: password, new: "a different long password")
+        #expect(throws: StoreError.wrongPassword) { try store.unlock(passwordKey: sealed.open()) }
+    }
+
     @Test func rightAndWrongPasswordsDoTheSameWorkAndAnswerAtTheDeadline() throws {
         let dir = try TemporaryDirectory()
         let clock = FakeClock()

@@ -47,7 +47,8 @@ public struct Vault: Sendable, Equatable {
     public mutating func add(_ item: Item, now: Date) throws -> Item {
         let now = now.storedPrecision
         var saved = try item.validated()
-        precondition(!items.contains { $0.id == saved.id }, "duplicate item id")
+        // Ids are fresh random ULIDs; the linear check (quadratic over a bulk import) runs in debug builds only.
+        assert(!items.contains { $0.id == saved.id }, "duplicate item id")
         saved.created = saved.created ?? now
         saved.lastChanged = now
         saved.trashedAt = nil
