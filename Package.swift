@@ -34,7 +34,7 @@ let package = Package(
             name: "PassboxCLI", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent"],
             resources: [.copy("Data")]),
         .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),
-        .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "CLinux"], resources: [.copy("Scripts")]),
+        .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxAgent"], resources: [.copy("Scripts")]),
         .testTarget(
             name: "PassboxCryptoTests", dependencies: ["PassboxCrypto", "PassboxTestSupport"],
             resources: [.copy("Vectors")]),

@@ -1,5 +1,5 @@
 import Foundation
-internal import CLinux
+import PassboxAgent
 
 /// Runs a CLI transcript: blocks of a command, its standard input, the expected output and exit code.
 ///
@@ -153,39 +153,20 @@ public struct Transcript {
     /// waitpid rather than Foundation's Process, which also waits for a socket its child passes on — and a
     /// detached agent the child starts would hold it for as long as the agent lives.
     public static func execute(_ executable: String, _ arguments: [String], stdin: [String], environment: [String: String]) throws -> Result {
-        var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
-        // Close-on-exec: a child spawned by another test at the same moment must not inherit these ends (it would
-        // hold a write end open, and this reader would never see end of file).
-        guard CLinux_pipeCloexec(&inPipe) == 0, CLinux_pipeCloexec(&outPipe) == 0, CLinux_pipeCloexec(&errPipe) == 0 else { throw Failure(description: "pipe failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        _ = CLinux_spawnCloseFrom(&actions, 3)
+        // Close-on-exec pipes: a child spawned by another test at the same moment must not inherit these ends
+        // (it would hold a write end open, and this reader would never see end of file).
+        let inPipe = try ChildProcess.pipe(), outPipe = try ChildProcess.pipe(), errPipe = try ChildProcess.pipe()
         let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = env.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        _ = CLinux_spawnCleanSignals(&attributes, 0)
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        close(inPipe[0])
-        close(outPipe[1])
-        close(errPipe[1])
-        guard spawned == 0 else {
-            [inPipe[1], outPipe[0], errPipe[0]].forEach { close($0) }
-            throw Failure(description: "cannot run \(executable): \(String(cString: strerror(spawned)))")
+        let spawned = Swift.Result { try ChildProcess.spawn([executable] + arguments, stdin: inPipe.read, stdout: outPipe.write, stderr: errPipe.write, environment: env) }
+        close(inPipe.read)
+        close(outPipe.write)
+        close(errPipe.write)
+        guard case .success(let pid) = spawned else {
+            [inPipe.write, outPipe.read, errPipe.read].forEach { close($0) }
+            throw Failure(description: "cannot run \(executable)")
         }
         let input = Array(stdin.map { $0 + "\n" }.joined().utf8)
-        let stdinWrite = inPipe[1]
+        let stdinWrite = inPipe.write
         let writer = Thread {
             var done = 0
             while done < input.count {
@@ -196,52 +177,29 @@ public struct Transcript {
             close(stdinWrite)
         }
         writer.start()
-        let errorData = ReadAll(fd: errPipe[0])
+        let errorData = ReadAll(fd: errPipe.read)
         let reader = Thread { errorData.run() }
         reader.start()
-        let outputData = ReadAll(fd: outPipe[0])
+        let outputData = ReadAll(fd: outPipe.read)
         outputData.run()
         while !errorData.finished { usleep(1000) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        close(outPipe[0])
-        close(errPipe[0])
-        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let exit = ChildProcess.wait(pid)
+        close(outPipe.read)
+        close(errPipe.read)
         return Result(status: exit, stdout: String(decoding: outputData.bytes, as: UTF8.self), stderr: String(decoding: errorData.bytes, as: UTF8.self))
     }
 
     /// Starts a long-running helper (an X server, a bus) with its output discarded; returns its pid. Stop it with
     /// `stop(_:)`.
     public static func startBackground(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
-        }
-        _ = CLinux_spawnCloseFrom(&actions, 3)
         let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = env.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        _ = CLinux_spawnCleanSignals(&attributes, 0)
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard spawned == 0 else { throw Failure(description: "cannot run \(executable): \(String(cString: strerror(spawned)))") }
-        return pid
+        return try ChildProcess.spawn([executable] + arguments, environment: env)
     }
 
     /// Ends a helper started with `startBackground` and reaps it.
     public static func stop(_ pid: Int32) {
         kill(pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        ChildProcess.wait(pid)
     }
 
     final class ReadAll: @unchecked Sendable {

@@ -2,7 +2,6 @@ import Foundation
 import PassboxAgent
 import PassboxCore
 import PassboxStore
-internal import CLinux
 
 /// The client side of the agent: which commands it serves, starting it, and `unlock`, `lock`, `status`.
 enum AgentCommands {
@@ -108,22 +107,11 @@ enum AgentCommands {
         // The PAM service is fixed when the agent starts, before any key is kept: choosing another later would
         // mean restarting the agent, which drops the key.
         if let pamService { arguments += ["--pam-service", pamService] }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        _ = CLinux_spawnCleanSignals(&attributes, CLinux_spawnSetsidFlag())
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
+        do {
+            _ = try ChildProcess.spawn(arguments, newSession: true)
+        } catch let e as ChildProcess.Failure {
+            throw CLIError.failure("could not start the agent: \(e.description)")
         }
-        _ = CLinux_spawnCloseFrom(&actions, 3)
-        let cArguments = arguments.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, cArguments, environ)
-        guard result == 0 else { throw CLIError.failure("could not start the agent: \(String(cString: strerror(result)))") }
         for _ in 0..<200 {
             if try status(context) != nil { return }
             usleep(10_000)

@@ -3,7 +3,6 @@ import PassboxAgent
 import PassboxCore
 import PassboxCrypto
 import PassboxStore
-internal import CLinux
 
 /// `passbox bench agent`: whole-process wall time of `passbox read` and `passbox show --field password`
 /// against an unlocked agent holding 1,000 / 10,000 / 100,000 items (process start included), and the
@@ -38,8 +37,7 @@ enum AgentBenchmark {
         let agent = try spawn([executable, "--data", directory, "agent"], wait: false).pid
         defer {
             kill(agent, SIGTERM)
-            var status: Int32 = 0
-            waitpid(agent, &status, 0)
+            ChildProcess.wait(agent)
         }
         for _ in 0..<500 where UnixSocket.connect(to: socket).map({ close($0) }) == nil { usleep(10_000) }
         usleep(100_000)
@@ -89,25 +87,12 @@ enum AgentBenchmark {
 
     /// Spawns with every standard stream on /dev/null; waits for the exit status when asked.
     static func spawn(_ command: [String], wait: Bool) throws -> (pid: pid_t, status: Int32) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
+        let pid: pid_t
+        do {
+            pid = try ChildProcess.spawn(command)
+        } catch let e as ChildProcess.Failure {
+            throw CLIError.failure(e.description)
         }
-        _ = CLinux_spawnCloseFrom(&actions, 3)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        _ = CLinux_spawnCleanSignals(&attributes, 0)
-        let arguments = command.map { strdup($0) } + [nil]
-        defer { arguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, command[0], &actions, &attributes, arguments, environ)
-        guard result == 0 else { throw CLIError.failure("cannot run \(command[0]): \(String(cString: strerror(result)))") }
-        guard wait else { return (pid, 0) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (pid, (status >> 8) & 0xff)
+        return (pid, wait ? ChildProcess.wait(pid) : 0)
     }
 }

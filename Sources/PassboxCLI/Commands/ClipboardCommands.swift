@@ -2,7 +2,6 @@ import Foundation
 import PassboxAgent
 import PassboxCore
 import PassboxCrypto
-internal import CLinux
 
 extension Commands {
     static let clipboardSeconds = 90
@@ -25,51 +24,32 @@ extension Commands {
     /// holds inherited descriptors, so its output is read only when asked for (paste) and copies write to
     /// /dev/null.
     static func runTool(_ command: [String], input: Data?, readOutput: Bool = false, wait: Bool = true) -> (status: Int32, output: Data) {
-        var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0]
-        guard CLinux_pipeCloexec(&inPipe) == 0, CLinux_pipeCloexec(&outPipe) == 0 else { return (-1, Data()) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, inPipe[0], STDIN_FILENO)
-        if readOutput {
-            posix_spawn_file_actions_adddup2(&actions, outPipe[1], STDOUT_FILENO)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
-        }
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
-        _ = CLinux_spawnCloseFrom(&actions, 3)
-        let arguments = command.map { strdup($0) } + [nil]
-        defer { arguments.forEach { free($0) } }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        _ = CLinux_spawnCleanSignals(&attributes, 0)
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command[0], &actions, &attributes, arguments, environ)
-        close(inPipe[0])
-        close(outPipe[1])
-        guard spawned == 0 else {
-            close(inPipe[1])
-            close(outPipe[0])
+        guard let inPipe = try? ChildProcess.pipe() else { return (-1, Data()) }
+        let outPipe = readOutput ? try? ChildProcess.pipe() : nil
+        let pid = try? ChildProcess.spawn(command, stdin: inPipe.read, stdout: outPipe?.write)
+        close(inPipe.read)
+        if let outPipe { close(outPipe.write) }
+        guard let pid else {
+            close(inPipe.write)
+            if let outPipe { close(outPipe.read) }
             return (-1, Data())
         }
-        if let input, !input.isEmpty { _ = input.withUnsafeBytes { write(inPipe[1], $0.baseAddress, $0.count) } }
-        close(inPipe[1])
+        if let input, !input.isEmpty { _ = input.withUnsafeBytes { write(inPipe.write, $0.baseAddress, $0.count) } }
+        close(inPipe.write)
         var output = Data()
-        if readOutput {
+        if let outPipe {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
-                let n = Glibc.read(outPipe[0], &buffer, buffer.count)
+                let n = Glibc.read(outPipe.read, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
                 if n <= 0 { break }
                 output.append(contentsOf: buffer[0..<n])
             }
+            close(outPipe.read)
         }
-        close(outPipe[0])
         // The clearing helper runs on in its own time; it is reaped by init when this process ends.
         guard wait else { return (0, output) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return ((status >> 8) & 0xff, output)
+        return (ChildProcess.wait(pid), output)
     }
 
     /// `passbox copy ITEM [FIELD] [--clear-after SECONDS]`: copies a value (the password by default) and
