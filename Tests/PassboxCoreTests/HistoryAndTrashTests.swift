@@ -120,6 +120,7 @@ import Testing
         try vault.add(Item(category: .secureNote, title: "twin"), now: Date())
         #expect(try vault.resolve(a.id).id == a.id)
         #expect(try vault.resolve(String(a.id.prefix(6))).id == a.id)
+        #expect(try vault.resolve(String(a.id.prefix(6)).uppercased()).id == a.id)
         #expect(try vault.resolve("CAFE").id == a.id)
         #expect(try vault.resolve("Twin").category == .login)
         do {
