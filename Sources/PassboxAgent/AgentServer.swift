@@ -121,7 +121,13 @@ public enum AgentClient {
     public static func send(_ message: [String: Any], socketPath: String, input: (String, Bool) -> String?) throws -> [String: Any]? {
         guard let fd = UnixSocket.connect(to: socketPath) else { return nil }
         defer { close(fd) }
-        try Framing.write(fd, message)
+        do {
+            try Framing.write(fd, message)
+        } catch Framing.FrameError.io(let code) where code == EPIPE || code == ECONNRESET {
+            // The agent may have answered at once (another user, a busy socket) and closed before reading:
+            // its reply is still waiting to be read.
+            return try Framing.read(fd)
+        }
         while true {
             let reply = try Framing.read(fd)
             if reply["type"] as? String == "prompt" {
