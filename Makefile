@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev \
   libpsl-dev publicsuffix libidn2-dev libicu-dev libcurl4-openssl-dev \
-  libsystemd-dev libpam0g-dev
+  libsystemd-dev libpam0g-dev libxcb1-dev
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X
 # server and xclip for the clipboard test; python3 for the range server and the other-user socket client;
 # dbus-daemon for a private bus that plays systemd-logind in the lock-signal test.

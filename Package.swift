@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CLogind", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CPAM", providers: [.apt(["libpam0g-dev"])]),
+        .systemLibrary(name: "CXcb", providers: [.apt(["libxcb1-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(name: "PassboxCrypto", dependencies: ["CSodium", "CArgon2", "CCrypto", "CLinux"]),
@@ -31,7 +32,7 @@ let package = Package(
         .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto", "CCurl"]),
         .target(name: "PassboxAgent", dependencies: ["PassboxCore", "PassboxStore", "CLinux", "CLogind", "CPAM"]),
         .target(
-            name: "PassboxCLI", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent"],
+            name: "PassboxCLI", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "CLinux", "CXcb"],
             resources: [.copy("Data")]),
         .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),
         .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxAgent"], resources: [.copy("Scripts")]),

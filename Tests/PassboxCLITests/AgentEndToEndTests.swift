@@ -261,8 +261,9 @@ import Testing
         let display = ":\(60 + Int(getpid() % 30))"
         let xvfb = try Transcript.startBackground("/usr/bin/Xvfb", [display, "-screen", "0", "320x240x24", "-nolisten", "tcp"])
         defer { Transcript.stop(xvfb) }
-        func clipboard() throws -> String {
-            try Transcript.execute("/usr/bin/timeout", ["3", "/usr/bin/xclip", "-selection", "clipboard", "-o"], stdin: [], environment: ["DISPLAY": display]).stdout
+        func clipboard(_ target: String? = nil) throws -> String {
+            let asked = target.map { ["-target", $0] } ?? []
+            return try Transcript.execute("/usr/bin/timeout", ["3", "/usr/bin/xclip", "-selection", "clipboard", "-o"] + asked, stdin: [], environment: ["DISPLAY": display]).stdout
         }
         // Wait for the X server.
         for _ in 0..<50 where (try? Transcript.execute("/usr/bin/xclip", ["-selection", "clipboard", "-o"], stdin: [], environment: ["DISPLAY": display]).stderr.contains("Can't open display")) ?? true {
@@ -272,6 +273,10 @@ import Testing
         let copied = try s.run(["copy", "GitHub", "--clear-after", "2"], env: ["DISPLAY": display])
         #expect(copied.status == 0, "\(copied.stderr)")
         #expect(try clipboard() == "Gh-Secret-Pa55word!")
+        // Marked for clipboard managers (KDE's convention, which others read too).
+        #expect(try clipboard("TARGETS").contains("x-kde-passwordManagerHint"))
+        #expect(try clipboard("x-kde-passwordManagerHint") == "secret")
+        #expect(try clipboard("UTF8_STRING") == "Gh-Secret-Pa55word!")
         Thread.sleep(forTimeInterval: 3.5)
         #expect(try clipboard() == "")
         // Changed meanwhile: not cleared. (xclip leaves a child serving the selection: its output goes to /dev/null.)

@@ -2,6 +2,8 @@ import Foundation
 import PassboxAgent
 import PassboxCore
 import PassboxCrypto
+internal import CLinux
+internal import CXcb
 
 extension Commands {
     static let clipboardSeconds = 90
@@ -53,24 +55,104 @@ extension Commands {
     }
 
     /// `passbox copy ITEM [FIELD] [--clear-after SECONDS]`: copies a value (the password by default) and
-    /// clears the clipboard after 90 seconds, only if it still holds that value.
+    /// clears the clipboard after 90 seconds, only if it still holds that value. On X11 Passbox owns the
+    /// clipboard itself (a detached helper, `clipboard-serve`) so the copy carries the
+    /// `x-kde-passwordManagerHint: secret` mark; on Wayland it uses wl-copy.
     static func copy(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(1...2, usage: "passbox copy ITEM [FIELD]")
-        guard let tool = clipboardTool() else {
-            throw CLIError.failure("there is no display to copy to (no WAYLAND_DISPLAY with wl-copy, no DISPLAY with xclip); nothing was copied", hint: "use \"passbox read passbox://local/ITEM/FIELD\" in scripts")
+        let env = ProcessInfo.processInfo.environment
+        let tool = clipboardTool()
+        let x11 = !(env["DISPLAY"] ?? "").isEmpty
+        guard tool != nil || x11 else {
+            throw CLIError.failure("there is no display to copy to (no WAYLAND_DISPLAY with wl-copy, no DISPLAY); nothing was copied", hint: "use \"passbox read passbox://local/ITEM/FIELD\" in scripts")
         }
         let field = args.positionals.count > 1 ? args.positionals[1] : "password"
         let item = args.positionals[0].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? args.positionals[0]
         let value = try ReferenceResolver(context).value("passbox://local/\(item)/\(field)", markUsed: true)
+        let seconds = Int(args.value("clear-after") ?? "") ?? clipboardSeconds
+        let done = "Copied \(field) of \(args.positionals[0]); the clipboard clears in \(seconds) s if it still holds it."
+        let nativeWayland = tool?.copy.first == "/usr/bin/wl-copy"
+        if x11 && !nativeWayland {
+            switch serveOnX11(value, seconds: seconds) {
+            case .served:
+                Console.out(done)
+                return
+            case .failed(let why) where tool == nil:
+                throw CLIError.failure("could not copy to the X11 clipboard: \(why); nothing was copied")
+            case .failed:
+                break  // xclip below, without the password-manager mark
+            }
+        }
+        guard let tool else { throw CLIError.failure("no clipboard tool was found; nothing was copied", hint: "install wl-clipboard (Wayland) or xclip (X11)") }
         guard runTool(tool.copy, input: Data(value.utf8)).status == 0 else {
             throw CLIError.failure("the clipboard tool \(tool.copy[0]) failed; nothing was copied")
         }
-        let seconds = Int(args.value("clear-after") ?? "") ?? clipboardSeconds
         // A detached helper clears it later; it gets only the value's SHA-256, on standard input.
         let fingerprint = Hash.sha256(Array(value.utf8)).map { String(format: "%02x", $0) }.joined()
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        _ = runTool([executable, "clipboard-clear", "--after", String(seconds)], input: Data((fingerprint + "\n").utf8), wait: false)
-        Console.out("Copied \(field) of \(args.positionals[0]); the clipboard clears in \(seconds) s if it still holds it.")
+        _ = runTool([selfExecutable(), "clipboard-clear", "--after", String(seconds)], input: Data((fingerprint + "\n").utf8), wait: false)
+        Console.out(done)
+    }
+
+    static func selfExecutable() -> String { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path }
+
+    enum X11Outcome {
+        case served
+        case failed(String)
+    }
+
+    /// Starts the detached `clipboard-serve` helper with the value on its standard input and waits for its
+    /// first line: "ok" once it owns the clipboard, else "error: …".
+    static func serveOnX11(_ value: String, seconds: Int) -> X11Outcome {
+        guard let input = try? ChildProcess.pipe() else { return .failed("cannot create a pipe") }
+        guard let status = try? ChildProcess.pipe() else {
+            close(input.read)
+            close(input.write)
+            return .failed("cannot create a pipe")
+        }
+        let pid = try? ChildProcess.spawn([selfExecutable(), "clipboard-serve", "--after", String(seconds)], stdin: input.read, stdout: status.write, newSession: true)
+        close(input.read)
+        close(status.write)
+        defer { close(status.read) }
+        guard pid != nil else {
+            close(input.write)
+            return .failed("cannot start the clipboard helper")
+        }
+        let bytes = Array(value.utf8)
+        _ = bytes.withUnsafeBytes { write(input.write, $0.baseAddress, $0.count) }
+        close(input.write)
+        var line = [UInt8]()
+        var byte: UInt8 = 0
+        while line.count < 512, Glibc.read(status.read, &byte, 1) == 1, byte != 0x0a { line.append(byte) }
+        let answer = String(decoding: line, as: UTF8.self)
+        if answer == "ok" { return .served }
+        return .failed(answer.hasPrefix("error: ") ? String(answer.dropFirst(7)) : "the clipboard helper stopped")
+    }
+
+    /// The helper `copy` starts on X11 (its own session, core dumps off): reads the value from standard input
+    /// into locked memory, owns the clipboard, says "ok" (or "error: …") on standard output and closes it, then
+    /// serves the value with its password-manager mark until the delay ends or another program copies.
+    static func clipboardServe(_ context: Context, _ args: Arguments) throws {
+        ProcessHardening.disableCoreDumps()
+        signal(SIGHUP, SIG_IGN)
+        let seconds = Double(args.value("after") ?? "90") ?? 90
+        var data = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+        let value = SecretBytes(copying: data)
+        ConstantTime.wipe(&data)
+        var error = [CChar](repeating: 0, count: 256)
+        let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
+        let result = value.withUnsafeBytes { bytes in
+            CXcb_serveClipboard(display, bytes.bindMemory(to: UInt8.self).baseAddress, UInt32(bytes.count), seconds, { _ in
+                _ = "ok\n".withCString { write(STDOUT_FILENO, $0, 3) }
+                let null = CLinux_openFile("/dev/null", O_WRONLY, 0)
+                dup2(null, STDOUT_FILENO)
+                close(null)
+            }, nil, &error, error.count)
+        }
+        if result == -1 {
+            let why = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            _ = "error: \(why)\n".withCString { write(STDOUT_FILENO, $0, strlen($0)) }
+            throw ExitCode(1)
+        }
     }
 
     /// The helper `copy` starts: waits, then clears the clipboard if it still holds the copied value.

@@ -26,6 +26,7 @@ enum Commands {
         case "inject": try inject(context, Arguments(words, valued: ["i", "o", "in-file", "out-file"], flags: []))
         case "copy": try copy(context, Arguments(words, valued: ["clear-after"], flags: []))
         case "clipboard-clear": try clipboardClear(context, Arguments(words, valued: ["after", "tool"], flags: []))
+        case "clipboard-serve": try clipboardServe(context, Arguments(words, valued: ["after"], flags: []))
         case "settings": try settings(context, Arguments(words, valued: [], flags: []))
         case "fill": try fill(context, Arguments(words, valued: ["pick", "field"], flags: ["confirm-other-site", "json"]))
         case "strength": try strength(context, Arguments(words, valued: [], flags: ["json"]))
