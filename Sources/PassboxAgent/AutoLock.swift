@@ -1,4 +1,5 @@
 import Foundation
+import PassboxCore
 
 /// How long the agent stays unlocked without use.
 public enum AutoLock: Int, Sendable, CaseIterable {
@@ -12,6 +13,26 @@ public enum AutoLock: Int, Sendable, CaseIterable {
     public static let `default` = AutoLock.fiveMinutes
 
     public var seconds: TimeInterval { TimeInterval(rawValue * 60) }
+}
+
+/// The agent's idle timer as pure logic with the clock passed in: activity moves the deadline; the agent's
+/// real-time timer asks `isDue` four times a second and locks at the deadline whatever clients do.
+public struct IdleDeadline: Sendable, Equatable {
+    public private(set) var lastActivity: Date
+    public var interval: TimeInterval
+
+    public init(interval: TimeInterval, now: Date) {
+        self.interval = interval
+        lastActivity = now
+    }
+
+    /// A command (or an unlock) counts as use.
+    public mutating func touch(now: Date) { lastActivity = now }
+
+    public func isDue(now: Date) -> Bool { now.timeIntervalSince(lastActivity) >= interval }
+
+    /// Seconds until it locks (0 when due).
+    public func remaining(now: Date) -> TimeInterval { max(0, interval - now.timeIntervalSince(lastActivity)) }
 }
 
 /// When quick unlock (skipping Argon2id after the operating system re-authenticates the user) may be
@@ -42,6 +63,16 @@ public struct QuickUnlockPolicy: Sendable, Equatable {
             return .reminderDue(days: reminder.rawValue)
         }
         return .allowed
+    }
+
+    /// Why a verdict refuses quick unlock, in the user's language; nil when it is allowed.
+    public static func reason(_ verdict: Verdict, _ language: Language) -> String? {
+        switch verdict {
+        case .allowed: return nil
+        case .passwordNotTypedSinceStart: return Localization.tr("quickUnlock.notTyped", language)
+        case .rebooted: return Localization.tr("quickUnlock.rebooted", language)
+        case .reminderDue(let days): return Localization.tr("quickUnlock.reminder", language, ["days": String(days)])
+        }
     }
 
     /// The kernel's boot id (changes at every boot).

@@ -86,6 +86,9 @@ final class Context {
     lazy var store = VaultStore(directory: dataDirectory)
     /// In the agent: the unlocked vault (or a "locked" error) instead of asking for the password.
     let agentVault: (() throws -> OpenVault)?
+    /// In the agent: told the new password after `passwd`, so the agent stays unlocked with the new keys
+    /// (and keeps a new quick-unlock key) instead of holding stale ones.
+    var passwordChanged: ((String) throws -> Void)?
 
     init(dataDirectory: String, input: InputSource = SecretInput(), language: Language = Language.fromEnvironment(), agentVault: (() throws -> OpenVault)? = nil) {
         self.dataDirectory = dataDirectory

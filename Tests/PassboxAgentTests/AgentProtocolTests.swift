@@ -93,6 +93,26 @@ import Testing
         #expect(QuickUnlockPolicy(reminder: .never).verdict(passwordTypedAt: typed, bootIDAtTyping: "a", currentBootID: "a", now: typed + 1e9) == .allowed)
     }
 
+    @Test func reasonsAreWordedInEnglishAndGerman() {
+        #expect(QuickUnlockPolicy.reason(.allowed, .english) == nil)
+        #expect(QuickUnlockPolicy.reason(.rebooted, .english) == "the machine restarted since the master password was typed")
+        #expect(QuickUnlockPolicy.reason(.reminderDue(days: 14), .german) == "die Eingabe des Master-Passworts liegt 14 Tage zurück (Erinnerungseinstellung)")
+        #expect(QuickUnlockPolicy.reason(.passwordNotTypedSinceStart, .german) == "das Master-Passwort wurde seit dem Start des Agenten nicht eingegeben")
+    }
+
+    @Test func idleDeadlineMovesWithActivityAndIsDueAtTheInterval() {
+        var idle = IdleDeadline(interval: 300, now: typed)
+        #expect(!idle.isDue(now: typed + 299.9))
+        #expect(idle.isDue(now: typed + 300))
+        #expect(idle.remaining(now: typed + 100) == 200)
+        idle.touch(now: typed + 250)
+        #expect(!idle.isDue(now: typed + 300))
+        #expect(idle.isDue(now: typed + 550))
+        #expect(idle.remaining(now: typed + 600) == 0)
+        // "Immediately": due at once.
+        #expect(IdleDeadline(interval: AutoLock.immediately.seconds, now: typed).isDue(now: typed))
+    }
+
     @Test func bootIDIsReadable() {
         #expect(QuickUnlockPolicy.currentBootID().count == 36)
     }

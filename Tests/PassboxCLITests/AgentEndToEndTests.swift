@@ -246,6 +246,20 @@ import Testing
         #expect(try s.run(["lock"]).status == 0)
         let off = try s.run(["unlock", "--quick"], ["login-secret"])
         #expect(off.status == 3 && off.stderr.contains("quick unlock was off"), "\(off.stderr)")
+
+        // Changing the password through the agent keeps it unlocked and keeps a new key at once (LCK-6).
+        try FileManager.default.removeItem(atPath: s.data + "/settings.json")
+        #expect(try s.run(["unlock", "--master"], [password]).status == 0)
+        let changed = try s.run(["passwd"], [password, "a brand new vault passphrase"])
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(try s.run(["list"]).status == 0)
+        #expect(try s.run(["lock"]).status == 0)
+        #expect(try s.run(["unlock", "--quick"], ["login-secret"]).status == 0)
+        #expect(try s.run(["show", "GitHub", "--field", "password"]).stdout == "Gh-Secret-Pa55word!\n")
+        // The old master password no longer opens it; the new one does.
+        #expect(try s.run(["lock"]).status == 0)
+        #expect(try s.run(["unlock", "--master"], [password]).status == 3)
+        #expect(try s.run(["unlock", "--master"], ["a brand new vault passphrase"]).status == 0)
     }
 
     func agentPID(_ s: Session) throws -> pid_t {

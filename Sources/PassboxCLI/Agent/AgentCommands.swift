@@ -44,7 +44,7 @@ enum AgentCommands {
     }
 
     static func status(_ context: Context) throws -> [String: Any]? {
-        try AgentClient.send(["op": "status"], socketPath: socketPath(context)) { _, _ in nil }
+        try AgentClient.send(["op": "status", "language": context.language.rawValue], socketPath: socketPath(context)) { _, _ in nil }
     }
 
     /// `passbox unlock [--quick | --master]`: starts the agent if none runs and unlocks it — with the login
@@ -62,7 +62,7 @@ enum AgentCommands {
         if !args.flag("master"), let quick, quick["offered"] as? Bool == true {
             let user = quick["user"] as? String ?? "this user"
             let login = try context.input.secret(prompt: "Login password for \(user) (quick unlock; passbox unlock --master asks for the vault password): ")
-            guard let reply = try AgentClient.send(["op": "quick-unlock", "loginPassword": login], socketPath: socketPath(context), input: { _, _ in nil }) else {
+            guard let reply = try AgentClient.send(["op": "quick-unlock", "loginPassword": login, "language": context.language.rawValue], socketPath: socketPath(context), input: { _, _ in nil }) else {
                 throw CLIError.failure("the agent stopped while unlocking", hint: "run \"passbox unlock\" again")
             }
             let code = Int32(reply["exit"] as? Int ?? 1)
@@ -75,10 +75,10 @@ enum AgentCommands {
         }
         if let quick, let reason = quick["reason"] as? String {
             if args.flag("quick") {
-                throw CLIError(message: "quick unlock is not offered: \(reason)", hint: "run \"passbox unlock\" and type the master password", code: .authentication)
+                throw CLIError(message: Localization.tr("quickUnlock.notOffered", context.language, ["reason": reason]), hint: "run \"passbox unlock\" and type the master password", code: .authentication)
             }
             if Settings.load(context.dataDirectory).quickUnlock != false, !reason.contains("/etc/pam.d") {
-                Console.err("passbox: quick unlock is not offered: \(reason).")
+                Console.err("passbox: \(Localization.tr("quickUnlock.notOffered", context.language, ["reason": reason])).")
             }
         } else if args.flag("quick") {
             throw CLIError(message: "quick unlock is not offered: no agent is running", hint: "run \"passbox unlock\" and type the master password", code: .authentication)

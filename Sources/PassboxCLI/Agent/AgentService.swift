@@ -47,7 +47,7 @@ final class AgentService: @unchecked Sendable {
     let dataDirectory: String
     var testAutoLockSeconds: Double?
     var opened: OpenVault?
-    var lastActivity = Date()
+    var idle = IdleDeadline(interval: AutoLock.default.seconds, now: Date())
     var unlockedAt: Date?
     lazy var store = VaultStore(directory: dataDirectory)
     var searchCache: (generation: ObjectIdentifier, items: Int, index: SearchIndex)?
@@ -74,19 +74,29 @@ final class AgentService: @unchecked Sendable {
         Settings.load(dataDirectory).quickUnlock ?? (SystemAuthentication.unavailability(service: pamService) == nil)
     }
 
-    /// Nil when quick unlock may be offered now, else why not (in words for the CLI).
-    func quickUnlockRefusal(now: Date = Date()) -> String? {
+    /// Nil when quick unlock may be offered now, else why not, in the client's language.
+    func quickUnlockRefusal(now: Date = Date(), language: Language = .english) -> String? {
         if let why = SystemAuthentication.unavailability(service: pamService) { return why }
         guard sealedKey != nil else {
-            if passwordTypedAt != nil { return "quick unlock was off when the master password was typed, or the key was dropped" }
-            return "the master password has not been typed since the agent started"
+            return Localization.tr(passwordTypedAt != nil ? "quickUnlock.noKey" : "quickUnlock.notTyped", language)
         }
-        switch policy.verdict(passwordTypedAt: passwordTypedAt, bootIDAtTyping: bootIDAtTyping, currentBootID: QuickUnlockPolicy.currentBootID(), now: now) {
-        case .allowed: return nil
-        case .passwordNotTypedSinceStart: return "the master password has not been typed since the agent started"
-        case .rebooted: return "the machine restarted since the master password was typed"
-        case .reminderDue(let days): return "it is \(days) days since the master password was typed (the reminder setting)"
-        }
+        let verdict = policy.verdict(passwordTypedAt: passwordTypedAt, bootIDAtTyping: bootIDAtTyping, currentBootID: QuickUnlockPolicy.currentBootID(), now: now)
+        return QuickUnlockPolicy.reason(verdict, language)
+    }
+
+    /// Opens the vault with the typed master password; keeps its Argon2id output sealed for quick unlock when
+    /// that is on, and fixes the reminder policy as it is set now.
+    func unlockWithMasterPassword(_ password: String) throws {
+        let (o, key) = try store.unlockKeepingKey(password: password)
+        opened = o
+        passwordTypedAt = Date()
+        bootIDAtTyping = QuickUnlockPolicy.currentBootID()
+        let settings = Settings.load(dataDirectory)
+        policy = QuickUnlockPolicy(reminder: QuickUnlockPolicy.Reminder(rawValue: settings.reminderDays ?? 14) ?? .days14)
+        sealedKey = quickUnlockEnabled ? SealedSecret(key) : nil
+        quickUnlockFailures = 0
+        unlockedAt = Date()
+        idle.touch(now: Date())
     }
 
     /// Drops the quick-unlock key too (password changed, agent stopping, too many refusals).
@@ -139,7 +149,8 @@ final class AgentService: @unchecked Sendable {
         let timer = DispatchSource.makeTimerSource(queue: server.queue)
         timer.schedule(deadline: .now() + 0.25, repeating: 0.25)
         timer.setEventHandler { [self] in
-            if opened != nil, Date().timeIntervalSince(lastActivity) >= autoLockSeconds { lock() }
+            idle.interval = autoLockSeconds
+            if opened != nil, idle.isDue(now: Date()) { lock() }
         }
         timer.resume()
         signalSources.append(timer)
@@ -150,6 +161,8 @@ final class AgentService: @unchecked Sendable {
 
     var signalSources = [any DispatchSourceProtocol]()
 
+    func language(_ request: AgentRequest) -> Language { Language(rawValue: request.message["language"] as? String ?? "en") ?? .english }
+
     func reply(exit: Int32, stdout: String = "", stderr: String = "") -> [String: Any] {
         ["type": "result", "exit": Int(exit), "stdout": stdout, "stderr": stderr]
     }
@@ -158,8 +171,8 @@ final class AgentService: @unchecked Sendable {
     /// refusals drop the key: the master password is needed again.
     func quickUnlock(_ request: AgentRequest) -> [String: Any] {
         if opened != nil { return reply(exit: 0) }
-        if let why = quickUnlockRefusal() {
-            return reply(exit: 3, stderr: "passbox: error: quick unlock is not offered: \(why)\npassbox: hint: run \"passbox unlock\" and type the master password\n")
+        if let why = quickUnlockRefusal(language: language(request)) {
+            return reply(exit: 3, stderr: "passbox: error: \(Localization.tr("quickUnlock.notOffered", language(request), ["reason": why]))\npassbox: hint: run \"passbox unlock\" and type the master password\n")
         }
         guard let login = request.message["loginPassword"] as? String, !login.isEmpty else {
             return reply(exit: 2, stderr: "passbox: error: no login password\n")
@@ -182,7 +195,7 @@ final class AgentService: @unchecked Sendable {
             opened = try store.unlock(passwordKey: key)
             quickUnlockFailures = 0
             unlockedAt = Date()
-            lastActivity = Date()
+            idle.touch(now: Date())
             return reply(exit: 0)
         } catch {
             // The slot no longer opens with this key (the password was changed elsewhere): drop it.
@@ -196,23 +209,15 @@ final class AgentService: @unchecked Sendable {
         let op = request.message["op"] as? String ?? ""
         switch op {
         case "status":
-            let remaining = opened == nil ? 0 : max(0, autoLockSeconds - Date().timeIntervalSince(lastActivity))
+            idle.interval = autoLockSeconds
+            let remaining = opened == nil ? 0 : idle.remaining(now: Date())
             return ["type": "result", "exit": 0, "unlocked": opened != nil, "vault": store.vaultPath, "locksInSeconds": Int(remaining.rounded(.up)), "pid": Int(getpid()), "lockSignals": lockSignals,
-                "quickUnlock": quickUnlockRefusal().map { ["offered": false, "reason": $0] as [String: Any] } ?? ["offered": true, "user": SystemAuthentication.userName() ?? ""]]
+                "quickUnlock": quickUnlockRefusal(language: language(request)).map { ["offered": false, "reason": $0] as [String: Any] } ?? ["offered": true, "user": SystemAuthentication.userName() ?? ""]]
         case "unlock":
             guard let password = request.message["password"] as? String else { return reply(exit: 2, stderr: "passbox: error: no password\n") }
             do {
-                let (o, key) = try store.unlockKeepingKey(password: password)
+                try unlockWithMasterPassword(password)
                 if let seconds = request.message["testAutoLockSeconds"] as? Double { testAutoLockSeconds = seconds }
-                opened = o
-                passwordTypedAt = Date()
-                bootIDAtTyping = QuickUnlockPolicy.currentBootID()
-                let settings = Settings.load(dataDirectory)
-                policy = QuickUnlockPolicy(reminder: QuickUnlockPolicy.Reminder(rawValue: settings.reminderDays ?? 14) ?? .days14)
-                sealedKey = quickUnlockEnabled ? SealedSecret(key) : nil
-                quickUnlockFailures = 0
-                unlockedAt = Date()
-                lastActivity = Date()
                 return reply(exit: 0)
             } catch {
                 let e = CLIError.from(error)
@@ -230,11 +235,21 @@ final class AgentService: @unchecked Sendable {
             capture.colors = request.message["colors"] as? Bool ?? false
             Console.capture = capture
             defer { Console.capture = nil }
-            let language = Language(rawValue: request.message["language"] as? String ?? "en") ?? .english
+            let language = language(request)
             let input = RemoteInput(lines: request.message["stdin"] as? [String], request: request)
             let context = Context(dataDirectory: dataDirectory, input: input, language: language) { [self] in
                 guard let opened else { throw CLIError(message: "the vault is locked", hint: "run \"passbox unlock\"", code: .authentication) }
                 return opened
+            }
+            // `passwd` re-keyed the slot: reopen with the new password (LCK-6: a new quick-unlock key right away).
+            context.passwordChanged = { [self] new in
+                do {
+                    try unlockWithMasterPassword(new)
+                } catch {
+                    lock()
+                    forgetQuickUnlock()
+                    throw error
+                }
             }
             var code: Int32 = 0
             do {
@@ -245,10 +260,9 @@ final class AgentService: @unchecked Sendable {
                 if let hint = e.hint { Console.err("passbox: hint: \(hint)") }
                 code = e.code.rawValue
             }
-            lastActivity = Date()
+            idle.touch(now: Date())
             // A changed password re-keys the slot: the agent's keys are stale, so it locks.
-            if command == "passwd" { forgetQuickUnlock() }
-            if command == "passwd" || autoLockSeconds == 0 { lock() }
+            if autoLockSeconds == 0 { lock() }
             return reply(exit: code, stdout: capture.stdout, stderr: capture.stderr)
         default:
             return ["type": "error", "message": "unknown request \"\(op)\"", "exit": 2]

@@ -31,6 +31,7 @@ extension Commands {
         let new = try newPassword(context, prompt: "New vault password: ")
         try context.store.changePassword(current: current, new: new)
         Console.out("Changed the vault password.")
+        try context.passwordChanged?(new)
     }
 
     /// "Argon2id, 512 MiB, 4 passes, 4 lanes".

@@ -1,6 +1,11 @@
 /// The text tables. Every key exists in both languages with the same placeholders (a test checks).
 enum Tables {
     static let english: [String: String] = [
+        "quickUnlock.notTyped": "the master password has not been typed since the agent started",
+        "quickUnlock.rebooted": "the machine restarted since the master password was typed",
+        "quickUnlock.reminder": "it is {days} days since the master password was typed (the reminder setting)",
+        "quickUnlock.noKey": "quick unlock was off when the master password was typed, or the key was dropped",
+        "quickUnlock.notOffered": "quick unlock is not offered: {reason}",
         "strength.label.0": "very weak",
         "strength.label.1": "weak",
         "strength.label.2": "fair",
@@ -71,6 +76,11 @@ enum Tables {
     ]
 
     static let german: [String: String] = [
+        "quickUnlock.notTyped": "das Master-Passwort wurde seit dem Start des Agenten nicht eingegeben",
+        "quickUnlock.rebooted": "der Rechner wurde seit der Eingabe des Master-Passworts neu gestartet",
+        "quickUnlock.reminder": "die Eingabe des Master-Passworts liegt {days} Tage zurück (Erinnerungseinstellung)",
+        "quickUnlock.noKey": "Schnellentsperren war beim Eingeben des Master-Passworts aus, oder der Schlüssel wurde verworfen",
+        "quickUnlock.notOffered": "Schnellentsperren wird nicht angeboten: {reason}",
         "strength.label.0": "sehr schwach",
         "strength.label.1": "schwach",
         "strength.label.2": "mittel",
