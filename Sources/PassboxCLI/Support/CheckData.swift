@@ -4,6 +4,8 @@ import PassboxStore
 
 /// Machine-local, non-secret settings (`settings.json` in the data directory).
 struct Settings: Codable {
+    /// The format version written ("v": 1); readers take the keys they know from any version.
+    var v = 1
     var breachCheck = false
     var rangeURL: String?
     /// The agent's idle time before it locks: 0 (immediately), 1, 5, 15, 30 or 60 minutes.
@@ -17,6 +19,7 @@ struct Settings: Codable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        v = try c.decodeIfPresent(Int.self, forKey: .v) ?? 1
         breachCheck = try c.decodeIfPresent(Bool.self, forKey: .breachCheck) ?? false
         rangeURL = try c.decodeIfPresent(String.self, forKey: .rangeURL)
         autoLockMinutes = try c.decodeIfPresent(Int.self, forKey: .autoLockMinutes)

@@ -1,0 +1,30 @@
+import Foundation
+import PassboxTestSupport
+import Testing
+
+@testable import PassboxCLI
+
+/// `settings.json` version 1, as written once (Transcripts/settings-v1.json): every field reads back, and a
+/// file from before the version field (or with unknown keys) still reads.
+@Suite struct SettingsFixtureTests {
+    @Test func versionOneFileReads() throws {
+        let dir = try TemporaryDirectory("passbox-settings")
+        let fixture = try #require(Bundle.module.url(forResource: "Transcripts/settings-v1.json", withExtension: nil))
+        try FileManager.default.copyItem(at: fixture, to: dir.file("settings.json"))
+        let settings = Settings.load(dir.path)
+        #expect(settings.v == 1)
+        #expect(settings.autoLockMinutes == 15)
+        #expect(settings.breachCheck)
+        #expect(settings.quickUnlock == false)
+        #expect(settings.reminderDays == 30)
+        #expect(settings.rangeURL == "http://127.0.0.1:8999/range/")
+    }
+
+    @Test func olderAndUnknownKeysStillRead() throws {
+        let dir = try TemporaryDirectory("passbox-settings")
+        try #"{"breachCheck": true, "somethingNewer": [1, 2]}"#.write(to: dir.file("settings.json"), atomically: true, encoding: .utf8)
+        let settings = Settings.load(dir.path)
+        #expect(settings.breachCheck)
+        #expect(settings.quickUnlock == nil && settings.autoLockMinutes == nil)
+    }
+}
