@@ -239,6 +239,10 @@ import Testing
         #expect(try s.run(["unlock", "--master"], [password]).status == 0)
         #expect(try s.run(["lock", "--forget"]).status == 0)
         #expect(try s.run(["unlock", "--quick"], ["login-secret"]).status == 3)
+        // Plain unlock says why before asking for the master password.
+        let told = try s.run(["unlock"], [password])
+        #expect(told.status == 0 && told.stderr.contains("quick unlock is not offered: quick unlock was off when the master password was typed, or the key was dropped"), "\(told.stderr)")
+        #expect(try s.run(["lock"]).status == 0)
 
         // With quick unlock turned off when the master password is typed, no key is kept.
         try #"{"quickUnlock": false}"#.write(toFile: s.data + "/settings.json", atomically: true, encoding: .utf8)

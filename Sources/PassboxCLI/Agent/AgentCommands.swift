@@ -77,11 +77,12 @@ enum AgentCommands {
             if args.flag("quick") {
                 throw CLIError(message: Localization.tr("quickUnlock.notOffered", context.language, ["reason": reason]), hint: "run \"passbox unlock\" and type the master password", code: .authentication)
             }
-            if Settings.load(context.dataDirectory).quickUnlock != false, !reason.contains("/etc/pam.d") {
+            // Say why only where quick unlock could be used and was not turned off.
+            if !args.flag("master"), quick["available"] as? Bool == true, Settings.load(context.dataDirectory).quickUnlock != false {
                 Console.err("passbox: \(Localization.tr("quickUnlock.notOffered", context.language, ["reason": reason])).")
             }
         } else if args.flag("quick") {
-            throw CLIError(message: "quick unlock is not offered: no agent is running", hint: "run \"passbox unlock\" and type the master password", code: .authentication)
+            throw CLIError(message: Localization.tr("quickUnlock.notOffered", context.language, ["reason": Localization.tr("quickUnlock.noAgent", context.language)]), hint: "run \"passbox unlock\" and type the master password", code: .authentication)
         }
         let password = try context.input.secret(prompt: "Vault password: ")
         if current == nil { try start(context, testAutoLock: args.value("test-auto-lock-seconds"), pamService: args.value("pam-service")) }

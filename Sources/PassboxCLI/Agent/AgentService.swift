@@ -212,7 +212,9 @@ final class AgentService: @unchecked Sendable {
             idle.interval = autoLockSeconds
             let remaining = opened == nil ? 0 : idle.remaining(now: Date())
             return ["type": "result", "exit": 0, "unlocked": opened != nil, "vault": store.vaultPath, "locksInSeconds": Int(remaining.rounded(.up)), "pid": Int(getpid()), "lockSignals": lockSignals,
-                "quickUnlock": quickUnlockRefusal(language: language(request)).map { ["offered": false, "reason": $0] as [String: Any] } ?? ["offered": true, "user": SystemAuthentication.userName() ?? ""]]
+                "quickUnlock": quickUnlockRefusal(language: language(request)).map {
+                    ["offered": false, "reason": $0, "available": SystemAuthentication.unavailability(service: pamService) == nil] as [String: Any]
+                } ?? ["offered": true, "user": SystemAuthentication.userName() ?? ""]]
         case "unlock":
             guard let password = request.message["password"] as? String else { return reply(exit: 2, stderr: "passbox: error: no password\n") }
             do {
