@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto", "CCurl"]),
         .target(name: "PassboxAgent", dependencies: ["PassboxCore", "PassboxStore", "CLinux", "CLogind", "CPAM"]),
         .target(
-            name: "PassboxCLI", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "CLinux", "CXcb"],
+            name: "PassboxCLI", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "CXcb"],
             resources: [.copy("Data")]),
         .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),
         .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxAgent"], resources: [.copy("Scripts")]),

@@ -2,7 +2,6 @@ import Foundation
 import PassboxAgent
 import PassboxCore
 import PassboxCrypto
-internal import CLinux
 internal import CXcb
 
 extension Commands {
@@ -143,7 +142,7 @@ extension Commands {
         let result = value.withUnsafeBytes { bytes in
             CXcb_serveClipboard(display, bytes.bindMemory(to: UInt8.self).baseAddress, UInt32(bytes.count), seconds, { _ in
                 _ = "ok\n".withCString { write(STDOUT_FILENO, $0, 3) }
-                let null = CLinux_openFile("/dev/null", O_WRONLY, 0)
+                let null = open("/dev/null", O_WRONLY)
                 dup2(null, STDOUT_FILENO)
                 close(null)
             }, nil, &error, error.count)
