@@ -87,10 +87,27 @@ extension Commands {
               rm ITEM                        move an item to the trash
               trash [list | restore ITEM | delete ITEM | empty]
               history ITEM [restore VERSION] [--reveal] [--json]
+              search QUERY [--json]          ranked, accent- and typo-tolerant
+              totp ITEM [--watch] ; totp add ITEM (--qr IMAGE | --uri-stdin) ; totp import --qr IMAGE [--all]
+              check [--breaches] [--kind K] [--json] ; check breaches on|off ; check update-data
+              fill URL                       logins for a site (registrable-domain matching)
               generate [--length N] [--no-upper] [--no-lower] [--no-digits] [--no-symbols] [--allow-similar]
+              generate --words N [--language en|de] [--capitalize] [--digit]
               strength [--json]              rate a password read from standard input
               categories                     the categories and their fields
-              bench [vault] [--items N] [--runs N] [--full-kdf]
+
+            The agent (unlock once; commands then need no password until it locks):
+              unlock [--quick | --master]    start it and unlock (quick: your login password, through PAM)
+              lock [--forget] [--stop]       lock now (forget: drop the quick-unlock key; stop: end the agent)
+              status [--json]                locked or unlocked, until when, what else locks it (exit 3 when locked)
+              read passbox://local/ITEM/FIELD
+              run [--env-file F] -- COMMAND  environment values that are passbox:// references, resolved and masked
+              inject -i TEMPLATE -o FILE     {{ passbox://… }} references filled in, the file 0600
+              copy ITEM [FIELD]              to the clipboard, cleared after 90 s if unchanged
+              show ITEM --large              the password in numbered boxes
+              settings [auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never]
+
+              bench vault|search|check|agent [--items N] [--runs N]
               help, --version
 
             Options of add and edit:
