@@ -38,7 +38,9 @@ public enum HTTPGet {
                 return n
             }, context.toOpaque(), &status, &error)
         }
-        if body.overflowed { throw Failure(description: "the answer is larger than \(limit >> 20) MiB") }
+        if body.overflowed {
+            throw Failure(description: "the answer is larger than \(limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit) bytes"), the most accepted")
+        }
         guard code == 0 else { throw Failure(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
         return (status, body.bytes)
     }

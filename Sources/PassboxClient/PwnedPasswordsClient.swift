@@ -50,7 +50,7 @@ public struct PwnedPasswordsClient: Sendable {
                     group.leave()
                 }
                 do {
-                    let answer = try HTTPGet.get(url, headers: ["Add-Padding: true", "User-Agent: Passbox", "Cache-Control: no-cache"], timeoutSeconds: Int(timeout.rounded(.up)), limit: 4 << 20)
+                    let answer = try HTTPGet.get(url, headers: ["Add-Padding: true", "User-Agent: Passbox"], timeoutSeconds: Int(timeout.rounded(.up)), limit: 4 << 20)
                     guard answer.status == 200 else {
                         results.fail(CheckError(message: "the range service answered \(answer.status) for a query", hint: "try again later; nothing was changed"))
                         return

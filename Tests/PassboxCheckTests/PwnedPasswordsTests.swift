@@ -31,6 +31,21 @@ import Testing
         }
     }
 
+    /// A hostile or broken server cannot make the client buffer without bound.
+    @Test func oversizedAnswersAreRefused() throws {
+        let dir = try TemporaryDirectory()
+        let server = try RangeServer(hashes: [:], directory: dir)
+        do {
+            _ = try HTTPGet.get("http://127.0.0.1:\(server.port)/range/ABCDE", limit: 64)
+            Issue.record("expected the 64-byte limit to refuse the answer")
+        } catch let e as HTTPGet.Failure {
+            #expect(e.description == "the answer is larger than 64 bytes, the most accepted")
+        }
+        // The same server's answer within the limit is read whole.
+        let answer = try HTTPGet.get("http://127.0.0.1:\(server.port)/range/ABCDE")
+        #expect(answer.status == 200 && answer.body.count > 64)
+    }
+
     @Test func offlineIsAClearError() throws {
         let client = PwnedPasswordsClient(rangeURL: "http://127.0.0.1:9/range", timeout: 3)
         do {
