@@ -24,16 +24,19 @@ let package = Package(
         .systemLibrary(name: "CXcb", providers: [.apt(["libxcb1-dev"])]),
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .target(name: "PassboxProtocol"),
         .target(name: "PassboxCrypto", dependencies: ["CSodium", "CArgon2", "CCrypto", "CLinux"]),
         .target(name: "PassboxCore", dependencies: ["PassboxCrypto", "CZxcvbn"]),
         .target(name: "PassboxStore", dependencies: ["PassboxCore", "PassboxCrypto", "CZlib", "CLinux"]),
         .target(name: "PassboxImaging", dependencies: ["CZbar", "CPNG", "CTurboJPEG"]),
         .target(name: "PassboxDomains", dependencies: ["PassboxCore", "CPSL", "CIDN2", "CICU"]),
         .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto", "CCurl"]),
-        .target(name: "PassboxAgent", dependencies: ["PassboxCore", "PassboxStore", "CLinux", "CLogind", "CPAM"]),
         .target(
-            name: "PassboxCLI", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "CXcb"],
+            name: "PassboxService", dependencies: ["PassboxProtocol", "PassboxCore", "PassboxStore", "PassboxCrypto", "PassboxDomains", "PassboxClient"],
             resources: [.copy("Data")]),
+        .target(name: "PassboxAgent", dependencies: ["PassboxService", "PassboxProtocol", "PassboxCore", "PassboxStore", "CLinux", "CLogind", "CPAM"]),
+        .target(
+            name: "PassboxCLI", dependencies: ["PassboxService", "PassboxProtocol", "PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "CXcb"]),
         .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),
         .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxAgent"], resources: [.copy("Scripts")]),
         .testTarget(

@@ -67,3 +67,6 @@ static inline int CLinux_spawnCleanSignals(posix_spawnattr_t *attributes, short 
     posix_spawnattr_setsigdefault(attributes, &all);
     return posix_spawnattr_setflags(attributes, flags | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 }
+#include <malloc.h>
+// malloc.h is not part of the Glibc module Swift imports: give freed heap back to the system after a lock.
+static inline int CLinux_releaseFreeMemory(void) { return malloc_trim(0); }

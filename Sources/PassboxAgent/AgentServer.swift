@@ -1,25 +1,6 @@
 import Foundation
+import PassboxProtocol
 internal import CLinux
-
-/// One request being served: its message, and a way to ask the client for a line of input.
-public final class AgentRequest: @unchecked Sendable {
-    // @unchecked: used only by the serial handler while the connection's thread waits.
-    public let message: [String: Any]
-    let fd: Int32
-
-    init(message: [String: Any], fd: Int32) {
-        self.message = message
-        self.fd = fd
-    }
-
-    /// Asks the client to read a line (on its terminal with echo off when `secret`); nil at end of input.
-    public func prompt(_ text: String, secret: Bool) throws -> String? {
-        try Framing.write(fd, ["type": "prompt", "prompt": text, "secret": secret])
-        let answer = try Framing.read(fd)
-        guard answer["op"] as? String == "input" else { throw Framing.FrameError.malformed("expected input") }
-        return answer["line"] as? String
-    }
-}
 
 /// The agent's Unix socket server: a 0700 directory, a 0600 socket, peers of another uid refused, one
 /// thread per connection, and every request handled on one serial queue (so writes never interleave).
@@ -29,10 +10,10 @@ public final class AgentServer: @unchecked Sendable {
     let expectedUID: UInt32
     public let queue = DispatchQueue(label: "passbox.agent")
     private var listener: Int32 = -1
-    private let handler: @Sendable (AgentRequest) -> [String: Any]
+    private let handler: @Sendable (Request) -> Reply
 
-    /// `handler` turns a request into its final reply (`type: result` or `type: error`).
-    public init(socketPath: String, expectedUID: UInt32 = Glibc.getuid(), handler: @escaping @Sendable (AgentRequest) -> [String: Any]) {
+    /// `handler` turns a request into its reply; it runs on `queue`, one request at a time.
+    public init(socketPath: String, expectedUID: UInt32 = Glibc.getuid(), handler: @escaping @Sendable (Request) -> Reply) {
         self.socketPath = socketPath
         self.expectedUID = expectedUID
         self.handler = handler
@@ -82,60 +63,59 @@ public final class AgentServer: @unchecked Sendable {
 
     func serveConnection(_ fd: Int32) {
         defer { close(fd) }
-        // A client that connects and sends nothing is dropped after 10 seconds.
+        // A client that connects and sends nothing is dropped after 10 seconds; requests carry everything
+        // they need (secrets were read by the client), so nothing waits for a person here.
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let uid = UnixSocket.peerUID(fd)
         guard uid == Int(expectedUID) else {
-            try? Framing.write(fd, ["type": "error", "message": "the agent serves only its own user", "exit": 1])
+            try? Framing.write(fd, .failure(ProtocolError(.badRequest, ["reason": "the agent serves only its own user"])))
             return
         }
-        let message: [String: Any]
+        let body: [UInt8]
         do {
-            message = try Framing.read(fd)
+            body = try Framing.readFrame(fd)
         } catch Framing.FrameError.oversized(let n) {
-            try? Framing.write(fd, ["type": "error", "message": "the message is too large (\(n) bytes)", "exit": 2])
-            return
-        } catch Framing.FrameError.malformed(let why) {
-            try? Framing.write(fd, ["type": "error", "message": "malformed message: \(why)", "exit": 2])
+            try? Framing.write(fd, .failure(ProtocolError(.badRequest, ["reason": "the request is too large (\(n) bytes)"])))
             return
         } catch {
             return
         }
-        guard (message["v"] as? Int) == Framing.version else {
-            try? Framing.write(fd, ["type": "error", "message": "this agent speaks protocol version \(Framing.version)", "hint": "restart the agent with \"passbox lock\" and run the command again", "exit": 2])
-            return
+        switch Framing.decodeRequest(body) {
+        case .failure(let error):
+            try? Framing.write(fd, .failure(error))
+        case .success(let request):
+            let reply = queue.sync { handler(request) }
+            try? Framing.write(fd, reply)
         }
-        // Prompts during a request may take a person's time: no receive timeout from here on.
-        var none = timeval(tv_sec: 0, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, socklen_t(MemoryLayout<timeval>.size))
-        let request = AgentRequest(message: message, fd: fd)
-        let reply = queue.sync { handler(request) }
-        try? Framing.write(fd, reply)
     }
 }
 
 /// A client's side of one request.
 public enum AgentClient {
-    /// Sends `message`, answers prompts with `input`, and returns the final reply; nil when no agent listens.
-    public static func send(_ message: [String: Any], socketPath: String, input: (String, Bool) -> String?) throws -> [String: Any]? {
+    /// Sends `request` and returns the reply; nil when no agent listens.
+    public static func send(_ request: Request, socketPath: String) throws -> Reply? {
         guard let fd = UnixSocket.connect(to: socketPath) else { return nil }
         defer { close(fd) }
+        let body = Array(try ProtocolCoding.encode(RequestFrame(request)))
         do {
-            try Framing.write(fd, message)
+            try Framing.writeFrame(fd, body)
         } catch Framing.FrameError.io(let code) where code == EPIPE || code == ECONNRESET {
             // The agent may have answered at once (another user, a busy socket) and closed before reading:
             // its reply is still waiting to be read.
-            return try Framing.read(fd)
         }
-        while true {
-            let reply = try Framing.read(fd)
-            if reply["type"] as? String == "prompt" {
-                let line = input(reply["prompt"] as? String ?? "", reply["secret"] as? Bool ?? true)
-                try Framing.write(fd, ["op": "input", "line": line.map { $0 as Any } ?? NSNull()])
-                continue
-            }
-            return reply
+        let reply = try Framing.readFrame(fd)
+        return try decodeReply(reply)
+    }
+
+    /// Decodes a reply frame; one of another protocol version is a `versionMismatch` failure.
+    public static func decodeReply(_ body: [UInt8]) throws -> Reply {
+        struct VersionOnly: Decodable { var version: Int }
+        let data = Data(body)
+        let version = try ProtocolCoding.decode(VersionOnly.self, from: data)
+        guard version.version == ProtocolVersion.current else {
+            return .failure(ProtocolError(.versionMismatch, ["client": String(ProtocolVersion.current), "agent": String(version.version)]))
         }
+        return try ProtocolCoding.decode(ReplyFrame.self, from: data).reply
     }
 }

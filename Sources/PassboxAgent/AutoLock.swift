@@ -65,13 +65,14 @@ public struct QuickUnlockPolicy: Sendable, Equatable {
         return .allowed
     }
 
-    /// Why a verdict refuses quick unlock, in the user's language; nil when it is allowed.
-    public static func reason(_ verdict: Verdict, _ language: Language) -> String? {
+    /// Why a verdict refuses quick unlock, as a key of the quickUnlock.* wording table and its days; nil
+    /// when it is allowed.
+    public static func reasonKey(_ verdict: Verdict) -> (key: String, days: Int?)? {
         switch verdict {
-        case .allowed: return nil
-        case .passwordNotTypedSinceStart: return Localization.tr("quickUnlock.notTyped", language)
-        case .rebooted: return Localization.tr("quickUnlock.rebooted", language)
-        case .reminderDue(let days): return Localization.tr("quickUnlock.reminder", language, ["days": String(days)])
+        case .allowed: nil
+        case .passwordNotTypedSinceStart: ("quickUnlock.notTyped", nil)
+        case .rebooted: ("quickUnlock.rebooted", nil)
+        case .reminderDue(let days): ("quickUnlock.reminder", days)
         }
     }
 

@@ -1,16 +1,15 @@
 import Foundation
+import PassboxProtocol
 internal import CLinux
 
 /// The agent protocol's framing (docs/PROTOCOL.md): a 4-byte big-endian length, then that many bytes of a
-/// UTF-8 JSON object. Frames over `maximumFrame` are refused.
+/// UTF-8 JSON `RequestFrame` or `ReplyFrame`. Frames over `maximumFrame` are refused.
 public enum Framing {
     public static let maximumFrame = 4 << 20
-    public static let version = 1
 
     public enum FrameError: Error, Equatable {
         case closed
         case oversized(Int)
-        case malformed(String)
         case io(Int32)
     }
 
@@ -29,23 +28,17 @@ public enum Framing {
         return out
     }
 
-    /// Reads one frame as a JSON object.
-    public static func read(_ fd: Int32) throws -> [String: Any] {
+    /// Reads one frame's bytes.
+    public static func readFrame(_ fd: Int32) throws -> [UInt8] {
         let header = try readExactly(fd, 4)
         let length = header.reduce(0) { $0 << 8 | Int($1) }
         guard length <= maximumFrame else { throw FrameError.oversized(length) }
-        let body = try readExactly(fd, length)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
-            throw FrameError.malformed("the message is not a JSON object")
-        }
-        return object
+        return try readExactly(fd, length)
     }
 
-    /// Writes one JSON object as a frame.
-    public static func write(_ fd: Int32, _ object: [String: Any]) throws {
-        var message = object
-        message["v"] = version
-        let body = try JSONSerialization.data(withJSONObject: message)
+    /// Writes `body` as one frame.
+    public static func writeFrame(_ fd: Int32, _ body: [UInt8]) throws {
+        guard body.count <= maximumFrame else { throw FrameError.oversized(body.count) }
         var frame = [UInt8]()
         frame.reserveCapacity(body.count + 4)
         for shift in [24, 16, 8, 0] { frame.append(UInt8((body.count >> shift) & 0xff)) }
@@ -58,6 +51,32 @@ public enum Framing {
                 throw FrameError.io(errno)
             }
             done += n
+        }
+    }
+
+    /// Writes a reply; one too large for a frame becomes a `replyTooLarge` failure.
+    public static func write(_ fd: Int32, _ reply: Reply) throws {
+        var body = Array(try ProtocolCoding.encode(ReplyFrame(reply)))
+        if body.count > maximumFrame {
+            body = Array(try ProtocolCoding.encode(ReplyFrame(.failure(ProtocolError(.replyTooLarge, ["bytes": String(body.count)])))))
+        }
+        try writeFrame(fd, body)
+    }
+
+    /// Decodes a request frame: a frame that is not one, or of another version, is a typed failure.
+    public static func decodeRequest(_ body: [UInt8]) -> Result<Request, ProtocolError> {
+        struct VersionOnly: Decodable { var version: Int }
+        let data = Data(body)
+        guard let version = try? ProtocolCoding.decode(VersionOnly.self, from: data) else {
+            return .failure(ProtocolError(.badRequest, ["reason": "not a request frame"]))
+        }
+        guard version.version == ProtocolVersion.current else {
+            return .failure(ProtocolError(.versionMismatch, ["client": String(version.version), "agent": String(ProtocolVersion.current)]))
+        }
+        do {
+            return .success(try ProtocolCoding.decode(RequestFrame.self, from: data).request)
+        } catch {
+            return .failure(ProtocolError(.badRequest, ["reason": "the request does not have the form of its operation"]))
         }
     }
 }

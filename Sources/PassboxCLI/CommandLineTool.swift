@@ -1,11 +1,11 @@
 import Foundation
-import PassboxAgent
 import PassboxCore
 import PassboxCrypto
+import PassboxProtocol
 import PassboxStore
 
-/// The `passbox` command line: parses the global options, runs one command, maps errors to exit codes
-/// (0 ok, 1 failure, 2 usage, 3 wrong password or locked).
+/// The `passbox` command line: parses the global options, runs one command from the command table, maps
+/// errors to exit codes (0 ok, 1 failure, 2 usage, 3 wrong password or locked).
 public enum CommandLineTool {
     public static let version = "0.1.0"
 
@@ -13,9 +13,10 @@ public enum CommandLineTool {
         // Nothing secret is in memory yet, but every path below may unlock a vault.
         ProcessHardening.disableCoreDumps()
         var words = Array(arguments.dropFirst())
+        let language = Language.fromEnvironment()
         do {
             var dataOption: String?
-            while let first = words.first, first.hasPrefix("--") {
+            while let first = words.first, first.hasPrefix("-") {
                 if first == "--data" {
                     guard words.count >= 2 else { throw CLIError.usage("--data needs a directory") }
                     dataOption = words[1]
@@ -27,43 +28,25 @@ public enum CommandLineTool {
                     Console.out("passbox \(version)")
                     return 0
                 } else if first == "--help" || first == "-h" {
-                    words = ["help"]
+                    words = ["help"] + words.dropFirst()
                 } else {
                     break
                 }
             }
-            let context = Context(dataDirectory: dataOption ?? defaultDataDirectory())
-            guard let command = words.first else {
-                try Commands.welcome(context, Arguments([], valued: [], flags: []))
-                return 0
-            }
-            let rest = Array(words.dropFirst())
-            switch command {
-            case "agent":
-                let args = try Arguments(rest, valued: ["test-auto-lock-seconds", "pam-service"], flags: [])
-                try AgentService(
-                    dataDirectory: context.dataDirectory, testAutoLockSeconds: args.value("test-auto-lock-seconds").flatMap(Double.init),
-                    pamService: args.value("pam-service") ?? SystemAuthentication.defaultService
-                ).run()
-            case "unlock": try AgentCommands.unlock(context, Arguments(rest, valued: ["test-auto-lock-seconds", "pam-service"], flags: ["quick", "master"]))
-            case "lock": try AgentCommands.lock(context, Arguments(rest, valued: [], flags: ["stop", "forget"]))
-            case "status": try AgentCommands.status(context, Arguments(rest, valued: [], flags: ["json"]))
-            default:
-                // `totp --watch` loops here, asking the agent (or the vault) for each code.
-                if AgentCommands.served.contains(command), !(command == "totp" && rest.contains("--watch")),
-                    let code = try AgentCommands.forward(words, context)
-                {
-                    return code
-                }
-                try Commands.run(command, rest, context)
-            }
+            let context = Context(dataDirectory: dataOption ?? defaultDataDirectory(), language: language)
+            try CommandTable.dispatch(words, context)
             return 0
         } catch let exit as ExitCode {
             return exit.code
+        } catch let e as ProtocolError {
+            let (message, hint) = Wording.error(e, language)
+            Console.err("passbox: error: \(Console.visible(message))")
+            if let hint { Console.err("passbox: hint: \(Console.visible(hint))") }
+            return e.exitCode
         } catch {
             let e = CLIError.from(error)
-            Console.err("passbox: error: \(e.message)")
-            if let hint = e.hint { Console.err("passbox: hint: \(hint)") }
+            Console.err("passbox: error: \(Console.visible(e.message))")
+            if let hint = e.hint { Console.err("passbox: hint: \(Console.visible(hint))") }
             return e.code.rawValue
         }
     }
@@ -77,42 +60,24 @@ public enum CommandLineTool {
     }
 }
 
-/// What every command shares: where the data is, the input, and how to unlock.
+/// What every command shares: where the data is, the input, the language, and where requests go.
 final class Context {
     let dataDirectory: String
     let input: InputSource
-    /// English or German for the texts that come from the shared tables (PASSBOX_LANG, LC_ALL, LANG).
+    /// English or German (PASSBOX_LANG, LC_ALL, LC_MESSAGES, LANG).
     let language: Language
     lazy var store = VaultStore(directory: dataDirectory)
-    /// In the agent: the unlocked vault (or a "locked" error) instead of asking for the password.
-    let agentVault: (() throws -> OpenVault)?
-    /// In the agent: told the new password after `passwd`, so the agent stays unlocked with the new keys
-    /// (and keeps a new quick-unlock key) instead of holding stale ones.
-    var passwordChanged: ((String) throws -> Void)?
+    lazy var endpoint = Endpoint(self)
 
-    init(dataDirectory: String, input: InputSource = SecretInput(), language: Language = Language.fromEnvironment(), agentVault: (() throws -> OpenVault)? = nil) {
+    init(dataDirectory: String, input: InputSource = SecretInput(), language: Language = Language.fromEnvironment()) {
         self.dataDirectory = dataDirectory
         self.input = input
         self.language = language
-        self.agentVault = agentVault
     }
 
-    /// The open vault: the agent's, or asks for the vault password and unlocks. Purges trash older than 30 days.
-    func unlock() throws -> OpenVault {
-        let opened: OpenVault
-        if let agentVault {
-            opened = try agentVault()
-        } else {
-            guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
-            let password = try input.secret(prompt: "Vault password: ")
-            opened = try store.unlock(password: password)
-        }
-        let cutoff = Date().addingTimeInterval(-Double(Vault.trashRetentionDays) * 86_400)
-        if opened.vault.items.contains(where: { ($0.trashedAt.map { $0 < cutoff }) ?? false }) {
-            var vault = opened.vault
-            vault.purgeTrash(now: Date())
-            try opened.save(vault)
-        }
-        return opened
-    }
+    /// Sends a request through the agent, or answers it in process.
+    @discardableResult
+    func send(_ request: Request) throws -> Reply { try endpoint.send(request) }
+
+    func tr(_ key: String, _ arguments: [String: String] = [:]) -> String { Localization.tr(key, language, arguments) }
 }

@@ -1,24 +1,39 @@
 import Foundation
 import PassboxAgent
+import PassboxCore
+import PassboxProtocol
 import PassboxTestSupport
 import Testing
 
 @Suite struct AgentProtocolTests {
-    /// A server on a temporary socket, answering every request with its op echoed back.
+    /// A server on a temporary socket, answering every request with a count naming its operation's length.
     func startServer(expectedUID: UInt32 = getuid()) throws -> (TemporaryDirectory, AgentServer) {
         let dir = try TemporaryDirectory("passbox-agent")
         let server = AgentServer(socketPath: dir.path + "/s/agent.sock", expectedUID: expectedUID) { request in
-            ["type": "result", "exit": 0, "echo": request.message["op"] as? String ?? ""]
+            .failure(ProtocolError(.badRequest, ["reason": request.operation.rawValue]))
         }
         try server.bind()
         Thread.detachNewThread { server.serve() }
         return (dir, server)
     }
 
+    /// Sends raw bytes as one frame (or the given header) and reads the reply.
+    func exchange(_ server: AgentServer, frame: [UInt8]) throws -> Reply {
+        let fd = try #require(UnixSocket.connect(to: server.socketPath))
+        defer { close(fd) }
+        var bytes = frame
+        _ = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress, $0.count) }
+        return try AgentClient.decodeReply(try Framing.readFrame(fd))
+    }
+
+    func framed(_ body: [UInt8]) -> [UInt8] {
+        [UInt8(body.count >> 24 & 0xff), UInt8(body.count >> 16 & 0xff), UInt8(body.count >> 8 & 0xff), UInt8(body.count & 0xff)] + body
+    }
+
     @Test func requestsAreAnsweredAndTheSocketIsPrivate() throws {
         let (dir, server) = try startServer()
-        let reply = try #require(try AgentClient.send(["op": "status"], socketPath: server.socketPath) { _, _ in nil })
-        #expect(reply["echo"] as? String == "status")
+        let reply = try #require(try AgentClient.send(.status, socketPath: server.socketPath))
+        #expect(reply == .failure(ProtocolError(.badRequest, ["reason": "status"])))
         let socketMode = try FileManager.default.attributesOfItem(atPath: server.socketPath)[.posixPermissions] as? Int
         let dirMode = try FileManager.default.attributesOfItem(atPath: dir.path + "/s")[.posixPermissions] as? Int
         #expect(socketMode == 0o600 && dirMode == 0o700)
@@ -28,44 +43,48 @@ import Testing
         // The test cannot be another user, so the server expects one: our own uid is then the stranger.
         let (dir, server) = try startServer(expectedUID: getuid() + 4242)
         defer { withExtendedLifetime(dir) {} }
-        let reply = try #require(try AgentClient.send(["op": "status"], socketPath: server.socketPath) { _, _ in nil })
-        #expect(reply["type"] as? String == "error")
-        #expect(reply["message"] as? String == "the agent serves only its own user")
+        let reply = try #require(try AgentClient.send(.status, socketPath: server.socketPath))
+        #expect(reply == .failure(ProtocolError(.badRequest, ["reason": "the agent serves only its own user"])))
     }
 
-    @Test func malformedAndOversizedMessagesGetAnErrorAndTheAgentKeepsServing() throws {
+    @Test func malformedAndOversizedMessagesGetATypedErrorAndTheAgentKeepsServing() throws {
         let (dir, server) = try startServer()
         defer { withExtendedLifetime(dir) {} }
-        for payload in [Array("not json".utf8), Array("[1,2]".utf8)] {
-            let fd = try #require(UnixSocket.connect(to: server.socketPath))
-            var frame = [UInt8(0), 0, 0, UInt8(payload.count)] + payload
-            _ = frame.withUnsafeMutableBytes { write(fd, $0.baseAddress, $0.count) }
-            let reply = try Framing.read(fd)
-            #expect(reply["type"] as? String == "error")
-            #expect((reply["message"] as? String ?? "").contains("malformed"))
-            close(fd)
+        for payload in ["not json", "[1,2]", #"{"version":2}"#, #"{"version":2,"request":{"op":"show"}}"#, #"{"version":2,"request":{"op":"teleport"}}"#] {
+            let reply = try exchange(server, frame: framed(Array(payload.utf8)))
+            guard case .failure(let e) = reply else {
+                Issue.record("\(payload) was answered with \(reply.kind)")
+                continue
+            }
+            #expect(e.code == .badRequest, "\(payload)")
         }
-        let fd = try #require(UnixSocket.connect(to: server.socketPath))
-        var huge: [UInt8] = [0x7f, 0xff, 0xff, 0xff]
-        _ = huge.withUnsafeMutableBytes { write(fd, $0.baseAddress, $0.count) }
-        let reply = try Framing.read(fd)
-        #expect((reply["message"] as? String ?? "").contains("too large"))
-        close(fd)
-        // A wrong protocol version is refused with what to do.
-        let old = try #require(UnixSocket.connect(to: server.socketPath))
-        let body = Array(#"{"v":99,"op":"status"}"#.utf8)
-        var frame = [UInt8(0), 0, 0, UInt8(body.count)] + body
-        _ = frame.withUnsafeMutableBytes { write(old, $0.baseAddress, $0.count) }
-        #expect((try Framing.read(old)["message"] as? String ?? "").contains("protocol version 1"))
-        close(old)
+        let huge = try exchange(server, frame: [0x7f, 0xff, 0xff, 0xff])
+        #expect(huge.kind == .failure)
+        // A wrong protocol version is refused with both versions named.
+        let old = try exchange(server, frame: framed(Array(#"{"version":1,"request":{"op":"status"}}"#.utf8)))
+        #expect(old == .failure(ProtocolError(.versionMismatch, ["client": "1", "agent": String(ProtocolVersion.current)])))
         // Still serving.
-        #expect(try AgentClient.send(["op": "status"], socketPath: server.socketPath) { _, _ in nil }?["echo"] as? String == "status")
+        #expect(try AgentClient.send(.trashEmpty, socketPath: server.socketPath) == .failure(ProtocolError(.badRequest, ["reason": "trash-empty"])))
+    }
+
+    @Test func everyRequestSurvivesTheWire() throws {
+        let requests: [Request] = [
+            .status, .unlock(UnlockRequest(password: "pw")), .list(ListRequest(category: "login", offset: 5, limit: 9)),
+            .add(AddRequest(category: "login", changes: ItemChanges(title: "T", secretFields: [FieldAssignment(label: "password", value: "x")]))),
+            .resolve(ResolveRequest(references: ["passbox://local/a/b"], markUsed: true)), .trashEmpty, .settings,
+        ]
+        for request in requests {
+            let data = try ProtocolCoding.encode(RequestFrame(request))
+            let back = try ProtocolCoding.decode(RequestFrame.self, from: data)
+            #expect(try ProtocolCoding.encode(back) == data)
+        }
+        #expect(Set(OperationName.allCases.map(\.rawValue)).count == OperationName.allCases.count)
     }
 
     @Test func aSecondAgentOnTheSameSocketIsRefused() throws {
         let (dir, server) = try startServer()
         defer { withExtendedLifetime(dir) {} }
-        let second = AgentServer(socketPath: server.socketPath) { _ in [:] }
+        let second = AgentServer(socketPath: server.socketPath) { _ in .done }
         #expect(throws: AgentServer.StartError.self) { try second.bind() }
     }
 }
@@ -93,11 +112,14 @@ import Testing
         #expect(QuickUnlockPolicy(reminder: .never).verdict(passwordTypedAt: typed, bootIDAtTyping: "a", currentBootID: "a", now: typed + 1e9) == .allowed)
     }
 
-    @Test func reasonsAreWordedInEnglishAndGerman() {
-        #expect(QuickUnlockPolicy.reason(.allowed, .english) == nil)
-        #expect(QuickUnlockPolicy.reason(.rebooted, .english) == "the machine restarted since the master password was typed")
-        #expect(QuickUnlockPolicy.reason(.reminderDue(days: 14), .german) == "die Eingabe des Master-Passworts liegt 14 Tage zurück (Erinnerungseinstellung)")
-        #expect(QuickUnlockPolicy.reason(.passwordNotTypedSinceStart, .german) == "das Master-Passwort wurde seit dem Start des Agenten nicht eingegeben")
+    @Test func reasonsAreKeysWordedInEnglishAndGerman() throws {
+        #expect(QuickUnlockPolicy.reasonKey(.allowed) == nil)
+        let rebooted = try #require(QuickUnlockPolicy.reasonKey(.rebooted))
+        #expect(Localization.tr(rebooted.key, .english) == "the machine restarted since the master password was typed")
+        let reminder = try #require(QuickUnlockPolicy.reasonKey(.reminderDue(days: 14)))
+        #expect(Localization.tr(reminder.key, .german, ["days": String(reminder.days ?? 0)]) == "die Eingabe des Master-Passworts liegt 14 Tage zurück (Erinnerungseinstellung)")
+        let notTyped = try #require(QuickUnlockPolicy.reasonKey(.passwordNotTypedSinceStart))
+        #expect(Localization.tr(notTyped.key, .german) == "das Master-Passwort wurde seit dem Start des Agenten nicht eingegeben")
     }
 
     @Test func idleDeadlineMovesWithActivityAndIsDueAtTheInterval() {

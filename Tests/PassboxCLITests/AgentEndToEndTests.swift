@@ -50,7 +50,9 @@ import Testing
             #expect(r.stderr.contains("the vault is locked"))
         }
         #expect(try s.run(["status"]).status == 3)
-        // Auto-lock with a short, injected interval: the timer fires without any client.
+        // Auto-lock with a short, injected interval (only when the agent starts): the timer fires without any client.
+        #expect(try s.run(["lock", "--stop"]).status == 0)
+        Thread.sleep(forTimeInterval: 0.3)
         #expect(try s.run(["unlock", "--master", "--test-auto-lock-seconds", "1"], [password]).status == 0)
         #expect(try s.run(["list"]).status == 0)
         Thread.sleep(forTimeInterval: 2.5)

@@ -1,4 +1,5 @@
 import Foundation
+import PassboxStore
 import PassboxTestSupport
 import Testing
 
@@ -26,5 +27,18 @@ import Testing
         let settings = Settings.load(dir.path)
         #expect(settings.breachCheck)
         #expect(settings.quickUnlock == nil && settings.autoLockMinutes == nil)
+    }
+
+    /// A file that does not parse, or holds a value outside the choices, means the strictest settings, and
+    /// says which file: never looser defaults.
+    @Test(arguments: ["not json", "{}x", #"{"autoLockMinutes": 9999}"#, #"{"reminderDays": 1000}"#, #"{"quickUnlock": "yes"}"#])
+    func damagedFileMeansStrictest(_ text: String) throws {
+        let dir = try TemporaryDirectory("passbox-settings")
+        try text.write(to: dir.file("settings.json"), atomically: true, encoding: .utf8)
+        let loaded = Settings.loadChecked(dir.path)
+        #expect(loaded.damagedPath == dir.path + "/settings.json")
+        #expect(loaded.settings.quickUnlock == false)
+        #expect(loaded.settings.effectiveAutoLockMinutes == 1)
+        #expect(loaded.settings.breachCheck == false)
     }
 }

@@ -146,8 +146,8 @@ import Testing
 
     @Test func shippedCataloguesParse() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let breaches = try BreachCatalog.parse(Data(contentsOf: root.appendingPathComponent("Sources/PassboxCLI/Data/hibp-breaches.json")))
-        let sites = try TwoFactorDirectory.parse(Data(contentsOf: root.appendingPathComponent("Sources/PassboxCLI/Data/2fa-directory-totp.json")))
+        let breaches = try BreachCatalog.parse(Data(contentsOf: root.appendingPathComponent("Sources/PassboxService/Data/hibp-breaches.json")))
+        let sites = try TwoFactorDirectory.parse(Data(contentsOf: root.appendingPathComponent("Sources/PassboxService/Data/2fa-directory-totp.json")))
         #expect(breaches.breaches.count > 700 && breaches.breaches.count < 875)
         #expect(sites.sites.count == 845)
         #expect(sites.sites.contains { $0.name == "1&1 IONOS" })

@@ -22,7 +22,7 @@ import Testing
 
     @Test func strengthExplainsInBothLanguages() {
         let s = PasswordStrength.estimate("password")
-        #expect(s.warning(.german) == "Das ähnelt einem häufig benutzten Passwort oder Wort.")
+        #expect(s.warning(.german) == "Das ähnelt einem häufig verwendeten Passwort oder Wort.")
         #expect(s.suggestions(.german).count == 2)
         #expect(s.label(.german) == "sehr schwach")
     }

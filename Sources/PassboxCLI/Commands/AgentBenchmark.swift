@@ -2,6 +2,7 @@ import Foundation
 import PassboxAgent
 import PassboxCore
 import PassboxCrypto
+import PassboxProtocol
 import PassboxStore
 
 /// `passbox bench agent`: whole-process wall time of `passbox read` and `passbox show --field password`
@@ -18,7 +19,7 @@ enum AgentBenchmark {
         for count in sizes {
             rows.append(try measure(items: count, runs: runs))
         }
-        Console.out(Format.table(rows))
+        Console.out(Output.table(rows))
     }
 
     static func measure(items count: Int, runs: Int) throws -> [String] {
@@ -42,8 +43,9 @@ enum AgentBenchmark {
         for _ in 0..<500 where UnixSocket.connect(to: socket).map({ close($0) }) == nil { usleep(10_000) }
         usleep(100_000)
         let lockedKiB = residentKiB(agent)
-        let reply = try AgentClient.send(["op": "unlock", "password": password], socketPath: socket) { _, _ in nil }
-        guard let reply, reply["exit"] as? Int == 0 else { throw CLIError.failure("the benchmark agent did not unlock: \(reply?["stderr"] as? String ?? "no answer")") }
+        guard case .done = try AgentClient.send(.unlock(UnlockRequest(password: password)), socketPath: socket) ?? .failure(ProtocolError(.locked)) else {
+            throw CLIError.failure("the benchmark agent did not unlock")
+        }
         let unlockedKiB = residentKiB(agent)
 
         let title = VaultBenchmark.sampleTitle(count / 2 + 1)

@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCore
+import PassboxService
 import PassboxDomains
 import PassboxStore
 
@@ -10,7 +11,7 @@ enum CheckBenchmark {
         let runs = Int(args.value("runs") ?? "5") ?? 5
         let clock = SystemClock()
         var t = clock.monotonic()
-        let (breaches, twoFactor) = try CheckData.catalogs(directory: dataDirectory)
+        let (breaches, twoFactor) = try Catalogues.load(directory: dataDirectory)
         let catalogSeconds = clock.monotonic() - t
         Console.out("Security Check report without the breach query, median of \(runs) runs. Target: under 200 ms at 10,000 logins.")
         Console.out(String(format: "Loading the catalogues (%d breaches, %d 2FA sites), once per process: %.1f ms", breaches.breaches.count, twoFactor.sites.count, catalogSeconds * 1000))
@@ -40,6 +41,6 @@ enum CheckBenchmark {
             let sorted = times.sorted()
             rows.append([String(count), String(format: "%.1f ms", sorted[sorted.count / 2] * 1000), String(format: "%.1f ms", sorted[0] * 1000), String(report?.findings.count ?? 0), String(report?.score ?? 0)])
         }
-        Console.out(Format.table(rows))
+        Console.out(Output.table(rows))
     }
 }

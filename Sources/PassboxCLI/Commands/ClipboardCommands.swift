@@ -67,7 +67,7 @@ extension Commands {
         }
         let field = args.positionals.count > 1 ? args.positionals[1] : "password"
         let item = args.positionals[0].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? args.positionals[0]
-        let value = try ReferenceResolver(context).value("passbox://local/\(item)/\(field)", markUsed: true)
+        let value = try resolve(["passbox://local/\(item)/\(field)"], context, markUsed: true)[0]
         let seconds = Int(args.value("clear-after") ?? "") ?? clipboardSeconds
         let done = "Copied \(field) of \(args.positionals[0]); the clipboard clears in \(seconds) s if it still holds it."
         let nativeWayland = tool?.copy.first == "/usr/bin/wl-copy"
@@ -165,49 +165,6 @@ extension Commands {
         let hash = Hash.sha256(Array(current)).map { String(format: "%02x", $0) }.joined()
         guard hash == fingerprint else { return }
         _ = runTool(tool.copy, input: Data())
-    }
-
-    /// `passbox settings [auto-lock MINUTES]`
-    static func settings(_ context: Context, _ args: Arguments) throws {
-        var settings = Settings.load(context.dataDirectory)
-        if args.positionals.isEmpty {
-            Console.out("auto-lock: \(settings.autoLockMinutes ?? 5) minutes (0 = after every command)")
-            Console.out("breach check: \(settings.breachCheck ? "on" : "off")")
-            let pam = SystemAuthentication.unavailability(service: SystemAuthentication.defaultService)
-            let quick = settings.quickUnlock.map { $0 ? "on" : "off" } ?? (pam == nil ? "on (default where PAM is available)" : "off (default: \(pam!))")
-            Console.out("quick unlock: \(quick)")
-            Console.out("master password reminder: \(settings.reminderDays.map { $0 == 0 ? "never" : "every \($0) days" } ?? "every 14 days")")
-            return
-        }
-        try args.expectPositionals(2...2, usage: "passbox settings auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never")
-        let value = args.positionals[1]
-        switch args.positionals[0] {
-        case "auto-lock":
-            guard let minutes = Int(value), [0, 1, 5, 15, 30, 60].contains(minutes) else {
-                throw CLIError.usage("auto-lock takes 0 (immediately), 1, 5, 15, 30 or 60 minutes")
-            }
-            settings.autoLockMinutes = minutes
-            try settings.save(context.dataDirectory)
-            Console.out(minutes == 0 ? "The agent now locks after every command." : "The agent now locks after \(minutes) minute\(minutes == 1 ? "" : "s") without use.")
-        case "quick-unlock":
-            guard ["on", "off"].contains(value) else { throw CLIError.usage("quick-unlock takes on or off") }
-            if value == "on", let why = SystemAuthentication.unavailability(service: SystemAuthentication.defaultService) {
-                throw CLIError.failure("quick unlock cannot be turned on: \(why)", hint: "run \"make run\" as root (or with sudo) to install the PAM service file")
-            }
-            settings.quickUnlock = value == "on"
-            try settings.save(context.dataDirectory)
-            Console.out(value == "on"
-                ? "Quick unlock is on from the next time you type the master password: after the agent locks, your login password unlocks it."
-                : "Quick unlock is off from the next time you type the master password.")
-        case "reminder":
-            let days: Int? = value == "never" ? 0 : Int(value)
-            guard let days, [0, 14, 30].contains(days) else { throw CLIError.usage("reminder takes 14, 30 or never (days)") }
-            settings.reminderDays = days
-            try settings.save(context.dataDirectory)
-            Console.out(days == 0 ? "Quick unlock no longer asks for the master password on a schedule (still after every restart)." : "The master password is asked for at least every \(days) days.")
-        default:
-            throw CLIError.usage("unknown setting \"\(args.positionals[0])\"", hint: "settings: auto-lock, quick-unlock, reminder")
-        }
     }
 
     /// The large-type view: one character per numbered box, digits and symbols in their own colours.

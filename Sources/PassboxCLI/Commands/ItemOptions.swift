@@ -1,78 +1,79 @@
 import Foundation
 import PassboxCore
-import PassboxStore
+import PassboxProtocol
 
-/// The options `add` and `edit` share, applied to an item in the order secrets are read from standard input:
-/// `--password-stdin`, then each `--secret-field`, then `--notes-stdin`.
+/// The options `add` and `edit` share, turned into `ItemChanges`. Secrets are read here, in the order they
+/// come on standard input: `--password-stdin`, then each `--secret-field`, then `--notes-stdin`.
 enum ItemOptions {
     static let valued: Set<String> = ["title", "username", "url", "tag", "field", "secret-field"]
     static let flags: Set<String> = ["password-stdin", "generate", "notes-stdin", "favorite"]
 
-    static func apply(_ args: Arguments, to item: inout Item, context: Context, isEdit: Bool) throws {
-        if let title = args.value("title") { item.title = title }
-        if let username = args.value("username") { item.setValue(username, for: "username") }
-        if args.has("url") { item.websites = args.all("url") }
-        if args.has("tag") { item.tags = args.all("tag") }
-        if args.flag("favorite") { item.isFavorite = true }
-        if args.flag("no-favorite") { item.isFavorite = false }
-        for name in args.all("remove-field") {
-            guard let index = item.fieldIndex(named: name) else { throw VaultError.itemNotFound("field \(name)") }
-            if item.fields[index].isCustom { item.fields.remove(at: index) } else { item.fields[index].value = "" }
-        }
+    static func changes(_ args: Arguments, context: Context) throws -> ItemChanges {
+        var changes = ItemChanges()
+        changes.title = args.value("title")
+        changes.username = args.value("username")
+        if args.has("url") { changes.websites = args.all("url") }
+        if args.has("tag") { changes.tags = args.all("tag") }
+        if args.flag("favorite") { changes.favorite = true }
+        if args.flag("no-favorite") { changes.favorite = false }
+        changes.removeFields = args.all("remove-field")
         for assignment in args.all("field") {
             guard let eq = assignment.firstIndex(of: "="), eq != assignment.startIndex else {
-                throw CLIError.usage("--field takes LABEL=VALUE, got \"\(assignment.prefix(40))\"")
+                throw CLIError.usage("--field takes LABEL=VALUE, got \"\(Console.visible(String(assignment.prefix(40))))\"")
             }
-            let label = String(assignment[..<eq])
-            let value = String(assignment[assignment.index(after: eq)...])
-            if isConcealed(label, in: item) {
-                // A concealed value on the command line would be visible in `ps` and shell history.
-                throw CLIError.usage("\(label) is a concealed field, so its value must not be on the command line", hint: "use --secret-field \(label) and give the value as a line on standard input")
-            }
-            item.setValue(value, for: label)
+            changes.fieldsFromCommandLine.append(FieldAssignment(label: String(assignment[..<eq]), value: String(assignment[assignment.index(after: eq)...])))
         }
         if args.flag("password-stdin") && args.flag("generate") {
             throw CLIError.usage("--password-stdin and --generate cannot be used together")
         }
         if args.flag("password-stdin") {
-            let password = try context.input.secret(prompt: "Item password: ")
-            setSecret(password, for: "password", in: &item)
-            warnIfWeak(password, item: item)
+            changes.secretFields.append(FieldAssignment(label: "password", value: try context.input.secret(prompt: "Item password: ")))
         }
-        if args.flag("generate") {
-            setSecret(try GeneratorOptions.generate(args).password, for: "password", in: &item)
-        }
+        if args.flag("generate") { changes.generatePassword = try GeneratorOptions.request(args) }
         for label in args.all("secret-field") {
-            setSecret(try context.input.secret(prompt: "\(label): "), for: label, in: &item)
+            changes.secretFields.append(FieldAssignment(label: label, value: try context.input.secret(prompt: "\(label): ")))
         }
         if args.flag("notes-stdin") {
-            item.notes = context.input.isTerminal ? readNotesFromTerminal(context) : context.input.readRest()
+            if context.input.isTerminal { Console.err("Notes (end with Ctrl-D on an empty line):") }
+            changes.notes = context.input.readRest()
         }
+        return changes
     }
 
-    private static func isConcealed(_ label: String, in item: Item) -> Bool {
-        if let field = item.field(named: label) { return field.kind.isConcealed }
-        return item.category.fieldTemplates.first { $0.key == label || $0.label.caseInsensitiveCompare(label) == .orderedSame }?.kind.isConcealed ?? false
+    /// Says so when the password the user typed is weak.
+    static func warnIfWeak(_ saved: SavedReply, _ context: Context) {
+        guard let s = saved.weakPassword else { return }
+        let label = context.tr("strength.label.\(s.score)")
+        Console.err("passbox: warning: the password is \(label) (\(s.score)/4). \(s.warning.map { context.tr($0) } ?? "")")
+        Console.err("passbox: hint: use --generate for a strong random password")
     }
+}
 
-    private static func setSecret(_ value: String, for label: String, in item: inout Item) {
-        if item.fieldIndex(named: label) != nil || item.category.fieldTemplates.contains(where: { $0.key == label }) {
-            item.setValue(value, for: label)
-        } else {
-            item.fields.append(Field(label: label, kind: .hidden, value: value))
+/// The generator settings shared by `generate`, `add --generate` and `edit --generate`.
+enum GeneratorOptions {
+    static let valued: Set<String> = ["length", "words", "separator", "language"]
+    static let flags: Set<String> = ["no-upper", "no-lower", "no-digits", "no-symbols", "allow-similar", "capitalize", "digit"]
+
+    static func request(_ args: Arguments) throws -> GeneratorRequest {
+        var r = GeneratorRequest()
+        if let words = args.value("words") {
+            guard let n = Int(words) else { throw CLIError.usage("--words takes a number") }
+            r.words = n
+            r.separator = args.value("separator")
+            r.capitalize = args.flag("capitalize")
+            r.includeDigit = args.flag("digit")
+            r.language = args.value("language")
+            return r
         }
-    }
-
-    private static func readNotesFromTerminal(_ context: Context) -> String {
-        Console.err("Notes (end with Ctrl-D on an empty line):")
-        return context.input.readRest()
-    }
-
-    static func warnIfWeak(_ password: String, item: Item) {
-        let strength = PasswordStrength.estimate(password, userInputs: [item.title, item.username ?? ""])
-        if strength.score < 3 {
-            Console.err("passbox: warning: the password is \(strength.label) (\(strength.score)/4). \(strength.warning ?? "")")
-            Console.err("passbox: hint: use --generate for a strong random password")
+        if let length = args.value("length") {
+            guard let n = Int(length) else { throw CLIError.usage("--length takes a number") }
+            r.length = n
         }
+        r.uppercase = !args.flag("no-upper")
+        r.lowercase = !args.flag("no-lower")
+        r.digits = !args.flag("no-digits")
+        r.symbols = !args.flag("no-symbols")
+        r.allowSimilar = args.flag("allow-similar")
+        return r
     }
 }

@@ -1,17 +1,29 @@
 import Foundation
 import PassboxCore
-import PassboxCrypto
-import PassboxStore
+import PassboxProtocol
 
 extension Commands {
+    /// `passbox read passbox://VAULT/ITEM/FIELD [--no-newline] [--mark-used]`
+    static func read(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(1...1, usage: "passbox read passbox://VAULT/ITEM/FIELD [--no-newline]")
+        let value = try resolve([args.positionals[0]], context, markUsed: args.flag("mark-used"))[0]
+        // Printing the value is what read is for.
+        Console.write(value + (args.flag("no-newline") ? "" : "\n"), error: false)
+    }
+
+    /// The values of passbox:// references, in one request (through the agent, or unlocking here once).
+    static func resolve(_ references: [String], _ context: Context, markUsed: Bool = false) throws -> [String] {
+        guard !references.isEmpty else { return [] }
+        return try context.send(.resolve(ResolveRequest(references: references, markUsed: markUsed))).resolved().values
+    }
+
     /// `passbox run [--env-file F] -- COMMAND …`: runs COMMAND with every environment variable whose value is
     /// a passbox:// reference replaced by the secret, and masks those secrets in what it prints.
     static func runCommand(_ context: Context, _ words: [String]) throws {
-        guard let dash = words.firstIndex(of: "--"), dash + 1 < words.count else {
-            throw CLIError.usage("usage: passbox run [--env-file FILE] -- COMMAND [ARGS…]")
-        }
+        let usage = "passbox run [--env-file FILE] [--no-masking] -- COMMAND [ARGS…]"
+        guard let dash = words.firstIndex(of: "--"), dash + 1 < words.count else { throw CLIError.usage("usage: \(usage)") }
         let args = try Arguments(Array(words[..<dash]), valued: ["env-file"], flags: ["no-masking"])
-        try args.expectPositionals(0...0, usage: "passbox run [--env-file FILE] -- COMMAND [ARGS…]")
+        try args.expectPositionals(0...0, usage: usage)
         let command = Array(words[(dash + 1)...])
         var environment = ProcessInfo.processInfo.environment
         if let file = args.value("env-file") {
@@ -27,23 +39,22 @@ extension Commands {
                 environment[String(line[..<eq])] = value
             }
         }
-        let resolver = ReferenceResolver(context)
-        var secrets = [String]()
-        for (name, value) in environment where value.hasPrefix(SecretReference.scheme) {
+        var values = [String]()
+        for name in environment.keys.sorted() where environment[name]!.hasPrefix(SecretReference.scheme) {
             do {
-                let secret = try resolver.value(value)
-                environment[name] = secret
-                secrets.append(secret)
-            } catch {
-                let e = CLIError.from(error)
-                throw CLIError(message: "\(name): \(e.message)", hint: e.hint, code: e.code)
+                let value = try resolve([environment[name]!], context)[0]
+                environment[name] = value
+                values.append(value)
+            } catch let e as ProtocolError {
+                let (message, hint) = Wording.error(e, context.language)
+                throw CLIError(message: "\(name): \(message)", hint: hint, code: CLIError.Code(rawValue: e.exitCode) ?? .failure)
             }
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = command
         process.environment = environment
-        let masker = OutputMasker(secrets: args.flag("no-masking") ? [] : secrets)
+        let masker = OutputMasker(secrets: args.flag("no-masking") ? [] : values)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -68,19 +79,23 @@ extension Commands {
         guard let template = try? String(contentsOfFile: input, encoding: .utf8) else { throw CLIError.failure("cannot read \(input)") }
         let regex = try NSRegularExpression(pattern: #"\{\{\s*(passbox://[^\s}]+)\s*\}\}"#)
         let matches = regex.matches(in: template, range: NSRange(template.startIndex..., in: template))
-        let resolver = ReferenceResolver(context)
+        var values = [String]()
+        for match in matches {
+            guard let range = Range(match.range(at: 1), in: template) else { continue }
+            let reference = String(template[range])
+            do {
+                values += try resolve([reference], context)
+            } catch let e as ProtocolError {
+                let (message, hint) = Wording.error(e, context.language)
+                throw CLIError(message: "\(reference): \(message); nothing was written", hint: hint, code: CLIError.Code(rawValue: e.exitCode) ?? .failure)
+            }
+        }
         var output = ""
         var cursor = template.startIndex
-        for match in matches {
-            let whole = Range(match.range, in: template)!
-            let reference = String(template[Range(match.range(at: 1), in: template)!])
+        for (match, value) in zip(matches, values) {
+            guard let whole = Range(match.range, in: template) else { continue }
             output += template[cursor..<whole.lowerBound]
-            do {
-                output += try resolver.value(reference)
-            } catch {
-                let e = CLIError.from(error)
-                throw CLIError(message: "\(reference): \(e.message); nothing was written", hint: e.hint, code: e.code)
-            }
+            output += value
             cursor = whole.upperBound
         }
         output += template[cursor...]
@@ -101,57 +116,5 @@ extension Commands {
         } else {
             Console.write(output, error: false)
         }
-    }
-}
-
-/// Copies a child's output, replacing every secret with a mask — also across read boundaries, by holding
-/// back the last (longest secret − 1) bytes until more arrive.
-final class OutputMasker: @unchecked Sendable {
-    // @unchecked: immutable after init.
-    let secrets: [[UInt8]]
-    let mask = Array("<concealed by passbox>".utf8)
-
-    init(secrets: [String]) {
-        self.secrets = secrets.filter { $0.count >= 3 }.map { Array($0.utf8) }.sorted { $0.count > $1.count }
-    }
-
-    func masked(_ bytes: [UInt8]) -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        outer: while i < bytes.count {
-            for s in secrets where i + s.count <= bytes.count && bytes[i] == s[0] && Array(bytes[i..<(i + s.count)]) == s {
-                out += mask
-                i += s.count
-                continue outer
-            }
-            out.append(bytes[i])
-            i += 1
-        }
-        return out
-    }
-
-    func copy(from source: FileHandle, to target: FileHandle) {
-        let keep = max(0, (secrets.first?.count ?? 1) - 1)
-        var pending = [UInt8]()
-        while true {
-            let chunk = source.availableData
-            if chunk.isEmpty { break }
-            pending += chunk
-            // Emit all but a tail that could be the start of a secret.
-            var cut = max(0, pending.count - keep)
-            // Never cut inside a secret that starts before the cut and ends after it.
-            for s in secrets {
-                var start = max(0, cut - s.count + 1)
-                while start < cut {
-                    if start + s.count <= pending.count, Array(pending[start..<(start + s.count)]) == s { cut = min(cut, start) }
-                    start += 1
-                }
-            }
-            let emit = masked(Array(pending[..<cut]))
-            pending.removeFirst(cut)
-            target.write(Data(emit))
-        }
-        target.write(Data(masked(pending)))
     }
 }

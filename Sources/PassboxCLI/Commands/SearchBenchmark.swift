@@ -34,7 +34,7 @@ enum SearchBenchmark {
             }
             rows.append([String(count), ms(build), ms(percentile(exact, 0.5)), ms(percentile(exact, 0.95)), ms(percentile(typo, 0.5)), ms(percentile(typo, 0.95))])
         }
-        Console.out(Format.table(rows))
+        Console.out(Output.table(rows))
     }
 
     static func percentile(_ values: [Double], _ p: Double) -> Double {

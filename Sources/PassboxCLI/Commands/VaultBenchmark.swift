@@ -1,6 +1,8 @@
 import Foundation
 import PassboxCore
 import PassboxCrypto
+import PassboxProtocol
+import PassboxService
 import PassboxStore
 
 /// `passbox bench vault`: the local vault's costs at 1,000 / 10,000 / 100,000 items. Each size runs in a
@@ -17,7 +19,7 @@ enum VaultBenchmark {
         Console.out("Argon2id at this machine's calibrated cost (\(argon.parameters.memoryKiB / 1024) MiB, \(argon.parameters.passes) passes, \(argon.parameters.lanes) lanes): \(ms(argon.seconds)) — paid once per unlock, by design")
         Console.out("Median of \(runs) runs; the vault files use a cheap KDF so the figures below exclude Argon2id.")
         Console.out("Target: each figure except Argon2id under 100 ms at 10,000 items. UNLOCK-ARGON2 is unlock work minus the derivation (the answer itself is held to the fixed deadline); SAVE includes fsync and the read-back check.")
-        Console.out(Format.table([["ITEMS", "UNLOCK-ARGON2", "SAVE", "LIST", "SHOW", "FILE", "PEAK RSS"]] + [1000, 10000, 100_000].map { n in
+        Console.out(Output.table([["ITEMS", "UNLOCK-ARGON2", "SAVE", "LIST", "SHOW", "FILE", "PEAK RSS"]] + [1000, 10000, 100_000].map { n in
             let output = runChild(["bench", "vault", "--items", String(n), "--runs", String(runs)])
             return output.split(separator: "\t").map(String.init)
         }))
@@ -67,11 +69,11 @@ enum VaultBenchmark {
             save.append(clock.monotonic() - t)
             t = clock.monotonic()
             let rows = v.list(sort: .az).map { [String($0.id.prefix(8)), $0.title, $0.category.displayName, $0.summary] }
-            _ = Format.table(rows)
+            _ = Output.table(rows)
             list.append(clock.monotonic() - t)
             t = clock.monotonic()
             let item = try v.resolve(sampleTitle(count / 2))
-            _ = Format.json(Format.detail(item, reveal: false))
+            _ = try ProtocolCoding.encode(ItemViews.detail(item, reveal: false, now: Date()))
             show.append(clock.monotonic() - t)
         }
         var st = stat()

@@ -1,13 +1,15 @@
 import Foundation
 import PassboxCore
 import PassboxCrypto
+import PassboxProtocol
+import PassboxService
 import PassboxStore
 
 extension Commands {
     /// `passbox init`: creates the local vault, asking for a new password (twice on a terminal).
     static func initVault(_ context: Context, _ args: Arguments) throws {
-        try args.expectPositionals(0...0, usage: "passbox init [--insecure-test-kdf]")
-        if context.store.exists { throw StoreError.vaultExists(path: context.store.vaultPath) }
+        try args.expectPositionals(0...0, usage: "passbox init")
+        if context.store.exists { throw ProtocolError(.vaultExists, ["path": context.store.vaultPath]) }
         let password = try newPassword(context, prompt: "New vault password: ")
         let parameters: Argon2Parameters
         if args.flag("insecure-test-kdf") {
@@ -17,21 +19,21 @@ extension Commands {
             Console.err("Measuring this machine to choose the key-derivation cost (about a second)…")
             parameters = try Argon2Calibration.calibrate().parameters
         }
-        let opened = try context.store.create(password: password, parameters: parameters)
+        let used = try VaultService(dataDirectory: context.dataDirectory, store: context.store).create(password: password, parameters: parameters)
         Console.out("Created a vault at \(context.store.vaultPath)")
-        Console.out("Key derivation: \(describe(opened.kdfParameters))")
+        Console.out("Key derivation: \(describe(used))")
         Console.out("Next: passbox add login --title \"Example\" --username you@example.com --url example.com --generate")
     }
 
     /// `passbox passwd`: changes the vault password; only this vault's slot is rewritten, with a new data key.
+    /// With an agent running, it stays unlocked with the new keys.
     static func changePassword(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(0...0, usage: "passbox passwd")
-        guard context.store.exists else { throw StoreError.noVault(path: context.store.vaultPath) }
+        guard context.store.exists else { throw ProtocolError(.noVault, ["path": context.store.vaultPath]) }
         let current = try context.input.secret(prompt: "Current vault password: ")
         let new = try newPassword(context, prompt: "New vault password: ")
-        try context.store.changePassword(current: current, new: new)
+        try context.send(.changePassword(ChangePasswordRequest(current: current, new: new)))
         Console.out("Changed the vault password.")
-        try context.passwordChanged?(new)
     }
 
     /// "Argon2id, 512 MiB, 4 passes, 4 lanes".
@@ -48,10 +50,10 @@ extension Commands {
             let again = try context.input.secret(prompt: "Repeat it: ")
             guard again == password else { throw CLIError.failure("the two passwords differ", hint: "run the command again") }
         }
-        let strength = PasswordStrength.estimate(password)
-        Console.err("Strength: \(strength.label(context.language)) (\(strength.score)/4)")
+        let strength = Tools.strength(password)
+        Console.err("Strength: \(context.tr("strength.label.\(strength.score)")) (\(strength.score)/4)")
         if strength.score < 3 {
-            Console.err("passbox: warning: this password is not strong. \(strength.warning(context.language) ?? "") Anyone with a copy of the vault file can try guesses at it; a long passphrase of random words is safer.")
+            Console.err("passbox: warning: this password is not strong. \(strength.warning.map { context.tr($0) } ?? "") Anyone with a copy of the vault file can try guesses at it; a long passphrase of random words is safer.")
         }
         return password
     }

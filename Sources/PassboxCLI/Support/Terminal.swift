@@ -72,32 +72,42 @@ final class SecretInput: InputSource {
     }
 }
 
-/// Collects a command's output when it runs inside the agent.
-final class OutputCapture: @unchecked Sendable {
-    // @unchecked: used only on the agent's serial queue.
-    var stdout = ""
-    var stderr = ""
-    var colors = false
-}
-
-/// Writing to stdout and stderr (or, in the agent, to the captured output of the request being served).
+/// Writing to stdout and stderr.
 enum Console {
-    // Set and cleared by the agent around each request, on its serial queue.
-    nonisolated(unsafe) static var capture: OutputCapture?
-
     static func out(_ text: String) { write(text + "\n", error: false) }
     static func err(_ text: String) { write(text + "\n", error: true) }
 
     static func write(_ text: String, error: Bool) {
-        if let capture {
-            if error { capture.stderr += text } else { capture.stdout += text }
-            return
-        }
         (error ? FileHandle.standardError : FileHandle.standardOutput).write(Data(text.utf8))
     }
 
     static var colors: Bool {
-        if let capture { return capture.colors }
-        return isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    }
+
+    /// Text from the vault or from outside (titles, notes, error facts) made safe to print: C0 and C1
+    /// control characters (but newline and tab), DEL and the bidirectional overrides and isolates are shown
+    /// as `\u{1B}` instead of being sent to the terminal, so an item cannot move the cursor, write the
+    /// clipboard (OSC 52), hide text or reorder it.
+    static func visible(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isHidden) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isHidden(scalar) {
+                out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    static func isHidden(_ s: Unicode.Scalar) -> Bool {
+        switch s.value {
+        case 0x0A, 0x09: false
+        case 0x00...0x1F, 0x7F...0x9F: true
+        case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: true
+        default: false
+        }
     }
 }

@@ -20,24 +20,29 @@ public enum Language: String, Sendable, CaseIterable {
 public enum Localization {
     /// The text for `key` in `language` with `{placeholders}` filled; an unknown key comes back as itself.
     public static func tr(_ key: String, _ language: Language = .english, _ arguments: [String: String] = [:]) -> String {
-        let table = language == .german ? Tables.german : Tables.english
+        let table = language == .german ? Tables.allGerman : Tables.allEnglish
         var chosen = key
         if let count = arguments["count"].flatMap(Int.init) {
             chosen = table[key + (count == 1 ? ".one" : ".other")] != nil ? key + (count == 1 ? ".one" : ".other") : key
         }
-        var text = table[chosen] ?? Tables.english[chosen] ?? key
+        var text = table[chosen] ?? Tables.allEnglish[chosen] ?? key
         for (name, value) in arguments { text = text.replacingOccurrences(of: "{\(name)}", with: value) }
         return text
     }
 
     /// Every key of a language's table (for the test that both languages match).
     public static func keys(_ language: Language) -> Set<String> {
-        Set((language == .german ? Tables.german : Tables.english).keys)
+        Set((language == .german ? Tables.allGerman : Tables.allEnglish).keys)
+    }
+
+    /// Whether `key` (or its `.one`/`.other` variants) has a text.
+    public static func has(_ key: String) -> Bool {
+        Tables.allEnglish[key] != nil || Tables.allEnglish[key + ".other"] != nil
     }
 
     /// The placeholders used by a key in a language.
     public static func placeholders(_ key: String, _ language: Language) -> Set<String> {
-        let text = (language == .german ? Tables.german : Tables.english)[key] ?? ""
+        let text = (language == .german ? Tables.allGerman : Tables.allEnglish)[key] ?? ""
         var out = Set<String>()
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
@@ -46,4 +51,9 @@ public enum Localization {
         }
         return out
     }
+}
+
+extension Tables {
+    static let allEnglish = english.merging(errorsEnglish) { a, _ in a }
+    static let allGerman = german.merging(errorsGerman) { a, _ in a }
 }

@@ -1,0 +1,215 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxProtocol
+import PassboxService
+import PassboxStore
+internal import CLinux
+
+/// The agent process: one `VaultService` kept for as long as it runs, served over the Unix socket. Locks after
+/// the idle time, on `passbox lock`, on SIGTERM/SIGINT/SIGHUP, when the session locks or the machine sleeps
+/// (logind), and on exit. Adds to the service what only a long-lived process has: status with the idle
+/// deadline, and quick unlock (PAM) with the sealed Argon2id output of the last typed master password.
+public final class AgentDaemon: @unchecked Sendable {
+    // @unchecked: every field is used only on `server.queue` (and before the server starts).
+    public let dataDirectory: String
+    let service: VaultService
+    var testAutoLockSeconds: Double?
+    var idle = IdleDeadline(interval: AutoLock.default.seconds, now: Date())
+    /// What the logind watch reports: what it watches, or why it cannot.
+    var lockSignals = "starting"
+
+    /// Quick unlock: the Argon2id output of the last typed master password, sealed; the moment and boot it
+    /// was typed in; the policy fixed at that moment (a later settings change cannot widen it).
+    var sealedKey: SealedSecret?
+    var passwordTypedAt: Date?
+    var bootIDAtTyping: String?
+    var policy = QuickUnlockPolicy()
+    var quickUnlockFailures = 0
+    let pamService: String
+    var signalSources = [any DispatchSourceProtocol]()
+
+    public init(dataDirectory: String, testAutoLockSeconds: Double? = nil, pamService: String = SystemAuthentication.defaultService) {
+        self.dataDirectory = dataDirectory
+        self.testAutoLockSeconds = testAutoLockSeconds
+        self.pamService = pamService
+        service = VaultService(dataDirectory: dataDirectory)
+        service.quickUnlockUnavailable = { [pamService] in SystemAuthentication.unavailability(service: pamService) }
+    }
+
+    /// Whether quick unlock is wanted: the setting, else on where PAM can be used.
+    var quickUnlockEnabled: Bool {
+        Settings.load(dataDirectory).quickUnlock ?? (SystemAuthentication.unavailability(service: pamService) == nil)
+    }
+
+    /// Whether quick unlock may be offered now, and if not why (a wording key and its facts).
+    func quickUnlockView(now: Date = Date()) -> QuickUnlockView {
+        if let why = SystemAuthentication.unavailability(service: pamService) {
+            return QuickUnlockView(offered: false, reason: "quickUnlock.system", days: nil, available: false, user: why)
+        }
+        guard sealedKey != nil else {
+            return QuickUnlockView(offered: false, reason: passwordTypedAt != nil ? "quickUnlock.noKey" : "quickUnlock.notTyped", days: nil, available: true, user: nil)
+        }
+        let verdict = policy.verdict(passwordTypedAt: passwordTypedAt, bootIDAtTyping: bootIDAtTyping, currentBootID: QuickUnlockPolicy.currentBootID(), now: now)
+        if let (key, days) = QuickUnlockPolicy.reasonKey(verdict) {
+            return QuickUnlockView(offered: false, reason: key, days: days, available: true, user: nil)
+        }
+        return QuickUnlockView(offered: true, reason: nil, days: nil, available: true, user: SystemAuthentication.userName())
+    }
+
+    /// Opens the vault with the typed master password; keeps its Argon2id output sealed for quick unlock when
+    /// that is on, and fixes the reminder policy as it is set now.
+    func unlockWithMasterPassword(_ password: String) throws {
+        let key = try service.unlock(password: password)
+        passwordTypedAt = Date()
+        bootIDAtTyping = QuickUnlockPolicy.currentBootID()
+        let settings = Settings.load(dataDirectory)
+        policy = QuickUnlockPolicy(reminder: QuickUnlockPolicy.Reminder(rawValue: settings.effectiveReminderDays) ?? .days14)
+        sealedKey = quickUnlockEnabled ? SealedSecret(key) : nil
+        quickUnlockFailures = 0
+        idle.touch(now: Date())
+    }
+
+    /// Drops the quick-unlock key too (password changed elsewhere, agent stopping, too many refusals).
+    func forgetQuickUnlock() {
+        sealedKey = nil
+        quickUnlockFailures = 0
+    }
+
+    var autoLockSeconds: Double {
+        if let testAutoLockSeconds { return testAutoLockSeconds }
+        return Double(Settings.load(dataDirectory).effectiveAutoLockMinutes * 60)
+    }
+
+    func lock() {
+        service.lock()
+        releaseMemory()
+    }
+
+    /// The OS authenticates the user (PAM); the sealed key then opens the vault without Argon2id. Three
+    /// refusals drop the key: the master password is needed again.
+    func quickUnlock(_ r: QuickUnlockRequest) throws {
+        if service.isUnlocked { return }
+        let view = quickUnlockView()
+        guard view.offered, let sealedKey else {
+            throw ProtocolError(.quickUnlockNotOffered, ["reason": view.reason ?? "quickUnlock.noKey", "days": view.days.map(String.init) ?? "", "system": view.user ?? ""])
+        }
+        guard !r.loginPassword.isEmpty else { throw ProtocolError(.badRequest, ["reason": "no login password"]) }
+        switch SystemAuthentication.authenticate(service: pamService, password: r.loginPassword) {
+        case .accepted:
+            break
+        case .refused(let why):
+            quickUnlockFailures += 1
+            let left = max(0, 3 - quickUnlockFailures)
+            if left == 0 { forgetQuickUnlock() }
+            throw ProtocolError(.quickUnlockRefused, ["triesLeft": String(left), "system": why])
+        case .unavailable(let why):
+            throw ProtocolError(.quickUnlockUnavailable, ["reason": why])
+        }
+        do {
+            try service.unlock(passwordKey: sealedKey.open())
+            quickUnlockFailures = 0
+            idle.touch(now: Date())
+        } catch {
+            // The slot no longer opens with this key (the password was changed elsewhere): drop it.
+            forgetQuickUnlock()
+            throw error
+        }
+    }
+
+    func status() -> StatusReply {
+        idle.interval = autoLockSeconds
+        let remaining = service.isUnlocked ? idle.remaining(now: Date()) : 0
+        return StatusReply(
+            unlocked: service.isUnlocked, vault: service.store.vaultPath, locksInSeconds: Int(remaining.rounded(.up)),
+            autoLockMinutes: Settings.load(dataDirectory).effectiveAutoLockMinutes, pid: Int(getpid()), lockSignals: lockSignals, quickUnlock: quickUnlockView())
+    }
+
+    /// Answers one request on the server's queue.
+    public func handle(_ request: Request) -> Reply {
+        do {
+            switch request {
+            case .status:
+                return .status(status())
+            case .unlock(let r):
+                try unlockWithMasterPassword(r.password)
+                return .done
+            case .quickUnlock(let r):
+                try quickUnlock(r)
+                return .done
+            case .lock(let r):
+                lock()
+                if r.forget { forgetQuickUnlock() }
+                return .done
+            case .changePassword(let r):
+                try service.changePassword(current: r.current, new: r.new)
+                // The slot was re-keyed: keep the agent unlocked with the new keys and a new quick-unlock key (LCK-6).
+                do {
+                    try unlockWithMasterPassword(r.new)
+                } catch {
+                    lock()
+                    forgetQuickUnlock()
+                    throw error
+                }
+                return .done
+            default:
+                let reply = service.handle(request)
+                if request.operation.needsVault, service.isUnlocked {
+                    idle.touch(now: Date())
+                    if autoLockSeconds == 0 { lock() }
+                }
+                return reply
+            }
+        } catch {
+            return .failure(ProtocolError.from(error))
+        }
+    }
+
+    /// Gives freed heap back to the system after a lock (the vault's pages were wiped when released).
+    func releaseMemory() {
+        _ = CLinux_releaseFreeMemory()
+    }
+
+    /// Binds the socket and serves until a signal ends the process.
+    public func run() throws -> Never {
+        ProcessHardening.disableCoreDumps()
+        // A detached agent must not keep its starter's pipes and sockets open: a caller reading them would never
+        // see EOF (Foundation's Process also watches a socket pair to learn that its child ended).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            guard let fd = Int32(name), fd > 2,
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                target.hasPrefix("pipe:") || target.hasPrefix("socket:")
+            else { continue }
+            close(fd)
+        }
+        let server = AgentServer(socketPath: AgentPaths.socketPath(dataDirectory: dataDirectory)) { [self] request in
+            handle(request)
+        }
+        try server.bind()
+        // Lock and leave on SIGTERM, SIGINT or SIGHUP.
+        for sig in [SIGTERM, SIGINT, SIGHUP] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: server.queue)
+            source.setEventHandler { [self] in
+                lock()
+                forgetQuickUnlock()
+                server.removeSocket()
+                exit(0)
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+        // The timer fires in real time and locks at the deadline, whatever clients do.
+        let timer = DispatchSource.makeTimerSource(queue: server.queue)
+        timer.schedule(deadline: .now() + 0.25, repeating: 0.25)
+        timer.setEventHandler { [self] in
+            idle.interval = autoLockSeconds
+            if service.isUnlocked, idle.isDue(now: Date()) { lock() }
+        }
+        timer.resume()
+        signalSources.append(timer)
+        // Lock when the session locks or the machine is about to sleep (systemd-logind), where a bus exists.
+        LogindWatch.start(onLock: { [self] _ in server.queue.async { self.lock() } }, onStatus: { [self] status in server.queue.async { self.lockSignals = status } })
+        server.serve()
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+
+/// One command of the command line: its name, what it does, how it is called, its options, and what runs
+/// it. Dispatch, help, `--help` on every command and the shell completions all come from `CommandTable`.
+struct CommandSpec: Sendable {
+    let name: String
+    var aliases: [String] = []
+    let summary: String
+    let usage: String
+    var valued: Set<String> = []
+    var flags: Set<String> = []
+    var subcommands: [CommandSpec] = []
+    /// Shown in help and completions (the clipboard helpers and the agent itself are not).
+    var isListed = true
+    /// Whether it talks to the agent when one runs (the rest run in this process).
+    var usesAgent = false
+    /// Takes its words as they are (run: everything after `--` is the child's command line).
+    var takesRawWords = false
+    let run: @Sendable (Context, Arguments, [String]) throws -> Void
+}
+
+enum Commands {}
+
+enum CommandTable {
+    static let item = ItemOptions.valued.union(GeneratorOptions.valued)
+    static let itemFlags = ItemOptions.flags.union(GeneratorOptions.flags)
+
+    static let commands: [CommandSpec] = [
+        CommandSpec(name: "init", summary: "create the local vault (asks for a new password)", usage: "passbox init", flags: ["insecure-test-kdf"]) { c, a, _ in try Commands.initVault(c, a) },
+        CommandSpec(name: "passwd", summary: "change the vault password (only this vault's slot is rewritten)", usage: "passbox passwd", usesAgent: true) { c, a, _ in try Commands.changePassword(c, a) },
+        CommandSpec(
+            name: "add", summary: "add an item", usage: Commands.addUsage, valued: item, flags: itemFlags, usesAgent: true
+        ) { c, a, _ in try Commands.add(c, a) },
+        CommandSpec(
+            name: "edit", summary: "change an item (the old version stays in its history)",
+            usage: "passbox edit ITEM [options of add] [--remove-field NAME] [--no-favorite]", valued: item.union(["remove-field"]),
+            flags: itemFlags.union(["no-favorite"]), usesAgent: true
+        ) { c, a, _ in try Commands.edit(c, a) },
+        CommandSpec(
+            name: "list", aliases: ["ls"], summary: "the items: id, title, category, a safe summary",
+            usage: "passbox list [--category C] [--tag T] [--favorites] [--sort newest|oldest|az|za|recent] [--json]",
+            valued: ["category", "tag", "sort"], flags: ["favorites", "json"], usesAgent: true
+        ) { c, a, _ in try Commands.list(c, a) },
+        CommandSpec(
+            name: "show", aliases: ["get"], summary: "one item, concealed values masked", usage: "passbox show ITEM [--reveal] [--field NAME] [--large] [--json]",
+            valued: ["field"], flags: ["reveal", "json", "large"], usesAgent: true
+        ) { c, a, _ in try Commands.show(c, a) },
+        CommandSpec(name: "rm", aliases: ["delete"], summary: "move an item to the trash", usage: "passbox rm ITEM", usesAgent: true) { c, a, _ in try Commands.remove(c, a) },
+        CommandSpec(
+            name: "trash", summary: "trashed items (deleted for good after 30 days)", usage: "passbox trash [list | restore ITEM | delete ITEM | empty]", flags: ["json"],
+            subcommands: [
+                CommandSpec(name: "list", summary: "what is in the trash", usage: "passbox trash list [--json]", flags: ["json"], usesAgent: true) { c, a, _ in try Commands.trashList(c, a) },
+                CommandSpec(name: "restore", summary: "take an item out of the trash", usage: "passbox trash restore ITEM", usesAgent: true) { c, a, _ in try Commands.trashRestore(c, a) },
+                CommandSpec(name: "delete", summary: "delete a trashed item for good", usage: "passbox trash delete ITEM", usesAgent: true) { c, a, _ in try Commands.trashDelete(c, a) },
+                CommandSpec(name: "empty", summary: "delete every trashed item for good", usage: "passbox trash empty", usesAgent: true) { c, a, _ in try Commands.trashEmpty(c, a) },
+            ], usesAgent: true
+        ) { c, a, _ in try Commands.trashList(c, a) },
+        CommandSpec(
+            name: "history", summary: "an item's earlier versions, newest first; restore one", usage: "passbox history ITEM [restore VERSION] [--reveal] [--json]",
+            flags: ["reveal", "json"], usesAgent: true
+        ) { c, a, _ in try Commands.history(c, a) },
+        CommandSpec(
+            name: "search", aliases: ["find"], summary: "ranked, accent- and typo-tolerant search",
+            usage: "passbox search QUERY [--scope all|name|username|website|notes] [--limit N] [--json]", valued: ["scope", "limit"], flags: ["json"], usesAgent: true
+        ) { c, a, _ in try Commands.search(c, a) },
+        CommandSpec(
+            name: "totp", aliases: ["otp"], summary: "one-time codes", usage: Commands.totpUsage, flags: ["watch", "json"],
+            subcommands: [
+                CommandSpec(name: "add", summary: "set an item's one-time password", usage: "passbox totp add ITEM (--qr IMAGE | --uri-stdin)", valued: ["qr"], flags: ["uri-stdin"], usesAgent: true) {
+                    c, a, _ in try Commands.totpAdd(c, a)
+                },
+                CommandSpec(
+                    name: "import", summary: "import a Google Authenticator export", usage: "passbox totp import (--qr IMAGE | --uri-stdin) [--all | --select 1,3] [--to-logins]",
+                    valued: ["qr", "select"], flags: ["uri-stdin", "all", "to-logins"], usesAgent: true
+                ) { c, a, _ in try Commands.totpImport(c, a) },
+            ], usesAgent: true
+        ) { c, a, _ in try Commands.totpShow(c, a) },
+        CommandSpec(
+            name: "check", summary: "Security Check: score, what to fix first, every weakness", usage: Commands.checkUsage, valued: ["kind"], flags: ["json", "breaches"],
+            subcommands: [
+                CommandSpec(name: "dismiss", summary: "stop counting a finding", usage: "passbox check dismiss ITEM KIND", usesAgent: true) { c, a, _ in try Commands.checkDismiss(c, a, dismiss: true) },
+                CommandSpec(name: "undismiss", summary: "count a finding again", usage: "passbox check undismiss ITEM KIND", usesAgent: true) { c, a, _ in try Commands.checkDismiss(c, a, dismiss: false) },
+                CommandSpec(name: "fix-https", summary: "switch http:// addresses to https://", usage: "passbox check fix-https (ITEM | --all)", flags: ["all"], usesAgent: true) {
+                    c, a, _ in try Commands.checkFixHTTPS(c, a)
+                },
+                CommandSpec(name: "breaches", summary: "turn the opt-in breached-password check on or off", usage: "passbox check breaches on [--yes] | off", flags: ["yes"]) {
+                    c, a, _ in try Commands.checkBreachesSetting(c, a)
+                },
+                CommandSpec(name: "settings", summary: "the breach check's settings", usage: "passbox check settings [range-url URL]") { c, a, _ in try Commands.checkSettings(c, a) },
+                CommandSpec(
+                    name: "update-data", summary: "refresh the breach catalogue and the 2FA list",
+                    usage: "passbox check update-data [--breaches-file F | --breaches-url URL] [--2fa-file F | --2fa-url URL]",
+                    valued: ["breaches-file", "breaches-url", "2fa-file", "2fa-url"]
+                ) { c, a, _ in try Commands.checkUpdateData(c, a) },
+            ], usesAgent: true
+        ) { c, a, _ in try Commands.checkReport(c, a) },
+        CommandSpec(
+            name: "fill", summary: "the logins for a site, then the secret of the one picked",
+            usage: "passbox fill URL [--pick ITEM [--field NAME] [--confirm-other-site]] [--json]", valued: ["pick", "field"], flags: ["confirm-other-site", "json"],
+            usesAgent: true
+        ) { c, a, _ in try Commands.fill(c, a) },
+        CommandSpec(
+            name: "read", summary: "one value for scripts", usage: "passbox read passbox://VAULT/ITEM/FIELD [--no-newline]", flags: ["no-newline", "mark-used"], usesAgent: true
+        ) { c, a, _ in try Commands.read(c, a) },
+        CommandSpec(
+            name: "run", summary: "run a command with passbox:// references in its environment resolved and masked",
+            usage: "passbox run [--env-file FILE] [--no-masking] -- COMMAND [ARGS…]", valued: ["env-file"], flags: ["no-masking"], usesAgent: true, takesRawWords: true
+        ) { c, _, words in try Commands.runCommand(c, words) },
+        CommandSpec(
+            name: "inject", summary: "fill {{ passbox://… }} references in a template; the output file is 0600", usage: "passbox inject -i TEMPLATE [-o FILE]",
+            valued: ["i", "o", "in-file", "out-file"], usesAgent: true
+        ) { c, a, _ in try Commands.inject(c, a) },
+        CommandSpec(
+            name: "copy", summary: "copy a value to the clipboard, cleared after 90 s if unchanged", usage: "passbox copy ITEM [FIELD] [--clear-after SECONDS]",
+            valued: ["clear-after"], usesAgent: true
+        ) { c, a, _ in try Commands.copy(c, a) },
+        CommandSpec(name: "clipboard-clear", summary: "(helper of copy)", usage: "passbox clipboard-clear --after SECONDS", valued: ["after", "tool"], isListed: false) {
+            c, a, _ in try Commands.clipboardClear(c, a)
+        },
+        CommandSpec(name: "clipboard-serve", summary: "(helper of copy)", usage: "passbox clipboard-serve --after SECONDS", valued: ["after"], isListed: false) {
+            c, a, _ in try Commands.clipboardServe(c, a)
+        },
+        CommandSpec(
+            name: "generate", summary: "a random password, or a passphrase with --words N",
+            usage:
+                "passbox generate [--length N] [--no-upper] [--no-lower] [--no-digits] [--no-symbols] [--allow-similar] | --words N [--separator S] [--capitalize] [--digit] [--language en|de] [--json]",
+            valued: GeneratorOptions.valued, flags: GeneratorOptions.flags.union(["json"])
+        ) { c, a, _ in try Commands.generate(c, a) },
+        CommandSpec(name: "strength", summary: "rate a password read from standard input", usage: "passbox strength [--json] < password", flags: ["json"]) {
+            c, a, _ in try Commands.strength(c, a)
+        },
+        CommandSpec(name: "categories", summary: "every category and its typed fields", usage: "passbox categories") { _, _, _ in Commands.categories() },
+        CommandSpec(
+            name: "settings", summary: "auto-lock, quick unlock and the master password reminder",
+            usage: "passbox settings [auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never]"
+        ) { c, a, _ in try Commands.settings(c, a) },
+        CommandSpec(
+            name: "unlock", summary: "start the agent and unlock: no password per command until it locks", usage: "passbox unlock [--quick | --master]",
+            valued: ["test-auto-lock-seconds", "pam-service"], flags: ["quick", "master"]
+        ) { c, a, _ in try AgentCommands.unlock(c, a) },
+        CommandSpec(name: "lock", summary: "lock now (--forget: drop the quick-unlock key; --stop: end the agent)", usage: "passbox lock [--forget] [--stop]", flags: ["stop", "forget"]) {
+            c, a, _ in try AgentCommands.lock(c, a)
+        },
+        CommandSpec(name: "status", summary: "locked or unlocked, until when, what else locks it (exit 3 when locked)", usage: "passbox status [--json]", flags: ["json"]) {
+            c, a, _ in try AgentCommands.status(c, a)
+        },
+        CommandSpec(name: "agent", summary: "the agent itself (started by unlock)", usage: "passbox agent", valued: ["test-auto-lock-seconds", "pam-service"], isListed: false) {
+            c, a, _ in try AgentCommands.runAgent(c, a)
+        },
+        CommandSpec(name: "welcome", summary: "where your data lives, and a short tour", usage: "passbox welcome") { c, a, _ in try Commands.welcome(c, a) },
+        CommandSpec(
+            name: "bench", summary: "the speed figures beside their targets", usage: "passbox bench vault|search|check|agent [--items N] [--runs N] [--queries N]",
+            valued: ["items", "runs", "queries"], flags: ["json", "full-kdf"]
+        ) { c, a, _ in try Commands.bench(c, a) },
+        CommandSpec(name: "completion", summary: "a shell completion script", usage: "passbox completion bash|zsh|fish") { _, a, _ in try Completion.print(a) },
+        CommandSpec(name: "help", summary: "the commands, or one command's options", usage: "passbox help [COMMAND [SUBCOMMAND]]") { _, a, _ in try Help.print(a.positionals) },
+        CommandSpec(name: "version", summary: "the version", usage: "passbox version") { _, _, _ in Console.out("passbox \(CommandLineTool.version)") },
+    ]
+
+    static func find(_ name: String, in list: [CommandSpec] = commands) -> CommandSpec? {
+        list.first { $0.name == name || $0.aliases.contains(name) }
+    }
+
+    /// Runs the command `words` names (the welcome without one).
+    static func dispatch(_ words: [String], _ context: Context) throws {
+        guard let name = words.first else {
+            try Commands.welcome(context, Arguments([], valued: [], flags: []))
+            return
+        }
+        guard var spec = find(name) else { throw CLIError.usage("unknown command \"\(name)\"") }
+        var rest = Array(words.dropFirst())
+        var path = [spec.name]
+        if let first = rest.first, let sub = find(first, in: spec.subcommands) {
+            spec = sub
+            path.append(sub.name)
+            rest.removeFirst()
+        }
+        let own = spec.takesRawWords ? Array(rest.prefix { $0 != "--" }) : Array(rest.prefix { $0 != "--" })
+        if own.contains("--help") || own.contains("-h") {
+            Help.printCommand(path)
+            return
+        }
+        let args = spec.takesRawWords ? try Arguments([], valued: [], flags: []) : try Arguments(rest, valued: spec.valued, flags: spec.flags)
+        try spec.run(context, args, rest)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import PassboxAgent
+import PassboxProtocol
+
+extension Commands {
+    /// `passbox settings [auto-lock MINUTES | quick-unlock on|off | reminder 14|30|never]`
+    static func settings(_ context: Context, _ args: Arguments) throws {
+        if args.positionals.isEmpty {
+            let settings = try context.send(.settings).settings()
+            if let damaged = settings.damagedFile {
+                Console.err("passbox: warning: \(damaged) cannot be read; the strictest settings are in force until it is fixed or removed")
+            }
+            Console.out("auto-lock: \(settings.autoLockMinutes) minutes (0 = after every command)")
+            Console.out("breach check: \(settings.breachCheck ? "on" : "off")")
+            let pam = SystemAuthentication.unavailability(service: SystemAuthentication.defaultService)
+            let quick = settings.quickUnlock.map { $0 ? "on" : "off" } ?? (pam.map { "off (default: \($0))" } ?? "on (default where PAM is available)")
+            Console.out("quick unlock: \(quick)")
+            Console.out("master password reminder: \(settings.reminderDays == 0 ? "never" : "every \(settings.reminderDays) days")")
+            return
+        }
+        try args.expectPositionals(2...2, usage: "passbox settings auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never")
+        let value = args.positionals[1]
+        switch args.positionals[0] {
+        case "auto-lock":
+            guard let minutes = Int(value), [0, 1, 5, 15, 30, 60].contains(minutes) else {
+                throw CLIError.usage("auto-lock takes 0 (immediately), 1, 5, 15, 30 or 60 minutes")
+            }
+            try context.send(.changeSetting(SettingRequest(name: "auto-lock", value: value)))
+            Console.out(minutes == 0 ? "The agent now locks after every command." : "The agent now locks after \(minutes) minute\(minutes == 1 ? "" : "s") without use.")
+        case "quick-unlock":
+            guard ["on", "off"].contains(value) else { throw CLIError.usage("quick-unlock takes on or off") }
+            if value == "on", let why = SystemAuthentication.unavailability(service: SystemAuthentication.defaultService) {
+                throw CLIError.failure("quick unlock cannot be turned on: \(why)", hint: "run \"make run\" as root (or with sudo) to install the PAM service file")
+            }
+            try context.send(.changeSetting(SettingRequest(name: "quick-unlock", value: value)))
+            Console.out(
+                value == "on"
+                    ? "Quick unlock is on from the next time you type the master password: after the agent locks, your login password unlocks it."
+                    : "Quick unlock is off from the next time you type the master password.")
+        case "reminder":
+            let days: Int? = value == "never" ? 0 : Int(value)
+            guard let days, [0, 14, 30].contains(days) else { throw CLIError.usage("reminder takes 14, 30 or never (days)") }
+            try context.send(.changeSetting(SettingRequest(name: "reminder", value: value)))
+            Console.out(
+                days == 0
+                    ? "Quick unlock no longer asks for the master password on a schedule (still after every restart)." : "The master password is asked for at least every \(days) days.")
+        default:
+            throw CLIError.usage("unknown setting \"\(Console.visible(args.positionals[0]))\"", hint: "settings: auto-lock, quick-unlock, reminder")
+        }
+    }
+}

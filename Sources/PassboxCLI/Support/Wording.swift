@@ -1,0 +1,38 @@
+import Foundation
+import PassboxCore
+import PassboxProtocol
+
+/// Turns protocol errors into the sentences the CLI prints, from the en/de tables (`error.CODE`,
+/// `error.CODE.hint`), with the facts as placeholders.
+enum Wording {
+    static func error(_ e: ProtocolError, _ language: Language) -> (message: String, hint: String?) {
+        var facts = e.facts
+        if let id = facts["id"] { facts["id8"] = String(id.prefix(8)) }
+        var key = "error.\(e.code.rawValue)"
+        switch e.code {
+        case .mustWait:
+            facts["count"] = facts["minutes"]
+        case .ambiguousItem:
+            facts["candidates"] = (facts["candidates"] ?? "").split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+        case .unknownFindingKind:
+            facts["kinds"] = FindingKind.allCases.map(\.rawValue).joined(separator: ", ")
+        case .otherSite:
+            if (facts["saved"] ?? "").isEmpty { facts["saved"] = Localization.tr("fill.noWebsite", language) }
+        case .quickUnlockNotOffered:
+            facts["reason"] = quickUnlockReason(key: facts["reason"] ?? "", days: facts["days"], system: facts["system"], language)
+        case .quickUnlockRefused:
+            if facts["triesLeft"] == "0" { key += ".last" } else { facts["count"] = facts["triesLeft"] }
+        default:
+            break
+        }
+        let message = Localization.tr(key, language, facts)
+        let hintKey = key + ".hint"
+        let hint = Localization.tr(hintKey, language, facts)
+        return (message, hint.isEmpty || hint == hintKey ? nil : hint)
+    }
+
+    /// The reason quick unlock is not offered, from its wording key.
+    static func quickUnlockReason(key: String, days: String?, system: String?, _ language: Language) -> String {
+        Localization.tr(key, language, ["days": days ?? "", "system": system ?? ""])
+    }
+}

@@ -1,0 +1,85 @@
+/// What went wrong, as a code and facts: never a sentence. Each surface words it (en, de) from its tables,
+/// keyed `error.<code>` and `error.<code>.hint`, with the facts as placeholders.
+public struct ProtocolError: Error, Codable, Sendable, Equatable {
+    public var code: ErrorCode
+    public var facts: [String: String]
+
+    public init(_ code: ErrorCode, _ facts: [String: String] = [:]) {
+        self.code = code
+        self.facts = facts
+    }
+
+    /// The exit code a command line uses for this error: 2 usage, 3 locked or authentication, else 1.
+    public var exitCode: Int32 { code.exitCode }
+}
+
+/// Every error an operation can answer. The raw values are stable: they are the wire format and the keys of
+/// the wording tables.
+public enum ErrorCode: String, Codable, Sendable, CaseIterable {
+    // Protocol and requests
+    case versionMismatch  // facts: client, agent
+    case badRequest  // facts: reason
+    case replyTooLarge  // facts: bytes
+    case unknownCategory  // facts: name
+    case unknownSort  // facts: name
+    case unknownScope  // facts: name
+    case unknownFindingKind  // facts: name
+    case unknownSetting  // facts: name
+    case invalidSetting  // facts: name, value
+    case concealedOnCommandLine  // facts: label
+    case conflictingOptions  // facts: first, second
+    case duplicateField  // facts: label
+    case tooManyFields  // facts: count, limit
+    case valueTooLong  // facts: label, length, limit
+    // Locking and unlocking
+    case locked
+    case wrongPassword
+    case mustWait  // facts: minutes, path
+    case passwordUnchanged
+    case quickUnlockNotOffered  // facts: reason (a key of quickUnlock.*), days
+    case quickUnlockRefused  // facts: triesLeft, system
+    case quickUnlockUnavailable  // facts: reason
+    // The vault file
+    case noVault  // facts: path
+    case vaultExists  // facts: path
+    case notAVault  // facts: path
+    case newerFormat  // facts: version
+    case damaged  // facts: path, reason
+    case busy
+    case conflict
+    case vaultTooLarge
+    case io  // facts: operation, path, reason
+    // Items
+    case itemNotFound  // facts: reference
+    case ambiguousItem  // facts: reference, count, candidates (one per line)
+    case itemInTrash  // facts: title, id
+    case itemNotInTrash  // facts: title, id
+    case versionNotFound  // facts: version, id
+    case invalidValue  // facts: message, hint (validation, from the item model's checks)
+    case noField  // facts: title, field, id
+    case noPassword  // facts: title, id
+    // One-time codes
+    case noOneTimePassword  // facts: title, id
+    case nothingToImport
+    case selectionOutOfRange  // facts: count
+    // References, fill, check
+    case invalidReference  // facts: reference, reason
+    case notALogin  // facts: title, id
+    case otherSite  // facts: saved, requested
+    case notAnAddress  // facts: address
+    case breachCheckOff
+    case breachCheckFailed  // facts: reason
+    case catalogueMissing  // facts: name
+    case invalidGenerator  // facts: reason
+    case internalError  // facts: type
+
+    public var exitCode: Int32 {
+        switch self {
+        case .locked, .wrongPassword, .mustWait, .quickUnlockNotOffered, .quickUnlockRefused: 3
+        case .badRequest, .unknownCategory, .unknownSort, .unknownScope, .unknownFindingKind, .unknownSetting, .invalidSetting,
+            .concealedOnCommandLine, .conflictingOptions, .selectionOutOfRange, .notAnAddress, .invalidGenerator:
+            2
+        default: 1
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// A reply: one typed value per kind of answer, or an error. On the wire `{"kind": NAME, "body": {...}}`.
+public enum Reply: Sendable, Equatable {
+    case done
+    case status(StatusReply)
+    case items(ItemListReply)
+    case item(ItemDetail)
+    case value(ValueReply)
+    case saved(SavedReply)
+    case history(HistoryReply)
+    case count(CountReply)
+    case code(CodeReply)
+    case imported(ImportReply)
+    case generated(GeneratedReply)
+    case strength(StrengthReply)
+    case check(CheckReply)
+    case fill(FillReply)
+    case settings(SettingsView)
+    case resolved(ResolveReply)
+    case failure(ProtocolError)
+
+    public enum Kind: String, Codable, Sendable {
+        case done, status, items, item, value, saved, history, count, code, imported, generated, strength, check, fill, settings, resolved, failure
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .done: .done
+        case .status: .status
+        case .items: .items
+        case .item: .item
+        case .value: .value
+        case .saved: .saved
+        case .history: .history
+        case .count: .count
+        case .code: .code
+        case .imported: .imported
+        case .generated: .generated
+        case .strength: .strength
+        case .check: .check
+        case .fill: .fill
+        case .settings: .settings
+        case .resolved: .resolved
+        case .failure: .failure
+        }
+    }
+}
+
+extension Reply: Codable {
+    enum CodingKeys: String, CodingKey { case kind, body }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func body<T: Decodable>(_ type: T.Type) throws -> T { try c.decode(type, forKey: .body) }
+        switch try c.decode(Kind.self, forKey: .kind) {
+        case .done: self = .done
+        case .status: self = .status(try body(StatusReply.self))
+        case .items: self = .items(try body(ItemListReply.self))
+        case .item: self = .item(try body(ItemDetail.self))
+        case .value: self = .value(try body(ValueReply.self))
+        case .saved: self = .saved(try body(SavedReply.self))
+        case .history: self = .history(try body(HistoryReply.self))
+        case .count: self = .count(try body(CountReply.self))
+        case .code: self = .code(try body(CodeReply.self))
+        case .imported: self = .imported(try body(ImportReply.self))
+        case .generated: self = .generated(try body(GeneratedReply.self))
+        case .strength: self = .strength(try body(StrengthReply.self))
+        case .check: self = .check(try body(CheckReply.self))
+        case .fill: self = .fill(try body(FillReply.self))
+        case .settings: self = .settings(try body(SettingsView.self))
+        case .resolved: self = .resolved(try body(ResolveReply.self))
+        case .failure: self = .failure(try body(ProtocolError.self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(kind, forKey: .kind)
+        switch self {
+        case .done: break
+        case .status(let b): try c.encode(b, forKey: .body)
+        case .items(let b): try c.encode(b, forKey: .body)
+        case .item(let b): try c.encode(b, forKey: .body)
+        case .value(let b): try c.encode(b, forKey: .body)
+        case .saved(let b): try c.encode(b, forKey: .body)
+        case .history(let b): try c.encode(b, forKey: .body)
+        case .count(let b): try c.encode(b, forKey: .body)
+        case .code(let b): try c.encode(b, forKey: .body)
+        case .imported(let b): try c.encode(b, forKey: .body)
+        case .generated(let b): try c.encode(b, forKey: .body)
+        case .strength(let b): try c.encode(b, forKey: .body)
+        case .check(let b): try c.encode(b, forKey: .body)
+        case .fill(let b): try c.encode(b, forKey: .body)
+        case .settings(let b): try c.encode(b, forKey: .body)
+        case .resolved(let b): try c.encode(b, forKey: .body)
+        case .failure(let b): try c.encode(b, forKey: .body)
+        }
+    }
+}
+
+/// Reading the typed value out of a reply: a failure is thrown, an unexpected kind is a `badRequest`.
+extension Reply {
+    public func get() throws -> Reply {
+        if case .failure(let e) = self { throw e }
+        return self
+    }
+
+    static func unexpected(_ reply: Reply) -> ProtocolError { ProtocolError(.badRequest, ["reason": "unexpected reply \(reply.kind.rawValue)"]) }
+
+    public func items() throws -> ItemListReply { if case .items(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func item() throws -> ItemDetail { if case .item(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func value() throws -> ValueReply { if case .value(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func saved() throws -> SavedReply { if case .saved(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func history() throws -> HistoryReply { if case .history(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func count() throws -> CountReply { if case .count(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func code() throws -> CodeReply { if case .code(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func imported() throws -> ImportReply { if case .imported(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func generated() throws -> GeneratedReply { if case .generated(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func strength() throws -> StrengthReply { if case .strength(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func check() throws -> CheckReply { if case .check(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func fill() throws -> FillReply { if case .fill(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func settings() throws -> SettingsView { if case .settings(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func resolved() throws -> ResolveReply { if case .resolved(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func status() throws -> StatusReply { if case .status(let v) = try get() { return v }; throw Self.unexpected(self) }
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+/// Every operation the agent serves (and the web UI's JSON API will): the wire name of each request.
+public enum OperationName: String, Codable, Sendable, CaseIterable {
+    case status, unlock, quickUnlock = "quick-unlock", lock, changePassword = "change-password"
+    case list, show, field, search, add, edit, delete, history, restoreVersion = "restore-version"
+    case trashList = "trash-list", trashRestore = "trash-restore", trashDelete = "trash-delete", trashEmpty = "trash-empty"
+    case code, setOneTimePassword = "set-one-time-password", importOneTimePasswords = "import-one-time-passwords"
+    case generate, strength, check, dismiss, fixHTTPS = "fix-https", fill, settings, changeSetting = "change-setting", resolve
+
+    /// Whether the operation needs the unlocked vault.
+    public var needsVault: Bool {
+        switch self {
+        case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting: false
+        default: true
+        }
+    }
+}
+
+/// A request: an operation and its parameters. On the wire `{"op": NAME, "body": {...}}`.
+public enum Request: Sendable {
+    case status
+    case unlock(UnlockRequest)
+    case quickUnlock(QuickUnlockRequest)
+    case lock(LockRequest)
+    case changePassword(ChangePasswordRequest)
+    case list(ListRequest)
+    case show(ShowRequest)
+    case field(FieldRequest)
+    case search(SearchRequest)
+    case add(AddRequest)
+    case edit(EditRequest)
+    case delete(ItemRequest)
+    case history(ShowRequest)
+    case restoreVersion(RestoreVersionRequest)
+    case trashList(ListRequest)
+    case trashRestore(ItemRequest)
+    case trashDelete(ItemRequest)
+    case trashEmpty
+    /// The current code (TOTP) or the next one (HOTP: the counter advances and is saved).
+    case code(ItemRequest)
+    case setOneTimePassword(SetOneTimePasswordRequest)
+    case importOneTimePasswords(ImportRequest)
+    case generate(GeneratorRequest)
+    case strength(StrengthRequest)
+    case check(CheckRequest)
+    case dismiss(DismissRequest)
+    case fixHTTPS(FixHTTPSRequest)
+    case fill(FillRequest)
+    case settings
+    case changeSetting(SettingRequest)
+    case resolve(ResolveRequest)
+
+    public var operation: OperationName {
+        switch self {
+        case .status: .status
+        case .unlock: .unlock
+        case .quickUnlock: .quickUnlock
+        case .lock: .lock
+        case .changePassword: .changePassword
+        case .list: .list
+        case .show: .show
+        case .field: .field
+        case .search: .search
+        case .add: .add
+        case .edit: .edit
+        case .delete: .delete
+        case .history: .history
+        case .restoreVersion: .restoreVersion
+        case .trashList: .trashList
+        case .trashRestore: .trashRestore
+        case .trashDelete: .trashDelete
+        case .trashEmpty: .trashEmpty
+        case .code: .code
+        case .setOneTimePassword: .setOneTimePassword
+        case .importOneTimePasswords: .importOneTimePasswords
+        case .generate: .generate
+        case .strength: .strength
+        case .check: .check
+        case .dismiss: .dismiss
+        case .fixHTTPS: .fixHTTPS
+        case .fill: .fill
+        case .settings: .settings
+        case .changeSetting: .changeSetting
+        case .resolve: .resolve
+        }
+    }
+}
+
+extension Request: Codable {
+    enum CodingKeys: String, CodingKey { case op, body }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func body<T: Decodable>(_ type: T.Type) throws -> T { try c.decode(type, forKey: .body) }
+        switch try c.decode(OperationName.self, forKey: .op) {
+        case .status: self = .status
+        case .unlock: self = .unlock(try body(UnlockRequest.self))
+        case .quickUnlock: self = .quickUnlock(try body(QuickUnlockRequest.self))
+        case .lock: self = .lock(try body(LockRequest.self))
+        case .changePassword: self = .changePassword(try body(ChangePasswordRequest.self))
+        case .list: self = .list(try body(ListRequest.self))
+        case .show: self = .show(try body(ShowRequest.self))
+        case .field: self = .field(try body(FieldRequest.self))
+        case .search: self = .search(try body(SearchRequest.self))
+        case .add: self = .add(try body(AddRequest.self))
+        case .edit: self = .edit(try body(EditRequest.self))
+        case .delete: self = .delete(try body(ItemRequest.self))
+        case .history: self = .history(try body(ShowRequest.self))
+        case .restoreVersion: self = .restoreVersion(try body(RestoreVersionRequest.self))
+        case .trashList: self = .trashList(try body(ListRequest.self))
+        case .trashRestore: self = .trashRestore(try body(ItemRequest.self))
+        case .trashDelete: self = .trashDelete(try body(ItemRequest.self))
+        case .trashEmpty: self = .trashEmpty
+        case .code: self = .code(try body(ItemRequest.self))
+        case .setOneTimePassword: self = .setOneTimePassword(try body(SetOneTimePasswordRequest.self))
+        case .importOneTimePasswords: self = .importOneTimePasswords(try body(ImportRequest.self))
+        case .generate: self = .generate(try body(GeneratorRequest.self))
+        case .strength: self = .strength(try body(StrengthRequest.self))
+        case .check: self = .check(try body(CheckRequest.self))
+        case .dismiss: self = .dismiss(try body(DismissRequest.self))
+        case .fixHTTPS: self = .fixHTTPS(try body(FixHTTPSRequest.self))
+        case .fill: self = .fill(try body(FillRequest.self))
+        case .settings: self = .settings
+        case .changeSetting: self = .changeSetting(try body(SettingRequest.self))
+        case .resolve: self = .resolve(try body(ResolveRequest.self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(operation, forKey: .op)
+        switch self {
+        case .status, .trashEmpty, .settings: break
+        case .unlock(let b): try c.encode(b, forKey: .body)
+        case .quickUnlock(let b): try c.encode(b, forKey: .body)
+        case .lock(let b): try c.encode(b, forKey: .body)
+        case .changePassword(let b): try c.encode(b, forKey: .body)
+        case .list(let b), .trashList(let b): try c.encode(b, forKey: .body)
+        case .show(let b), .history(let b): try c.encode(b, forKey: .body)
+        case .field(let b): try c.encode(b, forKey: .body)
+        case .search(let b): try c.encode(b, forKey: .body)
+        case .add(let b): try c.encode(b, forKey: .body)
+        case .edit(let b): try c.encode(b, forKey: .body)
+        case .delete(let b), .trashRestore(let b), .trashDelete(let b), .code(let b): try c.encode(b, forKey: .body)
+        case .restoreVersion(let b): try c.encode(b, forKey: .body)
+        case .setOneTimePassword(let b): try c.encode(b, forKey: .body)
+        case .importOneTimePasswords(let b): try c.encode(b, forKey: .body)
+        case .generate(let b): try c.encode(b, forKey: .body)
+        case .strength(let b): try c.encode(b, forKey: .body)
+        case .check(let b): try c.encode(b, forKey: .body)
+        case .dismiss(let b): try c.encode(b, forKey: .body)
+        case .fixHTTPS(let b): try c.encode(b, forKey: .body)
+        case .fill(let b): try c.encode(b, forKey: .body)
+        case .changeSetting(let b): try c.encode(b, forKey: .body)
+        case .resolve(let b): try c.encode(b, forKey: .body)
+        }
+    }
+}

@@ -1,0 +1,317 @@
+import Foundation
+
+/// A one-time code. `secondsLeft` and `period` are absent for HOTP; `counter` is HOTP's next counter.
+public struct CodeReply: Codable, Sendable, Equatable {
+    public var kind: String
+    public var code: String?
+    public var secondsLeft: Int?
+    public var period: Int?
+    public var counter: Int?
+    public var itemID: String
+    public var title: String
+
+    public init(kind: String, code: String?, secondsLeft: Int?, period: Int?, counter: Int?, itemID: String, title: String) {
+        self.kind = kind
+        self.code = code
+        self.secondsLeft = secondsLeft
+        self.period = period
+        self.counter = counter
+        self.itemID = itemID
+        self.title = title
+    }
+}
+
+/// Options of the password and passphrase generators.
+public struct GeneratorRequest: Codable, Sendable, Equatable {
+    /// A passphrase of this many words; absent for a random password.
+    public var words: Int?
+    public var length: Int?
+    public var uppercase: Bool
+    public var lowercase: Bool
+    public var digits: Bool
+    public var symbols: Bool
+    public var allowSimilar: Bool
+    public var separator: String?
+    public var capitalize: Bool
+    public var includeDigit: Bool
+    public var language: String?
+
+    public init(
+        words: Int? = nil, length: Int? = nil, uppercase: Bool = true, lowercase: Bool = true, digits: Bool = true, symbols: Bool = true,
+        allowSimilar: Bool = false, separator: String? = nil, capitalize: Bool = false, includeDigit: Bool = false, language: String? = nil
+    ) {
+        self.words = words
+        self.length = length
+        self.uppercase = uppercase
+        self.lowercase = lowercase
+        self.digits = digits
+        self.symbols = symbols
+        self.allowSimilar = allowSimilar
+        self.separator = separator
+        self.capitalize = capitalize
+        self.includeDigit = includeDigit
+        self.language = language
+    }
+}
+
+public struct GeneratedReply: Codable, Sendable, Equatable {
+    public var password: String
+    public var entropyBits: Double
+
+    public init(password: String, entropyBits: Double) {
+        self.password = password
+        self.entropyBits = entropyBits
+    }
+}
+
+/// A strength estimate as keys into the wording tables (`strength.label.N`, `strength.warning.*`).
+public struct StrengthReply: Codable, Sendable, Equatable {
+    public var score: Int
+    public var guessesLog10: Double
+    public var warning: String?
+    public var suggestions: [String]
+
+    public init(score: Int, guessesLog10: Double, warning: String?, suggestions: [String]) {
+        self.score = score
+        self.guessesLog10 = guessesLog10
+        self.warning = warning
+        self.suggestions = suggestions
+    }
+}
+
+public struct FindingView: Codable, Sendable, Equatable {
+    public var kind: String
+    public var itemID: String
+    public var title: String
+    public var details: [String: String]
+    public var dismissed: Bool
+    public var group: Int?
+
+    public init(kind: String, itemID: String, title: String, details: [String: String], dismissed: Bool, group: Int?) {
+        self.kind = kind
+        self.itemID = itemID
+        self.title = title
+        self.details = details
+        self.dismissed = dismissed
+        self.group = group
+    }
+}
+
+public struct FixFirstView: Codable, Sendable, Equatable {
+    public var itemID: String
+    public var title: String
+    public var kinds: [String]
+    public var points: Double
+
+    public init(itemID: String, title: String, kinds: [String], points: Double) {
+        self.itemID = itemID
+        self.title = title
+        self.kinds = kinds
+        self.points = points
+    }
+}
+
+/// The Security Check report.
+public struct CheckReply: Codable, Sendable, Equatable {
+    public var score: Int
+    public var rating: String
+    public var logins: Int
+    public var secureLogins: Int
+    public var tiles: [String: Int]
+    public var deductions: [String: Double]
+    public var fixFirst: [FixFirstView]
+    public var findings: [FindingView]
+    public var breachCheckEnabled: Bool
+    public var lastBreachCheck: Date?
+    /// When the breach check ran in this request: how many distinct passwords were found in breaches.
+    public var breachedPasswordsFound: Int?
+    /// The date of the breach catalogue's snapshot.
+    public var catalogueDate: Date?
+
+    public init(
+        score: Int, rating: String, logins: Int, secureLogins: Int, tiles: [String: Int], deductions: [String: Double], fixFirst: [FixFirstView],
+        findings: [FindingView], breachCheckEnabled: Bool, lastBreachCheck: Date?, breachedPasswordsFound: Int?, catalogueDate: Date?
+    ) {
+        self.score = score
+        self.rating = rating
+        self.logins = logins
+        self.secureLogins = secureLogins
+        self.tiles = tiles
+        self.deductions = deductions
+        self.fixFirst = fixFirst
+        self.findings = findings
+        self.breachCheckEnabled = breachCheckEnabled
+        self.lastBreachCheck = lastBreachCheck
+        self.breachedPasswordsFound = breachedPasswordsFound
+        self.catalogueDate = catalogueDate
+    }
+}
+
+public struct FillCandidate: Codable, Sendable, Equatable {
+    public var id: String
+    public var title: String
+    public var username: String?
+    public var website: String
+    /// exact-host or same-domain
+    public var match: String
+
+    public init(id: String, title: String, username: String?, website: String, match: String) {
+        self.id = id
+        self.title = title
+        self.username = username
+        self.website = website
+        self.match = match
+    }
+}
+
+public struct FillReply: Codable, Sendable, Equatable {
+    /// The host asked for, in Unicode.
+    public var host: String
+    public var candidates: [FillCandidate]
+
+    public init(host: String, candidates: [FillCandidate]) {
+        self.host = host
+        self.candidates = candidates
+    }
+}
+
+/// A secret value the caller asked for (read, fill, show --field): showing it is the point of the request.
+public struct ValueReply: Codable, Sendable, Equatable {
+    public var itemID: String
+    public var title: String
+    public var value: String
+
+    public init(itemID: String, title: String, value: String) {
+        self.itemID = itemID
+        self.title = title
+        self.value = value
+    }
+}
+
+public struct ResolveReply: Codable, Sendable, Equatable {
+    /// One value per reference, in order.
+    public var values: [String]
+
+    public init(values: [String]) { self.values = values }
+}
+
+/// The machine-local settings and their effective values.
+public struct SettingsView: Codable, Sendable, Equatable {
+    public var autoLockMinutes: Int
+    /// nil: on where PAM can be used.
+    public var quickUnlock: Bool?
+    public var reminderDays: Int
+    public var breachCheck: Bool
+    public var rangeURL: String
+    /// Set when settings.json could not be read: the strictest choices are in force until it is fixed.
+    public var damagedFile: String?
+
+    public init(autoLockMinutes: Int, quickUnlock: Bool?, reminderDays: Int, breachCheck: Bool, rangeURL: String, damagedFile: String?) {
+        self.autoLockMinutes = autoLockMinutes
+        self.quickUnlock = quickUnlock
+        self.reminderDays = reminderDays
+        self.breachCheck = breachCheck
+        self.rangeURL = rangeURL
+        self.damagedFile = damagedFile
+    }
+}
+
+public struct QuickUnlockView: Codable, Sendable, Equatable {
+    public var offered: Bool
+    /// Why not: a key of the quickUnlock.* wording table, with `days` for the reminder.
+    public var reason: String?
+    public var days: Int?
+    /// Whether the system can authenticate the user at all (PAM).
+    public var available: Bool
+    public var user: String?
+
+    public init(offered: Bool, reason: String?, days: Int?, available: Bool, user: String?) {
+        self.offered = offered
+        self.reason = reason
+        self.days = days
+        self.available = available
+        self.user = user
+    }
+}
+
+public struct StatusReply: Codable, Sendable, Equatable {
+    public var unlocked: Bool
+    public var vault: String
+    public var locksInSeconds: Int
+    public var autoLockMinutes: Int
+    public var pid: Int
+    public var lockSignals: String
+    public var quickUnlock: QuickUnlockView
+    public var protocolVersion: Int
+
+    public init(unlocked: Bool, vault: String, locksInSeconds: Int, autoLockMinutes: Int, pid: Int, lockSignals: String, quickUnlock: QuickUnlockView, protocolVersion: Int = ProtocolVersion.current) {
+        self.unlocked = unlocked
+        self.vault = vault
+        self.locksInSeconds = locksInSeconds
+        self.autoLockMinutes = autoLockMinutes
+        self.pid = pid
+        self.lockSignals = lockSignals
+        self.quickUnlock = quickUnlock
+        self.protocolVersion = protocolVersion
+    }
+}
+
+public struct OTPAccountView: Codable, Sendable, Equatable {
+    public var issuer: String
+    public var account: String
+    public var kind: String
+    public var period: Int
+    public var digits: Int
+    public var algorithm: String
+
+    public init(issuer: String, account: String, kind: String, period: Int, digits: Int, algorithm: String) {
+        self.issuer = issuer
+        self.account = account
+        self.kind = kind
+        self.period = period
+        self.digits = digits
+        self.algorithm = algorithm
+    }
+}
+
+public struct ImportedView: Codable, Sendable, Equatable {
+    public var issuer: String
+    public var account: String
+    /// The item that received the code: a new one, or an existing login (`toLogin`).
+    public var itemID: String
+    public var title: String
+    public var toLogin: Bool
+
+    public init(issuer: String, account: String, itemID: String, title: String, toLogin: Bool) {
+        self.issuer = issuer
+        self.account = account
+        self.itemID = itemID
+        self.title = title
+        self.toLogin = toLogin
+    }
+}
+
+public struct ImportReply: Codable, Sendable, Equatable {
+    /// Every account found, numbered from 1 in this order.
+    public var accounts: [OTPAccountView]
+    public var imported: [ImportedView]
+    /// Accounts not imported because the vault already holds the same secret (or the selection named it twice).
+    public var skippedDuplicates: Int
+
+    public init(accounts: [OTPAccountView], imported: [ImportedView], skippedDuplicates: Int) {
+        self.accounts = accounts
+        self.imported = imported
+        self.skippedDuplicates = skippedDuplicates
+    }
+}
+
+public struct CountReply: Codable, Sendable, Equatable {
+    public var count: Int
+    /// The items concerned (fix-https: the ones switched).
+    public var items: [ItemSummary]
+
+    public init(count: Int, items: [ItemSummary] = []) {
+        self.count = count
+        self.items = items
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import PassboxCore
+import PassboxProtocol
+import PassboxStore
+
+extension ProtocolError {
+    /// The code and facts of any error the libraries throw. Facts never hold a secret.
+    public static func from(_ error: any Error) -> ProtocolError {
+        switch error {
+        case let e as ProtocolError: return e
+        case let e as StoreError: return from(e)
+        case let e as VaultError: return from(e)
+        case let e as ValidationError: return ProtocolError(.invalidValue, ["message": e.message, "hint": e.hint])
+        default: return ProtocolError(.internalError, ["type": String(describing: type(of: error))])
+        }
+    }
+
+    static func from(_ e: StoreError) -> ProtocolError {
+        switch e {
+        case .wrongPassword: ProtocolError(.wrongPassword)
+        case .mustWait(let seconds): ProtocolError(.mustWait, ["minutes": String((seconds + 59) / 60)])
+        case .noVault(let path): ProtocolError(.noVault, ["path": path])
+        case .vaultExists(let path): ProtocolError(.vaultExists, ["path": path])
+        case .notAVault(let path): ProtocolError(.notAVault, ["path": path])
+        case .newerFormat(let version): ProtocolError(.newerFormat, ["version": String(version)])
+        case .damaged(let path, let reason): ProtocolError(.damaged, ["path": path, "reason": reason])
+        case .busy: ProtocolError(.busy)
+        case .conflict: ProtocolError(.conflict)
+        case .tooLarge: ProtocolError(.vaultTooLarge)
+        case .io(let operation, let path, let code): ProtocolError(.io, ["operation": operation, "path": path, "reason": String(cString: strerror(code))])
+        case .passwordUnchanged: ProtocolError(.passwordUnchanged)
+        }
+    }
+
+    static func from(_ e: VaultError) -> ProtocolError {
+        switch e {
+        case .itemNotFound(let reference): ProtocolError(.itemNotFound, ["reference": reference])
+        case .ambiguous(let reference, let candidates):
+            ProtocolError(.ambiguousItem, ["reference": reference, "count": String(candidates.count), "candidates": candidates.joined(separator: "\n")])
+        case .itemInTrash(let title): ProtocolError(.itemInTrash, ["title": title])
+        case .itemNotInTrash(let title): ProtocolError(.itemNotInTrash, ["title": title])
+        case .versionNotFound(let version): ProtocolError(.versionNotFound, ["version": version])
+        }
+    }
+}

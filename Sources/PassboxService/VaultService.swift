@@ -1,0 +1,141 @@
+import Foundation
+import PassboxClient
+import PassboxCrypto
+import PassboxProtocol
+import PassboxStore
+
+/// The service behind every surface for one data directory: answers `PassboxProtocol` requests, holding
+/// the `VaultSession` while the vault is unlocked. The agent runs one for as long as it lives; the CLI
+/// without an agent runs one for a single command. Used by one caller at a time.
+public final class VaultService: @unchecked Sendable {
+    // @unchecked: used from one thread at a time (the agent's serial queue, or the CLI's main thread).
+    public let dataDirectory: String
+    public let store: VaultStore
+    public private(set) var session: VaultSession?
+    let now: () -> Date
+    /// Why quick unlock cannot be turned on here (no PAM service), asked when the setting is changed.
+    public var quickUnlockUnavailable: () -> String? = { nil }
+
+    public init(dataDirectory: String, store: VaultStore? = nil, now: @escaping () -> Date = Date.init) {
+        self.dataDirectory = dataDirectory
+        self.store = store ?? VaultStore(directory: dataDirectory)
+        self.now = now
+    }
+
+    public var isUnlocked: Bool { session != nil }
+
+    /// Answers a request; every error becomes a `.failure` with its code and facts.
+    public func handle(_ request: Request) -> Reply {
+        do {
+            return try perform(request)
+        } catch {
+            return .failure(ProtocolError.from(error))
+        }
+    }
+
+    public func perform(_ request: Request) throws -> Reply {
+        switch request {
+        case .status:
+            let settings = Settings.load(dataDirectory)
+            return .status(
+                StatusReply(
+                    unlocked: isUnlocked, vault: store.vaultPath, locksInSeconds: 0, autoLockMinutes: settings.effectiveAutoLockMinutes, pid: Int(getpid()),
+                    lockSignals: "", quickUnlock: QuickUnlockView(offered: false, reason: "quickUnlock.noAgent", days: nil, available: false, user: nil)))
+        case .unlock(let r):
+            _ = try unlock(password: r.password)
+            return .done
+        case .quickUnlock:
+            throw ProtocolError(.quickUnlockNotOffered, ["reason": "quickUnlock.noAgent"])
+        case .lock:
+            lock()
+            return .done
+        case .changePassword(let r):
+            try changePassword(current: r.current, new: r.new)
+            return .done
+        case .generate(let r): return .generated(try Tools.generate(r))
+        case .strength(let r): return .strength(Tools.strength(r.password, userInputs: r.userInputs))
+        case .settings: return .settings(settingsView())
+        case .changeSetting(let r): return .settings(try changeSetting(r))
+        default:
+            guard let session else { throw ProtocolError(.locked) }
+            return try session.perform(request)
+        }
+    }
+
+    // MARK: Locking
+
+    /// Unlocks with the vault password; hands back its Argon2id output (the agent may keep it sealed for
+    /// quick unlock; never the password itself).
+    @discardableResult
+    public func unlock(password: String) throws -> SecretBytes {
+        guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
+        let (opened, key) = try store.unlockKeepingKey(password: password)
+        session = try VaultSession(opened: opened, dataDirectory: dataDirectory, now: now)
+        return key
+    }
+
+    /// Unlocks with a password key kept from an earlier unlock (quick unlock), skipping Argon2id.
+    public func unlock(passwordKey: SecretBytes) throws {
+        let opened = try store.unlock(passwordKey: passwordKey)
+        session = try VaultSession(opened: opened, dataDirectory: dataDirectory, now: now)
+    }
+
+    /// Drops the session: its keys are `SecretBytes`, which sodium wipes when released.
+    public func lock() {
+        session = nil
+    }
+
+    /// Changes the vault password. Without a session the check is a counted unlock attempt, as with one.
+    public func changePassword(current: String, new: String) throws {
+        guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
+        if let session {
+            try session.changePassword(current: current, new: new)
+        } else {
+            try store.changePassword(current: current, new: new)
+        }
+    }
+
+    /// Creates the local vault.
+    public func create(password: String, parameters: Argon2Parameters) throws -> Argon2Parameters {
+        let opened = try store.create(password: password, parameters: parameters)
+        session = try VaultSession(opened: opened, dataDirectory: dataDirectory, now: now)
+        return opened.kdfParameters
+    }
+
+    // MARK: Settings
+
+    func settingsView() -> SettingsView {
+        let loaded = Settings.loadChecked(dataDirectory)
+        let s = loaded.settings
+        return SettingsView(
+            autoLockMinutes: s.effectiveAutoLockMinutes, quickUnlock: s.quickUnlock, reminderDays: s.effectiveReminderDays, breachCheck: s.breachCheck,
+            rangeURL: s.rangeURL ?? PwnedPasswordsClient.defaultRangeURL, damagedFile: loaded.damagedPath)
+    }
+
+    func changeSetting(_ r: SettingRequest) throws -> SettingsView {
+        var settings = Settings.load(dataDirectory)
+        let invalid = ProtocolError(.invalidSetting, ["name": r.name, "value": String(r.value.prefix(80))])
+        switch r.name {
+        case "auto-lock":
+            guard let minutes = Int(r.value), Settings.autoLockChoices.contains(minutes) else { throw invalid }
+            settings.autoLockMinutes = minutes
+        case "quick-unlock":
+            guard ["on", "off"].contains(r.value) else { throw invalid }
+            if r.value == "on", let why = quickUnlockUnavailable() { throw ProtocolError(.quickUnlockUnavailable, ["reason": why]) }
+            settings.quickUnlock = r.value == "on"
+        case "reminder":
+            guard let days = r.value == "never" ? 0 : Int(r.value), Settings.reminderChoices.contains(days) else { throw invalid }
+            settings.reminderDays = days
+        case "breach-check":
+            guard ["on", "off"].contains(r.value) else { throw invalid }
+            settings.breachCheck = r.value == "on"
+        case "range-url":
+            guard let url = URL(string: r.value), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else { throw invalid }
+            settings.rangeURL = r.value
+        default:
+            throw ProtocolError(.unknownSetting, ["name": r.name])
+        }
+        try settings.save(dataDirectory)
+        return settingsView()
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import PassboxCore
+import PassboxProtocol
+
+extension VaultSession {
+    func list(_ r: ListRequest) throws -> ItemListReply {
+        var category: Category?
+        if let name = r.category {
+            guard let c = Category.named(name) else { throw ProtocolError(.unknownCategory, ["name": name]) }
+            category = c
+        }
+        let sort = try r.sort.map { name in
+            guard let s = ItemSort(rawValue: name) else { throw ProtocolError(.unknownSort, ["name": name]) }
+            return s
+        } ?? .az
+        let items = vault.list(category: category, tag: r.tag, favoritesOnly: r.favoritesOnly, sort: sort)
+        return page(items, offset: r.offset, limit: r.limit)
+    }
+
+    func page(_ items: [Item], offset: Int, limit: Int?) -> ItemListReply {
+        let size = min(max(limit ?? ListRequest.maximumPage, 0), ListRequest.maximumPage)
+        let start = min(max(offset, 0), items.count)
+        let end = min(start + size, items.count)
+        let vaultIsEmpty = items.isEmpty && !vault.items.contains { !$0.isTrashed }
+        return ItemListReply(items: items[start..<end].map { ItemViews.summary($0) }, total: items.count, vaultIsEmpty: vaultIsEmpty)
+    }
+
+    func fieldValue(_ r: FieldRequest) throws -> ValueReply {
+        let item = try resolve(r.item)
+        if ["code", "totp"].contains(r.field.lowercased()) {
+            let code = try code(item.id)
+            return ValueReply(itemID: item.id, title: item.title, value: code.code ?? "")
+        }
+        let value: String? =
+            switch r.field.lowercased() {
+            case "title": item.title
+            case "notes": item.notes
+            case "website", "url": item.websites.first
+            default: item.field(named: r.field)?.value
+            }
+        guard let value, !value.isEmpty else { throw ProtocolError(.noField, ["title": item.title, "field": r.field, "id": item.id]) }
+        return ValueReply(itemID: item.id, title: item.title, value: value)
+    }
+
+    func search(_ r: SearchRequest) throws -> ItemListReply {
+        let scope = try r.scope.map { name in
+            guard let s = SearchScope(rawValue: name) else { throw ProtocolError(.unknownScope, ["name": name]) }
+            return s
+        } ?? .all
+        if searchIndex == nil { searchIndex = SearchIndex(vault: vault) }
+        let hits = searchIndex!.search(r.query, scope: scope, limit: max(1, min(r.limit, ListRequest.maximumPage)))
+        let tiers = ["title-prefix", "title-word", "title", "field", "near"]
+        var summaries = [ItemSummary]()
+        for hit in hits {
+            guard let item = try? vault.item(id: hit.itemID) else { continue }
+            summaries.append(ItemViews.summary(item, match: tiers[hit.tier.rawValue]))
+        }
+        return ItemListReply(items: summaries, total: summaries.count, vaultIsEmpty: !vault.items.contains { !$0.isTrashed })
+    }
+
+    func add(_ r: AddRequest) throws -> SavedReply {
+        guard let category = Category.named(r.category) else { throw ProtocolError(.unknownCategory, ["name": r.category]) }
+        var item = Item(category: category)
+        let weak = try r.changes.apply(to: &item)
+        let saved = try update { try $0.add(item, now: now()) }
+        return SavedReply(id: saved.id, title: saved.title, categoryName: saved.category.displayName, weakPassword: weak)
+    }
+
+    func edit(_ r: EditRequest) throws -> SavedReply {
+        let target = try resolve(r.item)
+        var edited = target
+        let weak = try r.changes.apply(to: &edited)
+        guard edited != target else {
+            return SavedReply(id: target.id, title: target.title, categoryName: target.category.displayName, changed: false)
+        }
+        let saved = try update { vault in
+            try vault.update(id: target.id, now: now()) { item in item = edited }
+        }
+        return SavedReply(id: saved.id, title: saved.title, categoryName: saved.category.displayName, weakPassword: weak)
+    }
+
+    func moveToTrash(_ reference: String) throws -> SavedReply {
+        let item = try resolve(reference)
+        try update { try $0.trash(id: item.id, now: now()) }
+        return SavedReply(id: item.id, title: item.title, categoryName: item.category.displayName)
+    }
+
+    func history(_ r: ShowRequest) throws -> HistoryReply {
+        let item = try resolve(r.item)
+        let at = now()
+        var newer = item
+        var versions = [VersionView]()
+        for version in item.history.reversed() {
+            let changes = HistoryChanges.between(version.item, newer, reveal: r.reveal)
+            versions.append(VersionView(id: version.id, replacedAt: version.replacedAt, changes: changes, item: ItemViews.detail(version.item, reveal: r.reveal, now: at)))
+            newer = version.item
+        }
+        let previous = item.previousPasswords.map { PreviousPasswordView(value: r.reveal ? $0.value : "", masked: !r.reveal, replacedAt: $0.replacedAt) }
+        return HistoryReply(id: item.id, title: item.title, versions: versions, previousPasswords: previous)
+    }
+
+    func restoreVersion(_ r: RestoreVersionRequest) throws -> SavedReply {
+        let item = try resolve(r.item)
+        let restored = try update { try $0.restoreVersion(itemID: item.id, versionID: r.version, now: now()) }
+        return SavedReply(id: restored.id, title: restored.title, categoryName: restored.category.displayName, version: r.version)
+    }
+
+    func trashList(_ r: ListRequest) -> ItemListReply {
+        page(vault.trashedItems, offset: r.offset, limit: r.limit)
+    }
+
+    func restoreFromTrash(_ reference: String) throws -> SavedReply {
+        let item = try resolve(reference, inTrash: true)
+        try update { try $0.restoreFromTrash(id: item.id) }
+        return SavedReply(id: item.id, title: item.title, categoryName: item.category.displayName)
+    }
+
+    func deleteForever(_ reference: String) throws -> SavedReply {
+        let item = try resolve(reference, inTrash: true)
+        try update { try $0.deleteForever(id: item.id) }
+        return SavedReply(id: item.id, title: item.title, categoryName: item.category.displayName)
+    }
+
+    func emptyTrash() throws -> CountReply {
+        guard !vault.trashedItems.isEmpty else { return CountReply(count: 0) }
+        return CountReply(count: try update { $0.emptyTrash() })
+    }
+}
+
+/// What changed between two versions of an item; concealed values only when revealed.
+public enum HistoryChanges {
+    public static func between(_ old: Item, _ new: Item, reveal: Bool) -> [ChangeView] {
+        var changes = [ChangeView]()
+        if old.title != new.title { changes.append(ChangeView(what: "title", old: old.title, new: new.title)) }
+        let labels = Set(old.fields.map(\.label) + new.fields.map(\.label))
+        for label in labels.sorted() {
+            let a = old.fields.first { $0.label == label }
+            let b = new.fields.first { $0.label == label }
+            guard a?.value != b?.value else { continue }
+            let concealed = (a?.kind.isConcealed ?? false) || (b?.kind.isConcealed ?? false)
+            if concealed && !reveal {
+                changes.append(ChangeView(what: "field", label: label))
+            } else {
+                changes.append(ChangeView(what: "field", label: label, old: a?.value ?? "", new: b?.value ?? ""))
+            }
+        }
+        if old.websites != new.websites { changes.append(ChangeView(what: "websites")) }
+        if old.notes != new.notes { changes.append(ChangeView(what: "notes")) }
+        if old.tags != new.tags { changes.append(ChangeView(what: "tags")) }
+        if old.isFavorite != new.isFavorite { changes.append(ChangeView(what: new.isFavorite ? "favorite" : "unfavorite")) }
+        return changes
+    }
+}

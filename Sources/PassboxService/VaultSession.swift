@@ -1,0 +1,80 @@
+import Foundation
+import PassboxCore
+import PassboxProtocol
+import PassboxStore
+
+/// The unlocked vault with typed operations. Every change goes through `update`, the one transaction that
+/// validates (in the item model), keeps history (in the item model), saves, and refreshes what the session
+/// keeps beside the vault (the search index). Used by one caller at a time: the agent's queue, or the CLI.
+public final class VaultSession: @unchecked Sendable {
+    // @unchecked: used from one thread at a time (the agent's serial queue, or the CLI's main thread).
+    let opened: OpenVault
+    let dataDirectory: String
+    let now: () -> Date
+    /// The search index, kept between searches and brought up to date after each change.
+    var searchIndex: SearchIndex?
+
+    /// Opens a session on an unlocked vault; items trashed more than 30 days ago are purged now.
+    public init(opened: OpenVault, dataDirectory: String, now: @escaping () -> Date = Date.init) throws {
+        self.opened = opened
+        self.dataDirectory = dataDirectory
+        self.now = now
+        let cutoff = now().addingTimeInterval(-Double(Vault.trashRetentionDays) * 86_400)
+        if opened.vault.items.contains(where: { ($0.trashedAt.map { $0 < cutoff }) ?? false }) {
+            try update { _ = $0.purgeTrash(now: now()) }
+        }
+    }
+
+    /// The vault as last saved.
+    public var vault: Vault { opened.vault }
+
+    /// The one way a change reaches the disk: `change` edits a copy; when it returns, the copy is saved
+    /// and becomes the session's vault. A throw leaves both the file and the session as they were.
+    @discardableResult
+    public func update<T>(_ change: (inout Vault) throws -> T) throws -> T {
+        var copy = opened.vault
+        let result = try change(&copy)
+        try opened.save(copy)
+        searchIndex = nil
+        return result
+    }
+
+    /// The item a user's reference names (id, id prefix or title).
+    func resolve(_ reference: String, inTrash: Bool = false) throws -> Item {
+        try opened.vault.resolve(reference, inTrash: inTrash)
+    }
+
+    /// Changes the vault password: checked as an unlock attempt, then only this slot is rewritten.
+    public func changePassword(current: String, new: String) throws {
+        try opened.changePassword(current: current, new: new)
+    }
+
+    /// Answers one request that needs the vault.
+    public func perform(_ request: Request) throws -> Reply {
+        switch request {
+        case .list(let r): return .items(try list(r))
+        case .show(let r): return .item(ItemViews.detail(try resolve(r.item), reveal: r.reveal, now: now()))
+        case .field(let r): return .value(try fieldValue(r))
+        case .search(let r): return .items(try search(r))
+        case .add(let r): return .saved(try add(r))
+        case .edit(let r): return .saved(try edit(r))
+        case .delete(let r): return .saved(try moveToTrash(r.item))
+        case .history(let r): return .history(try history(r))
+        case .restoreVersion(let r): return .saved(try restoreVersion(r))
+        case .trashList(let r): return .items(trashList(r))
+        case .trashRestore(let r): return .saved(try restoreFromTrash(r.item))
+        case .trashDelete(let r): return .saved(try deleteForever(r.item))
+        case .trashEmpty: return .count(try emptyTrash())
+        case .code(let r): return .code(try code(r.item))
+        case .setOneTimePassword(let r): return .code(try setOneTimePassword(r))
+        case .importOneTimePasswords(let r): return .imported(try importOneTimePasswords(r))
+        case .check(let r): return .check(try check(r))
+        case .dismiss(let r): return .saved(try dismiss(r))
+        case .fixHTTPS(let r): return .count(try fixHTTPS(r))
+        case .fill(let r): return try fill(r)
+        case .resolve(let r): return .resolved(try resolve(r))
+        case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting:
+            throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is not a vault operation"])
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Machine-local, non-secret settings (`settings.json` in the data directory, docs/FORMATS.md).
+///
+/// A file that exists but cannot be read gives the strictest choices (`Settings.strictest`) and says so
+/// (`LoadedSettings.damagedPath`) until it is fixed: never looser defaults.
+public struct Settings: Codable, Sendable, Equatable {
+    /// The format version written ("v": 1); readers take the keys they know from any version.
+    public var v = 1
+    public var breachCheck = false
+    public var rangeURL: String?
+    /// The agent's idle time before it locks: 0 (immediately), 1, 5, 15, 30 or 60 minutes.
+    public var autoLockMinutes: Int?
+    /// Quick unlock after the agent locks: nil means on where PAM can be used, off elsewhere.
+    public var quickUnlock: Bool?
+    /// Days after which the master password must be typed again: 14 (default), 30, or 0 for never.
+    public var reminderDays: Int?
+
+    public static let fileName = "settings.json"
+    public static let autoLockChoices = [0, 1, 5, 15, 30, 60]
+    public static let defaultAutoLockMinutes = 5
+    public static let reminderChoices = [0, 14, 30]
+    public static let defaultReminderDays = 14
+
+    public init() {}
+
+    /// What a damaged file means: quick unlock off, auto-lock after one minute, breach check off.
+    public static var strictest: Settings {
+        var s = Settings()
+        s.quickUnlock = false
+        s.autoLockMinutes = 1
+        s.reminderDays = 14
+        return s
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        v = try c.decodeIfPresent(Int.self, forKey: .v) ?? 1
+        breachCheck = try c.decodeIfPresent(Bool.self, forKey: .breachCheck) ?? false
+        rangeURL = try c.decodeIfPresent(String.self, forKey: .rangeURL)
+        autoLockMinutes = try c.decodeIfPresent(Int.self, forKey: .autoLockMinutes)
+        quickUnlock = try c.decodeIfPresent(Bool.self, forKey: .quickUnlock)
+        reminderDays = try c.decodeIfPresent(Int.self, forKey: .reminderDays)
+    }
+
+    /// The auto-lock minutes in force: the setting when it is one of the choices, else the default.
+    public var effectiveAutoLockMinutes: Int {
+        guard let m = autoLockMinutes, Self.autoLockChoices.contains(m) else { return Self.defaultAutoLockMinutes }
+        return m
+    }
+
+    public var effectiveReminderDays: Int {
+        guard let d = reminderDays, Self.reminderChoices.contains(d) else { return Self.defaultReminderDays }
+        return d
+    }
+
+    /// The settings of `directory`, the strictest ones when the file cannot be read.
+    public static func load(_ directory: String) -> Settings { loadChecked(directory).settings }
+
+    /// The settings and, when the file exists but cannot be read, its path.
+    public static func loadChecked(_ directory: String) -> LoadedSettings {
+        let path = directory + "/" + fileName
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return LoadedSettings(settings: Settings(), damagedPath: nil)
+        }
+        guard let settings = try? JSONDecoder().decode(Settings.self, from: data),
+            settings.autoLockMinutes.map(autoLockChoices.contains) ?? true,
+            settings.reminderDays.map(reminderChoices.contains) ?? true
+        else { return LoadedSettings(settings: .strictest, damagedPath: path) }
+        return LoadedSettings(settings: settings, damagedPath: nil)
+    }
+
+    public func save(_ directory: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try StoreFiles.writeAtomically(Array(try encoder.encode(self)), to: directory + "/" + Self.fileName, directory: directory)
+    }
+}
+
+public struct LoadedSettings: Sendable, Equatable {
+    public let settings: Settings
+    /// Set when settings.json exists but could not be read (the strictest settings are in force).
+    public let damagedPath: String?
+}
