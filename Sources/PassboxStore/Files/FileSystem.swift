@@ -9,6 +9,33 @@ public protocol FileSystem: Sendable {
     func rename(_ from: String, to: String) throws
     func syncDirectory(_ path: String) throws
     func remove(_ path: String) throws
+    /// Creates `path` (0600, never over an existing file), lets `produce` append to it piece by piece, then
+    /// syncs it: a file larger than memory can be written one slot at a time.
+    func writeNewFile(at path: String, producing produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws
+    /// Writes `contents` over the existing file's bytes at `offset` (never changing its length) and syncs it.
+    func overwrite(at path: String, offset: Int, contents: UnsafeRawBufferPointer) throws
+}
+
+extension FileSystem {
+    public func writeNewFile(at path: String, producing produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        let fd = CLinux_openFile(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError.io(operation: "create", path: path, errno: errno) }
+        defer { close(fd) }
+        try produce { piece in try POSIX.writeAll(fd: fd, piece, offset: nil, path: path) }
+        guard fsync(fd) == 0 else { throw StoreError.io(operation: "sync", path: path, errno: errno) }
+    }
+
+    public func overwrite(at path: String, offset: Int, contents: UnsafeRawBufferPointer) throws {
+        let fd = CLinux_openFile(path, O_WRONLY | O_CLOEXEC, 0)
+        guard fd >= 0 else { throw StoreError.io(operation: "open", path: path, errno: errno) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw StoreError.io(operation: "stat", path: path, errno: errno) }
+        // An in-place write never extends the file: past the end it would be a different file.
+        guard offset + contents.count <= Int(st.st_size) else { throw StoreError.io(operation: "write", path: path, errno: EINVAL) }
+        try POSIX.writeAll(fd: fd, contents, offset: offset, path: path)
+        guard fsync(fd) == 0 else { throw StoreError.io(operation: "sync", path: path, errno: errno) }
+    }
 }
 
 /// The real POSIX file system.
@@ -19,15 +46,7 @@ public struct POSIXFileSystem: FileSystem {
         let fd = CLinux_openFile(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError.io(operation: "create", path: path, errno: errno) }
         defer { close(fd) }
-        var offset = 0
-        while offset < contents.count {
-            let n = write(fd, contents.baseAddress! + offset, contents.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StoreError.io(operation: "write", path: path, errno: errno)
-            }
-            offset += n
-        }
+        try POSIX.writeAll(fd: fd, contents, offset: nil, path: path)
         guard fsync(fd) == 0 else { throw StoreError.io(operation: "sync", path: path, errno: errno) }
     }
 
@@ -67,6 +86,22 @@ enum POSIX {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw StoreError.io(operation: "stat", path: path, errno: errno) }
         return try readExactly(fd: fd, offset: 0, count: Int(st.st_size), path: path)
+    }
+
+    /// Writes all of `bytes` at `offset` (pwrite) or at the file position (write) when `offset` is nil.
+    static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, offset: Int?, path: String) throws {
+        var done = 0
+        while done < bytes.count {
+            let n =
+                if let offset { pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done)) } else {
+                    write(fd, bytes.baseAddress! + done, bytes.count - done)
+                }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError.io(operation: "write", path: path, errno: errno)
+            }
+            done += n
+        }
     }
 
     static func readExactly(fd: Int32, offset: Int, count: Int, path: String) throws -> [UInt8] {
