@@ -125,3 +125,43 @@ import Testing
         #expect(try store.unlock(password: password).kdfParameters.memoryKiB == 256 * 1024)
     }
 }
+
+/// The real clocks, running `hook` once, the first time the unlock reads the monotonic clock (after it read
+/// the header and counted the attempt, before it derives the key and reads the slots).
+final class HookedClock: UnlockClock, @unchecked Sendable {
+    // @unchecked: `hook` runs once, on the unlocking thread.
+    private var hook: (() -> Void)?
+    init(_ hook: @escaping () -> Void) { self.hook = hook }
+    func now() -> Date { Date() }
+    func monotonic() -> Double {
+        if let run = hook {
+            hook = nil
+            run()
+        }
+        return SystemClock().monotonic()
+    }
+    func sleep(until deadline: Double) { SystemClock().sleep(until: deadline) }
+}
+
+@Suite struct UnlockFileTests {
+    /// Another process grows the file (a new file renamed over) between the unlock's header read and its
+    /// slot reads: the unlock reads the file it opened, so the right password opens the vault as it was and
+    /// is not counted as a failure.
+    @Test func aGrowthDuringUnlockDoesNotTurnTheRightPasswordIntoAFailure() throws {
+        let dir = try TemporaryDirectory()
+        let (_, writer) = try makeVault(dir, items: 1)
+        var grown = writer.vault
+        for i in 0..<24 {
+            let noise = SecureRandom.bytes(count: 48 * 1024).map { String(format: "%02x", $0) }.joined()
+            try grown.add(Item(category: .secureNote, title: "Big \(i)", notes: noise), now: Date())
+        }
+        let clock = HookedClock { try? writer.save(grown) }
+        let store = VaultStore(directory: dir.path, clock: clock)
+        let opened = try store.unlock(password: password)
+        #expect(writer.slotSize == 2 << 20)
+        #expect(opened.vault.items.map(\.title) == ["Secret title 0"])
+        #expect(try store.attempts.failures() == 0)
+        // The next unlock sees the grown file.
+        #expect(try VaultStore(directory: dir.path).unlock(password: password).vault.items.count == 25)
+    }
+}

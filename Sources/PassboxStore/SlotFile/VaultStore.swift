@@ -104,9 +104,12 @@ public final class VaultStore: @unchecked Sendable {
     }
 
     func unlock(deriving derive: (VaultHeader, inout UnlockWork) throws -> SecretBytes) throws -> (vault: OpenVault, passwordKey: SecretBytes) {
-        guard let headerBytes = try readPrefix(VaultHeader.length) else { throw StoreError.noVault(path: vaultPath) }
-        let header = try VaultHeader.decode(headerBytes, path: vaultPath)
-        try checkFileSize(header)
+        // One descriptor for the whole unlock: the size check, the header and every slot come from the same
+        // file, so a save that renames a grown file over this one meanwhile cannot mix two files (which would
+        // turn the right password into a counted failure); this unlock then opens the file as it was.
+        let fd = try openVaultFile()
+        defer { close(fd) }
+        let header = try readHeader(fd: fd)
         try cleanUpIfIdle()
         try attempts.beginAttempt(now: clock.now())
         var work = UnlockWork()
@@ -118,8 +121,6 @@ public final class VaultStore: @unchecked Sendable {
         // half of it. A journal a crash left is settled first.
         let (found, body, bodyIndex) = try withWriteLock {
             try settleLocked()
-            let fd = try openVaultFile()
-            defer { close(fd) }
             var found: (index: Int, nonce: [UInt8], wrapKey: SecretBytes, box: SlotCodec.KeyBox)?
             for index in 0..<VaultHeader.slotCount {
                 // Every slot is tried, with no early exit, so the work does not depend on which slot opens.
@@ -199,30 +200,21 @@ public final class VaultStore: @unchecked Sendable {
         return fd
     }
 
-    func readPrefix(_ count: Int) throws -> [UInt8]? {
-        let fd = open(vaultPath, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw StoreError.io(operation: "open", path: vaultPath, errno: errno)
-        }
-        defer { close(fd) }
+    /// Reads and checks the header through `fd`, and the file's length (fstat on the same descriptor).
+    func readHeader(fd: Int32) throws -> VaultHeader {
         var st = stat()
-        fstat(fd, &st)
+        guard fstat(fd, &st) == 0 else { throw StoreError.io(operation: "stat", path: vaultPath, errno: errno) }
         guard st.st_size >= 8 else {
             if st.st_size == 0 { throw StoreError.damaged(path: vaultPath, reason: "the file is empty") }
             throw StoreError.notAVault(path: vaultPath)
         }
-        let available = min(count, Int(st.st_size))
-        return try POSIX.readExactly(fd: fd, offset: 0, count: available, path: vaultPath)
-    }
-
-    func checkFileSize(_ header: VaultHeader) throws {
-        var st = stat()
-        guard stat(vaultPath, &st) == 0 else { throw StoreError.io(operation: "stat", path: vaultPath, errno: errno) }
+        let bytes = try POSIX.readExactly(fd: fd, offset: 0, count: min(VaultHeader.length, Int(st.st_size)), path: vaultPath)
+        let header = try VaultHeader.decode(bytes, path: vaultPath)
         guard Int(st.st_size) == header.fileSize else {
             let reason = Int(st.st_size) < header.fileSize ? "it is truncated" : "it has bytes past its last slot"
             throw StoreError.damaged(path: vaultPath, reason: "\(reason): \(st.st_size) bytes instead of \(header.fileSize)")
         }
+        return header
     }
 
     /// The file saves write: the vault path itself or, when it is a symbolic link, the file it points to,
