@@ -13,13 +13,16 @@ public final class OpenVault: @unchecked Sendable {
     private(set) var wrapKey: SecretBytes
     private(set) var dataKey: SecretBytes
     private(set) var generation: UInt64
+    /// The layout this vault's slot is in on disk (format 1 until its first save in a format-1 file).
+    private(set) var layout: SlotCodec.Layout
     /// The decrypted vault as last loaded or saved.
     public private(set) var vault: Vault
 
     init(
         store: VaultStore, header: VaultHeader, slotIndex: Int, slotNonce: [UInt8], wrapKey: SecretBytes,
-        dataKey: SecretBytes, generation: UInt64, vault: Vault
+        dataKey: SecretBytes, generation: UInt64, layout: SlotCodec.Layout, vault: Vault
     ) {
+        self.layout = layout
         self.store = store
         self.header = header
         self.slotIndex = slotIndex
@@ -62,6 +65,7 @@ public final class OpenVault: @unchecked Sendable {
         wrapKey = check.wrapKey
         dataKey = check.dataKey
         generation = check.generation
+        layout = check.layout
         header = check.header
         vault = check.vault
     }
@@ -103,8 +107,8 @@ public final class OpenVault: @unchecked Sendable {
                 throw StoreError.conflict
             }
             // Refuse to write over a save made by another process since this one loaded (FMT-4).
-            let prefix = try POSIX.readExactly(fd: fd, offset: store.slotOffset(slotIndex, onDisk), count: SlotCodec.bodyOffset, path: target)
-            guard let box = SlotCodec.openKeyBox(slotPrefix: prefix, header: onDisk, index: slotIndex, wrapKey: wrapKey),
+            let prefix = try POSIX.readExactly(fd: fd, offset: store.slotOffset(slotIndex, onDisk), count: SlotCodec.prefixLength, path: target)
+            guard let box = SlotCodec.openKeyBox(slotPrefix: prefix, header: onDisk, index: slotIndex, wrapKey: wrapKey, layout: layout),
                 box.generation == generation
             else { throw StoreError.conflict }
 
@@ -113,6 +117,7 @@ public final class OpenVault: @unchecked Sendable {
             var compressed = try json.withUnsafeBytes { try Deflate.compress($0) }
             defer { ConstantTime.wipe(&compressed) }
             var newHeader = onDisk
+            newHeader.formatVersion = VaultHeader.currentVersion
             while SlotCodec.capacity(slotSize: newHeader.slotSize) < compressed.count {
                 guard newHeader.slotSize < VaultHeader.maximumSlotSize else { throw StoreError.tooLarge }
                 newHeader.slotSize *= 2
@@ -128,6 +133,7 @@ public final class OpenVault: @unchecked Sendable {
             }
             header = newHeader
             generation = nextGeneration
+            layout = .format2
         }
     }
 
@@ -162,7 +168,7 @@ public final class OpenVault: @unchecked Sendable {
         try? fileSystem.syncDirectory(directory)
     }
 
-    /// The growing save: a new file of the larger slot size, written one slot at a time (other slots copied
+    /// The growing or converting save: a new file (of the larger slot size, or in format 2), written one slot at a time (other slots copied
     /// from the old file, random fill appended), verified on this slot, renamed over the old one.
     private func writeNewFile(_ slot: [UInt8], header newHeader: VaultHeader, from fd: Int32, oldHeader: VaultHeader, target: String) throws {
         try store.commitNewFile(target: target, size: newHeader.fileSize, check: (store.slotOffset(slotIndex, newHeader), slot)) { append in
@@ -172,7 +178,13 @@ public final class OpenVault: @unchecked Sendable {
                     try slot.withUnsafeBytes { try append($0) }
                     continue
                 }
-                let other = try POSIX.readExactly(fd: fd, offset: store.slotOffset(index, oldHeader), count: oldHeader.slotSize, path: target)
+                var other = try POSIX.readExactly(fd: fd, offset: store.slotOffset(index, oldHeader), count: oldHeader.slotSize, path: target)
+                if oldHeader.formatVersion == 1 {
+                    // Converting to format 2: the other slots cannot be re-sealed (their keys are not ours), but
+                    // format 1's version bytes were never authenticated, so random bytes in their place leave
+                    // any vault there opening (with the format-1 layout) and make it look like an unused slot.
+                    for offset in SlotCodec.formatOneMarkerOffsets { other[offset] = SecureRandom.bytes(count: 1)[0] }
+                }
                 try other.withUnsafeBytes { try append($0) }
                 if newHeader.slotSize > oldHeader.slotSize {
                     try SecureRandom.bytes(count: newHeader.slotSize - oldHeader.slotSize).withUnsafeBytes { try append($0) }

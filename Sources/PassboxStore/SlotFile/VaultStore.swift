@@ -50,7 +50,7 @@ public final class VaultStore: @unchecked Sendable {
         let generation = UInt64(SecureRandom.uniform(UInt32.max - 1)) + 1
         let opened = OpenVault(
             store: self, header: header, slotIndex: index, slotNonce: slotNonce, wrapKey: wrapKey,
-            dataKey: .generate(count: 32), generation: generation,
+            dataKey: .generate(count: 32), generation: generation, layout: .format2,
             vault: Vault(slotOrder: Self.randomPermutation(VaultHeader.slotCount), created: clock.now()))
         let ownSlot = try opened.sealedSlot(for: opened.vault, header: header, generation: generation)
         // Written one slot at a time: the file is never held in memory whole.
@@ -121,21 +121,26 @@ public final class VaultStore: @unchecked Sendable {
         // half of it. A journal a crash left is settled first.
         let (found, body, bodyIndex) = try withWriteLock {
             try settleLocked()
-            var found: (index: Int, nonce: [UInt8], wrapKey: SecretBytes, box: SlotCodec.KeyBox)?
+            var found: (index: Int, nonce: [UInt8], wrapKey: SecretBytes, box: SlotCodec.KeyBox, layout: SlotCodec.Layout)?
             for index in 0..<VaultHeader.slotCount {
                 // Every slot is tried, with no early exit, so the work does not depend on which slot opens.
-                let prefix = try POSIX.readExactly(fd: fd, offset: slotOffset(index, header), count: SlotCodec.bodyOffset, path: vaultPath)
+                let prefix = try POSIX.readExactly(fd: fd, offset: slotOffset(index, header), count: SlotCodec.prefixLength, path: vaultPath)
                 let nonce = Array(prefix[0..<SlotCodec.nonceLength])
                 let wrapKey = try SlotCodec.wrapKey(passwordKey: passwordKey, slotNonce: nonce)
                 work.slotTrials += 1
-                if let box = SlotCodec.openKeyBox(slotPrefix: prefix, header: header, index: index, wrapKey: wrapKey), found == nil {
-                    found = (index, nonce, wrapKey, box)
+                // In a format-2 file both layouts are tried in every slot (a converted file may hold format-1
+                // slots of other vaults, and no clear byte says which).
+                for layout in SlotCodec.layouts(for: header) {
+                    if let box = SlotCodec.openKeyBox(slotPrefix: prefix, header: header, index: index, wrapKey: wrapKey, layout: layout), found == nil {
+                        found = (index, nonce, wrapKey, box, layout)
+                    }
                 }
             }
             // Exactly one body is opened: the found slot's, or slot 0's with a throwaway key.
             let bodyIndex = found?.index ?? 0
-            let bodyLength = found.map { min($0.box.bodyLength, header.slotSize - SlotCodec.bodyOffset) } ?? (header.slotSize - SlotCodec.bodyOffset)
-            let body = try POSIX.readExactly(fd: fd, offset: slotOffset(bodyIndex, header) + SlotCodec.bodyOffset, count: bodyLength, path: vaultPath)
+            let bodyOffset = (found?.layout ?? SlotCodec.layouts(for: header)[0]).bodyOffset
+            let bodyLength = min(found?.box.bodyLength ?? Int.max, header.slotSize - bodyOffset)
+            let body = try POSIX.readExactly(fd: fd, offset: slotOffset(bodyIndex, header) + bodyOffset, count: bodyLength, path: vaultPath)
             return (found, body, bodyIndex)
         }
         work.bodyOpens += 1
@@ -144,7 +149,9 @@ public final class VaultStore: @unchecked Sendable {
             let key = found?.box.dataKey ?? SecretBytes.generate(count: 32)
             let nonce = found?.nonce ?? SecureRandom.bytes(count: SlotCodec.nonceLength)
             var json = try body.withUnsafeBytes {
-                try SlotCodec.openBody(body: $0, header: header, index: bodyIndex, slotNonce: nonce, dataKey: key, path: vaultPath)
+                try SlotCodec.openBody(
+                    body: $0, header: header, index: bodyIndex, slotNonce: nonce, dataKey: key,
+                    layout: found?.layout ?? SlotCodec.layouts(for: header)[0], path: vaultPath)
             }
             defer { ConstantTime.wipe(&json) }
             guard let found else { throw StoreError.wrongPassword }
@@ -152,7 +159,7 @@ public final class VaultStore: @unchecked Sendable {
             outcome = .success(
                 OpenVault(
                     store: self, header: header, slotIndex: found.index, slotNonce: found.nonce, wrapKey: found.wrapKey,
-                    dataKey: found.box.dataKey, generation: found.box.generation, vault: vault))
+                    dataKey: found.box.dataKey, generation: found.box.generation, layout: found.layout, vault: vault))
         } catch {
             outcome = .failure(found == nil ? StoreError.wrongPassword : error)
         }
