@@ -165,3 +165,75 @@ final class HookedClock: UnlockClock, @unchecked Sendable {
         #expect(try VaultStore(directory: dir.path).unlock(password: password).vault.items.count == 25)
     }
 }
+
+/// What a damaged attempt counter may hold.
+struct DamagedCounter: CustomTestStringConvertible, Sendable {
+    let name: String
+    let bytes: [UInt8]
+    var testDescription: String { name }
+
+    static let all: [DamagedCounter] = [
+        DamagedCounter(name: "text", bytes: Array("not a counter at all\n".utf8)),
+        DamagedCounter(name: "empty", bytes: []),
+        DamagedCounter(name: "empty object", bytes: Array("{}".utf8)),
+        DamagedCounter(name: "a huge number", bytes: Array("99999999999999999999999999".utf8)),
+        DamagedCounter(name: "a count too large for an integer", bytes: Array(#"{"failures":1e300,"lastAttemptMs":0}"#.utf8)),
+        DamagedCounter(name: "a negative count", bytes: Array(#"{"failures":-4,"lastAttemptMs":0}"#.utf8)),
+        DamagedCounter(name: "random bytes", bytes: SecureRandom.bytes(count: 300)),
+    ]
+}
+
+@Suite struct AttemptCounterTests {
+    /// A damaged counter is one longest wait, measured from the time it was found (written to the file once),
+    /// even for the right password; the wait does not restart on later tries, and the error names the file.
+    @Test(arguments: DamagedCounter.all)
+    func aDamagedCounterMeansOneLongestWaitThatDoesNotRestart(_ damage: DamagedCounter) throws {
+        let dir = try TemporaryDirectory()
+        let clock = FakeClock()
+        let store = VaultStore(directory: dir.path, clock: clock)
+        _ = try store.create(password: password, parameters: cheapKDF)
+        try Data(damage.bytes).write(to: dir.file("attempts"))
+        let path = dir.path + "/attempts"
+        #expect(throws: StoreError.attemptCounterDamaged(path: path, seconds: 3600)) { try store.unlock(password: password) }
+        #expect(StoreError.attemptCounterDamaged(path: path, seconds: 3600).message.contains(path))
+        // Rewritten once: the longest count, from now.
+        let record = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.file("attempts"))) as? [String: Any]
+        #expect(record?["failures"] as? Int == 9)
+        #expect((record?["lastAttemptMs"] as? NSNumber)?.int64Value == Int64(clock.now().timeIntervalSince1970 * 1000))
+        clock.advance(1800)
+        #expect(throws: StoreError.mustWait(seconds: 1800)) { try store.unlock(password: password) }
+        clock.advance(1801)
+        #expect(try store.unlock(password: password).vault.items.isEmpty)
+        #expect(try store.attempts.failures() == 0)
+    }
+
+    /// A last attempt in the future never makes a wait longer than the longest one.
+    @Test func aFutureTimestampWaitsAtMostTheLongestWait() throws {
+        let dir = try TemporaryDirectory()
+        let clock = FakeClock()
+        let store = VaultStore(directory: dir.path, clock: clock)
+        _ = try store.create(password: password, parameters: cheapKDF)
+        let future = Int64(clock.now().timeIntervalSince1970 * 1000) + 1_000_000_000_000
+        try Data(#"{"failures":20,"lastAttemptMs":\#(future)}"#.utf8).write(to: dir.file("attempts"))
+        #expect(throws: StoreError.mustWait(seconds: 3600)) { try store.unlock(password: password) }
+        clock.advance(600)
+        #expect(throws: StoreError.mustWait(seconds: 3000)) { try store.unlock(password: password) }
+        clock.advance(3001)
+        #expect(try store.unlock(password: password).vault.items.isEmpty)
+    }
+
+    /// The largest count a file can hold is the longest wait, and counting on from it does not overflow.
+    @Test func theLargestCountIsTheLongestWait() throws {
+        let dir = try TemporaryDirectory()
+        let clock = FakeClock()
+        let store = VaultStore(directory: dir.path, clock: clock)
+        _ = try store.create(password: password, parameters: cheapKDF)
+        let now = Int64(clock.now().timeIntervalSince1970 * 1000)
+        try Data(#"{"failures":\#(Int.max),"lastAttemptMs":\#(now)}"#.utf8).write(to: dir.file("attempts"))
+        #expect(throws: StoreError.mustWait(seconds: 3600)) { try store.unlock(password: password) }
+        clock.advance(3601)
+        #expect(throws: StoreError.wrongPassword) { try store.unlock(password: "still not it") }
+        clock.advance(3601)
+        #expect(try store.unlock(password: password).vault.items.isEmpty)
+    }
+}
