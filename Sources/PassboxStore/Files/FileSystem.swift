@@ -122,14 +122,26 @@ enum POSIX {
         return out
     }
 
-    /// Makes `path` a 0700 directory (creating parents), and tightens an existing one.
-    static func ensurePrivateDirectory(_ path: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw StoreError.io(operation: "create directory", path: path, errno: EACCES)
+    /// Makes `path` a 0700 directory of this user: creates it (and its parents) when missing, tightens an
+    /// existing one of ours to 0700, and refuses one that belongs to another user rather than use or change
+    /// it. With `creating` false a missing directory is left missing (the caller reports what is missing).
+    static func ensurePrivateDirectory(_ path: String, creating: Bool = true) throws {
+        var st = stat()
+        if stat(path, &st) != 0 {
+            guard errno == ENOENT else { throw StoreError.io(operation: "inspect", path: path, errno: errno) }
+            guard creating else { return }
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StoreError.io(operation: "create directory", path: path, errno: EACCES)
+            }
+            guard stat(path, &st) == 0 else { throw StoreError.io(operation: "inspect", path: path, errno: errno) }
         }
-        _ = chmod(path, 0o700)
+        guard st.st_mode & S_IFMT == S_IFDIR else { throw StoreError.io(operation: "use directory", path: path, errno: ENOTDIR) }
+        guard st.st_uid == geteuid() else { throw StoreError.directoryNotOwned(path: path, owner: st.st_uid) }
+        if st.st_mode & 0o7777 != 0o700 {
+            guard chmod(path, 0o700) == 0 else { throw StoreError.io(operation: "make private (0700)", path: path, errno: errno) }
+        }
     }
 
     /// Writes a small state file atomically: temporary file, fsync, rename, fsync the directory.

@@ -90,6 +90,7 @@ public final class OpenVault: @unchecked Sendable {
     /// that nobody else saved since (FMT-4). When the slot size stays, the slot goes through the journal and
     /// is written in place; when it must double, a new file is written one slot at a time and renamed over.
     private func rewriteOwnSlot(vault newVault: Vault, nonce: [UInt8]? = nil, wrapKey newWrap: SecretBytes? = nil, dataKey newData: SecretBytes? = nil) throws {
+        try POSIX.ensurePrivateDirectory(store.directory, creating: false)
         try store.withWriteLock {
             try store.settleLocked()
             let target = store.resolvedVaultPath()

@@ -107,6 +107,7 @@ public final class VaultStore: @unchecked Sendable {
         // One descriptor for the whole unlock: the size check, the header and every slot come from the same
         // file, so a save that renames a grown file over this one meanwhile cannot mix two files (which would
         // turn the right password into a counted failure); this unlock then opens the file as it was.
+        try POSIX.ensurePrivateDirectory(directory, creating: false)
         let fd = try openVaultFile()
         defer { close(fd) }
         let header = try readHeader(fd: fd)
