@@ -48,8 +48,10 @@ public final class OpenVault: @unchecked Sendable {
             dataKey: dataKey ?? self.dataKey, generation: generation, compressed: compressed, now: store.clock.now())
     }
 
-    /// Saves `newVault` into this vault's slot: the other slots are copied byte for byte (with random fill
-    /// appended when the slot size doubles). Memory is updated only after the file is committed.
+    /// Saves `newVault` into this vault's slot. When the slot size stays, only this slot is written, in place,
+    /// through a synced journal; when it doubles (or a format-1 file is converted), a new file is written one
+    /// slot at a time, the other slots copied from the old one. Memory is updated only after the file is
+    /// committed.
     public func save(_ newVault: Vault) throws {
         try rewriteOwnSlot(vault: newVault)
         vault = newVault
