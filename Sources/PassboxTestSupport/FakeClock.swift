@@ -33,12 +33,25 @@ public final class FakeClock: UnlockClock, @unchecked Sendable {
 /// The real file system with a crash injected at one step of a save.
 public final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     public enum Step: String, CaseIterable, Sendable {
+        // A save that grows the slot size (a new file renamed over the old one):
         /// The temporary file is half written when the process dies.
         case partialWrite
         /// The temporary file is written and synced, the rename never happens.
         case beforeRename
-        /// The rename happened; the directory sync fails.
+        /// The rename happened (or, in a journaled save, the journal was removed); the directory sync fails.
         case directorySync
+        // A journaled save in place:
+        /// The journal is half written (its checksum missing) when the process dies.
+        case journalPartialWrite
+        /// The journal is written and synced; the directory sync after it fails.
+        case journalDirectorySync
+        /// Half of the new slot is written over the old one when the process dies.
+        case slotPartialWrite
+        /// The whole slot is written in place; the process dies before the journal is removed.
+        case beforeJournalRemoval
+
+        /// Whether the step belongs to the growing save (else to the journaled one).
+        public var isGrowth: Bool { [.partialWrite, .beforeRename, .directorySync].contains(self) }
     }
 
     private let real = POSIXFileSystem()
@@ -47,8 +60,11 @@ public final class FaultyFileSystem: FileSystem, @unchecked Sendable {
 
     public init(crashAt step: Step) { self.step = step }
 
+    private static func isTemporary(_ path: String) -> Bool { path.contains("vault.pbx.tmp-") }
+    private static func isJournal(_ path: String) -> Bool { path.hasSuffix(".journal") }
+
     public func writeNewFile(at path: String, contents: UnsafeRawBufferPointer) throws {
-        guard path.contains("vault.pbx.tmp-") else { return try real.writeNewFile(at: path, contents: contents) }
+        guard Self.isTemporary(path) else { return try real.writeNewFile(at: path, contents: contents) }
         if step == .partialWrite {
             try real.writeNewFile(at: path, contents: UnsafeRawBufferPointer(rebasing: contents[0..<(contents.count / 2)]))
             throw Crash()
@@ -56,21 +72,46 @@ public final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         try real.writeNewFile(at: path, contents: contents)
     }
 
+    public func writeNewFile(at path: String, producing produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        let tears = (step == .partialWrite && Self.isTemporary(path)) || (step == .journalPartialWrite && Self.isJournal(path))
+        guard tears else { return try real.writeNewFile(at: path, producing: produce) }
+        // The first piece whole, half of the second, then the process dies: no sync, nothing removed.
+        var pieces = [[UInt8]]()
+        try? produce { piece in
+            pieces.append(Array(pieces.isEmpty ? piece : UnsafeRawBufferPointer(rebasing: piece[0..<(piece.count / 2)])))
+            if pieces.count == 2 { throw Crash() }
+        }
+        try? real.writeNewFile(at: path) { append in
+            for piece in pieces { try piece.withUnsafeBytes { try append($0) } }
+        }
+        throw Crash()
+    }
+
+    public func overwrite(at path: String, offset: Int, contents: UnsafeRawBufferPointer) throws {
+        if step == .slotPartialWrite {
+            try real.overwrite(at: path, offset: offset, contents: UnsafeRawBufferPointer(rebasing: contents[0..<(contents.count / 2)]))
+            throw Crash()
+        }
+        try real.overwrite(at: path, offset: offset, contents: contents)
+    }
+
     public func syncFile(at path: String) throws { try real.syncFile(at: path) }
 
     public func rename(_ from: String, to: String) throws {
-        if step == .beforeRename && from.contains("vault.pbx.tmp-") { throw Crash() }
+        if step == .beforeRename && Self.isTemporary(from) { throw Crash() }
         try real.rename(from, to: to)
     }
 
     public func syncDirectory(_ path: String) throws {
-        if step == .directorySync { throw Crash() }
+        let journalPresent = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).contains { Self.isJournal($0) }
+        if step == .directorySync && !journalPresent { throw Crash() }
+        if step == .journalDirectorySync && journalPresent { throw Crash() }
         try real.syncDirectory(path)
     }
 
-    /// A crashed process removes nothing: the temporary file stays behind, as after a real crash.
+    /// A crashed process removes nothing: the temporary file or journal stays behind, as after a real crash.
     public func remove(_ path: String) throws {
-        if path.contains("vault.pbx.tmp-") { return }
+        if Self.isTemporary(path) || (Self.isJournal(path) && step != .directorySync) { throw Crash() }
         try real.remove(path)
     }
 }

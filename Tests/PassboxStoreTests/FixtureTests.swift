@@ -5,17 +5,31 @@ import PassboxStore
 import PassboxTestSupport
 import Testing
 
-/// A vault file made once by `passbox init --insecure-test-kdf` and the commands in docs/FORMATS.md
-/// ("Fixture"), checked in and never regenerated. If this test fails, the format changed: add a new
-/// version beside the old one instead.
+/// Vault files made once (docs/FORMATS.md, "Fixture"), checked in and never regenerated: format 1 by
+/// `passbox init --insecure-test-kdf` and the commands listed there, format 2 by opening that file with its
+/// password and saving it unchanged (the save that converts a file). If a test fails, a format changed: add a
+/// new version beside the old one instead.
 @Suite struct FixtureTests {
     static let fixturePassword = "fixture password v1"
 
-    func openFixture() throws -> (TemporaryDirectory, OpenVault) {
-        let url = try #require(Bundle.module.url(forResource: "Fixtures/vault-v1/vault", withExtension: "pbx"))
+    func fixtureURL(_ name: String) throws -> URL {
+        try #require(Bundle.module.url(forResource: "Fixtures/\(name)/vault", withExtension: "pbx"))
+    }
+
+    func openFixture(_ name: String = "vault-v1") throws -> (TemporaryDirectory, OpenVault) {
         let dir = try TemporaryDirectory()
-        try FileManager.default.copyItem(at: url, to: dir.file("vault.pbx"))
+        try FileManager.default.copyItem(at: try fixtureURL(name), to: dir.file("vault.pbx"))
         return (dir, try VaultStore(directory: dir.path).unlock(password: FixtureTests.fixturePassword))
+    }
+
+    @Test func formatTwoFixtureBytesNeverChange() throws {
+        let bytes = Array(try Data(contentsOf: try fixtureURL("vault-v2")))
+        #expect(bytes.count == 128 + 16 * 1_048_576)
+        #expect(Array(bytes[0..<32]) == Array("PBXVAULT".utf8) + [0, 2, 0, 16, 0, 0x10, 0, 0, 0, 1, 0, 0, 0, 0x40, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0])
+        #expect(Hex.string(Hash.sha256(bytes)) == "aad10432e70bb96f639cb48b204af984dd706ff16eff360eb9f5c88f0183f4f5")
+        // Made from the format-1 fixture: the same header but its version, and the same salt.
+        let v1 = Array(try Data(contentsOf: try fixtureURL("vault-v1")))
+        #expect(bytes[10..<128] == v1[10..<128])
     }
 
     @Test func fixtureBytesNeverChange() throws {
@@ -26,8 +40,9 @@ import Testing
         #expect(Hex.string(Hash.sha256(bytes)) == "15516f8d0dc73f1f56eab6c356f7f49d65b76de583c3522a15a37270908e8613")
     }
 
-    @Test func fixtureOpensToExactlyItsItems() throws {
-        let (_, opened) = try openFixture()
+    /// Both fixtures hold the same vault.
+    @Test(arguments: ["vault-v1", "vault-v2"]) func fixtureOpensToExactlyItsItems(_ name: String) throws {
+        let (_, opened) = try openFixture(name)
         let vault = opened.vault
         #expect(opened.kdfParameters == Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
         #expect(vault.items.count == 5)
@@ -72,18 +87,30 @@ import Testing
         #expect(vault.slotOrder.sorted() == Array(0..<16))
     }
 
-    @Test func fixtureRefusesOtherPasswords() throws {
-        let url = try #require(Bundle.module.url(forResource: "Fixtures/vault-v1/vault", withExtension: "pbx"))
+    @Test(arguments: ["vault-v1", "vault-v2"]) func fixtureRefusesOtherPasswords(_ name: String) throws {
         let dir = try TemporaryDirectory()
-        try FileManager.default.copyItem(at: url, to: dir.file("vault.pbx"))
+        try FileManager.default.copyItem(at: try fixtureURL(name), to: dir.file("vault.pbx"))
         #expect(throws: StoreError.wrongPassword) { try VaultStore(directory: dir.path).unlock(password: "fixture password v2") }
     }
 
-    @Test func fixtureCanBeSavedAndStillOpens() throws {
-        let (dir, opened) = try openFixture()
+    /// The first save of a format-1 file converts it: format 2 in the header, every other slot kept except
+    /// for the two bytes where format 1 had its version byte; a format-2 file is saved in place.
+    @Test(arguments: ["vault-v1", "vault-v2"]) func fixtureCanBeSavedAndStillOpens(_ name: String) throws {
+        let (dir, opened) = try openFixture(name)
+        let before = Array(try Data(contentsOf: dir.file("vault.pbx")))
         var vault = opened.vault
         try vault.add(Item(category: .login, title: "Added later"), now: Date())
         try opened.save(vault)
         #expect(try VaultStore(directory: dir.path).unlock(password: FixtureTests.fixturePassword).vault.items.count == 6)
+        let after = Array(try Data(contentsOf: dir.file("vault.pbx")))
+        #expect(after[9] == 2)
+        let slotSize = 1 << 20
+        let changedSlots = (0..<16).filter { slot in
+            let base = 128 + slot * slotSize
+            var masked = Array(after[base..<(base + slotSize)])
+            for offset in [32, 129] { masked[offset] = before[base + offset] }
+            return masked != Array(before[base..<(base + slotSize)])
+        }
+        #expect(changedSlots.count == 1)
     }
 }

@@ -171,9 +171,9 @@ func fileBytes(_ store: VaultStore) throws -> [UInt8] { Array(try Data(contentsO
         #expect(throws: StoreError.damaged(path: store.vaultPath, reason: "the file is empty")) { try unlockForgettingAttempts(dir) }
 
         var newer = original
-        newer[9] = 2
+        newer[9] = 3
         try Data(newer).write(to: url)
-        #expect(throws: StoreError.newerFormat(version: 2)) { try unlockForgettingAttempts(dir) }
+        #expect(throws: StoreError.newerFormat(version: 3)) { try unlockForgettingAttempts(dir) }
         #expect(try fileBytes(store) == newer)
     }
 

@@ -125,3 +125,115 @@ import Testing
         #expect(try store.unlock(password: password).kdfParameters.memoryKiB == 256 * 1024)
     }
 }
+
+/// The real clocks, running `hook` once, the first time the unlock reads the monotonic clock (after it read
+/// the header and counted the attempt, before it derives the key and reads the slots).
+final class HookedClock: UnlockClock, @unchecked Sendable {
+    // @unchecked: `hook` runs once, on the unlocking thread.
+    private var hook: (() -> Void)?
+    init(_ hook: @escaping () -> Void) { self.hook = hook }
+    func now() -> Date { Date() }
+    func monotonic() -> Double {
+        if let run = hook {
+            hook = nil
+            run()
+        }
+        return SystemClock().monotonic()
+    }
+    func sleep(until deadline: Double) { SystemClock().sleep(until: deadline) }
+}
+
+@Suite struct UnlockFileTests {
+    /// Another process grows the file (a new file renamed over) between the unlock's header read and its
+    /// slot reads: the unlock reads the file it opened, so the right password opens the vault as it was and
+    /// is not counted as a failure.
+    @Test func aGrowthDuringUnlockDoesNotTurnTheRightPasswordIntoAFailure() throws {
+        let dir = try TemporaryDirectory()
+        let (_, writer) = try makeVault(dir, items: 1)
+        var grown = writer.vault
+        for i in 0..<24 {
+            let noise = SecureRandom.bytes(count: 48 * 1024).map { String(format: "%02x", $0) }.joined()
+            try grown.add(Item(category: .secureNote, title: "Big \(i)", notes: noise), now: Date())
+        }
+        let clock = HookedClock { try? writer.save(grown) }
+        let store = VaultStore(directory: dir.path, clock: clock)
+        let opened = try store.unlock(password: password)
+        #expect(writer.slotSize == 2 << 20)
+        #expect(opened.vault.items.map(\.title) == ["Secret title 0"])
+        #expect(try store.attempts.failures() == 0)
+        // The next unlock sees the grown file.
+        #expect(try VaultStore(directory: dir.path).unlock(password: password).vault.items.count == 25)
+    }
+}
+
+/// What a damaged attempt counter may hold.
+struct DamagedCounter: CustomTestStringConvertible, Sendable {
+    let name: String
+    let bytes: [UInt8]
+    var testDescription: String { name }
+
+    static let all: [DamagedCounter] = [
+        DamagedCounter(name: "text", bytes: Array("not a counter at all\n".utf8)),
+        DamagedCounter(name: "empty", bytes: []),
+        DamagedCounter(name: "empty object", bytes: Array("{}".utf8)),
+        DamagedCounter(name: "a huge number", bytes: Array("99999999999999999999999999".utf8)),
+        DamagedCounter(name: "a count too large for an integer", bytes: Array(#"{"failures":1e300,"lastAttemptMs":0}"#.utf8)),
+        DamagedCounter(name: "a negative count", bytes: Array(#"{"failures":-4,"lastAttemptMs":0}"#.utf8)),
+        DamagedCounter(name: "random bytes", bytes: SecureRandom.bytes(count: 300)),
+    ]
+}
+
+@Suite struct AttemptCounterTests {
+    /// A damaged counter is one longest wait, measured from the time it was found (written to the file once),
+    /// even for the right password; the wait does not restart on later tries, and the error names the file.
+    @Test(arguments: DamagedCounter.all)
+    func aDamagedCounterMeansOneLongestWaitThatDoesNotRestart(_ damage: DamagedCounter) throws {
+        let dir = try TemporaryDirectory()
+        let clock = FakeClock()
+        let store = VaultStore(directory: dir.path, clock: clock)
+        _ = try store.create(password: password, parameters: cheapKDF)
+        try Data(damage.bytes).write(to: dir.file("attempts"))
+        let path = dir.path + "/attempts"
+        #expect(throws: StoreError.attemptCounterDamaged(path: path, seconds: 3600)) { try store.unlock(password: password) }
+        #expect(StoreError.attemptCounterDamaged(path: path, seconds: 3600).message.contains(path))
+        // Rewritten once: the longest count, from now.
+        let record = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.file("attempts"))) as? [String: Any]
+        #expect(record?["failures"] as? Int == 9)
+        #expect((record?["lastAttemptMs"] as? NSNumber)?.int64Value == Int64(clock.now().timeIntervalSince1970 * 1000))
+        clock.advance(1800)
+        #expect(throws: StoreError.mustWait(seconds: 1800)) { try store.unlock(password: password) }
+        clock.advance(1801)
+        #expect(try store.unlock(password: password).vault.items.isEmpty)
+        #expect(try store.attempts.failures() == 0)
+    }
+
+    /// A last attempt in the future never makes a wait longer than the longest one.
+    @Test func aFutureTimestampWaitsAtMostTheLongestWait() throws {
+        let dir = try TemporaryDirectory()
+        let clock = FakeClock()
+        let store = VaultStore(directory: dir.path, clock: clock)
+        _ = try store.create(password: password, parameters: cheapKDF)
+        let future = Int64(clock.now().timeIntervalSince1970 * 1000) + 1_000_000_000_000
+        try Data(#"{"failures":20,"lastAttemptMs":\#(future)}"#.utf8).write(to: dir.file("attempts"))
+        #expect(throws: StoreError.mustWait(seconds: 3600)) { try store.unlock(password: password) }
+        clock.advance(600)
+        #expect(throws: StoreError.mustWait(seconds: 3000)) { try store.unlock(password: password) }
+        clock.advance(3001)
+        #expect(try store.unlock(password: password).vault.items.isEmpty)
+    }
+
+    /// The largest count a file can hold is the longest wait, and counting on from it does not overflow.
+    @Test func theLargestCountIsTheLongestWait() throws {
+        let dir = try TemporaryDirectory()
+        let clock = FakeClock()
+        let store = VaultStore(directory: dir.path, clock: clock)
+        _ = try store.create(password: password, parameters: cheapKDF)
+        let now = Int64(clock.now().timeIntervalSince1970 * 1000)
+        try Data(#"{"failures":\#(Int.max),"lastAttemptMs":\#(now)}"#.utf8).write(to: dir.file("attempts"))
+        #expect(throws: StoreError.mustWait(seconds: 3600)) { try store.unlock(password: password) }
+        clock.advance(3601)
+        #expect(throws: StoreError.wrongPassword) { try store.unlock(password: "still not it") }
+        clock.advance(3601)
+        #expect(try store.unlock(password: password).vault.items.isEmpty)
+    }
+}

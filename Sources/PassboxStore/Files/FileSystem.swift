@@ -9,6 +9,33 @@ public protocol FileSystem: Sendable {
     func rename(_ from: String, to: String) throws
     func syncDirectory(_ path: String) throws
     func remove(_ path: String) throws
+    /// Creates `path` (0600, never over an existing file), lets `produce` append to it piece by piece, then
+    /// syncs it: a file larger than memory can be written one slot at a time.
+    func writeNewFile(at path: String, producing produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws
+    /// Writes `contents` over the existing file's bytes at `offset` (never changing its length) and syncs it.
+    func overwrite(at path: String, offset: Int, contents: UnsafeRawBufferPointer) throws
+}
+
+extension FileSystem {
+    public func writeNewFile(at path: String, producing produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        let fd = CLinux_openFile(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError.io(operation: "create", path: path, errno: errno) }
+        defer { close(fd) }
+        try produce { piece in try POSIX.writeAll(fd: fd, piece, offset: nil, path: path) }
+        guard fsync(fd) == 0 else { throw StoreError.io(operation: "sync", path: path, errno: errno) }
+    }
+
+    public func overwrite(at path: String, offset: Int, contents: UnsafeRawBufferPointer) throws {
+        let fd = CLinux_openFile(path, O_WRONLY | O_CLOEXEC, 0)
+        guard fd >= 0 else { throw StoreError.io(operation: "open", path: path, errno: errno) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw StoreError.io(operation: "stat", path: path, errno: errno) }
+        // An in-place write never extends the file: past the end it would be a different file.
+        guard offset + contents.count <= Int(st.st_size) else { throw StoreError.io(operation: "write", path: path, errno: EINVAL) }
+        try POSIX.writeAll(fd: fd, contents, offset: offset, path: path)
+        guard fsync(fd) == 0 else { throw StoreError.io(operation: "sync", path: path, errno: errno) }
+    }
 }
 
 /// The real POSIX file system.
@@ -19,15 +46,7 @@ public struct POSIXFileSystem: FileSystem {
         let fd = CLinux_openFile(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError.io(operation: "create", path: path, errno: errno) }
         defer { close(fd) }
-        var offset = 0
-        while offset < contents.count {
-            let n = write(fd, contents.baseAddress! + offset, contents.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StoreError.io(operation: "write", path: path, errno: errno)
-            }
-            offset += n
-        }
+        try POSIX.writeAll(fd: fd, contents, offset: nil, path: path)
         guard fsync(fd) == 0 else { throw StoreError.io(operation: "sync", path: path, errno: errno) }
     }
 
@@ -69,6 +88,22 @@ enum POSIX {
         return try readExactly(fd: fd, offset: 0, count: Int(st.st_size), path: path)
     }
 
+    /// Writes all of `bytes` at `offset` (pwrite) or at the file position (write) when `offset` is nil.
+    static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, offset: Int?, path: String) throws {
+        var done = 0
+        while done < bytes.count {
+            let n =
+                if let offset { pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done)) } else {
+                    write(fd, bytes.baseAddress! + done, bytes.count - done)
+                }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError.io(operation: "write", path: path, errno: errno)
+            }
+            done += n
+        }
+    }
+
     static func readExactly(fd: Int32, offset: Int, count: Int, path: String) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         var done = 0
@@ -87,14 +122,26 @@ enum POSIX {
         return out
     }
 
-    /// Makes `path` a 0700 directory (creating parents), and tightens an existing one.
-    static func ensurePrivateDirectory(_ path: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw StoreError.io(operation: "create directory", path: path, errno: EACCES)
+    /// Makes `path` a 0700 directory of this user: creates it (and its parents) when missing, tightens an
+    /// existing one of ours to 0700, and refuses one that belongs to another user rather than use or change
+    /// it. With `creating` false a missing directory is left missing (the caller reports what is missing).
+    static func ensurePrivateDirectory(_ path: String, creating: Bool = true) throws {
+        var st = stat()
+        if stat(path, &st) != 0 {
+            guard errno == ENOENT else { throw StoreError.io(operation: "inspect", path: path, errno: errno) }
+            guard creating else { return }
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StoreError.io(operation: "create directory", path: path, errno: EACCES)
+            }
+            guard stat(path, &st) == 0 else { throw StoreError.io(operation: "inspect", path: path, errno: errno) }
         }
-        _ = chmod(path, 0o700)
+        guard st.st_mode & S_IFMT == S_IFDIR else { throw StoreError.io(operation: "use directory", path: path, errno: ENOTDIR) }
+        guard st.st_uid == geteuid() else { throw StoreError.directoryNotOwned(path: path, owner: st.st_uid) }
+        if st.st_mode & 0o7777 != 0o700 {
+            guard chmod(path, 0o700) == 0 else { throw StoreError.io(operation: "make private (0700)", path: path, errno: errno) }
+        }
     }
 
     /// Writes a small state file atomically: temporary file, fsync, rename, fsync the directory.

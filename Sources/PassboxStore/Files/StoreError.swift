@@ -7,6 +7,11 @@ public enum StoreError: Error, Equatable, Sendable {
     case wrongPassword
     /// Too many wrong passwords in a row: the next try is allowed after this many seconds.
     case mustWait(seconds: Int)
+    /// The attempt counter at `path` could not be read as one; it was rewritten as the longest wait from
+    /// now, and the next try is allowed after this many seconds.
+    case attemptCounterDamaged(path: String, seconds: Int)
+    /// The data directory belongs to another user (`owner` is its uid): Passbox neither uses nor changes it.
+    case directoryNotOwned(path: String, owner: UInt32)
     /// No vault file exists yet.
     case noVault(path: String)
     /// A vault file already exists where one was to be created.
@@ -32,6 +37,9 @@ public enum StoreError: Error, Equatable, Sendable {
         switch self {
         case .wrongPassword: "wrong password"
         case .mustWait(let s): "too many wrong passwords in a row; the next try is possible in \(Self.minutes(s))"
+        case .attemptCounterDamaged(let p, let s):
+            "the attempt counter \(p) was damaged and now counts as the longest wait; the next try is possible in \(Self.minutes(s))"
+        case .directoryNotOwned(let p, let owner): "the data directory \(p) belongs to another user (uid \(owner))"
         case .noVault(let p): "there is no vault at \(p)"
         case .vaultExists(let p): "a vault already exists at \(p)"
         case .notAVault(let p): "\(p) is not a Passbox vault file"
@@ -49,6 +57,8 @@ public enum StoreError: Error, Equatable, Sendable {
         switch self {
         case .wrongPassword: "check Caps Lock and the keyboard layout, then try again"
         case .mustWait: "wait, then try again; each wrong password from now on adds a longer wait"
+        case .attemptCounterDamaged: "wait, then try again; the wait does not restart"
+        case .directoryNotOwned: "use a directory of your own (--data DIR), or have its owner give it to you"
         case .noVault: "run \"passbox init\" to create one, or pass --data DIR to use another directory"
         case .vaultExists: "use \"passbox passwd\" to change its password, or choose another directory with --data DIR"
         case .notAVault: "check the path; Passbox never writes to a file it does not recognise"
@@ -65,7 +75,7 @@ public enum StoreError: Error, Equatable, Sendable {
     /// Whether this is the "wrong password or locked" class (exit code 3).
     public var isAuthentication: Bool {
         switch self {
-        case .wrongPassword, .mustWait: true
+        case .wrongPassword, .mustWait, .attemptCounterDamaged: true
         default: false
         }
     }

@@ -2,30 +2,58 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 
-/// The layout and cryptography of one slot (docs/FORMATS.md):
+/// The layout and cryptography of one slot (docs/FORMATS.md). Format 2, which new files use:
 ///
 /// ```
 /// 0    32  slot nonce (HKDF salt of the wrap key)
-/// 32   97  key box: envelope(wrap key; data key 32 | body length 8 | generation 8 | wrapped-at ms 8)
-/// 129  L   body: envelope(data key; payload version 4 | compression id 4 | compressed length 8 | payload | zeros)
-/// 129+L    random fill to the slot size
+/// 32   96  key box: XChaCha nonce 24 | sealed(wrap key; data key 32 | body length 8 | generation 8 | wrapped-at ms 8)
+/// 128  L   body: XChaCha nonce 24 | sealed(data key; payload version 4 | compression id 4 | compressed length 8 | payload | zeros)
 /// ```
-/// The wrap key is `HKDF-SHA256(ikm: password key, salt: slot nonce, info: "passbox/v1/vault-slot/wrap")`.
-/// Both envelopes carry as associated data a label, the header with its slot size zeroed, the slot index
-/// (2 bytes) and the slot nonce, so a changed header byte, a moved slot or a swapped box opens nothing.
+/// Format 1 put an envelope version byte (`0x01`) before each XChaCha nonce, at slot offsets 32 and 129: a
+/// constant that told used slots from random ones. Format 2 has no byte in the clear that is not random.
+///
+/// The wrap key is `HKDF-SHA256(ikm: password key, salt: slot nonce, info: "passbox/v1/vault-slot/wrap")` in
+/// both formats. Both sealed parts carry as associated data a label, the header with its slot size zeroed
+/// (and so its format version), the slot index (2 bytes) and the slot nonce, so a changed header byte, a
+/// moved slot or a swapped box opens nothing.
 enum SlotCodec {
+    /// Where a slot's parts lie. A format-2 file may still hold format-1 slots: a file converted at a save
+    /// keeps the other vaults' slots byte for byte (it has no key to re-seal them) except that their two
+    /// version bytes are overwritten with random ones, which format 1 never authenticated. Such a slot opens
+    /// with the format-1 layout and associated data (the header as it was, with format version 1), the byte
+    /// at each former version position ignored; its own next save rewrites it in format 2.
+    enum Layout: Sendable {
+        case format1
+        case format2
+
+        var keyBoxOffset: Int { self == .format1 ? nonceLength + 1 : nonceLength }
+        var bodyOffset: Int { self == .format1 ? 129 : 128 }
+        /// Where the body's XChaCha nonce starts.
+        var bodyNonceOffset: Int { self == .format1 ? 130 : 128 }
+        var keyLabel: String { self == .format1 ? "passbox/v1/vault-slot/key" : "passbox/v2/vault-slot/key" }
+        var bodyLabel: String { self == .format1 ? "passbox/v1/vault-slot/body" : "passbox/v2/vault-slot/body" }
+        var formatVersion: UInt16 { self == .format1 ? 1 : 2 }
+    }
+
     static let nonceLength = 32
     static let keyBoxPlainLength = 56
-    static let keyBoxLength = keyBoxPlainLength + Envelope.overhead
-    static let bodyOffset = nonceLength + keyBoxLength
+    static let sealedOverhead = 24 + 16
+    /// Bytes read from the front of a slot to try its key box in either layout.
+    static let prefixLength = 129
+    /// The slot offsets of format 1's two envelope version bytes.
+    static let formatOneMarkerOffsets = [32, 129]
     static let bodyHeaderLength = 16
     static let payloadVersion: UInt32 = 1
     static let compressionNone: UInt32 = 0
     static let compressionDeflate: UInt32 = 1
     static let wrapInfo = "passbox/v1/vault-slot/wrap"
 
-    /// The largest compressed payload a slot of `slotSize` bytes can hold.
-    static func capacity(slotSize: Int) -> Int { slotSize - bodyOffset - Envelope.overhead - bodyHeaderLength }
+    /// The layouts to try in a file of `header`'s format, every one for every slot (the work must not depend
+    /// on what is found).
+    static func layouts(for header: VaultHeader) -> [Layout] { header.formatVersion == 1 ? [.format1] : [.format2, .format1] }
+
+    /// The largest compressed payload a format-2 slot of `slotSize` bytes can hold.
+    static func capacity(slotSize: Int) -> Int { slotSize - Layout.format2.bodyOffset - sealedOverhead - bodyHeaderLength }
 
     static func associatedData(label: String, header: VaultHeader, index: Int, slotNonce: [UInt8]) -> [UInt8] {
         var ad = Array(label.utf8)
@@ -34,6 +62,14 @@ enum SlotCodec {
         ad.appendBigEndian(UInt16(index))
         ad += slotNonce
         return ad
+    }
+
+    /// The associated data of a slot in `layout` inside a file with `header`: a format-1 slot was sealed
+    /// under the header as it was before conversion, with format version 1.
+    static func associatedData(_ layout: Layout, body: Bool, header: VaultHeader, index: Int, slotNonce: [UInt8]) -> [UInt8] {
+        var bound = header
+        bound.formatVersion = layout.formatVersion
+        return associatedData(label: body ? layout.bodyLabel : layout.keyLabel, header: bound, index: index, slotNonce: slotNonce)
     }
 
     static func wrapKey(passwordKey: SecretBytes, slotNonce: [UInt8]) throws -> SecretBytes {
@@ -48,36 +84,45 @@ enum SlotCodec {
         let wrappedAt: UInt64
     }
 
-    /// Opens a slot's key box, or nil when the wrap key is not this slot's.
-    static func openKeyBox(slotPrefix: [UInt8], header: VaultHeader, index: Int, wrapKey: SecretBytes) -> KeyBox? {
+    /// Opens a slot's key box (`slotPrefix` holds at least `prefixLength` bytes), or nil when the wrap key is
+    /// not this slot's. In a format-1 file the version byte must be 1, as format 1 always required; in a
+    /// format-2 file it is ignored, since conversion replaced it with a random byte.
+    static func openKeyBox(slotPrefix: [UInt8], header: VaultHeader, index: Int, wrapKey: SecretBytes, layout: Layout) -> KeyBox? {
+        if layout == .format1, header.formatVersion == 1, slotPrefix[formatOneMarkerOffsets[0]] != Envelope.version { return nil }
         let nonce = Array(slotPrefix[0..<nonceLength])
-        let ad = associatedData(label: "passbox/v1/vault-slot/key", header: header, index: index, slotNonce: nonce)
+        let ad = associatedData(layout, body: false, header: header, index: index, slotNonce: nonce)
+        let start = layout.keyBoxOffset
+        let boxNonce = Array(slotPrefix[start..<(start + 24)])
         return try? slotPrefix.withUnsafeBytes { raw in
-            try Envelope.open(UnsafeRawBufferPointer(rebasing: raw[nonceLength..<bodyOffset]), key: wrapKey, associatedData: ad) { plain in
+            let sealed = UnsafeRawBufferPointer(rebasing: raw[(start + 24)..<(start + 24 + keyBoxPlainLength + 16)])
+            return try XChaCha20Poly1305.open(sealed, key: wrapKey, nonce: boxNonce, associatedData: ad) { plain in
                 guard plain.count == keyBoxPlainLength else { throw CryptoError.authenticationFailed }
                 let key = SecretBytes(count: 32) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: plain[0..<32])) }
                 return KeyBox(
-                    dataKey: key, bodyLength: Int(plain.bigEndianUInt64(at: 32)), generation: plain.bigEndianUInt64(at: 40),
+                    dataKey: key, bodyLength: Int(clamping: plain.bigEndianUInt64(at: 32)), generation: plain.bigEndianUInt64(at: 40),
                     wrappedAt: plain.bigEndianUInt64(at: 48))
             }
         }
     }
 
-    /// Builds a whole slot of `header.slotSize` bytes whose body holds `compressed` and fills the slot.
+    /// Builds a whole format-2 slot of `header.slotSize` bytes whose body holds `compressed` and fills the slot.
     static func sealSlot(
         header: VaultHeader, index: Int, slotNonce: [UInt8], wrapKey: SecretBytes, dataKey: SecretBytes,
         generation: UInt64, compressed: [UInt8], now: Date
     ) throws -> [UInt8] {
-        let bodyLength = header.slotSize - bodyOffset
-        let plainLength = bodyLength - Envelope.overhead
+        precondition(header.formatVersion == Layout.format2.formatVersion, "slots are written in format 2 only")
+        let layout = Layout.format2
+        let bodyLength = header.slotSize - layout.bodyOffset
+        let plainLength = bodyLength - sealedOverhead
         precondition(compressed.count <= plainLength - bodyHeaderLength, "caller must grow the slot first")
         var keyPlain = dataKey.revealBytes()  // revealed only to be sealed into the key box; wiped below
         defer { ConstantTime.wipe(&keyPlain) }
         keyPlain.appendBigEndian(UInt64(bodyLength))
         keyPlain.appendBigEndian(generation)
         keyPlain.appendBigEndian(UInt64(max(0, now.timeIntervalSince1970 * 1000)))
-        let keyAD = associatedData(label: "passbox/v1/vault-slot/key", header: header, index: index, slotNonce: slotNonce)
-        let keyBox = try Envelope.seal(keyPlain, key: wrapKey, associatedData: keyAD)
+        let keyAD = associatedData(layout, body: false, header: header, index: index, slotNonce: slotNonce)
+        let keyNonce = SecureRandom.bytes(count: XChaCha20Poly1305.nonceLength)
+        let keyBox = try XChaCha20Poly1305.seal(keyPlain, key: wrapKey, nonce: keyNonce, associatedData: keyAD)
 
         var body = [UInt8](repeating: 0, count: plainLength)
         defer { ConstantTime.wipe(&body) }
@@ -89,23 +134,32 @@ enum SlotCodec {
                 if c.count > 0 { (b.baseAddress! + bodyHeaderLength).copyMemory(from: c.baseAddress!, byteCount: c.count) }
             }
         }
-        let bodyAD = associatedData(label: "passbox/v1/vault-slot/body", header: header, index: index, slotNonce: slotNonce)
-        let sealedBody = try Envelope.seal(body, key: dataKey, associatedData: bodyAD)
+        let bodyAD = associatedData(layout, body: true, header: header, index: index, slotNonce: slotNonce)
+        let bodyNonce = SecureRandom.bytes(count: XChaCha20Poly1305.nonceLength)
         var slot = slotNonce
         slot.reserveCapacity(header.slotSize)
+        slot += keyNonce
         slot += keyBox
-        slot += sealedBody
+        slot += bodyNonce
+        slot += try XChaCha20Poly1305.seal(body, key: dataKey, nonce: bodyNonce, associatedData: bodyAD)
         precondition(slot.count == header.slotSize)
         return slot
     }
 
-    /// Opens a slot's body and returns the decompressed payload (JSON). `limit` bounds decompression.
+    /// Opens a slot's body (`body` starts at `layout.bodyOffset`, its length from the key box) and returns
+    /// the decompressed payload.
     static func openBody(
-        body: UnsafeRawBufferPointer, header: VaultHeader, index: Int, slotNonce: [UInt8], dataKey: SecretBytes, path: String
+        body: UnsafeRawBufferPointer, header: VaultHeader, index: Int, slotNonce: [UInt8], dataKey: SecretBytes, layout: Layout, path: String
     ) throws -> [UInt8] {
-        let ad = associatedData(label: "passbox/v1/vault-slot/body", header: header, index: index, slotNonce: slotNonce)
+        let ad = associatedData(layout, body: true, header: header, index: index, slotNonce: slotNonce)
+        let skip = layout.bodyNonceOffset - layout.bodyOffset
+        if layout == .format1, header.formatVersion == 1, let marker = body.first, marker != Envelope.version {
+            throw StoreError.newerFormat(version: Int(marker))
+        }
+        guard body.count >= skip + sealedOverhead else { throw StoreError.damaged(path: path, reason: "the vault's data does not authenticate") }
+        let nonce = Array(body[skip..<(skip + 24)])
         do {
-            return try Envelope.open(body, key: dataKey, associatedData: ad) { plain in
+            return try XChaCha20Poly1305.open(UnsafeRawBufferPointer(rebasing: body[(skip + 24)...]), key: dataKey, nonce: nonce, associatedData: ad) { plain in
                 guard plain.count >= bodyHeaderLength else { throw StoreError.damaged(path: path, reason: "the vault body is too short") }
                 let version = plain.bigEndianUInt32(at: 0)
                 guard version == payloadVersion else {
@@ -121,8 +175,6 @@ enum SlotCodec {
                 default: throw StoreError.newerFormat(version: Int(compression))
                 }
             }
-        } catch CryptoError.unsupportedVersion(let v) {
-            throw StoreError.newerFormat(version: Int(v))
         } catch is CryptoError {
             throw StoreError.damaged(path: path, reason: "the vault's data does not authenticate")
         }

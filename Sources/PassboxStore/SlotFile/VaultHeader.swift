@@ -4,7 +4,7 @@ import PassboxCrypto
 ///
 /// ```
 /// 0   8  magic "PBXVAULT"
-/// 8   2  format version (1)
+/// 8   2  format version (2; format 1 is still read and converted at the next save)
 /// 10  2  slot count (16)
 /// 12  4  slot size in bytes (1 MiB × 2^k)
 /// 16  2  KDF id (1 = Argon2id v1.3)
@@ -18,17 +18,23 @@ import PassboxCrypto
 public struct VaultHeader: Equatable, Sendable {
     public static let length = 128
     public static let magic = Array("PBXVAULT".utf8)
-    public static let currentVersion: UInt16 = 1
+    /// The format new files are written in.
+    public static let currentVersion: UInt16 = 2
+    /// The oldest format still read.
+    public static let oldestVersion: UInt16 = 1
     public static let slotCount = 16
     public static let minimumSlotSize = 1 << 20
     public static let maximumSlotSize = 1 << 30
     public static let kdfArgon2id: UInt16 = 1
 
+    /// The file format: 1 (envelopes with a version byte inside the slots) or 2 (no clear byte in a slot).
+    public var formatVersion: UInt16
     public var slotSize: Int
     public var kdf: Argon2Parameters
     public var salt: [UInt8]
 
-    public init(slotSize: Int, kdf: Argon2Parameters, salt: [UInt8]) {
+    public init(slotSize: Int, kdf: Argon2Parameters, salt: [UInt8], formatVersion: UInt16 = VaultHeader.currentVersion) {
+        self.formatVersion = formatVersion
         self.slotSize = slotSize
         self.kdf = kdf
         self.salt = salt
@@ -40,7 +46,7 @@ public struct VaultHeader: Equatable, Sendable {
     /// The 128 header bytes.
     public func encoded(slotSizeZeroed: Bool = false) -> [UInt8] {
         var out = VaultHeader.magic
-        out.appendBigEndian(VaultHeader.currentVersion)
+        out.appendBigEndian(formatVersion)
         out.appendBigEndian(UInt16(VaultHeader.slotCount))
         out.appendBigEndian(slotSizeZeroed ? UInt32(0) : UInt32(slotSize))
         out.appendBigEndian(VaultHeader.kdfArgon2id)
@@ -62,7 +68,7 @@ public struct VaultHeader: Equatable, Sendable {
     public static func decode(_ bytes: [UInt8], path: String) throws -> VaultHeader {
         guard bytes.count >= 16, Array(bytes[0..<8]) == magic else { throw StoreError.notAVault(path: path) }
         let version = bytes.bigEndianUInt16(at: 8)
-        guard version == currentVersion else {
+        guard (oldestVersion...currentVersion).contains(version) else {
             if version > currentVersion { throw StoreError.newerFormat(version: Int(version)) }
             throw StoreError.damaged(path: path, reason: "unknown format version \(version)")
         }
@@ -84,7 +90,7 @@ public struct VaultHeader: Equatable, Sendable {
         guard bytes[27..<32].allSatisfy({ $0 == 0 }), bytes[64..<128].allSatisfy({ $0 == 0 }) else {
             throw StoreError.damaged(path: path, reason: "reserved header bytes are not zero")
         }
-        return VaultHeader(slotSize: slotSize, kdf: kdf, salt: Array(bytes[32..<64]))
+        return VaultHeader(slotSize: slotSize, kdf: kdf, salt: Array(bytes[32..<64]), formatVersion: version)
     }
 }
 

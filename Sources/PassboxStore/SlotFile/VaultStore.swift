@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxCrypto
+internal import CLinux
 
 /// The local vault in a data directory: one slot file (`vault.pbx`) with sixteen equal slots, plus the
 /// machine-local attempt counter and unlock timing. See docs/FORMATS.md and security.md §7.
@@ -38,7 +39,7 @@ public final class VaultStore: @unchecked Sendable {
         let lock = try FileLock(path: lockPath)
         defer { withExtendedLifetime(lock) {} }
         guard !exists else { throw StoreError.vaultExists(path: vaultPath) }
-        removeStrayTemporaryFiles()
+        try settleLocked()
         let header = VaultHeader(slotSize: VaultHeader.minimumSlotSize, kdf: parameters, salt: SecureRandom.bytes(count: 32))
         let start = clock.monotonic()
         let passwordKey = try derivePasswordKey(password, header: header)
@@ -49,18 +50,20 @@ public final class VaultStore: @unchecked Sendable {
         let generation = UInt64(SecureRandom.uniform(UInt32.max - 1)) + 1
         let opened = OpenVault(
             store: self, header: header, slotIndex: index, slotNonce: slotNonce, wrapKey: wrapKey,
-            dataKey: .generate(count: 32), generation: generation,
+            dataKey: .generate(count: 32), generation: generation, layout: .format2,
             vault: Vault(slotOrder: Self.randomPermutation(VaultHeader.slotCount), created: clock.now()))
-        var file = header.encoded()
-        file.reserveCapacity(header.fileSize)
-        for slot in 0..<VaultHeader.slotCount {
-            if slot == index {
-                file += try opened.sealedSlot(for: opened.vault, header: header, generation: generation)
-            } else {
-                file += SecureRandom.bytes(count: header.slotSize)
+        let ownSlot = try opened.sealedSlot(for: opened.vault, header: header, generation: generation)
+        // Written one slot at a time: the file is never held in memory whole.
+        try commitNewFile(target: resolvedVaultPath(), size: header.fileSize, check: (slotOffset(index, header), ownSlot)) { append in
+            try header.encoded().withUnsafeBytes { try append($0) }
+            for slot in 0..<VaultHeader.slotCount {
+                if slot == index {
+                    try ownSlot.withUnsafeBytes { try append($0) }
+                } else {
+                    try SecureRandom.bytes(count: header.slotSize).withUnsafeBytes { try append($0) }
+                }
             }
         }
-        try commit(file)
         _ = timing.deadline(forWork: derivationSeconds)
         try attempts.succeeded()
         return opened
@@ -101,40 +104,55 @@ public final class VaultStore: @unchecked Sendable {
     }
 
     func unlock(deriving derive: (VaultHeader, inout UnlockWork) throws -> SecretBytes) throws -> (vault: OpenVault, passwordKey: SecretBytes) {
-        guard let headerBytes = try readPrefix(VaultHeader.length) else { throw StoreError.noVault(path: vaultPath) }
-        let header = try VaultHeader.decode(headerBytes, path: vaultPath)
-        try checkFileSize(header)
-        cleanUpIfIdle()
+        // One descriptor for the whole unlock: the size check, the header and every slot come from the same
+        // file, so a save that renames a grown file over this one meanwhile cannot mix two files (which would
+        // turn the right password into a counted failure); this unlock then opens the file as it was.
+        try POSIX.ensurePrivateDirectory(directory, creating: false)
+        let fd = try openVaultFile()
+        defer { close(fd) }
+        let header = try readHeader(fd: fd)
+        try cleanUpIfIdle()
         try attempts.beginAttempt(now: clock.now())
         var work = UnlockWork()
         let start = clock.monotonic()
         defer { lastWork = work }
 
         let passwordKey = try derive(header, &work)
-        let fd = try openVaultFile()
-        defer { close(fd) }
-        var found: (index: Int, nonce: [UInt8], wrapKey: SecretBytes, box: SlotCodec.KeyBox)?
-        for index in 0..<VaultHeader.slotCount {
-            // Every slot is tried, with no early exit, so the work does not depend on which slot opens.
-            let prefix = try POSIX.readExactly(fd: fd, offset: slotOffset(index, header), count: SlotCodec.bodyOffset, path: vaultPath)
-            let nonce = Array(prefix[0..<SlotCodec.nonceLength])
-            let wrapKey = try SlotCodec.wrapKey(passwordKey: passwordKey, slotNonce: nonce)
-            work.slotTrials += 1
-            if let box = SlotCodec.openKeyBox(slotPrefix: prefix, header: header, index: index, wrapKey: wrapKey), found == nil {
-                found = (index, nonce, wrapKey, box)
+        // Slots are read under the write lock: a save writes its slot in place, and a reader must never see
+        // half of it. A journal a crash left is settled first.
+        let (found, body, bodyIndex) = try withWriteLock {
+            try settleLocked()
+            var found: (index: Int, nonce: [UInt8], wrapKey: SecretBytes, box: SlotCodec.KeyBox, layout: SlotCodec.Layout)?
+            for index in 0..<VaultHeader.slotCount {
+                // Every slot is tried, with no early exit, so the work does not depend on which slot opens.
+                let prefix = try POSIX.readExactly(fd: fd, offset: slotOffset(index, header), count: SlotCodec.prefixLength, path: vaultPath)
+                let nonce = Array(prefix[0..<SlotCodec.nonceLength])
+                let wrapKey = try SlotCodec.wrapKey(passwordKey: passwordKey, slotNonce: nonce)
+                work.slotTrials += 1
+                // In a format-2 file both layouts are tried in every slot (a converted file may hold format-1
+                // slots of other vaults, and no clear byte says which).
+                for layout in SlotCodec.layouts(for: header) {
+                    if let box = SlotCodec.openKeyBox(slotPrefix: prefix, header: header, index: index, wrapKey: wrapKey, layout: layout), found == nil {
+                        found = (index, nonce, wrapKey, box, layout)
+                    }
+                }
             }
+            // Exactly one body is opened: the found slot's, or slot 0's with a throwaway key.
+            let bodyIndex = found?.index ?? 0
+            let bodyOffset = (found?.layout ?? SlotCodec.layouts(for: header)[0]).bodyOffset
+            let bodyLength = min(found?.box.bodyLength ?? Int.max, header.slotSize - bodyOffset)
+            let body = try POSIX.readExactly(fd: fd, offset: slotOffset(bodyIndex, header) + bodyOffset, count: bodyLength, path: vaultPath)
+            return (found, body, bodyIndex)
         }
-        // Exactly one body is opened: the found slot's, or slot 0's with a throwaway key.
-        let bodyIndex = found?.index ?? 0
-        let bodyLength = found.map { min($0.box.bodyLength, header.slotSize - SlotCodec.bodyOffset) } ?? (header.slotSize - SlotCodec.bodyOffset)
-        let body = try POSIX.readExactly(fd: fd, offset: slotOffset(bodyIndex, header) + SlotCodec.bodyOffset, count: bodyLength, path: vaultPath)
         work.bodyOpens += 1
         var outcome: Result<OpenVault, Error>
         do {
             let key = found?.box.dataKey ?? SecretBytes.generate(count: 32)
             let nonce = found?.nonce ?? SecureRandom.bytes(count: SlotCodec.nonceLength)
             var json = try body.withUnsafeBytes {
-                try SlotCodec.openBody(body: $0, header: header, index: bodyIndex, slotNonce: nonce, dataKey: key, path: vaultPath)
+                try SlotCodec.openBody(
+                    body: $0, header: header, index: bodyIndex, slotNonce: nonce, dataKey: key,
+                    layout: found?.layout ?? SlotCodec.layouts(for: header)[0], path: vaultPath)
             }
             defer { ConstantTime.wipe(&json) }
             guard let found else { throw StoreError.wrongPassword }
@@ -142,7 +160,7 @@ public final class VaultStore: @unchecked Sendable {
             outcome = .success(
                 OpenVault(
                     store: self, header: header, slotIndex: found.index, slotNonce: found.nonce, wrapKey: found.wrapKey,
-                    dataKey: found.box.dataKey, generation: found.box.generation, vault: vault))
+                    dataKey: found.box.dataKey, generation: found.box.generation, layout: found.layout, vault: vault))
         } catch {
             outcome = .failure(found == nil ? StoreError.wrongPassword : error)
         }
@@ -173,6 +191,12 @@ public final class VaultStore: @unchecked Sendable {
 
     // MARK: Files
 
+    func withWriteLock<R>(_ body: () throws -> R) throws -> R {
+        let lock = try FileLock(path: lockPath)
+        defer { withExtendedLifetime(lock) {} }
+        return try body()
+    }
+
     func slotOffset(_ index: Int, _ header: VaultHeader) -> Int { VaultHeader.length + index * header.slotSize }
 
     func openVaultFile() throws -> Int32 {
@@ -184,64 +208,122 @@ public final class VaultStore: @unchecked Sendable {
         return fd
     }
 
-    func readPrefix(_ count: Int) throws -> [UInt8]? {
-        let fd = open(vaultPath, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw StoreError.io(operation: "open", path: vaultPath, errno: errno)
-        }
-        defer { close(fd) }
+    /// Reads and checks the header through `fd`, and the file's length (fstat on the same descriptor).
+    func readHeader(fd: Int32) throws -> VaultHeader {
         var st = stat()
-        fstat(fd, &st)
+        guard fstat(fd, &st) == 0 else { throw StoreError.io(operation: "stat", path: vaultPath, errno: errno) }
         guard st.st_size >= 8 else {
             if st.st_size == 0 { throw StoreError.damaged(path: vaultPath, reason: "the file is empty") }
             throw StoreError.notAVault(path: vaultPath)
         }
-        let available = min(count, Int(st.st_size))
-        return try POSIX.readExactly(fd: fd, offset: 0, count: available, path: vaultPath)
-    }
-
-    func checkFileSize(_ header: VaultHeader) throws {
-        var st = stat()
-        guard stat(vaultPath, &st) == 0 else { throw StoreError.io(operation: "stat", path: vaultPath, errno: errno) }
+        let bytes = try POSIX.readExactly(fd: fd, offset: 0, count: min(VaultHeader.length, Int(st.st_size)), path: vaultPath)
+        let header = try VaultHeader.decode(bytes, path: vaultPath)
         guard Int(st.st_size) == header.fileSize else {
             let reason = Int(st.st_size) < header.fileSize ? "it is truncated" : "it has bytes past its last slot"
             throw StoreError.damaged(path: vaultPath, reason: "\(reason): \(st.st_size) bytes instead of \(header.fileSize)")
         }
+        return header
     }
+
+    /// The file saves write: the vault path itself or, when it is a symbolic link, the file it points to,
+    /// so the link stays a link and its target keeps getting the updates (temporary file, journal and
+    /// rename all happen beside the target).
+    func resolvedVaultPath() -> String {
+        var st = stat()
+        guard lstat(vaultPath, &st) == 0, st.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(vaultPath, nil) else {
+            return vaultPath
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    static func journalPath(for target: String) -> String { target + ".journal" }
+
+    static func parentDirectory(of path: String) -> String { (path as NSString).deletingLastPathComponent }
 
     /// Removes temporary copies a crashed save left behind (they may hold deleted items).
     func removeStrayTemporaryFiles() {
-        let prefix = "vault.pbx.tmp-"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
-            try? fileSystem.remove(directory + "/" + name)
+        var places = [(directory, "vault.pbx.tmp-")]
+        let target = resolvedVaultPath()
+        if target != vaultPath { places.append((Self.parentDirectory(of: target), (target as NSString).lastPathComponent + ".tmp-")) }
+        for (folder, prefix) in places {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+                try? fileSystem.remove(folder + "/" + name)
+            }
         }
     }
 
-    /// Cleans stray temporary files when no other process is saving (never under a running save).
-    func cleanUpIfIdle() {
+    /// Finishes or rolls back a save a crash interrupted; the caller holds the write lock. A complete journal
+    /// whose header hash, index, offset and length fit the vault file is written over its slot (again, if
+    /// it was already: the bytes are the same) and synced; anything else is a journal torn before the slot
+    /// was touched, and only removed.
+    func settleJournal(target: String) throws {
+        let journal = Self.journalPath(for: target)
+        guard let bytes = try POSIX.readFile(journal) else { return }
+        if case .complete(let entry) = try SaveJournal.read(bytes), try journalFits(entry, target: target) {
+            try entry.slot.withUnsafeBytes { try fileSystem.overwrite(at: target, offset: entry.offset, contents: $0) }
+        }
+        try fileSystem.remove(journal)
+        try fileSystem.syncDirectory(Self.parentDirectory(of: target))
+    }
+
+    private func journalFits(_ entry: SaveJournal.Entry, target: String) throws -> Bool {
+        let fd = CLinux_openFile(target, O_RDONLY | O_CLOEXEC, 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, Int(st.st_size) >= VaultHeader.length else { return false }
+        let headerBytes = try POSIX.readExactly(fd: fd, offset: 0, count: VaultHeader.length, path: target)
+        guard let header = try? VaultHeader.decode(headerBytes, path: target) else { return false }
+        return Hash.sha256(headerBytes) == entry.vaultHeaderHash && Int(st.st_size) == header.fileSize
+            && entry.slot.count == header.slotSize && entry.offset == slotOffset(entry.index, header)
+    }
+
+    /// Everything a crash may have left, settled; the caller holds the write lock.
+    func settleLocked() throws {
+        removeStrayTemporaryFiles()
+        try settleJournal(target: resolvedVaultPath())
+    }
+
+    /// Settles what a crash left when no other process is saving (never under a running save).
+    func cleanUpIfIdle() throws {
         if let lock = try? FileLock(path: lockPath, timeout: 0) {
-            removeStrayTemporaryFiles()
+            try settleLocked()
             withExtendedLifetime(lock) {}
         }
     }
 
-    /// Writes `file` beside the vault, syncs it, checks it, renames it over the vault and syncs the
-    /// directory. A failure before the rename leaves the old file and removes the temporary one.
-    func commit(_ file: [UInt8]) throws {
-        let temporary = vaultPath + ".tmp-" + Hexadecimal.random(8)
+    /// Writes a whole new vault file beside `target` one slot at a time (`produce` appends the header, then
+    /// the slots in order), syncs it, reads back the slot `check` names and compares it, renames it over
+    /// `target` and syncs the directory. A failure before the rename leaves the old file and removes the
+    /// temporary one.
+    func commitNewFile(
+        target: String, size: Int, check: (offset: Int, bytes: [UInt8]),
+        produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
+        let temporary = target + ".tmp-" + Hexadecimal.random(8)
         do {
-            try file.withUnsafeBytes { try fileSystem.writeNewFile(at: temporary, contents: $0) }
-            guard let written = try POSIX.readFile(temporary), written == file else {
-                throw StoreError.io(operation: "verify", path: temporary, errno: EIO)
-            }
-            try fileSystem.rename(temporary, to: vaultPath)
+            try fileSystem.writeNewFile(at: temporary, producing: produce)
+            try verify(path: temporary, size: size, offset: check.offset, expected: check.bytes)
+            try fileSystem.rename(temporary, to: target)
         } catch {
             try? fileSystem.remove(temporary)
             throw error
         }
         // The rename is the commit point: a failed directory sync after it does not undo the save.
-        try? fileSystem.syncDirectory(directory)
+        try? fileSystem.syncDirectory(Self.parentDirectory(of: target))
+    }
+
+    /// Reads back only the bytes just written (and the file's length) and compares them.
+    func verify(path: String, size: Int, offset: Int, expected: [UInt8]) throws {
+        let fd = CLinux_openFile(path, O_RDONLY | O_CLOEXEC, 0)
+        guard fd >= 0 else { throw StoreError.io(operation: "open", path: path, errno: errno) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw StoreError.io(operation: "stat", path: path, errno: errno) }
+        guard Int(st.st_size) == size, try POSIX.readExactly(fd: fd, offset: offset, count: expected.count, path: path) == expected else {
+            throw StoreError.io(operation: "verify", path: path, errno: EIO)
+        }
     }
 }
 

@@ -28,10 +28,24 @@ public struct AttemptCounter: Sendable {
         var lastAttemptMs: Int64
     }
 
-    private func read() throws -> Record {
-        guard let bytes = try POSIX.readFile(path) else { return Record(failures: 0, lastAttemptMs: 0) }
-        // A damaged counter never unlocks more: treat it as the longest wait from now.
-        return (try? JSONDecoder().decode(Record.self, from: Data(bytes))) ?? Record(failures: 9, lastAttemptMs: Int64(Date().timeIntervalSince1970 * 1000))
+    /// What the file says: a record, nothing yet, or something that is not a counter.
+    private enum Reading {
+        case missing
+        case record(Record)
+        case damaged
+    }
+
+    /// The count a damaged file stands for: the longest wait.
+    static let damagedFailures = 9
+    /// Counts above this are kept at it (the wait is the longest long before), so adding one never overflows.
+    static let failureCeiling = 1_000_000
+
+    private func read() throws -> Reading {
+        guard let bytes = try POSIX.readFile(path) else { return .missing }
+        guard let record = try? JSONDecoder().decode(Record.self, from: Data(bytes)), record.failures >= 0, record.lastAttemptMs >= 0 else {
+            return .damaged
+        }
+        return .record(record)
     }
 
     private func write(_ record: Record) throws {
@@ -39,12 +53,32 @@ public struct AttemptCounter: Sendable {
     }
 
     /// Records an attempt about to be made, or throws `mustWait` if one is not allowed yet.
+    ///
+    /// A counter that cannot be read as one (text, empty, `{}`, negative, random bytes) never unlocks more
+    /// and never locks out for ever: it is rewritten once as the longest wait from now, and this attempt is
+    /// refused with `attemptCounterDamaged`, naming the file; from then on the wait runs from that time. A
+    /// last attempt in the future (a clock set back, or a forged file) is taken as now, so no wait is ever
+    /// longer than the longest one.
     public func beginAttempt(now: Date) throws {
         let lock = try FileLock(path: lockPath)
         defer { withExtendedLifetime(lock) {} }
-        var record = try read()
-        let wait = AttemptCounter.wait(afterFailures: record.failures)
         let nowMs = Int64(now.timeIntervalSince1970 * 1000)
+        var record: Record
+        switch try read() {
+        case .missing:
+            record = Record(failures: 0, lastAttemptMs: 0)
+        case .damaged:
+            try write(Record(failures: AttemptCounter.damagedFailures, lastAttemptMs: nowMs))
+            throw StoreError.attemptCounterDamaged(path: path, seconds: AttemptCounter.wait(afterFailures: AttemptCounter.damagedFailures))
+        case .record(let stored):
+            record = stored
+            record.failures = min(record.failures, AttemptCounter.failureCeiling)
+            if record.lastAttemptMs > nowMs {
+                record.lastAttemptMs = nowMs
+                try write(record)
+            }
+        }
+        let wait = AttemptCounter.wait(afterFailures: record.failures)
         let allowedAt = record.lastAttemptMs + Int64(wait) * 1000
         if wait > 0, nowMs < allowedAt {
             throw StoreError.mustWait(seconds: Int((allowedAt - nowMs + 999) / 1000))
@@ -62,7 +96,13 @@ public struct AttemptCounter: Sendable {
     }
 
     /// Wrong passwords in a row so far (for tests; never shown to users).
-    public func failures() throws -> Int { try read().failures }
+    public func failures() throws -> Int {
+        switch try read() {
+        case .missing: 0
+        case .record(let record): record.failures
+        case .damaged: AttemptCounter.damagedFailures
+        }
+    }
 }
 
 /// The unlock deadline for this machine (`unlock-timing`, machine-local, never in the vault): 1.5 × the
