@@ -1,5 +1,5 @@
 import Foundation
-internal import CLogind
+internal import CLogindSupport
 
 /// Locks the agent when systemd-logind says the session is being locked or the machine is about to sleep.
 /// Where there is no system bus (containers, minimal servers) the watch reports why and does nothing.

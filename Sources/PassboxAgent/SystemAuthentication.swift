@@ -1,5 +1,5 @@
 import Foundation
-internal import CPAM
+internal import CPAMSupport
 
 /// Asks the operating system to authenticate the agent's own user (PAM), for quick unlock.
 public enum SystemAuthentication {

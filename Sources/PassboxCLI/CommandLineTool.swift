@@ -2,6 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 import PassboxProtocol
+import PassboxService
 import PassboxStore
 
 /// The `passbox` command line: parses the global options, runs one command from the command table, maps
@@ -38,17 +39,26 @@ public enum CommandLineTool {
             return 0
         } catch let exit as ExitCode {
             return exit.code
+        } catch let error as StoreError {
+            return report(ProtocolError.from(error), language)
+        } catch let error as VaultError {
+            return report(ProtocolError.from(error), language)
         } catch let e as ProtocolError {
-            let (message, hint) = Wording.error(e, language)
-            Console.err("passbox: error: \(Console.visible(message))")
-            if let hint { Console.err("passbox: hint: \(Console.visible(hint))") }
-            return e.exitCode
+            return report(e, language)
         } catch {
             let e = CLIError.from(error)
             Console.err("passbox: error: \(Console.visible(e.message))")
             if let hint = e.hint { Console.err("passbox: hint: \(Console.visible(hint))") }
             return e.code.rawValue
         }
+    }
+
+    /// Prints a protocol error in the user's language.
+    static func report(_ e: ProtocolError, _ language: Language) -> Int32 {
+        let (message, hint) = Wording.error(e, language)
+        Console.err("passbox: error: \(Console.visible(message))")
+        if let hint { Console.err("passbox: hint: \(Console.visible(hint))") }
+        return e.exitCode
     }
 
     /// `PASSBOX_DATA_DIR`, else `$XDG_DATA_HOME/passbox`, else `~/.local/share/passbox`.

@@ -1,7 +1,7 @@
 import Foundation
-internal import CCurl
+internal import CCurlSupport
 
-/// Plain HTTP(S) GET on libcurl, which is loaded only when the first request is made (see the CCurl shim).
+/// Plain HTTP(S) GET on libcurl, which is loaded only when the first request is made (see CCurlSupport).
 public enum HTTPGet {
     public struct Failure: Error, Sendable {
         /// What went wrong, in curl's words or ours ("Could not resolve host: …", "the answer is over 64 MiB").

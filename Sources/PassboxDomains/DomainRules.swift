@@ -1,6 +1,6 @@
 import Foundation
 import PassboxCore
-internal import CICU
+internal import CICUSupport
 internal import CIDN2
 internal import CPSL
 

@@ -1,7 +1,7 @@
 import Foundation
 internal import CPNG
 internal import CTurboJPEG
-internal import CZbar
+internal import CZbarSupport
 
 /// Finds QR codes in a PNG or JPEG file (a screenshot is enough) with libzbar.
 public enum QRCodeReader {

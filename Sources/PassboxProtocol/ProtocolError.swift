@@ -34,7 +34,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     // Locking and unlocking
     case locked
     case wrongPassword
-    case mustWait  // facts: minutes, path
+    case mustWait  // facts: minutes
+    case attemptCounterDamaged  // facts: path, minutes
     case passwordUnchanged
     case quickUnlockNotOffered  // facts: reason (a key of quickUnlock.*), days
     case quickUnlockRefused  // facts: triesLeft, system
@@ -49,6 +50,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case conflict
     case vaultTooLarge
     case io  // facts: operation, path, reason
+    case directoryNotOwned  // facts: path, owner (uid)
     // Items
     case itemNotFound  // facts: reference
     case ambiguousItem  // facts: reference, count, candidates (one per line)
@@ -75,7 +77,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
 
     public var exitCode: Int32 {
         switch self {
-        case .locked, .wrongPassword, .mustWait, .quickUnlockNotOffered, .quickUnlockRefused: 3
+        case .locked, .wrongPassword, .mustWait, .attemptCounterDamaged, .quickUnlockNotOffered, .quickUnlockRefused: 3
         case .badRequest, .unknownCategory, .unknownSort, .unknownScope, .unknownFindingKind, .unknownSetting, .invalidSetting,
             .concealedOnCommandLine, .conflictingOptions, .selectionOutOfRange, .notAnAddress, .invalidGenerator:
             2

@@ -49,7 +49,6 @@ import Testing
         }
         #expect(try mode(data) == 0o755)
         #expect(try store.attempts.failures() == 0)
-        #expect(StoreError.directoryNotOwned(path: data, owner: nobody).message.contains(data))
     }
 
     /// A vault file that is a symbolic link stays one: saves in place and growing saves both reach the file

@@ -2,7 +2,7 @@ import Foundation
 import PassboxAgent
 import PassboxCore
 import PassboxCrypto
-internal import CXcb
+internal import CXcbSupport
 
 extension Commands {
     static let clipboardSeconds = 90

@@ -151,27 +151,6 @@ public enum VaultError: Error, Equatable, Sendable {
     case itemInTrash(String)
     case itemNotInTrash(String)
     case versionNotFound(String)
-
-    public var message: String {
-        switch self {
-        case .itemNotFound(let ref): "no item matches \"\(ref)\""
-        case .ambiguous(let ref, let candidates):
-            "\"\(ref)\" matches \(candidates.count) items:\n" + candidates.map { "  \($0)" }.joined(separator: "\n")
-        case .itemInTrash(let title): "\"\(title)\" is in the trash"
-        case .itemNotInTrash(let title): "\"\(title)\" is not in the trash"
-        case .versionNotFound(let id): "the item has no version \"\(id)\""
-        }
-    }
-
-    public var hint: String {
-        switch self {
-        case .itemNotFound: "run \"passbox list\" to see the items, or use the id it shows"
-        case .ambiguous: "use the id (or a longer id prefix) of the one you mean"
-        case .itemInTrash: "restore it first with \"passbox trash restore ITEM\""
-        case .itemNotInTrash: "run \"passbox trash list\" to see what is in the trash"
-        case .versionNotFound: "run \"passbox history ITEM\" to see the versions"
-        }
-    }
 }
 
 extension Vault {

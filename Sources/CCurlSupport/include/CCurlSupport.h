@@ -1,0 +1,22 @@
+// libcurl, loaded with dlopen on first use (CCurlSupport.c): linking it would load it (and the ~25 libraries
+// it needs) at every start of the CLI, which costs about 4 ms on a command that never touches the network.
+#ifndef CCURLSUPPORT_H
+#define CCURLSUPPORT_H
+
+#include <stddef.h>
+
+/// 1 when libcurl could be loaded.
+int CCurl_available(void);
+
+/// Receives the body in pieces; returns the number of bytes taken (fewer aborts the transfer).
+typedef size_t (*CCurl_Sink)(char *data, size_t size, size_t count, void *context);
+
+/// One GET: no redirects, http and https only, a total timeout; the status goes to `status`, a failure's
+/// description to `error` (CURL_ERROR_SIZE bytes). Returns 0 on a completed exchange, else curl's code.
+int CCurl_get(const char *url, const char *const *headers, int headerCount, long timeoutSeconds, CCurl_Sink sink, void *context,
+              long *status, char *error);
+
+/// CURL_ERROR_SIZE, for the caller's buffer.
+int CCurl_errorSize(void);
+
+#endif

@@ -1,0 +1,22 @@
+// The X11 clipboard owner the clipboard helper runs, on libxcb loaded with dlopen (CXcbSupport.c). Passbox owns
+// the CLIPBOARD selection itself (instead of handing the value to xclip) so that it can offer the value
+// together with the `x-kde-passwordManagerHint: secret` target clipboard managers read, and know when another
+// program took the clipboard.
+#ifndef CXCBSUPPORT_H
+#define CXCBSUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// The outcome of serving the clipboard.
+enum { CXcb_CLEARED = 0, CXcb_REPLACED = 1, CXcb_FAILED = -1 };
+
+/// Owns the CLIPBOARD selection on `display` with `value` (offered as UTF8_STRING, STRING, TEXT and
+/// text/plain;charset=utf-8) and `x-kde-passwordManagerHint` = "secret", calls `ready` once it owns it, and
+/// answers requests for `seconds`. Then, if it still owns the clipboard, it gives it up (the clipboard is
+/// empty) and returns CXcb_CLEARED; if another program took the clipboard first it returns CXcb_REPLACED at
+/// once, touching nothing. CXcb_FAILED with `error` set when it cannot start.
+int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_t length, double seconds, void (*ready)(void *),
+                        void *context, char *error, size_t errorSize);
+
+#endif

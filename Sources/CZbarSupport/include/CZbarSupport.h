@@ -1,0 +1,12 @@
+// libzbar: QR code scanning of grayscale images. Loaded with dlopen on first use (CZbarSupport.c): linking it
+// would load it (with X11, D-Bus and Video4Linux, which it needs) at every start of the CLI, about 2 ms each time.
+#ifndef CZBARSUPPORT_H
+#define CZBARSUPPORT_H
+
+/// Called once per QR code found, with its raw bytes.
+typedef void (*CZbar_Found)(const char *data, unsigned length, void *context);
+
+/// Scans an 8-bit grayscale image for QR codes. Returns the number found, or -1 when libzbar cannot be loaded.
+int CZbar_scanQR(const unsigned char *gray, unsigned width, unsigned height, CZbar_Found found, void *context);
+
+#endif
