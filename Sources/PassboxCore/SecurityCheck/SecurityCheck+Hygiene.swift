@@ -4,24 +4,26 @@ extension SecurityCheck {
     /// Per-login checks that need nothing but the login: a password unchanged for a year, no website (with a
     /// host), no username, an http:// address, and a password with its one-time code in the same item.
     static func findHygieneProblems(_ logins: CheckedLogins, now: Date, into findings: inout FindingList) {
-        for (i, login) in logins.items.enumerated() {
-            let sites = logins.sites[i]
-            let password = login.password
-            if password != nil, let changed = login.passwordChangedAt, now.timeIntervalSince(changed) > Double(oldPasswordDays) * 86_400 {
-                findings.add(.old, login, ["changed": dayString(changed)])
+        for (i, fact) in logins.facts.enumerated() {
+            if let changed = fact.passwordChangedAt, now.timeIntervalSince(changed) > Double(oldPasswordDays) * 86_400 {
+                findings.add(.old, login: i, of: logins, ["changed": dayString(changed)])
             }
-            if sites.isEmpty { findings.add(.noWebsite, login) }
-            if login.username == nil { findings.add(.noUsername, login) }
-            if let plain = sites.first(where: { isPlainHTTP($0.url) }) {
-                findings.add(.unsecuredWebsite, login, ["website": plain.url])
+            if fact.sites.isEmpty { findings.add(.noWebsite, login: i, of: logins) }
+            if fact.username == nil { findings.add(.noUsername, login: i, of: logins) }
+            if let plain = fact.sites.first(where: { isPlainHTTP($0.url) }) {
+                findings.add(.unsecuredWebsite, login: i, of: logins, ["website": plain.url])
             }
-            if password != nil && hasOneTimeCode(login) { findings.add(.bothFactors, login) }
+            if fact.password != nil && fact.hasOneTimeCode { findings.add(.bothFactors, login: i, of: logins) }
         }
     }
 
-    /// Whether an address uses http:// (any case).
-    static func isPlainHTTP(_ url: String) -> Bool { url.lowercased().hasPrefix("http://") }
-
-    /// Whether the item holds a one-time-password secret.
-    static func hasOneTimeCode(_ item: Item) -> Bool { item.fields.contains { $0.kind == .otp && !$0.value.isEmpty } }
+    /// Whether an address starts with http:// (any case).
+    static func isPlainHTTP(_ url: String) -> Bool {
+        var scheme = "http://".utf8.makeIterator()
+        for byte in url.utf8 {
+            guard let expected = scheme.next() else { return true }
+            if byte != expected && !(byte >= 65 && byte <= 90 && byte + 32 == expected) { return false }
+        }
+        return scheme.next() == nil
+    }
 }

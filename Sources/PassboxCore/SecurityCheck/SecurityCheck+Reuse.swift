@@ -4,23 +4,19 @@ extension SecurityCheck {
     /// Reused passwords (the same password on 2+ logins), then similar ones (see `similarGroups`). Groups are
     /// numbered in one sequence: reused groups by the title of their first login, then similar groups.
     static func findReusedAndSimilar(_ logins: CheckedLogins, into findings: inout FindingList) {
-        var byPassword = [String: [Int]]()
-        for (i, login) in logins.items.enumerated() {
-            if let p = login.password { byPassword[p, default: []].append(i) }
-        }
-        let reused = byPassword.values.filter { $0.count > 1 }.sorted { a, b in
+        let reused = logins.loginsByPassword.filter { $0.count > 1 }.sorted { a, b in
             let x = logins.items[a[0]].title, y = logins.items[b[0]].title
             return x == y ? a[0] < b[0] : x < y
         }
         var groupNumber = 0
         for group in reused {
             groupNumber += 1
-            for i in group { findings.add(.reused, logins.items[i], ["count": String(group.count)], group: groupNumber) }
+            for i in group { findings.add(.reused, login: i, of: logins, ["count": String(group.count)], group: groupNumber) }
         }
-        for group in similarGroups(Array(byPassword.keys)) {
+        for group in similarPasswordGroups(logins.passwords) {
             groupNumber += 1
-            let members = group.flatMap { byPassword[$0] ?? [] }
-            for i in members { findings.add(.similar, logins.items[i], ["count": String(members.count)], group: groupNumber) }
+            let members = group.flatMap { logins.loginsByPassword[$0] }
+            for i in members { findings.add(.similar, login: i, of: logins, ["count": String(members.count)], group: groupNumber) }
         }
     }
 
@@ -28,6 +24,11 @@ extension SecurityCheck {
     /// the same letters once digits and symbols are removed and case folded (at least 4 letters), or one
     /// edit apart (insert, delete, substitute, swap) for passwords of 6+ characters.
     public static func similarGroups(_ passwords: [String]) -> [[String]] {
+        similarPasswordGroups(passwords).map { $0.map { passwords[$0] } }
+    }
+
+    /// `similarGroups` as indices into `passwords`.
+    static func similarPasswordGroups(_ passwords: [String]) -> [[Int]] {
         var parent = Array(0..<passwords.count)
         func find(_ x: Int) -> Int {
             var x = x
@@ -35,13 +36,27 @@ extension SecurityCheck {
             return x
         }
         func union(_ a: Int, _ b: Int) { parent[find(a)] = find(b) }
-        var byLetters = [String: Int]()
+        var byLetters = [String: Int](minimumCapacity: passwords.count)
         // One edit apart ⇔ the two share a string with one character deleted, or one is the other with one
         // deleted. Deletion variants are keyed by a polynomial hash computed from prefix hashes (no string per
-        // variant); candidates are then checked exactly.
-        var byDeletion = [UInt64: [Int32]]()
+        // variant); candidates are then checked exactly. The variants of all passwords sit in one table as
+        // linked lists (`head` → entry, `next` → entry), and `shared` lists the keys that 2+ entries have.
+        var head = [UInt64: Int32](minimumCapacity: passwords.count * 16)
+        var owner = [Int32](), next = [Int32](), shared = [UInt64]()
+        owner.reserveCapacity(passwords.count * 16)
+        next.reserveCapacity(passwords.count * 16)
+        func add(_ key: UInt64, _ i: Int) {
+            let entry = Int32(owner.count)
+            owner.append(Int32(i))
+            if let previous = head.updateValue(entry, forKey: key) {
+                next.append(previous)
+                if next[Int(previous)] < 0 { shared.append(key) }
+            } else {
+                next.append(-1)
+            }
+        }
         let base: UInt64 = 1_000_003
-        let scalars = passwords.map { Array($0.unicodeScalars).map { UInt64($0.value) } }
+        var prefix = [UInt64](), power: [UInt64] = [1]
         for (i, p) in passwords.enumerated() {
             let letters: String
             if p.utf8.allSatisfy({ $0 < 0x80 }) {
@@ -51,36 +66,38 @@ extension SecurityCheck {
             } else {
                 letters = String(p.lowercased().filter(\.isLetter))
             }
-            if letters.count >= 4 {
+            if letters.utf8.count >= 4 && letters.count >= 4 {
                 if let j = byLetters[letters] { union(i, j) } else { byLetters[letters] = i }
             }
-            let c = scalars[i]
-            let n = c.count
+            prefix.removeAll(keepingCapacity: true)
+            prefix.append(0)
+            for scalar in p.unicodeScalars { prefix.append(prefix[prefix.count - 1] &* base &+ UInt64(scalar.value) &+ 1) }
+            let n = prefix.count - 1
             guard n >= 6 else { continue }
-            var prefix = [UInt64](repeating: 0, count: n + 1)
-            var power = [UInt64](repeating: 1, count: n + 1)
-            for k in 0..<n {
-                prefix[k + 1] = prefix[k] &* base &+ c[k] &+ 1
-                power[k + 1] = power[k] &* base
-            }
+            while power.count <= n { power.append(power[power.count - 1] &* base) }
             func hash(_ from: Int, _ to: Int) -> UInt64 { prefix[to] &- prefix[from] &* power[to - from] }
             // The whole string, tagged by its length, and each deletion (tagged by length − 1).
-            byDeletion[hash(0, n) ^ UInt64(n) << 56, default: []].append(Int32(i))
-            for k in 0..<n {
-                let variant = hash(0, k) &* power[n - k - 1] &+ hash(k + 1, n)
-                byDeletion[variant ^ UInt64(n - 1) << 56, default: []].append(Int32(i))
-            }
+            add(hash(0, n) ^ UInt64(n) << 56, i)
+            for k in 0..<n { add((hash(0, k) &* power[n - k - 1] &+ hash(k + 1, n)) ^ UInt64(n - 1) << 56, i) }
         }
-        for (_, members) in byDeletion where members.count > 1 {
-            let distinct = Array(Set(members))
-            for a in distinct.indices {
-                for b in distinct.indices where b > a && find(Int(distinct[a])) != find(Int(distinct[b])) {
-                    if EditDistance.bounded(passwords[Int(distinct[a])], passwords[Int(distinct[b])], limit: 1) != nil { union(Int(distinct[a]), Int(distinct[b])) }
+        for key in shared {
+            var members = [Int]()
+            var entry = head[key] ?? -1
+            while entry >= 0 {
+                let i = Int(owner[Int(entry)])
+                if !members.contains(i) { members.append(i) }
+                entry = next[Int(entry)]
+            }
+            for a in members.indices {
+                for b in members.indices where b > a && find(members[a]) != find(members[b]) {
+                    if EditDistance.bounded(passwords[members[a]], passwords[members[b]], limit: 1) != nil { union(members[a], members[b]) }
                 }
             }
         }
-        var groups = [Int: [String]]()
-        for i in passwords.indices { groups[find(i), default: []].append(passwords[i]) }
-        return groups.values.filter { $0.count > 1 }.map { $0.sorted() }.sorted { $0[0] < $1[0] }
+        var size = [Int](repeating: 0, count: passwords.count)
+        for i in passwords.indices { size[find(i)] += 1 }
+        var groups = [Int: [Int]]()
+        for i in passwords.indices where size[find(i)] > 1 { groups[find(i), default: []].append(i) }
+        return groups.values.map { $0.sorted { passwords[$0] < passwords[$1] } }.sorted { passwords[$0[0]] < passwords[$1[0]] }
     }
 }

@@ -9,11 +9,11 @@ extension SecurityCheck {
             for d in site.domains { if let r = domains.registrableDomain(d) { sitesByDomain[r] = sitesByDomain[r] ?? site } }
         }
         guard !sitesByDomain.isEmpty else { return }
-        for (i, login) in logins.items.enumerated() where !hasOneTimeCode(login) {
-            guard let site = logins.sites[i].lazy.compactMap({ $0.domain.flatMap { sitesByDomain[$0] } }).first else { continue }
+        for (i, fact) in logins.facts.enumerated() where !fact.hasOneTimeCode {
+            guard let site = fact.domains.lazy.compactMap({ sitesByDomain[$0] }).first else { continue }
             var details = ["site": site.name]
             if let doc = site.documentation { details["documentation"] = doc }
-            findings.add(.missingTwoFactor, login, details)
+            findings.add(.missingTwoFactor, login: i, of: logins, details)
         }
     }
 }
