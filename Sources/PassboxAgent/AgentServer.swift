@@ -97,7 +97,7 @@ public enum AgentClient {
     public static func send(_ request: Request, socketPath: String) throws -> Reply? {
         guard let fd = UnixSocket.connect(to: socketPath) else { return nil }
         defer { close(fd) }
-        let body = Array(try ProtocolCoding.encode(RequestFrame(request)))
+        let body = Array(try ProtocolCoding.wireEncode(RequestFrame(request)))
         do {
             try Framing.writeFrame(fd, body)
         } catch Framing.FrameError.io(let code) where code == EPIPE || code == ECONNRESET {
@@ -112,10 +112,10 @@ public enum AgentClient {
     public static func decodeReply(_ body: [UInt8]) throws -> Reply {
         struct VersionOnly: Decodable { var version: Int }
         let data = Data(body)
-        let version = try ProtocolCoding.decode(VersionOnly.self, from: data)
+        let version = try ProtocolCoding.wireDecode(VersionOnly.self, from: data)
         guard version.version == ProtocolVersion.current else {
             return .failure(ProtocolError(.versionMismatch, ["client": String(ProtocolVersion.current), "agent": String(version.version)]))
         }
-        return try ProtocolCoding.decode(ReplyFrame.self, from: data).reply
+        return try ProtocolCoding.wireDecode(ReplyFrame.self, from: data).reply
     }
 }

@@ -56,9 +56,9 @@ public enum Framing {
 
     /// Writes a reply; one too large for a frame becomes a `replyTooLarge` failure.
     public static func write(_ fd: Int32, _ reply: Reply) throws {
-        var body = Array(try ProtocolCoding.encode(ReplyFrame(reply)))
+        var body = Array(try ProtocolCoding.wireEncode(ReplyFrame(reply)))
         if body.count > maximumFrame {
-            body = Array(try ProtocolCoding.encode(ReplyFrame(.failure(ProtocolError(.replyTooLarge, ["bytes": String(body.count)])))))
+            body = Array(try ProtocolCoding.wireEncode(ReplyFrame(.failure(ProtocolError(.replyTooLarge, ["bytes": String(body.count)])))))
         }
         try writeFrame(fd, body)
     }
@@ -67,14 +67,14 @@ public enum Framing {
     public static func decodeRequest(_ body: [UInt8]) -> Result<Request, ProtocolError> {
         struct VersionOnly: Decodable { var version: Int }
         let data = Data(body)
-        guard let version = try? ProtocolCoding.decode(VersionOnly.self, from: data) else {
+        guard let version = try? ProtocolCoding.wireDecode(VersionOnly.self, from: data) else {
             return .failure(ProtocolError(.badRequest, ["reason": "not a request frame"]))
         }
         guard version.version == ProtocolVersion.current else {
             return .failure(ProtocolError(.versionMismatch, ["client": String(version.version), "agent": String(ProtocolVersion.current)]))
         }
         do {
-            return .success(try ProtocolCoding.decode(RequestFrame.self, from: data).request)
+            return .success(try ProtocolCoding.wireDecode(RequestFrame.self, from: data).request)
         } catch {
             return .failure(ProtocolError(.badRequest, ["reason": "the request does not have the form of its operation"]))
         }

@@ -9,6 +9,11 @@ public struct ProtocolError: Error, Codable, Sendable, Equatable {
         self.facts = facts
     }
 
+    /// The same error with more facts (a surface adds what it knows, such as the reference it resolved).
+    public func adding(_ more: [String: String]) -> ProtocolError {
+        ProtocolError(code, facts.merging(more) { old, _ in old })
+    }
+
     /// The exit code a command line uses for this error: 2 usage, 3 locked or authentication, else 1.
     public var exitCode: Int32 { code.exitCode }
 }

@@ -29,26 +29,34 @@ public struct ReplyFrame: Codable, Sendable {
     }
 }
 
-/// The JSON coding every surface uses for protocol values: ISO 8601 dates, sorted keys.
+/// The JSON coding of protocol values. On the wire (the agent's socket, later the web UI's API) dates are
+/// milliseconds since 1970 as numbers, which decode an order of magnitude faster than ISO 8601 strings;
+/// JSON shown to people (`--json`) has ISO 8601 dates and sorted, indented keys.
 public enum ProtocolCoding {
-    public static func encoder(pretty: Bool = false) -> JSONEncoder {
+    public static func wireEncode<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return try encoder.encode(value)
+    }
+
+    public static func wireDecode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return try decoder.decode(type, from: data)
+    }
+
+    /// JSON for people: ISO 8601 dates, sorted keys, indented when `pretty`.
+    public static func encode<T: Encodable>(_ value: T, pretty: Bool = false) throws -> Data {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-
-    public static func decoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }
-
-    public static func encode<T: Encodable>(_ value: T, pretty: Bool = false) throws -> Data {
-        try encoder(pretty: pretty).encode(value)
+        return try encoder.encode(value)
     }
 
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try decoder().decode(type, from: data)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(type, from: data)
     }
 }

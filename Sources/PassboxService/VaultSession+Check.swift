@@ -32,37 +32,33 @@ extension VaultSession {
     /// Queries the range service for every distinct login password and keeps the results in the items.
     /// Returns how many distinct passwords were found in breaches.
     func runBreachCheck(rangeURL: String) throws -> Int {
-        let logins = vault.activeItems.filter { $0.category == .login && $0.password != nil }
         let client = PwnedPasswordsClient(rangeURL: rangeURL)
         let counts: [String: Int]
         do {
-            counts = try client.occurrences(of: Array(Set(logins.compactMap(\.password))))
+            counts = try client.occurrences(of: SecurityCheck.passwordsToCheck(in: vault))
         } catch let e as PwnedPasswordsClient.CheckError {
             throw ProtocolError(.breachCheckFailed, ["reason": e.message])
         }
         let at = now()
-        try update { vault in
-            BreachMarks.apply(counts, to: &vault, at: at)
-        }
-        return Set(logins.compactMap(\.password).filter { (counts[$0] ?? 0) > 0 }).count
+        // Breach marks are not searched: the index stays as it is.
+        let summary = try update(reindexing: { _ in [] }) { vault in SecurityCheck.applyBreachMarks(counts, to: &vault, now: at) }
+        return summary.breachedPasswords
     }
 
     func dismiss(_ r: DismissRequest) throws -> SavedReply {
         guard let kind = FindingKind(rawValue: r.kind) else { throw ProtocolError(.unknownFindingKind, ["name": r.kind]) }
         let item = try resolve(r.item)
-        try update { try $0.setDismissed(kind.rawValue, r.dismissed, itemID: item.id) }
+        try update(reindexing: { _ in [] }) { try $0.setDismissed(kind.rawValue, r.dismissed, itemID: item.id) }
         return SavedReply(id: item.id, title: item.title, categoryName: item.category.displayName)
     }
 
     func fixHTTPS(_ r: FixHTTPSRequest) throws -> CountReply {
-        let targets = try r.item.map { [try resolve($0)] } ?? vault.activeItems
-        let insecure = targets.filter { $0.websites.contains(where: HTTPSFix.isInsecure) }
-        guard !insecure.isEmpty else { return CountReply(count: 0) }
+        let ids = try r.item.map { [try resolve($0).id] }
         let at = now()
-        let switched = try update { vault in
-            try insecure.map { item in try vault.update(id: item.id, now: at) { $0.websites = $0.websites.map(HTTPSFix.upgraded) } }
-        }
-        return CountReply(count: switched.count, items: switched.map { ItemViews.summary($0) })
+        var probe = vault
+        guard !(try SecurityCheck.fixHTTPS(itemIDs: ids, in: &probe, now: at)).isEmpty else { return CountReply(count: 0) }
+        let switched = try update(reindexing: { $0 }) { vault in try SecurityCheck.fixHTTPS(itemIDs: ids, in: &vault, now: at) }
+        return CountReply(count: switched.count, items: switched.compactMap { try? ItemViews.summary(vault.item(id: $0)) })
     }
 
     func fill(_ r: FillRequest) throws -> Reply {
@@ -83,7 +79,7 @@ extension VaultSession {
         }
         let name = r.field ?? "password"
         guard let value = item.value(of: name) else { throw ProtocolError(.noField, ["title": item.title, "field": name, "id": item.id]) }
-        try update { try $0.markFilled(id: item.id, now: now()) }
+        try update(reindexing: { [item.id] }) { try $0.markFilled(id: item.id, now: now()) }
         return .value(ValueReply(itemID: item.id, title: item.title, value: value))
     }
 
@@ -111,27 +107,8 @@ extension VaultSession {
         }
         if r.markUsed {
             let at = now()
-            try update { vault in for id in used { try vault.markUsed(id: id, now: at) } }
+            try update(reindexing: { Array(used) }) { vault in for id in used { try vault.markUsed(id: id, now: at) } }
         }
         return ResolveReply(values: values)
     }
-}
-
-/// Breach marks: the result of a range query kept on each login (count, time, a fingerprint of the password
-/// checked, so a changed password is not reported with an old result).
-public enum BreachMarks {
-    public static func apply(_ counts: [String: Int], to vault: inout Vault, at: Date) {
-        for index in vault.items.indices where !vault.items[index].isTrashed && vault.items[index].category == .login {
-            guard let password = vault.items[index].password else { continue }
-            vault.items[index].passwordBreach = PasswordBreachMark(
-                checkedAt: at.storedPrecision, occurrences: counts[password] ?? 0, fingerprint: SecurityCheck.fingerprint(password))
-        }
-        vault.lastBreachCheck = at.storedPrecision
-    }
-}
-
-/// The https fix: http:// addresses become https:// ones.
-public enum HTTPSFix {
-    public static func isInsecure(_ website: String) -> Bool { website.lowercased().hasPrefix("http://") }
-    public static func upgraded(_ website: String) -> String { isInsecure(website) ? "https://" + website.dropFirst(7) : website }
 }

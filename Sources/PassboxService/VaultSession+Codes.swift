@@ -21,7 +21,7 @@ extension VaultSession {
         if p.kind == .hotp {
             var next = p
             next.counter += 1
-            try update { vault in _ = try vault.update(id: item.id, now: at) { $0.fields[index].value = next.uri } }
+            try update(reindexing: { [item.id] }) { vault in _ = try vault.update(id: item.id, now: at) { $0.fields[index].value = next.uri } }
             return CodeReply(kind: "hotp", code: current.code, secondsLeft: nil, period: nil, counter: Int(next.counter), itemID: item.id, title: item.title)
         }
         return CodeReply(kind: "totp", code: current.code, secondsLeft: current.secondsLeft, period: Int(p.period), counter: nil, itemID: item.id, title: item.title)
@@ -32,7 +32,7 @@ extension VaultSession {
         guard let setup = r.setups.first(where: { $0.lowercased().hasPrefix("otpauth") }) ?? r.setups.first else { throw ProtocolError(.nothingToImport) }
         let parameters = try OTPInput.parse(setup, issuer: item.title)
         let at = now()
-        try update { vault in
+        try update(reindexing: { [item.id] }) { vault in
             _ = try vault.update(id: item.id, now: at) { edited in
                 if let i = edited.fields.firstIndex(where: { $0.kind == .otp }) {
                     edited.fields[i].value = parameters.uri
@@ -82,7 +82,7 @@ extension VaultSession {
         }
         guard !plan.isEmpty else { return ImportReply(accounts: views, imported: [], skippedDuplicates: skipped) }
         let at = now()
-        let imported = try update { vault -> [ImportedView] in
+        let imported = try update(reindexing: { $0.map(\.itemID) }) { vault -> [ImportedView] in
             var done = [ImportedView]()
             for index in plan {
                 let account = accounts[index]

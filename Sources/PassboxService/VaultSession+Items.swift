@@ -62,7 +62,7 @@ extension VaultSession {
         guard let category = Category.named(r.category) else { throw ProtocolError(.unknownCategory, ["name": r.category]) }
         var item = Item(category: category)
         let weak = try r.changes.apply(to: &item)
-        let saved = try update { try $0.add(item, now: now()) }
+        let saved = try update(reindexing: { [$0.id] }) { try $0.add(item, now: now()) }
         return SavedReply(id: saved.id, title: saved.title, categoryName: saved.category.displayName, weakPassword: weak)
     }
 
@@ -73,7 +73,7 @@ extension VaultSession {
         guard edited != target else {
             return SavedReply(id: target.id, title: target.title, categoryName: target.category.displayName, changed: false)
         }
-        let saved = try update { vault in
+        let saved = try update(reindexing: { [$0.id] }) { vault in
             try vault.update(id: target.id, now: now()) { item in item = edited }
         }
         return SavedReply(id: saved.id, title: saved.title, categoryName: saved.category.displayName, weakPassword: weak)
@@ -81,27 +81,38 @@ extension VaultSession {
 
     func moveToTrash(_ reference: String) throws -> SavedReply {
         let item = try resolve(reference)
-        try update { try $0.trash(id: item.id, now: now()) }
+        try update(reindexing: { [item.id] }) { try $0.trash(id: item.id, now: now()) }
         return SavedReply(id: item.id, title: item.title, categoryName: item.category.displayName)
     }
 
     func history(_ r: ShowRequest) throws -> HistoryReply {
         let item = try resolve(r.item)
         let at = now()
-        var newer = item
-        var versions = [VersionView]()
-        for version in item.history.reversed() {
-            let changes = HistoryChanges.between(version.item, newer, reveal: r.reveal)
-            versions.append(VersionView(id: version.id, replacedAt: version.replacedAt, changes: changes, item: ItemViews.detail(version.item, reveal: r.reveal, now: at)))
-            newer = version.item
+        let versions = HistoryDiff.versionChanges(of: item).map { version, changes in
+            VersionView(
+                id: version.id, replacedAt: version.replacedAt, changes: changes.map { Self.view($0, reveal: r.reveal) },
+                item: ItemViews.detail(version.item, reveal: r.reveal, now: at))
         }
         let previous = item.previousPasswords.map { PreviousPasswordView(value: r.reveal ? $0.value : "", masked: !r.reveal, replacedAt: $0.replacedAt) }
         return HistoryReply(id: item.id, title: item.title, versions: versions, previousPasswords: previous)
     }
 
+    /// A change as it travels: concealed values only when revealed.
+    static func view(_ change: FieldChange, reveal: Bool) -> ChangeView {
+        switch change {
+        case .title(let from, let to): ChangeView(what: "title", old: from, new: to)
+        case .field(let label, let from, let to, let concealed):
+            concealed && !reveal ? ChangeView(what: "field", label: label) : ChangeView(what: "field", label: label, old: from ?? "", new: to ?? "")
+        case .websites: ChangeView(what: "websites")
+        case .notes: ChangeView(what: "notes")
+        case .tags: ChangeView(what: "tags")
+        case .favorite(let isFavorite): ChangeView(what: isFavorite ? "favorite" : "unfavorite")
+        }
+    }
+
     func restoreVersion(_ r: RestoreVersionRequest) throws -> SavedReply {
         let item = try resolve(r.item)
-        let restored = try update { try $0.restoreVersion(itemID: item.id, versionID: r.version, now: now()) }
+        let restored = try update(reindexing: { [$0.id] }) { try $0.restoreVersion(itemID: item.id, versionID: r.version, now: now()) }
         return SavedReply(id: restored.id, title: restored.title, categoryName: restored.category.displayName, version: r.version)
     }
 
@@ -111,43 +122,19 @@ extension VaultSession {
 
     func restoreFromTrash(_ reference: String) throws -> SavedReply {
         let item = try resolve(reference, inTrash: true)
-        try update { try $0.restoreFromTrash(id: item.id) }
+        try update(reindexing: { [item.id] }) { try $0.restoreFromTrash(id: item.id) }
         return SavedReply(id: item.id, title: item.title, categoryName: item.category.displayName)
     }
 
     func deleteForever(_ reference: String) throws -> SavedReply {
         let item = try resolve(reference, inTrash: true)
-        try update { try $0.deleteForever(id: item.id) }
+        try update(reindexing: { [item.id] }) { try $0.deleteForever(id: item.id) }
         return SavedReply(id: item.id, title: item.title, categoryName: item.category.displayName)
     }
 
     func emptyTrash() throws -> CountReply {
         guard !vault.trashedItems.isEmpty else { return CountReply(count: 0) }
-        return CountReply(count: try update { $0.emptyTrash() })
-    }
-}
-
-/// What changed between two versions of an item; concealed values only when revealed.
-public enum HistoryChanges {
-    public static func between(_ old: Item, _ new: Item, reveal: Bool) -> [ChangeView] {
-        var changes = [ChangeView]()
-        if old.title != new.title { changes.append(ChangeView(what: "title", old: old.title, new: new.title)) }
-        let labels = Set(old.fields.map(\.label) + new.fields.map(\.label))
-        for label in labels.sorted() {
-            let a = old.fields.first { $0.label == label }
-            let b = new.fields.first { $0.label == label }
-            guard a?.value != b?.value else { continue }
-            let concealed = (a?.kind.isConcealed ?? false) || (b?.kind.isConcealed ?? false)
-            if concealed && !reveal {
-                changes.append(ChangeView(what: "field", label: label))
-            } else {
-                changes.append(ChangeView(what: "field", label: label, old: a?.value ?? "", new: b?.value ?? ""))
-            }
-        }
-        if old.websites != new.websites { changes.append(ChangeView(what: "websites")) }
-        if old.notes != new.notes { changes.append(ChangeView(what: "notes")) }
-        if old.tags != new.tags { changes.append(ChangeView(what: "tags")) }
-        if old.isFavorite != new.isFavorite { changes.append(ChangeView(what: new.isFavorite ? "favorite" : "unfavorite")) }
-        return changes
+        let trashed = vault.trashedItems.map(\.id)
+        return CountReply(count: try update(reindexing: { _ in trashed }) { $0.emptyTrash() })
     }
 }

@@ -29,13 +29,21 @@ public final class VaultSession: @unchecked Sendable {
     public var vault: Vault { opened.vault }
 
     /// The one way a change reaches the disk: `change` edits a copy; when it returns, the copy is saved
-    /// and becomes the session's vault. A throw leaves both the file and the session as they were.
+    /// and becomes the session's vault. A throw leaves both the file and the session as they were. The kept
+    /// search index is brought up to date for the items `reindexing` names from the result, or rebuilt at the
+    /// next search when it names none (nil).
     @discardableResult
-    public func update<T>(_ change: (inout Vault) throws -> T) throws -> T {
+    public func update<T>(reindexing: (T) -> [String]? = { _ in nil }, _ change: (inout Vault) throws -> T) throws -> T {
         var copy = opened.vault
         let result = try change(&copy)
         try opened.save(copy)
-        searchIndex = nil
+        if let ids = reindexing(result), searchIndex != nil {
+            for id in ids {
+                if let item = try? opened.vault.item(id: id) { searchIndex!.upsert(item) } else { searchIndex!.remove(id: id) }
+            }
+        } else {
+            searchIndex = nil
+        }
         return result
     }
 

@@ -74,9 +74,9 @@ import Testing
             .resolve(ResolveRequest(references: ["passbox://local/a/b"], markUsed: true)), .trashEmpty, .settings,
         ]
         for request in requests {
-            let data = try ProtocolCoding.encode(RequestFrame(request))
-            let back = try ProtocolCoding.decode(RequestFrame.self, from: data)
-            #expect(try ProtocolCoding.encode(back) == data)
+            let data = try ProtocolCoding.wireEncode(RequestFrame(request))
+            let back = try ProtocolCoding.wireDecode(RequestFrame.self, from: data)
+            #expect(try ProtocolCoding.wireEncode(back) == data)
         }
         #expect(Set(OperationName.allCases.map(\.rawValue)).count == OperationName.allCases.count)
     }

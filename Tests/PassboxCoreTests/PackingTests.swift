@@ -39,7 +39,7 @@ import Testing
         w.write("kind"); w.write("webauthn")
         w.write("value"); w.write("opaque")
         w.write("rpId"); w.write("example.com")
-        w.write("extraJson"); w.write(PackedValue.map(["counter": .int(7), "flags": .array([.bool(true), .null, .double(1.5)])]))
+        w.write("extraMap"); w.write(PackedValue.map(["counter": .int(7), "flags": .array([.bool(true), .null, .double(1.5)])]))
         w.write("slotOrder"); w.writeArrayHeader(0)
         w.write("duressSlots"); w.write(PackedValue.array([.int(4), .int(9)]))
         var vault = try w.bytes.withUnsafeBytes { try Vault(unpacking: $0) }
@@ -49,7 +49,7 @@ import Testing
         // Edit something this version understands, save, read back: the unknown data is unchanged.
         try vault.update(id: "abc", now: Date()) { $0.title = "Future, edited" }
         let again = try roundTrip(vault)
-        #expect(again.items[0].unknown["extraJson"] == .map(["counter": .int(7), "flags": .array([.bool(true), .null, .double(1.5)])]))
+        #expect(again.items[0].unknown["extraMap"] == .map(["counter": .int(7), "flags": .array([.bool(true), .null, .double(1.5)])]))
         #expect(again.items[0].fields[0].unknown["rpId"] == .string("example.com"))
         #expect(again.items[0].category.rawValue == "passkey")
         var reader = again.packed()

@@ -16,7 +16,7 @@ enum CheckBenchmark {
         Console.out("Security Check report without the breach query, median of \(runs) runs. Target: under 200 ms at 10,000 logins.")
         Console.out(String(format: "Loading the catalogues (%d breaches, %d 2FA sites), once per process: %.1f ms", breaches.breaches.count, twoFactor.sites.count, catalogSeconds * 1000))
         let sites = twoFactor.sites.flatMap(\.domains) + breaches.breaches.map(\.domain)
-        var rows = [["LOGINS", "MEDIAN", "MIN", "FINDINGS", "SCORE"]]
+        var rows = [["LOGINS", "MEDIAN", "MIN", "TARGET", "FINDINGS", "SCORE"]]
         for count in [1000, 10000] {
             var vault = Vault()
             let now = Date()
@@ -39,7 +39,9 @@ enum CheckBenchmark {
                 times.append(clock.monotonic() - t)
             }
             let sorted = times.sorted()
-            rows.append([String(count), String(format: "%.1f ms", sorted[sorted.count / 2] * 1000), String(format: "%.1f ms", sorted[0] * 1000), String(report?.findings.count ?? 0), String(report?.score ?? 0)])
+            let median = sorted[sorted.count / 2]
+            let target = count == 10000 ? (median < 0.2 ? "< 200 ms: met" : "< 200 ms: MISSED") : "-"
+            rows.append([String(count), String(format: "%.1f ms", median * 1000), String(format: "%.1f ms", sorted[0] * 1000), target, String(report?.findings.count ?? 0), String(report?.score ?? 0)])
         }
         Console.out(Output.table(rows))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxProtocol
+import PassboxService
 
 extension Commands {
     /// `passbox read passbox://VAULT/ITEM/FIELD [--no-newline] [--mark-used]`
@@ -28,15 +29,10 @@ extension Commands {
         var environment = ProcessInfo.processInfo.environment
         if let file = args.value("env-file") {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw CLIError.failure("cannot read \(file)") }
-            for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let line = raw.trimmingCharacters(in: .whitespaces)
-                if line.isEmpty || line.hasPrefix("#") { continue }
-                guard let eq = line.firstIndex(of: "="), eq != line.startIndex else {
-                    throw CLIError.failure("\(file) line \(number + 1) is not NAME=VALUE")
-                }
-                var value = String(line[line.index(after: eq)...])
-                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-                environment[String(line[..<eq])] = value
+            do {
+                for (key, value) in try DotEnv.parse(text) { environment[key] = value }
+            } catch {
+                throw CLIError.failure("\(file) line \(error.line) is not NAME=VALUE (\(error.reason.rawValue))", hint: "write one NAME=VALUE per line; quote values with spaces")
             }
         }
         var values = [String]()
@@ -54,7 +50,7 @@ extension Commands {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = command
         process.environment = environment
-        let masker = OutputMasker(secrets: args.flag("no-masking") ? [] : values)
+        let secrets = args.flag("no-masking") ? [] : values
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -63,7 +59,14 @@ extension Commands {
         for (pipe, target) in [(out, FileHandle.standardOutput), (err, FileHandle.standardError)] {
             group.enter()
             Thread.detachNewThread {
-                masker.copy(from: pipe.fileHandleForReading, to: target)
+                // One masker per stream: it holds back the bytes that could be the start of a secret.
+                var masker = OutputMasker(secrets: secrets)
+                while true {
+                    let chunk = pipe.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    target.write(Data(masker.process(chunk)))
+                }
+                target.write(Data(masker.finish()))
                 group.leave()
             }
         }
@@ -77,28 +80,23 @@ extension Commands {
         try args.expectPositionals(0...0, usage: "passbox inject -i TEMPLATE [-o FILE]")
         guard let input = args.value("i") ?? args.value("in-file") else { throw CLIError.usage("usage: passbox inject -i TEMPLATE [-o FILE]") }
         guard let template = try? String(contentsOfFile: input, encoding: .utf8) else { throw CLIError.failure("cannot read \(input)") }
-        let regex = try NSRegularExpression(pattern: #"\{\{\s*(passbox://[^\s}]+)\s*\}\}"#)
-        let matches = regex.matches(in: template, range: NSRange(template.startIndex..., in: template))
-        var values = [String]()
-        for match in matches {
-            guard let range = Range(match.range(at: 1), in: template) else { continue }
-            let reference = String(template[range])
-            do {
-                values += try resolve([reference], context)
-            } catch let e as ProtocolError {
-                let (message, hint) = Wording.error(e, context.language)
-                throw CLIError(message: "\(reference): \(message); nothing was written", hint: hint, code: CLIError.Code(rawValue: e.exitCode) ?? .failure)
+        let parsed = SecretTemplate(parsing: template)
+        let output: String
+        do {
+            output = try parsed.rendered { reference throws(ProtocolError) -> String in
+                do {
+                    return try resolve([reference], context)[0]
+                } catch let e as ProtocolError {
+                    throw e.adding(["reference": reference])
+                } catch {
+                    throw ProtocolError.from(error)
+                }
             }
+        } catch {
+            let (message, hint) = Wording.error(error, context.language)
+            throw CLIError(message: "\(error.facts["reference"] ?? ""): \(message); nothing was written", hint: hint, code: CLIError.Code(rawValue: error.exitCode) ?? .failure)
         }
-        var output = ""
-        var cursor = template.startIndex
-        for (match, value) in zip(matches, values) {
-            guard let whole = Range(match.range, in: template) else { continue }
-            output += template[cursor..<whole.lowerBound]
-            output += value
-            cursor = whole.upperBound
-        }
-        output += template[cursor...]
+        let count = parsed.references.count
         if let path = args.value("o") ?? args.value("out-file"), path != "-" {
             let directory = (path as NSString).deletingLastPathComponent
             let temporary = (directory.isEmpty ? "." : directory) + "/.passbox-inject-" + UUID().uuidString
@@ -112,7 +110,7 @@ extension Commands {
                 unlink(temporary)
                 throw CLIError.failure("cannot write \(path)")
             }
-            Console.err("Wrote \(path) (mode 0600) with \(matches.count) secret\(matches.count == 1 ? "" : "s").")
+            Console.err("Wrote \(path) (mode 0600) with \(count) secret\(count == 1 ? "" : "s").")
         } else {
             Console.write(output, error: false)
         }

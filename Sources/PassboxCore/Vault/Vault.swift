@@ -47,7 +47,7 @@ public struct Vault: Sendable, Equatable {
     public mutating func add(_ item: Item, now: Date) throws -> Item {
         let now = now.storedPrecision
         var saved = try item.validated()
-        // Ids are fresh random ULIDs; the linear check (quadratic over a bulk import) runs in debug builds only.
+        // Ids are 128 random bits (`Identifier.generateItemID`); the linear check (quadratic over a bulk import) runs in debug builds only.
         assert(!items.contains { $0.id == saved.id }, "duplicate item id")
         saved.created = saved.created ?? now
         saved.lastChanged = now

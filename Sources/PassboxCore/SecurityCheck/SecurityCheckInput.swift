@@ -1,0 +1,21 @@
+import Foundation
+
+/// Everything Security Check needs, all local except the optional breach results kept in the vault.
+public struct SecurityCheckInput: Sendable {
+    public var vault: Vault
+    public var now: Date
+    public var breaches: BreachCatalog
+    public var twoFactor: TwoFactorDirectory
+    public var domains: any DomainAnalyzing
+    /// Whether the user turned the breached-password check on (its results live in the items).
+    public var breachCheckEnabled: Bool
+
+    public init(vault: Vault, now: Date, breaches: BreachCatalog, twoFactor: TwoFactorDirectory, domains: any DomainAnalyzing, breachCheckEnabled: Bool) {
+        self.vault = vault
+        self.now = now
+        self.breaches = breaches
+        self.twoFactor = twoFactor
+        self.domains = domains
+        self.breachCheckEnabled = breachCheckEnabled
+    }
+}
