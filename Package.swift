@@ -58,7 +58,7 @@ let package = Package(
             name: "PassboxStoreTests", dependencies: ["PassboxStore", "PassboxTestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(
-            name: "PassboxCLITests", dependencies: ["PassboxCLI", "PassboxTestSupport"],
+            name: "PassboxCLITests", dependencies: ["PassboxCLI", "PassboxProtocol", "PassboxAgent", "PassboxTestSupport"],
             resources: [.copy("Transcripts")]),
     ],
     swiftLanguageModes: [.v6]

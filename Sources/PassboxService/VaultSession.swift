@@ -47,9 +47,16 @@ public final class VaultSession: @unchecked Sendable {
         return result
     }
 
-    /// The item a user's reference names (id, id prefix or title).
+    /// The item a user's reference names (id, id prefix or title). A reference that names no item on its side
+    /// of the trash but exactly one on the other side is answered `itemInTrash` / `itemNotInTrash`, so the user
+    /// learns where the item is rather than that it does not exist.
     func resolve(_ reference: String, inTrash: Bool = false) throws -> Item {
-        try opened.vault.resolve(reference, inTrash: inTrash)
+        do {
+            return try opened.vault.resolve(reference, inTrash: inTrash)
+        } catch VaultError.itemNotFound(let name) {
+            guard let other = try? opened.vault.resolve(reference, inTrash: !inTrash) else { throw VaultError.itemNotFound(name) }
+            throw ProtocolError(inTrash ? .itemNotInTrash : .itemInTrash, ["title": other.title, "id": other.id])
+        }
     }
 
     /// Changes the vault password: checked as an unlock attempt, then only this slot is rewritten.

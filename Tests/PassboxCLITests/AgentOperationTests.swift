@@ -1,0 +1,447 @@
+import Foundation
+import PassboxAgent
+import PassboxCore
+import PassboxProtocol
+import PassboxStore
+import PassboxTestSupport
+import Testing
+
+/// A real `passbox agent` process on a fresh data directory holding a test vault (cheap KDF), reached with
+/// `AgentClient`, as any client reaches it. The data directory and its process plumbing are the end-to-end
+/// tests' `Session`; the agent is started directly (not through `passbox unlock`) so the test holds its pid,
+/// and it is stopped and reaped when the value is released.
+final class RealAgent: @unchecked Sendable {
+    // @unchecked: used from one test function's thread.
+    static let password = "correct horse battery"
+    let session: AgentEndToEndTests.Session
+    let pid: Int32
+    /// Every operation a request was sent for, so a test can check it covered all of them.
+    private(set) var sent = Set<OperationName>()
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    init() throws {
+        session = try AgentEndToEndTests.Session()
+        let created = try session.run(["init", "--insecure-test-kdf"], [Self.password])
+        guard created.status == 0 else { throw Failure(description: "passbox init failed: \(created.stderr)") }
+        pid = try Transcript.startBackground(session.bin, ["--data", session.data, "agent"], environment: ["XDG_RUNTIME_DIR": ""])
+        for _ in 0..<500 {
+            if (try? AgentClient.send(.status, socketPath: socketPath)) != nil { return }
+            usleep(10_000)
+        }
+        throw Failure(description: "the agent did not answer on \(socketPath)")
+    }
+
+    /// The runtime directory is emptied for the agent, so its socket is in the data directory.
+    var socketPath: String { session.data + "/run/agent.sock" }
+    var vaultPath: String { session.data + "/vault.pbx" }
+
+    /// Sends a request with `AgentClient.send`; no agent answering is an error.
+    @discardableResult
+    func send(_ request: Request) throws -> Reply {
+        sent.insert(request.operation)
+        guard let reply = try AgentClient.send(request, socketPath: socketPath) else { throw Failure(description: "no agent on \(socketPath)") }
+        return reply
+    }
+
+    /// The error of a request that must fail.
+    func failure(_ request: Request) throws -> ProtocolError {
+        let reply = try send(request)
+        guard case .failure(let error) = reply else { throw Failure(description: "\(request.operation.rawValue) answered \(reply.kind.rawValue), not a failure") }
+        return error
+    }
+
+    func unlock(_ password: String = RealAgent.password) throws {
+        let reply = try send(.unlock(UnlockRequest(password: password)))
+        guard reply == .done else { throw Failure(description: "unlock answered \(reply)") }
+    }
+
+    func add(_ category: String, _ changes: ItemChanges) throws -> SavedReply {
+        try send(.add(AddRequest(category: category, changes: changes))).saved()
+    }
+
+    /// Whether the agent process is still running (not merely a zombie: it is this process's child).
+    var isRunning: Bool {
+        var status: Int32 = 0
+        return waitpid(pid, &status, WNOHANG) == 0
+    }
+
+    deinit { Transcript.stop(pid) }
+}
+
+/// One exchange of raw bytes with the agent, for frames `AgentClient` would never send.
+enum RawExchange {
+    enum Outcome: Equatable {
+        /// A reply frame (its bytes as received).
+        case reply([UInt8])
+        /// The agent closed the connection without a reply.
+        case closed
+        /// Nothing came within the receive timeout.
+        case timedOut
+        case oversizedReply(Int)
+    }
+
+    /// Connects, sends `bytes` (closing the sending side after them), and reads one reply frame, waiting at
+    /// most `timeout` seconds.
+    static func send(_ bytes: [UInt8], socketPath: String, timeout: Int = 10) throws -> Outcome {
+        guard let fd = UnixSocket.connect(to: socketPath) else { throw RealAgent.Failure(description: "no agent on \(socketPath)") }
+        defer { close(fd) }
+        var limit = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                // The agent answered early (an oversized header) and stopped reading: its reply is still there.
+                break
+            }
+            done += n
+        }
+        shutdown(fd, Int32(SHUT_WR))
+        do {
+            return .reply(try Framing.readFrame(fd))
+        } catch Framing.FrameError.closed {
+            return .closed
+        } catch Framing.FrameError.oversized(let n) {
+            return .oversizedReply(n)
+        } catch Framing.FrameError.io(let code) where code == EAGAIN || code == EWOULDBLOCK {
+            return .timedOut
+        } catch Framing.FrameError.io(let code) where code == ECONNRESET {
+            return .closed
+        }
+    }
+
+    /// A frame: the 4-byte big-endian length of `body`, then `body`.
+    static func frame(_ body: [UInt8]) -> [UInt8] { header(body.count) + body }
+
+    static func header(_ length: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: length >> $0) } }
+
+    static func json(_ text: String) -> [UInt8] { frame(Array(text.utf8)) }
+
+    /// Decodes a reply frame as it travelled (its own version, not mapped to a mismatch).
+    static func replyFrame(_ bytes: [UInt8]) -> ReplyFrame? { try? ProtocolCoding.decode(ReplyFrame.self, from: Data(bytes)) }
+}
+
+/// The protocol against a real agent process: every operation once with the values that matter checked,
+/// then a request that provokes each error code the agent can answer, checked by code and facts.
+@Suite(.serialized) struct AgentOperationTests {
+    static let githubPassword = "Gh-Secret-Pa55word!"
+    /// RFC 4226's test secret ("12345678901234567890") and its first codes.
+    static let hotpSetup = "otpauth://hotp/Bank:me?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=0&issuer=Bank"
+    static let hotpCodes = ["755224", "287082", "359152", "969429", "338314"]
+
+    func fields(_ detail: ItemDetail, _ key: String) -> FieldView? { detail.fields.first { $0.key == key } }
+
+    @Test func everyOperationAnswersItsTypedReply() throws {
+        let agent = try RealAgent()
+        let newPassword = "a much longer vault passphrase 2024"
+
+        // Before any unlock: status says locked, and quick unlock is not offered (the master password was never typed).
+        #expect(try agent.send(.status).status().unlocked == false)
+        let notOffered = try agent.failure(.quickUnlock(QuickUnlockRequest(loginPassword: "login")))
+        #expect(notOffered.code == .quickUnlockNotOffered)
+        #expect(!(notOffered.facts["reason"] ?? "").isEmpty)
+
+        try agent.unlock()
+        let status = try agent.send(.status).status()
+        #expect(status.unlocked && status.pid == Int(agent.pid) && status.protocolVersion == ProtocolVersion.current)
+
+        // add, list, show (masked and revealed), field, search
+        let github = try agent.add(
+            "login",
+            ItemChanges(
+                title: "GitHub", username: "octocat", websites: ["https://github.com"], secretFields: [FieldAssignment(label: "password", value: Self.githubPassword)]))
+        #expect(github.title == "GitHub" && github.categoryName == "Login" && github.changed)
+        #expect(github.weakPassword == nil)
+        let list = try agent.send(.list(ListRequest())).items()
+        #expect(list.items.map(\.id) == [github.id] && list.total == 1 && !list.vaultIsEmpty)
+        #expect(list.items[0].summary.contains("octocat"))
+        let masked = try agent.send(.show(ShowRequest(item: "GitHub", reveal: false))).item()
+        let maskedPassword = try #require(fields(masked, "password"))
+        #expect(maskedPassword.concealed && maskedPassword.masked && maskedPassword.value == "")
+        #expect(fields(masked, "username")?.value == "octocat" && fields(masked, "username")?.masked == false)
+        let revealed = try agent.send(.show(ShowRequest(item: github.id, reveal: true))).item()
+        #expect(fields(revealed, "password")?.value == Self.githubPassword && fields(revealed, "password")?.masked == false)
+        let value = try agent.send(.field(FieldRequest(item: "GitHub", field: "password"))).value()
+        #expect(value.value == Self.githubPassword && value.itemID == github.id)
+        let found = try agent.send(.search(SearchRequest(query: "git"))).items()
+        #expect(found.items.map(\.id).contains(github.id))
+
+        // edit, history (masked unless revealed), restore-version
+        let edited = try agent.send(.edit(EditRequest(item: "GitHub", changes: ItemChanges(secretFields: [FieldAssignment(label: "password", value: "N3w-Secret-Pa55word!")]))))
+            .saved()
+        #expect(edited.changed && edited.id == github.id)
+        let unchanged = try agent.send(.edit(EditRequest(item: "GitHub", changes: ItemChanges(secretFields: [FieldAssignment(label: "password", value: "N3w-Secret-Pa55word!")]))))
+            .saved()
+        #expect(!unchanged.changed)
+        let history = try agent.send(.history(ShowRequest(item: "GitHub"))).history()
+        #expect(history.versions.count == 1)
+        let change = try #require(history.versions.first?.changes.first { $0.what == "field" })
+        #expect(change.label == "Password" && change.old == nil && change.new == nil)
+        #expect(history.previousPasswords.allSatisfy { $0.masked && $0.value == "" })
+        let revealedHistory = try agent.send(.history(ShowRequest(item: "GitHub", reveal: true))).history()
+        let revealedChange = try #require(revealedHistory.versions.first?.changes.first { $0.what == "field" })
+        #expect(revealedChange.old == Self.githubPassword && revealedChange.new == "N3w-Secret-Pa55word!")
+        let version = try #require(history.versions.first).id
+        let restored = try agent.send(.restoreVersion(RestoreVersionRequest(item: "GitHub", version: version))).saved()
+        #expect(restored.version == version && restored.id == github.id)
+        #expect(try agent.send(.field(FieldRequest(item: "GitHub", field: "password"))).value().value == Self.githubPassword)
+
+        // delete, trash-list, trash-restore, trash-delete, trash-empty
+        let doomed = try agent.add("note", ItemChanges(title: "Doomed", notes: "bye"))
+        #expect(try agent.send(.delete(ItemRequest(item: "Doomed"))).saved().id == doomed.id)
+        #expect(try agent.send(.trashList(ListRequest())).items().items.map(\.id) == [doomed.id])
+        #expect(try agent.send(.list(ListRequest())).items().items.map(\.id).contains(doomed.id) == false)
+        #expect(try agent.send(.trashRestore(ItemRequest(item: "Doomed"))).saved().id == doomed.id)
+        #expect(try agent.send(.list(ListRequest())).items().items.map(\.id).contains(doomed.id))
+        try agent.send(.delete(ItemRequest(item: doomed.id))).saved()
+        #expect(try agent.send(.trashDelete(ItemRequest(item: "Doomed"))).saved().id == doomed.id)
+        #expect(try agent.send(.trashList(ListRequest())).items().items.isEmpty)
+        for title in ["Old one", "Old two"] {
+            _ = try agent.add("note", ItemChanges(title: title, notes: "x"))
+            try agent.send(.delete(ItemRequest(item: title))).saved()
+        }
+        #expect(try agent.send(.trashEmpty).count().count == 2)
+        #expect(try agent.send(.trashEmpty).count().count == 0)
+
+        // set-one-time-password and code: TOTP gives the current code, HOTP advances its counter and saves it.
+        _ = try agent.add("login", ItemChanges(title: "Mail", username: "me"))
+        let totpSet = try agent.send(.setOneTimePassword(SetOneTimePasswordRequest(item: "Mail", setups: ["otpauth://totp/Mail:me?secret=JBSWY3DPEHPK3PXP&issuer=Mail"])))
+            .code()
+        #expect(totpSet.kind == "totp" && totpSet.period == 30)
+        let totp = try agent.send(.code(ItemRequest(item: "Mail"))).code()
+        #expect(totp.kind == "totp" && totp.code?.count == 6 && totp.code?.allSatisfy(\.isNumber) == true)
+        #expect((1...30).contains(totp.secondsLeft ?? 0) && totp.counter == nil)
+        _ = try agent.add("login", ItemChanges(title: "Bank", username: "me"))
+        let hotpSet = try agent.send(.setOneTimePassword(SetOneTimePasswordRequest(item: "Bank", setups: [Self.hotpSetup]))).code()
+        #expect(hotpSet.kind == "hotp" && hotpSet.counter == 0 && hotpSet.code == nil)
+        for (counter, expected) in Self.hotpCodes.prefix(2).enumerated() {
+            let hotp = try agent.send(.code(ItemRequest(item: "Bank"))).code()
+            #expect(hotp.code == expected && hotp.counter == counter + 1 && hotp.secondsLeft == nil)
+            #expect(fields(try agent.send(.show(ShowRequest(item: "Bank"))).item(), "otp")?.code?.counter == counter + 1)
+        }
+        // read/copy resolve a reference: the HOTP counter advances there too.
+        let resolved = try agent.send(.resolve(ResolveRequest(references: ["passbox://local/Bank/code", "passbox://local/GitHub/username"]))).resolved()
+        #expect(resolved.values == [Self.hotpCodes[2], "octocat"])
+        #expect(fields(try agent.send(.show(ShowRequest(item: "Bank"))).item(), "otp")?.code?.counter == 3)
+
+        // import-one-time-passwords: list only, import all, import again (duplicates skipped)
+        let setups = ["otpauth://totp/Acme:alice?secret=MFRGGZDFMZTWQ2LK&issuer=Acme", "otpauth://totp/Beta:bob?secret=ONSWG4TFOQYTEMZU&issuer=Beta"]
+        let listed = try agent.send(.importOneTimePasswords(ImportRequest(setups: setups, select: nil, all: false))).imported()
+        #expect(listed.accounts.map(\.issuer) == ["Acme", "Beta"] && listed.imported.isEmpty && listed.skippedDuplicates == 0)
+        #expect(try agent.send(.search(SearchRequest(query: "Acme"))).items().items.isEmpty)
+        let imported = try agent.send(.importOneTimePasswords(ImportRequest(setups: setups, all: true))).imported()
+        #expect(imported.imported.map(\.title) == ["Acme", "Beta"] && imported.skippedDuplicates == 0)
+        #expect(try agent.send(.list(ListRequest(category: "one-time-password"))).items().total == 2)
+        let again = try agent.send(.importOneTimePasswords(ImportRequest(setups: setups, all: true))).imported()
+        #expect(again.imported.isEmpty && again.skippedDuplicates == 2)
+
+        // generate and strength (keys, not sentences)
+        let generated = try agent.send(.generate(GeneratorRequest(length: 24))).generated()
+        #expect(generated.password.count == 24 && generated.entropyBits > 100)
+        let phrase = try agent.send(.generate(GeneratorRequest(words: 5, separator: "-"))).generated()
+        #expect(phrase.password.split(separator: "-").count == 5)
+        let weak = try agent.send(.strength(StrengthRequest(password: "password"))).strength()
+        #expect(weak.score == 0)
+        #expect(weak.warning == "strength.warning.common")
+        #expect(!weak.suggestions.isEmpty && weak.suggestions.allSatisfy { $0.hasPrefix("strength.suggestion.") })
+
+        // check, dismiss, fix-https
+        let weakLogin = try agent.add(
+            "login", ItemChanges(title: "Forum", username: "me", websites: ["http://forum.example.org"], secretFields: [FieldAssignment(label: "password", value: "password")]))
+        #expect(weakLogin.weakPassword?.score == 0)
+        let report = try agent.send(.check(CheckRequest())).check()
+        #expect((0...100).contains(report.score) && report.logins >= 2 && !report.breachCheckEnabled)
+        let forumFindings = Set(report.findings.filter { $0.itemID == weakLogin.id }.map(\.kind))
+        #expect(forumFindings.isSuperset(of: ["weak", "unsecured-website"]), "\(forumFindings)")
+        #expect(report.findings.allSatisfy { FindingKind(rawValue: $0.kind) != nil })
+        #expect(try agent.send(.dismiss(DismissRequest(item: "Forum", kind: "weak", dismissed: true))).saved().id == weakLogin.id)
+        let afterDismiss = try agent.send(.check(CheckRequest())).check()
+        #expect(afterDismiss.findings.first { $0.itemID == weakLogin.id && $0.kind == "weak" }?.dismissed == true)
+        let fixed = try agent.send(.fixHTTPS(FixHTTPSRequest(item: "Forum"))).count()
+        #expect(fixed.count == 1 && fixed.items.map(\.id) == [weakLogin.id])
+        #expect(try agent.send(.show(ShowRequest(item: "Forum"))).item().summary.websites == ["https://forum.example.org"])
+
+        // fill: candidates, the login for another site refused without confirmation, filled with it
+        let candidates = try agent.send(.fill(FillRequest(address: "https://github.com/login"))).fill()
+        #expect(candidates.host == "github.com" && candidates.candidates.map(\.id) == [github.id])
+        let other = try agent.failure(.fill(FillRequest(address: "https://evil.example.net/login", pick: "GitHub", confirmOtherSite: false)))
+        #expect(other.code == .otherSite && other.facts["saved"] == "github.com" && other.facts["requested"] == "evil.example.net")
+        #expect(try agent.send(.fill(FillRequest(address: "https://github.com/login", pick: "GitHub"))).value().value == Self.githubPassword)
+
+        // settings and change-setting
+        let settings = try agent.send(.settings).settings()
+        #expect(!settings.breachCheck && settings.damagedFile == nil)
+        #expect(try agent.send(.changeSetting(SettingRequest(name: "auto-lock", value: "15"))).settings().autoLockMinutes == 15)
+        #expect(try agent.send(.settings).settings().autoLockMinutes == 15)
+        #expect(try agent.send(.status).status().autoLockMinutes == 15)
+        let invalid = try agent.failure(.changeSetting(SettingRequest(name: "auto-lock", value: "7")))
+        #expect(invalid == ProtocolError(.invalidSetting, ["name": "auto-lock", "value": "7"]))
+
+        // change-password: the agent stays unlocked; the old password no longer opens the vault.
+        #expect(try agent.send(.changePassword(ChangePasswordRequest(current: RealAgent.password, new: newPassword))) == .done)
+        #expect(try agent.send(.status).status().unlocked)
+        #expect(try agent.send(.list(ListRequest())).items().total >= 5)
+        #expect(throws: StoreError.wrongPassword) { try VaultStore(directory: agent.session.data).unlock(password: RealAgent.password) }
+        #expect(try VaultStore(directory: agent.session.data).unlock(password: newPassword).vault.items.contains { $0.title == "GitHub" })
+
+        // lock: vault operations answer locked; unlocking again shows what was saved (the HOTP counter).
+        #expect(try agent.send(.lock(LockRequest())) == .done)
+        #expect(try agent.send(.status).status().unlocked == false)
+        #expect(try agent.failure(.list(ListRequest())) == ProtocolError(.locked))
+        try agent.unlock(newPassword)
+        #expect(fields(try agent.send(.show(ShowRequest(item: "Bank"))).item(), "otp")?.code?.counter == 3)
+
+        let missed = Set(OperationName.allCases).subtracting(agent.sent)
+        #expect(missed.isEmpty, "operations never sent: \(missed.map(\.rawValue).sorted())")
+    }
+
+    @Test func eachErrorCodeIsProvokedWithItsFacts() throws {
+        let agent = try RealAgent()
+        var provoked = Set<ErrorCode>()
+        /// Sends a request that must fail with `code`, and whose facts include `facts`.
+        @discardableResult
+        func expectFailure(_ request: Request, _ code: ErrorCode, _ facts: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws -> ProtocolError {
+            let error = try agent.failure(request)
+            provoked.insert(error.code)
+            #expect(error.code == code, "\(request.operation.rawValue): \(error)", sourceLocation: sourceLocation)
+            for (name, value) in facts {
+                #expect(error.facts[name] == value, "\(code.rawValue).\(name) in \(error.facts)", sourceLocation: sourceLocation)
+            }
+            return error
+        }
+
+        // Quick unlock before the master password was ever typed: not offered, with the reason as a wording key.
+        let notOffered = try expectFailure(.quickUnlock(QuickUnlockRequest(loginPassword: "login")), .quickUnlockNotOffered)
+        #expect(notOffered.facts["reason"]?.hasPrefix("quickUnlock.") == true)
+        // Locked, then a wrong password: answered at the unlock deadline, which the cheap KDF keeps short.
+        try expectFailure(.list(ListRequest()), .locked)
+        try expectFailure(.code(ItemRequest(item: "x")), .locked)
+        let start = Date()
+        try expectFailure(.unlock(UnlockRequest(password: "not the password")), .wrongPassword)
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed < 2, "a wrong password took \(elapsed) s to answer")
+        try agent.unlock()
+
+        let github = try agent.add(
+            "login", ItemChanges(title: "GitHub", username: "octocat", websites: ["https://github.com"], secretFields: [FieldAssignment(label: "password", value: "Gh-Secret-Pa55word!")]))
+        let note = try agent.add("note", ItemChanges(title: "Plain note", notes: "text"))
+        let twins = try ["Twin", "Twin"].map { try agent.add("note", ItemChanges(title: $0, notes: "x")) }
+        let trashed = try agent.add("note", ItemChanges(title: "Binned", notes: "x"))
+        try agent.send(.delete(ItemRequest(item: "Binned"))).saved()
+
+        // Items
+        try expectFailure(.show(ShowRequest(item: "Nope")), .itemNotFound, ["reference": "Nope"])
+        let ambiguous = try expectFailure(.show(ShowRequest(item: "Twin")), .ambiguousItem, ["reference": "Twin", "count": "2"])
+        #expect(twins.allSatisfy { ambiguous.facts["candidates"]?.contains($0.id) == true })
+        try expectFailure(.edit(EditRequest(item: "Binned", changes: ItemChanges(notes: "y"))), .itemInTrash, ["title": "Binned", "id": trashed.id])
+        try expectFailure(.trashRestore(ItemRequest(item: "GitHub")), .itemNotInTrash, ["title": "GitHub", "id": github.id])
+        try expectFailure(.restoreVersion(RestoreVersionRequest(item: "GitHub", version: "0000000000000")), .versionNotFound, ["version": "0000000000000"])
+        try expectFailure(.field(FieldRequest(item: "GitHub", field: "shoe size")), .noField, ["title": "GitHub", "field": "shoe size", "id": github.id])
+        try expectFailure(.code(ItemRequest(item: "GitHub")), .noOneTimePassword, ["title": "GitHub", "id": github.id])
+
+        // Names that are not in a closed set
+        try expectFailure(.list(ListRequest(category: "spaceship")), .unknownCategory, ["name": "spaceship"])
+        try expectFailure(.add(AddRequest(category: "spaceship", changes: ItemChanges(title: "x"))), .unknownCategory, ["name": "spaceship"])
+        try expectFailure(.list(ListRequest(sort: "sideways")), .unknownSort, ["name": "sideways"])
+        try expectFailure(.search(SearchRequest(query: "git", scope: "everywhere")), .unknownScope, ["name": "everywhere"])
+        try expectFailure(.dismiss(DismissRequest(item: "GitHub", kind: "too-blue", dismissed: true)), .unknownFindingKind, ["name": "too-blue"])
+        try expectFailure(.changeSetting(SettingRequest(name: "colour", value: "blue")), .unknownSetting, ["name": "colour"])
+        try expectFailure(.changeSetting(SettingRequest(name: "reminder", value: "3")), .invalidSetting, ["name": "reminder", "value": "3"])
+
+        // What an item change may hold
+        let cli = [FieldAssignment(label: "password", value: "on the command line")]
+        try expectFailure(.add(AddRequest(category: "login", changes: ItemChanges(title: "x", fieldsFromCommandLine: cli))), .concealedOnCommandLine, ["label": "password"])
+        let both = ItemChanges(title: "x", secretFields: [FieldAssignment(label: "password", value: "typed")], generatePassword: GeneratorRequest())
+        try expectFailure(.add(AddRequest(category: "login", changes: both)), .conflictingOptions, ["first": "--password-stdin", "second": "--generate"])
+        let twice = [FieldAssignment(label: "Room", value: "1"), FieldAssignment(label: "room", value: "2")]
+        try expectFailure(.edit(EditRequest(item: "GitHub", changes: ItemChanges(fieldsFromCommandLine: twice))), .duplicateField, ["label": "room"])
+        let many = (0...1_000).map { FieldAssignment(label: "f\($0)", value: "v") }
+        try expectFailure(.add(AddRequest(category: "note", changes: ItemChanges(title: "x", fieldsFromCommandLine: many))), .tooManyFields, ["count": "1001", "limit": "1000"])
+        let longTitle = String(repeating: "t", count: 4_097)
+        try expectFailure(.add(AddRequest(category: "note", changes: ItemChanges(title: longTitle))), .valueTooLong, ["label": "title", "length": "4097", "limit": "4096"])
+        let card = ItemChanges(title: "Card", secretFields: [FieldAssignment(label: "number", value: "4111 1111 1111 1112")])
+        let invalidValue = try expectFailure(.add(AddRequest(category: "credit-card", changes: card)), .invalidValue)
+        #expect(invalidValue.facts["message"]?.contains("check digit") == true && !(invalidValue.facts["hint"] ?? "").isEmpty)
+        #expect(!(invalidValue.facts.values.contains { $0.contains("4111") }), "the facts must not hold the value")
+
+        // One-time passwords
+        try expectFailure(.importOneTimePasswords(ImportRequest(setups: [], all: true)), .nothingToImport)
+        try expectFailure(.setOneTimePassword(SetOneTimePasswordRequest(item: "GitHub", setups: [])), .nothingToImport)
+        try expectFailure(.importOneTimePasswords(ImportRequest(setups: [Self.hotpSetup], select: [2])), .selectionOutOfRange, ["count": "1"])
+
+        // References, fill, check, generator
+        let reference = try expectFailure(.resolve(ResolveRequest(references: ["https://example.com"])), .invalidReference, ["reference": "https://example.com"])
+        #expect(!(reference.facts["reason"] ?? "").isEmpty)
+        try expectFailure(.fill(FillRequest(address: "https://github.com", pick: "Plain note")), .notALogin, ["title": "Plain note", "id": note.id])
+        try expectFailure(.fill(FillRequest(address: "https://github.example.org", pick: "GitHub")), .otherSite, ["saved": "github.com", "requested": "github.example.org"])
+        try expectFailure(.fill(FillRequest(address: "://")), .notAnAddress, ["address": "://"])
+        try expectFailure(.check(CheckRequest(runBreachCheck: true)), .breachCheckOff)
+        try expectFailure(.generate(GeneratorRequest(words: 5, language: "tlh")), .invalidGenerator, ["reason": "language", "value": "tlh"])
+        try expectFailure(.changePassword(ChangePasswordRequest(current: RealAgent.password, new: RealAgent.password)), .passwordUnchanged)
+        #expect(try agent.send(.status).status().unlocked, "a refused password change leaves the agent unlocked")
+
+        // Frames: not a request, an unknown operation, a body of the wrong form, too large, another version.
+        func raw(_ bytes: [UInt8], _ code: ErrorCode, _ facts: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let outcome = try RawExchange.send(bytes, socketPath: agent.socketPath)
+            guard case .reply(let body) = outcome, let frame = RawExchange.replyFrame(body), case .failure(let error) = frame.reply else {
+                Issue.record("no typed failure: \(outcome)", sourceLocation: sourceLocation)
+                return
+            }
+            provoked.insert(error.code)
+            #expect(frame.version == ProtocolVersion.current, sourceLocation: sourceLocation)
+            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+            for (name, value) in facts { #expect(error.facts[name] == value, "\(name) in \(error.facts)", sourceLocation: sourceLocation) }
+        }
+        try raw(RawExchange.json("hello"), .badRequest, ["reason": "not a request frame"])
+        try raw(RawExchange.json(#"{"version":2,"request":{"op":"teleport"}}"#), .badRequest, ["reason": "the request does not have the form of its operation"])
+        try raw(RawExchange.json(#"{"version":2,"request":{"op":"show","body":{"item":7}}}"#), .badRequest)
+        try raw(RawExchange.header(Framing.maximumFrame + 1), .badRequest, ["reason": "the request is too large (\(Framing.maximumFrame + 1) bytes)"])
+        try raw(RawExchange.json(#"{"version":1,"request":{"op":"status"}}"#), .versionMismatch, ["client": "1", "agent": "2"])
+        // A client of this version reading an agent's reply of another version says versionMismatch too.
+        let foreign = Array(try ProtocolCoding.encode(ReplyFrame(.done, version: 3)))
+        #expect(try AgentClient.decodeReply(foreign) == .failure(ProtocolError(.versionMismatch, ["client": "2", "agent": "3"])))
+
+        // A reply over the frame limit: three versions of a note holding 2 MiB each make a 6 MiB history.
+        let bulky = try agent.add("note", ItemChanges(title: "Bulky", notes: String(repeating: "n", count: 2 << 20)))
+        for title in ["Bulky 2", "Bulky 3", "Bulky 4"] {
+            #expect(try agent.send(.edit(EditRequest(item: bulky.id, changes: ItemChanges(title: title)))).saved().changed)
+        }
+        let tooLarge = try expectFailure(.history(ShowRequest(item: bulky.id)), .replyTooLarge)
+        #expect(Int(tooLarge.facts["bytes"] ?? "") ?? 0 > Framing.maximumFrame)
+        #expect(try agent.send(.show(ShowRequest(item: bulky.id))).item().summary.title == "Bulky 4", "the agent serves on")
+
+        // Every code the agent answers to a request alone; the rest need PAM, five wrong passwords and a wait, a
+        // damaged, foreign or missing file, another process, the network, or come only from the CLI (noPassword).
+        let needOtherConditions: Set<ErrorCode> = [
+            .mustWait, .attemptCounterDamaged, .quickUnlockRefused, .quickUnlockUnavailable, .noVault, .vaultExists, .notAVault,
+            .newerFormat, .damaged, .busy, .conflict, .vaultTooLarge, .io, .directoryNotOwned, .noPassword, .breachCheckFailed, .catalogueMissing,
+            .internalError,
+        ]
+        let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked)
+        #expect(missed.isEmpty, "codes never provoked: \(missed.map(\.rawValue).sorted())")
+        #expect(agent.isRunning)
+    }
+
+    @Test func everyErrorCodeIsWordedInEnglishAndGerman() {
+        let english = Localization.keys(.english), german = Localization.keys(.german)
+        for code in ErrorCode.allCases {
+            let key = "error.\(code.rawValue)"
+            for suffix in ["", ".hint"] {
+                let variants = [key + suffix, key + suffix + ".one", key + suffix + ".other"].filter { english.contains($0) || german.contains($0) }
+                #expect(
+                    variants.contains(key + suffix) || (variants.contains(key + suffix + ".one") && variants.contains(key + suffix + ".other")),
+                    "\(key + suffix) is not worded")
+                for variant in variants {
+                    #expect(english.contains(variant) && german.contains(variant), "\(variant) is missing in a language")
+                    #expect(Localization.placeholders(variant, .english) == Localization.placeholders(variant, .german), "\(variant): placeholders differ")
+                }
+            }
+            #expect(Localization.has(key), "\(key)")
+        }
+    }
+}
