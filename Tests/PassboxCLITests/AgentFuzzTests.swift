@@ -309,7 +309,7 @@ indirect enum FuzzJSON: Decodable {
         let before = try Data(contentsOf: URL(fileURLWithPath: agent.vaultPath))
         let settingsBefore = try? Data(contentsOf: URL(fileURLWithPath: agent.session.data + "/settings.json"))
 
-        let baseJSON = try Self.bases.map { try ProtocolCoding.decode(FuzzJSON.self, from: try ProtocolCoding.encode(RequestFrame($0))) }
+        let baseJSON = try Self.bases.map { try ProtocolCoding.wireDecode(FuzzJSON.self, from: try ProtocolCoding.wireEncode(RequestFrame($0))) }
         var maker = Maker(rng: SplitMix64(seed: Self.seed), baseJSON: baseJSON)
         var counts = [String: Int]()
         var skipped = 0

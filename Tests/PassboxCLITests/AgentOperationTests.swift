@@ -123,7 +123,7 @@ enum RawExchange {
     static func json(_ text: String) -> [UInt8] { frame(Array(text.utf8)) }
 
     /// Decodes a reply frame as it travelled (its own version, not mapped to a mismatch).
-    static func replyFrame(_ bytes: [UInt8]) -> ReplyFrame? { try? ProtocolCoding.decode(ReplyFrame.self, from: Data(bytes)) }
+    static func replyFrame(_ bytes: [UInt8]) -> ReplyFrame? { try? ProtocolCoding.wireDecode(ReplyFrame.self, from: Data(bytes)) }
 }
 
 /// The protocol against a real agent process: every operation once with the values that matter checked,
@@ -198,12 +198,12 @@ enum RawExchange {
         #expect(try agent.send(.list(ListRequest())).items().items.map(\.id).contains(doomed.id) == false)
         #expect(try agent.send(.trashRestore(ItemRequest(item: "Doomed"))).saved().id == doomed.id)
         #expect(try agent.send(.list(ListRequest())).items().items.map(\.id).contains(doomed.id))
-        try agent.send(.delete(ItemRequest(item: doomed.id))).saved()
+        _ = try agent.send(.delete(ItemRequest(item: doomed.id))).saved()
         #expect(try agent.send(.trashDelete(ItemRequest(item: "Doomed"))).saved().id == doomed.id)
         #expect(try agent.send(.trashList(ListRequest())).items().items.isEmpty)
         for title in ["Old one", "Old two"] {
             _ = try agent.add("note", ItemChanges(title: title, notes: "x"))
-            try agent.send(.delete(ItemRequest(item: title))).saved()
+            _ = try agent.send(.delete(ItemRequest(item: title))).saved()
         }
         #expect(try agent.send(.trashEmpty).count().count == 2)
         #expect(try agent.send(.trashEmpty).count().count == 0)
@@ -332,7 +332,7 @@ enum RawExchange {
         let note = try agent.add("note", ItemChanges(title: "Plain note", notes: "text"))
         let twins = try ["Twin", "Twin"].map { try agent.add("note", ItemChanges(title: $0, notes: "x")) }
         let trashed = try agent.add("note", ItemChanges(title: "Binned", notes: "x"))
-        try agent.send(.delete(ItemRequest(item: "Binned"))).saved()
+        _ = try agent.send(.delete(ItemRequest(item: "Binned"))).saved()
 
         // Items
         try expectFailure(.show(ShowRequest(item: "Nope")), .itemNotFound, ["reference": "Nope"])
@@ -403,7 +403,7 @@ enum RawExchange {
         try raw(RawExchange.header(Framing.maximumFrame + 1), .badRequest, ["reason": "the request is too large (\(Framing.maximumFrame + 1) bytes)"])
         try raw(RawExchange.json(#"{"version":1,"request":{"op":"status"}}"#), .versionMismatch, ["client": "1", "agent": "2"])
         // A client of this version reading an agent's reply of another version says versionMismatch too.
-        let foreign = Array(try ProtocolCoding.encode(ReplyFrame(.done, version: 3)))
+        let foreign = Array(try ProtocolCoding.wireEncode(ReplyFrame(.done, version: 3)))
         #expect(try AgentClient.decodeReply(foreign) == .failure(ProtocolError(.versionMismatch, ["client": "2", "agent": "3"])))
 
         // A reply over the frame limit: three versions of a note holding 2 MiB each make a 6 MiB history.
