@@ -35,6 +35,9 @@ build: deps
 
 run: build pam-service
 	@$(BIN) welcome
+	@echo
+	@echo "Shell completion: $(BIN) completion bash > ~/.local/share/bash-completion/completions/passbox"
+	@echo "  (or: completion zsh > \"\$${fpath[1]}/_passbox\", completion fish > ~/.config/fish/completions/passbox.fish)"
 
 # The PAM service quick unlock asks (see docs/SECURITY.md); left alone when it is already there.
 pam-service:
