@@ -35,6 +35,10 @@ public enum CommandLineTool {
                 }
             }
             let context = Context(dataDirectory: dataOption ?? defaultDataDirectory(), language: language)
+            // A settings file that cannot be read means the strictest settings: say so on every command.
+            if let damaged = Settings.loadChecked(context.dataDirectory).damagedPath {
+                Console.err("passbox: warning: " + Console.visible(context.tr("warning.settingsDamaged", ["path": damaged])))
+            }
             try CommandTable.dispatch(words, context)
             return 0
         } catch let exit as ExitCode {

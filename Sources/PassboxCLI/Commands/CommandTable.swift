@@ -22,11 +22,21 @@ struct CommandSpec: Sendable {
 enum Commands {}
 
 enum CommandTable {
+    // Test hooks exist only in debug builds (what `make test` runs); the release binary `make run` builds
+    // refuses them as unknown options: a cheap key derivation, an agent auto-lock in seconds, another PAM
+    // service.
+    #if DEBUG
+        static let testValued: Set<String> = ["test-auto-lock-seconds", "pam-service"]
+        static let testFlags: Set<String> = ["insecure-test-kdf"]
+    #else
+        static let testValued: Set<String> = []
+        static let testFlags: Set<String> = []
+    #endif
     static let item = ItemOptions.valued.union(GeneratorOptions.valued)
     static let itemFlags = ItemOptions.flags.union(GeneratorOptions.flags)
 
     static let commands: [CommandSpec] = [
-        CommandSpec(name: "init", summary: "create the local vault (asks for a new password)", usage: "passbox init", flags: ["insecure-test-kdf"]) { c, a, _ in try Commands.initVault(c, a) },
+        CommandSpec(name: "init", summary: "create the local vault (asks for a new password)", usage: "passbox init", flags: testFlags) { c, a, _ in try Commands.initVault(c, a) },
         CommandSpec(name: "passwd", summary: "change the vault password (only this vault's slot is rewritten)", usage: "passbox passwd", usesAgent: true) { c, a, _ in try Commands.changePassword(c, a) },
         CommandSpec(
             name: "add", summary: "add an item", usage: Commands.addUsage, valued: item, flags: itemFlags, usesAgent: true
@@ -136,7 +146,7 @@ enum CommandTable {
         ) { c, a, _ in try Commands.settings(c, a) },
         CommandSpec(
             name: "unlock", summary: "start the agent and unlock: no password per command until it locks", usage: "passbox unlock [--quick | --master]",
-            valued: ["test-auto-lock-seconds", "pam-service"], flags: ["quick", "master"]
+            valued: testValued, flags: ["quick", "master"]
         ) { c, a, _ in try AgentCommands.unlock(c, a) },
         CommandSpec(name: "lock", summary: "lock now (--forget: drop the quick-unlock key; --stop: end the agent)", usage: "passbox lock [--forget] [--stop]", flags: ["stop", "forget"]) {
             c, a, _ in try AgentCommands.lock(c, a)
@@ -144,7 +154,7 @@ enum CommandTable {
         CommandSpec(name: "status", summary: "locked or unlocked, until when, what else locks it (exit 3 when locked)", usage: "passbox status [--json]", flags: ["json"]) {
             c, a, _ in try AgentCommands.status(c, a)
         },
-        CommandSpec(name: "agent", summary: "the agent itself (started by unlock)", usage: "passbox agent", valued: ["test-auto-lock-seconds", "pam-service"], isListed: false) {
+        CommandSpec(name: "agent", summary: "the agent itself (started by unlock)", usage: "passbox agent", valued: testValued, isListed: false) {
             c, a, _ in try AgentCommands.runAgent(c, a)
         },
         CommandSpec(name: "welcome", summary: "where your data lives, and a short tour", usage: "passbox welcome") { c, a, _ in try Commands.welcome(c, a) },

@@ -7,9 +7,6 @@ extension Commands {
     static func settings(_ context: Context, _ args: Arguments) throws {
         if args.positionals.isEmpty {
             let settings = try context.send(.settings).settings()
-            if let damaged = settings.damagedFile {
-                Console.err("passbox: warning: \(damaged) cannot be read; the strictest settings are in force until it is fixed or removed")
-            }
             Console.out("auto-lock: \(settings.autoLockMinutes) minutes (0 = after every command)")
             Console.out("breach check: \(settings.breachCheck ? "on" : "off")")
             let pam = SystemAuthentication.unavailability(service: SystemAuthentication.defaultService)

@@ -42,11 +42,10 @@ final class Endpoint {
         let reply: Reply
         if agentIsRunning {
             do {
-                guard let answer = try AgentClient.send(request, socketPath: socketPath) else {
-                    throw CLIError.failure("the agent stopped", hint: "run \"passbox unlock\" again")
-                }
+                // The agent ended since this command began (locked and stopped): the vault is locked.
+                guard let answer = try AgentClient.send(request, socketPath: socketPath) else { throw ProtocolError(.locked) }
                 reply = answer
-            } catch let e as CLIError {
+            } catch let e as ProtocolError {
                 throw e
             } catch {
                 throw CLIError.failure("the agent did not answer", hint: "stop it with \"passbox lock --stop\" and run the command again")

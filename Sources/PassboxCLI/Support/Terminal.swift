@@ -1,4 +1,5 @@
 import Foundation
+import PassboxCrypto
 
 /// Where a command reads its input: the local terminal or standard input, or (in the agent) the client's.
 protocol InputSource: AnyObject {
@@ -11,6 +12,8 @@ protocol InputSource: AnyObject {
 /// Reads secrets: from the terminal with echo off, or, when standard input is not a terminal, one line at a
 /// time from it (the vault password first, then `--password-stdin`, then `--notes-stdin`).
 final class SecretInput: InputSource {
+    /// How long a terminal prompt waits for an answer.
+    static let promptSeconds = 60
     private var buffered = [UInt8]()
     private var reachedEnd = false
 
@@ -19,18 +22,23 @@ final class SecretInput: InputSource {
     /// One line from standard input without its newline, or nil at end of input.
     func readLine() -> String? {
         while true {
+            // Input may hold secrets: every buffer a line passed through is wiped once it is taken.
             if let newline = buffered.firstIndex(of: 10) {
                 var line = Array(buffered[..<newline])
-                buffered.removeSubrange(...newline)
+                defer { ConstantTime.wipe(&line) }
+                var rest = Array(buffered[(newline + 1)...])
+                swap(&rest, &buffered)
+                ConstantTime.wipe(&rest)
                 if line.last == 13 { line.removeLast() }
                 return String(decoding: line, as: UTF8.self)
             }
             if reachedEnd {
                 guard !buffered.isEmpty else { return nil }
-                defer { buffered.removeAll() }
+                defer { ConstantTime.wipe(&buffered); buffered = [] }
                 return String(decoding: buffered, as: UTF8.self)
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
+            defer { ConstantTime.wipe(&chunk) }
             let n = read(STDIN_FILENO, &chunk, chunk.count)
             if n <= 0 {
                 if n < 0 && errno == EINTR { continue }
@@ -61,6 +69,11 @@ final class SecretInput: InputSource {
             defer {
                 tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
                 FileHandle.standardError.write(Data("\n".utf8))
+            }
+            // A prompt is answered within a minute or the command ends: nothing waits for a person forever.
+            var ready = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            guard buffered.contains(10) || poll(&ready, 1, Int32(Self.promptSeconds * 1000)) > 0 else {
+                throw CLIError.failure("no answer within \(Self.promptSeconds) seconds; nothing was changed", hint: "run the command again")
             }
             guard let line = readLine() else { throw CLIError.failure("no input", hint: "type the password at the prompt") }
             return line

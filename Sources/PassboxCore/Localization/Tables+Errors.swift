@@ -112,6 +112,7 @@ extension Tables {
         "error.internalError": "unexpected error: {type}",
         "error.internalError.hint": "run the command again; if it keeps failing, report it with the command you ran",
         "fill.noWebsite": "no website",
+        "warning.settingsDamaged": "{path} cannot be read; the strictest settings are in force (auto-lock after 1 minute, quick unlock off, breach check off) until it is fixed or removed",
         "quickUnlock.system": "the system cannot check the login password here ({system})",
     ]
 
@@ -226,6 +227,7 @@ extension Tables {
         "error.internalError": "unerwarteter Fehler: {type}",
         "error.internalError.hint": "führen Sie den Befehl erneut aus; scheitert er weiter, melden Sie ihn mit dem ausgeführten Befehl",
         "fill.noWebsite": "keine Website",
+        "warning.settingsDamaged": "{path} kann nicht gelesen werden; bis sie repariert oder entfernt ist, gelten die strengsten Einstellungen (Sperre nach 1 Minute, Schnellentsperrung aus, Prüfung auf kompromittierte Passwörter aus)",
         "quickUnlock.system": "das System kann das Anmeldepasswort hier nicht prüfen ({system})",
     ]
 }

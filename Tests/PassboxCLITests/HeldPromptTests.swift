@@ -1,0 +1,63 @@
+import Foundation
+import PassboxTestSupport
+import Testing
+
+/// A client holding a prompt open (on a pseudo-terminal, as a person would) blocks no kind of locking: the
+/// CLI reads secrets before it sends anything, so the agent never waits for a person. `lock`, the idle
+/// deadline and SIGTERM each lock within a second, and the held command then fails with exit 3 and saves
+/// nothing.
+@Suite(.serialized) struct HeldPromptTests {
+    let password = "correct horse battery"
+
+    struct Outcome: Decodable {
+        let prompted: Bool
+        let seconds: Double
+        let statusExit: Int
+        let heldExit: Int
+        let heldOutput: String
+        let lockExit: Int?
+        let agentGone: Bool?
+    }
+
+    func hold(_ scenario: String, autoLock: String = "600") throws -> (Outcome, AgentEndToEndTests.Session) {
+        let s = try AgentEndToEndTests.Session()
+        #expect(try s.run(["init", "--insecure-test-kdf"], [password]).status == 0)
+        #expect(try s.run(["unlock", "--test-auto-lock-seconds", autoLock], [password]).status == 0)
+        let script = try #require(Resources.script("held_prompt"))
+        let r = try Transcript.execute("/usr/bin/python3", [script.path, s.bin, s.data, scenario], stdin: [], environment: ["XDG_RUNTIME_DIR": ""])
+        #expect(r.status == 0, "\(r.stderr)")
+        let outcome = try JSONDecoder().decode(Outcome.self, from: Data(r.stdout.utf8))
+        #expect(outcome.prompted)
+        #expect(outcome.statusExit == 3, "the agent still answered unlocked")
+        #expect(outcome.heldExit == 3, "\(outcome.heldOutput)")
+        #expect(!outcome.heldOutput.contains("Added"))
+        return (outcome, s)
+    }
+
+    func nothingWasSaved(_ s: AgentEndToEndTests.Session) throws {
+        _ = try s.run(["lock", "--stop"])
+        Thread.sleep(forTimeInterval: 0.2)
+        let list = try s.run(["list"], [password])
+        #expect(list.status == 0 && !list.stdout.contains("Held"), "\(list.stdout)")
+    }
+
+    @Test func lockWhileAPromptIsOpen() throws {
+        let (o, s) = try hold("lock")
+        #expect(o.lockExit == 0)
+        #expect(o.seconds < 1, "lock took \(o.seconds) s")
+        try nothingWasSaved(s)
+    }
+
+    @Test func idleDeadlineWhileAPromptIsOpen() throws {
+        let (o, s) = try hold("idle", autoLock: "1")
+        #expect(o.seconds < 3)
+        try nothingWasSaved(s)
+    }
+
+    @Test func sigtermWhileAPromptIsOpen() throws {
+        let (o, s) = try hold("sigterm")
+        #expect(o.agentGone == true)
+        #expect(o.seconds < 1, "the agent took \(o.seconds) s to exit")
+        try nothingWasSaved(s)
+    }
+}
