@@ -1,2 +1,2 @@
-// libidn2: IDNA2008 conversion between Unicode and punycode host names.
+// libidn2's header, for CIDN2Support, which loads libidn2 with dlopen; Swift imports CIDN2Support, not this.
 #include <idn2.h>

@@ -1,4 +1,3 @@
-// libpng simplified API: decode PNG files to 8-bit grayscale.
+// libpng's header (simplified API), for CPNGSupport, which loads libpng with dlopen; Swift imports CPNGSupport,
+// not this.
 #include <png.h>
-// PNG_IMAGE_SIZE and PNG_IMAGE_VERSION are macros Swift does not import.
-static inline int CPNG_imageVersion(void) { return PNG_IMAGE_VERSION; }

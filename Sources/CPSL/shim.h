@@ -1,2 +1,2 @@
-// libpsl: registrable domains (eTLD+1) from the Public Suffix List.
+// libpsl's header, for CPSLSupport, which loads libpsl with dlopen; Swift imports CPSLSupport, not this.
 #include <libpsl.h>

@@ -1,3 +1,4 @@
-// libjpeg-turbo TurboJPEG API: decode JPEG files to 8-bit grayscale.
+// libjpeg-turbo's TurboJPEG header, for CTurboJPEGSupport, which loads libturbojpeg with dlopen; Swift imports
+// CTurboJPEGSupport, not this.
 #include <stddef.h>
 #include <turbojpeg.h>

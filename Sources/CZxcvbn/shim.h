@@ -1,2 +1,2 @@
-// Pulls in the system header for CZxcvbn.
+// libzxcvbn's header, for CZxcvbnSupport, which loads libzxcvbn with dlopen; Swift imports CZxcvbnSupport, not this.
 #include <zxcvbn.h>

@@ -1,9 +1,10 @@
 import Foundation
-internal import CPNG
-internal import CTurboJPEG
+internal import CPNGSupport
+internal import CTurboJPEGSupport
 internal import CZbarSupport
 
-/// Finds QR codes in a PNG or JPEG file (a screenshot is enough) with libzbar.
+/// Finds QR codes in a PNG or JPEG file (a screenshot is enough) with libzbar. libpng, libturbojpeg and libzbar
+/// are loaded with dlopen on first use; a missing one is a `ReadError` that names it.
 public enum QRCodeReader {
     public struct ReadError: Error, Equatable, Sendable {
         public let message: String
@@ -40,31 +41,37 @@ public enum QRCodeReader {
     static let maximumPixels = 64_000_000
 
     static func decodePNG(_ bytes: [UInt8]) throws -> GrayImage {
+        guard CPNG_available() != 0 else {
+            throw ReadError(message: "the PNG decoder (libpng16.so.16) could not be loaded", hint: "install it with \"apt-get install libpng16-16\"")
+        }
         var image = png_image()
         image.version = UInt32(CPNG_imageVersion())
-        guard bytes.withUnsafeBytes({ png_image_begin_read_from_memory(&image, $0.baseAddress, $0.count) }) != 0 else {
+        guard bytes.withUnsafeBytes({ CPNG_beginReadFromMemory(&image, $0.baseAddress, $0.count) }) != 0 else {
             throw ReadError(message: "the PNG image is damaged", hint: "save the screenshot again")
         }
-        defer { png_image_free(&image) }
+        defer { CPNG_free(&image) }
         guard Int(image.width) * Int(image.height) <= maximumPixels else {
             throw ReadError(message: "the image is too large (\(image.width) × \(image.height))", hint: "crop the screenshot to the QR code")
         }
         image.format = UInt32(PNG_FORMAT_GRAY)
         var pixels = [UInt8](repeating: 0, count: Int(image.width) * Int(image.height))
         let ok = bytes.withUnsafeBytes { _ in
-            pixels.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
+            pixels.withUnsafeMutableBytes { CPNG_finishRead(&image, nil, $0.baseAddress, 0, nil) }
         }
         guard ok != 0 else { throw ReadError(message: "the PNG image is damaged", hint: "save the screenshot again") }
         return GrayImage(width: Int(image.width), height: Int(image.height), pixels: pixels)
     }
 
     static func decodeJPEG(_ bytes: [UInt8]) throws -> GrayImage {
-        guard let handle = tjInitDecompress() else { throw ReadError(message: "the JPEG decoder could not start", hint: "") }
-        defer { tjDestroy(handle) }
+        guard CTurboJPEG_available() != 0 else {
+            throw ReadError(message: "the JPEG decoder (libturbojpeg.so.0) could not be loaded", hint: "install it with \"apt-get install libturbojpeg0\"")
+        }
+        guard let handle = CTurboJPEG_initDecompress() else { throw ReadError(message: "the JPEG decoder could not start", hint: "") }
+        defer { CTurboJPEG_destroy(handle) }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         var mutableBytes = bytes
         let header = mutableBytes.withUnsafeMutableBufferPointer {
-            tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
+            CTurboJPEG_decompressHeader(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
         }
         guard header == 0, width > 0, height > 0 else {
             throw ReadError(message: "the JPEG image is damaged", hint: "save the screenshot again")
@@ -75,7 +82,7 @@ public enum QRCodeReader {
         var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height))
         let result = mutableBytes.withUnsafeMutableBufferPointer { src in
             pixels.withUnsafeMutableBufferPointer { dst in
-                tjDecompress2(handle, src.baseAddress, UInt(src.count), dst.baseAddress, width, 0, height, Int32(TJPF_GRAY.rawValue), 0)
+                CTurboJPEG_decompress(handle, src.baseAddress, UInt(src.count), dst.baseAddress, width, 0, height, Int32(TJPF_GRAY.rawValue), 0)
             }
         }
         guard result == 0 else { throw ReadError(message: "the JPEG image is damaged", hint: "save the screenshot again") }

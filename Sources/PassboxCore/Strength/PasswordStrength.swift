@@ -1,9 +1,28 @@
 import Foundation
-internal import CZxcvbn
+internal import CZxcvbnSupport
 
 /// A zxcvbn-style estimate of how guessable a password is, computed by Debian's libzxcvbn (the C port of
-/// Dropbox's zxcvbn: dictionary, keyboard-pattern, sequence, repeat and date matching).
+/// Dropbox's zxcvbn: dictionary, keyboard-pattern, sequence, repeat and date matching). libzxcvbn is loaded
+/// with dlopen on first use, from any thread; `unavailability` says when it cannot be.
 public struct PasswordStrength: Sendable, Equatable {
+    /// The strength estimate could not be loaded: libzxcvbn is missing.
+    public struct Unavailable: Error, Equatable, Sendable {
+        public let message: String
+        public let hint: String
+    }
+
+    /// Why strength cannot be estimated (libzxcvbn.so.0 could not be loaded), or nil when it can. Loads it.
+    public static var unavailability: Unavailable? {
+        guard CZxcvbn_available() == 0 else { return nil }
+        return Unavailable(
+            message: "the strength estimate (libzxcvbn.so.0) could not be loaded", hint: "install it with \"apt-get install libzxcvbn0\"")
+    }
+
+    /// Throws `Unavailable` when libzxcvbn cannot be loaded.
+    public static func checkAvailability() throws(Unavailable) {
+        if let unavailability { throw unavailability }
+    }
+
     /// 0 (too guessable) … 4 (very unguessable), on zxcvbn's guess thresholds.
     public let score: Int
     /// log10 of the estimated guesses.
@@ -24,10 +43,14 @@ public struct PasswordStrength: Sendable, Equatable {
     public func suggestions(_ language: Language) -> [String] { suggestionKeys.map { Localization.tr($0, language) } }
 
     /// Estimates the strength of `password`; `userInputs` (title, username, site) count as known words.
+    ///
+    /// Without libzxcvbn (see `unavailability`) every password scores 0, so nothing is called strong that was
+    /// not rated; callers that show a score should call `checkAvailability()` first.
     public static func estimate(_ password: String, userInputs: [String] = []) -> PasswordStrength {
+        guard CZxcvbn_available() != 0 else { return PasswordStrength(score: 0, guessesLog10: 0, warningKey: nil, suggestionKeys: []) }
         var info: UnsafeMutablePointer<ZxcMatch_t>?
         _ = withCStrings(userInputs) { dictionary in
-            password.withCString { ZxcvbnMatch($0, dictionary, &info) }
+            password.withCString { CZxcvbn_match($0, dictionary, &info) }
         }
         var kinds = [ZxcTypeMatch_t]()
         // libzxcvbn finds the matches (dictionary, keyboard, sequence, repeat, date, brute force) and their
@@ -56,7 +79,7 @@ public struct PasswordStrength: Sendable, Equatable {
             sum + (part.brute ? max(Double(part.length), part.length == 1 ? log10(11) : log10(51)) : part.log10)
         }
         let count = parts.count
-        ZxcvbnFreeInfo(info)
+        CZxcvbn_freeInfo(info)
         let l = max(count, 1)
         let combined = (1...l).reduce(0.0) { $0 + log10(Double($1)) } + productLog10
         let sequence = 4.0 * Double(l - 1)
