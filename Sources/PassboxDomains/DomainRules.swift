@@ -23,8 +23,8 @@ public final class DomainRules: DomainAnalyzing, @unchecked Sendable {
 
     /// The host-name rules could not be loaded: a library is missing.
     public struct Unavailable: Error, Equatable, Sendable {
-        public let message: String
-        public let hint: String
+        public let libraries: [String]
+        public let packages: [String]
     }
 
     /// Why some host-name rules are unavailable (a library could not be loaded), or nil when all are.
@@ -35,9 +35,7 @@ public final class DomainRules: DomainAnalyzing, @unchecked Sendable {
         if CIDN2_available() == 0 { missing.append(("libidn2.so.0", "libidn2-0")) }
         if CICU_available() == 0 { missing.append(("libicui18n (ICU)", "libicu72")) }
         guard !missing.isEmpty else { return nil }
-        return Unavailable(
-            message: "the host-name rules cannot be loaded (\(missing.map(\.soname).joined(separator: ", ")) missing)",
-            hint: "install them with \"apt-get install \(missing.map(\.package).joined(separator: " "))\"")
+        return Unavailable(libraries: missing.map(\.soname), packages: missing.map(\.package))
     }
 
     /// Throws `Unavailable` when a library the rules need cannot be loaded.

@@ -77,7 +77,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case breachCheckOff
     case breachCheckFailed  // facts: reason
     case catalogueMissing  // facts: name
-    case invalidGenerator  // facts: reason
+    case invalidGenerator  // facts: reason, value
+    case libraryMissing  // facts: libraries, packages (space-separated)
     case internalError  // facts: type
 
     public var exitCode: Int32 {

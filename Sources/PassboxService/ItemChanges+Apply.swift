@@ -42,8 +42,8 @@ extension ItemChanges {
         for assignment in secretFields {
             Self.setSecret(assignment.value, for: assignment.label, in: &item)
             if assignment.label == "password" {
-                let strength = Tools.strength(assignment.value, userInputs: [item.title, item.username ?? ""])
-                if strength.score < 3 { weak = strength }
+                // The warning is advice: without libzxcvbn there is none, and the item is saved all the same.
+                if let strength = try? Tools.strength(assignment.value, userInputs: [item.title, item.username ?? ""]), strength.score < 3 { weak = strength }
             }
         }
         if let notes { item.notes = notes }

@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCore
+import PassboxDomains
 import PassboxProtocol
 import PassboxStore
 
@@ -11,8 +12,14 @@ extension ProtocolError {
         case let e as StoreError: return from(e)
         case let e as VaultError: return from(e)
         case let e as ValidationError: return ProtocolError(.invalidValue, ["message": e.message, "hint": e.hint])
+        case let e as PasswordStrength.Unavailable: return missing(e.libraries, e.packages)
+        case let e as DomainRules.Unavailable: return missing(e.libraries, e.packages)
         default: return ProtocolError(.internalError, ["type": String(describing: type(of: error))])
         }
+    }
+
+    static func missing(_ libraries: [String], _ packages: [String]) -> ProtocolError {
+        ProtocolError(.libraryMissing, ["libraries": libraries.joined(separator: ", "), "packages": packages.joined(separator: " ")])
     }
 
     static func from(_ e: StoreError) -> ProtocolError {

@@ -21,7 +21,9 @@ public enum Tools {
         return GeneratedReply(password: try g.generate(), entropyBits: g.entropyBits)
     }
 
-    public static func strength(_ password: String, userInputs: [String] = []) -> StrengthReply {
+    /// The strength of `password`; `libraryMissing` when libzxcvbn cannot be loaded (never a made-up score).
+    public static func strength(_ password: String, userInputs: [String] = []) throws -> StrengthReply {
+        try PasswordStrength.checkAvailability()
         let s = PasswordStrength.estimate(password, userInputs: userInputs)
         return StrengthReply(score: s.score, guessesLog10: s.guessesLog10, warning: s.warningKey, suggestions: s.suggestionKeys)
     }

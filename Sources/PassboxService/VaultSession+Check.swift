@@ -7,6 +7,9 @@ import PassboxStore
 
 extension VaultSession {
     func check(_ r: CheckRequest) throws -> CheckReply {
+        // Weak passwords and look-alike addresses need their libraries: a report without them would be wrong.
+        try PasswordStrength.checkAvailability()
+        try DomainRules.checkAvailability()
         let settings = Settings.load(dataDirectory)
         let (breaches, twoFactor) = try Catalogues.load(directory: dataDirectory)
         var found: Int?
@@ -62,6 +65,7 @@ extension VaultSession {
     }
 
     func fill(_ r: FillRequest) throws -> Reply {
+        try DomainRules.checkAvailability()
         let domains = DomainRules.shared
         guard let host = CredentialMatcher.requestedHost(r.address, domains: domains) else { throw ProtocolError(.notAnAddress, ["address": r.address]) }
         guard let pick = r.pick else {

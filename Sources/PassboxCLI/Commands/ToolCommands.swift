@@ -21,7 +21,7 @@ extension Commands {
     static func strength(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(0...0, usage: "passbox strength [--json] < password")
         let password = try context.input.secret(prompt: "Password to rate: ")
-        var s = Tools.strength(password)
+        var s = try Tools.strength(password)
         let label = context.tr("strength.label.\(s.score)")
         if args.flag("json") {
             s.guessesLog10 = (s.guessesLog10 * 10).rounded() / 10

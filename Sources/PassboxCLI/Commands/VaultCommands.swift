@@ -50,7 +50,8 @@ extension Commands {
             let again = try context.input.secret(prompt: "Repeat it: ")
             guard again == password else { throw CLIError.failure("the two passwords differ", hint: "run the command again") }
         }
-        let strength = Tools.strength(password)
+        // Strength is advice here: without libzxcvbn the rules above still apply and the line is left out.
+        guard let strength = try? Tools.strength(password) else { return password }
         Console.err("Strength: \(context.tr("strength.label.\(strength.score)")) (\(strength.score)/4)")
         if strength.score < 3 {
             Console.err("passbox: warning: this password is not strong. \(strength.warning.map { context.tr($0) } ?? "") Anyone with a copy of the vault file can try guesses at it; a long passphrase of random words is safer.")

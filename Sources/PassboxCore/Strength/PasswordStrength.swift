@@ -5,17 +5,16 @@ internal import CZxcvbnSupport
 /// Dropbox's zxcvbn: dictionary, keyboard-pattern, sequence, repeat and date matching). libzxcvbn is loaded
 /// with dlopen on first use, from any thread; `unavailability` says when it cannot be.
 public struct PasswordStrength: Sendable, Equatable {
-    /// The strength estimate could not be loaded: libzxcvbn is missing.
+    /// The strength estimate could not be loaded: libzxcvbn is missing (the library and its Debian package).
     public struct Unavailable: Error, Equatable, Sendable {
-        public let message: String
-        public let hint: String
+        public let libraries: [String]
+        public let packages: [String]
     }
 
     /// Why strength cannot be estimated (libzxcvbn.so.0 could not be loaded), or nil when it can. Loads it.
     public static var unavailability: Unavailable? {
         guard CZxcvbn_available() == 0 else { return nil }
-        return Unavailable(
-            message: "the strength estimate (libzxcvbn.so.0) could not be loaded", hint: "install it with \"apt-get install libzxcvbn0\"")
+        return Unavailable(libraries: ["libzxcvbn.so.0"], packages: ["libzxcvbn0"])
     }
 
     /// Throws `Unavailable` when libzxcvbn cannot be loaded.
