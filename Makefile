@@ -7,8 +7,8 @@ DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev 
   libsystemd-dev libpam0g-dev libxcb1-dev
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X
 # server and xclip for the clipboard test; python3 for the range server and the other-user socket client;
-# dbus-daemon for a private bus that plays systemd-logind in the lock-signal test.
-TEST_PACKAGES := oathtool qrencode xvfb xclip python3 python3-dbus dbus-daemon
+# dbus-daemon for private buses, python3-dbus and python3-gi for the peer that plays systemd-logind in the lock-signal tests.
+TEST_PACKAGES := oathtool qrencode xvfb xclip python3 python3-dbus python3-gi dbus-daemon
 SWIFT ?= swift
 BIN := .build/release/passbox
 

@@ -208,8 +208,17 @@ public final class AgentDaemon: @unchecked Sendable {
         }
         timer.resume()
         signalSources.append(timer)
-        // Lock when the session locks or the machine is about to sleep (systemd-logind), where a bus exists.
-        LogindWatch.start(onLock: { [self] _ in server.queue.async { self.lock() } }, onStatus: { [self] status in server.queue.async { self.lockSignals = status } })
+        // Lock when the session locks, the user switches away, the screen saver starts or the machine is about to
+        // sleep, where a bus exists. Synchronously: before sleep the watch releases logind's delay inhibitor only
+        // when this returns. Sleep also drops the quick-unlock key: after resume the master password is needed,
+        // so a laptop stolen while asleep does not open with the login password.
+        LogindWatch.start(
+            onLock: { [self] reason in
+                server.queue.sync {
+                    lock()
+                    if reason == .sleeping { forgetQuickUnlock() }
+                }
+            }, onStatus: { [self] status in server.queue.async { self.lockSignals = status } })
         server.serve()
     }
 }

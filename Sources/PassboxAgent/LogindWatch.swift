@@ -1,11 +1,13 @@
 import Foundation
 internal import CLogindSupport
 
-/// Locks the agent when systemd-logind says the session is being locked or the machine is about to sleep.
-/// Where there is no system bus (containers, minimal servers) the watch reports why and does nothing.
+/// Locks the agent when systemd-logind says the session is being locked, another session took the seat (a
+/// user switch) or the machine is about to sleep, and when the screen saver on the session bus starts. Holds
+/// a logind delay inhibitor for sleep and releases it only once `onLock(.sleeping)` has returned. Where a bus
+/// is missing (containers, minimal servers, no desktop) the watch reports why and watches what is left.
 public enum LogindWatch {
     public enum Reason: Sendable {
-        case sessionLocked, sleeping
+        case sessionLocked, sleeping, userSwitched, screenSaverStarted
     }
 
     final class Callbacks: Sendable {
@@ -17,16 +19,19 @@ public enum LogindWatch {
         }
     }
 
-    /// Starts watching on a thread of its own. `onStatus` receives what is watched, or why nothing is, and
-    /// again if the bus goes away later.
+    /// Starts watching on a thread of its own. `onLock` runs on that thread and must return only once the agent
+    /// is locked: for `.sleeping` the machine sleeps as soon as it returns. `onStatus` receives what is
+    /// watched, or why a part is not, and again whenever that changes (the inhibitor released and taken again,
+    /// a bus going away).
     public static func start(onLock: @escaping @Sendable (Reason) -> Void, onStatus: @escaping @Sendable (String) -> Void) {
         let callbacks = Callbacks(onLock: onLock, onStatus: onStatus)
         Thread.detachNewThread {
             let context = Unmanaged.passRetained(callbacks).toOpaque()
-            var status = [CChar](repeating: 0, count: 256)
+            var status = [CChar](repeating: 0, count: 600)
             _ = CLogind_watch({ reason, context in
                 let callbacks = Unmanaged<Callbacks>.fromOpaque(context!).takeUnretainedValue()
-                callbacks.onLock(reason == 2 ? .sleeping : .sessionLocked)
+                let reasons: [Int32: Reason] = [1: .sessionLocked, 2: .sleeping, 3: .userSwitched, 4: .screenSaverStarted]
+                callbacks.onLock(reasons[reason] ?? .sessionLocked)
             }, context, { status, context in
                 let callbacks = Unmanaged<Callbacks>.fromOpaque(context!).takeUnretainedValue()
                 callbacks.onStatus(String(cString: status!))

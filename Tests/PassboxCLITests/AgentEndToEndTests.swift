@@ -20,11 +20,11 @@ import Testing
         deinit { _ = try? run(["lock", "--stop"]) }
     }
 
-    func unlockedSession(autoLock: String = "600", env: [String: String] = [:]) throws -> Session {
-        let s = try Session()
+    func unlockedSession(_ given: Session? = nil, autoLock: String = "600", env: [String: String] = [:], unlockArguments: [String] = []) throws -> Session {
+        let s = try given ?? Session()
         #expect(try s.run(["init", "--insecure-test-kdf"], [password]).status == 0)
         #expect(try s.run(["add", "login", "--title", "GitHub", "--username", "octocat", "--url", "github.com", "--password-stdin"], [password, "Gh-Secret-Pa55word!"]).status == 0)
-        let unlocked = try s.run(["unlock", "--test-auto-lock-seconds", autoLock], [password], env: env)
+        let unlocked = try s.run(["unlock", "--test-auto-lock-seconds", autoLock] + unlockArguments, [password], env: env)
         #expect(unlocked.status == 0, "\(unlocked.stderr)")
         return s
     }
@@ -126,7 +126,7 @@ import Testing
             body = json.dumps({"version": 2, "request": {"op": "field", "body": {"item": "GitHub", "field": "password"}}}).encode()
             try:
                 s.sendall(struct.pack(">I", len(body)) + body)
-            except BrokenPipeError:
+            except (BrokenPipeError, ConnectionResetError):
                 pass  # the agent answered a stranger at once and closed: its reply is still there to read
             head = s.recv(4); print(s.recv(struct.unpack(">I", head)[0]).decode())
             """
@@ -137,62 +137,152 @@ import Testing
         #expect(try s.run(["show", "GitHub", "--field", "password"]).stdout == "Gh-Secret-Pa55word!\n")
     }
 
-    static let hasPrivateBus = FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
-        && (try? Transcript.execute("/usr/bin/python3", ["-c", "import dbus"], stdin: [], environment: [:]).status) == 0
+    /// Waits (up to 3 s) until the agent answers "locked".
+    func waitLocked(_ s: Session) throws -> Bool {
+        for _ in 0..<30 {
+            if try s.run(["list"]).status == 3 { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return false
+    }
+
+    /// The agent's status reply, from `passbox status --json`.
+    func agentStatus(_ s: Session) throws -> [String: Any] {
+        let json = try JSONSerialization.jsonObject(with: Data(try s.run(["status", "--json"]).stdout.utf8)) as? [String: Any]
+        return json?["status"] as? [String: Any] ?? [:]
+    }
+
+    /// Whether the agent offers quick unlock now.
+    func quickUnlockOffered(_ s: Session) throws -> Bool {
+        try (agentStatus(s)["quickUnlock"] as? [String: Any])?["offered"] as? Bool ?? false
+    }
+
+    /// The agent's `lockSignals` once it contains `expected` (up to 5 s), else what it last said.
+    func lockSignals(_ s: Session, containing expected: String) throws -> String {
+        var signals = ""
+        for _ in 0..<50 {
+            signals = try agentStatus(s)["lockSignals"] as? String ?? ""
+            if signals.contains(expected) { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return signals
+    }
+
+    /// The session the agent watches, as its status names it ("session c1 locks").
+    func watchedSession(_ signals: String) -> String {
+        let words = signals.split(separator: " ")
+        return words.firstIndex(of: "session").map { String(words[$0 + 1]) } ?? ""
+    }
 
     /// A private bus stands in for the system bus; a Python peer owns org.freedesktop.login1 there and sends
     /// logind's signals. PrepareForSleep(true) and Session.Lock lock the agent; waking up (false) does not.
-    @Test(.enabled(if: hasPrivateBus, "skipped: dbus-daemon and python3-dbus are not installed (make test installs them)"))
+    @Test(.enabled(if: LogindPeer.isAvailable, "skipped: dbus-daemon, python3-dbus and python3-gi are not installed (make test installs them)"))
     func sessionLockAndSleepFromLogindLockTheAgent() throws {
-        let busDirectory = try TemporaryDirectory("passbox-bus")
-        let socket = busDirectory.path + "/system_bus_socket"
-        let config = busDirectory.file("bus.conf")
-        try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig><type>system</type><listen>unix:path=\(socket)</listen><auth>EXTERNAL</auth>
-            <policy context="default"><allow user="*"/><allow own="*"/><allow send_destination="*"/><allow receive_sender="*"/></policy>
-            </busconfig>
-            """.write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try Transcript.startBackground("/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--nopidfile"])
-        defer { Transcript.stop(daemon) }
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { Thread.sleep(forTimeInterval: 0.05) }
-        let address = "unix:path=\(socket)"
-        let s = try unlockedSession(env: ["DBUS_SYSTEM_BUS_ADDRESS": address])
-        func status() throws -> String { try s.run(["status", "--json"]).stdout }
-        for _ in 0..<50 where try !status().contains("watching systemd-logind") { Thread.sleep(forTimeInterval: 0.1) }
-        #expect(try status().contains("watching systemd-logind"))
-        let logind = """
-            import dbus, dbus.lowlevel, dbus.service, sys, time
-            bus = dbus.bus.BusConnection(sys.argv[1])
-            name = dbus.service.BusName("org.freedesktop.login1", bus)
-            if sys.argv[2] == "lock":
-                m = dbus.lowlevel.SignalMessage("/org/freedesktop/login1/session/c1", "org.freedesktop.login1.Session", "Lock")
-            else:
-                m = dbus.lowlevel.SignalMessage("/org/freedesktop/login1", "org.freedesktop.login1.Manager", "PrepareForSleep")
-                m.append(sys.argv[2] == "sleep", signature="b")
-            bus.send_message(m)
-            bus.flush(); time.sleep(0.2)
-            """
-        func send(_ what: String) throws {
-            let r = try Transcript.execute("/usr/bin/python3", ["-c", logind, address, what], stdin: [], environment: [:])
-            #expect(r.status == 0, "\(r.stderr)")
-        }
-        func waitLocked() throws -> Bool {
-            for _ in 0..<30 {
-                if try s.run(["list"]).status == 3 { return true }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-            return false
-        }
-        try send("wake")
+        let bus = try PrivateBus(.system)
+        let s = try Session()
+        let logind = try LogindPeer(bus: bus, passbox: s.bin, dataDirectory: s.data)
+        _ = try unlockedSession(s, env: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c1"])
+        let signals = try lockSignals(s, containing: "watching systemd-logind")
+        #expect(signals.contains("watching systemd-logind"))
+        try logind.emit("wake")
         Thread.sleep(forTimeInterval: 0.3)
         #expect(try s.run(["list"]).status == 0, "waking up does not lock")
-        try send("sleep")
-        #expect(try waitLocked(), "PrepareForSleep(true) locks")
+        try logind.emit("sleep")
+        #expect(try waitLocked(s), "PrepareForSleep(true) locks")
         #expect(try s.run(["unlock", "--master"], [password]).status == 0)
         #expect(try s.run(["list"]).status == 0)
-        try send("lock")
-        #expect(try waitLocked(), "the session's Lock signal locks")
+        try logind.emit("lock", session: watchedSession(signals))
+        #expect(try waitLocked(s), "the session's Lock signal locks")
+    }
+
+    /// The agent holds a logind delay inhibitor for sleep; PrepareForSleep(true) locks the agent and drops the
+    /// quick-unlock key, and only then releases the inhibitor. To see the order, the agent's queue is kept busy
+    /// when the signal comes: a quick unlock whose PAM check (pam_exec) takes 1.5 s and then succeeds. The
+    /// inhibitor must stay held until that request is done and the agent locked again: the peer sees end of file
+    /// late, and asked at that moment the agent answers locked. Waking up takes a new inhibitor.
+    /// Needs root to install the throwaway PAM service.
+    @Test(.enabled(if: LogindPeer.isAvailable && canInstallPAMService, "skipped: needs dbus-daemon, python3-dbus, python3-gi, and root with pam_exec.so to install a PAM service"))
+    func sleepLocksAndDropsTheQuickUnlockKeyBeforeReleasingTheInhibitor() throws {
+        let bus = try PrivateBus(.system)
+        let s = try Session()
+        let service = "passbox-test-sleep-\(getpid())"
+        let started = s.dir.file("pam-started").path
+        let script = s.dir.file("slow-login.sh")
+        try "#!/bin/sh\ntouch \(started)\np=\"$(tr -d '\\000')\"\nsleep 1.5\n[ \"$p\" = \"login-secret\" ]\n".write(to: script, atomically: true, encoding: .utf8)
+        chmod(script.path, 0o755)
+        try "auth required \(Self.pamExec!) expose_authtok quiet \(script.path)\naccount required pam_permit.so\n"
+            .write(toFile: "/etc/pam.d/\(service)", atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: "/etc/pam.d/\(service)") }
+        let logind = try LogindPeer(bus: bus, passbox: s.bin, dataDirectory: s.data)
+        _ = try unlockedSession(s, env: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], unlockArguments: ["--pam-service", service])
+        #expect(try lockSignals(s, containing: "sleep (delay inhibitor held)").contains("sleep (delay inhibitor held)"))
+        #expect(logind.waitForEvent("inhibit 1") == "inhibit 1 sleep delay Passbox: Lock the vault before sleeping")
+        #expect(try s.run(["lock"]).status == 0)
+        #expect(try quickUnlockOffered(s), "a session lock keeps the quick-unlock key")
+
+        // A quick unlock holds the agent's queue for 1.5 s; the machine asks to sleep meanwhile.
+        let quick = DispatchQueue(label: "quick unlock")
+        nonisolated(unsafe) var quickStatus: Int32 = -1
+        quick.async { quickStatus = (try? s.run(["unlock", "--quick"], ["login-secret"]).status) ?? -1 }
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: started) { Thread.sleep(forTimeInterval: 0.02) }
+        let asked = Date().timeIntervalSince1970
+        try logind.emit("sleep")
+        let released = try #require(logind.waitForEvent("released 1", timeout: 6))
+        let words = released.split(separator: " ")
+        let releasedAt = try #require(words.count == 5 ? Double(words[3]) : nil, "\(released)")
+        #expect(releasedAt - asked >= 0.8, "the inhibitor was held until the busy agent had locked (\(releasedAt - asked) s)")
+        #expect(words.last == "unlocked=false", "the agent was locked when the inhibitor was released")
+        quick.sync {}
+        #expect(quickStatus == 0, "the quick unlock itself went through, before the sleep lock")
+        #expect(try s.run(["list"]).status == 3)
+        #expect(try !quickUnlockOffered(s), "sleep dropped the quick-unlock key")
+        let again = try s.run(["unlock", "--quick"], ["login-secret"])
+        #expect(again.status == 3 && again.stderr.contains("quick unlock is not offered"), "\(again.stderr)")
+
+        #expect(try s.run(["unlock", "--master"], [password]).status == 0)
+        try logind.emit("wake")
+        #expect(logind.waitForEvent("inhibit 2") != nil, "waking up takes a new inhibitor")
+        #expect(try lockSignals(s, containing: "sleep (delay inhibitor held)").contains("sleep (delay inhibitor held)"))
+        #expect(try s.run(["list"]).status == 0, "waking up does not lock")
+    }
+
+    /// PropertiesChanged on the agent's own session with Active false (another session took the seat) locks;
+    /// Active true, or another session going inactive, does not.
+    @Test(.enabled(if: LogindPeer.isAvailable, "skipped: dbus-daemon, python3-dbus and python3-gi are not installed (make test installs them)"))
+    func userSwitchAwayFromTheSessionLocksTheAgent() throws {
+        let bus = try PrivateBus(.system)
+        let s = try Session()
+        let logind = try LogindPeer(bus: bus, passbox: s.bin, dataDirectory: s.data)
+        _ = try unlockedSession(s, env: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c1", "DBUS_SESSION_BUS_ADDRESS": ""])
+        let signals = try lockSignals(s, containing: "user switch")
+        #expect(signals.contains("user switch"), "\(signals)")
+        #expect(signals.hasSuffix("; screen saver unavailable: no session bus (DBUS_SESSION_BUS_ADDRESS is not set)"), "\(signals)")
+        let session = watchedSession(signals)
+        try logind.emit("inactive", session: session + "x")
+        try logind.emit("active", session: session)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try s.run(["list"]).status == 0, "another session, or becoming active, does not lock")
+        try logind.emit("inactive", session: session)
+        #expect(try waitLocked(s), "Active false on the agent's session locks")
+    }
+
+    /// On a session bus of the test's own (DBUS_SESSION_BUS_ADDRESS), org.freedesktop.ScreenSaver's
+    /// ActiveChanged(true) locks the agent, false does not, and GNOME's org.gnome.ScreenSaver does the same;
+    /// with no system bus at all the status says so and the screen saver is still watched.
+    @Test(.enabled(if: PrivateBus.isAvailable, "skipped: dbus-daemon and python3-dbus are not installed (make test installs them)"))
+    func screenSaverStartingLocksTheAgent() throws {
+        let sessionBus = try PrivateBus(.session)
+        let s = try unlockedSession(env: ["DBUS_SESSION_BUS_ADDRESS": sessionBus.address, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(NSTemporaryDirectory())/passbox-no-bus-\(getpid())"])
+        let signals = try lockSignals(s, containing: "screen saver on the session bus")
+        #expect(signals.hasPrefix("systemd-logind unavailable: no system bus") && signals.hasSuffix("; screen saver on the session bus"), "\(signals)")
+        try LogindPeer.sendScreenSaverActiveChanged(false, on: sessionBus)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try s.run(["list"]).status == 0, "the screen saver ending does not lock")
+        try LogindPeer.sendScreenSaverActiveChanged(true, on: sessionBus)
+        #expect(try waitLocked(s), "the screen saver starting locks")
+        #expect(try s.run(["unlock", "--master"], [password]).status == 0)
+        try LogindPeer.sendScreenSaverActiveChanged(true, interface: "org.gnome.ScreenSaver", on: sessionBus)
+        #expect(try waitLocked(s), "GNOME's screen saver starting locks")
     }
 
     static let pamExec = ["/usr/lib/x86_64-linux-gnu/security/pam_exec.so", "/lib/x86_64-linux-gnu/security/pam_exec.so"].first { FileManager.default.fileExists(atPath: $0) }

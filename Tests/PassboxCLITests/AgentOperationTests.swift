@@ -416,11 +416,12 @@ enum RawExchange {
         #expect(try agent.send(.show(ShowRequest(item: bulky.id))).item().summary.title == "Bulky 4", "the agent serves on")
 
         // Every code the agent answers to a request alone; the rest need PAM, five wrong passwords and a wait, a
-        // damaged, foreign or missing file, another process, the network, or come only from the CLI (noPassword).
+        // damaged, foreign or missing file, another process, the network, a missing library, or come only from the CLI
+        // (noPassword).
         let needOtherConditions: Set<ErrorCode> = [
             .mustWait, .attemptCounterDamaged, .quickUnlockRefused, .quickUnlockUnavailable, .noVault, .vaultExists, .notAVault,
             .newerFormat, .damaged, .busy, .conflict, .vaultTooLarge, .io, .directoryNotOwned, .noPassword, .breachCheckFailed, .catalogueMissing,
-            .internalError,
+            .internalError, .libraryMissing,
         ]
         let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked)
         #expect(missed.isEmpty, "codes never provoked: \(missed.map(\.rawValue).sorted())")

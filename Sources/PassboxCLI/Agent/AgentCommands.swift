@@ -112,7 +112,7 @@ enum AgentCommands {
         } else if let s, unlocked {
             Console.out("Unlocked: \(context.store.vaultPath)")
             Console.out("Locks in \(s.locksInSeconds / 60) min \(s.locksInSeconds % 60) s without use.")
-            Console.out("Session lock and sleep: \(s.lockSignals)")
+            Console.out("Lock signals: \(s.lockSignals)")
         } else if let s {
             Console.out("Locked: \(context.store.vaultPath)")
             if s.quickUnlock.offered {
