@@ -25,23 +25,57 @@ public struct PwnedPasswordsClient: Sendable {
     }
 
     /// SHA-1 of a password as 40 upper-case hex characters.
-    public static func sha1Hex(_ password: String) -> String {
-        Hash.sha1(Array(password.utf8)).map { String(format: "%02X", $0) }.joined()
+    public static func sha1Hex(_ password: String) -> String { BreachRanges.sha1Hex(password) }
+
+    /// How often each password appears in the breach corpus (0 when not found): the prefixes, padded, are
+    /// fetched here and the suffixes compared here.
+    public func occurrences(of passwords: [String]) throws -> [String: Int] {
+        BreachRanges.occurrences(of: passwords, bodies: try ranges(for: Set(BreachRanges.prefixes(of: passwords))))
     }
 
-    /// How often each password appears in the breach corpus (0 when not found).
-    public func occurrences(of passwords: [String]) throws -> [String: Int] {
-        let hashes = Dictionary(passwords.map { (Self.sha1Hex($0), $0) }, uniquingKeysWith: { a, _ in a })
-        let prefixes = Set(hashes.keys.map { String($0.prefix(5)) })
+    /// How many range requests one check sends: the real prefixes plus random ones, so that the number of
+    /// requests says nothing about how many distinct passwords were checked (up to 100; above, only which
+    /// hundred). Security design §9.
+    public static let requestBlock = 100
+
+    /// The prefixes to request for `real`: every one of them and random others, `requestBlock` at least and a
+    /// multiple of it, in random order.
+    public static func padded(_ real: Set<String>) -> [String] {
+        let total = max(requestBlock, (real.count + requestBlock - 1) / requestBlock * requestBlock)
+        var all = real
+        while all.count < total {
+            all.insert(SecureRandom.bytes(count: 3).map { String(format: "%02X", $0) }.joined().prefix(5).description)
+        }
+        var list = Array(all)
+        for i in stride(from: list.count - 1, to: 0, by: -1) { list.swapAt(i, Int(SecureRandom.uniform(UInt32(i + 1)))) }
+        return list
+    }
+
+    /// Whether the range service may be asked at `address`: https, or http to this machine only (tests and a
+    /// local mirror). Anything else would send the prefixes in the clear.
+    public static func isAllowed(_ address: String) -> Bool {
+        guard let url = URL(string: address), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return false }
+        if scheme == "https" { return true }
+        return scheme == "http" && (host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127."))
+    }
+
+    /// Fetches the range answer of every real prefix, padded with random ones (`padded`), and returns the
+    /// answers to the real ones only. Runs where the network is (the command line), never in the agent.
+    public func ranges(for real: Set<String>) throws -> [String: String] {
+        guard Self.isAllowed(rangeURL) else {
+            throw CheckError(message: "the range service address \"\(rangeURL)\" is not https (plain http is allowed only to this machine)", hint: "set an https address with \"passbox check settings range-url URL\"")
+        }
+        guard let host = URL(string: rangeURL)?.host else {
+            throw CheckError(message: "the range service address \"\(rangeURL)\" is not an http(s) URL", hint: "set it with \"passbox check settings range-url URL\"")
+        }
+        guard !real.isEmpty else { return [:] }
         let results = RangeResults()
         let group = DispatchGroup()
         let slots = DispatchSemaphore(value: maximumConcurrentRequests)
         let queue = DispatchQueue(label: "passbox.range", attributes: .concurrent)
-        for prefix in prefixes.sorted() {
+        for prefix in Self.padded(real) {
             let url = rangeURL + prefix
-            guard let host = URL(string: url)?.host, ["http", "https"].contains(URL(string: url)?.scheme ?? "") else {
-                throw CheckError(message: "the range service address \"\(rangeURL)\" is not an http(s) URL", hint: "set it with \"passbox check settings range-url URL\"")
-            }
+            let keep = real.contains(prefix)
             slots.wait()
             group.enter()
             queue.async { [timeout] in
@@ -55,7 +89,7 @@ public struct PwnedPasswordsClient: Sendable {
                         results.fail(CheckError(message: "the range service answered \(answer.status) for a query", hint: "try again later; nothing was changed"))
                         return
                     }
-                    results.add(prefix: prefix, body: String(decoding: answer.body, as: UTF8.self))
+                    if keep { results.add(prefix: prefix, body: String(decoding: answer.body, as: UTF8.self)) }
                 } catch let error as HTTPGet.Failure {
                     results.fail(CheckError(message: "could not reach the range service at \(host): \(error.description)", hint: "check the network connection (or the address in passbox check settings) and try again; nothing was changed"))
                 } catch {
@@ -65,9 +99,7 @@ public struct PwnedPasswordsClient: Sendable {
         }
         group.wait()
         if let error = results.error { throw error }
-        var out = [String: Int]()
-        for (hash, password) in hashes { out[password] = results.counts[hash] ?? 0 }
-        return out
+        return results.bodies
     }
 }
 
@@ -75,22 +107,12 @@ public struct PwnedPasswordsClient: Sendable {
 final class RangeResults: @unchecked Sendable {
     // @unchecked: every access holds `lock`.
     private let lock = NSLock()
-    private var storage = [String: Int]()
+    private var storage = [String: String]()
     private var firstError: PwnedPasswordsClient.CheckError?
 
-    var counts: [String: Int] { lock.withLock { storage } }
+    var bodies: [String: String] { lock.withLock { storage } }
     var error: PwnedPasswordsClient.CheckError? { lock.withLock { firstError } }
 
     func fail(_ error: PwnedPasswordsClient.CheckError) { lock.withLock { if firstError == nil { firstError = error } } }
-
-    /// Reads "SUFFIX:COUNT" lines; padding lines have a count of 0 and are skipped.
-    func add(prefix: String, body: String) {
-        var parsed = [String: Int]()
-        for line in body.split(whereSeparator: \.isNewline) {
-            let parts = line.split(separator: ":")
-            guard parts.count == 2, let count = Int(parts[1].trimmingCharacters(in: .whitespaces)), count > 0 else { continue }
-            parsed[prefix + parts[0].uppercased()] = count
-        }
-        lock.withLock { storage.merge(parsed) { $1 } }
-    }
+    func add(prefix: String, body: String) { lock.withLock { storage[prefix] = body } }
 }

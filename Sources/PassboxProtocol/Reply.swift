@@ -18,10 +18,12 @@ public enum Reply: Sendable, Equatable {
     case fill(FillReply)
     case settings(SettingsView)
     case resolved(ResolveReply)
+    case prefixes(PrefixesReply)
     case failure(ProtocolError)
 
     public enum Kind: String, Codable, Sendable {
-        case done, status, items, item, value, saved, history, count, code, imported, generated, strength, check, fill, settings, resolved, failure
+        case done, status, items, item, value, saved, history, count, code, imported, generated, strength, check, fill, settings, resolved, prefixes
+        case failure
     }
 
     public var kind: Kind {
@@ -42,6 +44,7 @@ public enum Reply: Sendable, Equatable {
         case .fill: .fill
         case .settings: .settings
         case .resolved: .resolved
+        case .prefixes: .prefixes
         case .failure: .failure
         }
     }
@@ -70,6 +73,7 @@ extension Reply: Codable {
         case .fill: self = .fill(try body(FillReply.self))
         case .settings: self = .settings(try body(SettingsView.self))
         case .resolved: self = .resolved(try body(ResolveReply.self))
+        case .prefixes: self = .prefixes(try body(PrefixesReply.self))
         case .failure: self = .failure(try body(ProtocolError.self))
         }
     }
@@ -94,6 +98,7 @@ extension Reply: Codable {
         case .fill(let b): try c.encode(b, forKey: .body)
         case .settings(let b): try c.encode(b, forKey: .body)
         case .resolved(let b): try c.encode(b, forKey: .body)
+        case .prefixes(let b): try c.encode(b, forKey: .body)
         case .failure(let b): try c.encode(b, forKey: .body)
         }
     }
@@ -122,5 +127,6 @@ extension Reply {
     public func fill() throws -> FillReply { if case .fill(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func settings() throws -> SettingsView { if case .settings(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func resolved() throws -> ResolveReply { if case .resolved(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func prefixes() throws -> PrefixesReply { if case .prefixes(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func status() throws -> StatusReply { if case .status(let v) = try get() { return v }; throw Self.unexpected(self) }
 }

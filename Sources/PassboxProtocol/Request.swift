@@ -6,7 +6,8 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case list, show, field, search, add, edit, delete, history, restoreVersion = "restore-version"
     case trashList = "trash-list", trashRestore = "trash-restore", trashDelete = "trash-delete", trashEmpty = "trash-empty"
     case code, setOneTimePassword = "set-one-time-password", importOneTimePasswords = "import-one-time-passwords"
-    case generate, strength, check, dismiss, fixHTTPS = "fix-https", fill, settings, changeSetting = "change-setting", resolve
+    case generate, strength, check, breachPrefixes = "breach-prefixes", dismiss, fixHTTPS = "fix-https", fill, settings
+    case changeSetting = "change-setting", resolve
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool {
@@ -44,6 +45,8 @@ public enum Request: Sendable {
     case generate(GeneratorRequest)
     case strength(StrengthRequest)
     case check(CheckRequest)
+    /// The SHA-1 prefixes to ask the range service for (needs the breach check on).
+    case breachPrefixes
     case dismiss(DismissRequest)
     case fixHTTPS(FixHTTPSRequest)
     case fill(FillRequest)
@@ -77,6 +80,7 @@ public enum Request: Sendable {
         case .generate: .generate
         case .strength: .strength
         case .check: .check
+        case .breachPrefixes: .breachPrefixes
         case .dismiss: .dismiss
         case .fixHTTPS: .fixHTTPS
         case .fill: .fill
@@ -118,6 +122,7 @@ extension Request: Codable {
         case .generate: self = .generate(try body(GeneratorRequest.self))
         case .strength: self = .strength(try body(StrengthRequest.self))
         case .check: self = .check(try body(CheckRequest.self))
+        case .breachPrefixes: self = .breachPrefixes
         case .dismiss: self = .dismiss(try body(DismissRequest.self))
         case .fixHTTPS: self = .fixHTTPS(try body(FixHTTPSRequest.self))
         case .fill: self = .fill(try body(FillRequest.self))
@@ -131,7 +136,7 @@ extension Request: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(operation, forKey: .op)
         switch self {
-        case .status, .trashEmpty, .settings: break
+        case .status, .trashEmpty, .settings, .breachPrefixes: break
         case .unlock(let b): try c.encode(b, forKey: .body)
         case .quickUnlock(let b): try c.encode(b, forKey: .body)
         case .lock(let b): try c.encode(b, forKey: .body)

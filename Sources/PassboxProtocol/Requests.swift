@@ -146,9 +146,15 @@ public struct StrengthRequest: Codable, Sendable {
 }
 
 public struct CheckRequest: Codable, Sendable {
-    /// Run the opt-in breached-password check first (k-anonymity range queries).
+    /// Record the opt-in breached-password check first, from `ranges`.
     public var runBreachCheck: Bool
-    public init(runBreachCheck: Bool = false) { self.runBreachCheck = runBreachCheck }
+    /// The range service's answers, prefix → body, fetched by the client for the prefixes `breach-prefixes`
+    /// gave (the agent never goes on the network).
+    public var ranges: [String: String]?
+    public init(runBreachCheck: Bool = false, ranges: [String: String]? = nil) {
+        self.runBreachCheck = runBreachCheck
+        self.ranges = ranges
+    }
 }
 
 public struct DismissRequest: Codable, Sendable {

@@ -315,3 +315,9 @@ public struct CountReply: Codable, Sendable, Equatable {
         self.items = items
     }
 }
+
+/// The five-character SHA-1 prefixes of the vault's login passwords, for the breached-password check.
+public struct PrefixesReply: Codable, Sendable, Equatable {
+    public var prefixes: [String]
+    public init(prefixes: [String]) { self.prefixes = prefixes }
+}

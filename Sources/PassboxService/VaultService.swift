@@ -130,7 +130,7 @@ public final class VaultService: @unchecked Sendable {
             guard ["on", "off"].contains(r.value) else { throw invalid }
             settings.breachCheck = r.value == "on"
         case "range-url":
-            guard let url = URL(string: r.value), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else { throw invalid }
+            guard PwnedPasswordsClient.isAllowed(r.value) else { throw invalid }
             settings.rangeURL = r.value
         default:
             throw ProtocolError(.unknownSetting, ["name": r.name])

@@ -15,7 +15,8 @@ extension VaultSession {
         var found: Int?
         if r.runBreachCheck {
             guard settings.breachCheck else { throw ProtocolError(.breachCheckOff) }
-            found = try runBreachCheck(rangeURL: settings.rangeURL ?? PwnedPasswordsClient.defaultRangeURL)
+            guard let ranges = r.ranges else { throw ProtocolError(.badRequest, ["reason": "a breach check needs the range answers"]) }
+            found = try recordBreachCheck(ranges)
         }
         let report = SecurityCheck.run(
             SecurityCheckInput(vault: vault, now: now(), breaches: breaches, twoFactor: twoFactor, domains: DomainRules.shared, breachCheckEnabled: settings.breachCheck))
@@ -32,16 +33,22 @@ extension VaultSession {
             breachCheckEnabled: settings.breachCheck, lastBreachCheck: vault.lastBreachCheck, breachedPasswordsFound: found, catalogueDate: breaches.snapshotDate)
     }
 
-    /// Queries the range service for every distinct login password and keeps the results in the items.
-    /// Returns how many distinct passwords were found in breaches.
-    func runBreachCheck(rangeURL: String) throws -> Int {
-        let client = PwnedPasswordsClient(rangeURL: rangeURL)
-        let counts: [String: Int]
-        do {
-            counts = try client.occurrences(of: SecurityCheck.passwordsToCheck(in: vault))
-        } catch let e as PwnedPasswordsClient.CheckError {
-            throw ProtocolError(.breachCheckFailed, ["reason": e.message])
+    /// The prefixes the client fetches for the breached-password check: only five hex characters of each
+    /// distinct login password's SHA-1 leave the agent.
+    func breachPrefixes() throws -> PrefixesReply {
+        guard Settings.load(dataDirectory).breachCheck else { throw ProtocolError(.breachCheckOff) }
+        return PrefixesReply(prefixes: BreachRanges.prefixes(of: SecurityCheck.passwordsToCheck(in: vault)))
+    }
+
+    /// Keeps the results of a check in the items, from the range answers the client fetched. An answer
+    /// missing for a prefix the vault needs means the check is incomplete: nothing is recorded.
+    func recordBreachCheck(_ ranges: [String: String]) throws -> Int {
+        let passwords = SecurityCheck.passwordsToCheck(in: vault)
+        let needed = Set(BreachRanges.prefixes(of: passwords))
+        guard needed.isSubset(of: Set(ranges.keys)) else {
+            throw ProtocolError(.badRequest, ["reason": "range answers are missing for \(needed.subtracting(ranges.keys).count) prefixes"])
         }
+        let counts = BreachRanges.occurrences(of: passwords, bodies: ranges.filter { needed.contains($0.key) })
         let at = now()
         // Breach marks are not searched: the index stays as it is.
         let summary = try update(reindexing: { _ in [] }) { vault in SecurityCheck.applyBreachMarks(counts, to: &vault, now: at) }

@@ -84,6 +84,7 @@ public final class VaultSession: @unchecked Sendable {
         case .setOneTimePassword(let r): return .code(try setOneTimePassword(r))
         case .importOneTimePasswords(let r): return .imported(try importOneTimePasswords(r))
         case .check(let r): return .check(try check(r))
+        case .breachPrefixes: return .prefixes(try breachPrefixes())
         case .dismiss(let r): return .saved(try dismiss(r))
         case .fixHTTPS(let r): return .count(try fixHTTPS(r))
         case .fill(let r): return try fill(r)

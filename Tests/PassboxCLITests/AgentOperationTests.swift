@@ -266,6 +266,20 @@ enum RawExchange {
         #expect(fixed.count == 1 && fixed.items.map(\.id) == [weakLogin.id])
         #expect(try agent.send(.show(ShowRequest(item: "Forum"))).item().summary.websites == ["https://forum.example.org"])
 
+        // breach-prefixes and a check with the range answers the client fetched: only prefixes leave the agent.
+        _ = try agent.send(.changeSetting(SettingRequest(name: "breach-check", value: "on"))).settings()
+        let prefixes = try agent.send(.breachPrefixes).prefixes().prefixes
+        let forumHash = BreachRanges.sha1Hex("password")
+        #expect(prefixes.contains(String(forumHash.prefix(5))) && prefixes.allSatisfy { $0.count == 5 })
+        var answers = Dictionary(uniqueKeysWithValues: prefixes.map { ($0, "0000000000000000000000000000000000A:0\n") })
+        answers[String(forumHash.prefix(5))] = "\(forumHash.dropFirst(5)):9659365\nFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF:0\n"
+        let incomplete = answers.filter { $0.key != String(forumHash.prefix(5)) }
+        #expect(throws: ProtocolError.self) { try agent.send(.check(CheckRequest(runBreachCheck: true, ranges: incomplete))).check() }
+        let breached = try agent.send(.check(CheckRequest(runBreachCheck: true, ranges: answers))).check()
+        #expect(breached.breachedPasswordsFound == 1 && breached.lastBreachCheck != nil)
+        #expect(breached.findings.contains { $0.itemID == weakLogin.id && $0.kind == "breached-password" && $0.details["occurrences"] == "9659365" })
+        _ = try agent.send(.changeSetting(SettingRequest(name: "breach-check", value: "off"))).settings()
+
         // fill: candidates, the login for another site refused without confirmation, filled with it
         let candidates = try agent.send(.fill(FillRequest(address: "https://github.com/login"))).fill()
         #expect(candidates.host == "github.com" && candidates.candidates.map(\.id) == [github.id])
@@ -381,6 +395,7 @@ enum RawExchange {
         try expectFailure(.fill(FillRequest(address: "https://github.example.org", pick: "GitHub")), .otherSite, ["saved": "github.com", "requested": "github.example.org"])
         try expectFailure(.fill(FillRequest(address: "://")), .notAnAddress, ["address": "://"])
         try expectFailure(.check(CheckRequest(runBreachCheck: true)), .breachCheckOff)
+        try expectFailure(.breachPrefixes, .breachCheckOff)
         try expectFailure(.generate(GeneratorRequest(words: 5, language: "tlh")), .invalidGenerator, ["reason": "language", "value": "tlh"])
         try expectFailure(.changePassword(ChangePasswordRequest(current: RealAgent.password, new: RealAgent.password)), .passwordUnchanged)
         #expect(try agent.send(.status).status().unlocked, "a refused password change leaves the agent unlocked")

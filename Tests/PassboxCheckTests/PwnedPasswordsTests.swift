@@ -19,7 +19,10 @@ import Testing
         #expect(counts[padded] == 0)
         #expect(counts["Tn7yaCi$cUGKwbk9(4WK"] == 0)
         let requests = server.requests
-        #expect(requests.count == Set(passwords.map { PwnedPasswordsClient.sha1Hex($0).prefix(5) }).count)
+        // Padded: the number of requests is the same for 1 or 100 distinct passwords, and every real prefix is asked.
+        #expect(requests.count == PwnedPasswordsClient.requestBlock)
+        let asked = Set(requests.map { String($0[0].suffix(5)) })
+        #expect(Set(passwords.map { String(PwnedPasswordsClient.sha1Hex($0).prefix(5)) }).isSubset(of: asked))
         for request in requests {
             #expect(request[0].range(of: "^/range/[0-9A-F]{5}$", options: .regularExpression) != nil, "\(request[0])")
             #expect(request[1] == "true")
@@ -29,6 +32,27 @@ import Testing
             #expect(!logText.contains(PwnedPasswordsClient.sha1Hex(p).dropFirst(5).prefix(10)))
             #expect(!logText.contains(p))
         }
+    }
+
+    @Test func paddingIsAFixedCountOfDistinctPrefixes() {
+        for n in [0, 1, 37, 100, 101, 250] {
+            let real = Set((0..<n).map { String(format: "%05X", $0 * 7919 % 0xFFFFF) })
+            let padded = PwnedPasswordsClient.padded(real)
+            #expect(padded.count == max(100, (n + 99) / 100 * 100), "\(n)")
+            #expect(Set(padded).count == padded.count && real.isSubset(of: Set(padded)))
+            #expect(padded.allSatisfy { $0.range(of: "^[0-9A-F]{5}$", options: .regularExpression) != nil })
+        }
+    }
+
+    @Test func onlyHTTPSOrThisMachine() {
+        #expect(PwnedPasswordsClient.isAllowed("https://api.pwnedpasswords.com/range/"))
+        #expect(PwnedPasswordsClient.isAllowed("http://127.0.0.1:8999/range/"))
+        #expect(PwnedPasswordsClient.isAllowed("http://localhost/range/"))
+        #expect(!PwnedPasswordsClient.isAllowed("http://api.pwnedpasswords.com/range/"))
+        #expect(!PwnedPasswordsClient.isAllowed("http://192.168.1.5/range/"))
+        #expect(!PwnedPasswordsClient.isAllowed("ftp://example.com/"))
+        let client = PwnedPasswordsClient(rangeURL: "http://example.com/range/")
+        #expect(throws: PwnedPasswordsClient.CheckError.self) { try client.occurrences(of: ["x"]) }
     }
 
     /// A hostile or broken server cannot make the client buffer without bound.

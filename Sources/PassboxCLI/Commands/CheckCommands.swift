@@ -21,7 +21,19 @@ extension Commands {
             guard FindingKind(rawValue: name) != nil else { throw ProtocolError(.unknownFindingKind, ["name": name]) }
             return name
         }
-        let report = try context.send(.check(CheckRequest(runBreachCheck: args.flag("breaches")))).check()
+        var ranges: [String: String]?
+        if args.flag("breaches") {
+            // The vault gives the prefixes; this process asks the range service (padded with random prefixes)
+            // and hands the answers back. The agent never goes on the network.
+            let prefixes = try context.send(.breachPrefixes).prefixes().prefixes
+            let rangeURL = try context.send(.settings).settings().rangeURL
+            do {
+                ranges = try PwnedPasswordsClient(rangeURL: rangeURL).ranges(for: Set(prefixes))
+            } catch let e as PwnedPasswordsClient.CheckError {
+                throw ProtocolError(.breachCheckFailed, ["reason": e.message])
+            }
+        }
+        let report = try context.send(.check(CheckRequest(runBreachCheck: args.flag("breaches"), ranges: ranges))).check()
         if let found = report.breachedPasswordsFound {
             Console.err(found == 0 ? "No breached passwords found." : "\(found) password\(found == 1 ? "" : "s") found in data breaches.")
         }
@@ -125,8 +137,8 @@ extension Commands {
         }
         try args.expectPositionals(2...2, usage: checkUsage)
         guard args.positionals[0] == "range-url" else { throw CLIError.usage("unknown setting \"\(Console.visible(args.positionals[0]))\"", hint: "settings: range-url") }
-        guard let url = URL(string: args.positionals[1]), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-            throw CLIError.usage("\"\(Console.visible(args.positionals[1]))\" is not an http(s) address")
+        guard PwnedPasswordsClient.isAllowed(args.positionals[1]) else {
+            throw CLIError.usage("\"\(Console.visible(args.positionals[1]))\" is not an https address (plain http only to this machine)")
         }
         try context.send(.changeSetting(SettingRequest(name: "range-url", value: args.positionals[1])))
         Console.out("The range service is now \(args.positionals[1]).")
