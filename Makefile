@@ -1,6 +1,7 @@
 # Passbox: the two commands of the README.
 #   make run   installs what is missing, builds in release mode and starts Passbox
 #   make test  installs what is missing, builds and runs every test
+#   make fuzz  runs every libFuzzer target in Fuzz/ for FUZZ_SECONDS (60) seconds (scripts/fuzz.sh)
 SHELL := /bin/bash
 DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev \
   libpsl-dev publicsuffix libidn2-dev libicu-dev libcurl4-openssl-dev \
@@ -12,7 +13,7 @@ TEST_PACKAGES := oathtool qrencode xvfb xclip python3 python3-dbus python3-gi db
 SWIFT ?= swift
 BIN := .build/release/passbox
 
-.PHONY: run test deps test-deps install-packages build bench clean pam-service
+.PHONY: run test deps test-deps install-packages build bench fuzz clean pam-service
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
@@ -58,6 +59,10 @@ bench: build
 	$(BIN) bench search
 	$(BIN) bench check
 	$(BIN) bench agent
+
+# Builds apart from the normal build (.build/fuzz); exits non-zero on a crash, its input in Fuzz/crashes/.
+fuzz: deps
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} scripts/fuzz.sh
 
 clean:
 	rm -rf .build

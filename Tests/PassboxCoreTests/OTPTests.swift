@@ -104,6 +104,18 @@ struct TOTPVector: CustomTestStringConvertible, Sendable {
         #expect(throws: ValidationError.self) { try MigrationPayload.decode(link: "https://example.com") }
     }
 
+    /// Found by the Migration fuzz target: protobuf writes a negative int32 as a 10-byte varint, which did not
+    /// fit in an Int and stopped the process. It is read as the int32 it is.
+    @Test func exportWithNegativeBatchNumbersDecodes() throws {
+        let minusOne: [UInt8] = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]
+        let payload = try MigrationPayload.decode(protobuf: [0x18] + minusOne + [0x20] + minusOne)
+        #expect(payload.batchSize == -1 && payload.batchIndex == -1 && payload.accounts.isEmpty)
+        // The fuzzer's input: an unknown field 110, version 16, then batch_index as a 10-byte varint whose low
+        // 32 bits are 0xffffff8a.
+        let found: [UInt8] = [0xf0, 0x06, 0x22, 0x10, 0x10, 0x20, 0x8a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x5b]
+        #expect(try MigrationPayload.decode(protobuf: found).batchIndex == -118)
+    }
+
     /// Thousands of random secrets, times and settings against oathtool, an independent implementation.
     @Test func codesAgreeWithOathtool() throws {
         guard let oathtool = ["/usr/bin/oathtool", "/usr/local/bin/oathtool"].first(where: FileManager.default.isExecutableFile(atPath:)) else {

@@ -45,8 +45,8 @@ public struct MigrationPayload: Sendable, Equatable {
                 } catch let e as ValidationError {
                     skipped.append(e.message)
                 }
-            case (3, 0): payload.batchSize = Int(try reader.varint())
-            case (4, 0): payload.batchIndex = Int(try reader.varint())
+            case (3, 0): payload.batchSize = Int(Int32(truncatingIfNeeded: try reader.varint()))
+            case (4, 0): payload.batchIndex = Int(Int32(truncatingIfNeeded: try reader.varint()))
             default: try reader.skip(wire: wire)
             }
         }
