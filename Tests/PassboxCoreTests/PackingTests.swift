@@ -3,6 +3,19 @@ import PassboxCore
 import Testing
 
 @Suite struct PackingTests {
+    /// Dates at the edges of what a payload can hold pack again without trapping (found by fuzzing).
+    @Test func extremeDatesPackAgain() throws {
+        for ms in [Int64.max, Int64.min, 0, -1] {
+            var item = Item(category: .login, title: "Edge")
+            item.created = Date(timeIntervalSince1970: Double(ms) / 1000)
+            let vault = Vault(items: [item], slotOrder: [0])
+            let bytes = vault.packed()
+            let back = try bytes.withUnsafeBytes { try Vault(unpacking: $0) }
+            #expect(back.items.count == 1)
+            _ = back.packed()
+        }
+    }
+
     func roundTrip(_ vault: Vault) throws -> Vault {
         try vault.packed().withUnsafeBytes { try Vault(unpacking: $0) }
     }

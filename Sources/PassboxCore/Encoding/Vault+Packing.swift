@@ -237,7 +237,15 @@ extension MessagePackWriter {
 
 /// Dates are stored as whole milliseconds since 1970 (exact and fast).
 extension Date {
-    var passboxMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    /// Whole milliseconds since 1970, clamped to Int64 (a stored date of Int64.max reads back as 2^63 ms,
+    /// which does not fit: found by the VaultPayload fuzz target).
+    var passboxMilliseconds: Int64 {
+        let ms = (timeIntervalSince1970 * 1000).rounded()
+        guard ms.isFinite else { return 0 }
+        if ms >= 9_223_372_036_854_775_807 { return .max }
+        if ms <= -9_223_372_036_854_775_808 { return .min }
+        return Int64(ms)
+    }
     init(passboxMilliseconds ms: Int64) { self.init(timeIntervalSince1970: Double(ms) / 1000) }
 
     /// This date as it will read back from storage (whole milliseconds), so saved and loaded vaults compare equal.
