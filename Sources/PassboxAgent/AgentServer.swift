@@ -1,4 +1,5 @@
 import Foundation
+import PassboxCrypto
 import PassboxProtocol
 internal import CLinux
 
@@ -72,7 +73,7 @@ public final class AgentServer: @unchecked Sendable {
             try? Framing.write(fd, .failure(ProtocolError(.badRequest, ["reason": "the agent serves only its own user"])))
             return
         }
-        let body: [UInt8]
+        var body: [UInt8]
         do {
             body = try Framing.readFrame(fd)
         } catch Framing.FrameError.oversized(let n) {
@@ -81,7 +82,10 @@ public final class AgentServer: @unchecked Sendable {
         } catch {
             return
         }
-        switch Framing.decodeRequest(body) {
+        let decoded = Framing.decodeRequest(body)
+        // The frame may hold a password or a secret field: wiped once decoded.
+        ConstantTime.wipe(&body)
+        switch decoded {
         case .failure(let error):
             try? Framing.write(fd, .failure(error))
         case .success(let request):
@@ -97,14 +101,17 @@ public enum AgentClient {
     public static func send(_ request: Request, socketPath: String) throws -> Reply? {
         guard let fd = UnixSocket.connect(to: socketPath) else { return nil }
         defer { close(fd) }
-        let body = Array(try ProtocolCoding.wireEncode(RequestFrame(request)))
+        var body = Array(try ProtocolCoding.wireEncode(RequestFrame(request)))
+        // The request may hold the vault password or a secret field: its bytes are wiped once sent.
+        defer { ConstantTime.wipe(&body) }
         do {
             try Framing.writeFrame(fd, body)
         } catch Framing.FrameError.io(let code) where code == EPIPE || code == ECONNRESET {
             // The agent may have answered at once (another user, a busy socket) and closed before reading:
             // its reply is still waiting to be read.
         }
-        let reply = try Framing.readFrame(fd)
+        var reply = try Framing.readFrame(fd)
+        defer { ConstantTime.wipe(&reply) }
         return try decodeReply(reply)
     }
 

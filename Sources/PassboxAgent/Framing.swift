@@ -1,4 +1,5 @@
 import Foundation
+import PassboxCrypto
 import PassboxProtocol
 internal import CLinux
 
@@ -43,6 +44,7 @@ public enum Framing {
         frame.reserveCapacity(body.count + 4)
         for shift in [24, 16, 8, 0] { frame.append(UInt8((body.count >> shift) & 0xff)) }
         frame += body
+        defer { ConstantTime.wipe(&frame) }
         var done = 0
         while done < frame.count {
             let n = frame.withUnsafeBytes { send(fd, $0.baseAddress! + done, frame.count - done, Int32(MSG_NOSIGNAL)) }
@@ -57,8 +59,12 @@ public enum Framing {
     /// Writes a reply; one too large for a frame becomes a `replyTooLarge` failure.
     public static func write(_ fd: Int32, _ reply: Reply) throws {
         var body = Array(try ProtocolCoding.wireEncode(ReplyFrame(reply)))
+        // A reply may hold a revealed value: its bytes are wiped once sent.
+        defer { ConstantTime.wipe(&body) }
         if body.count > maximumFrame {
-            body = Array(try ProtocolCoding.wireEncode(ReplyFrame(.failure(ProtocolError(.replyTooLarge, ["bytes": String(body.count)])))))
+            let bytes = body.count
+            ConstantTime.wipe(&body)
+            body = Array(try ProtocolCoding.wireEncode(ReplyFrame(.failure(ProtocolError(.replyTooLarge, ["bytes": String(bytes)])))))
         }
         try writeFrame(fd, body)
     }

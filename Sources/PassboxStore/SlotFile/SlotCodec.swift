@@ -115,11 +115,16 @@ enum SlotCodec {
         let bodyLength = header.slotSize - layout.bodyOffset
         let plainLength = bodyLength - sealedOverhead
         precondition(compressed.count <= plainLength - bodyHeaderLength, "caller must grow the slot first")
-        var keyPlain = dataKey.revealBytes()  // revealed only to be sealed into the key box; wiped below
+        // The key box's plaintext is made at its final size and the data key copied in, so no append can
+        // reallocate and leave an unwiped copy of the key behind; it is revealed only to be sealed, wiped below.
+        var keyPlain = [UInt8](repeating: 0, count: dataKey.count + 24)
         defer { ConstantTime.wipe(&keyPlain) }
-        keyPlain.appendBigEndian(UInt64(bodyLength))
-        keyPlain.appendBigEndian(generation)
-        keyPlain.appendBigEndian(UInt64(max(0, now.timeIntervalSince1970 * 1000)))
+        keyPlain.withUnsafeMutableBytes { plain in
+            dataKey.withUnsafeBytes { plain.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            plain.storeBytes(of: UInt64(bodyLength).bigEndian, toByteOffset: dataKey.count, as: UInt64.self)
+            plain.storeBytes(of: generation.bigEndian, toByteOffset: dataKey.count + 8, as: UInt64.self)
+            plain.storeBytes(of: UInt64(max(0, now.timeIntervalSince1970 * 1000)).bigEndian, toByteOffset: dataKey.count + 16, as: UInt64.self)
+        }
         let keyAD = associatedData(layout, body: false, header: header, index: index, slotNonce: slotNonce)
         let keyNonce = SecureRandom.bytes(count: XChaCha20Poly1305.nonceLength)
         let keyBox = try XChaCha20Poly1305.seal(keyPlain, key: wrapKey, nonce: keyNonce, associatedData: keyAD)
