@@ -32,6 +32,34 @@ import Testing
         #expect(throws: QRCodeReader.ReadError.self) { try QRCodeReader.decode(file: dir.file("cut.png").path) }
     }
 
+    /// A PNG whose header claims 20,000 × 20,000 pixels (400 megapixels) is refused from its header, before any
+    /// pixel buffer is made: the file is a few dozen bytes, the decoded image would be 400 MB.
+    @Test func anOversizedImageIsRefusedBeforeDecoding() throws {
+        func crc32(_ bytes: [UInt8]) -> UInt32 {
+            var c: UInt32 = 0xFFFF_FFFF
+            for b in bytes {
+                c ^= UInt32(b)
+                for _ in 0..<8 { c = (c >> 1) ^ (0xEDB8_8320 & (0 &- (c & 1))) }
+            }
+            return ~c
+        }
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            return be(UInt32(data.count)) + body + be(crc32(body))
+        }
+        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
+        let ihdr = be(20_000) + be(20_000) + [8, 0, 0, 0, 0]  // 8-bit grayscale
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr) + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", [])
+        let dir = try TemporaryDirectory()
+        try Data(png).write(to: dir.file("huge.png"))
+        do {
+            _ = try QRCodeReader.decode(file: dir.file("huge.png").path)
+            Issue.record("a 400-megapixel image was decoded")
+        } catch let e as QRCodeReader.ReadError {
+            #expect(e.message.contains("too large"), "\(e.message)")
+        }
+    }
+
     /// Random otpauth links drawn by qrencode (an independent encoder) read back exactly.
     @Test func readsWhatQrencodeDraws() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/qrencode") else {

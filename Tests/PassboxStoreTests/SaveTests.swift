@@ -1,7 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxCrypto
-import PassboxStore
+@testable import PassboxStore
 import PassboxTestSupport
 import Testing
 
@@ -156,6 +156,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let (store, opened) = try makeVault(dir, items: 2)
         let before = try fileBytes(store)
+        let oldDataKey = opened.dataKey
         try opened.changePassword(current: password, new: "a brand new password")
         let after = try fileBytes(store)
         #expect(before.count == after.count)
@@ -169,6 +170,9 @@ import Testing
         #expect(throws: StoreError.wrongPassword) { try unlockForgettingAttempts(dir) }
         let reopened = try VaultStore(directory: dir.path).unlock(password: "a brand new password")
         #expect(reopened.vault == opened.vault)
+        // A new data key, not only a new wrapping: the old key opens nothing any more.
+        #expect(!reopened.dataKey.isEqual(to: oldDataKey))
+        #expect(reopened.dataKey.isEqual(to: opened.dataKey))
         // A wrong current password changes nothing.
         #expect(throws: StoreError.wrongPassword) { try reopened.changePassword(current: "not it at all", new: "another new one") }
         #expect(try fileBytes(store) == after)
