@@ -100,6 +100,11 @@ public enum AgentClient {
     /// Sends `request` and returns the reply; nil when no agent listens.
     public static func send(_ request: Request, socketPath: String) throws -> Reply? {
         guard let fd = UnixSocket.connect(to: socketPath) else { return nil }
+        return try send(request, connected: fd)
+    }
+
+    /// Sends `request` on a connection already made (and closes it).
+    public static func send(_ request: Request, connected fd: Int32) throws -> Reply {
         defer { close(fd) }
         var body = Array(try ProtocolCoding.wireEncode(RequestFrame(request)))
         // The request may hold the vault password or a secret field: its bytes are wiped once sent.

@@ -89,8 +89,9 @@ public enum Framing {
 
 /// Where the agent's socket lives: `$XDG_RUNTIME_DIR/passbox/agent.sock`, else `DATA/run/agent.sock`.
 public enum AgentPaths {
-    public static func socketDirectory(dataDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"), FileManager.default.fileExists(atPath: runtime) {
+    public static func socketDirectory(dataDirectory: String, environment: [String: String]? = nil) -> String {
+        let runtimeDirectory = environment.map { $0["XDG_RUNTIME_DIR"] } ?? getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }
+        if let runtime = runtimeDirectory, runtime.hasPrefix("/"), access(runtime, F_OK) == 0 {
             // One agent per data directory: the runtime directory holds a folder per data directory.
             let tag = Array(dataDirectory.utf8).reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
             return runtime + "/passbox/" + String(tag, radix: 36)

@@ -67,9 +67,10 @@ public enum CommandLineTool {
 
     /// `PASSBOX_DATA_DIR`, else `$XDG_DATA_HOME/passbox`, else `~/.local/share/passbox`.
     static func defaultDataDirectory() -> String {
-        let env = ProcessInfo.processInfo.environment
-        if let dir = env["PASSBOX_DATA_DIR"], !dir.isEmpty { return dir }
-        if let xdg = env["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/passbox" }
+        func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+        if let dir = env("PASSBOX_DATA_DIR"), !dir.isEmpty { return dir }
+        if let xdg = env("XDG_DATA_HOME"), xdg.hasPrefix("/") { return xdg + "/passbox" }
+        if let home = env("HOME"), home.hasPrefix("/") { return home + "/.local/share/passbox" }
         return NSHomeDirectory() + "/.local/share/passbox"
     }
 }

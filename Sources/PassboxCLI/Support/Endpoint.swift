@@ -10,7 +10,24 @@ import PassboxStore
 final class Endpoint {
     let context: Context
     private var local: VaultService?
-    private(set) lazy var agentIsRunning: Bool = UnixSocket.connect(to: socketPath).map { close($0); return true } ?? false
+    /// A connection made to learn whether an agent runs, kept for the first request when that follows at
+    /// once (one connection fewer); the agent drops a silent connection after 10 s, so an older one (a person
+    /// was typing) is closed and a new one made.
+    private var probe: Int32?
+    private var probedAt = timespec()
+    private(set) lazy var agentIsRunning: Bool = {
+        probe = UnixSocket.connect(to: socketPath)
+        clock_gettime(CLOCK_MONOTONIC, &probedAt)
+        return probe != nil
+    }()
+
+    var probeIsFresh: Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec - probedAt.tv_sec < 2
+    }
+
+    deinit { if let probe { close(probe) } }
 
     init(_ context: Context) { self.context = context }
 
@@ -43,7 +60,23 @@ final class Endpoint {
         if agentIsRunning {
             do {
                 // The agent ended since this command began (locked and stopped): the vault is locked.
-                guard let answer = try AgentClient.send(request, socketPath: socketPath) else { throw ProtocolError(.locked) }
+                var connected = probe
+                probe = nil
+                if let stale = connected, !probeIsFresh {
+                    close(stale)
+                    connected = nil
+                }
+                let sent: Reply?
+                do {
+                    sent = try connected.map { try AgentClient.send(request, connected: $0) } ?? AgentClient.send(request, socketPath: socketPath)
+                } catch {
+                    // The agent went away between the probe and the request: it ended, so the vault is locked.
+                    // (Nothing is sent again: a request it may have read is never repeated.)
+                    guard let fd = UnixSocket.connect(to: socketPath) else { throw ProtocolError(.locked) }
+                    close(fd)
+                    throw error
+                }
+                guard let answer = sent else { throw ProtocolError(.locked) }
                 reply = answer
             } catch let e as ProtocolError {
                 throw e

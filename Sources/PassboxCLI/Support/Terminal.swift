@@ -95,7 +95,7 @@ enum Console {
     }
 
     static var colors: Bool {
-        isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        isatty(STDOUT_FILENO) == 1 && getenv("NO_COLOR") == nil
     }
 
     /// Text from the vault or from outside (titles, notes, error facts) made safe to print: C0 and C1

@@ -7,9 +7,12 @@ public enum Language: String, Sendable, CaseIterable {
     case german = "de"
 
     /// The language from `PASSBOX_LANG`, else `LC_ALL`, `LC_MESSAGES` or `LANG` ("de_DE.UTF-8" → German).
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Language {
+    /// Without `environment`, the process's own variables are read one by one (`getenv`): building
+    /// `ProcessInfo`'s whole dictionary costs a command a measurable part of its start-up.
+    public static func fromEnvironment(_ environment: [String: String]? = nil) -> Language {
         for key in ["PASSBOX_LANG", "LC_ALL", "LC_MESSAGES", "LANG"] {
-            if let value = environment[key], !value.isEmpty {
+            let found = environment.map { $0[key] } ?? getenv(key).map { String(cString: $0) }
+            if let value = found, !value.isEmpty {
                 return value.lowercased().hasPrefix("de") ? .german : .english
             }
         }
