@@ -1,25 +1,14 @@
 import Foundation
 import PassboxCore
+import PassboxTestSupport
 import Testing
 
 /// A search index kept up to date with `upsert` and `remove` answers exactly as one built afresh.
 @Suite struct SearchIndexUpdateTests {
-    /// A small deterministic generator, so a failure can be replayed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let words = ["GitHub", "Bank", "Café", "Müller", "mail", "shop", "work", "account", "service", "Enterprise", "octocat", "gihtub", "exampel", "tiger"]
     static let queries = ["", "git", "gihtub", "bank", "cafe", "muller", "mail", "shop", "work", "acount", "sevrice", "enterprise", "example", "octo", "user1", "tag", "notes", "ti", "gihtub acount", "my shop"]
 
-    static func randomItem(_ rng: inout SeededGenerator, id: String? = nil) -> Item {
+    static func randomItem(_ rng: inout SplitMix64, id: String? = nil) -> Item {
         func pick() -> String { words[Int.random(in: 0..<words.count, using: &rng)] }
         var item = Item(id: id ?? Identifier.generateItemID(), category: Bool.random(using: &rng) ? .login : .secureNote, title: "\(pick()) \(pick())")
         if item.category == .login {
@@ -46,7 +35,7 @@ import Testing
 
     @Test(arguments: [UInt64(1), 2, 3])
     func randomEditsGiveTheAnswersOfAFreshIndex(seed: UInt64) throws {
-        var rng = SeededGenerator(state: seed)
+        var rng = SplitMix64(seed: seed)
         var vault = Vault()
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         for _ in 0..<40 { try vault.add(Self.randomItem(&rng), now: start) }
@@ -87,7 +76,7 @@ import Testing
 
     @Test func compactionKeepsEveryAnswer() throws {
         // More than 1,024 updates empty more slots than there are items, which compacts the index.
-        var rng = SeededGenerator(state: 9)
+        var rng = SplitMix64(seed: 9)
         var vault = Vault()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         for _ in 0..<30 { try vault.add(Self.randomItem(&rng), now: now) }
