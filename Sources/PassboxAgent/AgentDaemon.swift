@@ -27,6 +27,8 @@ public final class AgentDaemon: @unchecked Sendable {
     var policy = QuickUnlockPolicy()
     var quickUnlockFailures = 0
     let pamService: String
+    /// The clipboard helpers of values copied through this agent, ended when it locks.
+    let clipboard = Clipboard()
     var signalSources = [any DispatchSourceProtocol]()
 
     public init(dataDirectory: String, testAutoLockSeconds: Double? = nil, pamService: String = SystemAuthentication.defaultService) {
@@ -83,6 +85,7 @@ public final class AgentDaemon: @unchecked Sendable {
 
     func lock() {
         service.lock()
+        clipboard.clearServed()
         releaseMemory()
     }
 
@@ -140,6 +143,11 @@ public final class AgentDaemon: @unchecked Sendable {
             case .lock(let r):
                 lock()
                 if r.forget { forgetQuickUnlock() }
+                return .done
+            case .copy(let r):
+                let value = try service.perform(.resolve(ResolveRequest(references: [r.reference], markUsed: true))).resolved().values[0]
+                try clipboard.copy(value, seconds: max(1, min(r.clearAfter, 3600)), display: r.display)
+                idle.touch(now: Date())
                 return .done
             case .changePassword(let r):
                 try service.changePassword(current: r.current, new: r.new)

@@ -79,6 +79,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case catalogueMissing  // facts: name
     case invalidGenerator  // facts: reason, value
     case libraryMissing  // facts: libraries, packages (space-separated)
+    case noDisplay
+    case clipboardFailed  // facts: reason
     case internalError  // facts: type
 
     public var exitCode: Int32 {

@@ -7,7 +7,7 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case trashList = "trash-list", trashRestore = "trash-restore", trashDelete = "trash-delete", trashEmpty = "trash-empty"
     case code, setOneTimePassword = "set-one-time-password", importOneTimePasswords = "import-one-time-passwords"
     case generate, strength, check, breachPrefixes = "breach-prefixes", dismiss, fixHTTPS = "fix-https", fill, settings
-    case changeSetting = "change-setting", resolve
+    case changeSetting = "change-setting", resolve, copy
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool {
@@ -53,6 +53,8 @@ public enum Request: Sendable {
     case settings
     case changeSetting(SettingRequest)
     case resolve(ResolveRequest)
+    /// Copy a value to the clipboard (the agent owns the clipboard helpers).
+    case copy(CopyRequest)
 
     public var operation: OperationName {
         switch self {
@@ -87,6 +89,7 @@ public enum Request: Sendable {
         case .settings: .settings
         case .changeSetting: .changeSetting
         case .resolve: .resolve
+        case .copy: .copy
         }
     }
 }
@@ -129,6 +132,7 @@ extension Request: Codable {
         case .settings: self = .settings
         case .changeSetting: self = .changeSetting(try body(SettingRequest.self))
         case .resolve: self = .resolve(try body(ResolveRequest.self))
+        case .copy: self = .copy(try body(CopyRequest.self))
         }
     }
 
@@ -159,6 +163,7 @@ extension Request: Codable {
         case .fill(let b): try c.encode(b, forKey: .body)
         case .changeSetting(let b): try c.encode(b, forKey: .body)
         case .resolve(let b): try c.encode(b, forKey: .body)
+        case .copy(let b): try c.encode(b, forKey: .body)
         }
     }
 }

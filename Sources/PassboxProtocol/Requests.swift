@@ -199,6 +199,34 @@ public struct SettingRequest: Codable, Sendable {
     }
 }
 
+/// Where the user's clipboard is: the requesting command's display, which may differ from the agent's.
+public struct ClipboardDisplay: Codable, Sendable, Equatable {
+    public var display: String?
+    public var waylandDisplay: String?
+    public var xauthority: String?
+    public var runtimeDirectory: String?
+    public init(display: String? = nil, waylandDisplay: String? = nil, xauthority: String? = nil, runtimeDirectory: String? = nil) {
+        self.display = display
+        self.waylandDisplay = waylandDisplay
+        self.xauthority = xauthority
+        self.runtimeDirectory = runtimeDirectory
+    }
+}
+
+/// Copy a value to the clipboard; it is cleared after `clearAfter` seconds if the clipboard still holds it,
+/// and when the agent locks.
+public struct CopyRequest: Codable, Sendable {
+    /// A passbox://VAULT/ITEM/FIELD reference.
+    public var reference: String
+    public var clearAfter: Int
+    public var display: ClipboardDisplay
+    public init(reference: String, clearAfter: Int, display: ClipboardDisplay) {
+        self.reference = reference
+        self.clearAfter = clearAfter
+        self.display = display
+    }
+}
+
 public struct ResolveRequest: Codable, Sendable {
     /// passbox://VAULT/ITEM/FIELD references.
     public var references: [String]

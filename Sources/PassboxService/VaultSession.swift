@@ -89,7 +89,7 @@ public final class VaultSession: @unchecked Sendable {
         case .fixHTTPS(let r): return .count(try fixHTTPS(r))
         case .fill(let r): return try fill(r)
         case .resolve(let r): return .resolved(try resolve(r))
-        case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting:
+        case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .copy:
             throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is not a vault operation"])
         }
     }

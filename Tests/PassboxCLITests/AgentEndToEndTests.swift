@@ -399,6 +399,13 @@ import Testing
         #expect(try clipboard() == "other")
         // The copy recorded Last used.
         #expect(try s.run(["show", "GitHub"]).stdout.contains("Last used:"))
+        // The agent owns the copy: locking it ends the helper, and the value leaves the clipboard at once.
+        #expect(try s.run(["copy", "GitHub", "--clear-after", "600"], env: ["DISPLAY": display]).status == 0)
+        #expect(try clipboard() == "Gh-Secret-Pa55word!")
+        #expect(try s.run(["lock"]).status == 0)
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try clipboard() != "Gh-Secret-Pa55word!")
+        #expect(try s.run(["unlock", "--master"], [password]).status == 0)
         // Without a display it copies nothing and says so.
         let none = try s.run(["copy", "GitHub"], env: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
         #expect(none.status == 1 && none.stderr.contains("there is no display"))

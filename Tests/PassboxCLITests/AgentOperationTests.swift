@@ -296,6 +296,10 @@ enum RawExchange {
         let invalid = try agent.failure(.changeSetting(SettingRequest(name: "auto-lock", value: "7")))
         #expect(invalid == ProtocolError(.invalidSetting, ["name": "auto-lock", "value": "7"]))
 
+        // copy: without a display nothing is copied and the item's use is not recorded (the end-to-end test under
+        // Xvfb copies for real).
+        #expect(try agent.failure(.copy(CopyRequest(reference: "passbox://local/GitHub/password", clearAfter: 5, display: ClipboardDisplay()))) == ProtocolError(.noDisplay))
+
         // change-password: the agent stays unlocked; the old password no longer opens the vault.
         #expect(try agent.send(.changePassword(ChangePasswordRequest(current: RealAgent.password, new: newPassword))) == .done)
         #expect(try agent.send(.status).status().unlocked)
@@ -396,6 +400,10 @@ enum RawExchange {
         try expectFailure(.fill(FillRequest(address: "://")), .notAnAddress, ["address": "://"])
         try expectFailure(.check(CheckRequest(runBreachCheck: true)), .breachCheckOff)
         try expectFailure(.breachPrefixes, .breachCheckOff)
+        try expectFailure(.copy(CopyRequest(reference: "passbox://local/GitHub/password", clearAfter: 5, display: ClipboardDisplay())), .noDisplay)
+        // A display that does not exist: the X11 helper and xclip both fail, and nothing is copied.
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/xclip"), "xclip is needed (make test installs it)")
+        try expectFailure(.copy(CopyRequest(reference: "passbox://local/GitHub/password", clearAfter: 5, display: ClipboardDisplay(display: ":987"))), .clipboardFailed)
         try expectFailure(.generate(GeneratorRequest(words: 5, language: "tlh")), .invalidGenerator, ["reason": "language", "value": "tlh"])
         try expectFailure(.changePassword(ChangePasswordRequest(current: RealAgent.password, new: RealAgent.password)), .passwordUnchanged)
         #expect(try agent.send(.status).status().unlocked, "a refused password change leaves the agent unlocked")

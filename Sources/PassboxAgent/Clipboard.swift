@@ -1,0 +1,148 @@
+import Foundation
+import PassboxCrypto
+import PassboxProtocol
+internal import CLinux
+
+/// Copying a value to the user's clipboard: the agent does it (it owns the clipboard helpers and clears the
+/// clipboard when it locks), or the command line when no agent runs. The display comes from the request:
+/// the agent may have been started in another environment than the command that asks.
+///
+/// On X11 a detached helper of ours (`passbox clipboard-serve`) owns CLIPBOARD and offers the value with the
+/// `x-kde-passwordManagerHint: secret` mark; on Wayland `wl-copy` copies it and `passbox clipboard-clear`
+/// clears it later if it still holds it (compared by SHA-256). xclip is the fallback on X11.
+public final class Clipboard: @unchecked Sendable {
+    // @unchecked: `helpers` is used only on the agent's serial queue (or the CLI's one thread).
+    public static let defaultSeconds = 90
+    /// The helpers serving values now (X11), ended when the agent locks.
+    private var helpers = [pid_t]()
+
+    public init() {}
+
+    /// The clipboard tool for `display`: wl-copy on Wayland, xclip on X11; nil without a display.
+    public static func tool(_ display: ClipboardDisplay) -> (copy: [String], paste: [String])? {
+        func exists(_ name: String) -> Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/" + name) }
+        // An empty variable (DISPLAY= in a script) means no display, as it does for X clients.
+        if !(display.waylandDisplay ?? "").isEmpty, exists("wl-copy"), exists("wl-paste") {
+            return (["/usr/bin/wl-copy", "--type", "text/plain;charset=utf-8"], ["/usr/bin/wl-paste", "--no-newline"])
+        }
+        if !(display.display ?? "").isEmpty, exists("xclip") {
+            return (["/usr/bin/xclip", "-selection", "clipboard", "-in", "-target", "UTF8_STRING"], ["/usr/bin/xclip", "-selection", "clipboard", "-out"])
+        }
+        return nil
+    }
+
+    /// The environment the helpers run with: only what a clipboard client needs.
+    static func environment(_ display: ClipboardDisplay) -> [String] {
+        var env = ["PATH=/usr/bin:/bin"]
+        if let v = display.display, !v.isEmpty { env.append("DISPLAY=\(v)") }
+        if let v = display.waylandDisplay, !v.isEmpty { env.append("WAYLAND_DISPLAY=\(v)") }
+        if let v = display.xauthority, !v.isEmpty { env.append("XAUTHORITY=\(v)") }
+        if let v = display.runtimeDirectory, !v.isEmpty { env.append("XDG_RUNTIME_DIR=\(v)") }
+        if let home = getenv("HOME") { env.append("HOME=" + String(cString: home)) }
+        return env
+    }
+
+    static func selfExecutable() -> String { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path }
+
+    /// Copies `value`, cleared after `seconds` if the clipboard still holds it. Throws `noDisplay` or
+    /// `clipboardFailed`; nothing is copied then.
+    public func copy(_ value: String, seconds: Int, display: ClipboardDisplay) throws {
+        let tool = Self.tool(display)
+        let x11 = !(display.display ?? "").isEmpty
+        guard tool != nil || x11 else { throw ProtocolError(.noDisplay) }
+        let environment = Self.environment(display)
+        let nativeWayland = tool?.copy.first == "/usr/bin/wl-copy"
+        if x11 && !nativeWayland {
+            switch serveOnX11(value, seconds: seconds, environment: environment) {
+            case .served(let pid):
+                helpers.append(pid)
+                return
+            case .failed(let why) where tool == nil:
+                throw ProtocolError(.clipboardFailed, ["reason": why])
+            case .failed:
+                break  // xclip below, without the password-manager mark
+            }
+        }
+        guard let tool else { throw ProtocolError(.clipboardFailed, ["reason": "no clipboard tool (wl-copy or xclip) was found"]) }
+        guard Self.runTool(tool.copy, input: Data(value.utf8), environment: environment).status == 0 else {
+            throw ProtocolError(.clipboardFailed, ["reason": "\(tool.copy[0]) failed"])
+        }
+        // A detached helper clears it later; it gets only the value's SHA-256, on standard input.
+        let fingerprint = Hash.sha256(Array(value.utf8)).map { String(format: "%02x", $0) }.joined()
+        _ = Self.runTool([Self.selfExecutable(), "clipboard-clear", "--after", String(seconds)], input: Data((fingerprint + "\n").utf8), environment: environment, wait: false)
+    }
+
+    /// Ends the helpers that still serve a copied value (the agent locks): X11 then has no owner for the
+    /// clipboard, so the value is gone from it.
+    public func clearServed() {
+        for pid in helpers where kill(pid, 0) == 0 { kill(pid, SIGTERM) }
+        helpers.removeAll()
+    }
+
+    enum X11Outcome {
+        case served(pid_t)
+        case failed(String)
+    }
+
+    /// Starts the detached `clipboard-serve` helper with the value on its standard input and waits for its
+    /// first line: "ok" once it owns the clipboard, else "error: …".
+    func serveOnX11(_ value: String, seconds: Int, environment: [String]) -> X11Outcome {
+        guard let input = try? ChildProcess.pipe() else { return .failed("cannot create a pipe") }
+        guard let status = try? ChildProcess.pipe() else {
+            close(input.read)
+            close(input.write)
+            return .failed("cannot create a pipe")
+        }
+        let pid = try? ChildProcess.spawn(
+            [Self.selfExecutable(), "clipboard-serve", "--after", String(seconds)], stdin: input.read, stdout: status.write, environment: environment, newSession: true)
+        close(input.read)
+        close(status.write)
+        defer { close(status.read) }
+        guard let pid else {
+            close(input.write)
+            return .failed("cannot start the clipboard helper")
+        }
+        var bytes = Array(value.utf8)
+        _ = bytes.withUnsafeBytes { write(input.write, $0.baseAddress, $0.count) }
+        ConstantTime.wipe(&bytes)
+        close(input.write)
+        var line = [UInt8]()
+        var byte: UInt8 = 0
+        while line.count < 512, Glibc.read(status.read, &byte, 1) == 1, byte != 0x0a { line.append(byte) }
+        let answer = String(decoding: line, as: UTF8.self)
+        if answer == "ok" { return .served(pid) }
+        return .failed(answer.hasPrefix("error: ") ? String(answer.dropFirst(7)) : "the clipboard helper stopped")
+    }
+
+    /// Runs a clipboard tool with posix_spawn and waitpid: xclip leaves a child serving the selection that
+    /// holds inherited descriptors, so its output is read only when asked for (paste) and copies write to
+    /// /dev/null.
+    public static func runTool(_ command: [String], input: Data?, environment: [String]? = nil, readOutput: Bool = false, wait: Bool = true) -> (status: Int32, output: Data) {
+        guard let inPipe = try? ChildProcess.pipe() else { return (-1, Data()) }
+        let outPipe = readOutput ? try? ChildProcess.pipe() : nil
+        let pid = try? ChildProcess.spawn(command, stdin: inPipe.read, stdout: outPipe?.write, environment: environment)
+        close(inPipe.read)
+        if let outPipe { close(outPipe.write) }
+        guard let pid else {
+            close(inPipe.write)
+            if let outPipe { close(outPipe.read) }
+            return (-1, Data())
+        }
+        if let input, !input.isEmpty { _ = input.withUnsafeBytes { write(inPipe.write, $0.baseAddress, $0.count) } }
+        close(inPipe.write)
+        var output = Data()
+        if let outPipe {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = Glibc.read(outPipe.read, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                output.append(contentsOf: buffer[0..<n])
+            }
+            close(outPipe.read)
+        }
+        // The clearing helper runs on in its own time; it is reaped by init when this process ends.
+        guard wait else { return (0, output) }
+        return (ChildProcess.wait(pid), output)
+    }
+}
