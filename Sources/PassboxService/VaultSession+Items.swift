@@ -50,10 +50,15 @@ extension VaultSession {
         if searchIndex == nil { searchIndex = SearchIndex(vault: vault) }
         let hits = searchIndex!.search(r.query, scope: scope, limit: max(1, min(r.limit, ListRequest.maximumPage)))
         let tiers = ["title-prefix", "title-word", "title", "field", "near"]
+        // One pass over the items for all hits (looking each id up alone is a scan per hit).
+        let wanted = Set(hits.map(\.itemID))
+        var found = [String: Int]()
+        let items = vault.items
+        for i in items.indices where wanted.contains(items[i].id) { found[items[i].id] = i }
         var summaries = [ItemSummary]()
         for hit in hits {
-            guard let item = try? vault.item(id: hit.itemID) else { continue }
-            summaries.append(ItemViews.summary(item, match: tiers[hit.tier.rawValue]))
+            guard let i = found[hit.itemID] else { continue }
+            summaries.append(ItemViews.summary(items[i], match: tiers[hit.tier.rawValue]))
         }
         return ItemListReply(items: summaries, total: summaries.count, vaultIsEmpty: !vault.items.contains { !$0.isTrashed })
     }
