@@ -1,9 +1,10 @@
 import Foundation
 internal import CZxcvbnSupport
 
-/// A zxcvbn-style estimate of how guessable a password is, computed by Debian's libzxcvbn (the C port of
-/// Dropbox's zxcvbn: dictionary, keyboard-pattern, sequence, repeat and date matching). libzxcvbn is loaded
-/// with dlopen on first use, from any thread; `unavailability` says when it cannot be.
+/// A zxcvbn-style estimate of how guessable a password is: Debian's libzxcvbn (the C port of Dropbox's
+/// zxcvbn) finds dictionary, keyboard-pattern, sequence and date matches, and PassboxCore adds the reference
+/// zxcvbn's common passwords, German words and repeats and prices them all the reference's way. libzxcvbn is
+/// loaded with dlopen on first use, from any thread; `unavailability` says when it cannot be.
 public struct PasswordStrength: Sendable, Equatable {
     /// The strength estimate could not be loaded: libzxcvbn is missing (the library and its Debian package).
     public struct Unavailable: Error, Equatable, Sendable {
@@ -47,42 +48,14 @@ public struct PasswordStrength: Sendable, Equatable {
     /// not rated; callers that show a score should call `checkAvailability()` first.
     public static func estimate(_ password: String, userInputs: [String] = []) -> PasswordStrength {
         guard CZxcvbn_available() != 0 else { return PasswordStrength(score: 0, guessesLog10: 0, warningKey: nil, suggestionKeys: []) }
-        var info: UnsafeMutablePointer<ZxcMatch_t>?
-        _ = withCStrings(userInputs) { dictionary in
-            password.withCString { CZxcvbn_match($0, dictionary, &info) }
-        }
-        var kinds = [ZxcTypeMatch_t]()
-        // libzxcvbn finds the matches (dictionary, keyboard, sequence, repeat, date, brute force) and their
-        // entropies; they are combined the way the reference zxcvbn does, so scores agree with it:
-        // guesses = l! × Π guesses(match) + 10000^(l−1) for l matches, where a run of random characters costs
-        // 10 guesses a character (libzxcvbn prices it at the full character set, rating "u8jzPd" very strong).
-        // A match that costs more than brute force over its characters would not be chosen by the reference
-        // (it takes the cheapest decomposition), so such matches count as brute force, and neighbouring
-        // brute-force runs merge into one.
-        var parts = [(brute: Bool, length: Int, log10: Double)]()
-        var cursor = info
-        while let match = cursor {
-            let type = match.pointee.Type.rawValue % 32
-            let length = Int(match.pointee.Length)
-            let log10Guesses = max(0, match.pointee.Entrpy) * 0.301_029_995_7
-            let brute = type == BRUTE_MATCH.rawValue || log10Guesses > Double(length)
-            if brute, let last = parts.last, last.brute {
-                parts[parts.count - 1].length += length
-            } else {
-                parts.append((brute, length, log10Guesses))
-            }
-            if !brute, length * 2 >= password.count || length >= 4 { kinds.append(ZxcTypeMatch_t(rawValue: type)) }
-            cursor = match.pointee.Next
-        }
-        let productLog10 = parts.reduce(0.0) { sum, part in
-            sum + (part.brute ? max(Double(part.length), part.length == 1 ? log10(11) : log10(51)) : part.log10)
-        }
-        let count = parts.count
-        CZxcvbn_freeInfo(info)
-        let l = max(count, 1)
-        let combined = (1...l).reduce(0.0) { $0 + log10(Double($1)) } + productLog10
-        let sequence = 4.0 * Double(l - 1)
-        let guessesLog10 = max(combined, sequence) + Foundation.log10(1 + pow(10, min(combined, sequence) - max(combined, sequence)))
+        // libzxcvbn finds dictionary, keyboard, sequence and date matches in English; the reference's common
+        // passwords, German words and repeats are matched here too, and all are combined the reference
+        // zxcvbn's way (PasswordStrength+Guesses.swift), so scores agree with it. libzxcvbn's own total
+        // prices random characters at their full character set (rating "u8jzPd" very strong), misses German
+        // words ("kennwort") and prices a repeated phrase as new words.
+        let scalars = analysedPrefix(password)
+        let (guessesLog10, sequence) = mostGuessableSequence(scalars, userInputs: userInputs)
+        let kinds = sequence.filter { $0.pattern != .bruteForce && ($0.length * 2 >= scalars.count || $0.length >= 4) }.map(\.pattern)
         // zxcvbn's thresholds: fewer than 10^3 + 5, 10^6 + 5, 10^8 + 5, 10^10 + 5 guesses.
         let guesses = pow(10, guessesLog10)
         let score: Int =
@@ -98,23 +71,14 @@ public struct PasswordStrength: Sendable, Equatable {
             suggestionKeys: score >= 3 ? [] : ["strength.suggestion.longer", "strength.suggestion.avoid"])
     }
 
-    private static func warningKey(for kinds: [ZxcTypeMatch_t], score: Int) -> String? {
+    private static func warningKey(for kinds: [StrengthMatch.Pattern], score: Int) -> String? {
         guard score < 4 else { return nil }
-        if kinds.contains(DICTIONARY_MATCH) || kinds.contains(DICT_LEET_MATCH) {
-            return score < 3 ? "strength.warning.common" : "strength.warning.containsWord"
-        }
-        if kinds.contains(USER_MATCH) || kinds.contains(USER_LEET_MATCH) { return "strength.warning.userInput" }
-        if kinds.contains(SPATIAL_MATCH) { return "strength.warning.keyboard" }
-        if kinds.contains(REPEATS_MATCH) { return "strength.warning.repeat" }
-        if kinds.contains(SEQUENCE_MATCH) { return "strength.warning.sequence" }
-        if kinds.contains(DATE_MATCH) || kinds.contains(YEAR_MATCH) { return "strength.warning.date" }
+        if kinds.contains(.dictionary) { return score < 3 ? "strength.warning.common" : "strength.warning.containsWord" }
+        if kinds.contains(.userInput) { return "strength.warning.userInput" }
+        if kinds.contains(.spatial) { return "strength.warning.keyboard" }
+        if kinds.contains(.repeat) { return "strength.warning.repeat" }
+        if kinds.contains(.sequence) { return "strength.warning.sequence" }
+        if kinds.contains(.date) { return "strength.warning.date" }
         return score < 3 ? "strength.warning.short" : nil
-    }
-
-    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {
-        let copies = strings.filter { !$0.isEmpty }.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
-        var pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
-        return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
     }
 }

@@ -1,0 +1,241 @@
+import Foundation
+internal import CZxcvbnSupport
+
+// How the estimate prices a password: the matches of libzxcvbn, of the ranked dictionaries (the reference's
+// common passwords, German words) and of repeats
+// are candidates, and the cheapest way to cover the password with them is found the reference zxcvbn's way
+// (scoring.most_guessable_match_sequence): for a sequence of l matches, guesses = l! × Π guesses + 10000^(l−1),
+// and any stretch no match covers costs 10 guesses a character (brute force). Figures are log10 throughout:
+// a 100-character password is worth up to 10^100 guesses.
+extension PasswordStrength {
+    /// Characters past this many UTF-8 bytes are not analysed: libzxcvbn itself matches only the first 100
+    /// bytes (it calls the rest a "long password" run), and the reference's newer versions likewise score
+    /// only a prefix (zxcvbn-ts: 256 characters; PyPI zxcvbn 4.5.0 refuses more than 72). The rest is treated
+    /// as more of the same: it adds no guesses, so the estimate of a very long password is a lower bound and
+    /// a 100,000-character input costs what 100 characters do.
+    static let analysedBytes = 100
+
+    /// Guesses (log10) and the chosen matches for `scalars`, the analysed prefix of a password.
+    static func mostGuessableSequence(_ scalars: [Unicode.Scalar], userInputs: [String]) -> (guessesLog10: Double, matches: [StrengthMatch]) {
+        guard !scalars.isEmpty else { return (0, []) }
+        let candidates = libraryMatches(scalars, userInputs: userInputs) + RankedDictionary.matches(in: scalars)
+            + repeatMatches(scalars, userInputs: userInputs)
+        return cheapestCover(scalars.count, candidates)
+    }
+
+    /// The first scalars of `password` that fit in `analysedBytes` UTF-8 bytes. When the password goes on
+    /// and the prefix ends in a repeat cut part-way through a copy of its base, the part-copy is left out
+    /// too (it is more of the same), so "abc" repeated 40,000 times costs a whole repeat of "abc", not a
+    /// repeat plus a stray "a".
+    static func analysedPrefix(_ password: String) -> [Unicode.Scalar] {
+        var scalars = [Unicode.Scalar](), bytes = 0
+        for scalar in password.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            if bytes > analysedBytes { return droppingPartialCopy(scalars) }
+            scalars.append(scalar)
+        }
+        return scalars
+    }
+
+    /// `scalars` without a trailing part-copy of the base of the longest repeat it ends in (two or more
+    /// whole copies of a period p, then fewer than p scalars that continue the pattern).
+    private static func droppingPartialCopy(_ scalars: [Unicode.Scalar]) -> [Unicode.Scalar] {
+        let n = scalars.count
+        guard n >= 2 else { return scalars }
+        var best: (start: Int, period: Int)?
+        for period in 1...n / 2 {
+            // The earliest start from which every scalar equals the one `period` later, up to the end.
+            var start = n - period
+            while start > 0, scalars[start - 1] == scalars[start - 1 + period] { start -= 1 }
+            guard n - start >= 2 * period, (n - start) % period != 0 else { continue }
+            if best == nil || start < best!.start { best = (start, period) }
+        }
+        guard let (start, period) = best else { return scalars }
+        return Array(scalars[..<(start + (n - start) / period * period)])
+    }
+
+    // MARK: - libzxcvbn's matches
+
+    /// libzxcvbn's matches (its cheapest sequence), at scalar offsets. Its brute-force runs are left out:
+    /// brute force is priced here, at the reference's 10 guesses a character, not at the character set size.
+    /// So are its repeats (a repeats match, or any match flagged as repeated): `repeatMatches` prices them the
+    /// reference's way.
+    private static func libraryMatches(_ scalars: [Unicode.Scalar], userInputs: [String]) -> [StrengthMatch] {
+        // libzxcvbn counts positions in UTF-8 bytes; scalarAt[b] is the scalar starting at byte b.
+        var scalarAt = [Int: Int](), byte = 0
+        for (index, scalar) in scalars.enumerated() {
+            scalarAt[byte] = index
+            byte += UTF8.width(scalar)
+        }
+        scalarAt[byte] = scalars.count
+        var info: UnsafeMutablePointer<ZxcMatch_t>?
+        let password = String(String.UnicodeScalarView(scalars))
+        _ = withCStrings(userInputs) { dictionary in
+            password.withCString { CZxcvbn_match($0, dictionary, &info) }
+        }
+        defer { CZxcvbn_freeInfo(info) }
+        var matches = [StrengthMatch]()
+        var cursor = info
+        while let match = cursor {
+            cursor = match.pointee.Next
+            let begin = Int(match.pointee.Begin)
+            guard match.pointee.Type.rawValue < MULTIPLE_MATCH.rawValue, let start = scalarAt[begin], let end = scalarAt[begin + Int(match.pointee.Length)], end > start,
+                let pattern = pattern(ZxcTypeMatch_t(rawValue: match.pointee.Type.rawValue % 32))
+            else { continue }
+            // The reference's dictionaries have no one-letter words but "i"; libzxcvbn's have "a" at rank 4,
+            // which made "a" repeated cost 5 guesses a time rather than the reference's 12.
+            if pattern == .dictionary, end - start == 1, scalars[start] != "i" { continue }
+            matches.append(StrengthMatch(start: start, end: end, pattern: pattern, guessesLog10: max(0, match.pointee.Entrpy) * log10(2.0)))
+        }
+        return matches
+    }
+
+    private static func pattern(_ type: ZxcTypeMatch_t) -> StrengthMatch.Pattern? {
+        switch type {
+        case DICTIONARY_MATCH, DICT_LEET_MATCH: .dictionary
+        case USER_MATCH, USER_LEET_MATCH: .userInput
+        case SPATIAL_MATCH: .spatial
+        case SEQUENCE_MATCH: .sequence
+        case DATE_MATCH, YEAR_MATCH: .date
+        default: nil  // brute force, repeats and the "long password" tail
+        }
+    }
+
+    static func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        let copies = strings.filter { !$0.isEmpty }.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        var pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+    }
+
+    // MARK: - Repeats
+
+    /// The reference's repeat matches (matching.repeat_match): from left to right, the leftmost run of a
+    /// repeated base, taking the longer of the greedy (/(.+)\1+/) and lazy (/(.+?)\1+/) readings; the base is
+    /// the shortest unit that repeats. A repeat costs (guesses of the base, estimated like a password) × the
+    /// number of repeats, so "correcthorsebatterystaple" four times costs four times the phrase, and "a" a
+    /// hundred times costs 100 × 12. libzxcvbn finds repeats too but prices a repeated phrase far higher.
+    private static func repeatMatches(_ scalars: [Unicode.Scalar], userInputs: [String]) -> [StrengthMatch] {
+        var matches = [StrengthMatch]()
+        var from = 0
+        while let start = (from..<scalars.count).first(where: { repeatPeriods(scalars, at: $0).first != nil }) {
+            let periods = repeatPeriods(scalars, at: start)
+            // The greedy reading takes the longest period that repeats at `start`, the lazy one the shortest;
+            // each then takes as many whole repeats as follow.
+            let greedy = repeatedLength(scalars, at: start, period: periods.last!)
+            let lazy = repeatedLength(scalars, at: start, period: periods.first!)
+            let (length, period) = greedy > lazy ? (greedy, shortestUnit(scalars[start..<start + greedy])) : (lazy, periods.first!)
+            let base = Array(scalars[start..<start + period])
+            let baseGuessesLog10 = mostGuessableSequence(base, userInputs: userInputs).guessesLog10
+            matches.append(StrengthMatch(start: start, end: start + length, pattern: .repeat, guessesLog10: baseGuessesLog10 + log10(Double(length / period))))
+            from = start + length
+        }
+        return matches
+    }
+
+    /// The periods p, shortest first, for which the p scalars at `start` are followed by the same p scalars.
+    private static func repeatPeriods(_ scalars: [Unicode.Scalar], at start: Int) -> [Int] {
+        guard scalars.count - start >= 2 else { return [] }
+        return (1...(scalars.count - start) / 2).filter { p in
+            (0..<p).allSatisfy { scalars[start + $0] == scalars[start + p + $0] }
+        }
+    }
+
+    /// The length of the run at `start` made of whole repeats of its first `period` scalars.
+    private static func repeatedLength(_ scalars: [Unicode.Scalar], at start: Int, period: Int) -> Int {
+        var count = 1
+        while start + (count + 1) * period <= scalars.count,
+            (0..<period).allSatisfy({ scalars[start + $0] == scalars[start + count * period + $0] })
+        {
+            count += 1
+        }
+        return count * period
+    }
+
+    /// The shortest unit whose repeats make up `run` (/^(.+?)\1+$/).
+    private static func shortestUnit(_ run: ArraySlice<Unicode.Scalar>) -> Int {
+        let run = Array(run)
+        return (1...run.count).first { p in
+            run.count % p == 0 && run.indices.allSatisfy { run[$0] == run[$0 % p] }
+        }!
+    }
+
+    // MARK: - The cheapest cover
+
+    /// The reference's search for the sequence of matches covering all `n` scalars with the fewest guesses
+    /// (dynamic programming over the end position and the number of matches), brute force filling the gaps.
+    private static func cheapestCover(_ n: Int, _ candidates: [StrengthMatch]) -> (guessesLog10: Double, matches: [StrengthMatch]) {
+        struct Best {
+            var guessesLog10: Double  // l! × Π + 10000^(l−1)
+            var productLog10: Double  // Π guesses
+            var match: StrengthMatch
+        }
+        // best[k][l]: the cheapest sequence of l matches covering scalars 0...k, if no shorter one beats it.
+        var best = [[Int: Best]](repeating: [:], count: n)
+        var byEnd = [[StrengthMatch]](repeating: [], count: n)
+        for match in candidates { byEnd[match.end - 1].append(match) }
+
+        func priced(_ match: StrengthMatch) -> Double {
+            // The reference's floor: a match shorter than the password costs at least 10 (one character) or
+            // 50 guesses, and brute force one more, so a real match over the same span wins.
+            let floor: Double
+            switch (match.pattern == .bruteForce, match.length == 1, match.length < n) {
+            case (true, true, _): floor = 11
+            case (true, false, _): floor = 51
+            case (false, true, true): floor = 10
+            case (false, false, true): floor = 50
+            default: floor = 1
+            }
+            return max(match.guessesLog10, log10(floor))
+        }
+        func update(_ match: StrengthMatch, _ l: Int) {
+            var product = priced(match)
+            if l > 1 { product += best[match.start - 1][l - 1]!.productLog10 }
+            let guesses = logSum(logFactorial(l) + product, 4 * Double(l - 1))
+            let k = match.end - 1
+            if best[k].contains(where: { $0.key <= l && $0.value.guessesLog10 <= guesses }) { return }
+            best[k][l] = Best(guessesLog10: guesses, productLog10: product, match: match)
+        }
+        func bruteForce(_ start: Int, _ end: Int) -> StrengthMatch {
+            StrengthMatch(start: start, end: end, pattern: .bruteForce, guessesLog10: Double(end - start))
+        }
+
+        for k in 0..<n {
+            for match in byEnd[k].sorted(by: { $0.start < $1.start }) {
+                if match.start == 0 {
+                    update(match, 1)
+                } else {
+                    for l in best[match.start - 1].keys.sorted() { update(match, l + 1) }
+                }
+            }
+            update(bruteForce(0, k + 1), 1)
+            for i in stride(from: 1, through: k, by: 1) {
+                // Two brute-force runs side by side are never cheapest: one run over both costs the same
+                // product with one match fewer.
+                for (l, last) in best[i - 1].sorted(by: { $0.key < $1.key }) where last.match.pattern != .bruteForce {
+                    update(bruteForce(i, k + 1), l + 1)
+                }
+            }
+        }
+
+        guard let (length, last) = best[n - 1].min(by: { $0.value.guessesLog10 < $1.value.guessesLog10 }) else { return (0, []) }
+        var sequence = [StrengthMatch]()
+        var k = n - 1, l = length
+        while k >= 0 {
+            let match = best[k][l]!.match
+            sequence.insert(match, at: 0)
+            k = match.start - 1
+            l -= 1
+        }
+        return (last.guessesLog10, sequence)
+    }
+
+    private static func logFactorial(_ l: Int) -> Double {
+        (1...max(l, 1)).reduce(0.0) { $0 + log10(Double($1)) }
+    }
+
+    /// log10(10^a + 10^b) without overflow.
+    private static func logSum(_ a: Double, _ b: Double) -> Double {
+        max(a, b) + log10(1 + pow(10, min(a, b) - max(a, b)))
+    }
+}
