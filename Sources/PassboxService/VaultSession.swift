@@ -32,14 +32,14 @@ public final class VaultSession: @unchecked Sendable {
     /// and becomes the session's vault. A throw leaves both the file and the session as they were. The kept
     /// search index is brought up to date for the items `reindexing` names from the result, or rebuilt at the
     /// next search when it names none (nil). The same ids tell the save which items changed, so it
-    /// re-compresses only their groups (nil: all); a list that leaves out a changed item (some operations
-    /// name only what the search index needs) costs time, not data, since the save also compares the rest.
+    /// re-compresses only their groups. An empty list is passed as unknown (every group re-compressed):
+    /// operations that change items the search index does not read (breach marks, dismissals) name none.
     @discardableResult
     public func update<T>(reindexing: (T) -> [String]? = { _ in nil }, _ change: (inout Vault) throws -> T) throws -> T {
         var copy = opened.vault
         let result = try change(&copy)
         let changed = reindexing(result)
-        try opened.save(copy, changedItemIDs: changed.map(Set.init))
+        try opened.save(copy, changedItemIDs: changed.flatMap { $0.isEmpty ? nil : Set($0) })
         if let ids = changed, searchIndex != nil {
             for id in ids {
                 if let item = try? opened.vault.item(id: id) { searchIndex!.upsert(item) } else { searchIndex!.remove(id: id) }

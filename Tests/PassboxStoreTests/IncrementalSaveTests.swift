@@ -104,15 +104,14 @@ import Testing
         #expect(try store.unlock(password: password).vault == vault)
     }
 
-    /// A caller that changes an item without naming it (a list meant for the search index, say) loses no
-    /// data: the kept group is compared with what was saved.
-    @Test func anUnnamedChangeIsStillSaved() throws {
+    /// A change that names no item (nil) re-compresses every group, whatever it changed.
+    @Test func anUnknownChangeRecompressesEverything() throws {
         let dir = try TemporaryDirectory()
         let (store, opened) = try vaultWith(dir, items: Self.groupSize + 10)
         var vault = opened.vault
         try vault.setDismissed("weak", true, itemID: vault.items[3].id)
         vault.lastBreachCheck = Date(timeIntervalSince1970: 1_800_000_500)
-        try opened.save(vault, changedItemIDs: [])
+        try opened.save(vault, changedItemIDs: nil)
         #expect(try store.unlock(password: password).vault == vault)
     }
 
