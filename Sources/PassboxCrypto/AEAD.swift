@@ -28,6 +28,29 @@ public enum XChaCha20Poly1305 {
         return out
     }
 
+    /// Encrypts in place: the first `buffer.count - tagLength` bytes are the plaintext, replaced by the
+    /// ciphertext, and the tag is written into the last `tagLength` bytes. For large values (a vault slot)
+    /// built where they will be sent, so no second copy of the plaintext or ciphertext is made. libsodium's
+    /// AEAD functions allow the ciphertext and the message to be the same address (its documentation says so
+    /// for in-place encryption); the result equals `seal`'s, which a test pins.
+    public static func sealInPlace(
+        _ buffer: UnsafeMutableRawBufferPointer, key: SecretBytes, nonce: [UInt8], associatedData: [UInt8]
+    ) throws {
+        Sodium.ensureInitialised()
+        guard key.count == keyLength else { throw CryptoError.invalidInput("key must be \(keyLength) bytes") }
+        guard nonce.count == nonceLength else { throw CryptoError.invalidInput("nonce must be \(nonceLength) bytes") }
+        guard buffer.count >= tagLength, let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            throw CryptoError.invalidInput("the buffer must hold the tag")
+        }
+        var outLength: UInt64 = 0
+        let result = key.withUnsafeBytes { k in
+            crypto_aead_xchacha20poly1305_ietf_encrypt(
+                base, &outLength, base, UInt64(buffer.count - tagLength), associatedData, UInt64(associatedData.count), nil, nonce,
+                k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        try Sodium.check(result, failure: .libraryFailure("encryption failed"))
+    }
+
     /// Decrypts ciphertext-with-tag; throws `authenticationFailed` if anything does not authenticate.
     /// `body` receives the plaintext in a temporary buffer that is wiped afterwards.
     public static func open<R>(

@@ -50,15 +50,15 @@ extension VaultSession {
         }
         let counts = BreachRanges.occurrences(of: passwords, bodies: ranges.filter { needed.contains($0.key) })
         let at = now()
-        // Breach marks are not searched: the index stays as it is.
-        let summary = try update(reindexing: { _ in [] }) { vault in SecurityCheck.applyBreachMarks(counts, to: &vault, now: at) }
+        // Breach marks change every login (nil: every item group is saved again, the index rebuilt at next use).
+        let summary = try update { vault in SecurityCheck.applyBreachMarks(counts, to: &vault, now: at) }
         return summary.breachedPasswords
     }
 
     func dismiss(_ r: DismissRequest) throws -> SavedReply {
         guard let kind = FindingKind(rawValue: r.kind) else { throw ProtocolError(.unknownFindingKind, ["name": r.kind]) }
         let item = try resolve(r.item)
-        try update(reindexing: { _ in [] }) { try $0.setDismissed(kind.rawValue, r.dismissed, itemID: item.id) }
+        try update(reindexing: { [item.id] }) { try $0.setDismissed(kind.rawValue, r.dismissed, itemID: item.id) }
         return SavedReply(id: item.id, title: item.title, categoryName: item.category.displayName)
     }
 

@@ -31,13 +31,16 @@ public final class VaultSession: @unchecked Sendable {
     /// The one way a change reaches the disk: `change` edits a copy; when it returns, the copy is saved
     /// and becomes the session's vault. A throw leaves both the file and the session as they were. The kept
     /// search index is brought up to date for the items `reindexing` names from the result, or rebuilt at the
-    /// next search when it names none (nil).
+    /// next search when it names none (nil). The same ids tell the save which items changed, so it
+    /// re-compresses only their groups: an operation must name every item it changes, or nil. An empty list
+    /// is taken as unknown too (every group re-compressed), so naming none can never lose a change.
     @discardableResult
     public func update<T>(reindexing: (T) -> [String]? = { _ in nil }, _ change: (inout Vault) throws -> T) throws -> T {
         var copy = opened.vault
         let result = try change(&copy)
-        try opened.save(copy)
-        if let ids = reindexing(result), searchIndex != nil {
+        let changed = reindexing(result)
+        try opened.save(copy, changedItemIDs: changed.flatMap { $0.isEmpty ? nil : Set($0) })
+        if let ids = changed, searchIndex != nil {
             for id in ids {
                 if let item = try? opened.vault.item(id: id) { searchIndex!.upsert(item) } else { searchIndex!.remove(id: id) }
             }

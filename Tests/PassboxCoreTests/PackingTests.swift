@@ -85,6 +85,36 @@ import Testing
         #expect(throws: MessagePackError.self) { try hostile.withUnsafeBytes { try Vault(unpacking: $0) } }
     }
 
+    /// The pieces an incremental save packs separately join into exactly the whole payload, whatever the
+    /// item count (the array header's width changes at 16 and 65,536) and the optional vault keys.
+    @Test(arguments: [0, 1, 15, 16, 17, 300]) func piecesJoinIntoThePayload(count: Int) throws {
+        var vault = Vault(slotOrder: [2, 0, 1], created: count % 2 == 0 ? Date(timeIntervalSince1970: 1_700_000_000) : nil)
+        for i in 0..<count {
+            var item = Item(category: i % 3 == 0 ? .secureNote : .login, title: "Item \(i)", notes: i % 2 == 0 ? "note \(i)" : "")
+            item.setValue("user\(i)", for: "username")
+            try vault.add(item, now: Date(timeIntervalSince1970: 1_700_000_000 + Double(i)))
+        }
+        if count > 1 { vault.lastBreachCheck = Date(timeIntervalSince1970: 1_700_000_500) }
+        if count > 15 { vault.unknown["future"] = .array([.int(1), .string("x")]) }
+        let whole = vault.packed()
+        var joined = vault.packedPrelude()
+        for start in stride(from: 0, to: count, by: 7) { joined += vault.packedItems(in: start..<min(start + 7, count)) }
+        joined += vault.packedTrailer()
+        #expect(joined == whole)
+        #expect(vault.packedPrelude() + vault.items.flatMap { $0.packed() } + vault.packedTrailer() == whole)
+        // The reported item ends are where each item's bytes stop.
+        var ends = [Int]()
+        let back = try whole.withUnsafeBytes { try Vault(unpacking: $0, itemEnds: &ends) }
+        #expect(back == vault)
+        var offset = vault.packedPrelude().count
+        var expected = [Int]()
+        for item in vault.items {
+            offset += item.packed().count
+            expected.append(offset)
+        }
+        #expect(ends == expected)
+    }
+
     @Test func deepNestingIsRefused() {
         var bytes: [UInt8] = [0x81, 0xa1, 0x78]
         bytes += [UInt8](repeating: 0x91, count: 10_000) + [0xc0]

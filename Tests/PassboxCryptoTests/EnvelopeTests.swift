@@ -12,6 +12,18 @@ import Testing
         #expect(try Envelope.open(sealed, key: key, associatedData: Array("passbox/v1/item|a".utf8)) == Array("secret".utf8))
     }
 
+    @Test func sealingInPlaceEqualsSealing() throws {
+        let key = SecretBytes.generate(count: 32)
+        let nonce = SecureRandom.bytes(count: XChaCha20Poly1305.nonceLength)
+        for count in [0, 1, 1000, 70_000] {
+            let plain = SecureRandom.bytes(count: count)
+            let sealed = try XChaCha20Poly1305.seal(plain, key: key, nonce: nonce, associatedData: [7, 8])
+            var buffer = plain + [UInt8](repeating: 0, count: XChaCha20Poly1305.tagLength)
+            try buffer.withUnsafeMutableBytes { try XChaCha20Poly1305.sealInPlace($0, key: key, nonce: nonce, associatedData: [7, 8]) }
+            #expect(buffer == sealed)
+        }
+    }
+
     @Test func valueMovedToAnotherPlaceFailsToOpen() throws {
         let sealed = try Envelope.seal(Array("secret".utf8), key: key, associatedData: Array("passbox/v1/item|a".utf8))
         #expect(throws: CryptoError.authenticationFailed) {

@@ -7,7 +7,8 @@ import Testing
 
 /// Vault files made once (docs/FORMATS.md, "Fixture"), checked in and never regenerated: format 1 by
 /// `passbox init --insecure-test-kdf` and the commands listed there, format 2 by opening that file with its
-/// password and saving it unchanged (the save that converts a file). If a test fails, a format changed: add a
+/// password and saving it unchanged (the save that converts a file), and the chunked body layout by opening
+/// the format-2 file and saving it unchanged again. If a test fails, a format changed: add a
 /// new version beside the old one instead.
 @Suite struct FixtureTests {
     static let fixturePassword = "fixture password v1"
@@ -32,6 +33,16 @@ import Testing
         #expect(bytes[10..<128] == v1[10..<128])
     }
 
+    /// The chunked body layout (compression id 2), made once from the format-2 fixture by opening it and
+    /// saving it unchanged with the first code that wrote chunks.
+    @Test func chunkedFixtureBytesNeverChange() throws {
+        let bytes = Array(try Data(contentsOf: try fixtureURL("vault-v2-chunked")))
+        #expect(bytes.count == 128 + 16 * 1_048_576)
+        #expect(Hex.string(Hash.sha256(bytes)) == "1e7387198ef8964c1d83f7e6fd9545b2884a9ae39c2cbb66d2aa25d61d042453")
+        let v2 = Array(try Data(contentsOf: try fixtureURL("vault-v2")))
+        #expect(bytes[0..<128] == v2[0..<128])
+    }
+
     @Test func fixtureBytesNeverChange() throws {
         let url = try #require(Bundle.module.url(forResource: "Fixtures/vault-v1/vault", withExtension: "pbx"))
         let bytes = Array(try Data(contentsOf: url))
@@ -41,7 +52,7 @@ import Testing
     }
 
     /// Both fixtures hold the same vault.
-    @Test(arguments: ["vault-v1", "vault-v2"]) func fixtureOpensToExactlyItsItems(_ name: String) throws {
+    @Test(arguments: ["vault-v1", "vault-v2", "vault-v2-chunked"]) func fixtureOpensToExactlyItsItems(_ name: String) throws {
         let (_, opened) = try openFixture(name)
         let vault = opened.vault
         #expect(opened.kdfParameters == Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
@@ -87,7 +98,7 @@ import Testing
         #expect(vault.slotOrder.sorted() == Array(0..<16))
     }
 
-    @Test(arguments: ["vault-v1", "vault-v2"]) func fixtureRefusesOtherPasswords(_ name: String) throws {
+    @Test(arguments: ["vault-v1", "vault-v2", "vault-v2-chunked"]) func fixtureRefusesOtherPasswords(_ name: String) throws {
         let dir = try TemporaryDirectory()
         try FileManager.default.copyItem(at: try fixtureURL(name), to: dir.file("vault.pbx"))
         #expect(throws: StoreError.wrongPassword) { try VaultStore(directory: dir.path).unlock(password: "fixture password v2") }
@@ -95,7 +106,7 @@ import Testing
 
     /// The first save of a format-1 file converts it: format 2 in the header, every other slot kept except
     /// for the two bytes where format 1 had its version byte; a format-2 file is saved in place.
-    @Test(arguments: ["vault-v1", "vault-v2"]) func fixtureCanBeSavedAndStillOpens(_ name: String) throws {
+    @Test(arguments: ["vault-v1", "vault-v2", "vault-v2-chunked"]) func fixtureCanBeSavedAndStillOpens(_ name: String) throws {
         let (dir, opened) = try openFixture(name)
         let before = Array(try Data(contentsOf: dir.file("vault.pbx")))
         var vault = opened.vault

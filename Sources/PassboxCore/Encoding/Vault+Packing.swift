@@ -3,13 +3,45 @@ import Foundation
 /// The stored form of a vault, items, versions and fields: MessagePack maps with string keys
 /// (docs/FORMATS.md, "Vault payload"). Keys this version does not know are kept and written back.
 extension Vault {
-    /// Encodes the vault.
+    /// Encodes the vault: exactly `packedPrelude() + packedItems(in: items.indices) + packedTrailer()`.
     public func packed() -> [UInt8] {
         var w = MessagePackWriter(capacity: 64 + items.count * 512)
+        writePrelude(into: &w)
+        for item in items { item.pack(into: &w) }
+        writeTrailer(into: &w)
+        return w.bytes
+    }
+
+    /// The payload's first bytes: the vault's map header, the `"items"` key and the items' array header.
+    /// They depend only on the item count and on which optional vault keys are present.
+    public func packedPrelude() -> [UInt8] {
+        var w = MessagePackWriter(capacity: 32)
+        writePrelude(into: &w)
+        return w.bytes
+    }
+
+    /// The items in `range`, packed one after another as they stand in the payload's items array.
+    public func packedItems(in range: Range<Int>) -> [UInt8] {
+        precondition(range.lowerBound >= 0 && range.upperBound <= items.count, "item range out of bounds")
+        var w = MessagePackWriter(capacity: range.count * 512)
+        for i in range { items[i].pack(into: &w) }
+        return w.bytes
+    }
+
+    /// The payload's last bytes, after the items: `slotOrder`, the dates and the keys kept unknown.
+    public func packedTrailer() -> [UInt8] {
+        var w = MessagePackWriter(capacity: 64)
+        writeTrailer(into: &w)
+        return w.bytes
+    }
+
+    private func writePrelude(into w: inout MessagePackWriter) {
         w.writeMapHeader(2 + (created == nil ? 0 : 1) + (lastBreachCheck == nil ? 0 : 1) + unknown.count)
         w.write("items")
         w.writeArrayHeader(items.count)
-        for item in items { item.pack(into: &w) }
+    }
+
+    private func writeTrailer(into w: inout MessagePackWriter) {
         w.write("slotOrder")
         w.writeArrayHeader(slotOrder.count)
         for s in slotOrder { w.write(s) }
@@ -22,11 +54,23 @@ extension Vault {
             w.write(lastBreachCheck.passboxMilliseconds)
         }
         w.writeUnknown(unknown)
-        return w.bytes
     }
 
     /// Decodes a vault; malformed data throws `MessagePackError`.
     public init(unpacking bytes: UnsafeRawBufferPointer) throws {
+        var ends: [Int]? = nil
+        try self.init(unpacking: bytes, itemEnds: &ends)
+    }
+
+    /// Decodes a vault and reports where each item ends in `bytes` (the offset just past it), so a reader
+    /// that got the payload in pieces can tell whether the pieces fall on item boundaries.
+    public init(unpacking bytes: UnsafeRawBufferPointer, itemEnds: inout [Int]) throws {
+        var ends: [Int]? = []
+        try self.init(unpacking: bytes, itemEnds: &ends)
+        itemEnds = ends ?? []
+    }
+
+    private init(unpacking bytes: UnsafeRawBufferPointer, itemEnds: inout [Int]?) throws {
         var r = MessagePackReader(bytes)
         self.init()
         let n = try r.readMapHeader()
@@ -36,7 +80,11 @@ extension Vault {
             case "items":
                 let count = try r.readArrayHeader()
                 items.reserveCapacity(count)
-                for _ in 0..<count { items.append(try Item(unpacking: &r)) }
+                itemEnds?.reserveCapacity(count)
+                for _ in 0..<count {
+                    items.append(try Item(unpacking: &r))
+                    itemEnds?.append(r.offset)
+                }
             case "slotOrder":
                 let count = try r.readArrayHeader()
                 for _ in 0..<count { slotOrder.append(Int(try r.readInt())) }
@@ -50,6 +98,13 @@ extension Vault {
 }
 
 extension Item {
+    /// Encodes the item as it stands in a payload's items array.
+    public func packed() -> [UInt8] {
+        var w = MessagePackWriter(capacity: 512)
+        pack(into: &w)
+        return w.bytes
+    }
+
     func pack(into w: inout MessagePackWriter) {
         let dates: [(String, Date?)] = [
             ("created", created), ("lastChanged", lastChanged), ("lastUsed", lastUsed), ("lastFilled", lastFilled), ("trashedAt", trashedAt),

@@ -1,7 +1,7 @@
 import PassboxCrypto
 internal import CZlib
 
-/// zlib (deflate) compression of vault payloads (compression id 1 in the body header).
+/// zlib (deflate) compression of vault payloads (compression id 1 in the body header, and each chunk of id 2).
 enum Deflate {
     /// Deflates in one pass into a buffer that grows as needed (a vault payload compresses to about a
     /// third, so no buffer of the input's size is ever made). Level 1: on vault payloads it is about 1.5×
@@ -40,19 +40,29 @@ enum Deflate {
 
     /// Inflates at most `limit` bytes; more (a decompression bomb) or a corrupt stream is damage.
     static func decompress(_ input: UnsafeRawBufferPointer, limit: Int) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: min(max(input.count * 4, 4096), limit))
+        var produced = 0
+        try inflateStream(input, into: &out, produced: &produced, limit: limit, wholeInput: false)
+        out.removeSubrange(produced...)
+        return out
+    }
+
+    /// Inflates one zlib stream into `out` from `produced` on (growing `out`, never past `limit` bytes in
+    /// all), and advances `produced`. With `wholeInput`, the stream must end exactly at the end of `input`
+    /// (a chunk of the chunked layout); the single-stream layout has always ignored bytes after its stream.
+    /// Past the limit (a decompression bomb), a truncated or corrupt stream: damage.
+    static func inflateStream(_ input: UnsafeRawBufferPointer, into out: inout [UInt8], produced: inout Int, limit: Int, wholeInput: Bool) throws {
         var stream = z_stream()
         guard inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw StoreError.damaged(path: "vault payload", reason: "zlib could not start")
         }
         defer { inflateEnd(&stream) }
-        var out = [UInt8](repeating: 0, count: min(max(input.count * 4, 4096), limit))
         stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: UInt8.self))
         stream.avail_in = uInt(input.count)
-        var produced = 0
         while true {
             if produced == out.count {
                 guard out.count < limit else { throw StoreError.damaged(path: "vault payload", reason: "the payload expands beyond its limit") }
-                out.append(contentsOf: repeatElement(0, count: min(out.count, limit - out.count)))
+                out.append(contentsOf: repeatElement(0, count: min(max(out.count, 4096), limit - out.count)))
             }
             let status: Int32 = out.withUnsafeMutableBufferPointer { o in
                 stream.next_out = o.baseAddress! + produced
@@ -66,7 +76,8 @@ enum Deflate {
                 throw StoreError.damaged(path: "vault payload", reason: "the compressed payload is corrupt")
             }
         }
-        out.removeSubrange(produced...)
-        return out
+        if wholeInput, stream.avail_in != 0 {
+            throw StoreError.damaged(path: "vault payload", reason: "a compressed chunk has bytes after its stream")
+        }
     }
 }

@@ -17,11 +17,17 @@ public final class OpenVault: @unchecked Sendable {
     private(set) var layout: SlotCodec.Layout
     /// The decrypted vault as last loaded or saved.
     public private(set) var vault: Vault
+    /// The compressed chunk of each group of `ChunkedPayload.groupSize` items of `vault`, as its slot holds
+    /// them, so a save re-packs and re-compresses only the groups that changed; nil when not known (a slot
+    /// in the single-stream layout, or cut differently), and the next save compresses every group. Only
+    /// compressed bytes: derived from the plaintext, but no larger a risk than `vault` itself in memory.
+    private(set) var groupChunks: [[UInt8]]?
 
     init(
         store: VaultStore, header: VaultHeader, slotIndex: Int, slotNonce: [UInt8], wrapKey: SecretBytes,
-        dataKey: SecretBytes, generation: UInt64, layout: SlotCodec.Layout, vault: Vault
+        dataKey: SecretBytes, generation: UInt64, layout: SlotCodec.Layout, vault: Vault, groupChunks: [[UInt8]]? = nil
     ) {
+        self.groupChunks = groupChunks
         self.layout = layout
         self.store = store
         self.header = header
@@ -38,23 +44,54 @@ public final class OpenVault: @unchecked Sendable {
     /// The current slot size in bytes.
     public var slotSize: Int { header.slotSize }
 
-    func sealedSlot(for vault: Vault, header: VaultHeader, generation: UInt64, nonce: [UInt8]? = nil, wrapKey: SecretBytes? = nil, dataKey: SecretBytes? = nil) throws -> [UInt8] {
-        var json = try PayloadCodec.encode(vault)
-        defer { ConstantTime.wipe(&json) }
-        var compressed = try json.withUnsafeBytes { try Deflate.compress($0) }
-        defer { ConstantTime.wipe(&compressed) }
-        return try SlotCodec.sealSlot(
-            header: header, index: slotIndex, slotNonce: nonce ?? slotNonce, wrapKey: wrapKey ?? self.wrapKey,
-            dataKey: dataKey ?? self.dataKey, generation: generation, compressed: compressed, now: store.clock.now())
+    /// The first slot of a new vault (every group compressed), and the chunks to keep once it is committed.
+    func sealedSlot(for vault: Vault, header: VaultHeader, generation: UInt64) throws -> (slot: [UInt8], groups: [[UInt8]]) {
+        let groups = try compressedGroups(of: vault, changedItemIDs: nil)
+        let chunks = try payloadChunks(of: vault, groups: groups)
+        precondition(ChunkedPayload.encodedLength(chunks) <= SlotCodec.capacity(slotSize: header.slotSize), "a new vault fits the smallest slot")
+        let slot = try seal(chunks, header: header, generation: generation, nonce: slotNonce, wrapKey: wrapKey, dataKey: dataKey)
+        return (slot, groups)
+    }
+
+    deinit {
+        if groupChunks != nil {
+            for g in groupChunks!.indices { ConstantTime.wipe(&groupChunks![g]) }
+        }
+    }
+
+    /// Saves `newVault` into this vault's slot, compressing every item group afresh (as
+    /// `save(_:changedItemIDs:)` with nil).
+    public func save(_ newVault: Vault) throws {
+        try save(newVault, changedItemIDs: nil)
     }
 
     /// Saves `newVault` into this vault's slot. When the slot size stays, only this slot is written, in place,
     /// through a synced journal; when it doubles (or a format-1 file is converted), a new file is written one
     /// slot at a time, the other slots copied from the old one. Memory is updated only after the file is
     /// committed.
-    public func save(_ newVault: Vault) throws {
-        try rewriteOwnSlot(vault: newVault)
+    ///
+    /// `changedItemIDs` names every item changed since `vault` (added, edited, marked, trashed, restored;
+    /// deleted ones need not be named), or is nil when that is not known: then every group of items is packed
+    /// and compressed again. Otherwise a group keeps its compressed chunk when it holds none of the named
+    /// items and the same number of items with the same ids in the same places as before; so an add
+    /// re-compresses only the last group, an edit its item's group, a deletion every group from its own on.
+    /// An item changed but not named would be saved as it was: a caller that cannot name every change
+    /// passes nil (debug builds check the promise).
+    public func save(_ newVault: Vault, changedItemIDs: Set<String>?) throws {
+        let groups = try rewriteOwnSlot(vault: newVault, changedItemIDs: changedItemIDs)
         vault = newVault
+        replaceGroupChunks(groups)
+    }
+
+    /// Keeps `groups` as the chunks of `vault`, wiping the chunks no longer used.
+    func replaceGroupChunks(_ groups: [[UInt8]]) {
+        if var old = groupChunks {
+            groupChunks = nil
+            for g in old.indices where g >= groups.count || !old[g].withUnsafeBytes({ o in groups[g].withUnsafeBytes { o.baseAddress == $0.baseAddress } }) {
+                ConstantTime.wipe(&old[g])
+            }
+        }
+        groupChunks = groups
     }
 
     /// Changes this vault's password: the current one is checked as an unlock attempt (counted, held to the
@@ -82,7 +119,8 @@ public final class OpenVault: @unchecked Sendable {
         let newNonce = SecureRandom.bytes(count: SlotCodec.nonceLength)
         let newWrap = try SlotCodec.wrapKey(passwordKey: passwordKey, slotNonce: newNonce)
         let newData = SecretBytes.generate(count: 32)
-        try rewriteOwnSlot(vault: vault, nonce: newNonce, wrapKey: newWrap, dataKey: newData)
+        let groups = try rewriteOwnSlot(vault: vault, changedItemIDs: [], nonce: newNonce, wrapKey: newWrap, dataKey: newData)
+        replaceGroupChunks(groups)
         slotNonce = newNonce
         wrapKey = newWrap
         dataKey = newData
@@ -91,9 +129,13 @@ public final class OpenVault: @unchecked Sendable {
     /// Seals the new slot and writes it. Only the header and this slot's key-box prefix are read to check
     /// that nobody else saved since (FMT-4). When the slot size stays, the slot goes through the journal and
     /// is written in place; when it must double, a new file is written one slot at a time and renamed over.
-    private func rewriteOwnSlot(vault newVault: Vault, nonce: [UInt8]? = nil, wrapKey newWrap: SecretBytes? = nil, dataKey newData: SecretBytes? = nil) throws {
+    /// Returns the compressed item groups of the slot written (for `groupChunks`, once the caller commits).
+    private func rewriteOwnSlot(
+        vault newVault: Vault, changedItemIDs: Set<String>?, nonce: [UInt8]? = nil, wrapKey newWrap: SecretBytes? = nil,
+        dataKey newData: SecretBytes? = nil
+    ) throws -> [[UInt8]] {
         try POSIX.ensurePrivateDirectory(store.directory, creating: false)
-        try store.withWriteLock {
+        return try store.withWriteLock {
             try store.settleLocked()
             let target = store.resolvedVaultPath()
             let fd = CLinux_openFile(target, O_RDONLY | O_CLOEXEC, 0)
@@ -115,20 +157,21 @@ public final class OpenVault: @unchecked Sendable {
                 box.generation == generation
             else { throw StoreError.conflict }
 
-            var json = try PayloadCodec.encode(newVault)
-            defer { ConstantTime.wipe(&json) }
-            var compressed = try json.withUnsafeBytes { try Deflate.compress($0) }
-            defer { ConstantTime.wipe(&compressed) }
+            // No buffer of the whole payload: unchanged groups keep their chunks, the others are packed and
+            // deflated group by group, and the slot is sealed from the chunks.
+            let groups = try compressedGroups(of: newVault, changedItemIDs: changedItemIDs)
+            let chunks = try payloadChunks(of: newVault, groups: groups)
+            let compressedLength = ChunkedPayload.encodedLength(chunks)
             var newHeader = onDisk
             newHeader.formatVersion = VaultHeader.currentVersion
-            while SlotCodec.capacity(slotSize: newHeader.slotSize) < compressed.count {
+            while SlotCodec.capacity(slotSize: newHeader.slotSize) < compressedLength {
                 guard newHeader.slotSize < VaultHeader.maximumSlotSize else { throw StoreError.tooLarge }
                 newHeader.slotSize *= 2
             }
             let nextGeneration = generation &+ 1
-            let ownSlot = try SlotCodec.sealSlot(
-                header: newHeader, index: slotIndex, slotNonce: nonce ?? slotNonce, wrapKey: newWrap ?? wrapKey,
-                dataKey: newData ?? dataKey, generation: nextGeneration, compressed: compressed, now: store.clock.now())
+            let ownSlot = try seal(
+                chunks, header: newHeader, generation: nextGeneration, nonce: nonce ?? slotNonce, wrapKey: newWrap ?? wrapKey,
+                dataKey: newData ?? dataKey)
             if newHeader == onDisk {
                 try writeInPlace(ownSlot, header: onDisk, target: target)
             } else {
@@ -137,7 +180,89 @@ public final class OpenVault: @unchecked Sendable {
             header = newHeader
             generation = nextGeneration
             layout = .format2
+            return groups
         }
+    }
+
+    /// Seals a slot whose body holds `chunks` in the chunked layout (compression id 2).
+    private func seal(_ chunks: [[UInt8]], header: VaultHeader, generation: UInt64, nonce: [UInt8], wrapKey: SecretBytes, dataKey: SecretBytes) throws -> [UInt8] {
+        try SlotCodec.sealSlot(
+            header: header, index: slotIndex, slotNonce: nonce, wrapKey: wrapKey, dataKey: dataKey, generation: generation,
+            compression: SlotCodec.compressionChunked, compressedLength: ChunkedPayload.encodedLength(chunks), now: store.clock.now()
+        ) { ChunkedPayload.write(chunks, into: $0) }
+    }
+
+    /// The payload's chunks: the prelude, the item groups, the trailer (the first and last are a few bytes,
+    /// compressed afresh every time).
+    private func payloadChunks(of newVault: Vault, groups: [[UInt8]]) throws -> [[UInt8]] {
+        var prelude = newVault.packedPrelude()
+        var trailer = newVault.packedTrailer()
+        defer {
+            ConstantTime.wipe(&prelude)
+            ConstantTime.wipe(&trailer)
+        }
+        return [try prelude.withUnsafeBytes { try Deflate.compress($0) }] + groups + [try trailer.withUnsafeBytes { try Deflate.compress($0) }]
+    }
+
+    /// The compressed chunk of every item group of `newVault`: the kept one where the group is unchanged
+    /// (see `save(_:changedItemIDs:)`), else packed and deflated afresh, on two threads when several are.
+    func compressedGroups(of newVault: Vault, changedItemIDs: Set<String>?) throws -> [[UInt8]] {
+        let size = ChunkedPayload.groupSize
+        let items = newVault.items
+        let count = (items.count + size - 1) / size
+        var groups = [[UInt8]?](repeating: nil, count: count)
+        if let changedItemIDs, let kept = groupChunks {
+            let old = vault.items
+            items.withUnsafeBufferPointer { new in
+                old.withUnsafeBufferPointer { saved in
+                    // The groups holding a named item. A few names are found by comparing ids (an id of the
+                    // same storage compares at once, and a different one of 26 bytes by one memcmp), which is
+                    // several times quicker than hashing every id; many names are looked up in the set.
+                    var namedGroups = Set<Int>()
+                    if changedItemIDs.count <= 16 {
+                        for id in changedItemIDs {
+                            if let i = (0..<new.count).first(where: { new[$0].id == id }) { namedGroups.insert(i / size) }
+                        }
+                    } else {
+                        for i in 0..<new.count where changedItemIDs.contains(new[i].id) { namedGroups.insert(i / size) }
+                    }
+                    for g in 0..<min(count, kept.count) where !namedGroups.contains(g) {
+                        let range = (g * size)..<min((g + 1) * size, items.count)
+                        // The same number of items, the same ids in the same places (nothing moved).
+                        guard min((g + 1) * size, saved.count) == range.upperBound, range.allSatisfy({ new[$0].id == saved[$0].id })
+                        else { continue }
+                        // Debug builds check the caller's promise: an unnamed item is unchanged.
+                        assert(range.allSatisfy { new[$0] == saved[$0] }, "an item changed but was not named in changedItemIDs")
+                        groups[g] = kept[g]
+                    }
+                }
+            }
+        }
+        let stale = groups.indices.filter { groups[$0] == nil }
+        let fresh = try Self.packAndCompress(newVault, groups: stale)
+        for (g, chunk) in zip(stale, fresh) { groups[g] = chunk }
+        return groups.map { $0! }
+    }
+
+    /// Packs and deflates the item groups `indices` of `vault`; the plaintext of each group is wiped once
+    /// compressed. Runs on two threads when there is more than one group (the machine's two cores).
+    static func packAndCompress(_ vault: Vault, groups indices: [Int]) throws -> [[UInt8]] {
+        let size = ChunkedPayload.groupSize
+        let work: @Sendable (Int) throws -> [UInt8] = { g in
+            var plain = vault.packedItems(in: (g * size)..<min((g + 1) * size, vault.items.count))
+            defer { ConstantTime.wipe(&plain) }
+            return try plain.withUnsafeBytes { try Deflate.compress($0) }
+        }
+        guard indices.count > 1 else { return try indices.map(work) }
+        let results = ParallelResults(count: indices.count)
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            var i = worker
+            while i < indices.count, !results.failed {
+                results.set(i, Result { try work(indices[i]) })
+                i += 2
+            }
+        }
+        return try results.values()
     }
 
     /// The journaled in-place save (security.md §7 "Saving"): journal written and synced, directory synced,
@@ -192,6 +317,35 @@ public final class OpenVault: @unchecked Sendable {
                 if newHeader.slotSize > oldHeader.slotSize {
                     try SecureRandom.bytes(count: newHeader.slotSize - oldHeader.slotSize).withUnsafeBytes { try append($0) }
                 }
+            }
+        }
+    }
+}
+
+/// Results filled in by two threads, each at its own indices.
+private final class ParallelResults: @unchecked Sendable {
+    // @unchecked: every access goes through `lock`.
+    private let lock = NSLock()
+    private var results: [Result<[UInt8], Error>?]
+    private var sawFailure = false
+
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    var failed: Bool { lock.withLock { sawFailure } }
+
+    func set(_ index: Int, _ result: Result<[UInt8], Error>) {
+        lock.withLock {
+            results[index] = result
+            if case .failure = result { sawFailure = true }
+        }
+    }
+
+    func values() throws -> [[UInt8]] {
+        try lock.withLock {
+            for case .failure(let error)? in results { throw error }
+            return try results.map { result in
+                guard case .success(let chunk)? = result else { throw StoreError.io(operation: "compress", path: "vault payload", errno: 0) }
+                return chunk
             }
         }
     }

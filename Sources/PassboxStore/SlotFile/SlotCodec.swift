@@ -9,6 +9,9 @@ import PassboxCrypto
 /// 32   96  key box: XChaCha nonce 24 | sealed(wrap key; data key 32 | body length 8 | generation 8 | wrapped-at ms 8)
 /// 128  L   body: XChaCha nonce 24 | sealed(data key; payload version 4 | compression id 4 | compressed length 8 | payload | zeros)
 /// ```
+/// Compression id 1 is one zlib stream; id 2 (written now) is `ChunkedPayload`, chunks on item boundaries.
+/// ```
+/// ```
 /// Format 1 put an envelope version byte (`0x01`) before each XChaCha nonce, at slot offsets 32 and 129: a
 /// constant that told used slots from random ones. Format 2 has no byte in the clear that is not random.
 ///
@@ -46,11 +49,16 @@ enum SlotCodec {
     static let payloadVersion: UInt32 = 1
     static let compressionNone: UInt32 = 0
     static let compressionDeflate: UInt32 = 1
+    /// Independently deflated chunks (`ChunkedPayload`), written since the incremental save.
+    static let compressionChunked: UInt32 = 2
     static let wrapInfo = "passbox/v1/vault-slot/wrap"
 
     /// The layouts to try in a file of `header`'s format, every one for every slot (the work must not depend
     /// on what is found).
     static func layouts(for header: VaultHeader) -> [Layout] { header.formatVersion == 1 ? [.format1] : [.format2, .format1] }
+
+    /// The most a payload may inflate to, over all its chunks: more is a decompression bomb.
+    static func decompressionLimit(slotSize: Int) -> Int { min(1 << 30, max(64 << 20, 16 * slotSize)) }
 
     /// The largest compressed payload a format-2 slot of `slotSize` bytes can hold.
     static func capacity(slotSize: Int) -> Int { slotSize - Layout.format2.bodyOffset - sealedOverhead - bodyHeaderLength }
@@ -105,16 +113,36 @@ enum SlotCodec {
         }
     }
 
-    /// Builds a whole format-2 slot of `header.slotSize` bytes whose body holds `compressed` and fills the slot.
+    /// Builds a whole format-2 slot of `header.slotSize` bytes whose body holds `compressed` (one zlib
+    /// stream, compression id 1) and fills the slot.
     static func sealSlot(
         header: VaultHeader, index: Int, slotNonce: [UInt8], wrapKey: SecretBytes, dataKey: SecretBytes,
         generation: UInt64, compressed: [UInt8], now: Date
+    ) throws -> [UInt8] {
+        try sealSlot(
+            header: header, index: index, slotNonce: slotNonce, wrapKey: wrapKey, dataKey: dataKey, generation: generation,
+            compression: compressionDeflate, compressedLength: compressed.count, now: now
+        ) { out in
+            compressed.withUnsafeBytes { c in
+                if c.count > 0 { out.baseAddress!.copyMemory(from: c.baseAddress!, byteCount: c.count) }
+            }
+        }
+    }
+
+    /// Builds a whole format-2 slot of `header.slotSize` bytes whose body fills the slot and holds a
+    /// compressed payload of `compressedLength` bytes under `compression`, which `writeCompressed` writes
+    /// into the buffer it is given (exactly that long). The slot is one allocation: the body plaintext is
+    /// assembled where its ciphertext goes and sealed in place, so no other copy of the payload is made.
+    static func sealSlot(
+        header: VaultHeader, index: Int, slotNonce: [UInt8], wrapKey: SecretBytes, dataKey: SecretBytes,
+        generation: UInt64, compression: UInt32, compressedLength: Int, now: Date,
+        writeCompressed: (UnsafeMutableRawBufferPointer) -> Void
     ) throws -> [UInt8] {
         precondition(header.formatVersion == Layout.format2.formatVersion, "slots are written in format 2 only")
         let layout = Layout.format2
         let bodyLength = header.slotSize - layout.bodyOffset
         let plainLength = bodyLength - sealedOverhead
-        precondition(compressed.count <= plainLength - bodyHeaderLength, "caller must grow the slot first")
+        precondition(compressedLength <= plainLength - bodyHeaderLength, "caller must grow the slot first")
         // The key box's plaintext is made at its final size and the data key copied in, so no append can
         // reallocate and leave an unwiped copy of the key behind; it is revealed only to be sealed, wiped below.
         var keyPlain = [UInt8](repeating: 0, count: dataKey.count + 24)
@@ -128,34 +156,41 @@ enum SlotCodec {
         let keyAD = associatedData(layout, body: false, header: header, index: index, slotNonce: slotNonce)
         let keyNonce = SecureRandom.bytes(count: XChaCha20Poly1305.nonceLength)
         let keyBox = try XChaCha20Poly1305.seal(keyPlain, key: wrapKey, nonce: keyNonce, associatedData: keyAD)
-
-        var body = [UInt8](repeating: 0, count: plainLength)
-        defer { ConstantTime.wipe(&body) }
-        body.withUnsafeMutableBytes { b in
-            b.storeBytes(of: payloadVersion.bigEndian, toByteOffset: 0, as: UInt32.self)
-            b.storeBytes(of: compressionDeflate.bigEndian, toByteOffset: 4, as: UInt32.self)
-            b.storeBytes(of: UInt64(compressed.count).bigEndian, toByteOffset: 8, as: UInt64.self)
-            compressed.withUnsafeBytes { c in
-                if c.count > 0 { (b.baseAddress! + bodyHeaderLength).copyMemory(from: c.baseAddress!, byteCount: c.count) }
-            }
-        }
         let bodyAD = associatedData(layout, body: true, header: header, index: index, slotNonce: slotNonce)
         let bodyNonce = SecureRandom.bytes(count: XChaCha20Poly1305.nonceLength)
-        var slot = slotNonce
-        slot.reserveCapacity(header.slotSize)
-        slot += keyNonce
-        slot += keyBox
-        slot += bodyNonce
-        slot += try XChaCha20Poly1305.seal(body, key: dataKey, nonce: bodyNonce, associatedData: bodyAD)
-        precondition(slot.count == header.slotSize)
+
+        var slot = [UInt8](repeating: 0, count: header.slotSize)
+        let sealedStart = layout.bodyOffset + XChaCha20Poly1305.nonceLength
+        do {
+            try slot.withUnsafeMutableBytes { s in
+                var offset = 0
+                for part in [slotNonce, keyNonce, keyBox, bodyNonce] {
+                    part.withUnsafeBytes { (s.baseAddress! + offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                    offset += part.count
+                }
+                precondition(offset == sealedStart)
+                // The body plaintext, in place: header, compressed payload, then the zeros already there.
+                let body = UnsafeMutableRawBufferPointer(rebasing: s[sealedStart...])
+                body.storeBytes(of: payloadVersion.bigEndian, toByteOffset: 0, as: UInt32.self)
+                body.storeBytes(of: compression.bigEndian, toByteOffset: 4, as: UInt32.self)
+                body.storeBytes(of: UInt64(compressedLength).bigEndian, toByteOffset: 8, as: UInt64.self)
+                writeCompressed(UnsafeMutableRawBufferPointer(rebasing: body[bodyHeaderLength..<(bodyHeaderLength + compressedLength)]))
+                try XChaCha20Poly1305.sealInPlace(body, key: dataKey, nonce: bodyNonce, associatedData: bodyAD)
+            }
+        } catch {
+            ConstantTime.wipe(&slot)  // it may hold the plaintext body
+            throw error
+        }
         return slot
     }
 
     /// Opens a slot's body (`body` starts at `layout.bodyOffset`, its length from the key box) and returns
-    /// the decompressed payload.
+    /// the decompressed payload; for the chunked layout, with `keepingChunks`, also each chunk's compressed
+    /// bytes and where its inflated bytes end in the payload.
     static func openBody(
-        body: UnsafeRawBufferPointer, header: VaultHeader, index: Int, slotNonce: [UInt8], dataKey: SecretBytes, layout: Layout, path: String
-    ) throws -> [UInt8] {
+        body: UnsafeRawBufferPointer, header: VaultHeader, index: Int, slotNonce: [UInt8], dataKey: SecretBytes, layout: Layout, path: String,
+        keepingChunks: Bool = false
+    ) throws -> ChunkedPayload.Inflated {
         let ad = associatedData(layout, body: true, header: header, index: index, slotNonce: slotNonce)
         let skip = layout.bodyNonceOffset - layout.bodyOffset
         if layout == .format1, header.formatVersion == 1, let marker = body.first, marker != Envelope.version {
@@ -174,9 +209,11 @@ enum SlotCodec {
                 let length = Int(clamping: plain.bigEndianUInt64(at: 8))
                 guard length <= plain.count - bodyHeaderLength else { throw StoreError.damaged(path: path, reason: "the payload length is impossible") }
                 let payload = UnsafeRawBufferPointer(rebasing: plain[bodyHeaderLength..<(bodyHeaderLength + length)])
+                let limit = decompressionLimit(slotSize: header.slotSize)
                 switch compression {
-                case compressionNone: return Array(payload)
-                case compressionDeflate: return try Deflate.decompress(payload, limit: min(1 << 30, max(64 << 20, 16 * header.slotSize)))
+                case compressionNone: return ChunkedPayload.Inflated(payload: Array(payload), chunks: [])
+                case compressionDeflate: return ChunkedPayload.Inflated(payload: try Deflate.decompress(payload, limit: limit), chunks: [])
+                case compressionChunked: return try ChunkedPayload.decompress(payload, limit: limit, keepingChunks: keepingChunks)
                 default: throw StoreError.newerFormat(version: Int(compression))
                 }
             }

@@ -52,7 +52,7 @@ public final class VaultStore: @unchecked Sendable {
             store: self, header: header, slotIndex: index, slotNonce: slotNonce, wrapKey: wrapKey,
             dataKey: .generate(count: 32), generation: generation, layout: .format2,
             vault: Vault(slotOrder: Self.randomPermutation(VaultHeader.slotCount), created: clock.now()))
-        let ownSlot = try opened.sealedSlot(for: opened.vault, header: header, generation: generation)
+        let (ownSlot, groups) = try opened.sealedSlot(for: opened.vault, header: header, generation: generation)
         // Written one slot at a time: the file is never held in memory whole.
         try commitNewFile(target: resolvedVaultPath(), size: header.fileSize, check: (slotOffset(index, header), ownSlot)) { append in
             try header.encoded().withUnsafeBytes { try append($0) }
@@ -64,6 +64,7 @@ public final class VaultStore: @unchecked Sendable {
                 }
             }
         }
+        opened.replaceGroupChunks(groups)
         _ = timing.deadline(forWork: derivationSeconds)
         try attempts.succeeded()
         return opened
@@ -149,18 +150,22 @@ public final class VaultStore: @unchecked Sendable {
         do {
             let key = found?.box.dataKey ?? SecretBytes.generate(count: 32)
             let nonce = found?.nonce ?? SecureRandom.bytes(count: SlotCodec.nonceLength)
-            var json = try body.withUnsafeBytes {
+            var inflated = try body.withUnsafeBytes {
                 try SlotCodec.openBody(
                     body: $0, header: header, index: bodyIndex, slotNonce: nonce, dataKey: key,
-                    layout: found?.layout ?? SlotCodec.layouts(for: header)[0], path: vaultPath)
+                    layout: found?.layout ?? SlotCodec.layouts(for: header)[0], path: vaultPath, keepingChunks: true)
             }
-            defer { ConstantTime.wipe(&json) }
+            defer { ConstantTime.wipe(&inflated.payload) }
             guard let found else { throw StoreError.wrongPassword }
-            let vault = try PayloadCodec.decode(json, path: vaultPath)
+            var itemEnds = [Int]()
+            let vault = try PayloadCodec.decode(inflated.payload, path: vaultPath, itemEnds: &itemEnds)
+            let groups = PayloadCodec.groupChunks(of: inflated, vault: vault, itemEnds: itemEnds)
+            inflated.chunks = []
             outcome = .success(
                 OpenVault(
                     store: self, header: header, slotIndex: found.index, slotNonce: found.nonce, wrapKey: found.wrapKey,
-                    dataKey: found.box.dataKey, generation: found.box.generation, layout: found.layout, vault: vault))
+                    dataKey: found.box.dataKey, generation: found.box.generation, layout: found.layout, vault: vault,
+                    groupChunks: groups))
         } catch {
             outcome = .failure(found == nil ? StoreError.wrongPassword : error)
         }
@@ -327,17 +332,36 @@ public final class VaultStore: @unchecked Sendable {
     }
 }
 
-/// Encodes and decodes the vault payload (MessagePack inside the compressed body).
+/// Decodes the vault payload (MessagePack inside the compressed body), and tells which of a chunked body's
+/// chunks an open vault can keep.
 enum PayloadCodec {
-    static func encode(_ vault: Vault) throws -> [UInt8] {
-        vault.packed()
+    static func decode(_ bytes: [UInt8], path: String) throws -> Vault {
+        var ends = [Int]()
+        return try decode(bytes, path: path, itemEnds: &ends)
     }
 
-    static func decode(_ bytes: [UInt8], path: String) throws -> Vault {
+    static func decode(_ bytes: [UInt8], path: String, itemEnds: inout [Int]) throws -> Vault {
         do {
-            return try bytes.withUnsafeBytes { try Vault(unpacking: $0) }
+            return try bytes.withUnsafeBytes { try Vault(unpacking: $0, itemEnds: &itemEnds) }
         } catch {
             throw StoreError.damaged(path: path, reason: "the vault's contents cannot be read")
         }
+    }
+
+    /// The compressed chunks of `vault`'s item groups, when the body was cut as this version cuts it: a
+    /// prelude chunk that is exactly `vault.packedPrelude()`, one chunk per `ChunkedPayload.groupSize` items
+    /// ending where the group's last item ends, then one trailer chunk. Otherwise nil (an older or
+    /// differently cut body: the first save compresses every group).
+    static func groupChunks(of inflated: ChunkedPayload.Inflated, vault: Vault, itemEnds: [Int]) -> [[UInt8]]? {
+        let size = ChunkedPayload.groupSize
+        let groupCount = (vault.items.count + size - 1) / size
+        let chunks = inflated.chunks
+        guard chunks.count == groupCount + 2, itemEnds.count == vault.items.count else { return nil }
+        let prelude = vault.packedPrelude()
+        guard chunks[0].end == prelude.count, inflated.payload.prefix(prelude.count).elementsEqual(prelude) else { return nil }
+        for g in 0..<groupCount where chunks[1 + g].end != itemEnds[min((g + 1) * size, vault.items.count) - 1] {
+            return nil
+        }
+        return chunks[1..<(1 + groupCount)].map(\.compressed)
     }
 }
