@@ -112,8 +112,8 @@ extension VaultSession {
                 used.insert(code.itemID)
                 continue
             }
-            let (item, value) = try reference.resolve(in: vault, now: now())
-            values.append(value)
+            let item = try resolve(reference.item)
+            values.append(try reference.value(in: item, now: now()))
             used.insert(item.id)
         }
         if r.markUsed {

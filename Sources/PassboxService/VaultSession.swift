@@ -13,6 +13,9 @@ public final class VaultSession: @unchecked Sendable {
     let now: () -> Date
     /// The search index, kept between searches and brought up to date after each change.
     var searchIndex: SearchIndex?
+    /// Exact titles → item positions, made at the first lookup after a change: naming an item by its title
+    /// is then one dictionary lookup instead of a pass over every item.
+    var titlePositions: [String: [Int]]?
 
     /// Opens a session on an unlocked vault; items trashed more than 30 days ago are purged now.
     public init(opened: OpenVault, dataDirectory: String, now: @escaping () -> Date = Date.init) throws {
@@ -40,6 +43,7 @@ public final class VaultSession: @unchecked Sendable {
         let result = try change(&copy)
         let changed = reindexing(result)
         try opened.save(copy, changedItemIDs: changed.flatMap { $0.isEmpty ? nil : Set($0) })
+        titlePositions = nil
         if let ids = changed, searchIndex != nil {
             for id in ids {
                 if let item = try? opened.vault.item(id: id) { searchIndex!.upsert(item) } else { searchIndex!.remove(id: id) }
@@ -54,12 +58,30 @@ public final class VaultSession: @unchecked Sendable {
     /// of the trash but exactly one on the other side is answered `itemInTrash` / `itemNotInTrash`, so the user
     /// learns where the item is rather than that it does not exist.
     func resolve(_ reference: String, inTrash: Bool = false) throws -> Item {
+        // A reference that cannot be an id or id prefix (it has a space, a capital or a symbol) and is exactly
+        // one item's title on this side of the trash names that item, as `Vault.resolve` would decide.
+        if !Self.couldBeAnID(reference), let item = exactTitle(reference, inTrash: inTrash) { return item }
         do {
             return try opened.vault.resolve(reference, inTrash: inTrash)
         } catch VaultError.itemNotFound(let name) {
             guard let other = try? opened.vault.resolve(reference, inTrash: !inTrash) else { throw VaultError.itemNotFound(name) }
             throw ProtocolError(inTrash ? .itemNotInTrash : .itemInTrash, ["title": other.title, "id": other.id])
         }
+    }
+
+    static func couldBeAnID(_ reference: String) -> Bool {
+        reference.lowercased().utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7a) }
+    }
+
+    func exactTitle(_ title: String, inTrash: Bool) -> Item? {
+        let items = opened.vault.items
+        if titlePositions == nil {
+            var positions = [String: [Int]](minimumCapacity: items.count)
+            for i in items.indices { positions[items[i].title, default: []].append(i) }
+            titlePositions = positions
+        }
+        let matches = (titlePositions?[title] ?? []).filter { $0 < items.count && items[$0].isTrashed == inTrash && items[$0].title == title }
+        return matches.count == 1 ? items[matches[0]] : nil
     }
 
     /// Changes the vault password: checked as an unlock attempt, then only this slot is rewritten.

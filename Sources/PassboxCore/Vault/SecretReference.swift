@@ -30,6 +30,11 @@ public struct SecretReference: Sendable, Equatable {
     /// The value this reference names in `vault` (a one-time code is computed at `now`).
     public func resolve(in vault: Vault, now: Date = Date()) throws -> (item: Item, value: String) {
         let item = try vault.resolve(self.item)
+        return (item, try value(in: item, now: now))
+    }
+
+    /// The value of this reference's field in `item` (already found).
+    public func value(in item: Item, now: Date = Date()) throws -> String {
         let value: String?
         switch field.lowercased() {
         case "title": value = item.title
@@ -43,6 +48,6 @@ public struct SecretReference: Sendable, Equatable {
         guard let value, !value.isEmpty else {
             throw ValidationError("\"\(item.title)\" has no field \"\(field)\"", hint: "run \"passbox show \(item.id.prefix(8))\" to see its fields")
         }
-        return (item, value)
+        return value
     }
 }
