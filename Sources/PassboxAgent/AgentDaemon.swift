@@ -83,9 +83,12 @@ public final class AgentDaemon: @unchecked Sendable {
         return Double(Settings.load(dataDirectory).effectiveAutoLockMinutes * 60)
     }
 
-    func lock() {
+    /// Locks: the keys are released (and wiped), values copied through this agent leave the clipboard, and
+    /// freed heap goes back to the system. The lock after every command of auto-lock "immediately" keeps a
+    /// value just copied until its own deadline (`keepingClipboard`), or copying could not be used at all.
+    func lock(keepingClipboard: Bool = false) {
         service.lock()
-        clipboard.clearServed()
+        if !keepingClipboard { clipboard.clearServed() }
         releaseMemory()
     }
 
@@ -148,6 +151,7 @@ public final class AgentDaemon: @unchecked Sendable {
                 let value = try service.perform(.resolve(ResolveRequest(references: [r.reference], markUsed: true))).resolved().values[0]
                 try clipboard.copy(value, seconds: max(1, min(r.clearAfter, 3600)), display: r.display)
                 idle.touch(now: Date())
+                if autoLockSeconds == 0 { lock(keepingClipboard: true) }
                 return .done
             case .changePassword(let r):
                 try service.changePassword(current: r.current, new: r.new)
@@ -164,7 +168,7 @@ public final class AgentDaemon: @unchecked Sendable {
                 let reply = service.handle(request)
                 if request.operation.needsVault, service.isUnlocked {
                     idle.touch(now: Date())
-                    if autoLockSeconds == 0 { lock() }
+                    if autoLockSeconds == 0 { lock(keepingClipboard: true) }
                 }
                 return reply
             }
