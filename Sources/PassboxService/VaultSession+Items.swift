@@ -13,7 +13,22 @@ extension VaultSession {
             guard let s = ItemSort(rawValue: name) else { throw ProtocolError(.unknownSort, ["name": name]) }
             return s
         } ?? .az
+        // The pages of one listing are asked one after another: the filtered, sorted list is kept until the next
+        // change or another listing, so each page does not filter and sort the whole vault again.
+        let key = "\(category?.rawValue ?? "")\u{0}\(r.tag ?? "")\u{0}\(r.favoritesOnly)\u{0}\(sort.rawValue)"
+        let all = vault.items
+        if let kept = keptListing, kept.key == key {
+            let size = min(max(r.limit ?? ListRequest.maximumPage, 0), ListRequest.maximumPage)
+            let start = min(max(r.offset, 0), kept.positions.count)
+            let end = min(start + size, kept.positions.count)
+            let vaultIsEmpty = kept.positions.isEmpty && !all.contains { !$0.isTrashed }
+            return ItemListReply(items: kept.positions[start..<end].map { ItemViews.summary(all[$0]) }, total: kept.positions.count, vaultIsEmpty: vaultIsEmpty)
+        }
         let items = vault.list(category: category, tag: r.tag, favoritesOnly: r.favoritesOnly, sort: sort)
+        // Positions, not copies of the items, are kept (valid until the next change clears them).
+        var position = [String: Int](minimumCapacity: all.count)
+        for i in all.indices { position[all[i].id] = i }
+        keptListing = (key, items.compactMap { position[$0.id] })
         return page(items, offset: r.offset, limit: r.limit)
     }
 

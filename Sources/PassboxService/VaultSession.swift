@@ -16,6 +16,8 @@ public final class VaultSession: @unchecked Sendable {
     /// Exact titles → item positions, made at the first lookup after a change: naming an item by its title
     /// is then one dictionary lookup instead of a pass over every item.
     var titlePositions: [String: [Int]]?
+    /// The last listing (its filter and sort, and the positions of its items in order), for its next pages.
+    var keptListing: (key: String, positions: [Int])?
 
     /// Opens a session on an unlocked vault; items trashed more than 30 days ago are purged now.
     public init(opened: OpenVault, dataDirectory: String, now: @escaping () -> Date = Date.init) throws {
@@ -44,6 +46,7 @@ public final class VaultSession: @unchecked Sendable {
         let changed = reindexing(result)
         try opened.save(copy, changedItemIDs: changed.flatMap { $0.isEmpty ? nil : Set($0) })
         titlePositions = nil
+        keptListing = nil
         if let ids = changed, searchIndex != nil {
             for id in ids {
                 if let item = try? opened.vault.item(id: id) { searchIndex!.upsert(item) } else { searchIndex!.remove(id: id) }

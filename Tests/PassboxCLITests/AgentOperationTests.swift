@@ -314,6 +314,17 @@ enum RawExchange {
         try agent.unlock(newPassword)
         #expect(fields(try agent.send(.show(ShowRequest(item: "Bank"))).item(), "otp")?.code?.counter == 3)
 
+        // Pages of a listing (kept between pages) join into the whole listing, in order.
+        let whole = try agent.send(.list(ListRequest(sort: "newest"))).items()
+        var paged = [ItemSummary]()
+        while paged.count < whole.total {
+            let next = try agent.send(.list(ListRequest(sort: "newest", offset: paged.count, limit: 2))).items()
+            #expect(next.total == whole.total && !next.items.isEmpty)
+            if next.items.isEmpty { break }
+            paged += next.items
+        }
+        #expect(whole.total > 2 && paged.map(\.id) == whole.items.map(\.id))
+
         let missed = Set(OperationName.allCases).subtracting(agent.sent)
         #expect(missed.isEmpty, "operations never sent: \(missed.map(\.rawValue).sorted())")
     }
