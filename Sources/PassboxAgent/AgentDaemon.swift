@@ -61,7 +61,7 @@ public final class AgentDaemon: @unchecked Sendable {
 
     /// Opens the vault with the typed master password; keeps its Argon2id output sealed for quick unlock when
     /// that is on, and fixes the reminder policy as it is set now.
-    func unlockWithMasterPassword(_ password: String) throws {
+    func unlockWithMasterPassword(_ password: SecretText) throws {
         let key = try service.unlock(password: password)
         passwordTypedAt = Date()
         bootIDAtTyping = QuickUnlockPolicy.currentBootID()

@@ -106,7 +106,7 @@ public enum AgentClient {
     /// Sends `request` on a connection already made (and closes it).
     public static func send(_ request: Request, connected fd: Int32) throws -> Reply {
         defer { close(fd) }
-        var body = Array(try ProtocolCoding.wireEncode(RequestFrame(request)))
+        var body = try ProtocolCoding.wireEncodeRequest(RequestFrame(request))
         // The request may hold the vault password or a secret field: its bytes are wiped once sent.
         defer { ConstantTime.wipe(&body) }
         do {

@@ -4,7 +4,8 @@ import PassboxProtocol
 internal import CLinux
 
 /// The agent protocol's framing (docs/PROTOCOL.md): a 4-byte big-endian length, then that many bytes of a
-/// UTF-8 JSON `RequestFrame` or `ReplyFrame`. Frames over `maximumFrame` are refused.
+/// UTF-8 JSON `RequestFrame` (followed by its secrets, see `ProtocolCoding.wireEncodeRequest`) or
+/// `ReplyFrame`. Frames over `maximumFrame` are refused.
 public enum Framing {
     public static let maximumFrame = 4 << 20
 
@@ -69,18 +70,24 @@ public enum Framing {
         try writeFrame(fd, body)
     }
 
-    /// Decodes a request frame: a frame that is not one, or of another version, is a typed failure.
+    /// Decodes a request frame: a frame that is not one, or of another version, is a typed failure. Its
+    /// secrets are copied from `body` straight into `SecretText`s (the caller wipes `body`).
     public static func decodeRequest(_ body: [UInt8]) -> Result<Request, ProtocolError> {
         struct VersionOnly: Decodable { var version: Int }
-        let data = Data(body)
-        guard let version = try? ProtocolCoding.wireDecode(VersionOnly.self, from: data) else {
+        let parts: (json: ArraySlice<UInt8>, secrets: SecretText.Frame)
+        do {
+            parts = try ProtocolCoding.splitRequest(body)
+        } catch {
+            return .failure(ProtocolError(.badRequest, ["reason": "the secrets after the request are cut short"]))
+        }
+        guard let version = try? ProtocolCoding.wireDecodeRequest(VersionOnly.self, json: parts.json, secrets: parts.secrets) else {
             return .failure(ProtocolError(.badRequest, ["reason": "not a request frame"]))
         }
         guard version.version == ProtocolVersion.current else {
             return .failure(ProtocolError(.versionMismatch, ["client": String(version.version), "agent": String(ProtocolVersion.current)]))
         }
         do {
-            return .success(try ProtocolCoding.wireDecode(RequestFrame.self, from: data).request)
+            return .success(try ProtocolCoding.wireDecodeRequest(RequestFrame.self, json: parts.json, secrets: parts.secrets).request)
         } catch {
             return .failure(ProtocolError(.badRequest, ["reason": "the request does not have the form of its operation"]))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PassboxProtocol
 internal import CPAMSupport
 
 /// Asks the operating system to authenticate the agent's own user (PAM), for quick unlock.
@@ -32,11 +33,11 @@ public enum SystemAuthentication {
     }
 
     /// Authenticates this process's user with `password` through `service`.
-    public static func authenticate(service: String, password: String) -> Outcome {
+    public static func authenticate(service: String, password: SecretText) -> Outcome {
         if let why = unavailability(service: service) { return .unavailable(why) }
         guard let user = userName() else { return .unavailable("this user has no name") }
         var error = [CChar](repeating: 0, count: 256)
-        let result = CPAM_authenticate(service, user, password, &error, error.count)
+        let result = password.withCString { CPAM_authenticate(service, user, $0, &error, error.count) }
         let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         switch result {
         case 0: return .accepted

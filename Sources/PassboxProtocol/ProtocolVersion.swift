@@ -3,7 +3,7 @@ import Foundation
 /// The version of the agent protocol and of the web UI's JSON API. A client and an agent of different
 /// versions refuse each other with `ErrorCode.versionMismatch`, naming both versions.
 public enum ProtocolVersion {
-    public static let current = 2
+    public static let current = 3
 }
 
 /// One request as it travels: the protocol version, the client's language (for nothing but the agent's own
@@ -44,6 +44,59 @@ public enum ProtocolCoding {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
         return try decoder.decode(type, from: data)
+    }
+
+    /// A request frame's body: its JSON, then, when the request holds secrets (`SecretText`), a zero byte and
+    /// each secret as a 4-byte big-endian length and its bytes. JSON never holds a raw zero byte, so the
+    /// first one ends it. The caller wipes the result once sent.
+    public static func wireEncodeRequest(_ frame: RequestFrame) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let secrets = SecretText.Frame()
+        encoder.userInfo[SecretText.frameKey] = secrets
+        var body = Array(try encoder.encode(frame))
+        guard !secrets.secrets.isEmpty else { return body }
+        body.reserveCapacity(body.count + 1 + secrets.secrets.reduce(0) { $0 + 4 + $1.count })
+        body.append(0)
+        for secret in secrets.secrets {
+            for shift in [24, 16, 8, 0] { body.append(UInt8((secret.count >> shift) & 0xff)) }
+            secret.withUnsafeBytes { body.append(contentsOf: $0) }
+        }
+        return body
+    }
+
+    public enum FrameError: Error, Equatable {
+        /// The part after the JSON is not a list of length-prefixed secrets.
+        case badSecrets
+    }
+
+    /// The JSON of a request frame's body and its secrets (see `wireEncodeRequest`), read without copying
+    /// the secret bytes anywhere but into their `SecretText`s.
+    public static func splitRequest(_ body: [UInt8]) throws -> (json: ArraySlice<UInt8>, secrets: SecretText.Frame) {
+        guard let end = body.firstIndex(of: 0) else { return (body[...], SecretText.Frame()) }
+        var secrets = [SecretText]()
+        var at = end + 1
+        try body.withUnsafeBytes { raw in
+            while at < raw.count {
+                guard raw.count - at >= 4 else { throw FrameError.badSecrets }
+                let length = raw[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
+                at += 4
+                guard length <= raw.count - at else { throw FrameError.badSecrets }
+                secrets.append(SecretText(bytes: UnsafeRawBufferPointer(rebasing: raw[at..<(at + length)])))
+                at += length
+            }
+        }
+        guard !secrets.isEmpty else { throw FrameError.badSecrets }
+        return (body[..<end], SecretText.Frame(secrets))
+    }
+
+    /// Decodes a request frame's JSON, its secrets taken from `secrets`.
+    public static func wireDecodeRequest<T: Decodable>(_ type: T.Type, json: ArraySlice<UInt8>, secrets: SecretText.Frame) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        decoder.userInfo[SecretText.frameKey] = secrets
+        return try decoder.decode(type, from: Data(json))
     }
 
     /// JSON for people: ISO 8601 dates, sorted keys, indented when `pretty`.

@@ -2,13 +2,14 @@ import Foundation
 
 /// The vault password, or another secret typed by the user, as it travels to the agent.
 public struct UnlockRequest: Codable, Sendable {
-    public var password: String
-    public init(password: String) { self.password = password }
+    /// Travels in the frame's secret part, not in its JSON (see `SecretText`).
+    public var password: SecretText
+    public init(password: SecretText) { self.password = password }
 }
 
 public struct QuickUnlockRequest: Codable, Sendable {
-    public var loginPassword: String
-    public init(loginPassword: String) { self.loginPassword = loginPassword }
+    public var loginPassword: SecretText
+    public init(loginPassword: SecretText) { self.loginPassword = loginPassword }
 }
 
 public struct LockRequest: Codable, Sendable {
@@ -18,9 +19,9 @@ public struct LockRequest: Codable, Sendable {
 }
 
 public struct ChangePasswordRequest: Codable, Sendable {
-    public var current: String
-    public var new: String
-    public init(current: String, new: String) {
+    public var current: SecretText
+    public var new: SecretText
+    public init(current: SecretText, new: SecretText) {
         self.current = current
         self.new = new
     }

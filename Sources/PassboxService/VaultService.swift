@@ -67,9 +67,9 @@ public final class VaultService: @unchecked Sendable {
     /// Unlocks with the vault password; hands back its Argon2id output (the agent may keep it sealed for
     /// quick unlock; never the password itself).
     @discardableResult
-    public func unlock(password: String) throws -> SecretBytes {
+    public func unlock(password: SecretText) throws -> SecretBytes {
         guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
-        let (opened, key) = try store.unlockKeepingKey(password: password)
+        let (opened, key) = try store.unlockKeepingKey(password: Self.lockedCopy(password))
         session = try VaultSession(opened: opened, dataDirectory: dataDirectory, now: now)
         return key
     }
@@ -86,13 +86,19 @@ public final class VaultService: @unchecked Sendable {
     }
 
     /// Changes the vault password. Without a session the check is a counted unlock attempt, as with one.
-    public func changePassword(current: String, new: String) throws {
+    public func changePassword(current: SecretText, new: SecretText) throws {
         guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
+        let (current, new) = (Self.lockedCopy(current), Self.lockedCopy(new))
         if let session {
             try session.changePassword(current: current, new: new)
         } else {
             try store.changePassword(current: current, new: new)
         }
+    }
+
+    /// A password's bytes moved into locked memory for the store (both copies are wiped when released).
+    static func lockedCopy(_ secret: SecretText) -> SecretBytes {
+        secret.withUnsafeBytes { SecretBytes(copying: $0) }
     }
 
     /// Creates the local vault.

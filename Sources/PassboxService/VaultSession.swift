@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCore
+import PassboxCrypto
 import PassboxProtocol
 import PassboxStore
 
@@ -88,7 +89,7 @@ public final class VaultSession: @unchecked Sendable {
     }
 
     /// Changes the vault password: checked as an unlock attempt, then only this slot is rewritten.
-    public func changePassword(current: String, new: String) throws {
+    public func changePassword(current: SecretBytes, new: SecretBytes) throws {
         try opened.changePassword(current: current, new: new)
     }
 

@@ -50,7 +50,7 @@ import Testing
     @Test func malformedAndOversizedMessagesGetATypedErrorAndTheAgentKeepsServing() throws {
         let (dir, server) = try startServer()
         defer { withExtendedLifetime(dir) {} }
-        for payload in ["not json", "[1,2]", #"{"version":2}"#, #"{"version":2,"request":{"op":"show"}}"#, #"{"version":2,"request":{"op":"teleport"}}"#] {
+        for payload in ["not json", "[1,2]", #"{"version":3}"#, #"{"version":3,"request":{"op":"show"}}"#, #"{"version":3,"request":{"op":"teleport"}}"#] {
             let reply = try exchange(server, frame: framed(Array(payload.utf8)))
             guard case .failure(let e) = reply else {
                 Issue.record("\(payload) was answered with \(reply.kind)")
@@ -69,15 +69,42 @@ import Testing
 
     @Test func everyRequestSurvivesTheWire() throws {
         let requests: [Request] = [
-            .status, .unlock(UnlockRequest(password: "pw")), .list(ListRequest(category: "login", offset: 5, limit: 9)),
+            .status, .unlock(UnlockRequest(password: SecretText("pw"))), .list(ListRequest(category: "login", offset: 5, limit: 9)),
             .add(AddRequest(category: "login", changes: ItemChanges(title: "T", secretFields: [FieldAssignment(label: "password", value: "x")]))),
             .resolve(ResolveRequest(references: ["passbox://local/a/b"], markUsed: true)), .trashEmpty, .settings,
         ]
         for request in requests {
-            let data = try ProtocolCoding.wireEncode(RequestFrame(request))
-            let back = try ProtocolCoding.wireDecode(RequestFrame.self, from: data)
-            #expect(try ProtocolCoding.wireEncode(back) == data)
+            let body = try ProtocolCoding.wireEncodeRequest(RequestFrame(request))
+            let parts = try ProtocolCoding.splitRequest(body)
+            let back = try ProtocolCoding.wireDecodeRequest(RequestFrame.self, json: parts.json, secrets: parts.secrets)
+            #expect(try ProtocolCoding.wireEncodeRequest(back) == body)
         }
+    }
+
+    /// A password travels after the request's JSON, never inside it: the JSON names it by number, plain JSON
+    /// encoding of a request with a password fails, and a secret part cut short or naming a missing secret is
+    /// refused as a bad request.
+    @Test func passwordsTravelOutsideTheJSON() throws {
+        let password = "Tr0ub4dor&3-horse-staple"
+        let body = try ProtocolCoding.wireEncodeRequest(RequestFrame(.changePassword(ChangePasswordRequest(current: SecretText(password), new: SecretText("another password")))))
+        let json = body.prefix { $0 != 0 }
+        #expect(String(decoding: json, as: UTF8.self).contains(#""current":{"secret":0}"#))
+        #expect(!String(decoding: json, as: UTF8.self).contains(password))
+        #expect(body.count == json.count + 1 + 4 + password.utf8.count + 4 + "another password".utf8.count)
+        #expect(throws: EncodingError.self) { try ProtocolCoding.wireEncode(RequestFrame(.unlock(UnlockRequest(password: SecretText(password))))) }
+        guard case .success(.changePassword(let decoded)) = Framing.decodeRequest(body) else { Issue.record("not decoded"); return }
+        #expect(decoded.current == SecretText(password) && decoded.new == SecretText("another password"))
+        #expect(!(decoded.current == SecretText("another password")))
+        // Cut anywhere inside the secret part, or naming a secret the frame lacks: a bad request, not a crash.
+        for cut in (json.count + 1)..<body.count {
+            guard case .failure(let error) = Framing.decodeRequest(Array(body.prefix(cut))) else { Issue.record("cut at \(cut) decoded"); continue }
+            #expect(error.code == .badRequest)
+        }
+        let missing = Array(String(decoding: json, as: UTF8.self).replacingOccurrences(of: #"{"secret":1}"#, with: #"{"secret":7}"#).utf8) + body.dropFirst(json.count)
+        #expect((try? Framing.decodeRequest(missing).get()) == nil)
+    }
+
+    @Test func operationNamesAreDistinct() {
         #expect(Set(OperationName.allCases.map(\.rawValue)).count == OperationName.allCases.count)
     }
 

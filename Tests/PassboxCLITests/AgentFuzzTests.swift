@@ -146,8 +146,8 @@ indirect enum FuzzJSON: Decodable {
     /// Valid requests of every operation, the starting points of mutation. The mutating ones are here too:
     /// a mutation of them is sent only if the agent's decoder refuses it.
     static let bases: [Request] = [
-        .status, .unlock(UnlockRequest(password: "guess")), .quickUnlock(QuickUnlockRequest(loginPassword: "x")), .lock(LockRequest(forget: true)),
-        .changePassword(ChangePasswordRequest(current: "a", new: "b")), .list(ListRequest(category: "login", tag: "work", favoritesOnly: true, sort: "az", offset: 1, limit: 5)),
+        .status, .unlock(UnlockRequest(password: SecretText("guess"))), .quickUnlock(QuickUnlockRequest(loginPassword: SecretText("x"))), .lock(LockRequest(forget: true)),
+        .changePassword(ChangePasswordRequest(current: SecretText("a"), new: SecretText("b"))), .list(ListRequest(category: "login", tag: "work", favoritesOnly: true, sort: "az", offset: 1, limit: 5)),
         .show(ShowRequest(item: "GitHub", reveal: true)), .field(FieldRequest(item: "GitHub", field: "username")),
         .search(SearchRequest(query: "git", scope: "all", limit: 10)),
         .add(AddRequest(category: "login", changes: ItemChanges(title: "t", username: "u", websites: ["a.example"], tags: ["x"], favorite: true, fieldsFromCommandLine: [FieldAssignment(label: "l", value: "v")], secretFields: [FieldAssignment(label: "password", value: "p")], removeFields: ["r"], notes: "n", generatePassword: GeneratorRequest(length: 20)))),
@@ -172,6 +172,8 @@ indirect enum FuzzJSON: Decodable {
     struct Maker {
         var rng: SplitMix64
         let baseJSON: [FuzzJSON]
+        /// Each base request's secret part (after its JSON), empty for requests without secrets.
+        var baseSecrets: [[UInt8]] = []
 
         mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }
         mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &rng) < p }
@@ -275,11 +277,23 @@ indirect enum FuzzJSON: Decodable {
                     json = .object(members)
                 }
                 return ("wrong version", RawExchange.json(json.text))
-            case 86..<94: return ("valid request", RawExchange.json(baseJSON[int(0...(baseJSON.count - 1))].text))
+            case 86..<90: return ("valid request", RawExchange.json(baseJSON[int(0...(baseJSON.count - 1))].text))
+            case 90..<94:
+                // A request with secrets, its secret part whole, cut short, grown or replaced by noise.
+                let withSecrets = baseSecrets.indices.filter { !baseSecrets[$0].isEmpty }
+                let i = withSecrets[int(0...(withSecrets.count - 1))]
+                var secrets = baseSecrets[i]
+                switch int(0...3) {
+                case 0: break
+                case 1: secrets = Array(secrets.prefix(int(0...(secrets.count - 1))))
+                case 2: secrets += bytes(int(1...8))
+                default: secrets = [0] + bytes(int(0...40))
+                }
+                return ("secret part", RawExchange.frame(Array(baseJSON[i].text.utf8) + secrets))
             default:
                 let depth = int(100...200_000)
                 let nesting = nested(depth: depth).text
-                let body = chance(0.5) ? nesting : #"{"version":2,"request":{"op":"show","body":\#(nesting)}}"#
+                let body = chance(0.5) ? nesting : #"{"version":\#(ProtocolVersion.current),"request":{"op":"show","body":\#(nesting)}}"#
                 return ("deep nesting", RawExchange.json(body))
             }
         }
@@ -296,8 +310,10 @@ indirect enum FuzzJSON: Decodable {
         let before = try Data(contentsOf: URL(fileURLWithPath: agent.vaultPath))
         let settingsBefore = try? Data(contentsOf: URL(fileURLWithPath: agent.session.data + "/settings.json"))
 
-        let baseJSON = try Self.bases.map { try ProtocolCoding.wireDecode(FuzzJSON.self, from: try ProtocolCoding.wireEncode(RequestFrame($0))) }
+        let baseBodies = try Self.bases.map { try ProtocolCoding.wireEncodeRequest(RequestFrame($0)) }
+        let baseJSON = try baseBodies.map { body in try ProtocolCoding.wireDecode(FuzzJSON.self, from: Data(body.prefix { $0 != 0 })) }
         var maker = Maker(rng: SplitMix64(seed: Self.seed), baseJSON: baseJSON)
+        maker.baseSecrets = baseBodies.map { body in Array(body.drop { $0 != 0 }) }
         var counts = [String: Int]()
         var skipped = 0
         var problems = [String]()

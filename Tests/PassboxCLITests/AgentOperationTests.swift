@@ -22,9 +22,9 @@ final class RealAgent: @unchecked Sendable {
         let description: String
     }
 
-    init() throws {
+    init(password: String = RealAgent.password) throws {
         session = try AgentEndToEndTests.Session()
-        let created = try session.run(["init", "--insecure-test-kdf"], [Self.password])
+        let created = try session.run(["init", "--insecure-test-kdf"], [password])
         guard created.status == 0 else { throw Failure(description: "passbox init failed: \(created.stderr)") }
         pid = try Transcript.startBackground(session.bin, ["--data", session.data, "agent"], environment: ["XDG_RUNTIME_DIR": ""])
         for _ in 0..<500 {
@@ -54,7 +54,7 @@ final class RealAgent: @unchecked Sendable {
     }
 
     func unlock(_ password: String = RealAgent.password) throws {
-        let reply = try send(.unlock(UnlockRequest(password: password)))
+        let reply = try send(.unlock(UnlockRequest(password: SecretText(password))))
         guard reply == .done else { throw Failure(description: "unlock answered \(reply)") }
     }
 
@@ -142,7 +142,7 @@ enum RawExchange {
 
         // Before any unlock: status says locked, and quick unlock is not offered (the master password was never typed).
         #expect(try agent.send(.status).status().unlocked == false)
-        let notOffered = try agent.failure(.quickUnlock(QuickUnlockRequest(loginPassword: "login")))
+        let notOffered = try agent.failure(.quickUnlock(QuickUnlockRequest(loginPassword: SecretText("login"))))
         #expect(notOffered.code == .quickUnlockNotOffered)
         #expect(!(notOffered.facts["reason"] ?? "").isEmpty)
 
@@ -301,7 +301,7 @@ enum RawExchange {
         #expect(try agent.failure(.copy(CopyRequest(reference: "passbox://local/GitHub/password", clearAfter: 5, display: ClipboardDisplay()))) == ProtocolError(.noDisplay))
 
         // change-password: the agent stays unlocked; the old password no longer opens the vault.
-        #expect(try agent.send(.changePassword(ChangePasswordRequest(current: RealAgent.password, new: newPassword))) == .done)
+        #expect(try agent.send(.changePassword(ChangePasswordRequest(current: SecretText(RealAgent.password), new: SecretText(newPassword)))) == .done)
         #expect(try agent.send(.status).status().unlocked)
         #expect(try agent.send(.list(ListRequest())).items().total >= 5)
         #expect(throws: StoreError.wrongPassword) { try VaultStore(directory: agent.session.data).unlock(password: RealAgent.password) }
@@ -345,12 +345,12 @@ enum RawExchange {
         }
 
         // Quick unlock before the master password was ever typed: not offered, with the reason as a wording key.
-        let notOffered = try expectFailure(.quickUnlock(QuickUnlockRequest(loginPassword: "login")), .quickUnlockNotOffered)
+        let notOffered = try expectFailure(.quickUnlock(QuickUnlockRequest(loginPassword: SecretText("login"))), .quickUnlockNotOffered)
         #expect(notOffered.facts["reason"]?.hasPrefix("quickUnlock.") == true)
         // Locked, then a wrong password (answered at the unlock deadline: UnlockTests pins it with a fake clock).
         try expectFailure(.list(ListRequest()), .locked)
         try expectFailure(.code(ItemRequest(item: "x")), .locked)
-        try expectFailure(.unlock(UnlockRequest(password: "not the password")), .wrongPassword)
+        try expectFailure(.unlock(UnlockRequest(password: SecretText("not the password"))), .wrongPassword)
         try agent.unlock()
 
         let github = try agent.add(
@@ -413,7 +413,7 @@ enum RawExchange {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/xclip"), "xclip is needed (make test installs it)")
         try expectFailure(.copy(CopyRequest(reference: "passbox://local/GitHub/password", clearAfter: 5, display: ClipboardDisplay(display: ":987"))), .clipboardFailed)
         try expectFailure(.generate(GeneratorRequest(words: 5, language: "tlh")), .invalidGenerator, ["reason": "language", "value": "tlh"])
-        try expectFailure(.changePassword(ChangePasswordRequest(current: RealAgent.password, new: RealAgent.password)), .passwordUnchanged)
+        try expectFailure(.changePassword(ChangePasswordRequest(current: SecretText(RealAgent.password), new: SecretText(RealAgent.password))), .passwordUnchanged)
         #expect(try agent.send(.status).status().unlocked, "a refused password change leaves the agent unlocked")
 
         // Frames: not a request, an unknown operation, a body of the wrong form, too large, another version.
@@ -429,8 +429,8 @@ enum RawExchange {
             for (name, value) in facts { #expect(error.facts[name] == value, "\(name) in \(error.facts)", sourceLocation: sourceLocation) }
         }
         try raw(RawExchange.json("hello"), .badRequest, ["reason": "not a request frame"])
-        try raw(RawExchange.json(#"{"version":2,"request":{"op":"teleport"}}"#), .badRequest, ["reason": "the request does not have the form of its operation"])
-        try raw(RawExchange.json(#"{"version":2,"request":{"op":"show","body":{"item":7}}}"#), .badRequest)
+        try raw(RawExchange.json(#"{"version":\#(ProtocolVersion.current),"request":{"op":"teleport"}}"#), .badRequest, ["reason": "the request does not have the form of its operation"])
+        try raw(RawExchange.json(#"{"version":\#(ProtocolVersion.current),"request":{"op":"show","body":{"item":7}}}"#), .badRequest)
         try raw(RawExchange.header(Framing.maximumFrame + 1), .badRequest, ["reason": "the request is too large (\(Framing.maximumFrame + 1) bytes)"])
         try raw(RawExchange.json(#"{"version":1,"request":{"op":"status"}}"#), .versionMismatch, ["client": "1", "agent": "2"])
         // A client of this version reading an agent's reply of another version says versionMismatch too.

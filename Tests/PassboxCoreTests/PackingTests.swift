@@ -134,6 +134,23 @@ import Testing
         #expect(throws: ValidationError.self) { try PasswordRules.checkLocalVaultPassword("ééééééé") }
     }
 
+    /// The agent checks a new password from its bytes (it never becomes a String there): the count of
+    /// characters agrees with Swift's grapheme count at the 8-character boundary on marks, joined emoji,
+    /// flags and variation selectors, and digits of other scripts are digits too.
+    @Test func ruleOverBytesCountsCharactersAsStringsDo() {
+        let samples = [
+            "eight ch", "seven c", "a\u{301}b\u{301}c\u{301}d\u{301}e\u{301}f\u{301}g\u{301}", "a\u{301}b\u{301}c\u{301}d\u{301}e\u{301}f\u{301}g\u{301}h",
+            "👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧", "👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧x", "🇩🇪🇩🇪🇩🇪🇩🇪🇩🇪🇩🇪🇩🇪", "🇩🇪🇩🇪🇩🇪🇩🇪🇩🇪🇩🇪🇩🇪🇫🇷",
+            "❤️❤️❤️❤️❤️❤️❤️", "❤️❤️❤️❤️❤️❤️❤️❤️", "한국어비밀번호입", "पासवर्डपासवर्ड",
+        ]
+        for text in samples {
+            let normalized = text.precomposedStringWithCanonicalMapping
+            let acceptedByBytes = (try? Array(normalized.utf8).withUnsafeBytes { try PasswordRules.checkLocalVaultPassword(utf8: $0) }) != nil
+            #expect(acceptedByBytes == (normalized.count >= 8), "\(text): \(normalized.count) characters")
+        }
+        #expect(throws: ValidationError.self) { try Array("١٢٣٤٥٦٧٨٩".utf8).withUnsafeBytes { try PasswordRules.checkLocalVaultPassword(utf8: $0) } }
+    }
+
     @Test func strengthRanksCommonAndRandomPasswords() {
         #expect(PasswordStrength.estimate("password").score == 0)
         #expect(PasswordStrength.estimate("password").warning != nil)

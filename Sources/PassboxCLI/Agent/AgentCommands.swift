@@ -42,7 +42,7 @@ enum AgentCommands {
         }
         if !args.flag("master"), let quick = current?.quickUnlock, quick.offered {
             let user = quick.user ?? "this user"
-            let login = try context.input.secret(prompt: "Login password for \(user) (quick unlock; passbox unlock --master asks for the vault password): ")
+            let login = try context.input.secretText(prompt: "Login password for \(user) (quick unlock; passbox unlock --master asks for the vault password): ")
             _ = try send(.quickUnlock(QuickUnlockRequest(loginPassword: login)), context)
             Console.out("Unlocked with your login password (quick unlock).")
             return
@@ -59,7 +59,7 @@ enum AgentCommands {
         } else if args.flag("quick") {
             throw ProtocolError(.quickUnlockNotOffered, ["reason": "quickUnlock.noAgent"])
         }
-        let password = try context.input.secret(prompt: "Vault password: ")
+        let password = try context.input.secretText(prompt: "Vault password: ")
         if current == nil { try start(context, testAutoLock: args.value("test-auto-lock-seconds"), pamService: args.value("pam-service")) }
         _ = try send(.unlock(UnlockRequest(password: password)), context)
         let minutes = try status(context)?.autoLockMinutes ?? Settings.load(context.dataDirectory).effectiveAutoLockMinutes

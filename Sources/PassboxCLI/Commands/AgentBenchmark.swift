@@ -96,7 +96,7 @@ enum AgentBenchmark {
         usleep(100_000)
         var result = Result()
         let locked = residentKiB(agent, "VmRSS:")
-        guard case .done = try AgentClient.send(.unlock(UnlockRequest(password: password)), socketPath: socket) ?? .failure(ProtocolError(.locked)) else {
+        guard case .done = try AgentClient.send(.unlock(UnlockRequest(password: SecretText(password))), socketPath: socket) ?? .failure(ProtocolError(.locked)) else {
             throw CLIError.failure("the benchmark agent did not unlock")
         }
         let unlocked = residentKiB(agent, "VmRSS:")

@@ -30,9 +30,9 @@ extension Commands {
     static func changePassword(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(0...0, usage: "passbox passwd")
         guard context.store.exists else { throw ProtocolError(.noVault, ["path": context.store.vaultPath]) }
-        let current = try context.input.secret(prompt: "Current vault password: ")
+        let current = try context.input.secretText(prompt: "Current vault password: ")
         let new = try newPassword(context, prompt: "New vault password: ")
-        try context.send(.changePassword(ChangePasswordRequest(current: current, new: new)))
+        try context.send(.changePassword(ChangePasswordRequest(current: current, new: SecretText(new))))
         Console.out("Changed the vault password.")
     }
 

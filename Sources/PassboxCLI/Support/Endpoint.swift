@@ -41,8 +41,7 @@ final class Endpoint {
         let service = localService()
         guard !service.isUnlocked else { return }
         guard service.store.exists else { throw ProtocolError(.noVault, ["path": service.store.vaultPath]) }
-        let password = try context.input.secret(prompt: "Vault password: ")
-        try service.unlock(password: password)
+        try service.unlock(password: try context.input.secretText(prompt: "Vault password: "))
     }
 
     func localService() -> VaultService {

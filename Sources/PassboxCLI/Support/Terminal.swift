@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCrypto
+import PassboxProtocol
 
 /// Where a command reads its input: the local terminal or standard input, or (in the agent) the client's.
 protocol InputSource: AnyObject {
@@ -7,6 +8,7 @@ protocol InputSource: AnyObject {
     func readLine() -> String?
     func readRest() -> String
     func secret(prompt: String) throws -> String
+    func secretText(prompt: String) throws -> SecretText
 }
 
 /// Reads secrets: from the terminal with echo off, or, when standard input is not a terminal, one line at a
@@ -21,21 +23,27 @@ final class SecretInput: InputSource {
 
     /// One line from standard input without its newline, or nil at end of input.
     func readLine() -> String? {
+        guard var line = readLineBytes() else { return nil }
+        defer { ConstantTime.wipe(&line) }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// One line's bytes, which the caller wipes.
+    func readLineBytes() -> [UInt8]? {
         while true {
             // Input may hold secrets: every buffer a line passed through is wiped once it is taken.
             if let newline = buffered.firstIndex(of: 10) {
                 var line = Array(buffered[..<newline])
-                defer { ConstantTime.wipe(&line) }
                 var rest = Array(buffered[(newline + 1)...])
                 swap(&rest, &buffered)
                 ConstantTime.wipe(&rest)
-                if line.last == 13 { line.removeLast() }
-                return String(decoding: line, as: UTF8.self)
+                if line.last == 13 { line[line.count - 1] = 0; line.removeLast() }
+                return line
             }
             if reachedEnd {
                 guard !buffered.isEmpty else { return nil }
-                defer { ConstantTime.wipe(&buffered); buffered = [] }
-                return String(decoding: buffered, as: UTF8.self)
+                defer { buffered = [] }
+                return buffered
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
             defer { ConstantTime.wipe(&chunk) }
@@ -59,6 +67,21 @@ final class SecretInput: InputSource {
     /// Asks for a secret: on a terminal the prompt goes to stderr and echo is off; otherwise the next line
     /// of standard input is taken.
     func secret(prompt: String) throws -> String {
+        var line = try secretBytes(prompt: prompt)
+        defer { ConstantTime.wipe(&line) }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// A password for the agent: its bytes go from the input buffer into a `SecretText` without becoming a
+    /// String, unless they need NFC normalisation (text beyond ASCII), which only Foundation's String does.
+    func secretText(prompt: String) throws -> SecretText {
+        var line = try secretBytes(prompt: prompt)
+        defer { ConstantTime.wipe(&line) }
+        if line.allSatisfy({ $0 < 0x80 }) { return line.withUnsafeBytes { SecretText(bytes: $0) } }
+        return SecretText(String(decoding: line, as: UTF8.self))
+    }
+
+    private func secretBytes(prompt: String) throws -> [UInt8] {
         if isTerminal {
             Console.write(prompt, error: true)
             var original = termios()
@@ -75,10 +98,10 @@ final class SecretInput: InputSource {
             guard buffered.contains(10) || poll(&ready, 1, Int32(Self.promptSeconds * 1000)) > 0 else {
                 throw CLIError.failure("no answer within \(Self.promptSeconds) seconds; nothing was changed", hint: "run the command again")
             }
-            guard let line = readLine() else { throw CLIError.failure("no input", hint: "type the password at the prompt") }
+            guard let line = readLineBytes() else { throw CLIError.failure("no input", hint: "type the password at the prompt") }
             return line
         }
-        guard let line = readLine() else {
+        guard let line = readLineBytes() else {
             throw CLIError.usage("expected a line on standard input for \(prompt.trimmingCharacters(in: CharacterSet(charactersIn: ": ")).lowercased())", hint: "pipe the password as the first line of standard input, or run in a terminal")
         }
         return line

@@ -97,6 +97,11 @@ public final class OpenVault: @unchecked Sendable {
     /// Changes this vault's password: the current one is checked as an unlock attempt (counted, held to the
     /// deadline); then only this slot is rewritten, with a new slot nonce and a new data key (G16, G66).
     public func changePassword(current: String, new: String) throws {
+        try changePassword(current: VaultStore.passwordBytes(current), new: VaultStore.passwordBytes(new))
+    }
+
+    /// The same with NFC UTF-8 bytes (the agent's, which never become Strings).
+    public func changePassword(current: SecretBytes, new: SecretBytes) throws {
         let check = try store.unlock(password: current)
         guard check.slotIndex == slotIndex else { throw StoreError.wrongPassword }
         try check.rekey(current: current, new: new)
@@ -110,11 +115,9 @@ public final class OpenVault: @unchecked Sendable {
     }
 
     /// Rewrites this (just unlocked with `current`) vault's slot under `new`.
-    func rekey(current: String, new: String) throws {
-        guard current.precomposedStringWithCanonicalMapping != new.precomposedStringWithCanonicalMapping else {
-            throw StoreError.passwordUnchanged
-        }
-        try PasswordRules.checkLocalVaultPassword(new)
+    func rekey(current: SecretBytes, new: SecretBytes) throws {
+        guard !current.isEqual(to: new) else { throw StoreError.passwordUnchanged }
+        try new.withUnsafeBytes { try PasswordRules.checkLocalVaultPassword(utf8: $0) }
         let passwordKey = try store.derivePasswordKey(new, header: header)
         let newNonce = SecureRandom.bytes(count: SlotCodec.nonceLength)
         let newWrap = try SlotCodec.wrapKey(passwordKey: passwordKey, slotNonce: newNonce)

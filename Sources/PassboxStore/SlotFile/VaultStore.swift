@@ -42,7 +42,7 @@ public final class VaultStore: @unchecked Sendable {
         try settleLocked()
         let header = VaultHeader(slotSize: VaultHeader.minimumSlotSize, kdf: parameters, salt: SecureRandom.bytes(count: 32))
         let start = clock.monotonic()
-        let passwordKey = try derivePasswordKey(password, header: header)
+        let passwordKey = try derivePasswordKey(Self.passwordBytes(password), header: header)
         let derivationSeconds = clock.monotonic() - start
         let index = Int(SecureRandom.uniform(UInt32(VaultHeader.slotCount)))
         let slotNonce = SecureRandom.bytes(count: SlotCodec.nonceLength)
@@ -86,9 +86,18 @@ public final class VaultStore: @unchecked Sendable {
         try unlockKeepingKey(password: password).vault
     }
 
+    public func unlock(password: SecretBytes) throws -> OpenVault {
+        try unlockKeepingKey(password: password).vault
+    }
+
     /// Like `unlock(password:)`, and also hands back the password's Argon2id output, which the agent may
     /// keep sealed for quick unlock (never the password itself).
     public func unlockKeepingKey(password: String) throws -> (vault: OpenVault, passwordKey: SecretBytes) {
+        try unlockKeepingKey(password: Self.passwordBytes(password))
+    }
+
+    /// The same with the password's NFC UTF-8 bytes (as the agent receives them), which never become a String.
+    public func unlockKeepingKey(password: SecretBytes) throws -> (vault: OpenVault, passwordKey: SecretBytes) {
         try unlock { header, work in
             let start = clock.monotonic()
             let key = try derivePasswordKey(password, header: header)
@@ -183,15 +192,25 @@ public final class VaultStore: @unchecked Sendable {
     /// Changes the password of the vault `current` opens: one counted unlock attempt held to the deadline,
     /// then only that vault's slot is rewritten with a new nonce and data key.
     public func changePassword(current: String, new: String) throws {
+        try changePassword(current: Self.passwordBytes(current), new: Self.passwordBytes(new))
+    }
+
+    /// The same with NFC UTF-8 bytes.
+    public func changePassword(current: SecretBytes, new: SecretBytes) throws {
         let opened = try unlock(password: current)
         try opened.rekey(current: current, new: new)
     }
 
-    func derivePasswordKey(_ password: String, header: VaultHeader) throws -> SecretBytes {
-        // NFC first, so composed and decomposed accents give the same key (G65).
+    /// A typed password as the bytes the key is derived from: NFC first, so composed and decomposed accents
+    /// give the same key (G65), then UTF-8, in locked memory.
+    public static func passwordBytes(_ password: String) -> SecretBytes {
         var bytes = Array(password.precomposedStringWithCanonicalMapping.utf8)
         defer { ConstantTime.wipe(&bytes) }
-        return try Argon2.derive(password: bytes, salt: header.salt, parameters: header.kdf)
+        return SecretBytes(copying: bytes)
+    }
+
+    func derivePasswordKey(_ password: SecretBytes, header: VaultHeader) throws -> SecretBytes {
+        try password.withUnsafeBytes { try Argon2.derive(password: $0, salt: header.salt, parameters: header.kdf) }
     }
 
     // MARK: Files
