@@ -5,15 +5,20 @@
 SHELL := /bin/bash
 DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev \
   libpsl-dev publicsuffix libidn2-dev libicu-dev libcurl4-openssl-dev \
-  libsystemd-dev libpam0g-dev libxcb1-dev
+  libsystemd-dev libpam0g-dev libxcb1-dev g++ libstdc++-12-dev
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X
 # server and xclip for the clipboard test; python3 for the range server and the other-user socket client;
 # dbus-daemon for private buses, python3-dbus and python3-gi for the peer that plays systemd-logind in the lock-signal tests.
 TEST_PACKAGES := oathtool qrencode xvfb xclip python3 python3-dbus python3-gi dbus-daemon
 SWIFT ?= swift
 BIN := .build/release/passbox
+# The release binary links the C++ runtime the Swift runtime needs statically too: a directory holding only
+# libstdc++.a, searched before the system's, makes the toolchain's -lstdc++ pick the archive. That removes
+# about 5,000 symbol lookups from every start (2.8 ms instead of 3.3 ms for `passbox --version` here).
+STATIC_CXX_DIR := .build/static-libstdcxx
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_CXX_DIR)
 
-.PHONY: run test deps test-deps install-packages build bench fuzz clean pam-service
+.PHONY: run test deps test-deps install-packages build bench fuzz clean pam-service static-cxx
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
@@ -31,8 +36,12 @@ install-packages:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-build: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product passbox
+build: deps static-cxx
+	$(SWIFT) build $(RELEASE_FLAGS) --product passbox
+
+static-cxx:
+	@mkdir -p $(STATIC_CXX_DIR) && archive="$$(g++ -print-file-name=libstdc++.a 2>/dev/null)" && [ -f "$$archive" ] \
+	  && ln -sf "$$archive" $(STATIC_CXX_DIR)/libstdc++.a || { echo "libstdc++.a not found (apt-get install libstdc++-12-dev g++)"; exit 1; }
 
 run: build pam-service
 	@$(BIN) welcome
@@ -49,9 +58,9 @@ pam-service:
 	fi
 
 # The tests run the debug build; the release binary is built too, so a test can prove it refuses test hooks.
-test: deps test-deps
+test: deps test-deps static-cxx
 	$(SWIFT) build --build-tests
-	$(SWIFT) build -c release --static-swift-stdlib --product passbox
+	$(SWIFT) build $(RELEASE_FLAGS) --product passbox
 	PASSBOX_RELEASE_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build
 
 bench: build

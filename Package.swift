@@ -10,7 +10,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
         .systemLibrary(name: "CPSL", providers: [.apt(["libpsl-dev", "publicsuffix"])]),
@@ -27,6 +27,7 @@ let package = Package(
         // loaders, callbacks, loops). Swift imports these, not the system libraries they build on.
         .target(name: "CLinux"),
         .target(name: "CZxcvbnSupport", dependencies: ["CZxcvbn"]),
+        .target(name: "CCryptoSupport", dependencies: ["CCrypto"]),
         .target(name: "CPSLSupport", dependencies: ["CPSL"]),
         .target(name: "CIDN2Support", dependencies: ["CIDN2"]),
         .target(name: "CICUSupport", dependencies: ["CICU"]),
@@ -38,7 +39,7 @@ let package = Package(
         .target(name: "CPAMSupport", dependencies: ["CPAM"]),
         .target(name: "CXcbSupport", dependencies: ["CXcb"]),
         .target(name: "PassboxProtocol"),
-        .target(name: "PassboxCrypto", dependencies: ["CSodium", "CArgon2", "CCrypto", "CLinux"]),
+        .target(name: "PassboxCrypto", dependencies: ["CSodium", "CArgon2", "CCryptoSupport", "CLinux"]),
         .target(name: "PassboxCore", dependencies: ["PassboxCrypto", "CZxcvbnSupport"]),
         .target(name: "PassboxStore", dependencies: ["PassboxCore", "PassboxCrypto", "CZlib", "CLinux"]),
         .target(name: "PassboxImaging", dependencies: ["CZbarSupport", "CPNGSupport", "CTurboJPEGSupport"]),

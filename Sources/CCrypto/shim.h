@@ -1,4 +1,4 @@
-// OpenSSL's libcrypto: HKDF through EVP_KDF and HMAC through EVP_MAC (OSSL_PARAM builders are macros in places).
+// OpenSSL's libcrypto headers, for CCryptoSupport, which loads the library with dlopen (so nothing links it).
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <openssl/core_names.h>

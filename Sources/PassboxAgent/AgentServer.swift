@@ -55,7 +55,9 @@ public final class AgentServer: @unchecked Sendable {
             let fd = accept(listener, nil, nil)
             if fd < 0 { continue }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            Thread.detachNewThread { [self] in self.serveConnection(fd) }
+            // Dispatch's pool reuses its threads: no thread is made per request (a clone per connection was a
+            // fifth of the agent's time for a `show`). A client that holds its connection blocks one worker.
+            DispatchQueue.global().async { [self] in self.serveConnection(fd) }
         }
     }
 
@@ -124,10 +126,17 @@ public enum AgentClient {
     public static func decodeReply(_ body: [UInt8]) throws -> Reply {
         struct VersionOnly: Decodable { var version: Int }
         let data = Data(body)
-        let version = try ProtocolCoding.wireDecode(VersionOnly.self, from: data)
-        guard version.version == ProtocolVersion.current else {
+        // One pass for a reply of this version; a reply of another shape is then read for its version only.
+        let frame: ReplyFrame
+        do {
+            frame = try ProtocolCoding.wireDecode(ReplyFrame.self, from: data)
+        } catch {
+            guard let version = try? ProtocolCoding.wireDecode(VersionOnly.self, from: data), version.version != ProtocolVersion.current else { throw error }
             return .failure(ProtocolError(.versionMismatch, ["client": String(ProtocolVersion.current), "agent": String(version.version)]))
         }
-        return try ProtocolCoding.wireDecode(ReplyFrame.self, from: data).reply
+        guard frame.version == ProtocolVersion.current else {
+            return .failure(ProtocolError(.versionMismatch, ["client": String(ProtocolVersion.current), "agent": String(frame.version)]))
+        }
+        return frame.reply
     }
 }

@@ -80,17 +80,20 @@ public enum Framing {
         } catch {
             return .failure(ProtocolError(.badRequest, ["reason": "the secrets after the request are cut short"]))
         }
-        guard let version = try? ProtocolCoding.wireDecodeRequest(VersionOnly.self, json: parts.json, secrets: parts.secrets) else {
-            return .failure(ProtocolError(.badRequest, ["reason": "not a request frame"]))
-        }
-        guard version.version == ProtocolVersion.current else {
-            return .failure(ProtocolError(.versionMismatch, ["client": String(version.version), "agent": String(ProtocolVersion.current)]))
-        }
-        do {
-            return .success(try ProtocolCoding.wireDecodeRequest(RequestFrame.self, json: parts.json, secrets: parts.secrets).request)
-        } catch {
+        // One pass for a request of this version; only one that does not decode is read again for its version.
+        guard let frame = try? ProtocolCoding.wireDecodeRequest(RequestFrame.self, json: parts.json, secrets: parts.secrets) else {
+            guard let version = try? ProtocolCoding.wireDecodeRequest(VersionOnly.self, json: parts.json, secrets: parts.secrets) else {
+                return .failure(ProtocolError(.badRequest, ["reason": "not a request frame"]))
+            }
+            guard version.version == ProtocolVersion.current else {
+                return .failure(ProtocolError(.versionMismatch, ["client": String(version.version), "agent": String(ProtocolVersion.current)]))
+            }
             return .failure(ProtocolError(.badRequest, ["reason": "the request does not have the form of its operation"]))
         }
+        guard frame.version == ProtocolVersion.current else {
+            return .failure(ProtocolError(.versionMismatch, ["client": String(frame.version), "agent": String(ProtocolVersion.current)]))
+        }
+        return .success(frame.request)
     }
 }
 

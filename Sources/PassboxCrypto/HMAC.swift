@@ -1,4 +1,4 @@
-internal import CCrypto
+internal import CCryptoSupport
 
 /// HMAC through OpenSSL's libcrypto. SHA-1 and SHA-512 are for TOTP/HOTP only (security.md §2).
 public enum HMAC {
@@ -21,21 +21,17 @@ public enum HMAC {
     public static func authenticationCode(
         _ algorithm: Algorithm, key: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer
     ) -> [UInt8] {
-        let md: OpaquePointer? =
+        let number: Int32 =
             switch algorithm {
-            case .sha1: EVP_sha1()
-            case .sha256: EVP_sha256()
-            case .sha512: EVP_sha512()
+            case .sha1: 1
+            case .sha256: 2
+            case .sha512: 3
             }
         var out = [UInt8](repeating: 0, count: 64)
-        var outLength: UInt32 = 0
-        let result = out.withUnsafeMutableBufferPointer { o in
-            CCrypto.HMAC(
-                md, key.baseAddress ?? UnsafeRawPointer(CryptoScratch.empty), Int32(key.count),
-                message.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(CryptoScratch.empty), message.count,
-                o.baseAddress, &outLength)
+        let outLength = out.withUnsafeMutableBufferPointer { o in
+            CCrypto_hmac(number, key.baseAddress, key.count, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count, o.baseAddress)
         }
-        precondition(result != nil, "HMAC failed in libcrypto")
+        precondition(outLength == algorithm.length, "HMAC failed in libcrypto (is libcrypto.so.3 installed?)")
         return Array(out.prefix(Int(outLength)))
     }
 

@@ -1,5 +1,5 @@
 internal import CSodium
-internal import CCrypto
+internal import CCryptoSupport
 
 /// Hash functions: SHA-256 and BLAKE2b (libsodium), SHA-1 (libcrypto; only for the Pwned Passwords range query).
 public enum Hash {
@@ -19,7 +19,8 @@ public enum Hash {
 
     public static func sha1(_ data: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 20)
-        _ = CCrypto.SHA1(data, data.count, &out)
+        let done = CCrypto_sha1(data, data.count, &out)
+        precondition(done == 1, "SHA-1 failed in libcrypto (is libcrypto.so.3 installed?)")
         return out
     }
 }

@@ -167,3 +167,13 @@ extension Request: Codable {
         }
     }
 }
+
+extension Request {
+    /// Whether the request holds `SecretText` values (sent after its JSON).
+    public var carriesSecrets: Bool {
+        switch self {
+        case .unlock, .quickUnlock, .changePassword: true
+        default: false
+        }
+    }
+}

@@ -65,17 +65,21 @@ extension VaultSession {
         if searchIndex == nil { searchIndex = SearchIndex(vault: vault) }
         let hits = searchIndex!.search(r.query, scope: scope, limit: max(1, min(r.limit, ListRequest.maximumPage)))
         let tiers = ["title-prefix", "title-word", "title", "field", "near"]
-        // One pass over the items for all hits (looking each id up alone is a scan per hit).
-        let wanted = Set(hits.map(\.itemID))
-        var found = [String: Int]()
+        // Hits name ids: the positions of all ids are kept until the next change (looking each id up alone
+        // is a scan per hit; hashing every id per search costs more than the search).
         let items = vault.items
-        for i in items.indices where wanted.contains(items[i].id) { found[items[i].id] = i }
+        if idPositions == nil {
+            var positions = [String: Int](minimumCapacity: items.count)
+            for i in items.indices { positions[items[i].id] = i }
+            idPositions = positions
+        }
         var summaries = [ItemSummary]()
         for hit in hits {
-            guard let i = found[hit.itemID] else { continue }
+            guard let i = idPositions?[hit.itemID], i < items.count, items[i].id == hit.itemID else { continue }
             summaries.append(ItemViews.summary(items[i], match: tiers[hit.tier.rawValue]))
         }
-        return ItemListReply(items: summaries, total: summaries.count, vaultIsEmpty: !vault.items.contains { !$0.isTrashed })
+        let vaultIsEmpty = summaries.isEmpty && !items.contains { !$0.isTrashed }
+        return ItemListReply(items: summaries, total: summaries.count, vaultIsEmpty: vaultIsEmpty)
     }
 
     func add(_ r: AddRequest) throws -> SavedReply {

@@ -17,6 +17,8 @@ public final class VaultSession: @unchecked Sendable {
     /// Exact titles → item positions, made at the first lookup after a change: naming an item by its title
     /// is then one dictionary lookup instead of a pass over every item.
     var titlePositions: [String: [Int]]?
+    /// Item ids → positions, made at the first search after a change (a search's hits name ids).
+    var idPositions: [String: Int]?
     /// The last listing (its filter and sort, and the positions of its items in order), for its next pages.
     var keptListing: (key: String, positions: [Int])?
 
@@ -47,6 +49,7 @@ public final class VaultSession: @unchecked Sendable {
         let changed = reindexing(result)
         try opened.save(copy, changedItemIDs: changed.flatMap { $0.isEmpty ? nil : Set($0) })
         titlePositions = nil
+        idPositions = nil
         keptListing = nil
         if let ids = changed, searchIndex != nil {
             for id in ids {

@@ -432,10 +432,14 @@ enum RawExchange {
         try raw(RawExchange.json(#"{"version":\#(ProtocolVersion.current),"request":{"op":"teleport"}}"#), .badRequest, ["reason": "the request does not have the form of its operation"])
         try raw(RawExchange.json(#"{"version":\#(ProtocolVersion.current),"request":{"op":"show","body":{"item":7}}}"#), .badRequest)
         try raw(RawExchange.header(Framing.maximumFrame + 1), .badRequest, ["reason": "the request is too large (\(Framing.maximumFrame + 1) bytes)"])
-        try raw(RawExchange.json(#"{"version":1,"request":{"op":"status"}}"#), .versionMismatch, ["client": "1", "agent": "2"])
-        // A client of this version reading an agent's reply of another version says versionMismatch too.
-        let foreign = Array(try ProtocolCoding.wireEncode(ReplyFrame(.done, version: 3)))
-        #expect(try AgentClient.decodeReply(foreign) == .failure(ProtocolError(.versionMismatch, ["client": "2", "agent": "3"])))
+        let current = String(ProtocolVersion.current), next = ProtocolVersion.current + 1
+        try raw(RawExchange.json(#"{"version":1,"request":{"op":"status"}}"#), .versionMismatch, ["client": "1", "agent": current])
+        // A client of this version reading an agent's reply of another version says versionMismatch too,
+        // whether the reply has this version's shape or not.
+        let foreign = Array(try ProtocolCoding.wireEncode(ReplyFrame(.done, version: next)))
+        #expect(try AgentClient.decodeReply(foreign) == .failure(ProtocolError(.versionMismatch, ["client": current, "agent": String(next)])))
+        let reshaped = Array(#"{"version":\#(next),"reply":{"kind":"teleported"}}"#.utf8)
+        #expect(try AgentClient.decodeReply(reshaped) == .failure(ProtocolError(.versionMismatch, ["client": current, "agent": String(next)])))
 
         // A reply over the frame limit: three versions of a note holding 2 MiB each make a 6 MiB history.
         let bulky = try agent.add("note", ItemChanges(title: "Bulky", notes: String(repeating: "n", count: 2 << 20)))

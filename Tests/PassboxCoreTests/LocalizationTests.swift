@@ -1,4 +1,4 @@
-import PassboxCore
+@testable import PassboxCore
 import Testing
 
 @Suite struct LocalizationTests {
@@ -12,6 +12,11 @@ import Testing
     @Test func placeholdersAreFilled() {
         #expect(Localization.tr("search.none", .german, ["query": "bank"]) == "Keine Einträge passen zu „bank“.")
         #expect(Localization.tr("strength.label.3", .german) == "stark")
+        // A value is put in as it is, never searched for placeholders again (an item title may hold braces);
+        // braces that name no argument stay.
+        #expect(Localization.tr("search.none", .english, ["query": "{query} {count}"]).contains("{query} {count}"))
+        #expect(Localization.fill("{a}{b} {c} {a", ["a": "1", "b": "{a}"]) == "1{a} {c} {a")
+        #expect(Localization.fill("no braces", ["a": "1"]) == "no braces")
     }
 
     @Test func languageComesFromTheEnvironment() {

@@ -28,9 +28,28 @@ public enum Localization {
         if let count = arguments["count"].flatMap(Int.init) {
             chosen = table[key + (count == 1 ? ".one" : ".other")] != nil ? key + (count == 1 ? ".one" : ".other") : key
         }
-        var text = table[chosen] ?? Tables.allEnglish[chosen] ?? key
-        for (name, value) in arguments { text = text.replacingOccurrences(of: "{\(name)}", with: value) }
-        return text
+        let text = table[chosen] ?? Tables.allEnglish[chosen] ?? key
+        return arguments.isEmpty ? text : fill(text, arguments)
+    }
+
+    /// `text` with each `{name}` that `arguments` names replaced by its value, in one pass (values are not
+    /// searched again, so a value holding "{x}" stays as it is); other braces stay.
+    static func fill(_ text: String, _ arguments: [String: String]) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 16)
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{") {
+            out += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}"), let value = arguments[String(rest[rest.index(after: open)..<close])] else {
+                out += "{"
+                rest = rest[rest.index(after: open)...]
+                continue
+            }
+            out += value
+            rest = rest[rest.index(after: close)...]
+        }
+        out += rest
+        return out
     }
 
     /// Every key of a language's table (for the test that both languages match).

@@ -24,9 +24,7 @@ extension SearchIndex {
                     exact = [UInt8](repeating: 255, count: ids.count)
                     exactGrades(word, scope: scope, into: &exact, only: alive)
                 }
-                var needed = alive
-                for i in needed.indices where exact[i] != 255 { needed[i] = false }
-                let near = nearMatches(word, scope: scope, needed: needed)
+                let near = nearMatches(word, scope: scope)
                 for i in 0..<ids.count where alive[i] && exact[i] == 255 {
                     if near[i] != 255 { total[i] = total[i] &+ near[i] } else { alive[i] = false }
                 }
@@ -65,50 +63,56 @@ extension SearchIndex {
     /// Sets `grade[i]` to the exact tier × 4 of every slot (among `only`, when given) that contains `q`.
     func exactGrades(_ q: [UInt8], scope: SearchScope, into grade: inout [UInt8], only: [Bool]? = nil) {
         let queryMask = SearchIndex.mask(q)
+        let queryPairs = PairMask(q)
         let masks = scope == .name ? titleMasks : allMasks
         text.withUnsafeBufferPointer { t in
             q.withUnsafeBufferPointer { needle in
-                for i in 0..<ids.count where queryMask & ~masks[i] == 0 && only?[i] ?? true {
+                for i in 0..<ids.count where queryMask & ~masks[i] == 0 && pairMasks[i].contains(queryPairs) && only?[i] ?? true {
                     if let tier = exactTier(i, t, needle, scope) { grade[i] = UInt8(tier.rawValue * 4) }
                 }
             }
         }
     }
 
-    /// For each slot that is `needed`, the fewest edits from `word` to one of its words within the word's
+    /// For each slot, the fewest edits from `word` to one of its words (in `scope`) within the word's
     /// allowance, or 255.
-    func nearMatches(_ word: [UInt8], scope: SearchScope, needed: [Bool]) -> [UInt8] {
+    func nearMatches(_ word: [UInt8], scope: SearchScope) -> [UInt8] {
         var found = [UInt8](repeating: 255, count: ids.count)
         let allowance = EditDistance.allowance(forQueryLength: String(decoding: word, as: UTF8.self).count)
         guard allowance > 0 else { return found }
         var matcher = EditDistance.Matcher(query: word, limit: allowance)
         let queryMask = SearchIndex.mask(word)
+        var starts = StartDistances()
         tokenText.withUnsafeBufferPointer { tokens in
-            for (t, range) in tokenRanges.enumerated() {
+          tokenRanges.withUnsafeBufferPointer { ranges in
+            tokenMasks.withUnsafeBufferPointer { masks in
+              for t in 0..<ranges.count {
+                let range = ranges[t]
                 let length = Int(range.count)
                 guard length + allowance >= word.count else { continue }
                 // Each distinct query byte the word lacks needs an edit: a lower bound that skips most words.
-                let tokenMask = tokenMasks[t]
+                // The bounds and the distance read only contiguous masks and text; a word's owners (a separate
+                // allocation per word, a cache miss each) are touched only for the words that match.
+                let tokenMask = masks[t]
                 guard (queryMask & ~tokenMask).nonzeroBitCount <= allowance else { continue }
-                let owners = tokenOwners[t]
-                guard owners.contains(where: { needed[Int($0.slot)] && (scope == .all || scope == $0.scope) }) else { continue }
                 let token = UnsafeBufferPointer(rebasing: tokens[Int(range.lowerBound)..<Int(range.upperBound)])
-                var edits: Int?
-                if (tokenMask & ~queryMask).nonzeroBitCount <= allowance { edits = matcher.distance(to: token) }
+                var edits = (tokenMask & ~queryMask).nonzeroBitCount <= allowance ? matcher.distance(to: token) : nil
                 if edits == nil, length > word.count {
                     // The start of a word, typed with a typo ("gihtu" for "github"); the same byte bound first.
                     let start = UnsafeBufferPointer(rebasing: token[0..<word.count])
                     let startMask = SearchIndex.mask(start)
                     if (queryMask & ~startMask).nonzeroBitCount <= allowance && (startMask & ~queryMask).nonzeroBitCount <= allowance {
-                        edits = matcher.distance(to: start)
+                        edits = starts.distance(start, &matcher)
                     }
                 }
                 guard let edits else { continue }
-                for owner in owners where scope == .all || scope == owner.scope {
+                for owner in tokenOwners[t] where scope == .all || scope == owner.scope {
                     let e = Int(owner.slot)
                     if UInt8(edits) < found[e] { found[e] = UInt8(edits) }
                 }
+              }
             }
+          }
         }
         return found
     }
@@ -128,13 +132,20 @@ extension SearchIndex {
     }
 
     static func startsWith(_ t: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ q: UnsafeBufferPointer<UInt8>) -> Bool {
-        end - start >= q.count && memcmp(t.baseAddress! + start, q.baseAddress!, q.count) == 0
+        guard end - start >= q.count else { return false }
+        // Queries are short: compare in place rather than call memcmp for a few bytes.
+        if q.count <= 16 {
+            for k in 0..<q.count where t[start + k] != q[k] { return false }
+            return true
+        }
+        return memcmp(t.baseAddress! + start, q.baseAddress!, q.count) == 0
     }
 
     static func contains(_ t: UnsafeBufferPointer<UInt8>, _ span: Span, _ q: UnsafeBufferPointer<UInt8>) -> Bool {
         let length = Int(span.end - span.start)
         guard length >= q.count else { return false }
-        // memchr finds candidate first bytes (vectorised in glibc); memcmp checks the rest.
+        // memchr finds candidate first bytes (vectorised in glibc); the second byte is checked in place before
+        // memcmp checks the rest, since most candidates fail there.
         let base = t.baseAddress! + Int(span.start)
         let first = Int32(q[0])
         var offset = 0
@@ -142,9 +153,34 @@ extension SearchIndex {
         while offset <= lastStart {
             guard let hit = memchr(base + offset, first, lastStart - offset + 1) else { return false }
             let position = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-            if memcmp(base + position, q.baseAddress!, q.count) == 0 { return true }
+            if q.count == 1 || (base[position + 1] == q[1] && memcmp(base + position + 2, q.baseAddress! + 2, q.count - 2) == 0) { return true }
             offset = position + 1
         }
         return false
+    }
+}
+
+/// Many words share their start ("service1", "service2", … from website names): the distance from a query
+/// word to each distinct start is worked out once. A start of up to 8 bytes is its own key; the words that
+/// reach this check with the same start usually come one after another, so the last start is tried before
+/// the dictionary.
+struct StartDistances {
+    var known = [UInt64: Int8]()
+    var last: (key: UInt64, edits: Int8) = (.max, -1)
+
+    mutating func distance(_ start: UnsafeBufferPointer<UInt8>, _ matcher: inout EditDistance.Matcher) -> Int? {
+        guard start.count <= 8 else { return matcher.distance(to: start) }
+        let key = start.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let edits: Int8
+        if key == last.key {
+            edits = last.edits
+        } else if let found = known[key] {
+            edits = found
+        } else {
+            edits = Int8(matcher.distance(to: start) ?? -1)
+            known[key] = edits
+        }
+        last = (key, edits)
+        return edits < 0 ? nil : Int(edits)
     }
 }

@@ -54,6 +54,10 @@ public struct SearchIndex: Sendable {
     /// has no bytes, so it never matches.
     var titleMasks: [UInt64] = []
     var allMasks: [UInt64] = []
+    /// Which pairs of adjacent bytes (hashed to 256 bits) occur in each slot's text: a query with a pair the
+    /// slot lacks cannot be a substring of it. This skips most slots for a typo ("srvice") or a phrase,
+    /// which single bytes do not.
+    var pairMasks: [PairMask] = []
     var ids: [String] = []
     var recency: [Date] = []
     /// The folded title, the first key of title order.
@@ -171,6 +175,7 @@ public struct SearchIndex: Sendable {
         otherSpans.append(other)
         titleMasks.append(titleMask)
         allMasks.append(titleMask | SearchIndex.mask(text[Int(other.start)..<Int(other.end)]))
+        pairMasks.append(PairMask(text[Int(title.start)..<Int(other.end)]))
         ids.append(item.id)
         recency.append(max(item.lastUsed ?? .distantPast, item.lastChanged ?? .distantPast))
         titleKeys.append(String(decoding: text[Int(title.start)..<Int(title.end)], as: UTF8.self))
@@ -192,6 +197,7 @@ public struct SearchIndex: Sendable {
         slotTokens[s] = []
         titleMasks[s] = 0
         allMasks[s] = 0
+        pairMasks[s] = PairMask()
         isLive[s] = false
         slotOfID[ids[s]] = nil
     }
@@ -234,6 +240,7 @@ public struct SearchIndex: Sendable {
         otherSpans.append(moved(other.otherSpans[s]))
         titleMasks.append(other.titleMasks[s])
         allMasks.append(other.allMasks[s])
+        pairMasks.append(other.pairMasks[s])
         ids.append(other.ids[s])
         recency.append(other.recency[s])
         titleKeys.append(other.titleKeys[s])
@@ -270,7 +277,17 @@ public struct SearchIndex: Sendable {
     }
 
     static func mask<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
-        bytes.reduce(UInt64(0)) { $0 | (1 << UInt64($1 & 63)) }
+        bytes.reduce(UInt64(0)) { $0 | (1 << UInt64(bucket($1))) }
+    }
+
+    /// Folded text is lower-case letters, digits and a few other bytes: each letter and each digit has a
+    /// bucket of its own (so "3333" and "srvice" share none), the other bytes share the remaining 28.
+    @inline(__always) static func bucket(_ b: UInt8) -> UInt8 {
+        switch b {
+        case 0x61...0x7a: b - 0x61
+        case 0x30...0x39: b - 0x30 + 26
+        default: 36 + b % 28
+        }
     }
 
     static func isWordByte(_ b: UInt8) -> Bool {
@@ -279,5 +296,36 @@ public struct SearchIndex: Sendable {
 
     static func words(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
         bytes.split(whereSeparator: { !isWordByte($0) })
+    }
+}
+
+/// A 256-bit set of hashed pairs of adjacent bytes (see `SearchIndex.pairMasks`).
+struct PairMask: Sendable {
+    var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    init() {}
+
+    init<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        var previous: UInt8?
+        for b in bytes {
+            if let a = previous { insert(a, b) }
+            previous = b
+        }
+    }
+
+    mutating func insert(_ a: UInt8, _ b: UInt8) {
+        let bit = (UInt32(a) &* 0x9E37_79B1 ^ UInt32(b) &* 0x85EB_CA6B) >> 24
+        let mask = UInt64(1) << UInt64(bit & 63)
+        switch bit >> 6 {
+        case 0: words.0 |= mask
+        case 1: words.1 |= mask
+        case 2: words.2 |= mask
+        default: words.3 |= mask
+        }
+    }
+
+    /// Whether every pair of `other` is (possibly) here.
+    @inline(__always) func contains(_ other: PairMask) -> Bool {
+        other.words.0 & ~words.0 == 0 && other.words.1 & ~words.1 == 0 && other.words.2 & ~words.2 == 0 && other.words.3 & ~words.3 == 0
     }
 }

@@ -60,10 +60,16 @@ public struct Settings: Codable, Sendable, Equatable {
     /// The settings and, when the file exists but cannot be read, its path.
     public static func loadChecked(_ directory: String) -> LoadedSettings {
         let path = directory + "/" + fileName
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return LoadedSettings(settings: Settings(), damagedPath: nil)
+        // Read on every command: plain POSIX calls (no FileManager error objects when it is absent). A file
+        // that exists but cannot be read counts as damaged: the strictest choices, never looser defaults.
+        let bytes: [UInt8]
+        do {
+            guard let read = try POSIX.readFile(path) else { return LoadedSettings(settings: Settings(), damagedPath: nil) }
+            bytes = read
+        } catch {
+            return LoadedSettings(settings: .strictest, damagedPath: path)
         }
-        guard let settings = try? JSONDecoder().decode(Settings.self, from: data),
+        guard let settings = try? JSONDecoder().decode(Settings.self, from: Data(bytes)),
             settings.autoLockMinutes.map(autoLockChoices.contains) ?? true,
             settings.reminderDays.map(reminderChoices.contains) ?? true
         else { return LoadedSettings(settings: .strictest, damagedPath: path) }
