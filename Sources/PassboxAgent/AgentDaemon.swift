@@ -36,6 +36,7 @@ public final class AgentDaemon: @unchecked Sendable {
         self.testAutoLockSeconds = testAutoLockSeconds
         self.pamService = pamService
         service = VaultService(dataDirectory: dataDirectory)
+        service.buildsSearchIndexAtUnlock = true
         service.quickUnlockUnavailable = { [pamService] in SystemAuthentication.unavailability(service: pamService) }
     }
 

@@ -72,14 +72,14 @@ public final class AgentServer: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let uid = UnixSocket.peerUID(fd)
         guard uid == Int(expectedUID) else {
-            try? Framing.write(fd, .failure(ProtocolError(.badRequest, ["reason": "the agent serves only its own user"])))
+            _ = try? Framing.write(fd, .failure(ProtocolError(.badRequest, ["reason": "the agent serves only its own user"])))
             return
         }
         var body: [UInt8]
         do {
             body = try Framing.readFrame(fd)
         } catch Framing.FrameError.oversized(let n) {
-            try? Framing.write(fd, .failure(ProtocolError(.badRequest, ["reason": "the request is too large (\(n) bytes)"])))
+            _ = try? Framing.write(fd, .failure(ProtocolError(.badRequest, ["reason": "the request is too large (\(n) bytes)"])))
             return
         } catch {
             return
@@ -89,10 +89,13 @@ public final class AgentServer: @unchecked Sendable {
         ConstantTime.wipe(&body)
         switch decoded {
         case .failure(let error):
-            try? Framing.write(fd, .failure(error))
+            _ = try? Framing.write(fd, .failure(error))
         case .success(let request):
             let reply = queue.sync { handler(request) }
-            try? Framing.write(fd, reply)
+            let written = (try? Framing.write(fd, reply)) ?? 0
+            // A large reply (a page of a listing, a long history) was encoded in memory the process would
+            // otherwise keep: hand the freed pages back.
+            if written > 1 << 20 { _ = CLinux_releaseFreeMemory() }
         }
     }
 }

@@ -57,17 +57,20 @@ public enum Framing {
         }
     }
 
-    /// Writes a reply; one too large for a frame becomes a `replyTooLarge` failure.
-    public static func write(_ fd: Int32, _ reply: Reply) throws {
+    /// Writes a reply; one too large for a frame becomes a `replyTooLarge` failure. Returns the bytes the
+    /// encoded reply took.
+    @discardableResult
+    public static func write(_ fd: Int32, _ reply: Reply) throws -> Int {
         var body = Array(try ProtocolCoding.wireEncode(ReplyFrame(reply)))
         // A reply may hold a revealed value: its bytes are wiped once sent.
         defer { ConstantTime.wipe(&body) }
+        let encoded = body.count
         if body.count > maximumFrame {
-            let bytes = body.count
             ConstantTime.wipe(&body)
-            body = Array(try ProtocolCoding.wireEncode(ReplyFrame(.failure(ProtocolError(.replyTooLarge, ["bytes": String(bytes)])))))
+            body = Array(try ProtocolCoding.wireEncode(ReplyFrame(.failure(ProtocolError(.replyTooLarge, ["bytes": String(encoded)])))))
         }
         try writeFrame(fd, body)
+        return encoded
     }
 
     /// Decodes a request frame: a frame that is not one, or of another version, is a typed failure. Its

@@ -36,7 +36,7 @@ public struct ListRequest: Codable, Sendable {
     /// Paging: the first item to return and how many (the agent caps a page at `ListRequest.maximumPage`).
     public var offset: Int
     public var limit: Int?
-    public static let maximumPage = 5_000
+    public static let maximumPage = 1_000
 
     public init(category: String? = nil, tag: String? = nil, favoritesOnly: Bool = false, sort: String? = nil, offset: Int = 0, limit: Int? = nil) {
         self.category = category

@@ -33,6 +33,17 @@ public final class VaultService: @unchecked Sendable {
         }
     }
 
+    /// Build the search index as part of unlocking (the agent: its first search is as fast as the next, and
+    /// the memory it holds while unlocked is known from the start). A single command in process leaves it
+    /// to the first search, which most commands never make.
+    public var buildsSearchIndexAtUnlock = false
+
+    func openSession(_ opened: OpenVault) throws -> VaultSession {
+        let session = try VaultSession(opened: opened, dataDirectory: dataDirectory, now: now)
+        if buildsSearchIndexAtUnlock { session.prepareSearchIndex() }
+        return session
+    }
+
     public func perform(_ request: Request) throws -> Reply {
         switch request {
         case .status:
@@ -58,7 +69,13 @@ public final class VaultService: @unchecked Sendable {
         case .changeSetting(let r): return .settings(try changeSetting(r))
         default:
             guard let session else { throw ProtocolError(.locked) }
-            return try session.perform(request)
+            do {
+                return try session.perform(request)
+            } catch {
+                // A failed change that could not be undone in memory: lock rather than serve a wrong vault.
+                if session.isUnusable { lock() }
+                throw error
+            }
         }
     }
 
@@ -70,14 +87,14 @@ public final class VaultService: @unchecked Sendable {
     public func unlock(password: SecretText) throws -> SecretBytes {
         guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
         let (opened, key) = try store.unlockKeepingKey(password: Self.lockedCopy(password))
-        session = try VaultSession(opened: opened, dataDirectory: dataDirectory, now: now)
+        session = try openSession(opened)
         return key
     }
 
     /// Unlocks with a password key kept from an earlier unlock (quick unlock), skipping Argon2id.
     public func unlock(passwordKey: SecretBytes) throws {
         let opened = try store.unlock(passwordKey: passwordKey)
-        session = try VaultSession(opened: opened, dataDirectory: dataDirectory, now: now)
+        session = try openSession(opened)
     }
 
     /// Drops the session: its keys are `SecretBytes`, which sodium wipes when released.
@@ -104,7 +121,7 @@ public final class VaultService: @unchecked Sendable {
     /// Creates the local vault.
     public func create(password: String, parameters: Argon2Parameters) throws -> Argon2Parameters {
         let opened = try store.create(password: password, parameters: parameters)
-        session = try VaultSession(opened: opened, dataDirectory: dataDirectory, now: now)
+        session = try openSession(opened)
         return opened.kdfParameters
     }
 

@@ -36,6 +36,11 @@ public final class VaultSession: @unchecked Sendable {
     /// The vault as last saved.
     public var vault: Vault { opened.vault }
 
+    /// Builds the search index now rather than at the first search.
+    public func prepareSearchIndex() {
+        if searchIndex == nil { searchIndex = SearchIndex(vault: vault) }
+    }
+
     /// The one way a change reaches the disk: `change` edits a copy; when it returns, the copy is saved
     /// and becomes the session's vault. A throw leaves both the file and the session as they were. The kept
     /// search index is brought up to date for the items `reindexing` names from the result, or rebuilt at the
@@ -44,10 +49,24 @@ public final class VaultSession: @unchecked Sendable {
     /// is taken as unknown too (every group re-compressed), so naming none can never lose a change.
     @discardableResult
     public func update<T>(reindexing: (T) -> [String]? = { _ in nil }, _ change: (inout Vault) throws -> T) throws -> T {
-        var copy = opened.vault
-        let result = try change(&copy)
-        let changed = reindexing(result)
-        try opened.save(copy, changedItemIDs: changed.flatMap { $0.isEmpty ? nil : Set($0) })
+        let result: T
+        let changed: [String]?
+        if var working = opened.takeVaultForChange() {
+            // The vault is changed in place (no copy of every item); a failure puts back the saved one.
+            do {
+                result = try change(&working)
+                changed = reindexing(result)
+                try opened.save(working, changedItemIDs: changed.flatMap { $0.isEmpty ? nil : Set($0) })
+            } catch {
+                opened.restoreAfterFailedChange()
+                throw error
+            }
+        } else {
+            var copy = opened.vault
+            result = try change(&copy)
+            changed = reindexing(result)
+            try opened.save(copy, changedItemIDs: changed.flatMap { $0.isEmpty ? nil : Set($0) })
+        }
         titlePositions = nil
         idPositions = nil
         keptListing = nil
@@ -60,6 +79,10 @@ public final class VaultSession: @unchecked Sendable {
         }
         return result
     }
+
+    /// Whether an earlier failed change could not be undone in memory (the file is intact): the session must
+    /// be dropped and the vault unlocked again.
+    public var isUnusable: Bool { opened.isUnusable }
 
     /// The item a user's reference names (id, id prefix or title). A reference that names no item on its side
     /// of the trash but exactly one on the other side is answered `itemInTrash` / `itemNotInTrash`, so the user

@@ -86,6 +86,34 @@ import Testing
         #expect(reopened.vault == opened.vault)
     }
 
+    /// A vault lent for an in-place change is rebuilt from the kept chunks when the change fails: equal to the
+    /// saved one, and saved again normally afterwards. A slot with no kept chunks lends nothing.
+    @Test func aLentVaultIsRebuiltFromItsChunks() throws {
+        let dir = try TemporaryDirectory()
+        let (store, _) = try vaultWith(dir, items: 2 * Self.groupSize + 7)
+        let opened = try store.unlock(password: password)
+        let saved = opened.vault
+        var lent = try #require(opened.takeVaultForChange())
+        #expect(opened.vault.items.isEmpty)
+        #expect(opened.takeVaultForChange() == nil)
+        try lent.add(Item(category: .login, title: "Dropped"), now: Date())
+        lent.items[3].title = "Changed in place"
+        opened.restoreAfterFailedChange()
+        #expect(opened.vault == saved)
+        #expect(!opened.isUnusable)
+        var again = try #require(opened.takeVaultForChange())
+        let added = try again.add(Item(category: .login, title: "Kept"), now: Date())
+        try opened.save(again, changedItemIDs: [added.id])
+        #expect(try store.unlock(password: password).vault == opened.vault)
+        #expect(opened.vault.items.count == saved.items.count + 1)
+
+        let old = try vaultWith(try TemporaryDirectory(), items: 3).1
+        let singleStreamDir = try TemporaryDirectory()
+        let (singleStore, singleOpened) = try vaultWith(singleStreamDir, items: 0)
+        try writeSingleStreamSlot(singleStreamDir, vault: old.vault, opened: singleOpened)
+        #expect(try singleStore.unlock(password: password).takeVaultForChange() == nil)
+    }
+
     /// An edit in the first group re-compresses that group only; the others keep their chunk's storage.
     @Test func anEditRecompressesOnlyItsGroup() throws {
         let dir = try TemporaryDirectory()
