@@ -71,8 +71,10 @@ public final class VaultSession: @unchecked Sendable {
         idPositions = nil
         keptListing = nil
         if let ids = changed, searchIndex != nil {
+            let items = opened.vault.items
             for id in ids {
-                if let item = try? opened.vault.item(id: id) { searchIndex!.upsert(item) } else { searchIndex!.remove(id: id) }
+                // From the end: an added item is last.
+                if let i = items.lastIndex(where: { $0.id == id }) { searchIndex!.upsert(items[i]) } else { searchIndex!.remove(id: id) }
             }
         } else {
             searchIndex = nil

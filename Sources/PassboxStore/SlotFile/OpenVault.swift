@@ -293,8 +293,9 @@ public final class OpenVault: @unchecked Sendable {
                     // several times quicker than hashing every id; many names are looked up in the set.
                     var namedGroups = Set<Int>()
                     if changedItemIDs.count <= 16 {
+                        // From the end: an added item is last, so an add finds it at once.
                         for id in changedItemIDs {
-                            if let i = (0..<new.count).first(where: { new[$0].id == id }) { namedGroups.insert(i / size) }
+                            if let i = (0..<new.count).reversed().first(where: { new[$0].id == id }) { namedGroups.insert(i / size) }
                         }
                     } else {
                         for i in 0..<new.count where changedItemIDs.contains(new[i].id) { namedGroups.insert(i / size) }
