@@ -143,6 +143,9 @@ public struct Transcript {
         return words
     }
 
+    /// Ignores SIGPIPE in the test process, once.
+    static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     public struct Result {
         public let status: Int32
         public let stdout: String
@@ -167,6 +170,10 @@ public struct Transcript {
         }
         let input = Array(stdin.map { $0 + "\n" }.joined().utf8)
         let stdinWrite = inPipe.write
+        // A child that exits before reading its input (a refused option) must not kill the test process
+        // with SIGPIPE: the write then fails with EPIPE, which ends the writer.
+        _ = Self.ignoreBrokenPipes
+
         let writer = Thread {
             var done = 0
             while done < input.count {

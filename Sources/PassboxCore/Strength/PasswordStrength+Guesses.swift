@@ -165,73 +165,96 @@ extension PasswordStrength {
     /// The reference's search for the sequence of matches covering all `n` scalars with the fewest guesses
     /// (dynamic programming over the end position and the number of matches), brute force filling the gaps.
     private static func cheapestCover(_ n: Int, _ candidates: [StrengthMatch]) -> (guessesLog10: Double, matches: [StrengthMatch]) {
-        struct Best {
-            var guessesLog10: Double  // l! × Π + 10000^(l−1)
-            var productLog10: Double  // Π guesses
-            var match: StrengthMatch
-        }
-        // best[k][l]: the cheapest sequence of l matches covering scalars 0...k, if no shorter one beats it.
-        var best = [[Int: Best]](repeating: [:], count: n)
-        var byEnd = [[StrengthMatch]](repeating: [], count: n)
-        for match in candidates { byEnd[match.end - 1].append(match) }
+        // best[k][l]: the cheapest sequence of l matches covering scalars 0...k, if no shorter one beats it:
+        // its guesses (l! × Π + 10000^(l−1), infinity when there is none), its product Π and its last match
+        // (an index into `pool`). Flat tables indexed by k × (n + 1) + l (l is at most k + 1): the search
+        // hashes nothing and allocates three arrays.
+        guard n > 0 else { return (0, []) }
+        let width = n + 1
+        var guessesAt = [Double](repeating: .infinity, count: n * width)
+        var productAt = [Double](repeating: 0, count: n * width)
+        var lastAt = [Int32](repeating: -1, count: n * width)
+        var pool = candidates
+        var byEnd = [[Int]](repeating: [], count: n)
+        for (i, match) in candidates.enumerated() { byEnd[match.end - 1].append(i) }
+        var logFactorials = [Double](repeating: 0, count: width + 1)
+        for l in stride(from: 2, through: width, by: 1) { logFactorials[l] = logFactorials[l - 1] + log10(Double(l)) }
 
         func priced(_ match: StrengthMatch) -> Double {
             // The reference's floor: a match shorter than the password costs at least 10 (one character) or
             // 50 guesses, and brute force one more, so a real match over the same span wins.
             let floor: Double
+            // (Their logarithms, written out: this runs for every candidate at every length.)
             switch (match.pattern == .bruteForce, match.length == 1, match.length < n) {
-            case (true, true, _): floor = 11
-            case (true, false, _): floor = 51
-            case (false, true, true): floor = 10
-            case (false, false, true): floor = 50
-            default: floor = 1
+            case (true, true, _): floor = 1.041_392_685_158_225  // log10(11)
+            case (true, false, _): floor = 1.707_570_176_097_936  // log10(51)
+            case (false, true, true): floor = 1  // log10(10)
+            case (false, false, true): floor = 1.698_970_004_336_019  // log10(50)
+            default: floor = 0
             }
-            return max(match.guessesLog10, log10(floor))
+            return max(match.guessesLog10, floor)
         }
-        func update(_ match: StrengthMatch, _ l: Int) {
+        /// `index` is the match's place in `pool`, or nil for a brute-force run, added to the pool only when kept.
+        func update(_ match: StrengthMatch, _ index: Int?, _ l: Int) {
             var product = priced(match)
-            if l > 1 { product += best[match.start - 1][l - 1]!.productLog10 }
-            let guesses = logSum(logFactorial(l) + product, 4 * Double(l - 1))
-            let k = match.end - 1
-            if best[k].contains(where: { $0.key <= l && $0.value.guessesLog10 <= guesses }) { return }
-            best[k][l] = Best(guessesLog10: guesses, productLog10: product, match: match)
+            if l > 1 { product += productAt[(match.start - 1) * width + l - 1] }
+            let row = (match.end - 1) * width
+            // logSum(a, b) ≥ max(a, b): a sequence no costlier than that bound rejects this one before the
+            // logarithms are taken (most candidates are rejected).
+            let floor = max(logFactorials[l] + product, 4 * Double(l - 1))
+            var cheapestShorter = Double.infinity
+            for shorter in 1...l where guessesAt[row + shorter] < cheapestShorter { cheapestShorter = guessesAt[row + shorter] }
+            if cheapestShorter <= floor { return }
+            let guesses = logSum(logFactorials[l] + product, 4 * Double(l - 1))
+            if cheapestShorter <= guesses { return }
+            guessesAt[row + l] = guesses
+            productAt[row + l] = product
+            if let index {
+                lastAt[row + l] = Int32(index)
+            } else {
+                pool.append(match)
+                lastAt[row + l] = Int32(pool.count - 1)
+            }
         }
         func bruteForce(_ start: Int, _ end: Int) -> StrengthMatch {
             StrengthMatch(start: start, end: end, pattern: .bruteForce, guessesLog10: Double(end - start))
         }
 
         for k in 0..<n {
-            for match in byEnd[k].sorted(by: { $0.start < $1.start }) {
+            for index in byEnd[k].sorted(by: { pool[$0].start < pool[$1].start }) {
+                let match = pool[index]
                 if match.start == 0 {
-                    update(match, 1)
+                    update(match, index, 1)
                 } else {
-                    for l in best[match.start - 1].keys.sorted() { update(match, l + 1) }
+                    let row = (match.start - 1) * width
+                    for l in 1...match.start where lastAt[row + l] >= 0 { update(match, index, l + 1) }
                 }
             }
-            update(bruteForce(0, k + 1), 1)
+            update(bruteForce(0, k + 1), nil, 1)
             for i in stride(from: 1, through: k, by: 1) {
                 // Two brute-force runs side by side are never cheapest: one run over both costs the same
                 // product with one match fewer.
-                for (l, last) in best[i - 1].sorted(by: { $0.key < $1.key }) where last.match.pattern != .bruteForce {
-                    update(bruteForce(i, k + 1), l + 1)
+                let row = (i - 1) * width
+                let run = bruteForce(i, k + 1)
+                for l in 1...i where lastAt[row + l] >= 0 && pool[Int(lastAt[row + l])].pattern != .bruteForce {
+                    update(run, nil, l + 1)
                 }
             }
         }
 
-        guard let (length, last) = best[n - 1].min(by: { $0.value.guessesLog10 < $1.value.guessesLog10 }) else { return (0, []) }
+        let lastRow = (n - 1) * width
+        var length = 0
+        for l in 1...n where lastAt[lastRow + l] >= 0 && (length == 0 || guessesAt[lastRow + l] < guessesAt[lastRow + length]) { length = l }
+        guard length > 0 else { return (0, []) }
         var sequence = [StrengthMatch]()
         var k = n - 1, l = length
         while k >= 0 {
-            let match = best[k][l]!.match
-            sequence.insert(match, at: 0)
+            let match = pool[Int(lastAt[k * width + l])]
+            sequence.append(match)
             k = match.start - 1
             l -= 1
         }
-        return (last.guessesLog10, sequence)
-    }
-
-    private static func logFactorial(_ l: Int) -> Double {
-        (1...max(l, 1)).reduce(0.0) { $0 + log10(Double($1)) }
+        return (guessesAt[lastRow + length], sequence.reversed())
     }
 
     /// log10(10^a + 10^b) without overflow.

@@ -55,7 +55,7 @@ public struct PasswordStrength: Sendable, Equatable {
         // words ("kennwort") and prices a repeated phrase as new words.
         let scalars = analysedPrefix(password)
         let (guessesLog10, sequence) = mostGuessableSequence(scalars, userInputs: userInputs)
-        let kinds = sequence.filter { $0.pattern != .bruteForce && ($0.length * 2 >= scalars.count || $0.length >= 4) }.map(\.pattern)
+        let kinds = sequence.filter { $0.pattern != .bruteForce && ($0.length * 2 >= scalars.count || $0.length >= 4) }.map { $0.pattern }
         // zxcvbn's thresholds: fewer than 10^3 + 5, 10^6 + 5, 10^8 + 5, 10^10 + 5 guesses.
         let guesses = pow(10, guessesLog10)
         let score: Int =
