@@ -32,8 +32,10 @@ for t in PassboxAgent PassboxImaging; do
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: the library build failed" >&2; exit 2; }
 done
 BIN=$("$SWIFT" build -c debug --build-path "$BUILD" --show-bin-path)
-MODULES=(CLinux CICUSupport CZbarSupport CCurlSupport CLogindSupport CPAMSupport
-  PassboxProtocol PassboxCrypto PassboxCore PassboxStore PassboxImaging PassboxDomains PassboxClient PassboxService PassboxAgent)
+# Every C target the build made (CLinux and each …Support loader), then the Swift libraries.
+MODULES=(CLinux)
+for d in "$BIN"/C*Support.build; do [ -d "$d" ] && MODULES+=("$(basename "$d" .build)"); done
+MODULES+=(PassboxProtocol PassboxCrypto PassboxCore PassboxStore PassboxImaging PassboxDomains PassboxClient PassboxService PassboxAgent)
 objects=()
 for m in "${MODULES[@]}"; do
   while IFS= read -r o; do objects+=("$o"); done < <(find "$BIN/$m.build" -name '*.o' | sort)

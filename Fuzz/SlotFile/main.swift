@@ -32,7 +32,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let payload = try? stored.withUnsafeBytes {
             try SlotCodec.openBody(body: $0, header: header, index: 3, slotNonce: nonce, dataKey: fixedKey, layout: layout, path: "fuzz")
         }
-        if let payload { _ = try? PayloadCodec.decode(payload, path: "fuzz") }
+        if let payload { _ = try? PayloadCodec.decode(payload.payload, path: "fuzz") }
     }
     return 0
 }

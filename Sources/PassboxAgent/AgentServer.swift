@@ -55,9 +55,9 @@ public final class AgentServer: @unchecked Sendable {
             let fd = accept(listener, nil, nil)
             if fd < 0 { continue }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            // Dispatch's pool reuses its threads: no thread is made per request (a clone per connection was a
-            // fifth of the agent's time for a `show`). A client that holds its connection blocks one worker.
-            DispatchQueue.global().async { [self] in self.serveConnection(fd) }
+            // A thread of its own per connection (not Dispatch's pool, which a few clients holding their
+            // connections could exhaust, delaying the timers and signal handlers that lock the vault).
+            Thread.detachNewThread { [self] in self.serveConnection(fd) }
         }
     }
 
