@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(
             name: "PassboxCryptoTests", dependencies: ["PassboxCrypto", "PassboxTestSupport"],
             resources: [.copy("Vectors")]),
-        .testTarget(name: "PassboxCoreTests", dependencies: ["PassboxCore", "PassboxTestSupport"], resources: [.copy("Data")]),
+        .testTarget(name: "PassboxCoreTests", dependencies: ["PassboxCore", "PassboxProtocol", "PassboxTestSupport"], resources: [.copy("Data")]),
         .testTarget(name: "PassboxAgentTests", dependencies: ["PassboxAgent", "PassboxTestSupport"]),
         .testTarget(name: "PassboxCheckTests", dependencies: ["PassboxCore", "PassboxDomains", "PassboxClient", "PassboxTestSupport"]),
         .testTarget(name: "PassboxImagingTests", dependencies: ["PassboxImaging", "PassboxTestSupport"], resources: [.copy("Images")]),

@@ -1,0 +1,34 @@
+/// What a device signs to sign in (security.md §4): the label, the server's origin, the email, the server's
+/// fresh challenge and the device id. The server verifies the signature with the account's public sign-in
+/// key, so a signature is good for one server, one account, one challenge and one device only.
+///
+/// Each part is written as its length (4 bytes, big-endian) then its bytes, so no two different sets of
+/// parts give the same transcript.
+public enum SignInTranscript {
+    /// The label for a sign-in with the master password and Secret Key.
+    public static let signInLabel = "passbox/v1/auth"
+    /// The label for a sign-in with a recovery code (a different label, so one signature never serves as
+    /// the other).
+    public static let recoveryLabel = "passbox/v1/recovery-auth"
+
+    /// The bytes to sign. `origin` is the server's scheme, host and port as the client reached it
+    /// (`https://vault.example.org:8787`); `email` as the account stores it (see `normalizedEmail`).
+    public static func bytes(label: String = signInLabel, origin: String, email: String, challenge: [UInt8], deviceID: String) -> [UInt8] {
+        var out: [UInt8] = []
+        for part in [Array(label.utf8), Array(origin.utf8), Array(email.utf8), challenge, Array(deviceID.utf8)] {
+            let n = UInt32(part.count)
+            out += [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]
+            out += part
+        }
+        return out
+    }
+
+    /// An email as accounts store and sign it: surrounding spaces dropped, ASCII letters in lower case
+    /// (the part before the @ is case-sensitive in theory, never in practice).
+    public static func normalizedEmail(_ email: String) -> String {
+        var bytes = Array(email.utf8)
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes.removeFirst() }
+        return String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+}
