@@ -1,0 +1,255 @@
+// The HTTP server's C side (see CMicroHTTPDSupport.h): loads libmicrohttpd with dlopen once, starts a
+// thread-pool daemon with limits, collects each request's body within its limit, calls one Swift callback
+// a request and queues its answer.
+#include "CMicroHTTPDSupport.h"
+
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+struct CMHD_API {
+    struct MHD_Daemon *(*start_daemon)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *, MHD_AccessHandlerCallback, void *, ...);
+    void (*stop_daemon)(struct MHD_Daemon *);
+    struct MHD_Response *(*create_response_from_buffer)(size_t, void *, enum MHD_ResponseMemoryMode);
+    enum MHD_Result (*add_response_header)(struct MHD_Response *, const char *, const char *);
+    enum MHD_Result (*queue_response)(struct MHD_Connection *, unsigned int, struct MHD_Response *);
+    void (*destroy_response)(struct MHD_Response *);
+    const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *, enum MHD_ConnectionInfoType, ...);
+    const union MHD_DaemonInfo *(*get_daemon_info)(struct MHD_Daemon *, enum MHD_DaemonInfoType, ...);
+    int (*get_connection_values)(struct MHD_Connection *, enum MHD_ValueKind, MHD_KeyValueIterator, void *);
+    const char *(*lookup_connection_value)(struct MHD_Connection *, enum MHD_ValueKind, const char *);
+    int loaded;
+};
+
+static struct CMHD_API api;
+
+static void CMHD_loadOnce(void) {
+    void *h = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return;
+    api.start_daemon = (struct MHD_Daemon * (*)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *, MHD_AccessHandlerCallback, void *, ...)) dlsym(h, "MHD_start_daemon");
+    api.stop_daemon = (void (*)(struct MHD_Daemon *))dlsym(h, "MHD_stop_daemon");
+    api.create_response_from_buffer = (struct MHD_Response * (*)(size_t, void *, enum MHD_ResponseMemoryMode)) dlsym(h, "MHD_create_response_from_buffer");
+    api.add_response_header = (enum MHD_Result(*)(struct MHD_Response *, const char *, const char *))dlsym(h, "MHD_add_response_header");
+    api.queue_response = (enum MHD_Result(*)(struct MHD_Connection *, unsigned int, struct MHD_Response *))dlsym(h, "MHD_queue_response");
+    api.destroy_response = (void (*)(struct MHD_Response *))dlsym(h, "MHD_destroy_response");
+    api.get_connection_info = (const union MHD_ConnectionInfo *(*)(struct MHD_Connection *, enum MHD_ConnectionInfoType, ...))dlsym(h, "MHD_get_connection_info");
+    api.get_daemon_info = (const union MHD_DaemonInfo *(*)(struct MHD_Daemon *, enum MHD_DaemonInfoType, ...))dlsym(h, "MHD_get_daemon_info");
+    api.get_connection_values = (int (*)(struct MHD_Connection *, enum MHD_ValueKind, MHD_KeyValueIterator, void *))dlsym(h, "MHD_get_connection_values");
+    api.lookup_connection_value = (const char *(*)(struct MHD_Connection *, enum MHD_ValueKind, const char *))dlsym(h, "MHD_lookup_connection_value");
+    if (!api.start_daemon || !api.stop_daemon || !api.create_response_from_buffer || !api.add_response_header ||
+        !api.queue_response || !api.destroy_response || !api.get_connection_info || !api.get_daemon_info ||
+        !api.get_connection_values || !api.lookup_connection_value)
+        return;
+    api.loaded = 1;
+}
+
+int CMHD_available(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, CMHD_loadOnce);
+    return api.loaded;
+}
+
+struct CMHD_Server {
+    struct MHD_Daemon *daemon;
+    CMHD_Limits limits;
+    CMHD_Handler handler;
+    void *context;
+};
+
+// Per request: the body read so far, and whether an answer is already queued (a body over the limit).
+struct CMHD_State {
+    uint8_t *body;
+    size_t length, capacity;
+    int answered;
+};
+
+// `headers` holds `count` pairs, each a name and a value ended by NUL.
+static enum MHD_Result CMHD_queue(struct MHD_Connection *connection, unsigned int status, const void *body, size_t length,
+                                  const char *headers, int count) {
+    struct MHD_Response *response = api.create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!response) return MHD_NO;
+    const char *p = headers;
+    for (int i = 0; p && i < count; i++) {
+        const char *name = p;
+        const char *value = name + strlen(name) + 1;
+        api.add_response_header(response, name, value);
+        p = value + strlen(value) + 1;
+    }
+    enum MHD_Result result = api.queue_response(connection, status, response);
+    api.destroy_response(response);
+    return result;
+}
+
+static enum MHD_Result CMHD_tooLarge(struct MHD_Connection *connection, struct CMHD_State *state) {
+    static const char body[] = "{\"error\":\"bodyTooLarge\"}";
+    static const char headers[] = "Content-Type\0application/json\0Connection\0close";
+    state->answered = 1;
+    free(state->body);
+    state->body = NULL;
+    state->length = state->capacity = 0;
+    return CMHD_queue(connection, MHD_HTTP_CONTENT_TOO_LARGE, body, sizeof body - 1, headers, 2);
+}
+
+static enum MHD_Result CMHD_access(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
+                                   const char *version, const char *upload, size_t *uploadSize, void **requestContext) {
+    (void)version;
+    struct CMHD_Server *server = cls;
+    struct CMHD_State *state = *requestContext;
+    if (!state) {
+        state = calloc(1, sizeof *state);
+        if (!state) return MHD_NO;
+        *requestContext = state;
+        // A declared length over the limit is answered before any of the body is read.
+        const char *declared = api.lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (declared && strtoull(declared, NULL, 10) > server->limits.maximumBody) return CMHD_tooLarge(connection, state);
+        return MHD_YES;
+    }
+    if (*uploadSize > 0) {
+        size_t size = *uploadSize;
+        *uploadSize = 0;
+        if (state->answered) return MHD_YES;
+        // A body sent without a declared length (chunked) that passes the limit: libmicrohttpd cannot answer in
+        // the middle of a body, so the connection is closed; nothing more of it is read or kept.
+        if (size > server->limits.maximumBody - state->length) return MHD_NO;
+        if (state->length + size > state->capacity) {
+            size_t capacity = state->capacity ? state->capacity : 4096;
+            while (capacity < state->length + size) capacity *= 2;
+            if (capacity > server->limits.maximumBody) capacity = server->limits.maximumBody;
+            uint8_t *grown = realloc(state->body, capacity);
+            if (!grown) return MHD_NO;
+            state->body = grown;
+            state->capacity = capacity;
+        }
+        memcpy(state->body + state->length, upload, size);
+        state->length += size;
+        return MHD_YES;
+    }
+    if (state->answered) return MHD_YES;
+    state->answered = 1;
+
+    char address[INET6_ADDRSTRLEN] = "";
+    const union MHD_ConnectionInfo *info = api.get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info && info->client_addr) {
+        const struct sockaddr *sa = info->client_addr;
+        if (sa->sa_family == AF_INET)
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, address, sizeof address);
+        else if (sa->sa_family == AF_INET6)
+            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, address, sizeof address);
+    }
+    CMHD_Request request = {method, url, state->body, state->length, address, connection};
+    CMHD_Response response = {500, NULL, 0, NULL, 0};
+    server->handler(server->context, &request, &response);
+    enum MHD_Result result = CMHD_queue(connection, (unsigned)response.status, response.body, response.bodyLength,
+                                        response.headers, response.headerCount);
+    free(response.body);
+    free(response.headers);
+    return result;
+}
+
+static void CMHD_completed(void *cls, struct MHD_Connection *connection, void **requestContext, enum MHD_RequestTerminationCode code) {
+    (void)cls;
+    (void)connection;
+    (void)code;
+    struct CMHD_State *state = *requestContext;
+    if (!state) return;
+    free(state->body);
+    free(state);
+    *requestContext = NULL;
+}
+
+void *CMHD_start(const char *address, uint16_t port, CMHD_Limits limits, const char *certificatePEM, const char *keyPEM,
+                 CMHD_Handler handler, void *context, uint16_t *boundPort, char *error) {
+    error[0] = 0;
+    if (!CMHD_available()) {
+        snprintf(error, 256, "libmicrohttpd.so.12 could not be loaded (install libmicrohttpd12)");
+        return NULL;
+    }
+    struct sockaddr_storage storage;
+    memset(&storage, 0, sizeof storage);
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&storage;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&storage;
+    if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+    } else if (inet_pton(AF_INET6, address, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(port);
+        flags |= MHD_USE_IPv6;
+    } else {
+        snprintf(error, 256, "%s is not a numeric IPv4 or IPv6 address", address);
+        return NULL;
+    }
+    if (certificatePEM && keyPEM) flags |= MHD_USE_TLS;
+    struct CMHD_Server *server = calloc(1, sizeof *server);
+    if (!server) {
+        snprintf(error, 256, "out of memory");
+        return NULL;
+    }
+    server->limits = limits;
+    server->handler = handler;
+    server->context = context;
+    if (certificatePEM && keyPEM) {
+        server->daemon = api.start_daemon(
+            flags, port, NULL, NULL, CMHD_access, server, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&storage,
+            MHD_OPTION_THREAD_POOL_SIZE, limits.threads, MHD_OPTION_CONNECTION_LIMIT, limits.connections,
+            MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.connectionsPerAddress, MHD_OPTION_CONNECTION_TIMEOUT,
+            limits.timeoutSeconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.connectionMemory,
+            MHD_OPTION_NOTIFY_COMPLETED, CMHD_completed, NULL,
+            MHD_OPTION_HTTPS_MEM_CERT, certificatePEM, MHD_OPTION_HTTPS_MEM_KEY, keyPEM, MHD_OPTION_END);
+    } else {
+        server->daemon = api.start_daemon(
+            flags, port, NULL, NULL, CMHD_access, server, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&storage,
+            MHD_OPTION_THREAD_POOL_SIZE, limits.threads, MHD_OPTION_CONNECTION_LIMIT, limits.connections,
+            MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.connectionsPerAddress, MHD_OPTION_CONNECTION_TIMEOUT,
+            limits.timeoutSeconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.connectionMemory,
+            MHD_OPTION_NOTIFY_COMPLETED, CMHD_completed, NULL, MHD_OPTION_END);
+    }
+    if (!server->daemon) {
+        snprintf(error, 256, "could not listen on %s port %u (the port is in use, the address is not this machine's, or the certificate or key does not load)",
+                 address, (unsigned)port);
+        free(server);
+        return NULL;
+    }
+    *boundPort = port;
+    const union MHD_DaemonInfo *info = api.get_daemon_info(server->daemon, MHD_DAEMON_INFO_LISTEN_FD);
+    if (info) {
+        struct sockaddr_storage bound;
+        socklen_t length = sizeof bound;
+        if (getsockname(info->listen_fd, (struct sockaddr *)&bound, &length) == 0) {
+            if (bound.ss_family == AF_INET) *boundPort = ntohs(((struct sockaddr_in *)&bound)->sin_port);
+            if (bound.ss_family == AF_INET6) *boundPort = ntohs(((struct sockaddr_in6 *)&bound)->sin6_port);
+        }
+    }
+    return server;
+}
+
+void CMHD_stop(void *handle) {
+    struct CMHD_Server *server = handle;
+    if (!server) return;
+    api.stop_daemon(server->daemon);
+    free(server);
+}
+
+struct CMHD_Visit {
+    CMHD_HeaderVisitor visitor;
+    void *context;
+};
+
+static enum MHD_Result CMHD_visit(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    struct CMHD_Visit *visit = cls;
+    visit->visitor(visit->context, key, value ? value : "");
+    return MHD_YES;
+}
+
+void CMHD_forEachHeader(void *connection, CMHD_HeaderVisitor visitor, void *context) {
+    struct CMHD_Visit visit = {visitor, context};
+    api.get_connection_values(connection, MHD_HEADER_KIND, CMHD_visit, &visit);
+}

@@ -1,0 +1,151 @@
+internal import CMicroHTTPDSupport
+import Glibc
+
+/// One HTTP request as the server read it (the body complete and within the limit).
+public struct HTTPRequest: Sendable {
+    public let method: String
+    /// The path, percent-decoded, without the query string.
+    public let path: String
+    /// Headers as sent, names in lower case.
+    public let headers: [(name: String, value: String)]
+    public let body: [UInt8]
+    /// The client's numeric address ("127.0.0.1", "::1").
+    public let clientAddress: String
+
+    /// The first header named `name` (any case).
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.name == lower }?.value
+    }
+}
+
+/// The answer to one request.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON answer.
+    public static func json(_ status: Int, _ body: [UInt8]) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: body)
+    }
+}
+
+/// Why the server could not start.
+public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let reason: String
+    public var description: String { reason }
+}
+
+/// An HTTP (or, with a certificate, HTTPS-only) server on libmicrohttpd with a pool of worker threads and
+/// limits on connections, time, header memory and body size: a body over the limit is answered 413 before it
+/// is read on, a connection that stays idle or slow past the timeout is closed, headers beyond the
+/// connection's memory are refused by libmicrohttpd. The handler runs on a worker thread, one request at a
+/// time per thread.
+public final class HTTPServer: @unchecked Sendable {
+    // @unchecked: `daemon` is written in init and stop only; the handler is immutable.
+    public struct Limits: Sendable {
+        public var threads: UInt32 = 4
+        public var connections: UInt32 = 512
+        public var connectionsPerAddress: UInt32 = 64
+        public var timeoutSeconds: UInt32 = 15
+        public var maximumBody = 1 << 20
+        /// Per connection; bounds the request line and headers.
+        public var connectionMemory = 32 * 1024
+
+        public init() {}
+    }
+
+    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+    /// The port the server listens on (the one it was given, or the free one it was given when asked for 0).
+    public let port: UInt16
+    public let address: String
+    private var daemon: UnsafeMutableRawPointer?
+    private var boxContext: UnsafeMutableRawPointer?
+
+    /// Starts listening. `tls` holds a PEM certificate chain and key; without it the server speaks plain HTTP
+    /// (which the account client accepts only on loopback).
+    public init(address: String = "127.0.0.1", port: UInt16 = 0, limits: Limits = Limits(), tls: (certificatePEM: String, keyPEM: String)? = nil, handler: @escaping Handler) throws(HTTPServerError) {
+        self.address = address
+        var bound: UInt16 = 0
+        var error = [CChar](repeating: 0, count: 256)
+        let cLimits = CMHD_Limits(
+            threads: limits.threads, connections: limits.connections, connectionsPerAddress: limits.connectionsPerAddress,
+            timeoutSeconds: limits.timeoutSeconds, maximumBody: limits.maximumBody, connectionMemory: limits.connectionMemory)
+        // The daemon holds the handler box retained; stop() (also run by deinit) ends the daemon, then releases it.
+        let context = Unmanaged.passRetained(HandlerBox(handler)).toOpaque()
+        let started: UnsafeMutableRawPointer? =
+            if let tls {
+                CMHD_start(address, port, cLimits, tls.certificatePEM, tls.keyPEM, httpServerCallback, context, &bound, &error)
+            } else {
+                CMHD_start(address, port, cLimits, nil, nil, httpServerCallback, context, &bound, &error)
+            }
+        guard let started else {
+            Unmanaged<HandlerBox>.fromOpaque(context).release()
+            throw HTTPServerError(reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        boxContext = context
+        daemon = started
+        self.port = bound
+    }
+
+    /// Stops listening, waits for the requests being answered and closes every connection.
+    public func stop() {
+        guard let daemon else { return }
+        CMHD_stop(daemon)
+        self.daemon = nil
+        if let boxContext { Unmanaged<HandlerBox>.fromOpaque(boxContext).release() }
+        boxContext = nil
+    }
+
+    deinit { stop() }
+}
+
+/// The handler, kept alive for the daemon's callbacks.
+private final class HandlerBox {
+    let handler: HTTPServer.Handler
+    init(_ handler: @escaping HTTPServer.Handler) { self.handler = handler }
+}
+
+private let httpServerCallback: CMHD_Handler = { context, request, response in
+    guard let context, let request, let response else { return }
+    let box = Unmanaged<HandlerBox>.fromOpaque(context).takeUnretainedValue()
+    var headers: [(name: String, value: String)] = []
+    withUnsafeMutablePointer(to: &headers) { list in
+        CMHD_forEachHeader(request.pointee.connection, { context, name, value in
+            guard let context, let name, let value else { return }
+            context.assumingMemoryBound(to: [(name: String, value: String)].self).pointee
+                .append((String(cString: name).lowercased(), String(cString: value)))
+        }, list)
+    }
+    let r = request.pointee
+    let body = r.bodyLength > 0 && r.body != nil ? Array(UnsafeBufferPointer(start: r.body, count: r.bodyLength)) : []
+    let answer = box.handler(HTTPRequest(
+        method: String(cString: r.method), path: String(cString: r.url), headers: headers, body: body,
+        clientAddress: String(cString: r.clientAddress)))
+    response.pointee.status = Int32(answer.status)
+    if !answer.body.isEmpty, let copy = malloc(answer.body.count) {
+        answer.body.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: answer.body.count) }
+        response.pointee.body = copy.assumingMemoryBound(to: UInt8.self)
+        response.pointee.bodyLength = answer.body.count
+    }
+    // Headers go to C as one malloc'ed block of NUL-ended names and values, which C frees after queueing.
+    var block: [UInt8] = []
+    var count: Int32 = 0
+    for (name, value) in answer.headers where !name.utf8.contains(0) && !value.utf8.contains(0) {
+        block += Array(name.utf8) + [0] + Array(value.utf8) + [0]
+        count += 1
+    }
+    if count > 0, let copy = malloc(block.count) {
+        block.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: block.count) }
+        response.pointee.headers = copy.assumingMemoryBound(to: CChar.self)
+        response.pointee.headerCount = count
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import PassboxHTTP
+import PassboxTestSupport
+import Testing
+
+/// A plain TCP client: sends `bytes`, reads until the server closes or `seconds` pass; nil when it cannot connect.
+func exchange(port: UInt16, _ bytes: [UInt8], seconds: Int = 5, pauseBeforeSending: Double = 0) -> String? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { return nil }
+    if pauseBeforeSending > 0 { Thread.sleep(forTimeInterval: pauseBeforeSending) }
+    var sent = 0
+    while sent < bytes.count {
+        let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n <= 0 { break }
+        sent += n
+    }
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = recv(fd, &buffer, buffer.count, 0)
+        if n <= 0 { break }
+        received += buffer[0..<n]
+    }
+    return String(decoding: received, as: UTF8.self)
+}
+
+func request(_ method: String, _ path: String, body: [UInt8] = [], headers: [String] = []) -> [UInt8] {
+    var text = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+    for header in headers { text += header + "\r\n" }
+    if !body.isEmpty || method == "POST" { text += "Content-Length: \(body.count)\r\n" }
+    return Array((text + "\r\n").utf8) + body
+}
+
+@Suite struct HTTPServerTests {
+    static func echoServer(limits: HTTPServer.Limits = .init()) throws -> HTTPServer {
+        try HTTPServer(limits: limits) { request in
+            let summary = "\(request.method) \(request.path) \(request.clientAddress) \(request.header("X-Test") ?? "-") \(request.body.count)"
+            return HTTPResponse(status: request.path == "/missing" ? 404 : 200, headers: [("Content-Type", "text/plain"), ("X-Answer", "yes")], body: Array(summary.utf8))
+        }
+    }
+
+    @Test func answersWithTheHandlersStatusHeadersAndBody() throws {
+        let server = try Self.echoServer()
+        defer { server.stop() }
+        #expect(server.port != 0)
+        let get = try #require(exchange(port: server.port, request("GET", "/v1/health", headers: ["X-Test: hello"])))
+        #expect(get.hasPrefix("HTTP/1.1 200"))
+        #expect(get.contains("X-Answer: yes"))
+        #expect(get.hasSuffix("GET /v1/health 127.0.0.1 hello 0"))
+        let post = try #require(exchange(port: server.port, request("POST", "/v1/items", body: Array(repeating: 65, count: 100_000))))
+        #expect(post.hasSuffix("POST /v1/items 127.0.0.1 - 100000"))
+        #expect(try #require(exchange(port: server.port, request("GET", "/missing"))).hasPrefix("HTTP/1.1 404"))
+    }
+
+    @Test func aBodyOverTheLimitIsRefusedWithoutBeingRead() throws {
+        var limits = HTTPServer.Limits()
+        limits.maximumBody = 4096
+        let server = try Self.echoServer(limits: limits)
+        defer { server.stop() }
+        let declared = try #require(exchange(port: server.port, request("POST", "/v1/items", body: Array(repeating: 66, count: 5000))))
+        #expect(declared.hasPrefix("HTTP/1.1 413"))
+        #expect(declared.contains("bodyTooLarge"))
+        // Chunked, so no length is declared: the connection is closed once the body passes the limit.
+        var chunked = Array("POST /v1/items HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".utf8)
+        for _ in 0..<3 { chunked += Array("800\r\n".utf8) + Array(repeating: 67, count: 0x800) + Array("\r\n".utf8) }
+        chunked += Array("0\r\n\r\n".utf8)
+        let streamed = try #require(exchange(port: server.port, chunked))
+        #expect(!streamed.contains("HTTP/1.1 200"))
+        // A chunked body within the limit arrives whole.
+        var small = Array("POST /v1/items HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".utf8)
+        for _ in 0..<3 { small += Array("400\r\n".utf8) + Array(repeating: 69, count: 0x400) + Array("\r\n".utf8) }
+        small += Array("0\r\n\r\n".utf8)
+        #expect(try #require(exchange(port: server.port, small)).hasSuffix(" 3072"))
+        // Exactly the limit is fine.
+        #expect(try #require(exchange(port: server.port, request("POST", "/v1/items", body: Array(repeating: 68, count: 4096)))).hasSuffix(" 4096"))
+    }
+
+    @Test func hugeHeadersAreRefused() throws {
+        let server = try Self.echoServer()
+        defer { server.stop() }
+        let answer = try #require(exchange(port: server.port, request("GET", "/", headers: ["X-Big: " + String(repeating: "h", count: 100_000)])))
+        #expect(!answer.contains("HTTP/1.1 200"))
+        #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 4"))
+        #expect(try #require(exchange(port: server.port, request("GET", "/after"))).hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test func aSilentConnectionIsClosedAtTheTimeout() throws {
+        var limits = HTTPServer.Limits()
+        limits.timeoutSeconds = 1
+        let server = try Self.echoServer(limits: limits)
+        defer { server.stop() }
+        // Half a request line, then nothing: the server closes the connection (recv returns 0 before the
+        // client's own 10-second limit).
+        let started = Date()
+        let answer = exchange(port: server.port, Array("GET / HT".utf8), seconds: 10)
+        #expect(answer != nil)
+        #expect(!(answer ?? "").contains("200"))
+        #expect(Date().timeIntervalSince(started) < 9.5)
+    }
+
+    @Test func aPortInUseIsAClearError() throws {
+        let first = try Self.echoServer()
+        defer { first.stop() }
+        do {
+            _ = try HTTPServer(port: first.port) { _ in HTTPResponse(status: 200) }
+            Issue.record("two servers listened on one port")
+        } catch {
+            #expect(error.reason.contains("port \(first.port)"))
+        }
+        #expect(throws: HTTPServerError.self) { try HTTPServer(address: "not-an-address") { _ in HTTPResponse(status: 200) } }
+    }
+
+    @Test func stopEndsListening() throws {
+        let server = try Self.echoServer()
+        let port = server.port
+        #expect(exchange(port: port, request("GET", "/")) != nil)
+        server.stop()
+        #expect(exchange(port: port, request("GET", "/")) == nil)
+    }
+}
+
+@Suite struct HTTPSServerTests {
+    /// Runs a tool and returns its standard output, or nil when it fails.
+    func run(_ tool: String, _ arguments: [String]) throws -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") && FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"),
+        "skipped: openssl and curl are not installed (make test installs them)"))
+    func withACertificateItSpeaksOnlyHTTPS() throws {
+        let dir = try TemporaryDirectory()
+        let key = dir.file("key.pem").path, certificate = dir.file("cert.pem").path
+        _ = try #require(try run("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", certificate,
+            "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ]))
+        let server = try HTTPServer(tls: (try String(contentsOfFile: certificate, encoding: .utf8), try String(contentsOfFile: key, encoding: .utf8))) { request in
+            HTTPResponse.json(200, Array("{\"path\":\"\(request.path)\",\"bytes\":\(request.body.count)}".utf8))
+        }
+        defer { server.stop() }
+        let answer = try run("/usr/bin/curl", ["-sS", "--max-time", "10", "--cacert", certificate, "--data-binary", "hello", "https://127.0.0.1:\(server.port)/v1/health"])
+        #expect(answer == "{\"path\":\"/v1/health\",\"bytes\":5}")
+        // Plain HTTP to the same port gets no answer.
+        #expect(try run("/usr/bin/curl", ["-sS", "--max-time", "5", "http://127.0.0.1:\(server.port)/v1/health"]) == nil)
+        // A client that does not trust the certificate refuses it.
+        #expect(try run("/usr/bin/curl", ["-sS", "--max-time", "5", "https://127.0.0.1:\(server.port)/v1/health"]) == nil)
+    }
+}
