@@ -82,10 +82,19 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case noDisplay
     case clipboardFailed  // facts: reason
     case internalError  // facts: type
+    // The account server
+    case accountExists
+    case accountIDTaken
+    case signInFailed
+    case challengeExpired
+    case notSignedIn
+    case notFound  // facts: route
 
     public var exitCode: Int32 {
         switch self {
-        case .locked, .wrongPassword, .mustWait, .attemptCounterDamaged, .quickUnlockNotOffered, .quickUnlockRefused: 3
+        case .locked, .wrongPassword, .mustWait, .attemptCounterDamaged, .quickUnlockNotOffered, .quickUnlockRefused, .signInFailed,
+            .challengeExpired, .notSignedIn:
+            3
         case .badRequest, .unknownCategory, .unknownSort, .unknownScope, .unknownFindingKind, .unknownSetting, .invalidSetting,
             .concealedOnCommandLine, .conflictingOptions, .selectionOutOfRange, .notAnAddress, .invalidGenerator:
             2

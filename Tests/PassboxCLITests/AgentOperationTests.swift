@@ -452,8 +452,9 @@ enum RawExchange {
 
         // Every code the agent answers to a request alone; the rest need PAM, five wrong passwords and a wait, a
         // damaged, foreign or missing file, another process, the network, a missing library, or come only from the CLI
-        // (noPassword).
+        // (noPassword), or from the account server.
         let needOtherConditions: Set<ErrorCode> = [
+            .accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .notFound,
             .mustWait, .attemptCounterDamaged, .quickUnlockRefused, .quickUnlockUnavailable, .noVault, .vaultExists, .notAVault,
             .newerFormat, .damaged, .busy, .conflict, .vaultTooLarge, .io, .directoryNotOwned, .noPassword, .breachCheckFailed, .catalogueMissing,
             .internalError, .libraryMissing,

@@ -1,0 +1,159 @@
+import Foundation
+
+// The account API of `passbox server` (docs/PROTOCOL.md, "Server API"): JSON bodies under /v1, dates as
+// milliseconds, bytes as base64. The server stores and compares only what these carry: public keys,
+// ciphertext, salts and parameters — never a password or anything a password guess can be tested against
+// without the Secret Key.
+
+/// Argon2id parameters as the wire carries them (the same fields as PassboxCrypto's `Argon2Parameters`).
+public struct KDFParameters: Codable, Equatable, Hashable, Sendable {
+    public var memoryKiB: UInt32
+    public var passes: UInt32
+    public var lanes: UInt8
+
+    public init(memoryKiB: UInt32, passes: UInt32, lanes: UInt8) {
+        self.memoryKiB = memoryKiB
+        self.passes = passes
+        self.lanes = lanes
+    }
+}
+
+/// `POST /v1/signup`: a new account, made on the device.
+public struct SignupRequest: Codable, Sendable {
+    /// The six-character account id from the Secret Key.
+    public var accountID: String
+    public var email: String
+    public var salt: Data
+    public var kdf: KDFParameters
+    /// The Ed25519 public key of the sign-in key (from the master password and Secret Key).
+    public var signInPublicKey: Data
+    /// The keyset: public keys in the clear, private halves sealed under the account unlock key (opaque here).
+    public var keyset: Data
+
+    public init(accountID: String, email: String, salt: Data, kdf: KDFParameters, signInPublicKey: Data, keyset: Data) {
+        self.accountID = accountID
+        self.email = email
+        self.salt = salt
+        self.kdf = kdf
+        self.signInPublicKey = signInPublicKey
+        self.keyset = keyset
+    }
+}
+
+public struct SignupReply: Codable, Sendable {
+    public var accountID: String
+    public init(accountID: String) { self.accountID = accountID }
+}
+
+/// `POST /v1/prelogin`: the salt and parameters for an email. An unknown email gets parameters shaped
+/// exactly like a real account's (derived from a server secret), so the answer does not tell whether the
+/// account exists.
+public struct PreloginRequest: Codable, Sendable {
+    public var email: String
+    public init(email: String) { self.email = email }
+}
+
+public struct PreloginReply: Codable, Equatable, Sendable {
+    public var salt: Data
+    public var kdf: KDFParameters
+    public init(salt: Data, kdf: KDFParameters) {
+        self.salt = salt
+        self.kdf = kdf
+    }
+}
+
+/// `POST /v1/signin/challenge`: a fresh random challenge for one email and device, good for one minute and
+/// one use. Answered for unknown emails too (the sign-in then fails like a wrong password).
+public struct ChallengeRequest: Codable, Sendable {
+    public var email: String
+    public var deviceID: String
+    public init(email: String, deviceID: String) {
+        self.email = email
+        self.deviceID = deviceID
+    }
+}
+
+public struct ChallengeReply: Codable, Sendable {
+    public var challengeID: String
+    public var challenge: Data
+    public init(challengeID: String, challenge: Data) {
+        self.challengeID = challengeID
+        self.challenge = challenge
+    }
+}
+
+/// `POST /v1/signin`: the signature of `SignInTranscript.bytes(origin:email:challenge:deviceID:)`.
+public struct SigninRequest: Codable, Sendable {
+    public var challengeID: String
+    public var email: String
+    public var deviceID: String
+    public var deviceName: String
+    public var signature: Data
+
+    public init(challengeID: String, email: String, deviceID: String, deviceName: String, signature: Data) {
+        self.challengeID = challengeID
+        self.email = email
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.signature = signature
+    }
+}
+
+public struct SigninReply: Codable, Sendable {
+    /// The session's bearer token (the server keeps only its SHA-256).
+    public var token: String
+    public var accountID: String
+    public var keyset: Data
+    public init(token: String, accountID: String, keyset: Data) {
+        self.token = token
+        self.accountID = accountID
+        self.keyset = keyset
+    }
+}
+
+/// One signed-in device of an account.
+public struct DeviceSession: Codable, Equatable, Sendable {
+    public var deviceID: String
+    public var name: String
+    public var signedIn: Date
+    public var lastSeen: Date
+    public var address: String
+    /// Whether this is the session that asked.
+    public var isCurrent: Bool
+
+    public init(deviceID: String, name: String, signedIn: Date, lastSeen: Date, address: String, isCurrent: Bool) {
+        self.deviceID = deviceID
+        self.name = name
+        self.signedIn = signedIn
+        self.lastSeen = lastSeen
+        self.address = address
+        self.isCurrent = isCurrent
+    }
+}
+
+/// `GET /v1/account` (signed in).
+public struct AccountReply: Codable, Sendable {
+    public var accountID: String
+    public var email: String
+    public var created: Date
+    public var kdf: KDFParameters
+    public var devices: [DeviceSession]
+
+    public init(accountID: String, email: String, created: Date, kdf: KDFParameters, devices: [DeviceSession]) {
+        self.accountID = accountID
+        self.email = email
+        self.created = created
+        self.kdf = kdf
+        self.devices = devices
+    }
+}
+
+/// `GET /v1/health`.
+public struct HealthReply: Codable, Sendable {
+    public var status: String
+    public var protocolVersion: Int
+    public init(status: String, protocolVersion: Int) {
+        self.status = status
+        self.protocolVersion = protocolVersion
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import PassboxHTTP
+import PassboxProtocol
+
+/// A running `passbox server`: the account API over HTTP (or HTTPS with a certificate) in front of a SQLite
+/// database in its data directory. Nothing about a request is kept in the process.
+public final class PassboxServer: Sendable {
+    public struct Configuration: Sendable {
+        public var address = "127.0.0.1"
+        public var port: UInt16 = 8787
+        /// The directory of `server.sqlite` (made 0700 if missing).
+        public var dataDirectory: String
+        /// The origin clients reach the server at, which they sign (default: http://ADDRESS:PORT).
+        public var origin: String?
+        public var tls: (certificatePEM: String, keyPEM: String)?
+        public var limits = HTTPServer.Limits()
+
+        public init(dataDirectory: String) { self.dataDirectory = dataDirectory }
+    }
+
+    private let http: HTTPServer
+    /// The port it listens on.
+    public var port: UInt16 { http.port }
+    public let origin: String
+
+    public init(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void) throws {
+        var status = stat()
+        if stat(configuration.dataDirectory, &status) != 0 {
+            guard mkdir(configuration.dataDirectory, 0o700) == 0 else {
+                throw ServerStartError(reason: "could not make the data directory \(configuration.dataDirectory): \(String(cString: strerror(errno)))")
+            }
+        }
+        let pool = try ConnectionPool(path: configuration.dataDirectory + "/server.sqlite")
+        chmod(configuration.dataDirectory + "/server.sqlite", 0o600)
+        // With port 0 the port, and so the default origin, is known only once listening.
+        let holder = OriginHolder(configuration.origin ?? "")
+        let router = ServerRouter(accounts: AccountService(pool: pool, origin: holder), log: log)
+        http = try HTTPServer(address: configuration.address, port: configuration.port, limits: configuration.limits, tls: configuration.tls, handler: router.handle)
+        let host = configuration.address.contains(":") ? "[\(configuration.address)]" : configuration.address
+        origin = configuration.origin ?? "\(configuration.tls == nil ? "http" : "https")://\(host):\(http.port)"
+        holder.set(origin)
+    }
+
+    /// Stops listening and waits for the requests being answered.
+    public func stop() { http.stop() }
+}
+
+/// The origin sign-ins are checked against, set once the server listens.
+final class OriginHolder: @unchecked Sendable {
+    // @unchecked: `value` is read and written under `lock`.
+    private let lock = NSLock()
+    private var value: String
+
+    init(_ value: String) { self.value = value }
+
+    func set(_ new: String) {
+        lock.lock()
+        value = new
+        lock.unlock()
+    }
+
+    var current: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}
+
+/// Why the server could not start.
+public struct ServerStartError: Error, CustomStringConvertible, Sendable {
+    public let reason: String
+    public var description: String { reason }
+}

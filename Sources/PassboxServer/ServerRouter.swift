@@ -1,0 +1,79 @@
+import Foundation
+import PassboxHTTP
+import PassboxProtocol
+
+/// Maps HTTP requests to the account operations: JSON in, JSON out, errors as `ProtocolError` with an HTTP
+/// status. Logs one line per request (method, route, status, duration) and never a body, a token, a header or
+/// an email.
+struct ServerRouter: Sendable {
+    let accounts: AccountService
+    let log: @Sendable (String) -> Void
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let started = DispatchTime.now()
+        let route = "\(request.method) \(request.path)"
+        var response: HTTPResponse
+        do {
+            response = try answer(request, route: route)
+        } catch let error as ProtocolError {
+            response = Self.failure(error)
+        } catch is DecodingError {
+            response = Self.failure(ProtocolError(.badRequest, ["reason": "the body is not the JSON this route takes"]))
+        } catch {
+            response = Self.failure(ProtocolError(.internalError, ["type": String(describing: type(of: error))]))
+        }
+        response.headers += [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")]
+        let known = Self.routes.contains(route)
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
+        log("\(request.method) \(known ? request.path : "(unknown route)") \(response.status) \(String(format: "%.1f", elapsed)) ms")
+        return response
+    }
+
+    static let routes: Set<String> = [
+        "GET /v1/health", "POST /v1/signup", "POST /v1/prelogin", "POST /v1/signin/challenge", "POST /v1/signin", "GET /v1/account",
+        "DELETE /v1/session",
+    ]
+
+    private func answer(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
+        switch route {
+        case "GET /v1/health": return try Self.json(HealthReply(status: "ok", protocolVersion: ProtocolVersion.current))
+        case "POST /v1/signup": return try Self.json(accounts.signup(Self.decode(SignupRequest.self, request)), status: 201)
+        case "POST /v1/prelogin": return try Self.json(accounts.prelogin(Self.decode(PreloginRequest.self, request)))
+        case "POST /v1/signin/challenge": return try Self.json(accounts.challenge(Self.decode(ChallengeRequest.self, request)))
+        case "POST /v1/signin": return try Self.json(accounts.signin(Self.decode(SigninRequest.self, request), address: request.clientAddress))
+        case "GET /v1/account":
+            return try Self.json(accounts.account(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
+        case "DELETE /v1/session":
+            try accounts.signout(accounts.session(token: Self.bearer(request), address: request.clientAddress))
+            return HTTPResponse(status: 204)
+        default:
+            throw ProtocolError(.notFound, ["route": Self.routes.contains(where: { $0.hasSuffix(" " + request.path) }) ? route : request.path])
+        }
+    }
+
+    static func bearer(_ request: HTTPRequest) -> String? {
+        guard let value = request.header("Authorization"), value.hasPrefix("Bearer ") else { return nil }
+        return String(value.dropFirst(7))
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) throws -> T {
+        try ProtocolCoding.wireDecode(type, from: Data(request.body))
+    }
+
+    static func json<T: Encodable>(_ value: T, status: Int = 200) throws -> HTTPResponse {
+        .json(status, Array(try ProtocolCoding.wireEncode(value)))
+    }
+
+    static func failure(_ error: ProtocolError) -> HTTPResponse {
+        let status: Int =
+            switch error.code {
+            case .badRequest: 400
+            case .signInFailed, .challengeExpired, .notSignedIn: 401
+            case .notFound: 404
+            case .accountExists, .accountIDTaken: 409
+            default: 500
+            }
+        let body = (try? ProtocolCoding.wireEncode(error)).map(Array.init) ?? Array(#"{"code":"internalError","facts":{}}"#.utf8)
+        return .json(status, body)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import PassboxSQLite
+
+/// The server's tables (SQLite; the schema's numbered steps).
+enum ServerSchema {
+    static let migrations = [
+        Migration(1, """
+            CREATE TABLE accounts (
+                id TEXT PRIMARY KEY,
+                email TEXT NOT NULL UNIQUE,
+                salt BLOB NOT NULL,
+                kdf_memory INTEGER NOT NULL,
+                kdf_passes INTEGER NOT NULL,
+                kdf_lanes INTEGER NOT NULL,
+                signin_public_key BLOB NOT NULL,
+                keyset BLOB NOT NULL,
+                created INTEGER NOT NULL
+            );
+            CREATE TABLE challenges (
+                id TEXT PRIMARY KEY,
+                email TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                challenge BLOB NOT NULL,
+                expires INTEGER NOT NULL
+            );
+            CREATE INDEX challenges_expires ON challenges (expires);
+            CREATE TABLE sessions (
+                token_hash BLOB PRIMARY KEY,
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL,
+                device_name TEXT NOT NULL,
+                created INTEGER NOT NULL,
+                last_seen INTEGER NOT NULL,
+                address TEXT NOT NULL
+            );
+            CREATE INDEX sessions_account ON sessions (account_id);
+            CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+            """),
+    ]
+}
+
+/// A few SQLite connections shared by the HTTP worker threads: one request holds one connection.
+final class ConnectionPool: @unchecked Sendable {
+    // @unchecked: `idle` is touched only under `lock`; a connection is used by one thread at a time.
+    private let path: String
+    private let lock = NSLock()
+    private var idle: [Database] = []
+
+    /// Opens the database at `path`, bringing its schema up to date.
+    init(path: String) throws {
+        self.path = path
+        let first = try Database(path: path)
+        try first.migrate(ServerSchema.migrations)
+        idle.append(first)
+    }
+
+    /// Runs `body` with a connection of its own.
+    func with<R>(_ body: (Database) throws -> R) throws -> R {
+        lock.lock()
+        let kept = idle.popLast()
+        lock.unlock()
+        let database = try kept ?? Database(path: path)
+        defer {
+            lock.lock()
+            idle.append(database)
+            lock.unlock()
+        }
+        return try body(database)
+    }
+}
+
+/// Milliseconds since 1970, as stored.
+func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }

@@ -1,0 +1,314 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxProtocol
+import PassboxSQLite
+import PassboxServer
+import PassboxTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Collects the server's log lines.
+final class LogLines: @unchecked Sendable {
+    // @unchecked: `lines` is touched only under `lock`.
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) {
+        lock.lock()
+        lines.append(line)
+        lock.unlock()
+    }
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+}
+
+/// A client of the account API for the tests: plain requests through URLSession, answers decoded.
+struct TestClient {
+    let base: String
+    var token: String?
+
+    func send(_ method: String, _ path: String, _ body: Data? = nil) throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        request.httpBody = body
+        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: (Int, Data)?
+        URLSession.shared.dataTask(with: request) { data, response, _ in
+            result = ((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data())
+            done.signal()
+        }.resume()
+        done.wait()
+        return try #require(result)
+    }
+
+    func call<R: Decodable>(_ method: String, _ path: String, _ body: some Encodable, as: R.Type) throws -> R {
+        let answer = try send(method, path, try ProtocolCoding.wireEncode(body))
+        guard answer.status / 100 == 2 else { throw try ProtocolCoding.wireDecode(ProtocolError.self, from: answer.body) }
+        return try ProtocolCoding.wireDecode(R.self, from: answer.body)
+    }
+
+    func failure(_ method: String, _ path: String, _ body: some Encodable) throws -> (Int, ProtocolError) {
+        let answer = try send(method, path, try ProtocolCoding.wireEncode(body))
+        return (answer.status, try ProtocolCoding.wireDecode(ProtocolError.self, from: answer.body))
+    }
+}
+
+/// What a device keeps and derives for one account in these tests.
+struct TestAccount {
+    static let parameters = Argon2Parameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1)
+    let email: String
+    let password: String
+    let secretKey: SecretKey
+    let salt: [UInt8]
+
+    func keys(password: String? = nil, secretKey: SecretKey? = nil, salt: [UInt8]? = nil) throws -> AccountKeys {
+        try Array((password ?? self.password).utf8).withUnsafeBytes {
+            try AccountKeys.derive(password: $0, salt: salt ?? self.salt, parameters: Self.parameters, secretKey: secretKey ?? self.secretKey)
+        }
+    }
+
+    static func keysetAD(_ accountID: String) -> [UInt8] { Array("passbox/v1/keyset|\(accountID)".utf8) }
+
+    func signup(_ client: TestClient) throws -> SignupReply {
+        let keys = try keys()
+        let keyset = try Envelope.seal(Array("the keyset's private halves".utf8), key: keys.accountUnlockKey, associatedData: Self.keysetAD(secretKey.accountID))
+        let kdf = KDFParameters(memoryKiB: Self.parameters.memoryKiB, passes: Self.parameters.passes, lanes: Self.parameters.lanes)
+        return try client.call(
+            "POST", "/v1/signup",
+            SignupRequest(accountID: secretKey.accountID, email: email, salt: Data(salt), kdf: kdf, signInPublicKey: Data(keys.signInKey.publicKey), keyset: Data(keyset)),
+            as: SignupReply.self)
+    }
+
+    /// Signs in as a device: prelogin, derive, challenge, sign.
+    func signin(_ client: TestClient, origin: String, device: String, password: String? = nil, secretKey: SecretKey? = nil) throws -> SigninReply {
+        let pre = try client.call("POST", "/v1/prelogin", PreloginRequest(email: email), as: PreloginReply.self)
+        let keys = try keys(password: password, secretKey: secretKey, salt: Array(pre.salt))
+        let challenge = try client.call("POST", "/v1/signin/challenge", ChallengeRequest(email: email, deviceID: device), as: ChallengeReply.self)
+        let transcript = SignInTranscript.bytes(origin: origin, email: SignInTranscript.normalizedEmail(email), challenge: Array(challenge.challenge), deviceID: device)
+        return try client.call(
+            "POST", "/v1/signin",
+            SigninRequest(challengeID: challenge.challengeID, email: email, deviceID: device, deviceName: "Laptop", signature: Data(keys.signInKey.signature(for: transcript))),
+            as: SigninReply.self)
+    }
+}
+
+@Suite(.serialized) struct AccountServerTests {
+    func startServer(_ dir: TemporaryDirectory, origin: String? = nil, log: LogLines) throws -> PassboxServer {
+        var configuration = PassboxServer.Configuration(dataDirectory: dir.file("server").path)
+        configuration.port = 0
+        configuration.origin = origin
+        return try PassboxServer(configuration) { log.append($0) }
+    }
+
+    @Test func signUpThenSignInOnAnotherDeviceWithTheSecretKey() throws {
+        let dir = try TemporaryDirectory()
+        let log = LogLines()
+        let server = try startServer(dir, log: log)
+        defer { server.stop() }
+        let client = TestClient(base: server.origin)
+        let account = TestAccount(email: "Alice@Example.org", password: "correct horse battery", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
+        #expect(try account.signup(client).accountID == account.secretKey.accountID)
+
+        // A second device knows the email, the password and the Secret Key as the user types it.
+        let typed = try SecretKey(parsing: account.secretKey.formatted().lowercased().replacingOccurrences(of: "-", with: " "))
+        let signedIn = try account.signin(client, origin: server.origin, device: "device-2", secretKey: typed)
+        #expect(signedIn.accountID == account.secretKey.accountID)
+        let opened = try Envelope.open(Array(signedIn.keyset), key: try account.keys().accountUnlockKey, associatedData: TestAccount.keysetAD(signedIn.accountID))
+        #expect(opened == Array("the keyset's private halves".utf8))
+
+        var session = client
+        session.token = signedIn.token
+        let answer = try session.send("GET", "/v1/account")
+        #expect(answer.status == 200)
+        let info = try ProtocolCoding.wireDecode(AccountReply.self, from: answer.body)
+        #expect(info.email == "alice@example.org")
+        #expect(info.devices.map(\.deviceID) == ["device-2"])
+        #expect(info.devices.first?.isCurrent == true)
+        #expect(info.devices.first?.address == "127.0.0.1")
+
+        // Signed out: the token no longer works.
+        #expect(try session.send("DELETE", "/v1/session").status == 204)
+        let refused = try session.send("GET", "/v1/account")
+        #expect(refused.status == 401)
+        #expect(try ProtocolCoding.wireDecode(ProtocolError.self, from: refused.body).code == .notSignedIn)
+    }
+
+    @Test func wrongSecretsReplaysAndUnknownEmailsAllFailTheSameWay() throws {
+        let dir = try TemporaryDirectory()
+        let log = LogLines()
+        let server = try startServer(dir, log: log)
+        defer { server.stop() }
+        let client = TestClient(base: server.origin)
+        let account = TestAccount(email: "bob@example.org", password: "pw for bob 1", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
+        _ = try account.signup(client)
+
+        #expect(throws: ProtocolError(.signInFailed)) { try account.signin(client, origin: server.origin, device: "d1", password: "pw for bob 2") }
+        #expect(throws: ProtocolError(.signInFailed)) { try account.signin(client, origin: server.origin, device: "d1", secretKey: .generate()) }
+        // Signed for another server: refused.
+        #expect(throws: ProtocolError(.signInFailed)) { try account.signin(client, origin: "https://elsewhere.example", device: "d1") }
+        let stranger = TestAccount(email: "nobody@example.org", password: "x", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
+        #expect(throws: ProtocolError(.signInFailed)) { try stranger.signin(client, origin: server.origin, device: "d1") }
+
+        // A challenge serves one try: replayed after a success, it is refused.
+        let pre = try client.call("POST", "/v1/prelogin", PreloginRequest(email: account.email), as: PreloginReply.self)
+        let keys = try account.keys(salt: Array(pre.salt))
+        let challenge = try client.call("POST", "/v1/signin/challenge", ChallengeRequest(email: account.email, deviceID: "d2"), as: ChallengeReply.self)
+        let signature = keys.signInKey.signature(for: SignInTranscript.bytes(origin: server.origin, email: account.email, challenge: Array(challenge.challenge), deviceID: "d2"))
+        let request = SigninRequest(challengeID: challenge.challengeID, email: account.email, deviceID: "d2", deviceName: "Phone", signature: Data(signature))
+        _ = try client.call("POST", "/v1/signin", request, as: SigninReply.self)
+        let (status, error) = try client.failure("POST", "/v1/signin", request)
+        #expect(status == 401)
+        #expect(error.code == .challengeExpired)
+        // A challenge for one device does not serve another.
+        let other = try client.call("POST", "/v1/signin/challenge", ChallengeRequest(email: account.email, deviceID: "d3"), as: ChallengeReply.self)
+        let moved = SigninRequest(challengeID: other.challengeID, email: account.email, deviceID: "d4", deviceName: "x", signature: Data(signature))
+        #expect(try client.failure("POST", "/v1/signin", moved).1.code == .challengeExpired)
+
+        // The same email again: refused, the first account kept.
+        let again = TestAccount(email: "BOB@example.org", password: "other", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
+        #expect(throws: ProtocolError(.accountExists)) { try again.signup(client) }
+        _ = try account.signin(client, origin: server.origin, device: "d1")
+    }
+
+    @Test func preloginDoesNotTellWhichEmailsHaveAccounts() throws {
+        let dir = try TemporaryDirectory()
+        let log = LogLines()
+        let server = try startServer(dir, log: log)
+        defer { server.stop() }
+        let client = TestClient(base: server.origin)
+        let account = TestAccount(email: "carol@example.org", password: "pw", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
+        _ = try account.signup(client)
+        let known = try client.send("POST", "/v1/prelogin", try ProtocolCoding.wireEncode(PreloginRequest(email: account.email)))
+        let unknown = try client.send("POST", "/v1/prelogin", try ProtocolCoding.wireEncode(PreloginRequest(email: "dave@example.org")))
+        let unknownAgain = try client.send("POST", "/v1/prelogin", try ProtocolCoding.wireEncode(PreloginRequest(email: "Dave@Example.org ")))
+        #expect(known.status == 200 && unknown.status == 200)
+        #expect(unknown.body == unknownAgain.body, "an unknown email gets the same answer each time")
+        let k = try ProtocolCoding.wireDecode(PreloginReply.self, from: known.body)
+        let u = try ProtocolCoding.wireDecode(PreloginReply.self, from: unknown.body)
+        #expect(k.salt == Data(account.salt))
+        #expect(u.salt.count == k.salt.count)
+        let keys = { (data: Data) in ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any]).map { Set($0.keys) } }
+        #expect(keys(known.body) == keys(unknown.body), "the same shape")
+        #expect(u.kdf == KDFParameters(memoryKiB: 128 * 1024, passes: 4, lanes: 1), "the parameters a new account gets")
+        // Another server (another secret) answers differently for the same unknown email.
+        let otherDir = try TemporaryDirectory()
+        let other = try startServer(otherDir, log: log)
+        defer { other.stop() }
+        let elsewhere = try TestClient(base: other.origin).send("POST", "/v1/prelogin", try ProtocolCoding.wireEncode(PreloginRequest(email: "dave@example.org")))
+        #expect(elsewhere.body != unknown.body)
+    }
+
+    @Test func badRequestsGetTypedAnswers() throws {
+        let dir = try TemporaryDirectory()
+        let log = LogLines()
+        let server = try startServer(dir, log: log)
+        defer { server.stop() }
+        let client = TestClient(base: server.origin)
+        #expect(try client.send("GET", "/v1/health").status == 200)
+        let garbage = try client.send("POST", "/v1/signup", Data("{not json".utf8))
+        #expect(garbage.status == 400)
+        #expect(try ProtocolCoding.wireDecode(ProtocolError.self, from: garbage.body).code == .badRequest)
+        let unknown = try client.send("GET", "/v1/nowhere")
+        #expect(unknown.status == 404)
+        #expect(try ProtocolCoding.wireDecode(ProtocolError.self, from: unknown.body).code == .notFound)
+        #expect(try client.send("POST", "/v1/prelogin", Data(repeating: 32, count: 2 << 20)).status == 413)
+        let weak = SignupRequest(
+            accountID: "ABCDEF", email: "e@example.org", salt: Data(count: 16), kdf: KDFParameters(memoryKiB: 1024, passes: 1, lanes: 1),
+            signInPublicKey: Data(count: 32), keyset: Data([1]))
+        #expect(try client.failure("POST", "/v1/signup", weak).1.code == .badRequest)
+        var noEmail = weak
+        noEmail.email = "not an email"
+        #expect(try client.failure("POST", "/v1/signup", noEmail).1.code == .badRequest)
+        #expect(try client.send("GET", "/v1/account").status == 401)
+    }
+
+    /// The database holds nothing a password guess can be tested against without the Secret Key, and the
+    /// log holds no email, token or body.
+    @Test func theServerKeepsNothingToTestAGuessAgainst() throws {
+        let dir = try TemporaryDirectory()
+        let log = LogLines()
+        let server = try startServer(dir, log: log)
+        let client = TestClient(base: server.origin)
+        let account = TestAccount(email: "erin@example.org", password: "erin's master password", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
+        _ = try account.signup(client)
+        let signedIn = try account.signin(client, origin: server.origin, device: "d1")
+        server.stop()
+
+        let p = try Array(account.password.utf8).withUnsafeBytes {
+            try Argon2.derive(password: $0, salt: account.salt, parameters: TestAccount.parameters).revealBytes()
+        }
+        let keys = try account.keys()
+        let needles: [(String, [UInt8])] = [
+            ("password", Array(account.password.utf8)), ("Argon2id output", p), ("Secret Key", Array(account.secretKey.formatted().utf8)),
+            ("Secret Key (compact)", Array(account.secretKey.formatted().replacingOccurrences(of: "-", with: "").utf8)),
+            ("account unlock key", keys.accountUnlockKey.revealBytes()), ("session token", Array(signedIn.token.utf8)),
+        ]
+        let db = try Database(path: dir.file("server/server.sqlite").path)
+        var stored: [[UInt8]] = []
+        for table in try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap({ $0[0].text }) {
+            for row in try db.rows("SELECT * FROM \"\(table)\"") {  // table names from sqlite_master, not from outside
+                for value in row.values { if let bytes = value.blob { stored.append(bytes) } }
+            }
+        }
+        #expect(!stored.isEmpty)
+        for (name, needle) in needles {
+            #expect(!stored.contains { contains($0, needle) }, "the database holds the \(name)")
+        }
+        let file = try [UInt8](Data(contentsOf: dir.file("server/server.sqlite")))
+        for (name, needle) in needles { #expect(!contains(file, needle), "the database file holds the \(name)") }
+        #expect(!log.all.isEmpty)
+        for line in log.all {
+            #expect(!line.contains("erin") && !line.contains(signedIn.token), "log line: \(line)")
+        }
+        let permissions = try FileManager.default.attributesOfItem(atPath: dir.file("server").path)[.posixPermissions] as? Int
+        #expect(permissions == 0o700)
+    }
+
+    /// Two server processes on one database answer as one: a challenge from one is signed in at the other,
+    /// and a sign-out at one ends the session at both.
+    @Test func twoServersOnOneDatabaseAnswerAsOne() throws {
+        let dir = try TemporaryDirectory()
+        let log = LogLines()
+        let first = try startServer(dir, origin: "https://vault.example.org", log: log)
+        defer { first.stop() }
+        let second = try startServer(dir, origin: "https://vault.example.org", log: log)
+        defer { second.stop() }
+        let a = TestClient(base: "http://127.0.0.1:\(first.port)"), b = TestClient(base: "http://127.0.0.1:\(second.port)")
+        let account = TestAccount(email: "frank@example.org", password: "pw frank", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
+        _ = try account.signup(a)
+        let pre = try b.call("POST", "/v1/prelogin", PreloginRequest(email: account.email), as: PreloginReply.self)
+        #expect(pre.salt == Data(account.salt))
+        let keys = try account.keys()
+        let challenge = try a.call("POST", "/v1/signin/challenge", ChallengeRequest(email: account.email, deviceID: "d1"), as: ChallengeReply.self)
+        let signature = keys.signInKey.signature(
+            for: SignInTranscript.bytes(origin: "https://vault.example.org", email: account.email, challenge: Array(challenge.challenge), deviceID: "d1"))
+        let request = SigninRequest(challengeID: challenge.challengeID, email: account.email, deviceID: "d1", deviceName: "Laptop", signature: Data(signature))
+        let signedIn = try b.call("POST", "/v1/signin", request, as: SigninReply.self)
+        #expect(try a.failure("POST", "/v1/signin", request).1.code == .challengeExpired, "used at the other server")
+        var atA = a, atB = b
+        atA.token = signedIn.token
+        atB.token = signedIn.token
+        #expect(try atA.send("GET", "/v1/account").status == 200)
+        #expect(try atB.send("DELETE", "/v1/session").status == 204)
+        #expect(try atA.send("GET", "/v1/account").status == 401)
+    }
+}
+
+func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+    guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+    let first = needle[0]
+    var i = 0
+    while i <= haystack.count - needle.count {
+        if haystack[i] == first, Array(haystack[i..<(i + needle.count)]) == needle { return true }
+        i += 1
+    }
+    return false
+}
