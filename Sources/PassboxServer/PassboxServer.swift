@@ -24,12 +24,13 @@ public final class PassboxServer: Sendable {
     public let origin: String
 
     public init(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void) throws {
-        var status = stat()
-        if stat(configuration.dataDirectory, &status) != 0 {
-            guard mkdir(configuration.dataDirectory, 0o700) == 0 else {
-                throw ServerStartError(reason: "could not make the data directory \(configuration.dataDirectory): \(String(cString: strerror(errno)))")
-            }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw ServerStartError(reason: "could not make the data directory \(configuration.dataDirectory)")
         }
+        chmod(configuration.dataDirectory, 0o700)
         let pool = try ConnectionPool(path: configuration.dataDirectory + "/server.sqlite")
         chmod(configuration.dataDirectory + "/server.sqlite", 0o600)
         // With port 0 the port, and so the default origin, is known only once listening.

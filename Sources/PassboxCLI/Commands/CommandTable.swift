@@ -157,6 +157,10 @@ enum CommandTable {
         CommandSpec(name: "agent", summary: "the agent itself (started by unlock)", usage: "passbox agent", valued: testValued, isListed: false) {
             c, a, _ in try AgentCommands.runAgent(c, a)
         },
+        CommandSpec(
+            name: "server", summary: "run the account server here (its API is a preview: no account commands yet)", usage: Commands.serverUsage,
+            valued: ["listen", "server-data", "origin", "tls-cert", "tls-key"]
+        ) { c, a, _ in try Commands.server(c, a) },
         CommandSpec(name: "welcome", summary: "where your data lives, and a short tour", usage: "passbox welcome") { c, a, _ in try Commands.welcome(c, a) },
         CommandSpec(
             name: "bench", summary: "the speed figures beside their targets", usage: "passbox bench vault|search|check|agent [--items N] [--runs N] [--queries N]",

@@ -1,0 +1,67 @@
+import Foundation
+import PassboxCore
+import PassboxHTTP
+import PassboxServer
+
+extension Commands {
+    static let serverUsage = "passbox server [--listen ADDRESS:PORT] [--server-data DIR] [--origin URL] [--tls-cert FILE --tls-key FILE]"
+
+    /// `passbox server`: the account server in the foreground until SIGINT or SIGTERM, one log line per request
+    /// on standard error.
+    static func server(_ c: Context, _ a: Arguments) throws {
+        try a.expectPositionals(0...0, usage: serverUsage)
+        let listen = a.value("listen") ?? "127.0.0.1:8787"
+        guard let (address, port) = parseListen(listen) else {
+            throw CLIError.usage(c.tr("server.badListen", ["value": listen]), hint: c.tr("server.badListen.hint"))
+        }
+        var configuration = PassboxServer.Configuration(dataDirectory: a.value("server-data") ?? c.dataDirectory + "/server")
+        configuration.address = address
+        configuration.port = port
+        configuration.origin = a.value("origin")
+        switch (a.value("tls-cert"), a.value("tls-key")) {
+        case (let certificate?, let key?):
+            configuration.tls = (try readPEM(certificate, c), try readPEM(key, c))
+        case (nil, nil):
+            // Plain HTTP carries bearer tokens in the clear: only on this machine.
+            guard isLoopback(address) else { throw CLIError.usage(c.tr("server.plainNotLoopback", ["address": address]), hint: c.tr("server.plainNotLoopback.hint")) }
+        default:
+            throw CLIError.usage(c.tr("server.tlsPair"), hint: c.tr("server.tlsPair.hint"))
+        }
+        // SIGINT and SIGTERM are blocked before the worker threads start (they inherit the mask) and taken here.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        // The database, its log and shared-memory files are the server's alone.
+        umask(0o077)
+        let server: PassboxServer
+        do {
+            server = try PassboxServer(configuration) { line in Console.err(line) }
+        } catch {
+            throw CLIError.failure(c.tr("server.cannotStart", ["reason": String(describing: error)]), hint: c.tr("server.cannotStart.hint"))
+        }
+        Console.out(c.tr("server.listening", ["origin": server.origin, "data": configuration.dataDirectory]))
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        server.stop()
+        Console.err(c.tr("server.stopped"))
+    }
+
+    /// `ADDRESS:PORT`, `[IPv6]:PORT` or `:PORT` (loopback).
+    static func parseListen(_ text: String) -> (String, UInt16)? {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host.isEmpty ? "127.0.0.1" : host, port)
+    }
+
+    static func isLoopback(_ address: String) -> Bool { address.hasPrefix("127.") || address == "::1" }
+
+    static func readPEM(_ path: String, _ c: Context) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path), data.count < 1 << 20, let text = String(data: data, encoding: .utf8),
+            text.contains("-----BEGIN ")
+        else { throw CLIError.failure(c.tr("server.badPEM", ["path": path]), hint: c.tr("server.badPEM.hint")) }
+        return text
+    }
+}

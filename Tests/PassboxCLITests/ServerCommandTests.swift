@@ -1,0 +1,43 @@
+import Foundation
+import PassboxTestSupport
+import Testing
+
+/// `passbox server` as a process: it listens, answers, logs one line per request and stops cleanly on SIGTERM.
+@Suite struct ServerCommandTests {
+    @Test func serverRunsAnswersAndStopsOnSigterm() throws {
+        let dir = try TemporaryDirectory("passbox-server")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Transcript.executablePath())
+        process.arguments = ["--data", dir.path + "/data", "server", "--listen", "127.0.0.1:0"]
+        let out = dir.file("out"), err = dir.file("err")
+        #expect(FileManager.default.createFile(atPath: out.path, contents: nil))
+        #expect(FileManager.default.createFile(atPath: err.path, contents: nil))
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        var origin: String?
+        for _ in 0..<100 where origin == nil {
+            Thread.sleep(forTimeInterval: 0.05)
+            let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) { origin = String(text[range]) }
+        }
+        let base = try #require(origin, "the server never said where it listens: \((try? String(contentsOf: err, encoding: .utf8)) ?? "")")
+        let health = try Transcript.execute("/usr/bin/curl", ["-sS", "--max-time", "10", base + "/v1/health"], stdin: [], environment: [:])
+        #expect(health.stdout == #"{"protocolVersion":3,"status":"ok"}"#)
+
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let log = try String(contentsOf: err, encoding: .utf8)
+        #expect(log.contains("GET /v1/health 200"))
+        #expect(log.contains("passbox server: stopped"))
+        let mode = try FileManager.default.attributesOfItem(atPath: dir.path + "/data/server")[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+        for file in try FileManager.default.contentsOfDirectory(atPath: dir.path + "/data/server") {
+            let fileMode = try FileManager.default.attributesOfItem(atPath: dir.path + "/data/server/" + file)[.posixPermissions] as? Int
+            #expect(fileMode == 0o600, "\(file)")
+        }
+    }
+}
