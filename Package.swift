@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "PassboxServer", dependencies: ["PassboxProtocol", "PassboxCrypto", "PassboxSQLite", "PassboxHTTP"]),
         .target(name: "PassboxImaging", dependencies: ["CZbarSupport", "CPNGSupport", "CTurboJPEGSupport"]),
         .target(name: "PassboxDomains", dependencies: ["PassboxCore", "CPSLSupport", "CIDN2Support", "CICUSupport"]),
-        .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto", "CCurlSupport"]),
+        .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto", "PassboxProtocol", "CCurlSupport"]),
         .target(
             name: "PassboxService", dependencies: ["PassboxProtocol", "PassboxCore", "PassboxStore", "PassboxCrypto", "PassboxDomains", "PassboxClient"],
             resources: [.copy("Data")]),
@@ -70,10 +70,10 @@ let package = Package(
         .testTarget(name: "PassboxCheckTests", dependencies: ["PassboxCore", "PassboxDomains", "PassboxClient", "PassboxTestSupport"]),
         .testTarget(name: "PassboxImagingTests", dependencies: ["PassboxImaging", "PassboxTestSupport"], resources: [.copy("Images")]),
         .testTarget(
-            name: "PassboxStoreTests", dependencies: ["PassboxStore", "PassboxTestSupport"],
+            name: "PassboxStoreTests", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxTestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(
-            name: "PassboxCLITests", dependencies: ["PassboxCLI", "PassboxProtocol", "PassboxAgent", "PassboxTestSupport"],
+            name: "PassboxCLITests", dependencies: ["PassboxCLI", "PassboxProtocol", "PassboxAgent", "PassboxHTTP", "PassboxTestSupport"],
             resources: [.copy("Transcripts")]),
     ],
     swiftLanguageModes: [.v6]

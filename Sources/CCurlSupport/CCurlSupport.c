@@ -51,6 +51,11 @@ int CCurl_available(void) {
 
 int CCurl_get(const char *url, const char *const *headers, int headerCount, long timeoutSeconds,
               CCurl_Sink sink, void *context, long *status, char *error) {
+    return CCurl_request("GET", url, headers, headerCount, NULL, 0, timeoutSeconds, sink, context, status, error);
+}
+
+int CCurl_request(const char *method, const char *url, const char *const *headers, int headerCount, const void *body,
+                  size_t bodyLength, long timeoutSeconds, CCurl_Sink sink, void *context, long *status, char *error) {
     error[0] = 0;
     if (!CCurl_available()) {
         strcpy(error, "libcurl.so.4 could not be loaded");
@@ -73,6 +78,11 @@ int CCurl_get(const char *url, const char *const *headers, int headerCount, long
     CCurl_api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, sink);
     CCurl_api.easy_setopt(curl, CURLOPT_WRITEDATA, context);
     CCurl_api.easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+    if (body) {
+        CCurl_api.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)bodyLength);
+        CCurl_api.easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+    }
+    if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0) CCurl_api.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
     CURLcode code = CCurl_api.easy_perform(curl);
     if (code == CURLE_OK) {
         CCurl_api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, status);

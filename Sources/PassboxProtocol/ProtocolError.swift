@@ -89,6 +89,12 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case challengeExpired
     case notSignedIn
     case notFound  // facts: route
+    case serverUnreachable  // facts: server, reason
+    case badServerAnswer  // facts: server, status
+    case insecureServer  // facts: server
+    case serverParametersRefused  // facts: memoryMiB, passes, lanes
+    case noAccount
+    case alreadySignedIn  // facts: email, server
 
     public var exitCode: Int32 {
         switch self {
@@ -96,7 +102,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
             .challengeExpired, .notSignedIn:
             3
         case .badRequest, .unknownCategory, .unknownSort, .unknownScope, .unknownFindingKind, .unknownSetting, .invalidSetting,
-            .concealedOnCommandLine, .conflictingOptions, .selectionOutOfRange, .notAnAddress, .invalidGenerator:
+            .concealedOnCommandLine, .conflictingOptions, .selectionOutOfRange, .notAnAddress, .invalidGenerator, .insecureServer:
             2
         default: 1
         }

@@ -454,7 +454,8 @@ enum RawExchange {
         // damaged, foreign or missing file, another process, the network, a missing library, or come only from the CLI
         // (noPassword), or from the account server.
         let needOtherConditions: Set<ErrorCode> = [
-            .accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .notFound,
+            .accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .notFound, .serverUnreachable, .badServerAnswer,
+            .insecureServer, .serverParametersRefused, .noAccount, .alreadySignedIn,
             .mustWait, .attemptCounterDamaged, .quickUnlockRefused, .quickUnlockUnavailable, .noVault, .vaultExists, .notAVault,
             .newerFormat, .damaged, .busy, .conflict, .vaultTooLarge, .io, .directoryNotOwned, .noPassword, .breachCheckFailed, .catalogueMissing,
             .internalError, .libraryMissing,

@@ -16,6 +16,10 @@ typedef size_t (*CCurl_Sink)(char *data, size_t size, size_t count, void *contex
 int CCurl_get(const char *url, const char *const *headers, int headerCount, long timeoutSeconds, CCurl_Sink sink, void *context,
               long *status, char *error);
 
+/// Any method: `body` (or NULL) is sent as the request body (a POST's, or with the method set as given).
+int CCurl_request(const char *method, const char *url, const char *const *headers, int headerCount, const void *body,
+                  size_t bodyLength, long timeoutSeconds, CCurl_Sink sink, void *context, long *status, char *error);
+
 /// CURL_ERROR_SIZE, for the caller's buffer.
 int CCurl_errorSize(void);
 

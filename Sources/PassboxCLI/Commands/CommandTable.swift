@@ -157,8 +157,20 @@ enum CommandTable {
         CommandSpec(name: "agent", summary: "the agent itself (started by unlock)", usage: "passbox agent", valued: testValued, isListed: false) {
             c, a, _ in try AgentCommands.runAgent(c, a)
         },
+        CommandSpec(name: "signup", summary: "make an account on a passbox server (the Secret Key is made here)", usage: Commands.signupUsage, valued: ["server", "email", "device-name"]) {
+            c, a, _ in try Commands.signup(c, a)
+        },
+        CommandSpec(name: "signin", summary: "sign in to an account with the master password and Secret Key", usage: Commands.signinUsage, valued: ["server", "email", "device-name"]) {
+            c, a, _ in try Commands.signin(c, a)
+        },
+        CommandSpec(name: "account", summary: "the account: server, email, id, algorithms, signed-in devices", usage: "passbox account [--json]", flags: ["json"]) {
+            c, a, _ in try Commands.account(c, a)
+        },
+        CommandSpec(name: "signout", summary: "sign this device out and remove the Secret Key from it", usage: "passbox signout --forget-secret-key", flags: ["forget-secret-key"]) {
+            c, a, _ in try Commands.signout(c, a)
+        },
         CommandSpec(
-            name: "server", summary: "run the account server here (its API is a preview: no account commands yet)", usage: Commands.serverUsage,
+            name: "server", summary: "run the account server here (a preview: sign-up, sign-in, devices)", usage: Commands.serverUsage,
             valued: ["listen", "server-data", "origin", "tls-cert", "tls-key"]
         ) { c, a, _ in try Commands.server(c, a) },
         CommandSpec(name: "welcome", summary: "where your data lives, and a short tour", usage: "passbox welcome") { c, a, _ in try Commands.welcome(c, a) },

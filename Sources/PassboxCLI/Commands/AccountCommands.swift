@@ -1,0 +1,143 @@
+import Foundation
+import PassboxClient
+import PassboxCore
+import PassboxCrypto
+import PassboxProtocol
+import PassboxService
+import PassboxStore
+
+/// `passbox signup`, `signin`, `account` and `signout`: an account on a `passbox server`. Secrets come from
+/// the terminal, or from standard input one line each (the master password, twice at sign-up; at sign-in
+/// the master password, then the Secret Key), never from the command line.
+extension Commands {
+    static let signupUsage = "passbox signup --server URL --email EMAIL [--device-name NAME]"
+    static let signinUsage = "passbox signin --server URL --email EMAIL [--device-name NAME]"
+
+    static func signup(_ c: Context, _ a: Arguments) throws {
+        let (client, email) = try accountTarget(c, a, usage: signupUsage)
+        var password = try c.input.secretText(prompt: c.tr("account.prompt.newMaster"))
+        let again = try c.input.secretText(prompt: c.tr("account.prompt.repeat"))
+        guard password == again else { throw CLIError.failure(c.tr("account.passwordsDiffer"), hint: c.tr("account.passwordsDiffer.hint")) }
+        // The master password guards everything on the server together with the Secret Key: it must be strong.
+        let text = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        if let strength = try? Tools.strength(text, userInputs: [email]), strength.score < 3 {
+            throw CLIError.failure(
+                c.tr("account.weakMaster", ["label": c.tr("strength.label.\(strength.score)"), "score": String(strength.score)]),
+                hint: c.tr("account.weakMaster.hint"))
+        }
+        let device = newDevice(a)
+        Console.err(c.tr("account.deriving"))
+        let (secretKey, session) = try password.withUnsafeBytes {
+            try client.signup(email: email, password: $0, deviceID: device.id, deviceName: device.name)
+        }
+        password = SecretText("")
+        try saveRecord(c, client: client, session: session, secretKey: secretKey, device: device)
+        // Shown once: the user writes it down (the Emergency Kit is not built yet).
+        Console.out(c.tr("account.created", ["email": session.email, "server": client.origin]))
+        Console.out("")
+        Console.out("    " + secretKey.formatted())
+        Console.out("")
+        Console.out(c.tr("account.keepSecretKey"))
+    }
+
+    static func signin(_ c: Context, _ a: Arguments) throws {
+        let (client, email) = try accountTarget(c, a, usage: signinUsage)
+        let password = try c.input.secretText(prompt: c.tr("account.prompt.master"))
+        let keyText = try c.input.secret(prompt: c.tr("account.prompt.secretKey"))
+        // The Secret Key is checked here, before any network call, with what exactly is wrong.
+        let secretKey: SecretKey
+        do {
+            secretKey = try SecretKey(parsing: keyText)
+        } catch {
+            throw CLIError(message: secretKeyProblem(error, c), hint: c.tr("account.secretKey.hint"), code: .usage)
+        }
+        let device = newDevice(a)
+        Console.err(c.tr("account.deriving"))
+        let session = try password.withUnsafeBytes {
+            try client.signin(email: email, password: $0, secretKey: secretKey, deviceID: device.id, deviceName: device.name, lastUsed: nil)
+        }
+        try saveRecord(c, client: client, session: session, secretKey: secretKey, device: device)
+        Console.out(c.tr("account.signedIn", ["email": session.email, "server": client.origin]))
+    }
+
+    static func account(_ c: Context, _ a: Arguments) throws {
+        try a.expectPositionals(0...0, usage: "passbox account [--json]")
+        guard let record = try AccountRecord.load(c.dataDirectory) else { throw ProtocolError(.noAccount) }
+        let client = try AccountClient(server: record.server)
+        let reply = try client.account(token: record.token ?? "")
+        if a.flag("json") {
+            Console.out(String(decoding: try ProtocolCoding.encode(reply, pretty: true), as: UTF8.self))
+            return
+        }
+        Console.out(c.tr("account.show.server", ["server": record.server]))
+        Console.out(c.tr("account.show.email", ["email": Console.visible(reply.email)]))
+        Console.out(c.tr("account.show.id", ["id": reply.accountID]))
+        Console.out(c.tr("account.show.algorithms", ["memory": String(reply.kdf.memoryKiB / 1024), "passes": String(reply.kdf.passes), "lanes": String(reply.kdf.lanes)]))
+        Console.out(c.tr("account.show.secretKeyHere"))
+        Console.out(c.tr("account.show.devices"))
+        for device in reply.devices {
+            let marker = device.isCurrent ? c.tr("account.show.thisDevice") : ""
+            Console.out("  \(Console.visible(device.name))  \(device.address)  \(ISO8601DateFormatter().string(from: device.lastSeen))\(marker)")
+        }
+    }
+
+    static func signout(_ c: Context, _ a: Arguments) throws {
+        try a.expectPositionals(0...0, usage: "passbox signout --forget-secret-key")
+        guard let record = try AccountRecord.load(c.dataDirectory) else { throw ProtocolError(.noAccount) }
+        // Signing out removes the Secret Key from this device: without it written down, the account is lost.
+        guard a.flag("forget-secret-key") else {
+            throw CLIError(message: c.tr("account.signoutConfirm"), hint: c.tr("account.signoutConfirm.hint"), code: .usage)
+        }
+        let client = try AccountClient(server: record.server)
+        var ended = true
+        do { try client.signout(token: record.token ?? "") } catch let error as ProtocolError where error.code == .notSignedIn || error.code == .serverUnreachable {
+            ended = error.code == .notSignedIn
+        }
+        try AccountRecord.remove(c.dataDirectory)
+        Console.out(c.tr(ended ? "account.signedOut" : "account.signedOutOffline", ["email": record.email, "server": record.server]))
+    }
+
+    // MARK: Helpers
+
+    static func accountTarget(_ c: Context, _ a: Arguments, usage: String) throws -> (AccountClient, String) {
+        try a.expectPositionals(0...0, usage: usage)
+        guard let server = a.value("server"), let email = a.value("email") else { throw CLIError.usage("usage: \(usage)") }
+        let normalized = SignInTranscript.normalizedEmail(email)
+        let bytes = Array(normalized.utf8)
+        guard let at = bytes.firstIndex(of: UInt8(ascii: "@")), at > 0, at < bytes.count - 1, bytes.count <= 254, !bytes.contains(where: { $0 < 0x21 || $0 == 0x7F }) else {
+            throw CLIError(message: c.tr("account.notAnEmail", ["email": Console.visible(email)]), hint: nil, code: .usage)
+        }
+        if let existing = try AccountRecord.load(c.dataDirectory) {
+            throw ProtocolError(.alreadySignedIn, ["email": existing.email, "server": existing.server])
+        }
+        return (try AccountClient(server: server), normalized)
+    }
+
+    static func newDevice(_ a: Arguments) -> (id: String, name: String) {
+        let id = SecureRandom.bytes(count: 12).map { String(format: "%02x", $0) }.joined()
+        var host = [CChar](repeating: 0, count: 256)
+        gethostname(&host, host.count)
+        let hostname = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (id, a.value("device-name") ?? "passbox CLI on \(hostname.isEmpty ? "Linux" : hostname)")
+    }
+
+    static func saveRecord(_ c: Context, client: AccountClient, session: AccountClient.SignedIn, secretKey: SecretKey, device: (id: String, name: String)) throws {
+        let record = AccountRecord(
+            server: client.origin, email: session.email, accountID: session.accountID, secretKey: secretKey.formatted(), deviceID: device.id,
+            deviceName: device.name, salt: Data(session.salt), memoryKiB: session.kdf.memoryKiB, passes: session.kdf.passes, lanes: session.kdf.lanes,
+            keyset: Data(session.keyset), token: session.token)
+        try record.save(c.dataDirectory)
+    }
+
+    static func secretKeyProblem(_ error: TypedCodeError, _ c: Context) -> String {
+        switch error {
+        case .empty: c.tr("secretKey.empty")
+        case .missingVersion(let expected): c.tr("secretKey.missingVersion", ["version": expected])
+        case .unknownVersion(let found): c.tr("secretKey.unknownVersion", ["version": found])
+        case .invalidCharacter(let character, let position): c.tr("secretKey.invalidCharacter", ["character": Console.visible(character), "position": String(position)])
+        case .charactersMissing(let count, let after): c.tr("secretKey.missing", ["count": String(count), "version": after])
+        case .charactersExtra(let count): c.tr("secretKey.extra", ["count": String(count)])
+        case .mistyped: c.tr("secretKey.mistyped")
+        }
+    }
+}

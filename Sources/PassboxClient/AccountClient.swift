@@ -1,0 +1,145 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxProtocol
+
+/// The device's side of an account on a `passbox server`: sign-up (the Secret Key made here), sign-in (the
+/// Secret Key checked here before any network call), the account's facts and sign-out. Failures are
+/// `ProtocolError`s: the server's own codes, or `serverUnreachable`, `badServerAnswer`, `insecureServer`,
+/// `serverParametersRefused` for what happens on the way.
+public struct AccountClient: Sendable {
+    /// The server's origin (`https://vault.example.org`), which is what a sign-in signs.
+    public let origin: String
+
+    /// Checks the address: https, or http only to this machine (127.0.0.0/8, ::1, localhost).
+    public init(server: String) throws {
+        var text = server.trimmingCharacters(in: .whitespaces)
+        while text.hasSuffix("/") { text.removeLast() }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
+            scheme == "https" || scheme == "http", url.path.isEmpty, url.query == nil
+        else { throw ProtocolError(.notAnAddress, ["address": server]) }
+        if scheme == "http" {
+            let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            guard bare.hasPrefix("127.") || bare == "::1" || bare == "localhost" else { throw ProtocolError(.insecureServer, ["server": text]) }
+        }
+        origin = text
+    }
+
+    /// What sign-up and sign-in leave on the device (the CLI keeps it in the account record).
+    public struct SignedIn: Sendable {
+        public let accountID: String
+        public let email: String
+        public let token: String
+        public let keyset: [UInt8]
+        public let salt: [UInt8]
+        public let kdf: Argon2Parameters
+    }
+
+    /// Makes a new account: a new Secret Key, salt and keyset, sent with the sign-in public key; then signs in
+    /// as this device. Returns the Secret Key (shown to the user once) and the session.
+    public func signup(
+        email: String, password: UnsafeRawBufferPointer, deviceID: String, deviceName: String,
+        parameters: Argon2Parameters = AccountKDFPolicy.newAccount
+    ) throws -> (SecretKey, SignedIn) {
+        let email = SignInTranscript.normalizedEmail(email)
+        let keyset = try AccountKeyset.generate()
+        // A six-character account id can collide with another account's: a new key is made and tried again.
+        for attempt in 1...3 {
+            let secretKey = SecretKey.generate()
+            let salt = SecureRandom.bytes(count: 16)
+            let keys = try AccountKeys.derive(password: password, salt: salt, parameters: parameters, secretKey: secretKey)
+            let request = SignupRequest(
+                accountID: secretKey.accountID, email: email, salt: Data(salt), kdf: Self.wire(parameters),
+                signInPublicKey: Data(keys.signInKey.publicKey), keyset: Data(try keyset.sealed(accountID: secretKey.accountID, unlockKey: keys.accountUnlockKey)))
+            do {
+                _ = try call("POST", "/v1/signup", request, as: SignupReply.self)
+            } catch let error as ProtocolError where error.code == .accountIDTaken && attempt < 3 {
+                continue
+            }
+            let session = try signin(email: email, keys: keys, accountID: secretKey.accountID, salt: salt, parameters: parameters, deviceID: deviceID, deviceName: deviceName)
+            return (secretKey, session)
+        }
+        throw ProtocolError(.accountIDTaken)
+    }
+
+    /// Signs in as this device. `lastUsed` are the parameters this device used last for the account, if any:
+    /// the server cannot change them silently, nor offer less than the floor.
+    public func signin(
+        email: String, password: UnsafeRawBufferPointer, secretKey: SecretKey, deviceID: String, deviceName: String, lastUsed: Argon2Parameters?
+    ) throws -> SignedIn {
+        let email = SignInTranscript.normalizedEmail(email)
+        let pre = try call("POST", "/v1/prelogin", PreloginRequest(email: email), as: PreloginReply.self)
+        let parameters = Argon2Parameters(memoryKiB: pre.kdf.memoryKiB, passes: pre.kdf.passes, lanes: pre.kdf.lanes)
+        do {
+            try AccountKDFPolicy.check(parameters, lastUsed: lastUsed)
+        } catch {
+            throw ProtocolError(.serverParametersRefused, ["memoryMiB": String(parameters.memoryKiB / 1024), "passes": String(parameters.passes), "lanes": String(parameters.lanes)])
+        }
+        guard pre.salt.count == 16 else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "200"]) }
+        let keys = try AccountKeys.derive(password: password, salt: Array(pre.salt), parameters: parameters, secretKey: secretKey)
+        return try signin(email: email, keys: keys, accountID: secretKey.accountID, salt: Array(pre.salt), parameters: parameters, deviceID: deviceID, deviceName: deviceName)
+    }
+
+    private func signin(
+        email: String, keys: AccountKeys, accountID: String, salt: [UInt8], parameters: Argon2Parameters, deviceID: String, deviceName: String
+    ) throws -> SignedIn {
+        let challenge = try call("POST", "/v1/signin/challenge", ChallengeRequest(email: email, deviceID: deviceID), as: ChallengeReply.self)
+        let transcript = SignInTranscript.bytes(origin: origin, email: email, challenge: Array(challenge.challenge), deviceID: deviceID)
+        let request = SigninRequest(
+            challengeID: challenge.challengeID, email: email, deviceID: deviceID, deviceName: deviceName,
+            signature: Data(keys.signInKey.signature(for: transcript)))
+        let reply = try call("POST", "/v1/signin", request, as: SigninReply.self)
+        // The keyset must open with this device's keys and belong to the account the Secret Key names: a server
+        // that answers with another account's keyset is caught here.
+        guard reply.accountID == accountID, (try? AccountKeyset(opening: Array(reply.keyset), accountID: accountID, unlockKey: keys.accountUnlockKey)) != nil
+        else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "keyset"]) }
+        return SignedIn(accountID: accountID, email: email, token: reply.token, keyset: Array(reply.keyset), salt: salt, kdf: parameters)
+    }
+
+    /// The account's facts and devices, for a signed-in session.
+    public func account(token: String) throws -> AccountReply {
+        try call("GET", "/v1/account", Optional<Int>.none, token: token, as: AccountReply.self)
+    }
+
+    /// Ends this device's session on the server.
+    public func signout(token: String) throws {
+        let answer = try exchange("DELETE", "/v1/session", body: nil, token: token)
+        guard answer.status == 204 else { throw failure(answer) }
+    }
+
+    // MARK: HTTP
+
+    static func wire(_ p: Argon2Parameters) -> KDFParameters { KDFParameters(memoryKiB: p.memoryKiB, passes: p.passes, lanes: p.lanes) }
+
+    func call<B: Encodable, R: Decodable>(_ method: String, _ path: String, _ body: B?, token: String? = nil, as: R.Type) throws -> R {
+        let answer = try exchange(method, path, body: try body.map { Array(try ProtocolCoding.wireEncode($0)) }, token: token)
+        guard answer.status / 100 == 2 else { throw failure(answer) }
+        do {
+            return try ProtocolCoding.wireDecode(R.self, from: Data(answer.body))
+        } catch {
+            throw ProtocolError(.badServerAnswer, ["server": origin, "status": String(answer.status)])
+        }
+    }
+
+    func exchange(_ method: String, _ path: String, body: [UInt8]?, token: String?) throws -> (status: Int, body: [UInt8]) {
+        var headers = ["Accept: application/json", "User-Agent: passbox"]
+        if body != nil { headers.append("Content-Type: application/json") }
+        if let token { headers.append("Authorization: Bearer \(token)") }
+        do {
+            return try HTTPGet.exchange(method, origin + path, headers: headers, body: body, timeoutSeconds: 30, limit: 4 << 20)
+        } catch let failure as HTTPGet.Failure {
+            throw ProtocolError(.serverUnreachable, ["server": origin, "reason": failure.description])
+        }
+    }
+
+    /// The server's typed error, or `badServerAnswer` when the answer is not one (a proxy's page, garbage).
+    /// None of the server's facts are kept: a server cannot make the client show words of its choosing
+    /// (security.md §6b), and a request it calls bad is an answer this client cannot use.
+    func failure(_ answer: (status: Int, body: [UInt8])) -> ProtocolError {
+        let serverCodes: Set<ErrorCode> = [.accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn]
+        if let error = try? ProtocolCoding.wireDecode(ProtocolError.self, from: Data(answer.body)), serverCodes.contains(error.code) {
+            return ProtocolError(error.code)
+        }
+        return ProtocolError(.badServerAnswer, ["server": origin, "status": String(answer.status)])
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// What a device keeps of its account (`DATA/account.json`, 0600 in the 0700 data directory, version 1,
+/// docs/FORMATS.md): the server, the email, the Secret Key (it never leaves the device), this device's id
+/// and name, the key-derivation salt and parameters used last (a server cannot change them silently), the
+/// sealed keyset and the session token.
+public struct AccountRecord: Codable, Equatable, Sendable {
+    public static let fileName = "account.json"
+    public static let currentVersion = 1
+
+    public var v: Int
+    public var server: String
+    public var email: String
+    public var accountID: String
+    /// The Secret Key as written (`P1-…`).
+    public var secretKey: String
+    public var deviceID: String
+    public var deviceName: String
+    public var salt: Data
+    public var memoryKiB: UInt32
+    public var passes: UInt32
+    public var lanes: UInt8
+    public var keyset: Data
+    public var token: String?
+
+    public init(
+        server: String, email: String, accountID: String, secretKey: String, deviceID: String, deviceName: String, salt: Data, memoryKiB: UInt32,
+        passes: UInt32, lanes: UInt8, keyset: Data, token: String?
+    ) {
+        v = Self.currentVersion
+        self.server = server
+        self.email = email
+        self.accountID = accountID
+        self.secretKey = secretKey
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.salt = salt
+        self.memoryKiB = memoryKiB
+        self.passes = passes
+        self.lanes = lanes
+        self.keyset = keyset
+        self.token = token
+    }
+
+    public static func path(_ directory: String) -> String { directory + "/" + fileName }
+
+    /// The record, or nil when this data directory has none. A record that does not read is `damaged`; one
+    /// of a newer version is `newerFormat`.
+    public static func load(_ directory: String) throws -> AccountRecord? {
+        let path = path(directory)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if FileManager.default.fileExists(atPath: path) { throw StoreError.io(operation: "read", path: path, errno: EACCES) }
+            return nil
+        }
+        struct Version: Decodable { let v: Int }
+        guard let version = try? JSONDecoder().decode(Version.self, from: data) else { throw StoreError.damaged(path: path, reason: "not an account record") }
+        guard version.v <= currentVersion else { throw StoreError.newerFormat(version: version.v) }
+        guard let record = try? JSONDecoder().decode(AccountRecord.self, from: data) else {
+            throw StoreError.damaged(path: path, reason: "a field is missing or of the wrong kind")
+        }
+        return record
+    }
+
+    /// Writes the record atomically (0600).
+    public func save(_ directory: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        try StoreFiles.writeAtomically(Array(try encoder.encode(self)), to: Self.path(directory), directory: directory)
+    }
+
+    /// Removes the record (sign-out).
+    public static func remove(_ directory: String) throws {
+        let path = path(directory)
+        guard unlink(path) == 0 || errno == ENOENT else { throw StoreError.io(operation: "remove", path: path, errno: errno) }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import PassboxHTTP
+import PassboxTestSupport
+import Testing
+
+/// The account commands end to end: a real `passbox server` process, `passbox signup` on one data
+/// directory, `passbox signin` on another with the Secret Key as a user types it, `account`, `signout`; and
+/// the client against hostile servers.
+@Suite struct AccountCommandTests {
+    let password = "tulip ocean marble violin anchor"
+
+    func passbox(_ data: String, _ args: [String], _ stdin: [String] = [], language: String = "en") throws -> Transcript.Result {
+        try Transcript.execute(try Transcript.executablePath(), ["--data", data] + args, stdin: stdin, environment: ["PASSBOX_LANG": language, "XDG_RUNTIME_DIR": ""])
+    }
+
+    @Test func signUpSignInOnASecondDeviceAndSignOut() throws {
+        let dir = try TemporaryDirectory("passbox-account")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let first = dir.path + "/first", second = dir.path + "/second"
+
+        let weak = try passbox(first, ["signup", "--server", server.origin, "--email", "me@example.org"], ["password1", "password1"])
+        #expect(weak.status == 1)
+        #expect(weak.stderr.contains("an account needs a strong one"))
+        let differ = try passbox(first, ["signup", "--server", server.origin, "--email", "me@example.org"], [password, password + "x"])
+        #expect(differ.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: first + "/account.json"), "nothing kept after a refused sign-up")
+
+        let made = try passbox(first, ["signup", "--server", server.origin, "--email", "Me@Example.org"], [password, password])
+        #expect(made.status == 0, "\(made.stderr)")
+        let key = try #require(made.stdout.range(of: #"P1-[0-9A-Z]{6}(-[0-9A-Z]{5,6}){5}"#, options: .regularExpression).map { String(made.stdout[$0]) })
+        #expect(made.stdout.contains("Created the account me@example.org"))
+        let mode = try FileManager.default.attributesOfItem(atPath: first + "/account.json")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let again = try passbox(first, ["signup", "--server", server.origin, "--email", "other@example.org"], [password, password])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("already signed in as me@example.org"))
+
+        // The Secret Key is checked on the device, before the network, and says what is wrong.
+        let short = try passbox(second, ["signin", "--server", server.origin, "--email", "me@example.org"], [password, String(key.dropLast(2))])
+        #expect(short.status == 2)
+        #expect(short.stderr.contains("2 characters are missing after P1"))
+        let shortDE = try passbox(second, ["signin", "--server", server.origin, "--email", "me@example.org"], [password, String(key.dropLast(2))], language: "de")
+        #expect(shortDE.stderr.contains("nach P1 fehlen 2 Zeichen"))
+        var swapped = Array(key)
+        let i = swapped.indices.dropFirst(12).first { swapped[$0] != swapped[$0 + 1] && swapped[$0] != "-" && swapped[$0 + 1] != "-" }!
+        swapped.swapAt(i, i + 1)
+        let typo = try passbox(second, ["signin", "--server", server.origin, "--email", "me@example.org"], [password, String(swapped)])
+        #expect(typo.stderr.contains("the Secret Key has a typo"))
+        let requestsBefore = server.log.split(separator: "\n").count
+
+        let wrong = try passbox(second, ["signin", "--server", server.origin, "--email", "me@example.org"], ["not the password", key])
+        #expect(wrong.status == 3)
+        #expect(wrong.stderr.contains("sign-in failed"))
+        #expect(!FileManager.default.fileExists(atPath: second + "/account.json"))
+        #expect(requestsBefore > 0)
+
+        let typed = key.lowercased().replacingOccurrences(of: "-", with: " ").replacingOccurrences(of: "0", with: "o")
+        let signedIn = try passbox(second, ["signin", "--server", server.origin, "--email", "ME@example.org", "--device-name", "Work laptop"], [password, typed])
+        #expect(signedIn.status == 0, "\(signedIn.stderr)")
+        let account = try passbox(second, ["account"])
+        #expect(account.stdout.contains("Email: me@example.org"))
+        #expect(account.stdout.contains("Secret Key stored on this device"))
+        #expect(account.stdout.contains("Work laptop"))
+        #expect(account.stdout.contains("(this device)"))
+        let json = try passbox(second, ["account", "--json"])
+        #expect(json.stdout.contains("\"devices\""))
+
+        let unconfirmed = try passbox(second, ["signout"])
+        #expect(unconfirmed.status == 2)
+        #expect(FileManager.default.fileExists(atPath: second + "/account.json"))
+        #expect(try passbox(second, ["signout", "--forget-secret-key"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: second + "/account.json"))
+        let gone = try passbox(second, ["account"])
+        #expect(gone.status == 1)
+        #expect(gone.stderr.contains("not signed in to an account"))
+        // The first device's session still works; the server's log names no email or token.
+        #expect(try passbox(first, ["account"]).status == 0)
+        #expect(!server.log.contains("example.org"))
+    }
+
+    /// A server that answers garbage, its own error text, weak parameters or another account's keyset is
+    /// refused with a clear error, and nothing is kept on the device.
+    @Test(arguments: ["garbage", "foreignText", "weakParameters", "proxyPage"])
+    func hostileServersAreRefused(_ behaviour: String) throws {
+        let dir = try TemporaryDirectory("passbox-hostile")
+        let hostile = try HTTPServer { request in
+            switch (behaviour, request.path) {
+            case ("garbage", _): return HTTPResponse(status: 200, body: Array("\u{1B}]52;c;aGk=\u{07}not json".utf8))
+            case ("foreignText", _): return .json(400, Array(#"{"code":"badRequest","facts":{"reason":"\u001b[31mcall +1 555 0100 for help"}}"#.utf8))
+            case ("weakParameters", "/v1/prelogin"): return .json(200, Array(#"{"salt":"AAAAAAAAAAAAAAAAAAAAAA==","kdf":{"memoryKiB":1024,"passes":1,"lanes":1}}"#.utf8))
+            case ("proxyPage", _): return HTTPResponse(status: 502, headers: [("Content-Type", "text/html")], body: Array("<html>Bad gateway</html>".utf8))
+            default: return .json(500, [])
+            }
+        }
+        defer { hostile.stop() }
+        let data = dir.path + "/device"
+        let r = try passbox(data, ["signin", "--server", "http://127.0.0.1:\(hostile.port)", "--email", "me@example.org"], [password, "P1-C59D77-4D1JQ5-B892PN-W48TZ-0WCZM-PZ5PQ"])
+        #expect(r.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: data + "/account.json"))
+        #expect(!r.stderr.contains("555"), "no server-chosen text")
+        #expect(!r.stderr.contains("\u{1B}"), "no raw escape")
+        if behaviour == "weakParameters" {
+            #expect(r.stderr.contains("key-derivation parameters this device refuses (1 MiB, 1 passes, 1 lanes)"))
+        } else {
+            #expect(r.stderr.contains("gave an answer Passbox cannot use"), "\(r.stderr)")
+        }
+    }
+
+    @Test func plainHTTPToAnotherMachineAndUnreachableServersAreRefused() throws {
+        let dir = try TemporaryDirectory("passbox-insecure")
+        let plain = try passbox(dir.path, ["signin", "--server", "http://vault.example.org", "--email", "me@example.org"], [password, "P1"])
+        #expect(plain.status == 2)
+        #expect(plain.stderr.contains("plain HTTP to another machine"))
+        let closed = try passbox(dir.path, ["signin", "--server", "http://127.0.0.1:9", "--email", "me@example.org"], [password, "P1-C59D77-4D1JQ5-B892PN-W48TZ-0WCZM-PZ5PQ"])
+        #expect(closed.status == 1)
+        #expect(closed.stderr.contains("cannot be reached"))
+        let notEmail = try passbox(dir.path, ["signup", "--server", "http://127.0.0.1:9", "--email", "nobody"], [password, password])
+        #expect(notEmail.status == 2)
+        #expect(notEmail.stderr.contains("nobody is not an email address"))
+    }
+}
