@@ -107,6 +107,26 @@ public struct AccountClient: Sendable {
         guard answer.status == 204 else { throw failure(answer) }
     }
 
+    /// The account's last 50 events.
+    public func activity(token: String) throws -> ActivityReply {
+        try call("GET", "/v1/activity", Optional<Int>.none, token: token, as: ActivityReply.self)
+    }
+
+    /// Signs out one other device of the account.
+    public func signout(device: String, token: String) throws {
+        let escaped = device.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let answer = try exchange("DELETE", "/v1/devices/" + escaped, body: nil, token: token)
+        guard answer.status == 204 else {
+            let error = failure(answer)
+            throw error.code == .deviceNotFound ? ProtocolError(.deviceNotFound, ["device": device]) : error
+        }
+    }
+
+    /// Signs out every other device of the account; how many there were.
+    public func signoutOthers(token: String) throws -> Int {
+        try call("POST", "/v1/devices/signout-others", [String: String](), token: token, as: SignedOutReply.self).count
+    }
+
     // MARK: HTTP
 
     static func wire(_ p: Argon2Parameters) -> KDFParameters { KDFParameters(memoryKiB: p.memoryKiB, passes: p.passes, lanes: p.lanes) }
@@ -136,9 +156,13 @@ public struct AccountClient: Sendable {
     /// None of the server's facts are kept: a server cannot make the client show words of its choosing
     /// (security.md §6b), and a request it calls bad is an answer this client cannot use.
     func failure(_ answer: (status: Int, body: [UInt8])) -> ProtocolError {
-        let serverCodes: Set<ErrorCode> = [.accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn]
-        if let error = try? ProtocolCoding.wireDecode(ProtocolError.self, from: Data(answer.body)), serverCodes.contains(error.code) {
-            return ProtocolError(error.code)
+        let serverCodes: Set<ErrorCode> = [.accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .deviceNotFound]
+        if let error = try? ProtocolCoding.wireDecode(ProtocolError.self, from: Data(answer.body)) {
+            if serverCodes.contains(error.code) { return ProtocolError(error.code) }
+            // The wait is the one fact taken, as a number of whole minutes within a day.
+            if error.code == .rateLimited, let minutes = error.facts["minutes"].flatMap(Int.init), (1...1440).contains(minutes) {
+                return ProtocolError(.rateLimited, ["minutes": String(minutes)])
+            }
         }
         return ProtocolError(.badServerAnswer, ["server": origin, "status": String(answer.status)])
     }

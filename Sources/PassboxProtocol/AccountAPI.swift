@@ -157,3 +157,32 @@ public struct HealthReply: Codable, Sendable {
         self.protocolVersion = protocolVersion
     }
 }
+
+/// One event of an account's activity (`GET /v1/activity`, the last 50, newest first). `kind` is one of
+/// `signup`, `signin`, `signinFailed` (a sign-in attempt whose signature did not verify: a wrong master
+/// password or Secret Key is caught on the device only when its keyset is cached), `signout`,
+/// `deviceSignedOut`.
+public struct ActivityEvent: Codable, Equatable, Sendable {
+    public var kind: String
+    public var at: Date
+    public var address: String
+    public var deviceName: String
+
+    public init(kind: String, at: Date, address: String, deviceName: String) {
+        self.kind = kind
+        self.at = at
+        self.address = address
+        self.deviceName = deviceName
+    }
+}
+
+public struct ActivityReply: Codable, Sendable {
+    public var events: [ActivityEvent]
+    public init(events: [ActivityEvent]) { self.events = events }
+}
+
+/// `POST /v1/devices/signout-others`: how many other devices were signed out.
+public struct SignedOutReply: Codable, Sendable {
+    public var count: Int
+    public init(count: Int) { self.count = count }
+}

@@ -94,12 +94,14 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case insecureServer  // facts: server
     case serverParametersRefused  // facts: memoryMiB, passes, lanes
     case noAccount
+    case rateLimited  // facts: minutes
+    case deviceNotFound  // facts: device
     case alreadySignedIn  // facts: email, server
 
     public var exitCode: Int32 {
         switch self {
         case .locked, .wrongPassword, .mustWait, .attemptCounterDamaged, .quickUnlockNotOffered, .quickUnlockRefused, .signInFailed,
-            .challengeExpired, .notSignedIn:
+            .challengeExpired, .notSignedIn, .rateLimited:
             3
         case .badRequest, .unknownCategory, .unknownSort, .unknownScope, .unknownFindingKind, .unknownSetting, .invalidSetting,
             .concealedOnCommandLine, .conflictingOptions, .selectionOutOfRange, .notAnAddress, .invalidGenerator, .insecureServer:

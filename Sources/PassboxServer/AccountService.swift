@@ -17,7 +17,16 @@ struct AccountService: Sendable {
     static let challengeLifetime: TimeInterval = 60
     static let crockford = Set("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
 
-    func signup(_ request: SignupRequest) throws -> SignupReply {
+    /// A signed-in request's session.
+    struct Session {
+        let accountID: String
+        let tokenHash: [UInt8]
+        let deviceID: String
+        let deviceName: String
+        let address: String
+    }
+
+    func signup(_ request: SignupRequest, address: String) throws -> SignupReply {
         let email = try Self.checkedEmail(request.email)
         guard request.accountID.utf8.count == 6, request.accountID.utf8.allSatisfy(Self.crockford.contains) else {
             throw ProtocolError(.badRequest, ["reason": "accountID must be six Crockford base32 characters"])
@@ -47,6 +56,7 @@ struct AccountService: Sendable {
                         .integer(Int64(kdf.passes)), .integer(Int64(kdf.lanes)), .blob(Array(request.signInPublicKey)),
                         .blob(Array(request.keyset)), .integer(milliseconds(Date())),
                     ])
+                try Self.record(db, request.accountID, "signup", address: address, device: "")
                 return SignupReply(accountID: request.accountID)
             }
         }
@@ -88,6 +98,7 @@ struct AccountService: Sendable {
         let device = try Self.checkedDeviceID(request.deviceID)
         let name = String(request.deviceName.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(64).map(Character.init))
         return try pool.with { db in
+            try RateLimiter.check(db, email: email, address: address)
             // The challenge is removed before anything is checked: it serves one try, right or wrong.
             let found = try db.transaction { () -> Row? in
                 let row = try db.rows("SELECT email, device_id, challenge, expires FROM challenges WHERE id = ?", [.text(request.challengeID)]).first
@@ -97,11 +108,16 @@ struct AccountService: Sendable {
             guard let found, (found[3].integer ?? 0) >= milliseconds(Date()), found[0].text == email, found[1].text == device else {
                 throw ProtocolError(.challengeExpired)
             }
-            guard let account = try db.rows("SELECT id, signin_public_key, keyset FROM accounts WHERE email = ?", [.text(email)]).first,
-                let accountID = account[0].text
-            else { throw ProtocolError(.signInFailed) }
+            let account = try db.rows("SELECT id, signin_public_key, keyset FROM accounts WHERE email = ?", [.text(email)]).first
             let transcript = SignInTranscript.bytes(origin: origin.current, email: email, challenge: found[2].blob ?? [], deviceID: device)
-            guard SigningKey.isValidSignature(Array(request.signature), for: transcript, publicKey: account[1].blob ?? []) else {
+            guard let account, let accountID = account[0].text,
+                SigningKey.isValidSignature(Array(request.signature), for: transcript, publicKey: account[1].blob ?? [])
+            else {
+                // Counted for unknown emails too, so the limit tells nothing about which exist.
+                try db.transaction {
+                    try RateLimiter.recordFailure(db, email: email, address: address)
+                    if let id = account?[0].text { try Self.record(db, id, "signinFailed", address: address, device: name) }
+                }
                 throw ProtocolError(.signInFailed)
             }
             let token = SecureRandom.bytes(count: 32)
@@ -114,25 +130,27 @@ struct AccountService: Sendable {
                 try db.run(
                     "INSERT INTO sessions (token_hash, account_id, device_id, device_name, created, last_seen, address) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [.blob(Hash.sha256(Array(text.utf8))), .text(accountID), .text(device), .text(name), .integer(now), .integer(now), .text(address)])
+                try RateLimiter.recordSuccess(db, email: email)
+                try Self.record(db, accountID, "signin", address: address, device: name)
             }
             return SigninReply(token: text, accountID: accountID, keyset: Data(account[2].blob ?? []))
         }
     }
 
     /// The session a bearer token names (its last use and address updated), or `notSignedIn`.
-    func session(token: String?, address: String) throws -> (accountID: String, tokenHash: [UInt8]) {
+    func session(token: String?, address: String) throws -> Session {
         guard let token, !token.isEmpty, token.utf8.count <= 128 else { throw ProtocolError(.notSignedIn) }
         let hash = Hash.sha256(Array(token.utf8))
         return try pool.with { db in
-            guard let row = try db.rows("SELECT account_id FROM sessions WHERE token_hash = ?", [.blob(hash)]).first, let id = row[0].text else {
-                throw ProtocolError(.notSignedIn)
-            }
+            guard let row = try db.rows("SELECT account_id, device_id, device_name FROM sessions WHERE token_hash = ?", [.blob(hash)]).first,
+                let id = row[0].text
+            else { throw ProtocolError(.notSignedIn) }
             try db.run("UPDATE sessions SET last_seen = ?, address = ? WHERE token_hash = ?", [.integer(milliseconds(Date())), .text(address), .blob(hash)])
-            return (id, hash)
+            return Session(accountID: id, tokenHash: hash, deviceID: row[1].text ?? "", deviceName: row[2].text ?? "", address: address)
         }
     }
 
-    func account(_ session: (accountID: String, tokenHash: [UInt8])) throws -> AccountReply {
+    func account(_ session: Session) throws -> AccountReply {
         try pool.with { db in
             guard let row = try db.rows("SELECT email, created, kdf_memory, kdf_passes, kdf_lanes FROM accounts WHERE id = ?", [.text(session.accountID)]).first
             else { throw ProtocolError(.notSignedIn) }
@@ -150,8 +168,53 @@ struct AccountService: Sendable {
         }
     }
 
-    func signout(_ session: (accountID: String, tokenHash: [UInt8])) throws {
-        try pool.with { db in _ = try db.run("DELETE FROM sessions WHERE token_hash = ?", [.blob(session.tokenHash)]) }
+    func signout(_ session: Session) throws {
+        try pool.with { db in
+            try db.transaction {
+                try db.run("DELETE FROM sessions WHERE token_hash = ?", [.blob(session.tokenHash)])
+                try Self.record(db, session.accountID, "signout", address: session.address, device: session.deviceName)
+            }
+        }
+    }
+
+    /// Signs out one other device of the account (by its id), or every other one.
+    func signoutDevice(_ session: Session, deviceID: String?) throws -> Int {
+        try pool.with { db in
+            try db.transaction {
+                let named = try db.rows(
+                    deviceID == nil
+                        ? "SELECT device_id, device_name FROM sessions WHERE account_id = ? AND token_hash != ?"
+                        : "SELECT device_id, device_name FROM sessions WHERE account_id = ? AND token_hash != ? AND device_id = ?",
+                    [.text(session.accountID), .blob(session.tokenHash)] + (deviceID.map { [.text($0)] } ?? []))
+                if let deviceID, named.isEmpty { throw ProtocolError(.deviceNotFound, ["device": deviceID]) }
+                for row in named {
+                    try db.run("DELETE FROM sessions WHERE account_id = ? AND device_id = ?", [.text(session.accountID), row[0]])
+                    try Self.record(db, session.accountID, "deviceSignedOut", address: session.address, device: row[1].text ?? "")
+                }
+                return named.count
+            }
+        }
+    }
+
+    /// The account's last 50 events, newest first.
+    func activity(_ session: Session) throws -> ActivityReply {
+        try pool.with { db in
+            let rows = try db.rows(
+                "SELECT kind, at, address, device_name FROM events WHERE account_id = ? ORDER BY at DESC, id DESC LIMIT 50", [.text(session.accountID)])
+            return ActivityReply(events: rows.map {
+                ActivityEvent(kind: $0[0].text ?? "", at: date(milliseconds: $0[1].integer ?? 0), address: $0[2].text ?? "", deviceName: $0[3].text ?? "")
+            })
+        }
+    }
+
+    /// Records an event, keeping an account's newest 200.
+    static func record(_ db: Database, _ accountID: String, _ kind: String, address: String, device: String) throws {
+        try db.run(
+            "INSERT INTO events (account_id, kind, at, address, device_name) VALUES (?, ?, ?, ?, ?)",
+            [.text(accountID), .text(kind), .integer(milliseconds(Date())), .text(address), .text(device)])
+        try db.run(
+            "DELETE FROM events WHERE account_id = ? AND id NOT IN (SELECT id FROM events WHERE account_id = ? ORDER BY id DESC LIMIT 200)",
+            [.text(accountID), .text(accountID)])
     }
 
     // MARK: Checks

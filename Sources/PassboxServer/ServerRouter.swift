@@ -23,21 +23,27 @@ struct ServerRouter: Sendable {
             response = Self.failure(ProtocolError(.internalError, ["type": String(describing: type(of: error))]))
         }
         response.headers += [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")]
-        let known = Self.routes.contains(route)
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
-        log("\(request.method) \(known ? request.path : "(unknown route)") \(response.status) \(String(format: "%.1f", elapsed)) ms")
+        log("\(request.method) \(Self.template(request)) \(response.status) \(String(format: "%.1f", elapsed)) ms")
         return response
     }
 
     static let routes: Set<String> = [
         "GET /v1/health", "POST /v1/signup", "POST /v1/prelogin", "POST /v1/signin/challenge", "POST /v1/signin", "GET /v1/account",
-        "DELETE /v1/session",
+        "DELETE /v1/session", "GET /v1/activity", "POST /v1/devices/signout-others",
     ]
+
+    /// The route as logged: its template (no ids), or "(unknown route)".
+    static func template(_ request: HTTPRequest) -> String {
+        if routes.contains("\(request.method) \(request.path)") { return request.path }
+        if request.method == "DELETE", request.path.hasPrefix("/v1/devices/") { return "/v1/devices/{device}" }
+        return "(unknown route)"
+    }
 
     private func answer(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
         switch route {
         case "GET /v1/health": return try Self.json(HealthReply(status: "ok", protocolVersion: ProtocolVersion.current))
-        case "POST /v1/signup": return try Self.json(accounts.signup(Self.decode(SignupRequest.self, request)), status: 201)
+        case "POST /v1/signup": return try Self.json(accounts.signup(Self.decode(SignupRequest.self, request), address: request.clientAddress), status: 201)
         case "POST /v1/prelogin": return try Self.json(accounts.prelogin(Self.decode(PreloginRequest.self, request)))
         case "POST /v1/signin/challenge": return try Self.json(accounts.challenge(Self.decode(ChallengeRequest.self, request)))
         case "POST /v1/signin": return try Self.json(accounts.signin(Self.decode(SigninRequest.self, request), address: request.clientAddress))
@@ -45,6 +51,15 @@ struct ServerRouter: Sendable {
             return try Self.json(accounts.account(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
         case "DELETE /v1/session":
             try accounts.signout(accounts.session(token: Self.bearer(request), address: request.clientAddress))
+            return HTTPResponse(status: 204)
+        case "GET /v1/activity":
+            return try Self.json(accounts.activity(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
+        case "POST /v1/devices/signout-others":
+            let count = try accounts.signoutDevice(accounts.session(token: Self.bearer(request), address: request.clientAddress), deviceID: nil)
+            return try Self.json(SignedOutReply(count: count))
+        case _ where request.method == "DELETE" && request.path.hasPrefix("/v1/devices/"):
+            let id = String(request.path.dropFirst("/v1/devices/".count))
+            _ = try accounts.signoutDevice(accounts.session(token: Self.bearer(request), address: request.clientAddress), deviceID: id)
             return HTTPResponse(status: 204)
         default:
             throw ProtocolError(.notFound, ["route": Self.routes.contains(where: { $0.hasSuffix(" " + request.path) }) ? route : request.path])
@@ -69,7 +84,8 @@ struct ServerRouter: Sendable {
             switch error.code {
             case .badRequest: 400
             case .signInFailed, .challengeExpired, .notSignedIn: 401
-            case .notFound: 404
+            case .notFound, .deviceNotFound: 404
+            case .rateLimited: 429
             case .accountExists, .accountIDTaken: 409
             default: 500
             }

@@ -36,6 +36,23 @@ enum ServerSchema {
             CREATE INDEX sessions_account ON sessions (account_id);
             CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
             """),
+        Migration(2, """
+            CREATE TABLE signin_failures (
+                key TEXT PRIMARY KEY,
+                count INTEGER NOT NULL,
+                window_start INTEGER NOT NULL,
+                locked_until INTEGER NOT NULL
+            );
+            CREATE TABLE events (
+                id INTEGER PRIMARY KEY,
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,
+                at INTEGER NOT NULL,
+                address TEXT NOT NULL,
+                device_name TEXT NOT NULL
+            );
+            CREATE INDEX events_account ON events (account_id, at);
+            """),
     ]
 }
 

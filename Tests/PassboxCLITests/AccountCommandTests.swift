@@ -65,6 +65,23 @@ import Testing
         let json = try passbox(second, ["account", "--json"])
         #expect(json.stdout.contains("\"devices\""))
 
+        let devices = try passbox(second, ["devices"])
+        #expect(devices.stdout.split(separator: "\n").count == 2)
+        let activity = try passbox(second, ["activity"])
+        #expect(activity.stdout.contains("account created") && activity.stdout.contains("signed in") && activity.stdout.contains("sign-in attempt"))
+        let activityDE = try passbox(second, ["activity"], language: "de")
+        #expect(activityDE.stdout.contains("Anmeldeversuch"))
+        // The second device signs the first out; the first then learns it is signed out (exit 3).
+        let firstRecord = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: first + "/account.json"))) as? [String: Any]
+        let firstID = try #require(firstRecord?["deviceID"] as? String)
+        #expect(try passbox(second, ["devices", "signout", firstID]).stdout.contains("Signed out the device"))
+        let ended = try passbox(first, ["account"])
+        #expect(ended.status == 3)
+        #expect(ended.stderr.contains("not signed in: its session ended"))
+        let unknown = try passbox(second, ["devices", "signout", "nosuchdevice"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("no signed-in device is nosuchdevice"))
+
         let unconfirmed = try passbox(second, ["signout"])
         #expect(unconfirmed.status == 2)
         #expect(FileManager.default.fileExists(atPath: second + "/account.json"))
@@ -73,9 +90,9 @@ import Testing
         let gone = try passbox(second, ["account"])
         #expect(gone.status == 1)
         #expect(gone.stderr.contains("not signed in to an account"))
-        // The first device's session still works; the server's log names no email or token.
-        #expect(try passbox(first, ["account"]).status == 0)
+        // The server's log names no email, token or device id.
         #expect(!server.log.contains("example.org"))
+        #expect(!server.log.contains(firstID))
     }
 
     /// A server that answers garbage, its own error text, weak parameters or another account's keyset is

@@ -300,6 +300,66 @@ struct TestAccount {
         #expect(try atB.send("DELETE", "/v1/session").status == 204)
         #expect(try atA.send("GET", "/v1/account").status == 401)
     }
+
+    /// A failed sign-in with a made-up signature (no key derivation needed).
+    func failedSignin(_ client: TestClient, email: String, device: String = "d9") throws -> (Int, ProtocolError) {
+        let challenge = try client.call("POST", "/v1/signin/challenge", ChallengeRequest(email: email, deviceID: device), as: ChallengeReply.self)
+        let request = SigninRequest(challengeID: challenge.challengeID, email: email, deviceID: device, deviceName: "Guesser", signature: Data(count: 64))
+        return try client.failure("POST", "/v1/signin", request)
+    }
+
+    @Test func failedSignInsAreLimitedPerAccountAndPerAddress() throws {
+        let dir = try TemporaryDirectory()
+        let log = LogLines()
+        let server = try startServer(dir, log: log)
+        defer { server.stop() }
+        let client = TestClient(base: server.origin)
+        let account = TestAccount(email: "gina@example.org", password: "pw gina", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
+        _ = try account.signup(client)
+        for _ in 0..<10 { #expect(try failedSignin(client, email: account.email).1.code == .signInFailed) }
+        let (status, limited) = try failedSignin(client, email: account.email)
+        #expect(status == 429)
+        #expect(limited == ProtocolError(.rateLimited, ["minutes": "15"]))
+        // The right password is refused too while the account is locked.
+        #expect(throws: ProtocolError(.rateLimited, ["minutes": "15"])) { try account.signin(client, origin: server.origin, device: "d1") }
+        // An unknown email is limited the same way; other accounts from this address until the address's limit.
+        for _ in 0..<10 { #expect(try failedSignin(client, email: "nobody@example.org").1.code == .signInFailed) }
+        #expect(try failedSignin(client, email: "nobody@example.org").1.code == .rateLimited)
+        for i in 0..<10 { #expect(try failedSignin(client, email: "other\(i)@example.org").1.code == .signInFailed) }
+        #expect(try failedSignin(client, email: "fresh@example.org").1.code == .rateLimited, "the address passed 30 failures")
+        #expect(log.all.contains { $0.hasPrefix("POST /v1/signin 429") })
+    }
+
+    @Test func devicesCanBeSignedOutAndActivityIsListed() throws {
+        let dir = try TemporaryDirectory()
+        let log = LogLines()
+        let server = try startServer(dir, log: log)
+        defer { server.stop() }
+        let client = TestClient(base: server.origin)
+        let account = TestAccount(email: "hana@example.org", password: "pw hana", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
+        _ = try account.signup(client)
+        var a = client, b = client, c = client
+        a.token = try account.signin(client, origin: server.origin, device: "laptop").token
+        b.token = try account.signin(client, origin: server.origin, device: "phone").token
+        c.token = try account.signin(client, origin: server.origin, device: "tablet").token
+        _ = try failedSignin(client, email: account.email)
+
+        #expect(try a.send("DELETE", "/v1/devices/phone").status == 204)
+        #expect(try b.send("GET", "/v1/account").status == 401, "the phone is signed out")
+        let missing = try a.send("DELETE", "/v1/devices/phone")
+        #expect(missing.status == 404)
+        #expect(try ProtocolCoding.wireDecode(ProtocolError.self, from: missing.body).code == .deviceNotFound)
+        let others = try a.send("POST", "/v1/devices/signout-others", Data("{}".utf8))
+        #expect(try ProtocolCoding.wireDecode(SignedOutReply.self, from: others.body).count == 1)
+        #expect(try c.send("GET", "/v1/account").status == 401)
+        #expect(try a.send("GET", "/v1/account").status == 200, "this device stays")
+
+        let activity = try ProtocolCoding.wireDecode(ActivityReply.self, from: try a.send("GET", "/v1/activity").body)
+        #expect(activity.events.map(\.kind) == ["deviceSignedOut", "deviceSignedOut", "signinFailed", "signin", "signin", "signin", "signup"])
+        #expect(activity.events.allSatisfy { $0.address == "127.0.0.1" })
+        #expect(log.all.contains("DELETE /v1/devices/{device} 204") || log.all.contains { $0.hasPrefix("DELETE /v1/devices/{device} 204") })
+        #expect(!log.all.contains { $0.contains("phone") }, "device ids are not logged")
+    }
 }
 
 func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {

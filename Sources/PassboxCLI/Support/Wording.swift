@@ -10,7 +10,7 @@ enum Wording {
         if let id = facts["id"] { facts["id8"] = String(id.prefix(8)) }
         var key = "error.\(e.code.rawValue)"
         switch e.code {
-        case .mustWait, .attemptCounterDamaged:
+        case .mustWait, .attemptCounterDamaged, .rateLimited:
             facts["count"] = facts["minutes"]
         case .ambiguousItem:
             facts["candidates"] = (facts["candidates"] ?? "").split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
