@@ -107,6 +107,31 @@ public struct AccountClient: Sendable {
         guard answer.status == 204 else { throw failure(answer) }
     }
 
+    /// Changes the master password: the current one must open the keyset this device keeps (a wrong one is
+    /// caught here and never sent); the keyset is sealed again under the new account unlock key, the Secret
+    /// Key stays. Returns the new salt, parameters and sealed keyset for the account record.
+    public func changePassword(
+        email: String, current: UnsafeRawBufferPointer, new: UnsafeRawBufferPointer, secretKey: SecretKey, salt: [UInt8], lastUsed: Argon2Parameters,
+        keyset sealed: [UInt8], deviceID: String, token: String, parameters: Argon2Parameters = AccountKDFPolicy.newAccount
+    ) throws -> (salt: [UInt8], kdf: Argon2Parameters, keyset: [UInt8]) {
+        let currentKeys = try AccountKeys.derive(password: current, salt: salt, parameters: lastUsed, secretKey: secretKey)
+        guard let keyset = try? AccountKeyset(opening: sealed, accountID: secretKey.accountID, unlockKey: currentKeys.accountUnlockKey) else {
+            throw ProtocolError(.wrongPassword)
+        }
+        let newSalt = SecureRandom.bytes(count: 16)
+        let newKeys = try AccountKeys.derive(password: new, salt: newSalt, parameters: parameters, secretKey: secretKey)
+        let resealed = try keyset.sealed(accountID: secretKey.accountID, unlockKey: newKeys.accountUnlockKey)
+        let challenge = try call("POST", "/v1/signin/challenge", ChallengeRequest(email: email, deviceID: deviceID), as: ChallengeReply.self)
+        let transcript = SignInTranscript.bytes(
+            label: SignInTranscript.passwordChangeLabel, origin: origin, email: email, challenge: Array(challenge.challenge), deviceID: deviceID)
+        let request = PasswordChangeRequest(
+            challengeID: challenge.challengeID, signature: Data(currentKeys.signInKey.signature(for: transcript)), salt: Data(newSalt),
+            kdf: Self.wire(parameters), signInPublicKey: Data(newKeys.signInKey.publicKey), keyset: Data(resealed))
+        let answer = try exchange("POST", "/v1/account/password", body: Array(try ProtocolCoding.wireEncode(request)), token: token)
+        guard answer.status == 204 else { throw failure(answer) }
+        return (newSalt, parameters, resealed)
+    }
+
     /// The account's last 50 events.
     public func activity(token: String) throws -> ActivityReply {
         try call("GET", "/v1/activity", Optional<Int>.none, token: token, as: ActivityReply.self)

@@ -186,3 +186,25 @@ public struct SignedOutReply: Codable, Sendable {
     public var count: Int
     public init(count: Int) { self.count = count }
 }
+
+/// `POST /v1/account/password` (signed in): a new master password. The device proves it holds the current
+/// sign-in key by signing `SignInTranscript.bytes(label: passwordChangeLabel, …)` over a fresh challenge, and
+/// sends the new salt, parameters, sign-in public key and the keyset sealed under the new account unlock key.
+/// The Secret Key stays; every other session of the account is signed out.
+public struct PasswordChangeRequest: Codable, Sendable {
+    public var challengeID: String
+    public var signature: Data
+    public var salt: Data
+    public var kdf: KDFParameters
+    public var signInPublicKey: Data
+    public var keyset: Data
+
+    public init(challengeID: String, signature: Data, salt: Data, kdf: KDFParameters, signInPublicKey: Data, keyset: Data) {
+        self.challengeID = challengeID
+        self.signature = signature
+        self.salt = salt
+        self.kdf = kdf
+        self.signInPublicKey = signInPublicKey
+        self.keyset = keyset
+    }
+}

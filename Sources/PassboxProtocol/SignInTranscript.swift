@@ -10,6 +10,8 @@ public enum SignInTranscript {
     /// The label for a sign-in with a recovery code (a different label, so one signature never serves as
     /// the other).
     public static let recoveryLabel = "passbox/v1/recovery-auth"
+    /// The label for proving the current sign-in key when the master password changes.
+    public static let passwordChangeLabel = "passbox/v1/password-change"
 
     /// The bytes to sign. `origin` is the server's scheme, host and port as the client reached it
     /// (`https://vault.example.org:8787`); `email` as the account stores it (see `normalizedEmail`).

@@ -177,6 +177,48 @@ struct AccountService: Sendable {
         }
     }
 
+    /// A new master password: verified with the current sign-in key over a fresh challenge of this device,
+    /// then salt, parameters, public key and keyset replaced and every other session signed out.
+    func changePassword(_ session: Session, _ request: PasswordChangeRequest) throws {
+        guard request.salt.count == 16, request.signInPublicKey.count == 32, request.keyset.count > 0, request.keyset.count <= 64 * 1024 else {
+            throw ProtocolError(.badRequest, ["reason": "salt, signInPublicKey or keyset has the wrong size"])
+        }
+        let kdf = request.kdf
+        guard kdf.memoryKiB >= Self.kdfFloor.memoryKiB, kdf.passes >= Self.kdfFloor.passes, kdf.lanes >= 1,
+            kdf.memoryKiB <= 4 * 1024 * 1024, kdf.passes <= 64, kdf.lanes <= 16
+        else { throw ProtocolError(.badRequest, ["reason": "kdf parameters below the floor (64 MiB, 3 passes) or above the ceiling"]) }
+        try pool.with { db in
+            guard let account = try db.rows("SELECT email, signin_public_key FROM accounts WHERE id = ?", [.text(session.accountID)]).first,
+                let email = account[0].text
+            else { throw ProtocolError(.notSignedIn) }
+            try RateLimiter.check(db, email: email, address: session.address)
+            let found = try db.transaction { () -> Row? in
+                let row = try db.rows("SELECT email, device_id, challenge, expires FROM challenges WHERE id = ?", [.text(request.challengeID)]).first
+                try db.run("DELETE FROM challenges WHERE id = ?", [.text(request.challengeID)])
+                return row
+            }
+            guard let found, (found[3].integer ?? 0) >= milliseconds(Date()), found[0].text == email, found[1].text == session.deviceID else {
+                throw ProtocolError(.challengeExpired)
+            }
+            let transcript = SignInTranscript.bytes(
+                label: SignInTranscript.passwordChangeLabel, origin: origin.current, email: email, challenge: found[2].blob ?? [], deviceID: session.deviceID)
+            guard SigningKey.isValidSignature(Array(request.signature), for: transcript, publicKey: account[1].blob ?? []) else {
+                try RateLimiter.recordFailure(db, email: email, address: session.address)
+                throw ProtocolError(.signInFailed)
+            }
+            try db.transaction {
+                try db.run(
+                    "UPDATE accounts SET salt = ?, kdf_memory = ?, kdf_passes = ?, kdf_lanes = ?, signin_public_key = ?, keyset = ? WHERE id = ?",
+                    [
+                        .blob(Array(request.salt)), .integer(Int64(kdf.memoryKiB)), .integer(Int64(kdf.passes)), .integer(Int64(kdf.lanes)),
+                        .blob(Array(request.signInPublicKey)), .blob(Array(request.keyset)), .text(session.accountID),
+                    ])
+                try db.run("DELETE FROM sessions WHERE account_id = ? AND token_hash != ?", [.text(session.accountID), .blob(session.tokenHash)])
+                try Self.record(db, session.accountID, "passwordChanged", address: session.address, device: session.deviceName)
+            }
+        }
+    }
+
     /// Signs out one other device of the account (by its id), or every other one.
     func signoutDevice(_ session: Session, deviceID: String?) throws -> Int {
         try pool.with { db in

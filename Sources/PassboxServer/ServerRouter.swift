@@ -30,7 +30,7 @@ struct ServerRouter: Sendable {
 
     static let routes: Set<String> = [
         "GET /v1/health", "POST /v1/signup", "POST /v1/prelogin", "POST /v1/signin/challenge", "POST /v1/signin", "GET /v1/account",
-        "DELETE /v1/session", "GET /v1/activity", "POST /v1/devices/signout-others",
+        "DELETE /v1/session", "GET /v1/activity", "POST /v1/devices/signout-others", "POST /v1/account/password",
     ]
 
     /// The route as logged: its template (no ids), or "(unknown route)".
@@ -51,6 +51,10 @@ struct ServerRouter: Sendable {
             return try Self.json(accounts.account(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
         case "DELETE /v1/session":
             try accounts.signout(accounts.session(token: Self.bearer(request), address: request.clientAddress))
+            return HTTPResponse(status: 204)
+        case "POST /v1/account/password":
+            try accounts.changePassword(
+                accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(PasswordChangeRequest.self, request))
             return HTTPResponse(status: 204)
         case "GET /v1/activity":
             return try Self.json(accounts.activity(accounts.session(token: Self.bearer(request), address: request.clientAddress)))

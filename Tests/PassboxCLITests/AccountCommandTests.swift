@@ -95,6 +95,33 @@ import Testing
         #expect(!server.log.contains(firstID))
     }
 
+    @Test func theMasterPasswordChangesKeepingTheSecretKey() throws {
+        let dir = try TemporaryDirectory("passbox-passwd")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let first = dir.path + "/first", second = dir.path + "/second", third = dir.path + "/third"
+        let made = try passbox(first, ["signup", "--server", server.origin, "--email", "pat@example.org"], [password, password])
+        let key = try #require(made.stdout.range(of: #"P1-[0-9A-Z-]{38}"#, options: .regularExpression).map { String(made.stdout[$0]) })
+        #expect(try passbox(second, ["signin", "--server", server.origin, "--email", "pat@example.org"], [password, key]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: first + "/account.json"))
+        let newPassword = "harbor velvet cactus lantern quartz"
+
+        let wrong = try passbox(first, ["passwd", "--account"], ["not it", newPassword, newPassword])
+        #expect(wrong.status == 3)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: first + "/account.json")) == before, "nothing changed")
+        #expect(!server.log.contains("/v1/account/password"), "a wrong current password never reaches the server")
+
+        let changed = try passbox(first, ["passwd", "--account"], [password, newPassword, newPassword])
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(changed.stdout.contains("Your Secret Key stays the same"))
+        #expect(try passbox(first, ["account"]).status == 0, "this device stays signed in")
+        #expect(try passbox(second, ["account"]).status == 3, "the other device is signed out")
+        #expect(try passbox(third, ["signin", "--server", server.origin, "--email", "pat@example.org"], [password, key]).status == 3)
+        #expect(try passbox(third, ["signin", "--server", server.origin, "--email", "pat@example.org"], [newPassword, key]).status == 0)
+        #expect(try passbox(third, ["activity"]).stdout.contains("master password changed"))
+        // The changed record still opens: a second change works from it.
+        #expect(try passbox(first, ["passwd", "--account"], [newPassword, password, password]).status == 0)
+    }
+
     /// A server that answers garbage, its own error text, weak parameters or another account's keyset is
     /// refused with a clear error, and nothing is kept on the device.
     @Test(arguments: ["garbage", "foreignText", "weakParameters", "proxyPage"])

@@ -142,6 +142,41 @@ extension Commands {
     }
 }
 
+/// `passbox passwd --account`.
+extension Commands {
+    static func changeAccountPassword(_ c: Context, _ a: Arguments) throws {
+        try a.expectPositionals(0...0, usage: "passbox passwd --account")
+        var (record, client) = try signedInRecord(c)
+        let current = try c.input.secretText(prompt: c.tr("account.prompt.currentMaster"))
+        let new = try c.input.secretText(prompt: c.tr("account.prompt.newMaster"))
+        let again = try c.input.secretText(prompt: c.tr("account.prompt.repeat"))
+        guard new == again else { throw CLIError.failure(c.tr("account.passwordsDiffer"), hint: c.tr("account.passwordsDiffer.hint")) }
+        let text = new.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        if let strength = try? Tools.strength(text, userInputs: [record.email]), strength.score < 3 {
+            throw CLIError.failure(
+                c.tr("account.weakMaster", ["label": c.tr("strength.label.\(strength.score)"), "score": String(strength.score)]),
+                hint: c.tr("account.weakMaster.hint"))
+        }
+        let secretKey = try SecretKey(parsing: record.secretKey)
+        Console.err(c.tr("account.deriving"))
+        let changed = try current.withUnsafeBytes { old in
+            try new.withUnsafeBytes { fresh in
+                try client.changePassword(
+                    email: record.email, current: old, new: fresh, secretKey: secretKey, salt: Array(record.salt),
+                    lastUsed: Argon2Parameters(memoryKiB: record.memoryKiB, passes: record.passes, lanes: record.lanes), keyset: Array(record.keyset),
+                    deviceID: record.deviceID, token: record.token ?? "")
+            }
+        }
+        record.salt = Data(changed.salt)
+        record.memoryKiB = changed.kdf.memoryKiB
+        record.passes = changed.kdf.passes
+        record.lanes = changed.kdf.lanes
+        record.keyset = Data(changed.keyset)
+        try record.save(c.dataDirectory)
+        Console.out(c.tr("account.passwordChanged", ["email": record.email]))
+    }
+}
+
 /// `passbox devices` and `passbox activity`.
 extension Commands {
     static func signedInRecord(_ c: Context) throws -> (AccountRecord, AccountClient) {
@@ -190,7 +225,7 @@ extension Commands {
         }
         let formatter = ISO8601DateFormatter()
         for event in reply.events {
-            let kind = ["signup", "signin", "signinFailed", "signout", "deviceSignedOut"].contains(event.kind) ? c.tr("activity.\(event.kind)") : Console.visible(event.kind)
+            let kind = ["signup", "signin", "signinFailed", "signout", "deviceSignedOut", "passwordChanged"].contains(event.kind) ? c.tr("activity.\(event.kind)") : Console.visible(event.kind)
             let device = event.deviceName.isEmpty ? "" : "  \(Console.visible(event.deviceName))"
             Console.out("\(formatter.string(from: event.at))  \(kind)  \(event.address)\(device)")
         }

@@ -37,7 +37,10 @@ enum CommandTable {
 
     static let commands: [CommandSpec] = [
         CommandSpec(name: "init", summary: "create the local vault (asks for a new password)", usage: "passbox init", flags: testFlags) { c, a, _ in try Commands.initVault(c, a) },
-        CommandSpec(name: "passwd", summary: "change the vault password (only this vault's slot is rewritten)", usage: "passbox passwd", usesAgent: true) { c, a, _ in try Commands.changePassword(c, a) },
+        CommandSpec(
+            name: "passwd", summary: "change the vault password (only this vault's slot is rewritten), or with --account the account's master password",
+            usage: "passbox passwd [--account]", flags: ["account"], usesAgent: true
+        ) { c, a, _ in try a.flag("account") ? Commands.changeAccountPassword(c, a) : Commands.changePassword(c, a) },
         CommandSpec(
             name: "add", summary: "add an item", usage: Commands.addUsage, valued: item, flags: itemFlags, usesAgent: true
         ) { c, a, _ in try Commands.add(c, a) },
