@@ -218,6 +218,7 @@ public final class AgentDaemon: @unchecked Sendable {
         timer.setEventHandler { [self] in
             idle.interval = autoLockSeconds
             if service.isUnlocked, idle.isDue(now: Date()) { lock() }
+            clipboard.reapFinished()
         }
         timer.resume()
         signalSources.append(timer)

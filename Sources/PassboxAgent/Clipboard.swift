@@ -15,6 +15,9 @@ public final class Clipboard: @unchecked Sendable {
     public static let defaultSeconds = 90
     /// The helpers serving values now (X11), ended when the agent locks.
     private var helpers = [pid_t]()
+    /// Every helper started without waiting (servers and clearers), reaped once it ends (`reapFinished`),
+    /// so none stays a zombie under the agent.
+    private var unreaped = [pid_t]()
 
     public init() {}
 
@@ -56,6 +59,7 @@ public final class Clipboard: @unchecked Sendable {
             switch serveOnX11(value, seconds: seconds, environment: environment) {
             case .served(let pid):
                 helpers.append(pid)
+                unreaped.append(pid)
                 return
             case .failed(let why) where tool == nil:
                 throw ProtocolError(.clipboardFailed, ["reason": why])
@@ -69,7 +73,16 @@ public final class Clipboard: @unchecked Sendable {
         }
         // A detached helper clears it later; it gets only the value's SHA-256, on standard input.
         let fingerprint = Hash.sha256(Array(value.utf8)).map { String(format: "%02x", $0) }.joined()
-        _ = Self.runTool([Self.selfExecutable(), "clipboard-clear", "--after", String(seconds)], input: Data((fingerprint + "\n").utf8), environment: environment, wait: false)
+        let clearer = Self.runTool([Self.selfExecutable(), "clipboard-clear", "--after", String(seconds)], input: Data((fingerprint + "\n").utf8), environment: environment, wait: false)
+        if let pid = clearer.pid { unreaped.append(pid) }
+    }
+
+    /// Reaps the helpers that have ended (called on the agent's timer).
+    public func reapFinished() {
+        unreaped.removeAll { pid in
+            let result = waitpid(pid, nil, WNOHANG)
+            return result == pid || (result < 0 && errno == ECHILD)
+        }
     }
 
     /// Ends the helpers that still serve a copied value (the agent locks): X11 then has no owner for the
@@ -117,8 +130,8 @@ public final class Clipboard: @unchecked Sendable {
     /// Runs a clipboard tool with posix_spawn and waitpid: xclip leaves a child serving the selection that
     /// holds inherited descriptors, so its output is read only when asked for (paste) and copies write to
     /// /dev/null.
-    public static func runTool(_ command: [String], input: Data?, environment: [String]? = nil, readOutput: Bool = false, wait: Bool = true) -> (status: Int32, output: Data) {
-        guard let inPipe = try? ChildProcess.pipe() else { return (-1, Data()) }
+    public static func runTool(_ command: [String], input: Data?, environment: [String]? = nil, readOutput: Bool = false, wait: Bool = true) -> (status: Int32, output: Data, pid: Int32?) {
+        guard let inPipe = try? ChildProcess.pipe() else { return (-1, Data(), nil) }
         let outPipe = readOutput ? try? ChildProcess.pipe() : nil
         let pid = try? ChildProcess.spawn(command, stdin: inPipe.read, stdout: outPipe?.write, environment: environment)
         close(inPipe.read)
@@ -126,7 +139,7 @@ public final class Clipboard: @unchecked Sendable {
         guard let pid else {
             close(inPipe.write)
             if let outPipe { close(outPipe.read) }
-            return (-1, Data())
+            return (-1, Data(), nil)
         }
         if let input, !input.isEmpty { _ = input.withUnsafeBytes { write(inPipe.write, $0.baseAddress, $0.count) } }
         close(inPipe.write)
@@ -141,8 +154,8 @@ public final class Clipboard: @unchecked Sendable {
             }
             close(outPipe.read)
         }
-        // The clearing helper runs on in its own time; it is reaped by init when this process ends.
-        guard wait else { return (0, output) }
-        return (ChildProcess.wait(pid), output)
+        // The clearing helper runs on in its own time; the caller reaps it (the agent on its timer).
+        guard wait else { return (0, output, pid) }
+        return (ChildProcess.wait(pid), output, nil)
     }
 }

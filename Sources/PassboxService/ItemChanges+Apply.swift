@@ -50,7 +50,9 @@ extension ItemChanges {
         return weak
     }
 
-    func checkLimits() throws {
+    /// The limits on fields, titles, notes and values, the same with and without the agent (the CLI checks
+    /// them before a request goes to the agent, so an oversized value is named rather than refused as a frame).
+    public func checkLimits() throws {
         let count = fieldsFromCommandLine.count + secretFields.count
         guard count <= ItemLimits.maximumFields else { throw ProtocolError(.tooManyFields, ["count": String(count), "limit": String(ItemLimits.maximumFields)]) }
         if let title, title.utf8.count > ItemLimits.maximumTitle {

@@ -92,6 +92,32 @@ import Testing
         #expect(Console.visible("Grüße 🙂") == "Grüße 🙂")
     }
 
+    /// A line feed or tab in a title or username cannot forge a row of `list` or `search` (found by a
+    /// new-user trial): they print as \u{A} and \u{9}, in messages too.
+    @Test func aTitleCannotForgeARow() throws {
+        #expect(Console.visibleLine("a\nb\tc\u{1B}") == "a\\u{A}b\\u{9}c\\u{1B}")
+        let dir = try TemporaryDirectory("passbox-rows")
+        let bin = try Transcript.executablePath()
+        func run(_ args: [String], _ stdin: [String] = []) throws -> Transcript.Result {
+            try Transcript.execute(bin, ["--data", dir.path + "/data"] + args, stdin: stdin, environment: ["XDG_RUNTIME_DIR": ""])
+        }
+        let password = "correct horse battery"
+        #expect(try run(["init", "--insecure-test-kdf"], [password]).status == 0)
+        let added = try run(["add", "login", "--title", "aaa\nrrhwb404  PayPal   Login        alice", "--username", "z\tq"], [password])
+        #expect(added.stdout.split(separator: "\n").count == 1, "\(added.stdout)")
+        for args in [["list"], ["search", "aaa"]] {
+            let r = try run(args, [password])
+            #expect(r.stdout.split(separator: "\n").count == 2, "\(args): \(r.stdout)")
+            #expect(r.stdout.contains("aaa\\u{A}rrhwb404"))
+            #expect(!r.stdout.contains("\t"))
+        }
+        // --clear-after outside 1 to 3,600 seconds is a usage error, before anything else.
+        for value in ["0", "-3", "5000", "abc"] {
+            let r = try run(["copy", "aaa", "--clear-after", value], [password])
+            #expect(r.status == 2, "\(value): \(r.stderr)")
+        }
+    }
+
     @Test func aTitleWithEscapesPrintsVisiblyInListShowAndErrors() throws {
         let dir = try TemporaryDirectory("passbox-visible")
         let bin = try Transcript.executablePath()

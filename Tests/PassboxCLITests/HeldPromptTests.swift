@@ -62,4 +62,47 @@ import Testing
         #expect(o.seconds < 5, "the agent took \(o.seconds) s to exit")
         try nothingWasSaved(s)
     }
+
+    /// The notes prompt on a terminal ends too when nothing comes (here after 2 seconds instead of 60),
+    /// saving nothing.
+    @Test func aHeldNotesPromptEnds() throws {
+        let s = try AgentEndToEndTests.Session()
+        #expect(try s.run(["init", "--insecure-test-kdf"], [password]).status == 0)
+        #expect(try s.run(["unlock"], [password]).status == 0)
+        let code = """
+            import os, pty, sys, time, select
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.environ["PASSBOX_TEST_PROMPT_SECONDS"] = "2"
+                os.environ["XDG_RUNTIME_DIR"] = ""
+                os.execv(sys.argv[1], [sys.argv[1], "--data", sys.argv[2], "add", "note", "--title", "Held", "--notes-stdin"])
+            out = b""
+            start = time.time()
+            while time.time() - start < 30:
+                r, _, _ = select.select([fd], [], [], 0.5)
+                if r:
+                    try:
+                        chunk = os.read(fd, 4096)
+                    except OSError:
+                        break
+                    if not chunk:
+                        break
+                    out += chunk
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    break
+            else:
+                os.kill(pid, 9)
+            _, status = os.waitpid(pid, 0) if not done else (done, status)
+            print(os.waitstatus_to_exitcode(status), round(time.time() - start, 1))
+            print(out.decode(errors="replace"))
+            """
+        let r = try Transcript.execute("/usr/bin/python3", ["-c", code, s.bin, s.data], stdin: [], environment: [:])
+        let lines = r.stdout.split(separator: "\n", maxSplits: 1).map(String.init)
+        let first = lines.first?.split(separator: " ") ?? []
+        #expect(first.first == "1", "\(r.stdout) \(r.stderr)")
+        #expect(Double(first.last ?? "") ?? 99 < 20)
+        #expect(r.stdout.contains("no input within 2 seconds"))
+        #expect(!(try s.run(["list"]).stdout.contains("Held")))
+    }
 }

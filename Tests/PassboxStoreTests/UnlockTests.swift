@@ -79,6 +79,30 @@ import Testing
         #expect(try store.attempts.failures() == 0)
     }
 
+    /// The right password on a vault whose body is damaged says so and is not counted as a wrong one, so the
+    /// owner is not locked out once the file is restored (found by a new-user trial).
+    @Test func theRightPasswordOnADamagedBodyIsNotCountedAsWrong() throws {
+        let dir = try TemporaryDirectory()
+        let store = VaultStore(directory: dir.path, clock: FakeClock())
+        _ = try store.create(password: password, parameters: cheapKDF)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: store.vaultPath)))
+        let slotSize = (bytes.count - 128) / 16
+        for slot in 0..<16 { bytes[128 + slot * slotSize + 128 + 64] ^= 0x5A }
+        try Data(bytes).write(to: URL(fileURLWithPath: store.vaultPath))
+        for _ in 0..<6 {
+            do {
+                _ = try store.unlock(password: password)
+                Issue.record("a damaged body opened")
+            } catch StoreError.damaged {
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+        #expect(try store.attempts.failures() == 0)
+        #expect(throws: StoreError.wrongPassword) { try store.unlock(password: "wrong guess!") }
+        #expect(try store.attempts.failures() == 1)
+    }
+
     @Test(arguments: [(0, 0), (4, 0), (5, 60), (6, 300), (7, 900), (8, 900), (9, 3600), (30, 3600)])
     func waitTable(_ failures: Int, _ seconds: Int) {
         #expect(AttemptCounter.wait(afterFailures: failures) == seconds)

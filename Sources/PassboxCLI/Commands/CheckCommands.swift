@@ -63,7 +63,7 @@ extension Commands {
             let order = Dictionary(uniqueKeysWithValues: FindingKind.allCases.map { ($0.rawValue, $0.order) })
             let costs = report.deductions.sorted { $0.value == $1.value ? (order[$0.key] ?? 0) < (order[$1.key] ?? 0) : $0.value > $1.value }
             if !costs.isEmpty {
-                Console.out(costs.map { String(format: "−%.1f %@", $0.value, context.tr("check.kind.\($0.key).title").lowercased()) }.joined(separator: " · "))
+                Console.out(costs.map { String(format: "−%.1f %@", $0.value, kindName($0.key, context)) }.joined(separator: " · "))
             }
             if report.breachCheckEnabled {
                 Console.out(report.lastBreachCheck.map { context.tr("check.breaches.last", ["date": Output.date($0)]) } ?? context.tr("check.breaches.never"))
@@ -73,7 +73,7 @@ extension Commands {
             if !report.fixFirst.isEmpty {
                 Console.out("\n" + context.tr("check.fixFirst"))
                 for (i, fix) in report.fixFirst.enumerated() {
-                    Console.out(Console.visible(String(format: "  %d. %@ (%@): %@, +%.1f", i + 1, fix.title, String(fix.itemID.prefix(8)), fix.kinds.joined(separator: ", "), fix.points)))
+                    Console.out(Console.visible(String(format: "  %d. %@ (%@): %@, +%.1f", i + 1, Console.visibleLine(fix.title), String(fix.itemID.prefix(8)), fix.kinds.map { kindName($0, context) }.joined(separator: ", "), fix.points)))
                 }
             }
         }
@@ -87,7 +87,7 @@ extension Commands {
                     Console.out("  group \(g):")
                 }
                 let indent = f.group == nil ? "  " : "    "
-                Console.out(Console.visible("\(indent)\(f.title) (\(f.itemID.prefix(8)))\(f.dismissed ? " [dismissed]" : "") — \(advice(f, context))"))
+                Console.out(Console.visible("\(indent)\(Console.visibleLine(f.title)) (\(f.itemID.prefix(8)))\(f.dismissed ? " [dismissed]" : "") — \(advice(f, context))"))
             }
         }
         let dismissed = report.findings.filter(\.dismissed).count
@@ -100,13 +100,13 @@ extension Commands {
         let kind = args.positionals[1]
         guard FindingKind(rawValue: kind) != nil else { throw ProtocolError(.unknownFindingKind, ["name": kind]) }
         let saved = try context.send(.dismiss(DismissRequest(item: args.positionals[0], kind: kind, dismissed: dismiss))).saved()
-        Console.out(Console.visible(dismiss ? "Dismissed \(kind) for \"\(saved.title)\"; it no longer counts." : "\(kind) for \"\(saved.title)\" counts again."))
+        Console.out(Console.visible(dismiss ? "Dismissed \(kind) for \"\(Console.visibleLine(saved.title))\"; it no longer counts." : "\(kind) for \"\(Console.visibleLine(saved.title))\" counts again."))
     }
 
     static func checkFixHTTPS(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(args.flag("all") ? 0...0 : 1...1, usage: checkUsage)
         let reply = try context.send(.fixHTTPS(FixHTTPSRequest(item: args.flag("all") ? nil : args.positionals[0]))).count()
-        for item in reply.items { Console.out(Console.visible("Switched \"\(item.title)\" to https://")) }
+        for item in reply.items { Console.out(Console.visible("Switched \"\(Console.visibleLine(item.title))\" to https://")) }
         if reply.count == 0 { Console.out("No http:// addresses to switch.") }
     }
 
@@ -178,5 +178,14 @@ extension Commands {
         }
         guard answer.status == 200 else { throw CLIError.failure("\(address) answered \(answer.status)") }
         return Data(answer.body)
+    }
+
+    /// A finding kind's name inside a sentence: lower case in English, as written in German (nouns keep
+    /// their capital); an unknown kind as its key.
+    static func kindName(_ kind: String, _ context: Context) -> String {
+        let key = "check.kind.\(kind).title"
+        let name = context.tr(key)
+        if name == key { return Console.visibleLine(kind) }
+        return context.language == .german ? name : name.lowercased()
     }
 }

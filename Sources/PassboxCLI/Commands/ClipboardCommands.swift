@@ -17,13 +17,19 @@ extension Commands {
     /// the agent locks. The agent does the copying when one runs (it owns the helpers); else this process does.
     static func copy(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(1...2, usage: "passbox copy ITEM [FIELD]")
+        var seconds = Clipboard.defaultSeconds
+        if let given = args.value("clear-after") {
+            guard let value = Int(given), (1...3600).contains(value) else {
+                throw CLIError.usage("--clear-after takes 1 to 3600 seconds, not \"\(Console.visibleLine(given))\"", hint: "for example --clear-after 30")
+            }
+            seconds = value
+        }
         let display = clipboardDisplay()
         // Say there is nowhere to copy to before asking for any password.
         guard Clipboard.tool(display) != nil || !(display.display ?? "").isEmpty else { throw ProtocolError(.noDisplay) }
         let field = args.positionals.count > 1 ? args.positionals[1] : "password"
         let item = args.positionals[0].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? args.positionals[0]
         let reference = "passbox://local/\(item)/\(field)"
-        let seconds = max(1, min(Int(args.value("clear-after") ?? "") ?? Clipboard.defaultSeconds, 3600))
         if context.endpoint.agentIsRunning {
             try context.send(.copy(CopyRequest(reference: reference, clearAfter: seconds, display: display)))
         } else {

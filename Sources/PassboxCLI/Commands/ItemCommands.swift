@@ -13,7 +13,7 @@ extension Commands {
         let changes = try ItemOptions.changes(args, context: context)
         let saved = try context.send(.add(AddRequest(category: category.rawValue, changes: changes))).saved()
         ItemOptions.warnIfWeak(saved, context)
-        Console.out(Console.visible("Added \"\(saved.title)\" (\(saved.categoryName)) \(saved.id)"))
+        Console.out(Console.visible("Added \"\(Console.visibleLine(saved.title))\" (\(saved.categoryName)) \(saved.id)"))
     }
 
     /// `passbox edit ITEM …`
@@ -24,10 +24,10 @@ extension Commands {
         let saved = try context.send(.edit(EditRequest(item: args.positionals[0], changes: changes))).saved()
         ItemOptions.warnIfWeak(saved, context)
         guard saved.changed else {
-            Console.out(Console.visible("No change to \"\(saved.title)\"."))
+            Console.out(Console.visible("No change to \"\(Console.visibleLine(saved.title))\"."))
             return
         }
-        Console.out(Console.visible("Saved \"\(saved.title)\" \(saved.id) (the previous version is in its history)"))
+        Console.out(Console.visible("Saved \"\(Console.visibleLine(saved.title))\" \(saved.id) (the previous version is in its history)"))
     }
 
     /// `passbox list`: pages through the agent's answer, so any number of items can be listed.
@@ -81,7 +81,7 @@ extension Commands {
             return
         }
         let s = item.summary
-        var rows: [[String]] = [["Title:", s.title], ["Category:", s.categoryName], ["ID:", s.id]]
+        var rows: [[String]] = [["Title:", Console.visibleLine(s.title)], ["Category:", s.categoryName], ["ID:", s.id]]
         for field in item.fields {
             if let code = field.code {
                 // The code is what the user needs; the secret behind it is shown only with --reveal.
@@ -91,14 +91,14 @@ extension Commands {
                 } else if let value = code.code {
                     rows.append(["\(field.label):", "\(value) (\(code.secondsLeft ?? 0) s left)"])
                 }
-                if reveal { rows.append(["", field.value]) }
+                if reveal { rows.append(["", Console.visibleLine(field.value)]) }
                 continue
             }
             let shown = field.masked ? Output.mask : field.value
             rows.append(["\(field.label):", shown.replacingOccurrences(of: "\n", with: "\n    ")])
         }
-        for site in s.websites { rows.append(["Website:", site]) }
-        if !s.tags.isEmpty { rows.append(["Tags:", s.tags.joined(separator: ", ")]) }
+        for site in s.websites { rows.append(["Website:", Console.visibleLine(site)]) }
+        if !s.tags.isEmpty { rows.append(["Tags:", Console.visibleLine(s.tags.joined(separator: ", "))]) }
         if s.favorite { rows.append(["Favorite:", "yes"]) }
         if s.created != nil { rows.append(["Created:", Output.date(s.created)]) }
         if s.lastChanged != nil { rows.append(["Last changed:", Output.date(s.lastChanged)]) }
@@ -107,7 +107,7 @@ extension Commands {
         if item.historyCount > 0 {
             rows.append(["History:", "\(item.historyCount) earlier version\(item.historyCount == 1 ? "" : "s") (passbox history \(s.id.prefix(8)))"])
         }
-        Console.out(Output.table(rows))
+        Console.out(Output.table(rows, multilineValues: true))
         if !item.notes.isEmpty {
             Console.out("Notes:")
             Console.out(Console.visible(item.notes.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")))
@@ -121,7 +121,7 @@ extension Commands {
     static func remove(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(1...1, usage: "passbox rm ITEM")
         let saved = try context.send(.delete(ItemRequest(item: args.positionals[0]))).saved()
-        Console.out(Console.visible("Moved \"\(saved.title)\" to the trash. Undo with: passbox trash restore \(saved.id.prefix(8))"))
+        Console.out(Console.visible("Moved \"\(Console.visibleLine(saved.title))\" to the trash. Undo with: passbox trash restore \(saved.id.prefix(8))"))
     }
 
     static let trashUsage = "passbox trash [list | restore ITEM | delete ITEM | empty]"
@@ -144,13 +144,13 @@ extension Commands {
     static func trashRestore(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(1...1, usage: trashUsage)
         let saved = try context.send(.trashRestore(ItemRequest(item: args.positionals[0]))).saved()
-        Console.out(Console.visible("Restored \"\(saved.title)\"."))
+        Console.out(Console.visible("Restored \"\(Console.visibleLine(saved.title))\"."))
     }
 
     static func trashDelete(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(1...1, usage: trashUsage)
         let saved = try context.send(.trashDelete(ItemRequest(item: args.positionals[0]))).saved()
-        Console.out(Console.visible("Deleted \"\(saved.title)\" for good."))
+        Console.out(Console.visible("Deleted \"\(Console.visibleLine(saved.title))\" for good."))
     }
 
     static func trashEmpty(_ context: Context, _ args: Arguments) throws {
@@ -166,7 +166,7 @@ extension Commands {
         if args.positionals.count > 1 {
             guard args.positionals[1] == "restore", args.positionals.count == 3 else { throw CLIError.usage("usage: \(usage)") }
             let saved = try context.send(.restoreVersion(RestoreVersionRequest(item: args.positionals[0], version: args.positionals[2]))).saved()
-            Console.out(Console.visible("Restored version \(args.positionals[2]) of \"\(saved.title)\"; the replaced version is in its history."))
+            Console.out(Console.visible("Restored version \(args.positionals[2]) of \"\(Console.visibleLine(saved.title))\"; the replaced version is in its history."))
             return
         }
         let reveal = args.flag("reveal")
@@ -176,10 +176,10 @@ extension Commands {
             return
         }
         guard !history.versions.isEmpty else {
-            Console.out(Console.visible("\"\(history.title)\" has no earlier versions."))
+            Console.out(Console.visible("\"\(Console.visibleLine(history.title))\" has no earlier versions."))
             return
         }
-        Console.out(Console.visible("Earlier versions of \"\(history.title)\", newest first:"))
+        Console.out(Console.visible("Earlier versions of \"\(Console.visibleLine(history.title))\", newest first:"))
         var rows = [["VERSION", "REPLACED", "CHANGES"]]
         for version in history.versions {
             rows.append([version.id, Output.date(version.replacedAt), describe(version.changes)])

@@ -35,7 +35,7 @@ enum ItemOptions {
         }
         if args.flag("notes-stdin") {
             if context.input.isTerminal { Console.err("Notes (end with Ctrl-D on an empty line):") }
-            changes.notes = context.input.readRest()
+            changes.notes = try context.input.readRest()
         }
         return changes
     }
@@ -56,6 +56,15 @@ enum GeneratorOptions {
 
     static func request(_ args: Arguments) throws -> GeneratorRequest {
         var r = GeneratorRequest()
+        // A passphrase's options and a character password's do not mix: one of them would be ignored.
+        let characterOptions = ["length", "no-upper", "no-lower", "no-digits", "no-symbols", "allow-similar"].filter { args.has($0) }
+        let wordOptions = ["separator", "capitalize", "digit", "language"].filter { args.has($0) }
+        if args.has("words"), let first = characterOptions.first {
+            throw ProtocolError(.conflictingOptions, ["first": "--words", "second": "--" + first])
+        }
+        if !args.has("words"), let first = wordOptions.first {
+            throw ProtocolError(.conflictingOptions, ["first": "--" + first, "second": "a character password (it needs --words N)"])
+        }
         if let words = args.value("words") {
             guard let n = Int(words) else { throw CLIError.usage("--words takes a number") }
             r.words = n

@@ -58,9 +58,9 @@ extension Commands {
         let setups = try readSetups(context, args)
         let code = try context.send(.setOneTimePassword(SetOneTimePasswordRequest(item: args.positionals[0], setups: setups))).code()
         if code.kind == "hotp" {
-            Console.out(Console.visible("Added a one-time password (HOTP, counter \(code.counter ?? 0)) to \"\(code.title)\"."))
+            Console.out(Console.visible("Added a one-time password (HOTP, counter \(code.counter ?? 0)) to \"\(Console.visibleLine(code.title))\"."))
         } else {
-            Console.out(Console.visible("Added a one-time password to \"\(code.title)\"; the current code is \(code.code ?? "")."))
+            Console.out(Console.visible("Added a one-time password to \"\(Console.visibleLine(code.title))\"; the current code is \(code.code ?? "")."))
         }
     }
 
@@ -88,9 +88,9 @@ extension Commands {
         }
         for imported in reply.imported {
             if imported.toLogin {
-                Console.out(Console.visible("Added the code for \(imported.issuer) \(imported.account) to the login \"\(imported.title)\"."))
+                Console.out(Console.visible("Added the code for \(Console.visibleLine(imported.issuer)) \(Console.visibleLine(imported.account)) to the login \"\(Console.visibleLine(imported.title))\"."))
             } else {
-                Console.out(Console.visible("Added \"\(imported.title)\" (One-Time Password) \(imported.itemID)"))
+                Console.out(Console.visible("Added \"\(Console.visibleLine(imported.title))\" (One-Time Password) \(imported.itemID)"))
             }
         }
         if reply.skippedDuplicates > 0 {

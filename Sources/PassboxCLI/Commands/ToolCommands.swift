@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCore
+import PassboxProtocol
 import PassboxService
 import PassboxStore
 
@@ -7,7 +8,13 @@ extension Commands {
     /// `passbox generate`: a random password, or a passphrase with `--words N` (in this process: no vault).
     static func generate(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(0...0, usage: "passbox generate [--length N] [--no-upper] [--no-lower] [--no-digits] [--no-symbols] [--allow-similar] | --words N [--separator S] [--capitalize] [--digit] [--language en|de] [--json]")
-        var generated = try Tools.generate(try GeneratorOptions.request(args))
+        // Every refusal of the generator's options is a usage error (exit 2), like an option it cannot read.
+        var generated: GeneratedReply
+        do {
+            generated = try Tools.generate(try GeneratorOptions.request(args))
+        } catch let error as ValidationError {
+            throw CLIError(message: error.message, hint: error.hint, code: .usage)
+        }
         if args.flag("json") {
             generated.entropyBits = (generated.entropyBits * 10).rounded() / 10
             try Output.json(generated)

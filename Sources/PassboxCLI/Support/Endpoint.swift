@@ -56,6 +56,12 @@ final class Endpoint {
     @discardableResult
     func send(_ request: Request) throws -> Reply {
         let reply: Reply
+        // The item limits are checked here too, so a value too large for the agent's frame is named as such.
+        switch request {
+        case .add(let add): try add.changes.checkLimits()
+        case .edit(let edit): try edit.changes.checkLimits()
+        default: break
+        }
         if agentIsRunning {
             do {
                 // The agent ended since this command began (locked and stopped): the vault is locked.
@@ -79,6 +85,10 @@ final class Endpoint {
                 reply = answer
             } catch let e as ProtocolError {
                 throw e
+            } catch Framing.FrameError.oversized(let bytes) {
+                throw CLIError.failure(
+                    "the request is \(bytes) bytes, more than the \(Framing.maximumFrame) the agent takes; nothing was sent",
+                    hint: "shorten the values; notes and fields hold at most 2 MiB")
             } catch {
                 throw CLIError.failure("the agent did not answer", hint: "stop it with \"passbox lock --stop\" and run the command again")
             }

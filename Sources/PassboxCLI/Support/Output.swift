@@ -30,12 +30,14 @@ enum Output {
     }
 
     /// A table with left-aligned columns; cells are made visible and cut (but the last column) so one huge
-    /// value cannot widen every row.
-    static func table(_ rows: [[String]]) -> String {
+    /// value cannot widen every row. A line feed or tab in a cell is shown as `\u{A}` / `\u{9}` so no value
+    /// can forge a row; only `show`'s values (`multilineValues`) keep their line feeds, indented under the value.
+    static func table(_ rows: [[String]], multilineValues: Bool = false) -> String {
         guard let first = rows.first else { return "" }
         let cells = rows.map { row in
             row.enumerated().map { i, cell -> String in
-                let shown = Console.visible(cell)
+                let last = i == row.count - 1
+                let shown = last && multilineValues ? Console.visible(cell).replacingOccurrences(of: "\t", with: "\\u{9}") : Console.visibleLine(cell)
                 return i < row.count - 1 && shown.count > cellLimit ? String(shown.prefix(cellLimit - 1)) + "…" : shown
             }
         }

@@ -6,7 +6,7 @@ import PassboxProtocol
 protocol InputSource: AnyObject {
     var isTerminal: Bool { get }
     func readLine() -> String?
-    func readRest() -> String
+    func readRest() throws -> String
     func secret(prompt: String) throws -> String
     func secretText(prompt: String) throws -> SecretText
 }
@@ -14,8 +14,13 @@ protocol InputSource: AnyObject {
 /// Reads secrets: from the terminal with echo off, or, when standard input is not a terminal, one line at a
 /// time from it (the vault password first, then `--password-stdin`, then `--notes-stdin`).
 final class SecretInput: InputSource {
-    /// How long a terminal prompt waits for an answer.
-    static let promptSeconds = 60
+    /// How long a terminal prompt waits for an answer (debug builds, which `make test` runs, take
+    /// PASSBOX_TEST_PROMPT_SECONDS so a test need not wait a minute; the release binary has no such hook).
+    #if DEBUG
+        static let promptSeconds = getenv("PASSBOX_TEST_PROMPT_SECONDS").flatMap { Int(String(cString: $0)) } ?? 60
+    #else
+        static let promptSeconds = 60
+    #endif
     private var buffered = [UInt8]()
     private var reachedEnd = false
 
@@ -30,9 +35,12 @@ final class SecretInput: InputSource {
 
     /// One line's bytes, which the caller wipes.
     func readLineBytes() -> [UInt8]? {
+        // Only bytes not yet searched are searched for the line's end, so a line of many megabytes is read in
+        // one pass (searching the whole buffer after every read made an 8 MB line take minutes).
+        var searched = 0
         while true {
             // Input may hold secrets: every buffer a line passed through is wiped once it is taken.
-            if let newline = buffered.firstIndex(of: 10) {
+            if let newline = buffered[searched...].firstIndex(of: 10) {
                 var line = Array(buffered[..<newline])
                 var rest = Array(buffered[(newline + 1)...])
                 swap(&rest, &buffered)
@@ -45,22 +53,41 @@ final class SecretInput: InputSource {
                 defer { buffered = [] }
                 return buffered
             }
-            var chunk = [UInt8](repeating: 0, count: 4096)
+            searched = buffered.count
+            var chunk = [UInt8](repeating: 0, count: 65536)
             defer { ConstantTime.wipe(&chunk) }
             let n = read(STDIN_FILENO, &chunk, chunk.count)
             if n <= 0 {
                 if n < 0 && errno == EINTR { continue }
                 reachedEnd = true
             } else {
+                // Grown by doubling; the old storage is wiped when a growth moves the bytes.
+                if buffered.count + n > buffered.capacity {
+                    var grown = [UInt8]()
+                    grown.reserveCapacity(max(buffered.capacity * 2, buffered.count + n))
+                    grown += buffered
+                    ConstantTime.wipe(&buffered)
+                    buffered = grown
+                }
                 buffered += chunk[0..<n]
             }
         }
     }
 
-    /// Everything left on standard input.
-    func readRest() -> String {
+    /// Everything left on standard input. On a terminal each line must come within a minute of the one before
+    /// (a prompt never waits forever: a held prompt must not hold the command, and what was typed is dropped).
+    func readRest() throws -> String {
         var lines = [String]()
-        while let line = readLine() { lines.append(line) }
+        while true {
+            if isTerminal, !buffered.contains(10), !reachedEnd {
+                var ready = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, Int32(Self.promptSeconds * 1000)) > 0 else {
+                    throw CLIError.failure("no input within \(Self.promptSeconds) seconds; nothing was changed", hint: "run the command again")
+                }
+            }
+            guard let line = readLine() else { break }
+            lines.append(line)
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -136,6 +163,14 @@ enum Console {
             }
         }
         return String(out)
+    }
+
+    /// One line of text from an item or an outsider (a title, a label, a name): `visible`, and line feeds and
+    /// tabs shown as `\u{A}` and `\u{9}` too, so a value cannot start a row of its own or shift columns.
+    static func visibleLine(_ text: String) -> String {
+        let shown = visible(text)
+        guard shown.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\t" }) else { return shown }
+        return shown.replacingOccurrences(of: "\n", with: "\\u{A}").replacingOccurrences(of: "\t", with: "\\u{9}")
     }
 
     static func isHidden(_ s: Unicode.Scalar) -> Bool {

@@ -178,8 +178,9 @@ public final class VaultStore: @unchecked Sendable {
         } catch {
             outcome = .failure(found == nil ? StoreError.wrongPassword : error)
         }
-        if case .success = outcome {
-            // The count resets only when a vault opened; if the reset cannot be written, stay locked.
+        if found != nil {
+            // The password opened a key box, so it is right: the count resets even when the body then turns out
+            // damaged (a damaged file must not lock its owner out). If the reset cannot be written, stay locked.
             try attempts.succeeded()
         }
         work.workSeconds = clock.monotonic() - start
