@@ -55,6 +55,7 @@ public final class Clipboard: @unchecked Sendable {
         guard tool != nil || x11 else { throw ProtocolError(.noDisplay) }
         let environment = Self.environment(display)
         let nativeWayland = tool?.copy.first == "/usr/bin/wl-copy"
+        var x11Failure: String?
         if x11 && !nativeWayland {
             switch serveOnX11(value, seconds: seconds, environment: environment) {
             case .served(let pid):
@@ -63,13 +64,14 @@ public final class Clipboard: @unchecked Sendable {
                 return
             case .failed(let why) where tool == nil:
                 throw ProtocolError(.clipboardFailed, ["reason": why])
-            case .failed:
-                break  // xclip below, without the password-manager mark
+            case .failed(let why):
+                x11Failure = why  // xclip below, without the password-manager mark
             }
         }
         guard let tool else { throw ProtocolError(.clipboardFailed, ["reason": "no clipboard tool (wl-copy or xclip) was found"]) }
         guard Self.runTool(tool.copy, input: Data(value.utf8), environment: environment).status == 0 else {
-            throw ProtocolError(.clipboardFailed, ["reason": "\(tool.copy[0]) failed"])
+            // Both failed: the X11 helper's reason (such as a display that cannot be opened) says more than xclip's.
+            throw ProtocolError(.clipboardFailed, ["reason": x11Failure.map { "\($0) (and \(tool.copy[0]) failed too)" } ?? "\(tool.copy[0]) failed"])
         }
         // A detached helper clears it later; it gets only the value's SHA-256, on standard input.
         let fingerprint = Hash.sha256(Array(value.utf8)).map { String(format: "%02x", $0) }.joined()

@@ -46,6 +46,18 @@ import Testing
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == bytes)
     }
 
+    /// `init` over a file that is not a vault names it as such and leaves it alone.
+    @Test func initOverAForeignFileSaysItIsNotAVault() throws {
+        let dir = try TemporaryDirectory("passbox-cli")
+        try FileManager.default.createDirectory(atPath: dir.path + "/data", withIntermediateDirectories: true)
+        let foreign = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 73 &+ 5) })
+        try foreign.write(to: URL(fileURLWithPath: dir.path + "/data/vault.pbx"))
+        let r = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path + "/data", "init", "--insecure-test-kdf"], stdin: ["correct horse battery"], environment: [:])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("is not a Passbox vault file"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.path + "/data/vault.pbx")) == foreign)
+    }
+
     @Test func dataDirectoryIsCreatedPrivate() throws {
         let dir = try TemporaryDirectory("passbox-cli")
         let data = dir.path + "/nested/data"

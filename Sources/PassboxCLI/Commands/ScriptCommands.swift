@@ -28,7 +28,7 @@ extension Commands {
         let command = Array(words[(dash + 1)...])
         var environment = ProcessInfo.processInfo.environment
         if let file = args.value("env-file") {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw CLIError.failure("cannot read \(file)") }
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw unreadable(file) }
             do {
                 for (key, value) in try DotEnv.parse(text) { environment[key] = value }
             } catch {
@@ -79,7 +79,7 @@ extension Commands {
     static func inject(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(0...0, usage: "passbox inject -i TEMPLATE [-o FILE]")
         guard let input = args.value("i") ?? args.value("in-file") else { throw CLIError.usage("usage: passbox inject -i TEMPLATE [-o FILE]") }
-        guard let template = try? String(contentsOfFile: input, encoding: .utf8) else { throw CLIError.failure("cannot read \(input)") }
+        guard let template = try? String(contentsOfFile: input, encoding: .utf8) else { throw unreadable(input) }
         let parsed = SecretTemplate(parsing: template)
         let output: String
         do {
@@ -101,18 +101,37 @@ extension Commands {
             let directory = (path as NSString).deletingLastPathComponent
             let temporary = (directory.isEmpty ? "." : directory) + "/.passbox-inject-" + UUID().uuidString
             let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw CLIError.failure("cannot write \(path): \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else {
+                throw CLIError.failure(
+                    "cannot write \(Console.visibleLine(path)): \(String(cString: strerror(errno)))", hint: "check that the directory exists and is writable; nothing was written")
+            }
             let bytes = Array(output.utf8)
             let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             fsync(fd)
             close(fd)
             guard written == bytes.count, rename(temporary, path) == 0 else {
                 unlink(temporary)
-                throw CLIError.failure("cannot write \(path)")
+                throw CLIError.failure("cannot write \(Console.visibleLine(path))", hint: "check the free space; nothing was kept")
             }
             Console.err("Wrote \(path) (mode 0600) with \(count) secret\(count == 1 ? "" : "s").")
         } else {
             Console.write(output, error: false)
         }
+    }
+
+    /// A file given to read that cannot be: why (missing, a directory, no permission, not UTF-8).
+    static func unreadable(_ path: String) -> CLIError {
+        var info = stat()
+        let why: String
+        if stat(path, &info) != 0 {
+            why = String(cString: strerror(errno))
+        } else if info.st_mode & S_IFMT == S_IFDIR {
+            why = "it is a directory"
+        } else if access(path, R_OK) != 0 {
+            why = String(cString: strerror(errno))
+        } else {
+            why = "it is not UTF-8 text"
+        }
+        return CLIError.failure("cannot read \(Console.visibleLine(path)): \(why)", hint: "check the path; nothing was run or written")
     }
 }

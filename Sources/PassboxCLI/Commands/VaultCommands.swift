@@ -9,7 +9,16 @@ extension Commands {
     /// `passbox init`: creates the local vault, asking for a new password (twice on a terminal).
     static func initVault(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(0...0, usage: "passbox init")
-        if context.store.exists { throw ProtocolError(.vaultExists, ["path": context.store.vaultPath]) }
+        if context.store.exists {
+            // A file that is not a vault is named as such (the hint to change a vault's password would mislead).
+            let handle = FileHandle(forReadingAtPath: context.store.vaultPath)
+            let head = (try? handle?.read(upToCount: VaultHeader.length)).flatMap { $0.map(Array.init) } ?? []
+            try? handle?.close()
+            if (try? VaultHeader.decode(head, path: context.store.vaultPath)) == nil {
+                throw ProtocolError(.notAVault, ["path": context.store.vaultPath])
+            }
+            throw ProtocolError(.vaultExists, ["path": context.store.vaultPath])
+        }
         let password = try newPassword(context, prompt: "New vault password: ")
         let parameters: Argon2Parameters
         if args.flag("insecure-test-kdf") {
