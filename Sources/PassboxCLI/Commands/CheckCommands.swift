@@ -116,11 +116,11 @@ extension Commands {
         case "on":
             Console.out(context.tr("check.optin"))
             guard args.flag("yes") else {
-                Console.out("\nTo turn it on: passbox check breaches on --yes")
+                Console.out("\n" + context.tr("check.optin.confirm"))
                 return
             }
             try context.send(.changeSetting(SettingRequest(name: "breach-check", value: "on")))
-            Console.out("\nThe breached-password check is on. Run it with: passbox check --breaches")
+            Console.out("\n" + context.tr("check.optin.on"))
         case "off":
             try context.send(.changeSetting(SettingRequest(name: "breach-check", value: "off")))
             Console.out("The breached-password check is off.")

@@ -1,5 +1,5 @@
 extension Tables {
-    /// `passbox server` and the account commands.
+    /// `passbox server`, the account commands and a few command-line sentences.
     static let serverEnglish: [String: String] = [
         "account.prompt.newMaster": "New master password: ",
         "account.prompt.repeat": "Repeat it: ",
@@ -29,6 +29,8 @@ extension Tables {
         "account.show.secretKeyHere": "Secret Key stored on this device",
         "account.show.devices": "Signed-in devices:",
         "account.show.thisDevice": "  (this device)",
+        "check.optin.confirm": "To turn it on: passbox check breaches on --yes",
+        "check.optin.on": "The breached-password check is on. Run it with: passbox check --breaches",
         "devices.signedOut": "Signed out the device {device}.",
         "devices.signedOutOthers.one": "Signed out 1 other device.",
         "devices.signedOutOthers.other": "Signed out {count} other devices.",
@@ -92,6 +94,8 @@ extension Tables {
         "account.show.secretKeyHere": "Secret Key auf diesem Gerät gespeichert",
         "account.show.devices": "Angemeldete Geräte:",
         "account.show.thisDevice": "  (dieses Gerät)",
+        "check.optin.confirm": "Zum Einschalten: passbox check breaches on --yes",
+        "check.optin.on": "Die Prüfung auf kompromittierte Passwörter ist eingeschaltet. Starten Sie sie mit: passbox check --breaches",
         "devices.signedOut": "Das Gerät {device} wurde abgemeldet.",
         "devices.signedOutOthers.one": "1 anderes Gerät wurde abgemeldet.",
         "devices.signedOutOthers.other": "{count} andere Geräte wurden abgemeldet.",
