@@ -38,7 +38,7 @@ public struct AccountClient: Sendable {
     /// Makes a new account: a new Secret Key, salt and keyset, sent with the sign-in public key; then signs in
     /// as this device. Returns the Secret Key (shown to the user once) and the session.
     public func signup(
-        email: String, password: UnsafeRawBufferPointer, deviceID: String, deviceName: String,
+        email: String, password: UnsafeRawBufferPointer, deviceID: String, deviceName: String, invitation: String? = nil,
         parameters: Argon2Parameters = AccountKDFPolicy.newAccount
     ) throws -> (SecretKey, SignedIn) {
         let email = SignInTranscript.normalizedEmail(email)
@@ -50,7 +50,8 @@ public struct AccountClient: Sendable {
             let keys = try AccountKeys.derive(password: password, salt: salt, parameters: parameters, secretKey: secretKey)
             let request = SignupRequest(
                 accountID: secretKey.accountID, email: email, salt: Data(salt), kdf: Self.wire(parameters),
-                signInPublicKey: Data(keys.signInKey.publicKey), keyset: Data(try keyset.sealed(accountID: secretKey.accountID, unlockKey: keys.accountUnlockKey)))
+                signInPublicKey: Data(keys.signInKey.publicKey), keyset: Data(try keyset.sealed(accountID: secretKey.accountID, unlockKey: keys.accountUnlockKey)),
+                invitation: invitation)
             do {
                 _ = try call("POST", "/v1/signup", request, as: SignupReply.self)
             } catch let error as ProtocolError where error.code == .accountIDTaken && attempt < 3 {
@@ -181,10 +182,14 @@ public struct AccountClient: Sendable {
     /// None of the server's facts are kept: a server cannot make the client show words of its choosing
     /// (security.md §6b), and a request it calls bad is an answer this client cannot use.
     func failure(_ answer: (status: Int, body: [UInt8])) -> ProtocolError {
-        let serverCodes: Set<ErrorCode> = [.accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .deviceNotFound]
+        let serverCodes: Set<ErrorCode> = [.accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .deviceNotFound, .signupClosed]
         if let error = try? ProtocolCoding.wireDecode(ProtocolError.self, from: Data(answer.body)) {
             if serverCodes.contains(error.code) { return ProtocolError(error.code) }
             // The wait is the one fact taken, as a number of whole minutes within a day.
+            // An invitation's refusal keeps its reason only when it is one of the known few.
+            if error.code == .invitationInvalid, let reason = error.facts["reason"], ["missing", "unknown", "used", "expired", "otherEmail"].contains(reason) {
+                return ProtocolError(.invitationInvalid, ["reason": reason])
+            }
             if error.code == .rateLimited, let minutes = error.facts["minutes"].flatMap(Int.init), (1...1440).contains(minutes) {
                 return ProtocolError(.rateLimited, ["minutes": String(minutes)])
             }

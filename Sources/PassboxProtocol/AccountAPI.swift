@@ -29,8 +29,11 @@ public struct SignupRequest: Codable, Sendable {
     public var signInPublicKey: Data
     /// The keyset: public keys in the clear, private halves sealed under the account unlock key (opaque here).
     public var keyset: Data
+    /// The invitation token, on a server that signs up by invitation only.
+    public var invitation: String?
 
-    public init(accountID: String, email: String, salt: Data, kdf: KDFParameters, signInPublicKey: Data, keyset: Data) {
+    public init(accountID: String, email: String, salt: Data, kdf: KDFParameters, signInPublicKey: Data, keyset: Data, invitation: String? = nil) {
+        self.invitation = invitation
         self.accountID = accountID
         self.email = email
         self.salt = salt

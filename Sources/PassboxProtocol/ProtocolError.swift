@@ -96,6 +96,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case noAccount
     case rateLimited  // facts: minutes
     case deviceNotFound  // facts: device
+    case signupClosed
+    case invitationInvalid  // facts: reason (missing, unknown, used, expired, otherEmail)
     case alreadySignedIn  // facts: email, server
 
     public var exitCode: Int32 {

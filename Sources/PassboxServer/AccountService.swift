@@ -10,6 +10,8 @@ struct AccountService: Sendable {
     let pool: ConnectionPool
     /// The server's origin as clients reach it (`https://vault.example.org`); part of what they sign.
     let origin: OriginHolder
+    /// Who may make an account.
+    var signup: SignupMode = .open
     /// What a new account must at least use (the same floor as the client's).
     static let kdfFloor = KDFParameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1)
     /// What an unknown email's prelogin answers (the parameters new accounts get).
@@ -42,6 +44,11 @@ struct AccountService: Sendable {
         else { throw ProtocolError(.badRequest, ["reason": "kdf parameters below the floor (64 MiB, 3 passes) or above the ceiling"]) }
         return try pool.with { db in
             try db.transaction {
+                switch signup {
+                case .closed: throw ProtocolError(.signupClosed)
+                case .invite: try Self.useInvitation(db, request.invitation, email: email)
+                case .open: break
+                }
                 if try !db.rows("SELECT 1 FROM accounts WHERE email = ?", [.text(email)]).isEmpty { throw ProtocolError(.accountExists) }
                 if try !db.rows("SELECT 1 FROM accounts WHERE id = ?", [.text(request.accountID)]).isEmpty {
                     throw ProtocolError(.accountIDTaken)
@@ -257,6 +264,33 @@ struct AccountService: Sendable {
         try db.run(
             "DELETE FROM events WHERE account_id = ? AND id NOT IN (SELECT id FROM events WHERE account_id = ? ORDER BY id DESC LIMIT 200)",
             [.text(accountID), .text(accountID)])
+    }
+
+    /// Marks an invitation used (inside the sign-up's transaction, so a failed sign-up leaves it unused), or
+    /// says why it cannot be: missing, unknown, used, expired, or for another email.
+    static func useInvitation(_ db: Database, _ token: String?, email: String) throws {
+        guard let token, !token.isEmpty, token.utf8.count <= 128 else { throw ProtocolError(.invitationInvalid, ["reason": "missing"]) }
+        let hash = Hash.sha256(Array(token.utf8))
+        guard let row = try db.rows("SELECT email, expires, used FROM invitations WHERE token_hash = ?", [.blob(hash)]).first else {
+            throw ProtocolError(.invitationInvalid, ["reason": "unknown"])
+        }
+        if !row[2].isNull { throw ProtocolError(.invitationInvalid, ["reason": "used"]) }
+        if (row[1].integer ?? 0) < milliseconds(Date()) { throw ProtocolError(.invitationInvalid, ["reason": "expired"]) }
+        if row[0].text != email { throw ProtocolError(.invitationInvalid, ["reason": "otherEmail"]) }
+        try db.run("UPDATE invitations SET used = ? WHERE token_hash = ?", [.integer(milliseconds(Date())), .blob(hash)])
+    }
+
+    /// A new single-use invitation for `email`, good for `days`; the token is returned once and stored as its
+    /// SHA-256 only.
+    static func invite(_ db: Database, email: String, days: Int) throws -> String {
+        let email = try checkedEmail(email)
+        let token = Data(SecureRandom.bytes(count: 24)).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let now = Date()
+        try db.run(
+            "INSERT INTO invitations (token_hash, email, created, expires, used) VALUES (?, ?, ?, ?, NULL)",
+            [.blob(Hash.sha256(Array(token.utf8))), .text(email), .integer(milliseconds(now)), .integer(milliseconds(now + Double(days) * 86_400))])
+        return token
     }
 
     // MARK: Checks

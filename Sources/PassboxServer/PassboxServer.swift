@@ -14,6 +14,8 @@ public final class PassboxServer: Sendable {
         public var origin: String?
         public var tls: (certificatePEM: String, keyPEM: String)?
         public var limits = HTTPServer.Limits()
+        /// Who may make an account: anyone, holders of an invitation, or nobody.
+        public var signup: SignupMode = .open
 
         public init(dataDirectory: String) { self.dataDirectory = dataDirectory }
     }
@@ -35,7 +37,9 @@ public final class PassboxServer: Sendable {
         chmod(configuration.dataDirectory + "/server.sqlite", 0o600)
         // With port 0 the port, and so the default origin, is known only once listening.
         let holder = OriginHolder(configuration.origin ?? "")
-        let router = ServerRouter(accounts: AccountService(pool: pool, origin: holder), log: log)
+        var accounts = AccountService(pool: pool, origin: holder)
+        accounts.signup = configuration.signup
+        let router = ServerRouter(accounts: accounts, log: log)
         http = try HTTPServer(address: configuration.address, port: configuration.port, limits: configuration.limits, tls: configuration.tls, handler: router.handle)
         let host = configuration.address.contains(":") ? "[\(configuration.address)]" : configuration.address
         origin = configuration.origin ?? "\(configuration.tls == nil ? "http" : "https")://\(host):\(http.port)"
@@ -44,6 +48,21 @@ public final class PassboxServer: Sendable {
 
     /// Stops listening and waits for the requests being answered.
     public func stop() { http.stop() }
+}
+
+/// Who may make an account on a server.
+public enum SignupMode: String, Sendable, CaseIterable {
+    case open, invite, closed
+}
+
+extension PassboxServer {
+    /// Makes a single-use invitation for `email` in the server's database (run by the operator on the server's
+    /// machine, with the server running or not); returns the token, shown once.
+    public static func invite(email: String, dataDirectory: String, days: Int = 7) throws -> String {
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let pool = try ConnectionPool(path: dataDirectory + "/server.sqlite")
+        return try pool.with { try AccountService.invite($0, email: email, days: days) }
+    }
 }
 
 /// The origin sign-ins are checked against, set once the server listens.

@@ -8,6 +8,7 @@ import PassboxProtocol
 struct ServerRouter: Sendable {
     let accounts: AccountService
     let log: @Sendable (String) -> Void
+    let metrics = Metrics()
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = DispatchTime.now()
@@ -24,12 +25,16 @@ struct ServerRouter: Sendable {
         }
         response.headers += [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")]
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
-        log("\(request.method) \(Self.template(request)) \(response.status) \(String(format: "%.1f", elapsed)) ms")
+        let template = Self.template(request)
+        log("\(request.method) \(template) \(response.status) \(String(format: "%.1f", elapsed)) ms")
+        metrics.record(method: Self.knownMethods.contains(request.method) ? request.method : "other", route: template, status: response.status, seconds: elapsed / 1000)
         return response
     }
 
+    static let knownMethods: Set<String> = ["GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH"]
+
     static let routes: Set<String> = [
-        "GET /v1/health", "POST /v1/signup", "POST /v1/prelogin", "POST /v1/signin/challenge", "POST /v1/signin", "GET /v1/account",
+        "GET /metrics", "GET /v1/health", "POST /v1/signup", "POST /v1/prelogin", "POST /v1/signin/challenge", "POST /v1/signin", "GET /v1/account",
         "DELETE /v1/session", "GET /v1/activity", "POST /v1/devices/signout-others", "POST /v1/account/password",
     ]
 
@@ -43,6 +48,7 @@ struct ServerRouter: Sendable {
     private func answer(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
         switch route {
         case "GET /v1/health": return try Self.json(HealthReply(status: "ok", protocolVersion: ProtocolVersion.current))
+        case "GET /metrics": return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(metrics.text().utf8))
         case "POST /v1/signup": return try Self.json(accounts.signup(Self.decode(SignupRequest.self, request), address: request.clientAddress), status: 201)
         case "POST /v1/prelogin": return try Self.json(accounts.prelogin(Self.decode(PreloginRequest.self, request)))
         case "POST /v1/signin/challenge": return try Self.json(accounts.challenge(Self.decode(ChallengeRequest.self, request)))
@@ -91,6 +97,7 @@ struct ServerRouter: Sendable {
             case .notFound, .deviceNotFound: 404
             case .rateLimited: 429
             case .accountExists, .accountIDTaken: 409
+            case .signupClosed, .invitationInvalid: 403
             default: 500
             }
         let body = (try? ProtocolCoding.wireEncode(error)).map(Array.init) ?? Array(#"{"code":"internalError","facts":{}}"#.utf8)

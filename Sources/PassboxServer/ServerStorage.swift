@@ -53,6 +53,15 @@ enum ServerSchema {
             );
             CREATE INDEX events_account ON events (account_id, at);
             """),
+        Migration(3, """
+            CREATE TABLE invitations (
+                token_hash BLOB PRIMARY KEY,
+                email TEXT NOT NULL,
+                created INTEGER NOT NULL,
+                expires INTEGER NOT NULL,
+                used INTEGER
+            );
+            """),
     ]
 }
 

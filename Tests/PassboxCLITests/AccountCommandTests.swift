@@ -95,6 +95,37 @@ import Testing
         #expect(!server.log.contains(firstID))
     }
 
+    @Test func invitationsAndClosedSignUp() throws {
+        let dir = try TemporaryDirectory("passbox-invite")
+        let server = try ServerProcess(dataDirectory: dir.path + "/operator", in: dir, extra: ["--signup", "invite"])
+        let out = (try? String(contentsOf: server.out, encoding: .utf8)) ?? ""
+        #expect(out.contains("new accounts need an invitation"))
+        let none = try passbox(dir.path + "/a", ["signup", "--server", server.origin, "--email", "ivy@example.org"], [password, password])
+        #expect(none.status == 1)
+        #expect(none.stderr.contains("the invitation cannot be used: this server signs up by invitation only"))
+        let invited = try passbox(dir.path + "/operator", ["server", "invite", "ivy@example.org"])
+        #expect(invited.status == 0, "\(invited.stderr)")
+        let token = try #require(invited.stdout.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) })
+        let other = try passbox(dir.path + "/a", ["signup", "--server", server.origin, "--email", "joe@example.org", "--invite", token], [password, password])
+        #expect(other.stderr.contains("it is for another email address"))
+        let bogus = try passbox(dir.path + "/a", ["signup", "--server", server.origin, "--email", "ivy@example.org", "--invite", "nope"], [password, password])
+        #expect(bogus.stderr.contains("no such invitation"))
+        let made = try passbox(dir.path + "/a", ["signup", "--server", server.origin, "--email", "ivy@example.org", "--invite", token], [password, password])
+        #expect(made.status == 0, "\(made.stderr)")
+        let again = try passbox(dir.path + "/b", ["signup", "--server", server.origin, "--email", "ivy@example.org", "--invite", token], [password, password])
+        #expect(again.stderr.contains("it was used already"))
+        let german = try passbox(dir.path + "/b", ["signup", "--server", server.origin, "--email", "ivy@example.org", "--invite", token], [password, password], language: "de")
+        #expect(german.stderr.contains("sie wurde bereits verwendet"))
+        #expect(!server.log.contains(token))
+        server.stop()
+
+        let closed = try ServerProcess(dataDirectory: dir.path + "/closed", in: dir, extra: ["--signup", "closed"])
+        let refused = try passbox(dir.path + "/c", ["signup", "--server", closed.origin, "--email", "kim@example.org"], [password, password])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("this server takes no new accounts"))
+        #expect(try passbox(dir.path + "/c", ["server", "--signup", "sometimes"]).status == 2)
+    }
+
     @Test func theMasterPasswordChangesKeepingTheSecretKey() throws {
         let dir = try TemporaryDirectory("passbox-passwd")
         let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)

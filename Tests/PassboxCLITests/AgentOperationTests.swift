@@ -455,7 +455,8 @@ enum RawExchange {
         // (noPassword), or from the account server.
         let needOtherConditions: Set<ErrorCode> = [
             .accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .notFound, .serverUnreachable, .badServerAnswer,
-            .insecureServer, .serverParametersRefused, .noAccount, .alreadySignedIn, .rateLimited, .deviceNotFound,
+            .insecureServer, .serverParametersRefused, .noAccount, .alreadySignedIn, .rateLimited, .deviceNotFound, .signupClosed,
+            .invitationInvalid,
             .mustWait, .attemptCounterDamaged, .quickUnlockRefused, .quickUnlockUnavailable, .noVault, .vaultExists, .notAVault,
             .newerFormat, .damaged, .busy, .conflict, .vaultTooLarge, .io, .directoryNotOwned, .noPassword, .breachCheckFailed, .catalogueMissing,
             .internalError, .libraryMissing,

@@ -10,13 +10,13 @@ final class ServerProcess {
     let out: URL, err: URL
     let origin: String
 
-    init(dataDirectory: String, in dir: TemporaryDirectory) throws {
+    init(dataDirectory: String, in dir: TemporaryDirectory, extra: [String] = []) throws {
         out = dir.file("server-out")
         err = dir.file("server-err")
         #expect(FileManager.default.createFile(atPath: out.path, contents: nil))
         #expect(FileManager.default.createFile(atPath: err.path, contents: nil))
         process.executableURL = URL(fileURLWithPath: try Transcript.executablePath())
-        process.arguments = ["--data", dataDirectory, "server", "--listen", "127.0.0.1:0"]
+        process.arguments = ["--data", dataDirectory, "server", "--listen", "127.0.0.1:0"] + extra
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()

@@ -228,6 +228,13 @@ struct TestAccount {
         noEmail.email = "not an email"
         #expect(try client.failure("POST", "/v1/signup", noEmail).1.code == .badRequest)
         #expect(try client.send("GET", "/v1/account").status == 401)
+        // Metrics: counts and latencies by route template and status, nothing about who asked.
+        let metrics = try client.send("GET", "/metrics")
+        let text = String(decoding: metrics.body, as: UTF8.self)
+        #expect(text.contains(#"passbox_requests_total{method="GET",route="/v1/health",status="200"} 1"#))
+        #expect(text.contains(#"passbox_requests_total{method="GET",route="(unknown route)",status="404"} 1"#))
+        #expect(text.contains(#"passbox_request_duration_seconds_count{method="POST",route="/v1/signup"} 3"#))
+        #expect(!text.contains("example.org") && !text.contains("nowhere"))
     }
 
     /// The database holds nothing a password guess can be tested against without the Secret Key, and the
@@ -306,6 +313,34 @@ struct TestAccount {
         let challenge = try client.call("POST", "/v1/signin/challenge", ChallengeRequest(email: email, deviceID: device), as: ChallengeReply.self)
         let request = SigninRequest(challengeID: challenge.challengeID, email: email, deviceID: device, deviceName: "Guesser", signature: Data(count: 64))
         return try client.failure("POST", "/v1/signin", request)
+    }
+
+    @Test func anExpiredInvitationIsRefusedAndAFailedSignUpLeavesItUnused() throws {
+        let dir = try TemporaryDirectory()
+        let log = LogLines()
+        var configuration = PassboxServer.Configuration(dataDirectory: dir.file("server").path)
+        configuration.port = 0
+        configuration.signup = .invite
+        let server = try PassboxServer(configuration) { log.append($0) }
+        defer { server.stop() }
+        let client = TestClient(base: server.origin)
+        let expired = try PassboxServer.invite(email: "old@example.org", dataDirectory: dir.file("server").path, days: 1)
+        let db = try Database(path: dir.file("server/server.sqlite").path)
+        try db.run("UPDATE invitations SET expires = 0")
+        func request(_ email: String, _ token: String?) -> SignupRequest {
+            SignupRequest(
+                accountID: "ABCDEF", email: email, salt: Data(count: 16), kdf: KDFParameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1),
+                signInPublicKey: Data(count: 32), keyset: Data([1]), invitation: token)
+        }
+        let (status, error) = try client.failure("POST", "/v1/signup", request("old@example.org", expired))
+        #expect(status == 403)
+        #expect(error == ProtocolError(.invitationInvalid, ["reason": "expired"]))
+        // A sign-up that fails after the invitation is checked (the email has an account) leaves it unused.
+        let fresh = try PassboxServer.invite(email: "new@example.org", dataDirectory: dir.file("server").path)
+        try db.run(
+            "INSERT INTO accounts (id, email, salt, kdf_memory, kdf_passes, kdf_lanes, signin_public_key, keyset, created) VALUES ('ZZZZZZ', 'new@example.org', x'00', 65536, 3, 1, x'00', x'00', 0)")
+        #expect(try client.failure("POST", "/v1/signup", request("new@example.org", fresh)).1.code == .accountExists)
+        #expect(try db.rows("SELECT used FROM invitations WHERE email = 'new@example.org'").first?[0] == .null)
     }
 
     @Test func failedSignInsAreLimitedPerAccountAndPerAddress() throws {

@@ -10,7 +10,7 @@ import PassboxStore
 /// the terminal, or from standard input one line each (the master password, twice at sign-up; at sign-in
 /// the master password, then the Secret Key), never from the command line.
 extension Commands {
-    static let signupUsage = "passbox signup --server URL --email EMAIL [--device-name NAME]"
+    static let signupUsage = "passbox signup --server URL --email EMAIL [--invite TOKEN] [--device-name NAME]"
     static let signinUsage = "passbox signin --server URL --email EMAIL [--device-name NAME]"
 
     static func signup(_ c: Context, _ a: Arguments) throws {
@@ -28,7 +28,7 @@ extension Commands {
         let device = newDevice(a)
         Console.err(c.tr("account.deriving"))
         let (secretKey, session) = try password.withUnsafeBytes {
-            try client.signup(email: email, password: $0, deviceID: device.id, deviceName: device.name)
+            try client.signup(email: email, password: $0, deviceID: device.id, deviceName: device.name, invitation: a.value("invite"))
         }
         password = SecretText("")
         try saveRecord(c, client: client, session: session, secretKey: secretKey, device: device)

@@ -160,7 +160,7 @@ enum CommandTable {
         CommandSpec(name: "agent", summary: "the agent itself (started by unlock)", usage: "passbox agent", valued: testValued, isListed: false) {
             c, a, _ in try AgentCommands.runAgent(c, a)
         },
-        CommandSpec(name: "signup", summary: "make an account on a passbox server (the Secret Key is made here)", usage: Commands.signupUsage, valued: ["server", "email", "device-name"]) {
+        CommandSpec(name: "signup", summary: "make an account on a passbox server (the Secret Key is made here)", usage: Commands.signupUsage, valued: ["server", "email", "device-name", "invite"]) {
             c, a, _ in try Commands.signup(c, a)
         },
         CommandSpec(name: "signin", summary: "sign in to an account with the master password and Secret Key", usage: Commands.signinUsage, valued: ["server", "email", "device-name"]) {
@@ -186,7 +186,13 @@ enum CommandTable {
         },
         CommandSpec(
             name: "server", summary: "run the account server here (a preview: sign-up, sign-in, devices)", usage: Commands.serverUsage,
-            valued: ["listen", "server-data", "origin", "tls-cert", "tls-key"]
+            valued: ["listen", "server-data", "origin", "tls-cert", "tls-key", "signup"],
+            subcommands: [
+                CommandSpec(
+                    name: "invite", summary: "a single-use invitation for an email (for --signup invite)", usage: "passbox server invite EMAIL [--days N] [--server-data DIR]",
+                    valued: ["days", "server-data"]
+                ) { c, a, _ in try Commands.serverInvite(c, a) }
+            ]
         ) { c, a, _ in try Commands.server(c, a) },
         CommandSpec(name: "welcome", summary: "where your data lives, and a short tour", usage: "passbox welcome") { c, a, _ in try Commands.welcome(c, a) },
         CommandSpec(

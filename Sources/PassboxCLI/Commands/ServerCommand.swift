@@ -4,7 +4,7 @@ import PassboxHTTP
 import PassboxServer
 
 extension Commands {
-    static let serverUsage = "passbox server [--listen ADDRESS:PORT] [--server-data DIR] [--origin URL] [--tls-cert FILE --tls-key FILE]"
+    static let serverUsage = "passbox server [--listen ADDRESS:PORT] [--server-data DIR] [--origin URL] [--tls-cert FILE --tls-key FILE] [--signup open|invite|closed]"
 
     /// `passbox server`: the account server in the foreground until SIGINT or SIGTERM, one log line per request
     /// on standard error.
@@ -18,6 +18,10 @@ extension Commands {
         configuration.address = address
         configuration.port = port
         configuration.origin = a.value("origin")
+        if let mode = a.value("signup") {
+            guard let chosen = SignupMode(rawValue: mode) else { throw CLIError.usage(c.tr("server.badSignup", ["value": Console.visibleLine(mode)]), hint: c.tr("server.badSignup.hint")) }
+            configuration.signup = chosen
+        }
         switch (a.value("tls-cert"), a.value("tls-key")) {
         case (let certificate?, let key?):
             configuration.tls = (try readPEM(certificate, c), try readPEM(key, c))
@@ -42,10 +46,22 @@ extension Commands {
             throw CLIError.failure(c.tr("server.cannotStart", ["reason": String(describing: error)]), hint: c.tr("server.cannotStart.hint"))
         }
         Console.out(c.tr("server.listening", ["origin": server.origin, "data": configuration.dataDirectory]))
+        Console.out(c.tr("server.signup.\(configuration.signup.rawValue)"))
         var received: Int32 = 0
         sigwait(&signals, &received)
         server.stop()
         Console.err(c.tr("server.stopped"))
+    }
+
+    /// `passbox server invite EMAIL`: a single-use invitation, printed once.
+    static func serverInvite(_ c: Context, _ a: Arguments) throws {
+        try a.expectPositionals(1...1, usage: "passbox server invite EMAIL [--days N] [--server-data DIR]")
+        let days = a.value("days").map { Int($0) ?? 0 } ?? 7
+        guard (1...90).contains(days) else { throw CLIError.usage(c.tr("server.badDays"), hint: c.tr("server.badDays.hint")) }
+        umask(0o077)
+        let token = try PassboxServer.invite(email: a.positionals[0], dataDirectory: a.value("server-data") ?? c.dataDirectory + "/server", days: days)
+        Console.out(c.tr("server.invited", ["email": Console.visibleLine(a.positionals[0]), "days": String(days)]))
+        Console.out("    " + token)
     }
 
     /// `ADDRESS:PORT`, `[IPv6]:PORT` or `:PORT` (loopback).

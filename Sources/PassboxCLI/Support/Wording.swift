@@ -20,6 +20,8 @@ enum Wording {
             if (facts["saved"] ?? "").isEmpty { facts["saved"] = Localization.tr("fill.noWebsite", language) }
         case .quickUnlockNotOffered:
             facts["reason"] = quickUnlockReason(key: facts["reason"] ?? "", days: facts["days"], system: facts["system"], language)
+        case .invitationInvalid:
+            facts["reason"] = Localization.tr("invitation.\(facts["reason"] ?? "unknown")", language)
         case .quickUnlockRefused:
             if facts["triesLeft"] == "0" { key += ".last" } else { facts["count"] = facts["triesLeft"] }
         default:
