@@ -3,13 +3,13 @@
 #   make test  installs what is missing, builds and runs every test
 #   make fuzz  runs every libFuzzer target in Fuzz/ for FUZZ_SECONDS (60) seconds (scripts/fuzz.sh)
 SHELL := /bin/bash
-DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev \
+DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcairo2-dev fonts-dejavu-core libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev \
   libpsl-dev publicsuffix libidn2-dev libicu-dev libcurl4-openssl-dev \
   libsystemd-dev libpam0g-dev libxcb1-dev g++ libstdc++-12-dev
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X
 # server and xclip for the clipboard test; python3 for the range server and the other-user socket client;
 # dbus-daemon for private buses, python3-dbus and python3-gi for the peer that plays systemd-logind in the lock-signal tests.
-TEST_PACKAGES := oathtool qrencode curl openssl xvfb xclip python3 python3-dbus python3-gi dbus-daemon
+TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon
 SWIFT ?= swift
 BIN := .build/release/passbox
 # The release binary links the C++ runtime the Swift runtime needs statically too: a directory holding only

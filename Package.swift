@@ -13,6 +13,7 @@ let package = Package(
         .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
         .systemLibrary(name: "CPSL", providers: [.apt(["libpsl-dev", "publicsuffix"])]),
@@ -47,6 +48,8 @@ let package = Package(
         .target(name: "PassboxSQLite", dependencies: ["CSQLite"]),
         .target(name: "CMicroHTTPDSupport", dependencies: ["CMicroHTTPD"]),
         .target(name: "PassboxHTTP", dependencies: ["CMicroHTTPDSupport"]),
+        .target(name: "CKitSupport", dependencies: ["CCairo"]),
+        .target(name: "PassboxKit", dependencies: ["CKitSupport"]),
         .target(name: "PassboxServer", dependencies: ["PassboxProtocol", "PassboxCrypto", "PassboxSQLite", "PassboxHTTP"]),
         .target(name: "PassboxImaging", dependencies: ["CZbarSupport", "CPNGSupport", "CTurboJPEGSupport"]),
         .target(name: "PassboxDomains", dependencies: ["PassboxCore", "CPSLSupport", "CIDN2Support", "CICUSupport"]),
@@ -56,7 +59,7 @@ let package = Package(
             resources: [.copy("Data")]),
         .target(name: "PassboxAgent", dependencies: ["PassboxService", "PassboxProtocol", "PassboxCore", "PassboxStore", "CLinux", "CLogindSupport", "CPAMSupport"]),
         .target(
-            name: "PassboxCLI", dependencies: ["PassboxService", "PassboxProtocol", "PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "PassboxServer", "PassboxHTTP", "CXcbSupport"]),
+            name: "PassboxCLI", dependencies: ["PassboxService", "PassboxProtocol", "PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "PassboxServer", "PassboxHTTP", "PassboxKit", "CXcbSupport"]),
         .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),
         .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxAgent"], resources: [.copy("Scripts")]),
         .testTarget(

@@ -39,6 +39,7 @@ public enum CommandLineTool {
             if let damaged = Settings.loadChecked(context.dataDirectory).damagedPath {
                 Console.err("passbox: warning: " + Console.visible(context.tr("warning.settingsDamaged", ["path": damaged])))
             }
+            Commands.remindOfTheKit(context, command: words.first)
             try CommandTable.dispatch(words, context)
             return 0
         } catch let exit as ExitCode {

@@ -95,6 +95,38 @@ import Testing
         #expect(!server.log.contains(firstID))
     }
 
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/pdftotext"), "skipped: pdftotext (poppler-utils) is not installed (make test installs it)"))
+    func theEmergencyKitHoldsEveryFieldWholeAndIsConfirmed() throws {
+        let dir = try TemporaryDirectory("passbox-kit")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let data = dir.path + "/device"
+        let made = try passbox(data, ["signup", "--server", server.origin, "--email", "kay@example.org"], [password, password])
+        #expect(made.stdout.contains("passbox kit --pdf FILE"))
+        let key = try #require(made.stdout.range(of: #"P1-[0-9A-Z-]{38}"#, options: .regularExpression).map { String(made.stdout[$0]) })
+        #expect(try passbox(data, ["account"]).stderr.contains("reminder: save your Emergency Kit"))
+
+        let wrong = try passbox(data, ["kit", "--pdf", dir.path + "/kit.pdf"], ["not the password"])
+        #expect(wrong.status == 3)
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/kit.pdf"))
+        for (language, file, steps) in [("en", "kit.pdf", "On a new device"), ("de", "kit-de.pdf", "Auf einem neuen Gerät")] {
+            let r = try passbox(data, ["kit", "--pdf", dir.path + "/" + file], [password], language: language)
+            #expect(r.status == 0, "\(r.stderr)")
+            let mode = try FileManager.default.attributesOfItem(atPath: dir.path + "/" + file)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            let text = try Transcript.execute("/usr/bin/pdftotext", ["-layout", dir.path + "/" + file, "-"], stdin: [], environment: [:]).stdout
+            let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(lines.contains(key), "the Secret Key on one line, whole")
+            #expect(lines.contains(server.origin) && lines.contains("kay@example.org") && lines.contains(String(key.dropFirst(3).prefix(6))))
+            #expect(text.contains(steps))
+            #expect(text.contains("passbox signin --server \(server.origin)"))
+        }
+        let mismatch = try passbox(data, ["kit", "--confirm"], ["ZZZZ"])
+        #expect(mismatch.status == 1)
+        #expect(try passbox(data, ["account"]).stderr.contains("reminder"))
+        #expect(try passbox(data, ["kit", "--confirm"], [String(key.suffix(4)).lowercased()]).status == 0)
+        #expect(!(try passbox(data, ["account"]).stderr.contains("reminder")))
+    }
+
     @Test func invitationsAndClosedSignUp() throws {
         let dir = try TemporaryDirectory("passbox-invite")
         let server = try ServerProcess(dataDirectory: dir.path + "/operator", in: dir, extra: ["--signup", "invite"])

@@ -173,13 +173,19 @@ enum CommandTable {
             name: "devices", summary: "the account's signed-in devices; sign one or all others out", usage: "passbox devices [signout DEVICE-ID | signout --others] [--json]",
             flags: ["json"],
             subcommands: [
-                CommandSpec(name: "signout", summary: "sign another device out, or every other one", usage: "passbox devices signout DEVICE-ID | --others", flags: ["others"]) {
+                CommandSpec(name: "kit", summary: "the Emergency Kit: a PDF with the Secret Key to print; then confirm you keep it", usage: Commands.kitUsage, valued: ["pdf"], flags: ["confirm"]) {
+            c, a, _ in try Commands.kit(c, a)
+        },
+        CommandSpec(name: "signout", summary: "sign another device out, or every other one", usage: "passbox devices signout DEVICE-ID | --others", flags: ["others"]) {
                     c, a, _ in try Commands.devicesSignout(c, a)
                 }
             ]
         ) { c, a, _ in try Commands.devices(c, a) },
         CommandSpec(name: "activity", summary: "the account's last 50 events: sign-ups, sign-ins, sign-in attempts, sign-outs", usage: "passbox activity [--json]", flags: ["json"]) {
             c, a, _ in try Commands.activity(c, a)
+        },
+        CommandSpec(name: "kit", summary: "the Emergency Kit: a PDF with the Secret Key to print; then confirm you keep it", usage: Commands.kitUsage, valued: ["pdf"], flags: ["confirm"]) {
+            c, a, _ in try Commands.kit(c, a)
         },
         CommandSpec(name: "signout", summary: "sign this device out and remove the Secret Key from it", usage: "passbox signout --forget-secret-key", flags: ["forget-secret-key"]) {
             c, a, _ in try Commands.signout(c, a)

@@ -22,6 +22,9 @@ public struct AccountRecord: Codable, Equatable, Sendable {
     public var lanes: UInt8
     public var keyset: Data
     public var token: String?
+    /// Whether the user confirmed keeping the Emergency Kit (by typing the Secret Key's last four
+    /// characters); until then every command reminds them. Absent in records written before the kit existed.
+    public var kitConfirmed: Bool?
 
     public init(
         server: String, email: String, accountID: String, secretKey: String, deviceID: String, deviceName: String, salt: Data, memoryKiB: UInt32,
