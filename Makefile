@@ -3,7 +3,7 @@
 #   make test  installs what is missing, builds and runs every test
 #   make fuzz  runs every libFuzzer target in Fuzz/ for FUZZ_SECONDS (60) seconds (scripts/fuzz.sh)
 SHELL := /bin/bash
-DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcairo2-dev fonts-dejavu-core libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev \
+DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcairo2-dev libqrencode-dev fonts-dejavu-core libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev \
   libpsl-dev publicsuffix libidn2-dev libicu-dev libcurl4-openssl-dev \
   libsystemd-dev libpam0g-dev libxcb1-dev g++ libstdc++-12-dev
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X

@@ -66,7 +66,8 @@ public struct AccountClient: Sendable {
     /// Signs in as this device. `lastUsed` are the parameters this device used last for the account, if any:
     /// the server cannot change them silently, nor offer less than the floor.
     public func signin(
-        email: String, password: UnsafeRawBufferPointer, secretKey: SecretKey, deviceID: String, deviceName: String, lastUsed: Argon2Parameters?
+        email: String, password: UnsafeRawBufferPointer, secretKey: SecretKey, deviceID: String, deviceName: String, lastUsed: Argon2Parameters?,
+        secondFactor: (() throws -> String)? = nil
     ) throws -> SignedIn {
         let email = SignInTranscript.normalizedEmail(email)
         let pre = try call("POST", "/v1/prelogin", PreloginRequest(email: email), as: PreloginReply.self)
@@ -78,17 +79,27 @@ public struct AccountClient: Sendable {
         }
         guard pre.salt.count == 16 else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "200"]) }
         let keys = try AccountKeys.derive(password: password, salt: Array(pre.salt), parameters: parameters, secretKey: secretKey)
-        return try signin(email: email, keys: keys, accountID: secretKey.accountID, salt: Array(pre.salt), parameters: parameters, deviceID: deviceID, deviceName: deviceName)
+        do {
+            return try signin(email: email, keys: keys, accountID: secretKey.accountID, salt: Array(pre.salt), parameters: parameters, deviceID: deviceID, deviceName: deviceName)
+        } catch let error as ProtocolError where error.code == .twoFactorRequired && secondFactor != nil {
+            // The account has two-factor sign-in: ask for the code and sign again over a new challenge.
+            let answer = try secondFactor!().trimmingCharacters(in: .whitespaces)
+            let isCode = answer.count == 6 && answer.allSatisfy(\.isNumber)
+            return try signin(
+                email: email, keys: keys, accountID: secretKey.accountID, salt: Array(pre.salt), parameters: parameters, deviceID: deviceID, deviceName: deviceName,
+                otp: isCode ? answer : nil, recoveryCode: isCode ? nil : answer)
+        }
     }
 
     private func signin(
-        email: String, keys: AccountKeys, accountID: String, salt: [UInt8], parameters: Argon2Parameters, deviceID: String, deviceName: String
+        email: String, keys: AccountKeys, accountID: String, salt: [UInt8], parameters: Argon2Parameters, deviceID: String, deviceName: String,
+        otp: String? = nil, recoveryCode: String? = nil
     ) throws -> SignedIn {
         let challenge = try call("POST", "/v1/signin/challenge", ChallengeRequest(email: email, deviceID: deviceID), as: ChallengeReply.self)
         let transcript = SignInTranscript.bytes(origin: origin, email: email, challenge: Array(challenge.challenge), deviceID: deviceID)
         let request = SigninRequest(
             challengeID: challenge.challengeID, email: email, deviceID: deviceID, deviceName: deviceName,
-            signature: Data(keys.signInKey.signature(for: transcript)))
+            signature: Data(keys.signInKey.signature(for: transcript)), otp: otp, recoveryCode: recoveryCode)
         let reply = try call("POST", "/v1/signin", request, as: SigninReply.self)
         // The keyset must open with this device's keys and belong to the account the Secret Key names: a server
         // that answers with another account's keyset is caught here.
@@ -131,6 +142,43 @@ public struct AccountClient: Sendable {
         let answer = try exchange("POST", "/v1/account/password", body: Array(try ProtocolCoding.wireEncode(request)), token: token)
         guard answer.status == 204 else { throw failure(answer) }
         return (newSalt, parameters, resealed)
+    }
+
+    // MARK: Two-factor sign-in
+
+    public func twoFactorStatus(token: String) throws -> TwoFactorStatus {
+        try call("GET", "/v1/2fa", Optional<Int>.none, token: token, as: TwoFactorStatus.self)
+    }
+
+    /// A pending TOTP secret, as the parameters an authenticator app takes (SHA-1, 6 digits, 30 s).
+    public func enrolTwoFactor(token: String, email: String) throws -> OTPParameters {
+        let reply = try call("POST", "/v1/2fa/enrol", [String: String](), token: token, as: TwoFactorEnrolReply.self)
+        guard reply.secret.count >= 16 else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "2fa"]) }
+        let host = URL(string: origin)?.host ?? "Passbox"
+        return OTPParameters(kind: .totp, secret: Array(reply.secret), issuer: "Passbox (\(host))", account: email)
+    }
+
+    /// Turns two-factor sign-in on with a code of the app; the ten recovery codes, shown once.
+    public func confirmTwoFactor(token: String, code: String) throws -> [String] {
+        try call("POST", "/v1/2fa/confirm", TwoFactorCodeRequest(code: code), token: token, as: RecoveryCodesReply.self).codes
+    }
+
+    /// Turns two-factor sign-in off: the master password must open the kept keyset (a wrong one is caught
+    /// here), then the current sign-in key signs a fresh challenge.
+    public func disableTwoFactor(
+        email: String, password: UnsafeRawBufferPointer, secretKey: SecretKey, salt: [UInt8], parameters: Argon2Parameters, keyset: [UInt8], deviceID: String,
+        token: String
+    ) throws {
+        let keys = try AccountKeys.derive(password: password, salt: salt, parameters: parameters, secretKey: secretKey)
+        guard (try? AccountKeyset(opening: keyset, accountID: secretKey.accountID, unlockKey: keys.accountUnlockKey)) != nil else {
+            throw ProtocolError(.wrongPassword)
+        }
+        let challenge = try call("POST", "/v1/signin/challenge", ChallengeRequest(email: email, deviceID: deviceID), as: ChallengeReply.self)
+        let transcript = SignInTranscript.bytes(
+            label: SignInTranscript.twoFactorOffLabel, origin: origin, email: email, challenge: Array(challenge.challenge), deviceID: deviceID)
+        let proof = FreshProof(challengeID: challenge.challengeID, signature: Data(keys.signInKey.signature(for: transcript)))
+        let answer = try exchange("POST", "/v1/2fa/disable", body: Array(try ProtocolCoding.wireEncode(proof)), token: token)
+        guard answer.status == 204 else { throw failure(answer) }
     }
 
     /// The account's last 50 events.
@@ -182,7 +230,9 @@ public struct AccountClient: Sendable {
     /// None of the server's facts are kept: a server cannot make the client show words of its choosing
     /// (security.md §6b), and a request it calls bad is an answer this client cannot use.
     func failure(_ answer: (status: Int, body: [UInt8])) -> ProtocolError {
-        let serverCodes: Set<ErrorCode> = [.accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .deviceNotFound, .signupClosed]
+        let serverCodes: Set<ErrorCode> = [
+            .accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .deviceNotFound, .signupClosed, .twoFactorRequired, .twoFactorCodeWrong,
+        ]
         if let error = try? ProtocolCoding.wireDecode(ProtocolError.self, from: Data(answer.body)) {
             if serverCodes.contains(error.code) { return ProtocolError(error.code) }
             // The wait is the one fact taken, as a number of whole minutes within a day.

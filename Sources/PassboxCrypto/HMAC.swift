@@ -54,3 +54,19 @@ public enum HMAC {
         return ConstantTime.equal(Array(full.prefix(tag.count)), tag)
     }
 }
+
+/// The HOTP value (RFC 4226 §5.3: HMAC over the big-endian counter, dynamic truncation, modulo 10^digits),
+/// shared by one-time codes in items and the server's two-factor check.
+public enum HOTP {
+    public static func code(_ algorithm: HMAC.Algorithm, key: [UInt8], counter: UInt64, digits: Int) -> String {
+        var message = [UInt8](repeating: 0, count: 8)
+        for i in 0..<8 { message[i] = UInt8((counter >> (56 - 8 * UInt64(i))) & 0xff) }
+        let mac = HMAC.authenticationCode(algorithm, key: key, message: message)
+        let offset = Int(mac[mac.count - 1] & 0x0f)
+        let binary = (UInt32(mac[offset] & 0x7f) << 24) | (UInt32(mac[offset + 1]) << 16) | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
+        var modulus: UInt32 = 1
+        for _ in 0..<digits { modulus *= 10 }
+        let value = String(binary % modulus)
+        return String(repeating: "0", count: digits - value.count) + value
+    }
+}

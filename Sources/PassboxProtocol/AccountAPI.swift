@@ -92,8 +92,13 @@ public struct SigninRequest: Codable, Sendable {
     public var deviceID: String
     public var deviceName: String
     public var signature: Data
+    /// With two-factor sign-in on: the current code of the authenticator app, or one of the recovery codes.
+    public var otp: String?
+    public var recoveryCode: String?
 
-    public init(challengeID: String, email: String, deviceID: String, deviceName: String, signature: Data) {
+    public init(challengeID: String, email: String, deviceID: String, deviceName: String, signature: Data, otp: String? = nil, recoveryCode: String? = nil) {
+        self.otp = otp
+        self.recoveryCode = recoveryCode
         self.challengeID = challengeID
         self.email = email
         self.deviceID = deviceID
@@ -209,5 +214,44 @@ public struct PasswordChangeRequest: Codable, Sendable {
         self.kdf = kdf
         self.signInPublicKey = signInPublicKey
         self.keyset = keyset
+    }
+}
+
+/// A fresh proof of the current sign-in key (a signature over a new challenge of this device, with the
+/// operation's own label): what turning two-factor sign-in off needs.
+public struct FreshProof: Codable, Sendable {
+    public var challengeID: String
+    public var signature: Data
+    public init(challengeID: String, signature: Data) {
+        self.challengeID = challengeID
+        self.signature = signature
+    }
+}
+
+/// `POST /v1/2fa/enrol`: the new TOTP secret (SHA-1, 6 digits, 30 s), pending until confirmed with a code.
+public struct TwoFactorEnrolReply: Codable, Sendable {
+    public var secret: Data
+    public init(secret: Data) { self.secret = secret }
+}
+
+/// `POST /v1/2fa/confirm`: a code from the app for the pending secret.
+public struct TwoFactorCodeRequest: Codable, Sendable {
+    public var code: String
+    public init(code: String) { self.code = code }
+}
+
+/// The ten recovery codes, shown once (the server keeps their SHA-256).
+public struct RecoveryCodesReply: Codable, Sendable {
+    public var codes: [String]
+    public init(codes: [String]) { self.codes = codes }
+}
+
+/// `GET /v1/2fa`.
+public struct TwoFactorStatus: Codable, Sendable, Equatable {
+    public var enabled: Bool
+    public var recoveryCodesLeft: Int
+    public init(enabled: Bool, recoveryCodesLeft: Int) {
+        self.enabled = enabled
+        self.recoveryCodesLeft = recoveryCodesLeft
     }
 }

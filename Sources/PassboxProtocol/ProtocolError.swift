@@ -97,13 +97,15 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case rateLimited  // facts: minutes
     case deviceNotFound  // facts: device
     case signupClosed
+    case twoFactorRequired
+    case twoFactorCodeWrong
     case invitationInvalid  // facts: reason (missing, unknown, used, expired, otherEmail)
     case alreadySignedIn  // facts: email, server
 
     public var exitCode: Int32 {
         switch self {
         case .locked, .wrongPassword, .mustWait, .attemptCounterDamaged, .quickUnlockNotOffered, .quickUnlockRefused, .signInFailed,
-            .challengeExpired, .notSignedIn, .rateLimited:
+            .challengeExpired, .notSignedIn, .rateLimited, .twoFactorRequired, .twoFactorCodeWrong:
             3
         case .badRequest, .unknownCategory, .unknownSort, .unknownScope, .unknownFindingKind, .unknownSetting, .invalidSetting,
             .concealedOnCommandLine, .conflictingOptions, .selectionOutOfRange, .notAnAddress, .invalidGenerator, .insecureServer:

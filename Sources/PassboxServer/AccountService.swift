@@ -127,6 +127,22 @@ struct AccountService: Sendable {
                 }
                 throw ProtocolError(.signInFailed)
             }
+            // The second factor, when the account has it: a code of the app, or one unused recovery code.
+            if try TwoFactor.enabled(db, accountID) {
+                let otp = request.otp.flatMap { $0.isEmpty ? nil : $0 }, recovery = request.recoveryCode.flatMap { $0.isEmpty ? nil : $0 }
+                guard otp != nil || recovery != nil else { throw ProtocolError(.twoFactorRequired) }
+                let accepted = try db.transaction {
+                    try (otp.map { try TwoFactor.acceptCode(db, accountID, $0) } ?? false)
+                        || (recovery.map { try TwoFactor.acceptRecoveryCode(db, accountID, $0) } ?? false)
+                }
+                guard accepted else {
+                    try db.transaction {
+                        try RateLimiter.recordFailure(db, email: email, address: address)
+                        try Self.record(db, accountID, "signinFailed", address: address, device: name)
+                    }
+                    throw ProtocolError(.twoFactorCodeWrong)
+                }
+            }
             let token = SecureRandom.bytes(count: 32)
             let text = Data(token).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
@@ -198,21 +214,9 @@ struct AccountService: Sendable {
             guard let account = try db.rows("SELECT email, signin_public_key FROM accounts WHERE id = ?", [.text(session.accountID)]).first,
                 let email = account[0].text
             else { throw ProtocolError(.notSignedIn) }
-            try RateLimiter.check(db, email: email, address: session.address)
-            let found = try db.transaction { () -> Row? in
-                let row = try db.rows("SELECT email, device_id, challenge, expires FROM challenges WHERE id = ?", [.text(request.challengeID)]).first
-                try db.run("DELETE FROM challenges WHERE id = ?", [.text(request.challengeID)])
-                return row
-            }
-            guard let found, (found[3].integer ?? 0) >= milliseconds(Date()), found[0].text == email, found[1].text == session.deviceID else {
-                throw ProtocolError(.challengeExpired)
-            }
-            let transcript = SignInTranscript.bytes(
-                label: SignInTranscript.passwordChangeLabel, origin: origin.current, email: email, challenge: found[2].blob ?? [], deviceID: session.deviceID)
-            guard SigningKey.isValidSignature(Array(request.signature), for: transcript, publicKey: account[1].blob ?? []) else {
-                try RateLimiter.recordFailure(db, email: email, address: session.address)
-                throw ProtocolError(.signInFailed)
-            }
+            try Self.verifyFreshProof(
+                db, session, email: email, publicKey: account[1].blob ?? [], challengeID: request.challengeID, signature: request.signature,
+                label: SignInTranscript.passwordChangeLabel, origin: origin.current)
             try db.transaction {
                 try db.run(
                     "UPDATE accounts SET salt = ?, kdf_memory = ?, kdf_passes = ?, kdf_lanes = ?, signin_public_key = ?, keyset = ? WHERE id = ?",
@@ -222,6 +226,80 @@ struct AccountService: Sendable {
                     ])
                 try db.run("DELETE FROM sessions WHERE account_id = ? AND token_hash != ?", [.text(session.accountID), .blob(session.tokenHash)])
                 try Self.record(db, session.accountID, "passwordChanged", address: session.address, device: session.deviceName)
+            }
+        }
+    }
+
+    /// Checks a fresh proof of the current sign-in key: a signature with the operation's `label` over a new
+    /// challenge of this session's device (used once), rate-limited like sign-in.
+    static func verifyFreshProof(
+        _ db: Database, _ session: Session, email: String, publicKey: [UInt8], challengeID: String, signature: Data, label: String, origin: String
+    ) throws {
+        try RateLimiter.check(db, email: email, address: session.address)
+        let found = try db.transaction { () -> Row? in
+            let row = try db.rows("SELECT email, device_id, challenge, expires FROM challenges WHERE id = ?", [.text(challengeID)]).first
+            try db.run("DELETE FROM challenges WHERE id = ?", [.text(challengeID)])
+            return row
+        }
+        guard let found, (found[3].integer ?? 0) >= milliseconds(Date()), found[0].text == email, found[1].text == session.deviceID else {
+            throw ProtocolError(.challengeExpired)
+        }
+        let transcript = SignInTranscript.bytes(label: label, origin: origin, email: email, challenge: found[2].blob ?? [], deviceID: session.deviceID)
+        guard SigningKey.isValidSignature(Array(signature), for: transcript, publicKey: publicKey) else {
+            try RateLimiter.recordFailure(db, email: email, address: session.address)
+            throw ProtocolError(.signInFailed)
+        }
+    }
+
+    // MARK: Two-factor sign-in
+
+    func twoFactorStatus(_ session: Session) throws -> TwoFactorStatus {
+        try pool.with { db in
+            let left = try db.rows("SELECT count(*) FROM recovery_codes WHERE account_id = ? AND used IS NULL", [.text(session.accountID)]).first?[0].integer ?? 0
+            return TwoFactorStatus(enabled: try TwoFactor.enabled(db, session.accountID), recoveryCodesLeft: Int(left))
+        }
+    }
+
+    /// A new pending secret (replacing a pending one; refused while two-factor sign-in is on).
+    func enrolTwoFactor(_ session: Session) throws -> TwoFactorEnrolReply {
+        let secret = SecureRandom.bytes(count: 20)
+        try pool.with { db in
+            try db.transaction {
+                if try TwoFactor.enabled(db, session.accountID) { throw ProtocolError(.badRequest, ["reason": "two-factor sign-in is on already"]) }
+                try db.run(
+                    "INSERT INTO two_factor (account_id, secret, enabled, last_step) VALUES (?, ?, 0, 0) ON CONFLICT (account_id) DO UPDATE SET secret = excluded.secret, enabled = 0, last_step = 0",
+                    [.text(session.accountID), .blob(secret)])
+            }
+        }
+        return TwoFactorEnrolReply(secret: Data(secret))
+    }
+
+    /// Turns two-factor sign-in on with a code for the pending secret; answers the ten recovery codes.
+    func confirmTwoFactor(_ session: Session, code: String) throws -> RecoveryCodesReply {
+        try pool.with { db in
+            try db.transaction {
+                guard try TwoFactor.acceptCode(db, session.accountID, code, pending: true) else { throw ProtocolError(.twoFactorCodeWrong) }
+                try db.run("UPDATE two_factor SET enabled = 1 WHERE account_id = ?", [.text(session.accountID)])
+                let codes = try TwoFactor.newRecoveryCodes(db, session.accountID)
+                try Self.record(db, session.accountID, "twoFactorOn", address: session.address, device: session.deviceName)
+                return RecoveryCodesReply(codes: codes)
+            }
+        }
+    }
+
+    /// Turns two-factor sign-in off, after a fresh proof of the sign-in key.
+    func disableTwoFactor(_ session: Session, _ proof: FreshProof) throws {
+        try pool.with { db in
+            guard let account = try db.rows("SELECT email, signin_public_key FROM accounts WHERE id = ?", [.text(session.accountID)]).first,
+                let email = account[0].text
+            else { throw ProtocolError(.notSignedIn) }
+            try Self.verifyFreshProof(
+                db, session, email: email, publicKey: account[1].blob ?? [], challengeID: proof.challengeID, signature: proof.signature,
+                label: SignInTranscript.twoFactorOffLabel, origin: origin.current)
+            try db.transaction {
+                try db.run("DELETE FROM two_factor WHERE account_id = ?", [.text(session.accountID)])
+                try db.run("DELETE FROM recovery_codes WHERE account_id = ?", [.text(session.accountID)])
+                try Self.record(db, session.accountID, "twoFactorOff", address: session.address, device: session.deviceName)
             }
         }
     }

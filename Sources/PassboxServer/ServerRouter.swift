@@ -35,7 +35,8 @@ struct ServerRouter: Sendable {
 
     static let routes: Set<String> = [
         "GET /metrics", "GET /v1/health", "POST /v1/signup", "POST /v1/prelogin", "POST /v1/signin/challenge", "POST /v1/signin", "GET /v1/account",
-        "DELETE /v1/session", "GET /v1/activity", "POST /v1/devices/signout-others", "POST /v1/account/password",
+        "DELETE /v1/session", "GET /v1/activity", "POST /v1/devices/signout-others", "POST /v1/account/password", "GET /v1/2fa", "POST /v1/2fa/enrol", "POST /v1/2fa/confirm",
+        "POST /v1/2fa/disable",
     ]
 
     /// The route as logged: its template (no ids), or "(unknown route)".
@@ -61,6 +62,16 @@ struct ServerRouter: Sendable {
         case "POST /v1/account/password":
             try accounts.changePassword(
                 accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(PasswordChangeRequest.self, request))
+            return HTTPResponse(status: 204)
+        case "GET /v1/2fa":
+            return try Self.json(accounts.twoFactorStatus(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
+        case "POST /v1/2fa/enrol":
+            return try Self.json(accounts.enrolTwoFactor(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
+        case "POST /v1/2fa/confirm":
+            let session = try accounts.session(token: Self.bearer(request), address: request.clientAddress)
+            return try Self.json(accounts.confirmTwoFactor(session, code: Self.decode(TwoFactorCodeRequest.self, request).code))
+        case "POST /v1/2fa/disable":
+            try accounts.disableTwoFactor(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(FreshProof.self, request))
             return HTTPResponse(status: 204)
         case "GET /v1/activity":
             return try Self.json(accounts.activity(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
@@ -93,7 +104,7 @@ struct ServerRouter: Sendable {
         let status: Int =
             switch error.code {
             case .badRequest: 400
-            case .signInFailed, .challengeExpired, .notSignedIn: 401
+            case .signInFailed, .challengeExpired, .notSignedIn, .twoFactorRequired, .twoFactorCodeWrong: 401
             case .notFound, .deviceNotFound: 404
             case .rateLimited: 429
             case .accountExists, .accountIDTaken: 409

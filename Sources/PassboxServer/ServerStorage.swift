@@ -62,6 +62,20 @@ enum ServerSchema {
                 used INTEGER
             );
             """),
+        Migration(4, """
+            CREATE TABLE two_factor (
+                account_id TEXT PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+                secret BLOB NOT NULL,
+                enabled INTEGER NOT NULL,
+                last_step INTEGER NOT NULL
+            );
+            CREATE TABLE recovery_codes (
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                code_hash BLOB NOT NULL,
+                used INTEGER,
+                PRIMARY KEY (account_id, code_hash)
+            );
+            """),
     ]
 }
 

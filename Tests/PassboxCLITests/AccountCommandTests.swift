@@ -127,6 +127,66 @@ import Testing
         #expect(!(try passbox(data, ["account"]).stderr.contains("reminder")))
     }
 
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/oathtool"), "skipped: oathtool is not installed (make test installs it)"))
+    func twoFactorSignInWithAnAuthenticatorAndRecoveryCodes() throws {
+        let dir = try TemporaryDirectory("passbox-2fa")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let first = dir.path + "/first"
+        let made = try passbox(first, ["signup", "--server", server.origin, "--email", "tess@example.org"], [password, password])
+        let key = try #require(made.stdout.range(of: #"P1-[0-9A-Z-]{38}"#, options: .regularExpression).map { String(made.stdout[$0]) })
+        #expect(try passbox(first, ["2fa"]).stdout.contains("Two-factor sign-in is off"))
+
+        // Enrol as a person would: read the setup key, ask the authenticator (oathtool) for the code, type it.
+        let script = """
+            import json, os, re, subprocess, sys
+            env = dict(os.environ, XDG_RUNTIME_DIR="", PASSBOX_LANG="en")
+            p = subprocess.Popen([sys.argv[1], "--data", sys.argv[2], "2fa", "enable"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+            out = b""
+            while b"setup key:" not in out or not out.endswith(b"\\n"):
+                chunk = p.stdout.read1(65536)
+                if not chunk:
+                    break
+                out += chunk
+            key = re.search(rb"setup key: ([A-Z2-7]+)", out).group(1).decode()
+            code = subprocess.check_output(["oathtool", "--totp", "-b", key]).strip()
+            rest, err = p.communicate(code + b"\\n", timeout=30)
+            print(json.dumps({"status": p.returncode, "out": (out + rest).decode(), "err": err.decode(), "key": key}))
+            """
+        let run = try Transcript.execute("/usr/bin/python3", ["-c", script, try Transcript.executablePath(), first], stdin: [], environment: [:])
+        struct Enrolled: Decodable { let status: Int; let out: String; let err: String; let key: String }
+        let enrolled = try JSONDecoder().decode(Enrolled.self, from: Data(run.stdout.utf8))
+        #expect(enrolled.status == 0, "\(enrolled.err) \(run.stderr)")
+        #expect(enrolled.out.contains("█"), "a QR code is drawn")
+        let recovery = enrolled.out.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.range(of: #"^[0-9A-Z]{5}-[0-9A-Z]{5}$"#, options: .regularExpression) != nil }
+        #expect(recovery.count == 10)
+        func totp(_ offset: String) throws -> String {
+            try Transcript.execute("/usr/bin/oathtool", ["--totp", "-b", enrolled.key, "-N", "now + \(offset)"], stdin: [], environment: [:]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        let device2 = dir.path + "/second"
+        let none = try passbox(device2, ["signin", "--server", server.origin, "--email", "tess@example.org"], [password, key])
+        #expect(none.status == 3)
+        #expect(none.stderr.contains("signs in with a second factor"))
+        let wrong = try passbox(device2, ["signin", "--server", server.origin, "--email", "tess@example.org"], [password, key, "000000"])
+        #expect(wrong.status == 3)
+        #expect(wrong.stderr.contains("the two-factor code is wrong"))
+        // The enrolment used this step's code; the next step's is accepted once.
+        let next = try totp("30 seconds")
+        #expect(try passbox(device2, ["signin", "--server", server.origin, "--email", "tess@example.org"], [password, key, next]).status == 0)
+        let replay = try passbox(dir.path + "/replay", ["signin", "--server", server.origin, "--email", "tess@example.org"], [password, key, next])
+        #expect(replay.status == 3, "a code is never accepted twice")
+        // A recovery code signs in once.
+        #expect(try passbox(dir.path + "/third", ["signin", "--server", server.origin, "--email", "tess@example.org"], [password, key, recovery[0].lowercased()]).status == 0)
+        #expect(try passbox(dir.path + "/fourth", ["signin", "--server", server.origin, "--email", "tess@example.org"], [password, key, recovery[0]]).status == 3)
+        #expect(try passbox(first, ["2fa"]).stdout.contains("9 recovery codes are left"))
+        #expect(try passbox(first, ["activity"]).stdout.contains("two-factor sign-in turned on"))
+
+        #expect(try passbox(first, ["2fa", "disable"], ["not it"]).status == 3)
+        #expect(try passbox(first, ["2fa", "disable"], [password]).status == 0)
+        #expect(try passbox(dir.path + "/fifth", ["signin", "--server", server.origin, "--email", "tess@example.org"], [password, key]).status == 0)
+    }
+
     @Test func invitationsAndClosedSignUp() throws {
         let dir = try TemporaryDirectory("passbox-invite")
         let server = try ServerProcess(dataDirectory: dir.path + "/operator", in: dir, extra: ["--signup", "invite"])

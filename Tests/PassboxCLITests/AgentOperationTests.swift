@@ -456,7 +456,7 @@ enum RawExchange {
         let needOtherConditions: Set<ErrorCode> = [
             .accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .notFound, .serverUnreachable, .badServerAnswer,
             .insecureServer, .serverParametersRefused, .noAccount, .alreadySignedIn, .rateLimited, .deviceNotFound, .signupClosed,
-            .invitationInvalid,
+            .invitationInvalid, .twoFactorRequired, .twoFactorCodeWrong,
             .mustWait, .attemptCounterDamaged, .quickUnlockRefused, .quickUnlockUnavailable, .noVault, .vaultExists, .notAVault,
             .newerFormat, .damaged, .busy, .conflict, .vaultTooLarge, .io, .directoryNotOwned, .noPassword, .breachCheckFailed, .catalogueMissing,
             .internalError, .libraryMissing,

@@ -56,7 +56,14 @@ extension Commands {
         let device = newDevice(a)
         Console.err(c.tr("account.deriving"))
         let session = try password.withUnsafeBytes {
-            try client.signin(email: email, password: $0, secretKey: secretKey, deviceID: device.id, deviceName: device.name, lastUsed: nil)
+            try client.signin(email: email, password: $0, secretKey: secretKey, deviceID: device.id, deviceName: device.name, lastUsed: nil) {
+                // From a script the code is the next line; none there means the account's second factor is missing.
+                do {
+                    return try c.input.secret(prompt: c.tr("twoFactor.prompt.code"))
+                } catch let error as CLIError where error.code == .usage {
+                    throw ProtocolError(.twoFactorRequired)
+                }
+            }
         }
         try saveRecord(c, client: client, session: session, secretKey: secretKey, device: device)
         Console.out(c.tr("account.signedIn", ["email": session.email, "server": client.origin]))
@@ -205,6 +212,48 @@ extension Commands {
     }
 }
 
+/// `passbox 2fa`: two-factor sign-in with an authenticator app.
+extension Commands {
+    static func twoFactorStatus(_ c: Context, _ a: Arguments) throws {
+        try a.expectPositionals(0...0, usage: "passbox 2fa [enable | disable]")
+        let (record, client) = try signedInRecord(c)
+        let status = try client.twoFactorStatus(token: record.token ?? "")
+        if a.flag("json") {
+            try Output.json(status)
+            return
+        }
+        Console.out(status.enabled ? c.tr("twoFactor.on", ["count": String(status.recoveryCodesLeft)]) : c.tr("twoFactor.off"))
+    }
+
+    static func twoFactorEnable(_ c: Context, _ a: Arguments) throws {
+        try a.expectPositionals(0...0, usage: "passbox 2fa enable")
+        let (record, client) = try signedInRecord(c)
+        let parameters = try client.enrolTwoFactor(token: record.token ?? "", email: record.email)
+        // Showing the setup key and its QR code is the point of enrolling.
+        if let qr = TerminalQR.render(parameters.uri) { Console.out(qr) }
+        Console.out(c.tr("twoFactor.setupKey", ["key": Base32.encode(parameters.secret)]))
+        let code = try c.input.secret(prompt: c.tr("twoFactor.prompt.confirm"))
+        let codes = try client.confirmTwoFactor(token: record.token ?? "", code: code.trimmingCharacters(in: .whitespaces))
+        Console.out(c.tr("twoFactor.enabled"))
+        for recovery in codes { Console.out("    " + recovery) }
+        Console.out(c.tr("twoFactor.keepCodes"))
+    }
+
+    static func twoFactorDisable(_ c: Context, _ a: Arguments) throws {
+        try a.expectPositionals(0...0, usage: "passbox 2fa disable")
+        let (record, client) = try signedInRecord(c)
+        let password = try c.input.secretText(prompt: c.tr("account.prompt.master"))
+        let secretKey = try SecretKey(parsing: record.secretKey)
+        try password.withUnsafeBytes {
+            try client.disableTwoFactor(
+                email: record.email, password: $0, secretKey: secretKey, salt: Array(record.salt),
+                parameters: Argon2Parameters(memoryKiB: record.memoryKiB, passes: record.passes, lanes: record.lanes), keyset: Array(record.keyset),
+                deviceID: record.deviceID, token: record.token ?? "")
+        }
+        Console.out(c.tr("twoFactor.disabled"))
+    }
+}
+
 /// `passbox passwd --account`.
 extension Commands {
     static func changeAccountPassword(_ c: Context, _ a: Arguments) throws {
@@ -288,7 +337,7 @@ extension Commands {
         }
         let formatter = ISO8601DateFormatter()
         for event in reply.events {
-            let kind = ["signup", "signin", "signinFailed", "signout", "deviceSignedOut", "passwordChanged"].contains(event.kind) ? c.tr("activity.\(event.kind)") : Console.visible(event.kind)
+            let kind = ["signup", "signin", "signinFailed", "signout", "deviceSignedOut", "passwordChanged", "twoFactorOn", "twoFactorOff"].contains(event.kind) ? c.tr("activity.\(event.kind)") : Console.visible(event.kind)
             let device = event.deviceName.isEmpty ? "" : "  \(Console.visible(event.deviceName))"
             Console.out("\(formatter.string(from: event.at))  \(kind)  \(event.address)\(device)")
         }

@@ -173,10 +173,7 @@ enum CommandTable {
             name: "devices", summary: "the account's signed-in devices; sign one or all others out", usage: "passbox devices [signout DEVICE-ID | signout --others] [--json]",
             flags: ["json"],
             subcommands: [
-                CommandSpec(name: "kit", summary: "the Emergency Kit: a PDF with the Secret Key to print; then confirm you keep it", usage: Commands.kitUsage, valued: ["pdf"], flags: ["confirm"]) {
-            c, a, _ in try Commands.kit(c, a)
-        },
-        CommandSpec(name: "signout", summary: "sign another device out, or every other one", usage: "passbox devices signout DEVICE-ID | --others", flags: ["others"]) {
+                CommandSpec(name: "signout", summary: "sign another device out, or every other one", usage: "passbox devices signout DEVICE-ID | --others", flags: ["others"]) {
                     c, a, _ in try Commands.devicesSignout(c, a)
                 }
             ]
@@ -184,6 +181,17 @@ enum CommandTable {
         CommandSpec(name: "activity", summary: "the account's last 50 events: sign-ups, sign-ins, sign-in attempts, sign-outs", usage: "passbox activity [--json]", flags: ["json"]) {
             c, a, _ in try Commands.activity(c, a)
         },
+        CommandSpec(
+            name: "2fa", summary: "two-factor sign-in with an authenticator app: status, enable, disable", usage: "passbox 2fa [enable | disable] [--json]", flags: ["json"],
+            subcommands: [
+                CommandSpec(name: "enable", summary: "turn it on: scan the QR code, type a code, keep the recovery codes", usage: "passbox 2fa enable") {
+                    c, a, _ in try Commands.twoFactorEnable(c, a)
+                },
+                CommandSpec(name: "disable", summary: "turn it off (asks for the master password)", usage: "passbox 2fa disable") {
+                    c, a, _ in try Commands.twoFactorDisable(c, a)
+                },
+            ]
+        ) { c, a, _ in try Commands.twoFactorStatus(c, a) },
         CommandSpec(name: "kit", summary: "the Emergency Kit: a PDF with the Secret Key to print; then confirm you keep it", usage: Commands.kitUsage, valued: ["pdf"], flags: ["confirm"]) {
             c, a, _ in try Commands.kit(c, a)
         },

@@ -54,15 +54,7 @@ public struct OTPParameters: Sendable, Equatable {
 
     /// The HOTP value for `counter` (RFC 4226 §5.3: dynamic truncation, then modulo 10^digits).
     public func code(counter: UInt64) -> String {
-        var message = [UInt8](repeating: 0, count: 8)
-        for i in 0..<8 { message[i] = UInt8((counter >> (56 - 8 * UInt64(i))) & 0xff) }
-        let mac = HMAC.authenticationCode(algorithm, key: secret, message: message)
-        let offset = Int(mac[mac.count - 1] & 0x0f)
-        let binary = (UInt32(mac[offset] & 0x7f) << 24) | (UInt32(mac[offset + 1]) << 16) | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
-        var modulus: UInt32 = 1
-        for _ in 0..<digits { modulus *= 10 }
-        let value = String(binary % modulus)
-        return String(repeating: "0", count: digits - value.count) + value
+        HOTP.code(algorithm, key: secret, counter: counter, digits: digits)
     }
 
     /// The TOTP time step for `date`; nil before 1970 (a counter that does not fit).
