@@ -144,6 +144,67 @@ public struct AccountClient: Sendable {
         return (newSalt, parameters, resealed)
     }
 
+    // MARK: Account recovery
+
+    public func recoveryStatus(token: String) throws -> RecoveryStatus {
+        try call("GET", "/v1/recovery", Optional<Int>.none, token: token, as: RecoveryStatus.self)
+    }
+
+    /// Makes a new recovery code (replacing an earlier one): the master password must open the kept keyset;
+    /// the keyset is sealed under the code's recovery key and sent with the code's public key, after a fresh
+    /// signature by the current sign-in key. Returns the code, shown once.
+    public func setUpRecovery(
+        email: String, password: UnsafeRawBufferPointer, secretKey: SecretKey, salt: [UInt8], parameters: Argon2Parameters, keyset sealed: [UInt8],
+        deviceID: String, token: String
+    ) throws -> RecoveryCode {
+        let keys = try AccountKeys.derive(password: password, salt: salt, parameters: parameters, secretKey: secretKey)
+        guard let keyset = try? AccountKeyset(opening: sealed, accountID: secretKey.accountID, unlockKey: keys.accountUnlockKey) else {
+            throw ProtocolError(.wrongPassword)
+        }
+        let code = RecoveryCode.generate()
+        let blob = try keyset.sealed(accountID: secretKey.accountID, unlockKey: try code.recoveryKey())
+        let challenge = try call("POST", "/v1/signin/challenge", ChallengeRequest(email: email, deviceID: deviceID), as: ChallengeReply.self)
+        let transcript = SignInTranscript.bytes(
+            label: SignInTranscript.recoverySetupLabel, origin: origin, email: email, challenge: Array(challenge.challenge), deviceID: deviceID)
+        let request = RecoverySetupRequest(
+            proof: FreshProof(challengeID: challenge.challengeID, signature: Data(keys.signInKey.signature(for: transcript))),
+            publicKey: Data(try code.signInKey().publicKey), blob: Data(blob))
+        let answer = try exchange("POST", "/v1/recovery", body: Array(try ProtocolCoding.wireEncode(request)), token: token)
+        guard answer.status == 204 else { throw failure(answer) }
+        return code
+    }
+
+    /// Recovers an account whose master password (and perhaps Secret Key) is lost: proves the recovery code,
+    /// opens the recovery blob here, and sets a new master password with a new Secret Key for the same
+    /// account id. Every other session ends and the code is used up. Returns the new Secret Key and this
+    /// device's session.
+    public func recover(
+        email: String, code: RecoveryCode, newPassword: UnsafeRawBufferPointer, deviceID: String, deviceName: String,
+        parameters: Argon2Parameters = AccountKDFPolicy.newAccount
+    ) throws -> (SecretKey, SignedIn) {
+        let email = SignInTranscript.normalizedEmail(email)
+        let signer = try code.signInKey()
+        func proof() throws -> RecoveryProof {
+            let challenge = try call("POST", "/v1/signin/challenge", ChallengeRequest(email: email, deviceID: deviceID), as: ChallengeReply.self)
+            let transcript = SignInTranscript.bytes(
+                label: SignInTranscript.recoveryLabel, origin: origin, email: email, challenge: Array(challenge.challenge), deviceID: deviceID)
+            return RecoveryProof(challengeID: challenge.challengeID, email: email, deviceID: deviceID, signature: Data(signer.signature(for: transcript)))
+        }
+        let fetched = try call("POST", "/v1/recovery/blob", try proof(), as: RecoveryBlobReply.self)
+        guard let keyset = try? AccountKeyset(opening: Array(fetched.blob), accountID: fetched.accountID, unlockKey: try code.recoveryKey()),
+            let secretKey = SecretKey.generate(accountID: fetched.accountID)
+        else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "recovery"]) }
+        let salt = SecureRandom.bytes(count: 16)
+        let keys = try AccountKeys.derive(password: newPassword, salt: salt, parameters: parameters, secretKey: secretKey)
+        let sealed = try keyset.sealed(accountID: fetched.accountID, unlockKey: keys.accountUnlockKey)
+        let request = RecoveryCompleteRequest(
+            proof: try proof(), deviceName: deviceName, salt: Data(salt), kdf: Self.wire(parameters), signInPublicKey: Data(keys.signInKey.publicKey),
+            keyset: Data(sealed))
+        let reply = try call("POST", "/v1/recovery/complete", request, as: SigninReply.self)
+        guard reply.accountID == fetched.accountID else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "recovery"]) }
+        return (secretKey, SignedIn(accountID: reply.accountID, email: email, token: reply.token, keyset: sealed, salt: salt, kdf: parameters))
+    }
+
     // MARK: Two-factor sign-in
 
     public func twoFactorStatus(token: String) throws -> TwoFactorStatus {

@@ -255,3 +255,70 @@ public struct TwoFactorStatus: Codable, Sendable, Equatable {
         self.recoveryCodesLeft = recoveryCodesLeft
     }
 }
+
+/// `POST /v1/recovery` (signed in, with a fresh proof labelled `passbox/v1/recovery-setup`): the recovery
+/// code's sign-in public key and the recovery blob (the keyset sealed under the recovery key). Replaces an
+/// earlier code.
+public struct RecoverySetupRequest: Codable, Sendable {
+    public var proof: FreshProof
+    public var publicKey: Data
+    public var blob: Data
+    public init(proof: FreshProof, publicKey: Data, blob: Data) {
+        self.proof = proof
+        self.publicKey = publicKey
+        self.blob = blob
+    }
+}
+
+/// `GET /v1/recovery`.
+public struct RecoveryStatus: Codable, Sendable {
+    public var configured: Bool
+    public var created: Date?
+    public init(configured: Bool, created: Date?) {
+        self.configured = configured
+        self.created = created
+    }
+}
+
+/// `POST /v1/recovery/blob`: a challenge (from `/v1/signin/challenge`) signed by the recovery code's key over
+/// the transcript labelled `passbox/v1/recovery-auth`. Answers the recovery blob and the account id.
+public struct RecoveryProof: Codable, Sendable {
+    public var challengeID: String
+    public var email: String
+    public var deviceID: String
+    public var signature: Data
+    public init(challengeID: String, email: String, deviceID: String, signature: Data) {
+        self.challengeID = challengeID
+        self.email = email
+        self.deviceID = deviceID
+        self.signature = signature
+    }
+}
+
+public struct RecoveryBlobReply: Codable, Sendable {
+    public var accountID: String
+    public var blob: Data
+    public init(accountID: String, blob: Data) {
+        self.accountID = accountID
+        self.blob = blob
+    }
+}
+
+/// `POST /v1/recovery/complete`: a second recovery proof over a new challenge, and the new credentials. Every
+/// session ends, the used recovery code is revoked, and this device is signed in (`SigninReply`).
+public struct RecoveryCompleteRequest: Codable, Sendable {
+    public var proof: RecoveryProof
+    public var deviceName: String
+    public var salt: Data
+    public var kdf: KDFParameters
+    public var signInPublicKey: Data
+    public var keyset: Data
+    public init(proof: RecoveryProof, deviceName: String, salt: Data, kdf: KDFParameters, signInPublicKey: Data, keyset: Data) {
+        self.proof = proof
+        self.deviceName = deviceName
+        self.salt = salt
+        self.kdf = kdf
+        self.signInPublicKey = signInPublicKey
+        self.keyset = keyset
+    }
+}

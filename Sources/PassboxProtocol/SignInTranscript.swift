@@ -14,6 +14,8 @@ public enum SignInTranscript {
     public static let passwordChangeLabel = "passbox/v1/password-change"
     /// The label for proving the current sign-in key when two-factor sign-in is turned off.
     public static let twoFactorOffLabel = "passbox/v1/2fa-off"
+    /// The label for proving the current sign-in key when a recovery code is set up.
+    public static let recoverySetupLabel = "passbox/v1/recovery-setup"
 
     /// The bytes to sign. `origin` is the server's scheme, host and port as the client reached it
     /// (`https://vault.example.org:8787`); `email` as the account stores it (see `normalizedEmail`).

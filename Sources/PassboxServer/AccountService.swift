@@ -106,17 +106,9 @@ struct AccountService: Sendable {
         let name = String(request.deviceName.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(64).map(Character.init))
         return try pool.with { db in
             try RateLimiter.check(db, email: email, address: address)
-            // The challenge is removed before anything is checked: it serves one try, right or wrong.
-            let found = try db.transaction { () -> Row? in
-                let row = try db.rows("SELECT email, device_id, challenge, expires FROM challenges WHERE id = ?", [.text(request.challengeID)]).first
-                try db.run("DELETE FROM challenges WHERE id = ?", [.text(request.challengeID)])
-                return row
-            }
-            guard let found, (found[3].integer ?? 0) >= milliseconds(Date()), found[0].text == email, found[1].text == device else {
-                throw ProtocolError(.challengeExpired)
-            }
+            let challenge = try Self.consumeChallenge(db, request.challengeID, email: email, device: device)
             let account = try db.rows("SELECT id, signin_public_key, keyset FROM accounts WHERE email = ?", [.text(email)]).first
-            let transcript = SignInTranscript.bytes(origin: origin.current, email: email, challenge: found[2].blob ?? [], deviceID: device)
+            let transcript = SignInTranscript.bytes(origin: origin.current, email: email, challenge: challenge, deviceID: device)
             guard let account, let accountID = account[0].text,
                 SigningKey.isValidSignature(Array(request.signature), for: transcript, publicKey: account[1].blob ?? [])
             else {
@@ -236,19 +228,26 @@ struct AccountService: Sendable {
         _ db: Database, _ session: Session, email: String, publicKey: [UInt8], challengeID: String, signature: Data, label: String, origin: String
     ) throws {
         try RateLimiter.check(db, email: email, address: session.address)
-        let found = try db.transaction { () -> Row? in
-            let row = try db.rows("SELECT email, device_id, challenge, expires FROM challenges WHERE id = ?", [.text(challengeID)]).first
-            try db.run("DELETE FROM challenges WHERE id = ?", [.text(challengeID)])
-            return row
-        }
-        guard let found, (found[3].integer ?? 0) >= milliseconds(Date()), found[0].text == email, found[1].text == session.deviceID else {
-            throw ProtocolError(.challengeExpired)
-        }
-        let transcript = SignInTranscript.bytes(label: label, origin: origin, email: email, challenge: found[2].blob ?? [], deviceID: session.deviceID)
+        let challenge = try consumeChallenge(db, challengeID, email: email, device: session.deviceID)
+        let transcript = SignInTranscript.bytes(label: label, origin: origin, email: email, challenge: challenge, deviceID: session.deviceID)
         guard SigningKey.isValidSignature(Array(signature), for: transcript, publicKey: publicKey) else {
             try RateLimiter.recordFailure(db, email: email, address: session.address)
             throw ProtocolError(.signInFailed)
         }
+    }
+
+    /// Takes a challenge out of the database (it serves one try, right or wrong) and answers its bytes, or
+    /// `challengeExpired` when it is unknown, past its minute, or for another email or device.
+    static func consumeChallenge(_ db: Database, _ id: String, email: String, device: String) throws -> [UInt8] {
+        let found = try db.transaction { () -> Row? in
+            let row = try db.rows("SELECT email, device_id, challenge, expires FROM challenges WHERE id = ?", [.text(id)]).first
+            try db.run("DELETE FROM challenges WHERE id = ?", [.text(id)])
+            return row
+        }
+        guard let found, (found[3].integer ?? 0) >= milliseconds(Date()), found[0].text == email, found[1].text == device, let bytes = found[2].blob else {
+            throw ProtocolError(.challengeExpired)
+        }
+        return bytes
     }
 
     // MARK: Two-factor sign-in

@@ -36,7 +36,7 @@ struct ServerRouter: Sendable {
     static let routes: Set<String> = [
         "GET /metrics", "GET /v1/health", "POST /v1/signup", "POST /v1/prelogin", "POST /v1/signin/challenge", "POST /v1/signin", "GET /v1/account",
         "DELETE /v1/session", "GET /v1/activity", "POST /v1/devices/signout-others", "POST /v1/account/password", "GET /v1/2fa", "POST /v1/2fa/enrol", "POST /v1/2fa/confirm",
-        "POST /v1/2fa/disable",
+        "POST /v1/2fa/disable", "GET /v1/recovery", "POST /v1/recovery", "POST /v1/recovery/blob", "POST /v1/recovery/complete",
     ]
 
     /// The route as logged: its template (no ids), or "(unknown route)".
@@ -73,6 +73,16 @@ struct ServerRouter: Sendable {
         case "POST /v1/2fa/disable":
             try accounts.disableTwoFactor(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(FreshProof.self, request))
             return HTTPResponse(status: 204)
+        case "GET /v1/recovery":
+            return try Self.json(accounts.recoveryStatus(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
+        case "POST /v1/recovery":
+            try accounts.setUpRecovery(
+                accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(RecoverySetupRequest.self, request))
+            return HTTPResponse(status: 204)
+        case "POST /v1/recovery/blob":
+            return try Self.json(accounts.recoveryBlob(Self.decode(RecoveryProof.self, request), address: request.clientAddress))
+        case "POST /v1/recovery/complete":
+            return try Self.json(accounts.completeRecovery(Self.decode(RecoveryCompleteRequest.self, request), address: request.clientAddress))
         case "GET /v1/activity":
             return try Self.json(accounts.activity(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
         case "POST /v1/devices/signout-others":

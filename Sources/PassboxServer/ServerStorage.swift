@@ -76,6 +76,14 @@ enum ServerSchema {
                 PRIMARY KEY (account_id, code_hash)
             );
             """),
+        Migration(5, """
+            CREATE TABLE account_recovery (
+                account_id TEXT PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+                public_key BLOB NOT NULL,
+                blob BLOB NOT NULL,
+                created INTEGER NOT NULL
+            );
+            """),
     ]
 }
 

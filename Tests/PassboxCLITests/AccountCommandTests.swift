@@ -187,6 +187,39 @@ import Testing
         #expect(try passbox(dir.path + "/fifth", ["signin", "--server", server.origin, "--email", "tess@example.org"], [password, key]).status == 0)
     }
 
+    /// An account whose master password is lost is recovered on a fresh data directory with its recovery
+    /// code; afterwards the old password and the used code no longer work.
+    @Test func anAccountIsRecoveredWithItsRecoveryCode() throws {
+        let dir = try TemporaryDirectory("passbox-recover")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let first = dir.path + "/first"
+        let made = try passbox(first, ["signup", "--server", server.origin, "--email", "rue@example.org"], [password, password])
+        let oldKey = try #require(made.stdout.range(of: #"P1-[0-9A-Z-]{38}"#, options: .regularExpression).map { String(made.stdout[$0]) })
+        let status = try passbox(first, ["recovery"])
+        #expect(status.stdout.contains("No recovery code is set up") && status.stdout.contains("Nobody can reset it"))
+        #expect(try passbox(first, ["recovery", "setup"], ["not it"]).status == 3)
+        let setup = try passbox(first, ["recovery", "setup"], [password])
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let code = try #require(setup.stdout.range(of: #"R1-[0-9A-Z-]{31}"#, options: .regularExpression).map { String(setup.stdout[$0]) })
+        #expect(try passbox(first, ["recovery"]).stdout.contains("A recovery code is set up"))
+
+        let fresh = dir.path + "/fresh", newPassword = "glacier pepper saddle orbit plume"
+        let typo = try passbox(fresh, ["recover", "--server", server.origin, "--email", "rue@example.org"], [String(code.dropLast()), newPassword, newPassword])
+        #expect(typo.status == 2)
+        #expect(typo.stderr.contains("1 character is missing after R1"))
+        let recovered = try passbox(fresh, ["recover", "--server", server.origin, "--email", "rue@example.org"], [code.lowercased(), newPassword, newPassword])
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        let newKey = try #require(recovered.stdout.range(of: #"P1-[0-9A-Z-]{38}"#, options: .regularExpression).map { String(recovered.stdout[$0]) })
+        #expect(newKey != oldKey && newKey.prefix(9) == oldKey.prefix(9), "a new Secret Key for the same account id")
+        #expect(try passbox(fresh, ["account"]).status == 0)
+        #expect(try passbox(first, ["account"]).status == 3, "every other device is signed out")
+        #expect(try passbox(dir.path + "/old", ["signin", "--server", server.origin, "--email", "rue@example.org"], [password, oldKey]).status == 3)
+        #expect(try passbox(dir.path + "/new", ["signin", "--server", server.origin, "--email", "rue@example.org"], [newPassword, newKey]).status == 0)
+        let reused = try passbox(dir.path + "/again", ["recover", "--server", server.origin, "--email", "rue@example.org"], [code, password, password])
+        #expect(reused.status == 3, "the used code no longer works")
+        #expect(try passbox(fresh, ["activity"]).stdout.contains("account recovered"))
+    }
+
     @Test func invitationsAndClosedSignUp() throws {
         let dir = try TemporaryDirectory("passbox-invite")
         let server = try ServerProcess(dataDirectory: dir.path + "/operator", in: dir, extra: ["--signup", "invite"])

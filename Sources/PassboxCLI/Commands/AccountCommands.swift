@@ -16,16 +16,7 @@ extension Commands {
 
     static func signup(_ c: Context, _ a: Arguments) throws {
         let (client, email) = try accountTarget(c, a, usage: signupUsage)
-        var password = try c.input.secretText(prompt: c.tr("account.prompt.newMaster"))
-        let again = try c.input.secretText(prompt: c.tr("account.prompt.repeat"))
-        guard password == again else { throw CLIError.failure(c.tr("account.passwordsDiffer"), hint: c.tr("account.passwordsDiffer.hint")) }
-        // The master password guards everything on the server together with the Secret Key: it must be strong.
-        let text = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        if let strength = try? Tools.strength(text, userInputs: [email]), strength.score < 3 {
-            throw CLIError.failure(
-                c.tr("account.weakMaster", ["label": c.tr("strength.label.\(strength.score)"), "score": String(strength.score)]),
-                hint: c.tr("account.weakMaster.hint"))
-        }
+        var password = try newMasterPassword(c, email: email)
         let device = newDevice(a)
         Console.err(c.tr("account.deriving"))
         let (secretKey, session) = try password.withUnsafeBytes {
@@ -107,6 +98,21 @@ extension Commands {
     }
 
     // MARK: Helpers
+
+    /// A new master password, asked twice and strength-gated: it guards everything on the server together
+    /// with the Secret Key, so it must be rated 3/4 or more.
+    static func newMasterPassword(_ c: Context, email: String) throws -> SecretText {
+        let password = try c.input.secretText(prompt: c.tr("account.prompt.newMaster"))
+        let again = try c.input.secretText(prompt: c.tr("account.prompt.repeat"))
+        guard password == again else { throw CLIError.failure(c.tr("account.passwordsDiffer"), hint: c.tr("account.passwordsDiffer.hint")) }
+        let text = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        if let strength = try? Tools.strength(text, userInputs: [email]), strength.score < 3 {
+            throw CLIError.failure(
+                c.tr("account.weakMaster", ["label": c.tr("strength.label.\(strength.score)"), "score": String(strength.score)]),
+                hint: c.tr("account.weakMaster.hint"))
+        }
+        return password
+    }
 
     static func accountTarget(_ c: Context, _ a: Arguments, usage: String) throws -> (AccountClient, String) {
         try a.expectPositionals(0...0, usage: usage)
@@ -254,21 +260,77 @@ extension Commands {
     }
 }
 
+/// `passbox recovery` and `passbox recover`: account recovery codes.
+extension Commands {
+    static let recoverUsage = "passbox recover --server URL --email EMAIL [--device-name NAME]"
+
+    static func recoveryStatus(_ c: Context, _ a: Arguments) throws {
+        try a.expectPositionals(0...0, usage: "passbox recovery [setup]")
+        let (record, client) = try signedInRecord(c)
+        let status = try client.recoveryStatus(token: record.token ?? "")
+        if a.flag("json") {
+            try Output.json(status)
+            return
+        }
+        Console.out(status.configured ? c.tr("recovery.on", ["date": Output.date(status.created)]) : c.tr("recovery.off"))
+        Console.out(c.tr("recovery.forgot"))
+    }
+
+    static func recoverySetup(_ c: Context, _ a: Arguments) throws {
+        try a.expectPositionals(0...0, usage: "passbox recovery setup")
+        let (record, client) = try signedInRecord(c)
+        let password = try c.input.secretText(prompt: c.tr("account.prompt.master"))
+        let secretKey = try SecretKey(parsing: record.secretKey)
+        let code = try password.withUnsafeBytes {
+            try client.setUpRecovery(
+                email: record.email, password: $0, secretKey: secretKey, salt: Array(record.salt),
+                parameters: Argon2Parameters(memoryKiB: record.memoryKiB, passes: record.passes, lanes: record.lanes), keyset: Array(record.keyset),
+                deviceID: record.deviceID, token: record.token ?? "")
+        }
+        // Shown once: the user writes it down (it replaces any earlier code).
+        Console.out(c.tr("recovery.created"))
+        Console.out("")
+        Console.out("    " + code.formatted())
+        Console.out("")
+        Console.out(c.tr("recovery.keep"))
+    }
+
+    static func recover(_ c: Context, _ a: Arguments) throws {
+        let (client, email) = try accountTarget(c, a, usage: recoverUsage)
+        let codeText = try c.input.secret(prompt: c.tr("recovery.prompt.code"))
+        let code: RecoveryCode
+        do {
+            code = try RecoveryCode(parsing: codeText)
+        } catch {
+            throw CLIError(message: recoveryCodeProblem(error, c), hint: c.tr("recovery.code.hint"), code: .usage)
+        }
+        let password = try newMasterPassword(c, email: email)
+        let device = newDevice(a)
+        Console.err(c.tr("account.deriving"))
+        let (secretKey, session) = try password.withUnsafeBytes {
+            try client.recover(email: email, code: code, newPassword: $0, deviceID: device.id, deviceName: device.name)
+        }
+        try saveRecord(c, client: client, session: session, secretKey: secretKey, device: device)
+        Console.out(c.tr("recovery.done", ["email": session.email]))
+        Console.out("")
+        Console.out("    " + secretKey.formatted())
+        Console.out("")
+        Console.out(c.tr("account.keepSecretKey"))
+        Console.out(c.tr("recovery.next"))
+    }
+
+    static func recoveryCodeProblem(_ error: TypedCodeError, _ c: Context) -> String {
+        secretKeyProblem(error, c).replacingOccurrences(of: "Secret Key", with: c.tr("recovery.codeName"))
+    }
+}
+
 /// `passbox passwd --account`.
 extension Commands {
     static func changeAccountPassword(_ c: Context, _ a: Arguments) throws {
         try a.expectPositionals(0...0, usage: "passbox passwd --account")
         var (record, client) = try signedInRecord(c)
         let current = try c.input.secretText(prompt: c.tr("account.prompt.currentMaster"))
-        let new = try c.input.secretText(prompt: c.tr("account.prompt.newMaster"))
-        let again = try c.input.secretText(prompt: c.tr("account.prompt.repeat"))
-        guard new == again else { throw CLIError.failure(c.tr("account.passwordsDiffer"), hint: c.tr("account.passwordsDiffer.hint")) }
-        let text = new.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        if let strength = try? Tools.strength(text, userInputs: [record.email]), strength.score < 3 {
-            throw CLIError.failure(
-                c.tr("account.weakMaster", ["label": c.tr("strength.label.\(strength.score)"), "score": String(strength.score)]),
-                hint: c.tr("account.weakMaster.hint"))
-        }
+        let new = try newMasterPassword(c, email: record.email)
         let secretKey = try SecretKey(parsing: record.secretKey)
         Console.err(c.tr("account.deriving"))
         let changed = try current.withUnsafeBytes { old in
@@ -337,7 +399,7 @@ extension Commands {
         }
         let formatter = ISO8601DateFormatter()
         for event in reply.events {
-            let kind = ["signup", "signin", "signinFailed", "signout", "deviceSignedOut", "passwordChanged", "twoFactorOn", "twoFactorOff"].contains(event.kind) ? c.tr("activity.\(event.kind)") : Console.visible(event.kind)
+            let kind = ["signup", "signin", "signinFailed", "signout", "deviceSignedOut", "passwordChanged", "twoFactorOn", "twoFactorOff", "recoverySetUp", "recovered"].contains(event.kind) ? c.tr("activity.\(event.kind)") : Console.visible(event.kind)
             let device = event.deviceName.isEmpty ? "" : "  \(Console.visible(event.deviceName))"
             Console.out("\(formatter.string(from: event.at))  \(kind)  \(event.address)\(device)")
         }

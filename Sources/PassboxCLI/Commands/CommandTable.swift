@@ -192,6 +192,18 @@ enum CommandTable {
                 },
             ]
         ) { c, a, _ in try Commands.twoFactorStatus(c, a) },
+        CommandSpec(
+            name: "recovery", summary: "the account's recovery code: status, or set up a new one", usage: "passbox recovery [setup] [--json]", flags: ["json"],
+            subcommands: [
+                CommandSpec(name: "setup", summary: "make a recovery code (asks for the master password; replaces an earlier one)", usage: "passbox recovery setup") {
+                    c, a, _ in try Commands.recoverySetup(c, a)
+                }
+            ]
+        ) { c, a, _ in try Commands.recoveryStatus(c, a) },
+        CommandSpec(
+            name: "recover", summary: "recover an account with its recovery code: a new master password and Secret Key", usage: Commands.recoverUsage,
+            valued: ["server", "email", "device-name"]
+        ) { c, a, _ in try Commands.recover(c, a) },
         CommandSpec(name: "kit", summary: "the Emergency Kit: a PDF with the Secret Key to print; then confirm you keep it", usage: Commands.kitUsage, valued: ["pdf"], flags: ["confirm"]) {
             c, a, _ in try Commands.kit(c, a)
         },

@@ -24,6 +24,14 @@ public struct SecretKey: Sendable {
         return SecretKey(idValues: id, secret: .generate(count: 16))
     }
 
+    /// A new random secret for an existing account id (an account recovery makes a new Secret Key and keeps
+    /// the account's id). Nil when `accountID` is not six Crockford base32 characters.
+    public static func generate(accountID: String) -> SecretKey? {
+        let values = accountID.utf8.compactMap { CheckedCode.value(of: $0) }
+        guard accountID.utf8.count == idLength, values.count == idLength else { return nil }
+        return SecretKey(idValues: values, secret: .generate(count: 16))
+    }
+
     init(idValues: [UInt8], secret: SecretBytes) {
         accountID = String(decoding: idValues.map { CheckedCode.alphabet[Int($0)] }, as: UTF8.self)
         self.secret = secret

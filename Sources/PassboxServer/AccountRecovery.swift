@@ -1,0 +1,98 @@
+import Foundation
+import PassboxCrypto
+import PassboxProtocol
+import PassboxSQLite
+
+/// Account recovery (security.md §4a): the server keeps the recovery code's public key and the recovery blob
+/// (ciphertext it cannot open). A recovery proves the code twice over fresh challenges — once to fetch the
+/// blob, once to set new credentials — then every session ends and the used code is revoked.
+extension AccountService {
+    func recoveryStatus(_ session: Session) throws -> RecoveryStatus {
+        try pool.with { db in
+            let row = try db.rows("SELECT created FROM account_recovery WHERE account_id = ?", [.text(session.accountID)]).first
+            return RecoveryStatus(configured: row != nil, created: row.map { date(milliseconds: $0[0].integer ?? 0) })
+        }
+    }
+
+    func setUpRecovery(_ session: Session, _ request: RecoverySetupRequest) throws {
+        guard request.publicKey.count == 32, request.blob.count > 0, request.blob.count <= 64 * 1024 else {
+            throw ProtocolError(.badRequest, ["reason": "publicKey or blob has the wrong size"])
+        }
+        try pool.with { db in
+            guard let account = try db.rows("SELECT email, signin_public_key FROM accounts WHERE id = ?", [.text(session.accountID)]).first,
+                let email = account[0].text
+            else { throw ProtocolError(.notSignedIn) }
+            try Self.verifyFreshProof(
+                db, session, email: email, publicKey: account[1].blob ?? [], challengeID: request.proof.challengeID,
+                signature: request.proof.signature, label: SignInTranscript.recoverySetupLabel, origin: origin.current)
+            try db.transaction {
+                try db.run(
+                    "INSERT INTO account_recovery (account_id, public_key, blob, created) VALUES (?, ?, ?, ?) ON CONFLICT (account_id) DO UPDATE SET public_key = excluded.public_key, blob = excluded.blob, created = excluded.created",
+                    [.text(session.accountID), .blob(Array(request.publicKey)), .blob(Array(request.blob)), .integer(milliseconds(Date()))])
+                try Self.record(db, session.accountID, "recoverySetUp", address: session.address, device: session.deviceName)
+            }
+        }
+    }
+
+    /// Checks a recovery proof (rate-limited like sign-in; a wrong code, no code set up and an unknown email
+    /// fail alike); answers the account id and the recovery blob.
+    func verifyRecovery(_ db: Database, _ proof: RecoveryProof, address: String) throws -> (accountID: String, blob: [UInt8]) {
+        let email = try Self.checkedEmail(proof.email)
+        let device = try Self.checkedDeviceID(proof.deviceID)
+        try RateLimiter.check(db, email: email, address: address)
+        let challenge = try Self.consumeChallenge(db, proof.challengeID, email: email, device: device)
+        let row = try db.rows(
+            "SELECT a.id, r.public_key, r.blob FROM accounts a JOIN account_recovery r ON r.account_id = a.id WHERE a.email = ?", [.text(email)]
+        ).first
+        let transcript = SignInTranscript.bytes(
+            label: SignInTranscript.recoveryLabel, origin: origin.current, email: email, challenge: challenge, deviceID: device)
+        guard let row, let accountID = row[0].text, SigningKey.isValidSignature(Array(proof.signature), for: transcript, publicKey: row[1].blob ?? [])
+        else {
+            try RateLimiter.recordFailure(db, email: email, address: address)
+            throw ProtocolError(.signInFailed)
+        }
+        return (accountID, row[2].blob ?? [])
+    }
+
+    func recoveryBlob(_ proof: RecoveryProof, address: String) throws -> RecoveryBlobReply {
+        try pool.with { db in
+            let (accountID, blob) = try verifyRecovery(db, proof, address: address)
+            return RecoveryBlobReply(accountID: accountID, blob: Data(blob))
+        }
+    }
+
+    func completeRecovery(_ request: RecoveryCompleteRequest, address: String) throws -> SigninReply {
+        guard request.salt.count == 16, request.signInPublicKey.count == 32, request.keyset.count > 0, request.keyset.count <= 64 * 1024 else {
+            throw ProtocolError(.badRequest, ["reason": "salt, signInPublicKey or keyset has the wrong size"])
+        }
+        let kdf = request.kdf
+        guard kdf.memoryKiB >= Self.kdfFloor.memoryKiB, kdf.passes >= Self.kdfFloor.passes, kdf.lanes >= 1,
+            kdf.memoryKiB <= 4 * 1024 * 1024, kdf.passes <= 64, kdf.lanes <= 16
+        else { throw ProtocolError(.badRequest, ["reason": "kdf parameters below the floor (64 MiB, 3 passes) or above the ceiling"]) }
+        let name = String(request.deviceName.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(64).map(Character.init))
+        return try pool.with { db in
+            let (accountID, _) = try verifyRecovery(db, request.proof, address: address)
+            let token = SecureRandom.bytes(count: 32)
+            let text = Data(token).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            let now = milliseconds(Date())
+            try db.transaction {
+                try db.run(
+                    "UPDATE accounts SET salt = ?, kdf_memory = ?, kdf_passes = ?, kdf_lanes = ?, signin_public_key = ?, keyset = ? WHERE id = ?",
+                    [
+                        .blob(Array(request.salt)), .integer(Int64(kdf.memoryKiB)), .integer(Int64(kdf.passes)), .integer(Int64(kdf.lanes)),
+                        .blob(Array(request.signInPublicKey)), .blob(Array(request.keyset)), .text(accountID),
+                    ])
+                // Every session ends and the used code is revoked; this device is signed in.
+                try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountID)])
+                try db.run("DELETE FROM account_recovery WHERE account_id = ?", [.text(accountID)])
+                try db.run(
+                    "INSERT INTO sessions (token_hash, account_id, device_id, device_name, created, last_seen, address) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [.blob(Hash.sha256(Array(text.utf8))), .text(accountID), .text(request.proof.deviceID), .text(name), .integer(now), .integer(now), .text(address)])
+                try RateLimiter.recordSuccess(db, email: SignInTranscript.normalizedEmail(request.proof.email))
+                try Self.record(db, accountID, "recovered", address: address, device: name)
+            }
+            return SigninReply(token: text, accountID: accountID, keyset: request.keyset)
+        }
+    }
+}
