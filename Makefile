@@ -9,6 +9,7 @@ DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev 
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X
 # server and xclip for the clipboard test; python3 for the range server and the other-user socket client;
 # dbus-daemon for private buses, python3-dbus and python3-gi for the peer that plays systemd-logind in the lock-signal tests.
+BENCH_PACKAGES := wrk
 TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon
 SWIFT ?= swift
 BIN := .build/release/passbox
@@ -64,10 +65,12 @@ test: deps test-deps static-cxx
 	PASSBOX_RELEASE_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build
 
 bench: build
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BENCH_PACKAGES)"
 	$(BIN) bench vault
 	$(BIN) bench search
 	$(BIN) bench check
 	$(BIN) bench agent
+	$(BIN) bench server
 
 # Builds apart from the normal build (.build/fuzz); exits non-zero on a crash, its input in Fuzz/crashes/.
 fuzz: deps

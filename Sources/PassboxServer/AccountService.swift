@@ -157,10 +157,15 @@ struct AccountService: Sendable {
         guard let token, !token.isEmpty, token.utf8.count <= 128 else { throw ProtocolError(.notSignedIn) }
         let hash = Hash.sha256(Array(token.utf8))
         return try pool.with { db in
-            guard let row = try db.rows("SELECT account_id, device_id, device_name FROM sessions WHERE token_hash = ?", [.blob(hash)]).first,
+            guard let row = try db.rows("SELECT account_id, device_id, device_name, last_seen, address FROM sessions WHERE token_hash = ?", [.blob(hash)]).first,
                 let id = row[0].text
             else { throw ProtocolError(.notSignedIn) }
-            try db.run("UPDATE sessions SET last_seen = ?, address = ? WHERE token_hash = ?", [.integer(milliseconds(Date())), .text(address), .blob(hash)])
+            // "Last seen" is kept to the minute: a read that finds it fresh and from the same address writes
+            // nothing (a write per request cost a synced commit each).
+            let now = milliseconds(Date())
+            if now - (row[3].integer ?? 0) >= 60_000 || row[4].text != address {
+                try db.run("UPDATE sessions SET last_seen = ?, address = ? WHERE token_hash = ?", [.integer(now), .text(address), .blob(hash)])
+            }
             return Session(accountID: id, tokenHash: hash, deviceID: row[1].text ?? "", deviceName: row[2].text ?? "", address: address)
         }
     }

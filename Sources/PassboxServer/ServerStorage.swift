@@ -102,8 +102,16 @@ final class ConnectionPool: @unchecked Sendable {
         idle.append(first)
     }
 
-    /// Runs `body` with a connection of its own.
+    /// Serialises this process's use of the database. SQLite has one writer at a time, and nearly every
+    /// request writes (a session's last use at least); waiting here in turn is fair and immediate, where
+    /// SQLite's own busy handler sleeps 1 to 100 ms between tries (p99 at 64 connections: 147 → see bench).
+    /// Other server processes on the same database still meet the busy timeout.
+    private let turn = NSLock()
+
+    /// Runs `body` with a connection of its own, in this process's turn.
     func with<R>(_ body: (Database) throws -> R) throws -> R {
+        turn.lock()
+        defer { turn.unlock() }
         lock.lock()
         let kept = idle.popLast()
         lock.unlock()

@@ -11,7 +11,8 @@ extension Commands {
         case "search": try SearchBenchmark.run(args)
         case "check": try CheckBenchmark.run(args, dataDirectory: context.dataDirectory)
         case "agent": try AgentBenchmark.run(args)
-        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent")
+        case "server": try ServerBenchmark.run(args)
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server")
         }
     }
 }

@@ -1,0 +1,101 @@
+import Foundation
+import PassboxAgent
+import PassboxClient
+import PassboxCrypto
+import PassboxProtocol
+import PassboxServer
+import PassboxSQLite
+
+/// `passbox bench server [--seconds N]`: a `passbox server` on SQLite in this process, loaded with `wrk` at
+/// 1, 16 and 64 connections: an authenticated read (`GET /v1/account`: the session looked up and its last
+/// use written, the account and devices read) and a small write (`POST /v1/signin/challenge`: one row
+/// inserted), beside the storage floor measured in the same run (single-row transactions straight into the
+/// same database with the same durability). Targets (issue 11): writes reach at least half the floor; p99
+/// under 20 ms at 64 connections on loopback.
+enum ServerBenchmark {
+    struct Figures {
+        var requestsPerSecond = 0.0
+        var p50 = 0.0, p99 = 0.0
+    }
+
+    static func run(_ args: Arguments) throws {
+        let seconds = max(1, Int(args.value("seconds") ?? "5") ?? 5)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") else {
+            throw CLIError.failure("wrk is not installed, so the server cannot be measured", hint: "install it (apt-get install wrk; make bench does)")
+        }
+        let dir = NSTemporaryDirectory() + "passbox-bench-server-" + String(getpid())
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var configuration = PassboxServer.Configuration(dataDirectory: dir + "/server")
+        configuration.port = 0
+        configuration.limits.connectionsPerAddress = 256
+        let server = try PassboxServer(configuration) { _ in }
+        defer { server.stop() }
+
+        // One account and a session, as a device makes them.
+        let client = try AccountClient(server: server.origin)
+        let password = Array("bench tulip ocean marble violin".utf8)
+        let (_, session) = try password.withUnsafeBytes {
+            try client.signup(email: "bench@example.org", password: $0, deviceID: "bench-device", deviceName: "bench")
+        }
+        let floor = try storageFloor(path: dir + "/server/server.sqlite", transactions: 2000)
+
+        let read = dir + "/read.lua", write = dir + "/write.lua"
+        try "wrk.method = \"GET\"\nwrk.headers[\"Authorization\"] = \"Bearer \(session.token)\"\n".write(toFile: read, atomically: true, encoding: .utf8)
+        try "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\nwrk.body = '{\"deviceID\":\"bench-device\",\"email\":\"bench@example.org\"}'\n"
+            .write(toFile: write, atomically: true, encoding: .utf8)
+
+        Console.out("passbox server on SQLite (WAL, synchronous=FULL), \(configuration.limits.threads) worker threads, loopback, wrk for \(seconds) s per row.")
+        Console.out(String(format: "Storage floor: %.0f single-row transactions per second straight into the same database.", floor))
+        var rows = [["KIND", "CONNECTIONS", "REQUESTS/S", "P50", "P99", "TARGET"]]
+        for (kind, script, path) in [("read", read, "/v1/account"), ("write", write, "/v1/signin/challenge")] {
+            for connections in [1, 16, 64] {
+                let f = try wrk(url: server.origin + path, script: script, connections: connections, seconds: seconds)
+                var target = ""
+                if kind == "write" { target = String(format: "≥ %.0f/s (half the floor)%@", floor / 2, f.requestsPerSecond >= floor / 2 ? " met" : " missed") }
+                if connections == 64 { target += (target.isEmpty ? "" : "; ") + String(format: "p99 < 20 ms%@", f.p99 < 20 ? " met" : " missed") }
+                rows.append([kind, String(connections), String(format: "%.0f", f.requestsPerSecond), String(format: "%.2f ms", f.p50), String(format: "%.2f ms", f.p99), target])
+            }
+        }
+        Console.out(Output.table(rows))
+        Console.out("PostgreSQL is not built yet, so it has no row here.")
+    }
+
+    /// Single-row transactions per second into the database at `path` (its own table, same settings).
+    static func storageFloor(path: String, transactions: Int) throws -> Double {
+        let db = try Database(path: path)
+        try db.execute("CREATE TABLE IF NOT EXISTS bench_floor (id INTEGER PRIMARY KEY, value BLOB NOT NULL)")
+        let payload = Value.blob(SecureRandom.bytes(count: 64))
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<transactions {
+            _ = try db.transaction { try db.run("INSERT INTO bench_floor (value) VALUES (?)", [payload]) }
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        try db.execute("DROP TABLE bench_floor")
+        return Double(transactions) / elapsed
+    }
+
+    /// Runs wrk and reads its requests per second and latency percentiles.
+    static func wrk(url: String, script: String, connections: Int, seconds: Int) throws -> Figures {
+        let r = Clipboard.runTool(
+            ["/usr/bin/wrk", "-t", String(min(connections, 2)), "-c", String(connections), "-d", "\(seconds)s", "--latency", "-s", script, url], input: nil,
+            readOutput: true)
+        let text = String(decoding: r.output, as: UTF8.self)
+        guard r.status == 0 else { throw CLIError.failure("wrk failed: \(text.prefix(300))") }
+        var figures = Figures()
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            if words.first == "Requests/sec:", words.count > 1 { figures.requestsPerSecond = Double(words[1]) ?? 0 }
+            if words.count == 2, words[0] == "50%" { figures.p50 = milliseconds(String(words[1])) }
+            if words.count == 2, words[0] == "99%" { figures.p99 = milliseconds(String(words[1])) }
+        }
+        return figures
+    }
+
+    /// "1.23ms", "850.00us", "1.02s" in milliseconds.
+    static func milliseconds(_ text: String) -> Double {
+        for (unit, factor) in [("us", 0.001), ("ms", 1.0), ("s", 1000.0), ("m", 60_000.0)] where text.hasSuffix(unit) {
+            return (Double(text.dropLast(unit.count)) ?? 0) * factor
+        }
+        return 0
+    }
+}
