@@ -33,6 +33,8 @@ public struct AccountClient: Sendable {
         public let keyset: [UInt8]
         public let salt: [UInt8]
         public let kdf: Argon2Parameters
+        /// The token that skips the second factor on this device for 30 days, when asked for.
+        public var rememberToken: String? = nil
     }
 
     /// Makes a new account: a new Secret Key, salt and keyset, sent with the sign-in public key; then signs in
@@ -67,7 +69,7 @@ public struct AccountClient: Sendable {
     /// the server cannot change them silently, nor offer less than the floor.
     public func signin(
         email: String, password: UnsafeRawBufferPointer, secretKey: SecretKey, deviceID: String, deviceName: String, lastUsed: Argon2Parameters?,
-        secondFactor: (() throws -> String)? = nil
+        rememberToken: String? = nil, rememberDevice: Bool = false, secondFactor: (() throws -> String)? = nil
     ) throws -> SignedIn {
         let email = SignInTranscript.normalizedEmail(email)
         let pre = try call("POST", "/v1/prelogin", PreloginRequest(email: email), as: PreloginReply.self)
@@ -80,32 +82,37 @@ public struct AccountClient: Sendable {
         guard pre.salt.count == 16 else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "200"]) }
         let keys = try AccountKeys.derive(password: password, salt: Array(pre.salt), parameters: parameters, secretKey: secretKey)
         do {
-            return try signin(email: email, keys: keys, accountID: secretKey.accountID, salt: Array(pre.salt), parameters: parameters, deviceID: deviceID, deviceName: deviceName)
+            return try signin(
+                email: email, keys: keys, accountID: secretKey.accountID, salt: Array(pre.salt), parameters: parameters, deviceID: deviceID, deviceName: deviceName,
+                rememberToken: rememberToken)
         } catch let error as ProtocolError where error.code == .twoFactorRequired && secondFactor != nil {
             // The account has two-factor sign-in: ask for the code and sign again over a new challenge.
             let answer = try secondFactor!().trimmingCharacters(in: .whitespaces)
             let isCode = answer.count == 6 && answer.allSatisfy(\.isNumber)
             return try signin(
                 email: email, keys: keys, accountID: secretKey.accountID, salt: Array(pre.salt), parameters: parameters, deviceID: deviceID, deviceName: deviceName,
-                otp: isCode ? answer : nil, recoveryCode: isCode ? nil : answer)
+                otp: isCode ? answer : nil, recoveryCode: isCode ? nil : answer, rememberDevice: rememberDevice)
         }
     }
 
     private func signin(
         email: String, keys: AccountKeys, accountID: String, salt: [UInt8], parameters: Argon2Parameters, deviceID: String, deviceName: String,
-        otp: String? = nil, recoveryCode: String? = nil
+        otp: String? = nil, recoveryCode: String? = nil, rememberToken: String? = nil, rememberDevice: Bool = false
     ) throws -> SignedIn {
         let challenge = try call("POST", "/v1/signin/challenge", ChallengeRequest(email: email, deviceID: deviceID), as: ChallengeReply.self)
         let transcript = SignInTranscript.bytes(origin: origin, email: email, challenge: Array(challenge.challenge), deviceID: deviceID)
         let request = SigninRequest(
             challengeID: challenge.challengeID, email: email, deviceID: deviceID, deviceName: deviceName,
-            signature: Data(keys.signInKey.signature(for: transcript)), otp: otp, recoveryCode: recoveryCode)
+            signature: Data(keys.signInKey.signature(for: transcript)), otp: otp, recoveryCode: recoveryCode, rememberToken: rememberToken,
+            rememberDevice: rememberDevice ? true : nil)
         let reply = try call("POST", "/v1/signin", request, as: SigninReply.self)
         // The keyset must open with this device's keys and belong to the account the Secret Key names: a server
         // that answers with another account's keyset is caught here.
         guard reply.accountID == accountID, (try? AccountKeyset(opening: Array(reply.keyset), accountID: accountID, unlockKey: keys.accountUnlockKey)) != nil
         else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "keyset"]) }
-        return SignedIn(accountID: accountID, email: email, token: reply.token, keyset: Array(reply.keyset), salt: salt, kdf: parameters)
+        return SignedIn(
+            accountID: accountID, email: email, token: reply.token, keyset: Array(reply.keyset), salt: salt, kdf: parameters,
+            rememberToken: reply.rememberToken.flatMap { $0.utf8.count <= 128 ? $0 : nil })
     }
 
     /// The account's facts and devices, for a signed-in session.

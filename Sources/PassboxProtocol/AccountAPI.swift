@@ -95,10 +95,20 @@ public struct SigninRequest: Codable, Sendable {
     /// With two-factor sign-in on: the current code of the authenticator app, or one of the recovery codes.
     public var otp: String?
     public var recoveryCode: String?
+    /// A token from an earlier sign-in of this device with `rememberDevice`: the second factor is skipped
+    /// while it is valid (30 days).
+    public var rememberToken: String?
+    /// Asks for such a token when the second factor is given now.
+    public var rememberDevice: Bool?
 
-    public init(challengeID: String, email: String, deviceID: String, deviceName: String, signature: Data, otp: String? = nil, recoveryCode: String? = nil) {
+    public init(
+        challengeID: String, email: String, deviceID: String, deviceName: String, signature: Data, otp: String? = nil, recoveryCode: String? = nil,
+        rememberToken: String? = nil, rememberDevice: Bool? = nil
+    ) {
         self.otp = otp
         self.recoveryCode = recoveryCode
+        self.rememberToken = rememberToken
+        self.rememberDevice = rememberDevice
         self.challengeID = challengeID
         self.email = email
         self.deviceID = deviceID
@@ -112,10 +122,13 @@ public struct SigninReply: Codable, Sendable {
     public var token: String
     public var accountID: String
     public var keyset: Data
-    public init(token: String, accountID: String, keyset: Data) {
+    /// With `rememberDevice` and a second factor given: the token that skips it on this device for 30 days.
+    public var rememberToken: String?
+    public init(token: String, accountID: String, keyset: Data, rememberToken: String? = nil) {
         self.token = token
         self.accountID = accountID
         self.keyset = keyset
+        self.rememberToken = rememberToken
     }
 }
 

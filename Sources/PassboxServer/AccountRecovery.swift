@@ -86,6 +86,7 @@ extension AccountService {
                 // Every session ends and the used code is revoked; this device is signed in.
                 try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountID)])
                 try db.run("DELETE FROM account_recovery WHERE account_id = ?", [.text(accountID)])
+                try db.run("DELETE FROM remembered_devices WHERE account_id = ?", [.text(accountID)])
                 try db.run(
                     "INSERT INTO sessions (token_hash, account_id, device_id, device_name, created, last_seen, address) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [.blob(Hash.sha256(Array(text.utf8))), .text(accountID), .text(request.proof.deviceID), .text(name), .integer(now), .integer(now), .text(address)])

@@ -120,7 +120,8 @@ struct AccountService: Sendable {
                 throw ProtocolError(.signInFailed)
             }
             // The second factor, when the account has it: a code of the app, or one unused recovery code.
-            if try TwoFactor.enabled(db, accountID) {
+            var rememberToken: String?
+            if try TwoFactor.enabled(db, accountID), try !TwoFactor.isRemembered(db, accountID, device: device, token: request.rememberToken) {
                 let otp = request.otp.flatMap { $0.isEmpty ? nil : $0 }, recovery = request.recoveryCode.flatMap { $0.isEmpty ? nil : $0 }
                 guard otp != nil || recovery != nil else { throw ProtocolError(.twoFactorRequired) }
                 let accepted = try db.transaction {
@@ -134,6 +135,7 @@ struct AccountService: Sendable {
                     }
                     throw ProtocolError(.twoFactorCodeWrong)
                 }
+                if request.rememberDevice == true { rememberToken = try TwoFactor.remember(db, accountID, device: device) }
             }
             let token = SecureRandom.bytes(count: 32)
             let text = Data(token).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
@@ -148,7 +150,7 @@ struct AccountService: Sendable {
                 try RateLimiter.recordSuccess(db, email: email)
                 try Self.record(db, accountID, "signin", address: address, device: name)
             }
-            return SigninReply(token: text, accountID: accountID, keyset: Data(account[2].blob ?? []))
+            return SigninReply(token: text, accountID: accountID, keyset: Data(account[2].blob ?? []), rememberToken: rememberToken)
         }
     }
 
@@ -302,6 +304,7 @@ struct AccountService: Sendable {
                 label: SignInTranscript.twoFactorOffLabel, origin: origin.current)
             try db.transaction {
                 try db.run("DELETE FROM two_factor WHERE account_id = ?", [.text(session.accountID)])
+                try db.run("DELETE FROM remembered_devices WHERE account_id = ?", [.text(session.accountID)])
                 try db.run("DELETE FROM recovery_codes WHERE account_id = ?", [.text(session.accountID)])
                 try Self.record(db, session.accountID, "twoFactorOff", address: session.address, device: session.deviceName)
             }

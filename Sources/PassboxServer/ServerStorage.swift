@@ -84,6 +84,14 @@ enum ServerSchema {
                 created INTEGER NOT NULL
             );
             """),
+        Migration(6, """
+            CREATE TABLE remembered_devices (
+                token_hash BLOB PRIMARY KEY,
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL,
+                expires INTEGER NOT NULL
+            );
+            """),
     ]
 }
 

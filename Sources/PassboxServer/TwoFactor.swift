@@ -54,4 +54,27 @@ enum TwoFactor {
         }
         return codes
     }
+
+    static let rememberDays: Double = 30
+
+    /// Whether `token` remembers this device of the account (and has not expired).
+    static func isRemembered(_ db: Database, _ accountID: String, device: String, token: String?) throws -> Bool {
+        guard let token, !token.isEmpty, token.utf8.count <= 128 else { return false }
+        let row = try db.rows(
+            "SELECT expires FROM remembered_devices WHERE token_hash = ? AND account_id = ? AND device_id = ?",
+            [.blob(Hash.sha256(Array(token.utf8))), .text(accountID), .text(device)]
+        ).first
+        return (row?[0].integer ?? 0) > milliseconds(Date())
+    }
+
+    /// A new token that skips the second factor on this device for 30 days (stored as SHA-256).
+    static func remember(_ db: Database, _ accountID: String, device: String) throws -> String {
+        let token = Data(SecureRandom.bytes(count: 32)).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        try db.run("DELETE FROM remembered_devices WHERE expires < ?", [.integer(milliseconds(Date()))])
+        try db.run(
+            "INSERT INTO remembered_devices (token_hash, account_id, device_id, expires) VALUES (?, ?, ?, ?)",
+            [.blob(Hash.sha256(Array(token.utf8))), .text(accountID), .text(device), .integer(milliseconds(Date() + rememberDays * 86_400))])
+        return token
+    }
 }

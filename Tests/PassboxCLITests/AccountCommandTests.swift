@@ -180,6 +180,13 @@ import Testing
         #expect(try passbox(dir.path + "/third", ["signin", "--server", server.origin, "--email", "tess@example.org"], [password, key, recovery[0].lowercased()]).status == 0)
         #expect(try passbox(dir.path + "/fourth", ["signin", "--server", server.origin, "--email", "tess@example.org"], [password, key, recovery[0]]).status == 3)
         #expect(try passbox(first, ["2fa"]).stdout.contains("9 recovery codes are left"))
+        // Remembered for 30 days: after a sign-out, this device signs in again without a code; another does not.
+        let laptop = dir.path + "/laptop"
+        let remembered = try passbox(laptop, ["signin", "--server", server.origin, "--email", "tess@example.org", "--remember-device"], [password, key, recovery[1]])
+        #expect(remembered.stdout.contains("remembered for 30 days"), "\(remembered.stderr)")
+        #expect(try passbox(laptop, ["signout", "--forget-secret-key"]).status == 0)
+        #expect(try passbox(laptop, ["signin", "--server", server.origin, "--email", "tess@example.org"], [password, key]).status == 0)
+        #expect(try passbox(dir.path + "/other", ["signin", "--server", server.origin, "--email", "tess@example.org"], [password, key]).status == 3)
         #expect(try passbox(first, ["activity"]).stdout.contains("two-factor sign-in turned on"))
 
         #expect(try passbox(first, ["2fa", "disable"], ["not it"]).status == 3)

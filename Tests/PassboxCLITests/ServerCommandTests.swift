@@ -69,3 +69,67 @@ final class ServerProcess {
         }
     }
 }
+
+/// A server killed in the middle of requests loses no write it acknowledged: after SIGKILL and a restart on
+/// the same data directory, every sign-up answered 201 is there (its salt comes back from prelogin).
+@Suite struct ServerCrashTests {
+    final class Acknowledged: @unchecked Sendable {
+        // @unchecked: touched only under `lock`.
+        let lock = NSLock()
+        var salts: [String: String] = [:]
+        var stop = false
+    }
+
+    @Test func aKilledServerKeepsEveryAcknowledgedSignUp() throws {
+        let dir = try TemporaryDirectory("passbox-crash")
+        let first = try ServerProcess(dataDirectory: dir.path + "/data", in: dir)
+        let acknowledged = Acknowledged()
+        let done = DispatchSemaphore(value: 0)
+        let origin = first.origin
+        let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+        Thread.detachNewThread {
+            var i = 0
+            while true {
+                acknowledged.lock.lock()
+                let stop = acknowledged.stop
+                acknowledged.lock.unlock()
+                if stop { break }
+                let email = "user\(i)@example.org"
+                let salt = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+                let id = String((0..<6).map { _ in alphabet.randomElement()! })
+                let body = #"{"accountID":"\#(id)","email":"\#(email)","salt":"\#(salt)","kdf":{"memoryKiB":65536,"passes":3,"lanes":1},"signInPublicKey":"\#(Data(count: 32).base64EncodedString())","keyset":"AQ=="}"#
+                let r = try? Transcript.execute(
+                    "/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", "-H", "Content-Type: application/json", "--data-binary", body, origin + "/v1/signup"],
+                    stdin: [], environment: [:])
+                if r?.stdout == "201" {
+                    acknowledged.lock.lock()
+                    acknowledged.salts[email] = salt
+                    acknowledged.lock.unlock()
+                }
+                if r?.stdout == "000" { break }  // the server is gone
+                i += 1
+            }
+            done.signal()
+        }
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        acknowledged.lock.lock()
+        acknowledged.stop = true
+        acknowledged.lock.unlock()
+        done.wait()
+
+        let second = try ServerProcess(dataDirectory: dir.path + "/data", in: dir)
+        acknowledged.lock.lock()
+        let salts = acknowledged.salts
+        acknowledged.lock.unlock()
+        #expect(salts.count > 5, "the load made sign-ups before the kill")
+        for (email, salt) in salts {
+            let r = try Transcript.execute(
+                "/usr/bin/curl", ["-s", "--max-time", "5", "-H", "Content-Type: application/json", "--data-binary", #"{"email":"\#(email)"}"#, second.origin + "/v1/prelogin"],
+                stdin: [], environment: [:])
+            #expect(r.stdout.contains(#""salt":"\#(salt)""#), "\(email) was acknowledged and then lost")
+        }
+        second.stop()
+    }
+}

@@ -12,7 +12,7 @@ import PassboxStore
 /// the master password, then the Secret Key), never from the command line.
 extension Commands {
     static let signupUsage = "passbox signup --server URL --email EMAIL [--invite TOKEN] [--device-name NAME]"
-    static let signinUsage = "passbox signin --server URL --email EMAIL [--device-name NAME]"
+    static let signinUsage = "passbox signin --server URL --email EMAIL [--device-name NAME] [--remember-device]"
 
     static func signup(_ c: Context, _ a: Arguments) throws {
         let (client, email) = try accountTarget(c, a, usage: signupUsage)
@@ -44,10 +44,16 @@ extension Commands {
         } catch {
             throw CLIError(message: secretKeyProblem(error, c), hint: c.tr("account.secretKey.hint"), code: .usage)
         }
-        let device = newDevice(a)
+        // A device remembered for this account keeps its id and skips the second factor while its token lasts.
+        let remembered = RememberedDevice.load(c.dataDirectory, server: client.origin, email: email)
+        var device = newDevice(a)
+        if let remembered { device.id = remembered.deviceID }
         Console.err(c.tr("account.deriving"))
         let session = try password.withUnsafeBytes {
-            try client.signin(email: email, password: $0, secretKey: secretKey, deviceID: device.id, deviceName: device.name, lastUsed: nil) {
+            try client.signin(
+                email: email, password: $0, secretKey: secretKey, deviceID: device.id, deviceName: device.name, lastUsed: nil,
+                rememberToken: remembered?.token, rememberDevice: a.flag("remember-device")
+            ) {
                 // From a script the code is the next line; none there means the account's second factor is missing.
                 do {
                     return try c.input.secret(prompt: c.tr("twoFactor.prompt.code"))
@@ -57,6 +63,10 @@ extension Commands {
             }
         }
         try saveRecord(c, client: client, session: session, secretKey: secretKey, device: device)
+        if let token = session.rememberToken {
+            try RememberedDevice(server: client.origin, email: session.email, deviceID: device.id, token: token).save(c.dataDirectory)
+            Console.out(c.tr("twoFactor.remembered"))
+        }
         Console.out(c.tr("account.signedIn", ["email": session.email, "server": client.origin]))
     }
 

@@ -77,3 +77,37 @@ public struct AccountRecord: Codable, Equatable, Sendable {
         guard unlink(path) == 0 || errno == ENOENT else { throw StoreError.io(operation: "remove", path: path, errno: errno) }
     }
 }
+
+/// A device remembered for two-factor sign-in (`DATA/remembered-device.json`, 0600, version 1): the server,
+/// email and device id it was given for, and the token that skips the second factor there for 30 days. It
+/// outlives a sign-out, as "remember this device" promises.
+public struct RememberedDevice: Codable, Equatable, Sendable {
+    public static let fileName = "remembered-device.json"
+    public var v = 1
+    public var server: String
+    public var email: String
+    public var deviceID: String
+    public var token: String
+
+    public init(server: String, email: String, deviceID: String, token: String) {
+        self.server = server
+        self.email = email
+        self.deviceID = deviceID
+        self.token = token
+    }
+
+    /// The remembered device for this server and email, if any (a record that does not read is ignored: it
+    /// only saves typing a code).
+    public static func load(_ directory: String, server: String, email: String) -> RememberedDevice? {
+        guard let data = FileManager.default.contents(atPath: directory + "/" + fileName),
+            let device = try? JSONDecoder().decode(RememberedDevice.self, from: data), device.v == 1
+        else { return nil }
+        return device.server == server && device.email == email ? device : nil
+    }
+
+    public func save(_ directory: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        try StoreFiles.writeAtomically(Array(try encoder.encode(self)), to: directory + "/" + Self.fileName, directory: directory)
+    }
+}
