@@ -78,7 +78,7 @@ let package = Package(
             name: "PassboxStoreTests", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxTestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(
-            name: "PassboxCLITests", dependencies: ["PassboxCLI", "PassboxProtocol", "PassboxAgent", "PassboxHTTP", "PassboxTestSupport"],
+            name: "PassboxCLITests", dependencies: ["PassboxCLI", "PassboxProtocol", "PassboxAgent", "PassboxHTTP", "PassboxSQLite", "PassboxTestSupport"],
             resources: [.copy("Transcripts")]),
     ],
     swiftLanguageModes: [.v6]

@@ -19,10 +19,9 @@ public struct AccountClient: Sendable {
             scheme == "https" || scheme == "http", url.path.isEmpty, url.query == nil
         else { throw ProtocolError(.notAnAddress, ["address": server]) }
         if scheme == "http" {
-            let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            guard bare.hasPrefix("127.") || bare == "::1" || bare == "localhost" else { throw ProtocolError(.insecureServer, ["server": text]) }
+            guard Loopback.isLoopbackHost(host) else { throw ProtocolError(.insecureServer, ["server": text]) }
         }
-        origin = text
+        origin = SignInTranscript.normalizedOrigin(text)
     }
 
     /// What sign-up and sign-in leave on the device (the CLI keeps it in the account record).
@@ -228,7 +227,13 @@ public struct AccountClient: Sendable {
 
     /// Turns two-factor sign-in on with a code of the app; the ten recovery codes, shown once.
     public func confirmTwoFactor(token: String, code: String) throws -> [String] {
-        try call("POST", "/v1/2fa/confirm", TwoFactorCodeRequest(code: code), token: token, as: RecoveryCodesReply.self).codes
+        let codes = try call("POST", "/v1/2fa/confirm", TwoFactorCodeRequest(code: code), token: token, as: RecoveryCodesReply.self).codes
+        // Shown to the user as they came: only the shape a recovery code has is accepted.
+        let shape = Set("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+        guard codes.count == 10, codes.allSatisfy({ $0.count == 11 && Array($0)[5] == "-" && $0.filter { $0 != "-" }.allSatisfy(shape.contains) }) else {
+            throw ProtocolError(.badServerAnswer, ["server": origin, "status": "2fa"])
+        }
+        return codes
     }
 
     /// Turns two-factor sign-in off: the master password must open the kept keyset (a wrong one is caught

@@ -56,7 +56,7 @@ public struct PwnedPasswordsClient: Sendable {
     public static func isAllowed(_ address: String) -> Bool {
         guard let url = URL(string: address), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return false }
         if scheme == "https" { return true }
-        return scheme == "http" && (host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127."))
+        return scheme == "http" && Loopback.isLoopbackHost(host)
     }
 
     /// Fetches the range answer of every real prefix, padded with random ones (`padded`), and returns the

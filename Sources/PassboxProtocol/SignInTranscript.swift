@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a device signs to sign in (security.md §4): the label, the server's origin, the email, the server's
 /// fresh challenge and the device id. The server verifies the signature with the account's public sign-in
 /// key, so a signature is good for one server, one account, one challenge and one device only.
@@ -27,6 +29,20 @@ public enum SignInTranscript {
             out += part
         }
         return out
+    }
+
+    /// An origin as both sides sign it: scheme and host in lower case, no trailing slash, and no port when it
+    /// is the scheme's default (443 for https, 80 for http), so "HTTPS://Vault.example.org:443/" and
+    /// "https://vault.example.org" sign alike.
+    public static func normalizedOrigin(_ origin: String) -> String {
+        var text = origin.trimmingCharacters(in: .whitespaces)
+        while text.hasSuffix("/") { text.removeLast() }
+        guard let schemeEnd = text.range(of: "://") else { return text }
+        let scheme = text[..<schemeEnd.lowerBound].lowercased()
+        var authority = text[schemeEnd.upperBound...].lowercased()
+        if scheme == "https", authority.hasSuffix(":443") { authority.removeLast(4) }
+        if scheme == "http", authority.hasSuffix(":80") { authority.removeLast(3) }
+        return scheme + "://" + authority
     }
 
     /// An email as accounts store and sign it: surrounding spaces dropped, ASCII letters in lower case

@@ -36,13 +36,13 @@ public final class PassboxServer: Sendable {
         let pool = try ConnectionPool(path: configuration.dataDirectory + "/server.sqlite")
         chmod(configuration.dataDirectory + "/server.sqlite", 0o600)
         // With port 0 the port, and so the default origin, is known only once listening.
-        let holder = OriginHolder(configuration.origin ?? "")
+        let holder = OriginHolder(configuration.origin.map(SignInTranscript.normalizedOrigin) ?? "")
         var accounts = AccountService(pool: pool, origin: holder)
         accounts.signup = configuration.signup
         let router = ServerRouter(accounts: accounts, log: log)
         http = try HTTPServer(address: configuration.address, port: configuration.port, limits: configuration.limits, tls: configuration.tls, handler: router.handle)
         let host = configuration.address.contains(":") ? "[\(configuration.address)]" : configuration.address
-        origin = configuration.origin ?? "\(configuration.tls == nil ? "http" : "https")://\(host):\(http.port)"
+        origin = SignInTranscript.normalizedOrigin(configuration.origin ?? "\(configuration.tls == nil ? "http" : "https")://\(host):\(http.port)")
         holder.set(origin)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PassboxHTTP
+import PassboxSQLite
 import PassboxTestSupport
 import Testing
 
@@ -227,6 +228,31 @@ import Testing
         #expect(try passbox(fresh, ["activity"]).stdout.contains("account recovered"))
     }
 
+    /// The parameters a device used last for an account survive its sign-out, so a server that lowers them
+    /// (here, straight in its database) is refused at the next sign-in; plain http to a host that only looks
+    /// like loopback is refused too.
+    @Test func aServerCannotLowerTheParametersSilently() throws {
+        let dir = try TemporaryDirectory("passbox-lower")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let data = dir.path + "/device"
+        let made = try passbox(data, ["signup", "--server", server.origin, "--email", "lou@example.org"], [password, password])
+        let key = try #require(made.stdout.range(of: #"P1-[0-9A-Z-]{38}"#, options: .regularExpression).map { String(made.stdout[$0]) })
+        #expect(try passbox(data, ["signout", "--forget-secret-key"]).status == 0)
+        let db = try Database(path: dir.path + "/server/server/server.sqlite")
+        try db.run("UPDATE accounts SET kdf_memory = 65536, kdf_passes = 3")
+        let refused = try passbox(data, ["signin", "--server", server.origin, "--email", "lou@example.org"], [password, key])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("key-derivation parameters this device refuses (64 MiB, 3 passes, 1 lanes)"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: data + "/account.json"))
+        // Said to be the user's own change: derived with the new parameters (which do not match here, so the
+        // signature fails as a wrong password would).
+        let accepted = try passbox(data, ["signin", "--server", server.origin, "--email", "lou@example.org", "--accept-new-parameters"], [password, key])
+        #expect(accepted.status == 3)
+        let lookalike = try passbox(data, ["signin", "--server", "http://127.0.0.1.example.org:8787", "--email", "lou@example.org"], [password, key])
+        #expect(lookalike.status == 2)
+        #expect(lookalike.stderr.contains("plain HTTP to another machine"))
+    }
+
     @Test func invitationsAndClosedSignUp() throws {
         let dir = try TemporaryDirectory("passbox-invite")
         let server = try ServerProcess(dataDirectory: dir.path + "/operator", in: dir, extra: ["--signup", "invite"])
@@ -238,15 +264,15 @@ import Testing
         let invited = try passbox(dir.path + "/operator", ["server", "invite", "ivy@example.org"])
         #expect(invited.status == 0, "\(invited.stderr)")
         let token = try #require(invited.stdout.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) })
-        let other = try passbox(dir.path + "/a", ["signup", "--server", server.origin, "--email", "joe@example.org", "--invite", token], [password, password])
+        let other = try passbox(dir.path + "/a", ["signup", "--server", server.origin, "--email", "joe@example.org", "--invite"], [token, password, password])
         #expect(other.stderr.contains("it is for another email address"))
-        let bogus = try passbox(dir.path + "/a", ["signup", "--server", server.origin, "--email", "ivy@example.org", "--invite", "nope"], [password, password])
+        let bogus = try passbox(dir.path + "/a", ["signup", "--server", server.origin, "--email", "ivy@example.org", "--invite"], ["nope", password, password])
         #expect(bogus.stderr.contains("no such invitation"))
-        let made = try passbox(dir.path + "/a", ["signup", "--server", server.origin, "--email", "ivy@example.org", "--invite", token], [password, password])
+        let made = try passbox(dir.path + "/a", ["signup", "--server", server.origin, "--email", "ivy@example.org", "--invite"], [token, password, password])
         #expect(made.status == 0, "\(made.stderr)")
-        let again = try passbox(dir.path + "/b", ["signup", "--server", server.origin, "--email", "ivy@example.org", "--invite", token], [password, password])
+        let again = try passbox(dir.path + "/b", ["signup", "--server", server.origin, "--email", "ivy@example.org", "--invite"], [token, password, password])
         #expect(again.stderr.contains("it was used already"))
-        let german = try passbox(dir.path + "/b", ["signup", "--server", server.origin, "--email", "ivy@example.org", "--invite", token], [password, password], language: "de")
+        let german = try passbox(dir.path + "/b", ["signup", "--server", server.origin, "--email", "ivy@example.org", "--invite"], [token, password, password], language: "de")
         #expect(german.stderr.contains("sie wurde bereits verwendet"))
         #expect(!server.log.contains(token))
         server.stop()

@@ -11,16 +11,18 @@ import PassboxStore
 /// the terminal, or from standard input one line each (the master password, twice at sign-up; at sign-in
 /// the master password, then the Secret Key), never from the command line.
 extension Commands {
-    static let signupUsage = "passbox signup --server URL --email EMAIL [--invite TOKEN] [--device-name NAME]"
-    static let signinUsage = "passbox signin --server URL --email EMAIL [--device-name NAME] [--remember-device]"
+    static let signupUsage = "passbox signup --server URL --email EMAIL [--invite] [--device-name NAME]"
+    static let signinUsage = "passbox signin --server URL --email EMAIL [--device-name NAME] [--remember-device] [--accept-new-parameters]"
 
     static func signup(_ c: Context, _ a: Arguments) throws {
         let (client, email) = try accountTarget(c, a, usage: signupUsage)
+        // The invitation is a credential: read like a secret (first), never from the command line.
+        let invitation = a.flag("invite") ? try c.input.secret(prompt: c.tr("account.prompt.invitation")).trimmingCharacters(in: .whitespaces) : nil
         var password = try newMasterPassword(c, email: email)
         let device = newDevice(a)
         Console.err(c.tr("account.deriving"))
         let (secretKey, session) = try password.withUnsafeBytes {
-            try client.signup(email: email, password: $0, deviceID: device.id, deviceName: device.name, invitation: a.value("invite"))
+            try client.signup(email: email, password: $0, deviceID: device.id, deviceName: device.name, invitation: invitation)
         }
         password = SecretText("")
         try saveRecord(c, client: client, session: session, secretKey: secretKey, device: device)
@@ -44,6 +46,11 @@ extension Commands {
         } catch {
             throw CLIError(message: secretKeyProblem(error, c), hint: c.tr("account.secretKey.hint"), code: .usage)
         }
+        // The parameters this device used last for the account: a server cannot change them silently (unless the
+        // user says they changed them on another device).
+        let lastUsed = a.flag("accept-new-parameters") ? nil : try KnownAccounts.load(c.dataDirectory).parameters(server: client.origin, email: email).map {
+            Argon2Parameters(memoryKiB: $0.memoryKiB, passes: $0.passes, lanes: $0.lanes)
+        }
         // A device remembered for this account keeps its id and skips the second factor while its token lasts.
         let remembered = RememberedDevice.load(c.dataDirectory, server: client.origin, email: email)
         var device = newDevice(a)
@@ -51,7 +58,7 @@ extension Commands {
         Console.err(c.tr("account.deriving"))
         let session = try password.withUnsafeBytes {
             try client.signin(
-                email: email, password: $0, secretKey: secretKey, deviceID: device.id, deviceName: device.name, lastUsed: nil,
+                email: email, password: $0, secretKey: secretKey, deviceID: device.id, deviceName: device.name, lastUsed: lastUsed,
                 rememberToken: remembered?.token, rememberDevice: a.flag("remember-device")
             ) {
                 // From a script the code is the next line; none there means the account's second factor is missing.
@@ -80,14 +87,14 @@ extension Commands {
             return
         }
         Console.out(c.tr("account.show.server", ["server": record.server]))
-        Console.out(c.tr("account.show.email", ["email": Console.visible(reply.email)]))
-        Console.out(c.tr("account.show.id", ["id": reply.accountID]))
+        Console.out(c.tr("account.show.email", ["email": Console.visibleLine(reply.email)]))
+        Console.out(c.tr("account.show.id", ["id": Console.visibleLine(reply.accountID)]))
         Console.out(c.tr("account.show.algorithms", ["memory": String(reply.kdf.memoryKiB / 1024), "passes": String(reply.kdf.passes), "lanes": String(reply.kdf.lanes)]))
         Console.out(c.tr("account.show.secretKeyHere"))
         Console.out(c.tr("account.show.devices"))
         for device in reply.devices {
             let marker = device.isCurrent ? c.tr("account.show.thisDevice") : ""
-            Console.out("  \(Console.visible(device.name))  \(device.address)  \(ISO8601DateFormatter().string(from: device.lastSeen))\(marker)")
+            Console.out("  \(Console.visibleLine(device.name))  \(Console.visibleLine(device.address))  \(ISO8601DateFormatter().string(from: device.lastSeen))\(marker)")
         }
     }
 
@@ -152,6 +159,9 @@ extension Commands {
             deviceName: device.name, salt: Data(session.salt), memoryKiB: session.kdf.memoryKiB, passes: session.kdf.passes, lanes: session.kdf.lanes,
             keyset: Data(session.keyset), token: session.token)
         try record.save(c.dataDirectory)
+        try KnownAccounts.remember(
+            .init(memoryKiB: session.kdf.memoryKiB, passes: session.kdf.passes, lanes: session.kdf.lanes), server: client.origin, email: session.email,
+            in: c.dataDirectory)
     }
 
     static func secretKeyProblem(_ error: TypedCodeError, _ c: Context) -> String {
@@ -357,6 +367,7 @@ extension Commands {
         record.lanes = changed.kdf.lanes
         record.keyset = Data(changed.keyset)
         try record.save(c.dataDirectory)
+        try KnownAccounts.remember(.init(memoryKiB: record.memoryKiB, passes: record.passes, lanes: record.lanes), server: record.server, email: record.email, in: c.dataDirectory)
         Console.out(c.tr("account.passwordChanged", ["email": record.email]))
     }
 }
@@ -379,7 +390,7 @@ extension Commands {
         let formatter = ISO8601DateFormatter()
         for device in reply.devices {
             let marker = device.isCurrent ? c.tr("account.show.thisDevice") : ""
-            Console.out("\(device.deviceID)  \(Console.visible(device.name))  \(device.address)  \(formatter.string(from: device.lastSeen))\(marker)")
+            Console.out("\(Console.visibleLine(device.deviceID))  \(Console.visibleLine(device.name))  \(Console.visibleLine(device.address))  \(formatter.string(from: device.lastSeen))\(marker)")
         }
     }
 
@@ -410,8 +421,8 @@ extension Commands {
         let formatter = ISO8601DateFormatter()
         for event in reply.events {
             let kind = ["signup", "signin", "signinFailed", "signout", "deviceSignedOut", "passwordChanged", "twoFactorOn", "twoFactorOff", "recoverySetUp", "recovered"].contains(event.kind) ? c.tr("activity.\(event.kind)") : Console.visible(event.kind)
-            let device = event.deviceName.isEmpty ? "" : "  \(Console.visible(event.deviceName))"
-            Console.out("\(formatter.string(from: event.at))  \(kind)  \(event.address)\(device)")
+            let device = event.deviceName.isEmpty ? "" : "  \(Console.visibleLine(event.deviceName))"
+            Console.out("\(formatter.string(from: event.at))  \(kind)  \(Console.visibleLine(event.address))\(device)")
         }
         Console.out(c.tr("activity.note"))
     }

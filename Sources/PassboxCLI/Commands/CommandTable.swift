@@ -160,10 +160,10 @@ enum CommandTable {
         CommandSpec(name: "agent", summary: "the agent itself (started by unlock)", usage: "passbox agent", valued: testValued, isListed: false) {
             c, a, _ in try AgentCommands.runAgent(c, a)
         },
-        CommandSpec(name: "signup", summary: "make an account on a passbox server (the Secret Key is made here)", usage: Commands.signupUsage, valued: ["server", "email", "device-name", "invite"]) {
+        CommandSpec(name: "signup", summary: "make an account on a passbox server (the Secret Key is made here)", usage: Commands.signupUsage, valued: ["server", "email", "device-name"], flags: ["invite"]) {
             c, a, _ in try Commands.signup(c, a)
         },
-        CommandSpec(name: "signin", summary: "sign in to an account with the master password and Secret Key", usage: Commands.signinUsage, valued: ["server", "email", "device-name"], flags: ["remember-device"]) {
+        CommandSpec(name: "signin", summary: "sign in to an account with the master password and Secret Key", usage: Commands.signinUsage, valued: ["server", "email", "device-name"], flags: ["remember-device", "accept-new-parameters"]) {
             c, a, _ in try Commands.signin(c, a)
         },
         CommandSpec(name: "account", summary: "the account: server, email, id, algorithms, signed-in devices", usage: "passbox account [--json]", flags: ["json"]) {

@@ -111,3 +111,50 @@ public struct RememberedDevice: Codable, Equatable, Sendable {
         try StoreFiles.writeAtomically(Array(try encoder.encode(self)), to: directory + "/" + Self.fileName, directory: directory)
     }
 }
+
+/// The key-derivation parameters this device last used for each account (`DATA/known-accounts.json`, 0600,
+/// version 1), kept across sign-outs so a server cannot lower them silently at the next sign-in
+/// (security.md §4).
+public struct KnownAccounts: Codable, Equatable, Sendable {
+    public static let fileName = "known-accounts.json"
+    public struct Parameters: Codable, Equatable, Sendable {
+        public var memoryKiB: UInt32
+        public var passes: UInt32
+        public var lanes: UInt8
+        public init(memoryKiB: UInt32, passes: UInt32, lanes: UInt8) {
+            self.memoryKiB = memoryKiB
+            self.passes = passes
+            self.lanes = lanes
+        }
+    }
+
+    public var v = 1
+    /// Keyed by "server email".
+    public var accounts: [String: Parameters] = [:]
+
+    public init() {}
+
+    static func key(_ server: String, _ email: String) -> String { server + " " + email }
+
+    /// The file, or an empty one when it is missing; one that does not read is `damaged` (it guards a check,
+    /// so it is never silently dropped).
+    public static func load(_ directory: String) throws -> KnownAccounts {
+        let path = directory + "/" + fileName
+        guard let data = FileManager.default.contents(atPath: path) else { return KnownAccounts() }
+        guard let known = try? JSONDecoder().decode(KnownAccounts.self, from: data), known.v == 1 else {
+            throw StoreError.damaged(path: path, reason: "not a list of known accounts")
+        }
+        return known
+    }
+
+    public func parameters(server: String, email: String) -> Parameters? { accounts[Self.key(server, email)] }
+
+    /// Records the parameters used now and saves the file.
+    public static func remember(_ parameters: Parameters, server: String, email: String, in directory: String) throws {
+        var known = (try? load(directory)) ?? KnownAccounts()
+        known.accounts[key(server, email)] = parameters
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        try StoreFiles.writeAtomically(Array(try encoder.encode(known)), to: directory + "/" + fileName, directory: directory)
+    }
+}
