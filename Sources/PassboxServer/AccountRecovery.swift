@@ -48,7 +48,13 @@ extension AccountService {
             label: SignInTranscript.recoveryLabel, origin: origin.current, email: email, challenge: challenge, deviceID: device)
         guard let row, let accountID = row[0].text, SigningKey.isValidSignature(Array(proof.signature), for: transcript, publicKey: row[1].blob ?? [])
         else {
-            try RateLimiter.recordFailure(db, email: email, address: address)
+            try db.transaction {
+                try RateLimiter.recordFailure(db, email: email, address: address)
+                // A failed recovery of an existing account shows in its Activity and on every device.
+                if let id = try db.rows("SELECT id FROM accounts WHERE email = ?", [.text(email)]).first?[0].text {
+                    try Self.record(db, id, "recoveryFailed", address: address, device: "")
+                }
+            }
             throw ProtocolError(.signInFailed)
         }
         return (accountID, row[2].blob ?? [])
@@ -57,6 +63,8 @@ extension AccountService {
     func recoveryBlob(_ proof: RecoveryProof, address: String) throws -> RecoveryBlobReply {
         try pool.with { db in
             let (accountID, blob) = try verifyRecovery(db, proof, address: address)
+            // Fetching the blob is recorded even if the recovery is never completed.
+            try Self.record(db, accountID, "recoveryStarted", address: address, device: "")
             return RecoveryBlobReply(accountID: accountID, blob: Data(blob))
         }
     }

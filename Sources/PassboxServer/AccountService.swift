@@ -12,12 +12,17 @@ struct AccountService: Sendable {
     let origin: OriginHolder
     /// Who may make an account.
     var signup: SignupMode = .open
+    /// Challenges one address may ask for per minute (each is a synced write).
+    var challengesPerMinute = 300
     /// What a new account must at least use (the same floor as the client's).
     static let kdfFloor = KDFParameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1)
     /// What an unknown email's prelogin answers (the parameters new accounts get).
     static let newAccountKDF = KDFParameters(memoryKiB: 128 * 1024, passes: 4, lanes: 1)
     static let challengeLifetime: TimeInterval = 60
     static let crockford = Set("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+    /// A valid Ed25519 public key nobody holds the private half of (made once per process).
+    static let standInKey: [UInt8] = (try? SigningKey.generate().publicKey) ?? [UInt8](repeating: 0, count: 32)
+
 
     /// A signed-in request's session.
     struct Session {
@@ -72,18 +77,19 @@ struct AccountService: Sendable {
     func prelogin(_ request: PreloginRequest) throws -> PreloginReply {
         let email = try Self.checkedEmail(request.email)
         return try pool.with { db in
+            // An unknown email gets a salt that stays the same for the email (from the server's secret) and the
+            // parameters a new account would have, so the answer looks like a real account's. The fake salt is
+            // worked out for every email, so known and unknown ones take the same steps.
+            let secret = try Self.serverSecret(db)
+            let fake = HMAC.authenticationCode(.sha256, key: secret, message: Array("passbox/v1/prelogin-salt|\(email)".utf8))
             if let row = try db.rows("SELECT salt, kdf_memory, kdf_passes, kdf_lanes FROM accounts WHERE email = ?", [.text(email)]).first {
                 return PreloginReply(salt: Data(row[0].blob ?? []), kdf: Self.kdf(row[1], row[2], row[3]))
             }
-            // An unknown email: a salt that stays the same for the email (from the server's secret) and the
-            // parameters a new account would have, so the answer looks like a real account's.
-            let secret = try Self.serverSecret(db)
-            let salt = HMAC.authenticationCode(.sha256, key: secret, message: Array("passbox/v1/prelogin-salt|\(email)".utf8))
-            return PreloginReply(salt: Data(salt.prefix(16)), kdf: Self.newAccountKDF)
+            return PreloginReply(salt: Data(fake.prefix(16)), kdf: Self.newAccountKDF)
         }
     }
 
-    func challenge(_ request: ChallengeRequest) throws -> ChallengeReply {
+    func challenge(_ request: ChallengeRequest, address: String) throws -> ChallengeReply {
         let email = try Self.checkedEmail(request.email)
         let device = try Self.checkedDeviceID(request.deviceID)
         let challenge = SecureRandom.bytes(count: 32)
@@ -91,6 +97,7 @@ struct AccountService: Sendable {
         let now = Date()
         try pool.with { db in
             try db.transaction {
+                try RateLimiter.countRequest(db, key: "challenges:" + address, limit: challengesPerMinute, window: 60, now: now)
                 try db.run("DELETE FROM challenges WHERE expires < ?", [.integer(milliseconds(now))])
                 try db.run(
                     "INSERT INTO challenges (id, email, device_id, challenge, expires) VALUES (?, ?, ?, ?, ?)",
@@ -109,9 +116,9 @@ struct AccountService: Sendable {
             let challenge = try Self.consumeChallenge(db, request.challengeID, email: email, device: device)
             let account = try db.rows("SELECT id, signin_public_key, keyset FROM accounts WHERE email = ?", [.text(email)]).first
             let transcript = SignInTranscript.bytes(origin: origin.current, email: email, challenge: challenge, deviceID: device)
-            guard let account, let accountID = account[0].text,
-                SigningKey.isValidSignature(Array(request.signature), for: transcript, publicKey: account[1].blob ?? [])
-            else {
+            // An unknown email's signature is checked against a stand-in key, so it takes the same verification.
+            let verified = SigningKey.isValidSignature(Array(request.signature), for: transcript, publicKey: account?[1].blob ?? Self.standInKey)
+            guard let account, let accountID = account[0].text, verified else {
                 // Counted for unknown emails too, so the limit tells nothing about which exist.
                 try db.transaction {
                     try RateLimiter.recordFailure(db, email: email, address: address)

@@ -16,6 +16,8 @@ public final class PassboxServer: Sendable {
         public var limits = HTTPServer.Limits()
         /// Who may make an account: anyone, holders of an invitation, or nobody.
         public var signup: SignupMode = .open
+        /// Sign-in challenges one address may ask for per minute.
+        public var challengesPerMinute = 300
 
         public init(dataDirectory: String) { self.dataDirectory = dataDirectory }
     }
@@ -39,6 +41,7 @@ public final class PassboxServer: Sendable {
         let holder = OriginHolder(configuration.origin.map(SignInTranscript.normalizedOrigin) ?? "")
         var accounts = AccountService(pool: pool, origin: holder)
         accounts.signup = configuration.signup
+        accounts.challengesPerMinute = configuration.challengesPerMinute
         let router = ServerRouter(accounts: accounts, log: log)
         http = try HTTPServer(address: configuration.address, port: configuration.port, limits: configuration.limits, tls: configuration.tls, handler: router.handle)
         let host = configuration.address.contains(":") ? "[\(configuration.address)]" : configuration.address

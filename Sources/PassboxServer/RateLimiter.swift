@@ -50,4 +50,24 @@ struct RateLimiter: Sendable {
     static func recordSuccess(_ db: Database, email: String) throws {
         try db.run("DELETE FROM signin_failures WHERE key = ?", [.text("account:" + email)])
     }
+
+    /// Counts one request under `key` in a fixed window; past `limit`, refuses with `rateLimited` until the
+    /// window ends.
+    static func countRequest(_ db: Database, key: String, limit: Int, window: TimeInterval, now: Date = Date()) throws {
+        let nowMS = milliseconds(now)
+        let row = try db.rows("SELECT count, window_start FROM signin_failures WHERE key = ?", [.text(key)]).first
+        var count = Int(row?[0].integer ?? 0)
+        var start = row?[1].integer ?? nowMS
+        if nowMS - start >= Int64(window * 1000) {
+            count = 0
+            start = nowMS
+        }
+        guard count < limit else {
+            let left = start + Int64(window * 1000) - nowMS
+            throw ProtocolError(.rateLimited, ["minutes": String(max(1, (left + 59_999) / 60_000))])
+        }
+        try db.run(
+            "INSERT INTO signin_failures (key, count, window_start, locked_until) VALUES (?, ?, ?, 0) ON CONFLICT (key) DO UPDATE SET count = excluded.count, window_start = excluded.window_start",
+            [.text(key), .integer(Int64(count + 1)), .integer(start)])
+    }
 }

@@ -52,7 +52,7 @@ struct ServerRouter: Sendable {
         case "GET /metrics": return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(metrics.text().utf8))
         case "POST /v1/signup": return try Self.json(accounts.signup(Self.decode(SignupRequest.self, request), address: request.clientAddress), status: 201)
         case "POST /v1/prelogin": return try Self.json(accounts.prelogin(Self.decode(PreloginRequest.self, request)))
-        case "POST /v1/signin/challenge": return try Self.json(accounts.challenge(Self.decode(ChallengeRequest.self, request)))
+        case "POST /v1/signin/challenge": return try Self.json(accounts.challenge(Self.decode(ChallengeRequest.self, request), address: request.clientAddress))
         case "POST /v1/signin": return try Self.json(accounts.signin(Self.decode(SigninRequest.self, request), address: request.clientAddress))
         case "GET /v1/account":
             return try Self.json(accounts.account(accounts.session(token: Self.bearer(request), address: request.clientAddress)))

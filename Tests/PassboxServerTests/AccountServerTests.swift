@@ -365,6 +365,21 @@ struct TestAccount {
         #expect(log.all.contains { $0.hasPrefix("POST /v1/signin 429") })
     }
 
+    @Test func challengesAreLimitedPerAddress() throws {
+        let dir = try TemporaryDirectory()
+        let log = LogLines()
+        var configuration = PassboxServer.Configuration(dataDirectory: dir.file("server").path)
+        configuration.port = 0
+        configuration.challengesPerMinute = 20
+        let server = try PassboxServer(configuration) { log.append($0) }
+        defer { server.stop() }
+        let client = TestClient(base: server.origin)
+        for _ in 0..<20 { _ = try client.call("POST", "/v1/signin/challenge", ChallengeRequest(email: "a@example.org", deviceID: "d"), as: ChallengeReply.self) }
+        let (status, error) = try client.failure("POST", "/v1/signin/challenge", ChallengeRequest(email: "a@example.org", deviceID: "d"))
+        #expect(status == 429)
+        #expect(error == ProtocolError(.rateLimited, ["minutes": "1"]))
+    }
+
     @Test func devicesCanBeSignedOutAndActivityIsListed() throws {
         let dir = try TemporaryDirectory()
         let log = LogLines()
