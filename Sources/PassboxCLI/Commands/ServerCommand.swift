@@ -18,11 +18,6 @@ extension Commands {
         configuration.address = address
         configuration.port = port
         configuration.origin = a.value("origin")
-        // On every address of the machine the server cannot know the name clients reach it by, and clients sign
-        // that name: it must be given.
-        if configuration.origin == nil, ["0.0.0.0", "::"].contains(address) {
-            throw CLIError.usage(c.tr("server.originNeeded", ["address": address]), hint: c.tr("server.originNeeded.hint"))
-        }
         if let mode = a.value("signup") {
             guard let chosen = SignupMode(rawValue: mode) else { throw CLIError.usage(c.tr("server.badSignup", ["value": Console.visibleLine(mode)]), hint: c.tr("server.badSignup.hint")) }
             configuration.signup = chosen
@@ -35,6 +30,11 @@ extension Commands {
             guard isLoopback(address) else { throw CLIError.usage(c.tr("server.plainNotLoopback", ["address": address]), hint: c.tr("server.plainNotLoopback.hint")) }
         default:
             throw CLIError.usage(c.tr("server.tlsPair"), hint: c.tr("server.tlsPair.hint"))
+        }
+        // On every address of the machine the server cannot know the name clients reach it by, and clients sign
+        // that name: it must be given.
+        if configuration.origin == nil, ["0.0.0.0", "::"].contains(address) {
+            throw CLIError.usage(c.tr("server.originNeeded", ["address": address]), hint: c.tr("server.originNeeded.hint"))
         }
         // SIGINT and SIGTERM are blocked before the worker threads start (they inherit the mask) and taken here.
         var signals = sigset_t()
