@@ -70,36 +70,21 @@ extension AccountService {
     }
 
     func completeRecovery(_ request: RecoveryCompleteRequest, address: String) throws -> SigninReply {
-        guard request.salt.count == 16, request.signInPublicKey.count == 32, request.keyset.count > 0, request.keyset.count <= 64 * 1024 else {
-            throw ProtocolError(.badRequest, ["reason": "salt, signInPublicKey or keyset has the wrong size"])
-        }
-        let kdf = request.kdf
-        guard kdf.memoryKiB >= Self.kdfFloor.memoryKiB, kdf.passes >= Self.kdfFloor.passes, kdf.lanes >= 1,
-            kdf.memoryKiB <= 4 * 1024 * 1024, kdf.passes <= 64, kdf.lanes <= 16
-        else { throw ProtocolError(.badRequest, ["reason": "kdf parameters below the floor (64 MiB, 3 passes) or above the ceiling"]) }
-        let name = String(request.deviceName.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(64).map(Character.init))
+        try Self.checkCredentials(salt: request.salt, signInPublicKey: request.signInPublicKey, keyset: request.keyset, kdf: request.kdf)
+        let name = Self.cleanedDeviceName(request.deviceName)
         return try pool.with { db in
             let (accountID, _) = try verifyRecovery(db, request.proof, address: address)
-            let token = SecureRandom.bytes(count: 32)
-            let text = Data(token).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "")
-            let now = milliseconds(Date())
-            try db.transaction {
-                try db.run(
-                    "UPDATE accounts SET salt = ?, kdf_memory = ?, kdf_passes = ?, kdf_lanes = ?, signin_public_key = ?, keyset = ? WHERE id = ?",
-                    [
-                        .blob(Array(request.salt)), .integer(Int64(kdf.memoryKiB)), .integer(Int64(kdf.passes)), .integer(Int64(kdf.lanes)),
-                        .blob(Array(request.signInPublicKey)), .blob(Array(request.keyset)), .text(accountID),
-                    ])
+            let text = try db.transaction { () -> String in
+                try Self.replaceCredentials(
+                    db, accountID: accountID, salt: request.salt, kdf: request.kdf, signInPublicKey: request.signInPublicKey, keyset: request.keyset)
                 // Every session ends and the used code is revoked; this device is signed in.
                 try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountID)])
                 try db.run("DELETE FROM account_recovery WHERE account_id = ?", [.text(accountID)])
                 try db.run("DELETE FROM remembered_devices WHERE account_id = ?", [.text(accountID)])
-                try db.run(
-                    "INSERT INTO sessions (token_hash, account_id, device_id, device_name, created, last_seen, address) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [.blob(Hash.sha256(Array(text.utf8))), .text(accountID), .text(request.proof.deviceID), .text(name), .integer(now), .integer(now), .text(address)])
+                let text = try Self.openSession(db, accountID: accountID, device: request.proof.deviceID, name: name, address: address)
                 try RateLimiter.recordSuccess(db, email: SignInTranscript.normalizedEmail(request.proof.email))
                 try Self.record(db, accountID, "recovered", address: address, device: name)
+                return text
             }
             return SigninReply(token: text, accountID: accountID, keyset: request.keyset)
         }

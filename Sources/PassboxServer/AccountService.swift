@@ -38,15 +38,8 @@ struct AccountService: Sendable {
         guard request.accountID.utf8.count == 6, request.accountID.utf8.allSatisfy(Self.crockford.contains) else {
             throw ProtocolError(.badRequest, ["reason": "accountID must be six Crockford base32 characters"])
         }
-        guard request.salt.count == 16 else { throw ProtocolError(.badRequest, ["reason": "salt must be 16 bytes"]) }
-        guard request.signInPublicKey.count == 32 else { throw ProtocolError(.badRequest, ["reason": "signInPublicKey must be 32 bytes"]) }
-        guard request.keyset.count > 0, request.keyset.count <= 64 * 1024 else {
-            throw ProtocolError(.badRequest, ["reason": "keyset must be 1 byte to 64 KiB"])
-        }
+        try Self.checkCredentials(salt: request.salt, signInPublicKey: request.signInPublicKey, keyset: request.keyset, kdf: request.kdf)
         let kdf = request.kdf
-        guard kdf.memoryKiB >= Self.kdfFloor.memoryKiB, kdf.passes >= Self.kdfFloor.passes, kdf.lanes >= 1,
-            kdf.memoryKiB <= 4 * 1024 * 1024, kdf.passes <= 64, kdf.lanes <= 16
-        else { throw ProtocolError(.badRequest, ["reason": "kdf parameters below the floor (64 MiB, 3 passes) or above the ceiling"]) }
         return try pool.with { db in
             try db.transaction {
                 switch signup {
@@ -110,7 +103,7 @@ struct AccountService: Sendable {
     func signin(_ request: SigninRequest, address: String) throws -> SigninReply {
         let email = try Self.checkedEmail(request.email)
         let device = try Self.checkedDeviceID(request.deviceID)
-        let name = String(request.deviceName.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(64).map(Character.init))
+        let name = Self.cleanedDeviceName(request.deviceName)
         return try pool.with { db in
             try RateLimiter.check(db, email: email, address: address)
             let challenge = try Self.consumeChallenge(db, request.challengeID, email: email, device: device)
@@ -144,18 +137,12 @@ struct AccountService: Sendable {
                 }
                 if request.rememberDevice == true { rememberToken = try TwoFactor.remember(db, accountID, device: device) }
             }
-            let token = SecureRandom.bytes(count: 32)
-            let text = Data(token).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "")
-            let now = milliseconds(Date())
-            try db.transaction {
+            let text = try db.transaction { () -> String in
                 // One session per device: signing in again replaces the device's earlier session.
-                try db.run("DELETE FROM sessions WHERE account_id = ? AND device_id = ?", [.text(accountID), .text(device)])
-                try db.run(
-                    "INSERT INTO sessions (token_hash, account_id, device_id, device_name, created, last_seen, address) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [.blob(Hash.sha256(Array(text.utf8))), .text(accountID), .text(device), .text(name), .integer(now), .integer(now), .text(address)])
+                let text = try Self.openSession(db, accountID: accountID, device: device, name: name, address: address)
                 try RateLimiter.recordSuccess(db, email: email)
                 try Self.record(db, accountID, "signin", address: address, device: name)
+                return text
             }
             return SigninReply(token: text, accountID: accountID, keyset: Data(account[2].blob ?? []), rememberToken: rememberToken)
         }
@@ -209,13 +196,7 @@ struct AccountService: Sendable {
     /// A new master password: verified with the current sign-in key over a fresh challenge of this device,
     /// then salt, parameters, public key and keyset replaced and every other session signed out.
     func changePassword(_ session: Session, _ request: PasswordChangeRequest) throws {
-        guard request.salt.count == 16, request.signInPublicKey.count == 32, request.keyset.count > 0, request.keyset.count <= 64 * 1024 else {
-            throw ProtocolError(.badRequest, ["reason": "salt, signInPublicKey or keyset has the wrong size"])
-        }
-        let kdf = request.kdf
-        guard kdf.memoryKiB >= Self.kdfFloor.memoryKiB, kdf.passes >= Self.kdfFloor.passes, kdf.lanes >= 1,
-            kdf.memoryKiB <= 4 * 1024 * 1024, kdf.passes <= 64, kdf.lanes <= 16
-        else { throw ProtocolError(.badRequest, ["reason": "kdf parameters below the floor (64 MiB, 3 passes) or above the ceiling"]) }
+        try Self.checkCredentials(salt: request.salt, signInPublicKey: request.signInPublicKey, keyset: request.keyset, kdf: request.kdf)
         try pool.with { db in
             guard let account = try db.rows("SELECT email, signin_public_key FROM accounts WHERE id = ?", [.text(session.accountID)]).first,
                 let email = account[0].text
@@ -224,12 +205,8 @@ struct AccountService: Sendable {
                 db, session, email: email, publicKey: account[1].blob ?? [], challengeID: request.challengeID, signature: request.signature,
                 label: SignInTranscript.passwordChangeLabel, origin: origin.current)
             try db.transaction {
-                try db.run(
-                    "UPDATE accounts SET salt = ?, kdf_memory = ?, kdf_passes = ?, kdf_lanes = ?, signin_public_key = ?, keyset = ? WHERE id = ?",
-                    [
-                        .blob(Array(request.salt)), .integer(Int64(kdf.memoryKiB)), .integer(Int64(kdf.passes)), .integer(Int64(kdf.lanes)),
-                        .blob(Array(request.signInPublicKey)), .blob(Array(request.keyset)), .text(session.accountID),
-                    ])
+                try Self.replaceCredentials(
+                    db, accountID: session.accountID, salt: request.salt, kdf: request.kdf, signInPublicKey: request.signInPublicKey, keyset: request.keyset)
                 try db.run("DELETE FROM sessions WHERE account_id = ? AND token_hash != ?", [.text(session.accountID), .blob(session.tokenHash)])
                 try Self.record(db, session.accountID, "passwordChanged", address: session.address, device: session.deviceName)
             }
@@ -262,60 +239,6 @@ struct AccountService: Sendable {
             throw ProtocolError(.challengeExpired)
         }
         return bytes
-    }
-
-    // MARK: Two-factor sign-in
-
-    func twoFactorStatus(_ session: Session) throws -> TwoFactorStatus {
-        try pool.with { db in
-            let left = try db.rows("SELECT count(*) FROM recovery_codes WHERE account_id = ? AND used IS NULL", [.text(session.accountID)]).first?[0].integer ?? 0
-            return TwoFactorStatus(enabled: try TwoFactor.enabled(db, session.accountID), recoveryCodesLeft: Int(left))
-        }
-    }
-
-    /// A new pending secret (replacing a pending one; refused while two-factor sign-in is on).
-    func enrolTwoFactor(_ session: Session) throws -> TwoFactorEnrolReply {
-        let secret = SecureRandom.bytes(count: 20)
-        try pool.with { db in
-            try db.transaction {
-                if try TwoFactor.enabled(db, session.accountID) { throw ProtocolError(.badRequest, ["reason": "two-factor sign-in is on already"]) }
-                try db.run(
-                    "INSERT INTO two_factor (account_id, secret, enabled, last_step) VALUES (?, ?, 0, 0) ON CONFLICT (account_id) DO UPDATE SET secret = excluded.secret, enabled = 0, last_step = 0",
-                    [.text(session.accountID), .blob(secret)])
-            }
-        }
-        return TwoFactorEnrolReply(secret: Data(secret))
-    }
-
-    /// Turns two-factor sign-in on with a code for the pending secret; answers the ten recovery codes.
-    func confirmTwoFactor(_ session: Session, code: String) throws -> RecoveryCodesReply {
-        try pool.with { db in
-            try db.transaction {
-                guard try TwoFactor.acceptCode(db, session.accountID, code, pending: true) else { throw ProtocolError(.twoFactorCodeWrong) }
-                try db.run("UPDATE two_factor SET enabled = 1 WHERE account_id = ?", [.text(session.accountID)])
-                let codes = try TwoFactor.newRecoveryCodes(db, session.accountID)
-                try Self.record(db, session.accountID, "twoFactorOn", address: session.address, device: session.deviceName)
-                return RecoveryCodesReply(codes: codes)
-            }
-        }
-    }
-
-    /// Turns two-factor sign-in off, after a fresh proof of the sign-in key.
-    func disableTwoFactor(_ session: Session, _ proof: FreshProof) throws {
-        try pool.with { db in
-            guard let account = try db.rows("SELECT email, signin_public_key FROM accounts WHERE id = ?", [.text(session.accountID)]).first,
-                let email = account[0].text
-            else { throw ProtocolError(.notSignedIn) }
-            try Self.verifyFreshProof(
-                db, session, email: email, publicKey: account[1].blob ?? [], challengeID: proof.challengeID, signature: proof.signature,
-                label: SignInTranscript.twoFactorOffLabel, origin: origin.current)
-            try db.transaction {
-                try db.run("DELETE FROM two_factor WHERE account_id = ?", [.text(session.accountID)])
-                try db.run("DELETE FROM remembered_devices WHERE account_id = ?", [.text(session.accountID)])
-                try db.run("DELETE FROM recovery_codes WHERE account_id = ?", [.text(session.accountID)])
-                try Self.record(db, session.accountID, "twoFactorOff", address: session.address, device: session.deviceName)
-            }
-        }
     }
 
     /// Signs out one other device of the account (by its id), or every other one.
@@ -356,61 +279,5 @@ struct AccountService: Sendable {
         try db.run(
             "DELETE FROM events WHERE account_id = ? AND id NOT IN (SELECT id FROM events WHERE account_id = ? ORDER BY id DESC LIMIT 200)",
             [.text(accountID), .text(accountID)])
-    }
-
-    /// Marks an invitation used (inside the sign-up's transaction, so a failed sign-up leaves it unused), or
-    /// says why it cannot be: missing, unknown, used, expired, or for another email.
-    static func useInvitation(_ db: Database, _ token: String?, email: String) throws {
-        guard let token, !token.isEmpty, token.utf8.count <= 128 else { throw ProtocolError(.invitationInvalid, ["reason": "missing"]) }
-        let hash = Hash.sha256(Array(token.utf8))
-        guard let row = try db.rows("SELECT email, expires, used FROM invitations WHERE token_hash = ?", [.blob(hash)]).first else {
-            throw ProtocolError(.invitationInvalid, ["reason": "unknown"])
-        }
-        if !row[2].isNull { throw ProtocolError(.invitationInvalid, ["reason": "used"]) }
-        if (row[1].integer ?? 0) < milliseconds(Date()) { throw ProtocolError(.invitationInvalid, ["reason": "expired"]) }
-        if row[0].text != email { throw ProtocolError(.invitationInvalid, ["reason": "otherEmail"]) }
-        try db.run("UPDATE invitations SET used = ? WHERE token_hash = ?", [.integer(milliseconds(Date())), .blob(hash)])
-    }
-
-    /// A new single-use invitation for `email`, good for `days`; the token is returned once and stored as its
-    /// SHA-256 only.
-    static func invite(_ db: Database, email: String, days: Int) throws -> String {
-        let email = try checkedEmail(email)
-        let token = Data(SecureRandom.bytes(count: 24)).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        let now = Date()
-        try db.run(
-            "INSERT INTO invitations (token_hash, email, created, expires, used) VALUES (?, ?, ?, ?, NULL)",
-            [.blob(Hash.sha256(Array(token.utf8))), .text(email), .integer(milliseconds(now)), .integer(milliseconds(now + Double(days) * 86_400))])
-        return token
-    }
-
-    // MARK: Checks
-
-    static func checkedEmail(_ email: String) throws -> String {
-        let normalized = SignInTranscript.normalizedEmail(email)
-        let bytes = Array(normalized.utf8)
-        guard bytes.count >= 3, bytes.count <= 254, let at = bytes.firstIndex(of: UInt8(ascii: "@")), at > 0, at < bytes.count - 1,
-            !bytes.contains(where: { $0 < 0x21 || $0 == 0x7F })
-        else { throw ProtocolError(.badRequest, ["reason": "not an email address"]) }
-        return normalized
-    }
-
-    static func checkedDeviceID(_ id: String) throws -> String {
-        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw ProtocolError(.badRequest, ["reason": "deviceID must be 1 to 64 printable ASCII characters"])
-        }
-        return id
-    }
-
-    static func kdf(_ memory: Value, _ passes: Value, _ lanes: Value) -> KDFParameters {
-        KDFParameters(memoryKiB: UInt32(clamping: memory.integer ?? 0), passes: UInt32(clamping: passes.integer ?? 0), lanes: UInt8(clamping: lanes.integer ?? 0))
-    }
-
-    /// The server's own 32-byte secret (made once, kept in the database so every server process shares it).
-    static func serverSecret(_ db: Database) throws -> [UInt8] {
-        if let kept = try db.rows("SELECT value FROM server_secrets WHERE name = 'prelogin'").first?[0].blob, kept.count == 32 { return kept }
-        try db.run("INSERT OR IGNORE INTO server_secrets (name, value) VALUES ('prelogin', ?)", [.blob(SecureRandom.bytes(count: 32))])
-        return try db.rows("SELECT value FROM server_secrets WHERE name = 'prelogin'").first?[0].blob ?? []
     }
 }

@@ -41,7 +41,8 @@ enum TwoFactor {
         return changed == 1
     }
 
-    /// Ten new recovery codes (`XXXXX-XXXXX`, 50 random bits each), replacing any earlier ones.
+    /// Ten new recovery codes (two groups of five Crockford characters, such as `7K2QM-3WJ9T`; 50 random bits
+    /// each), replacing any earlier ones.
     static func newRecoveryCodes(_ db: Database, _ accountID: String) throws -> [String] {
         let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
         try db.run("DELETE FROM recovery_codes WHERE account_id = ?", [.text(accountID)])
@@ -69,8 +70,7 @@ enum TwoFactor {
 
     /// A new token that skips the second factor on this device for 30 days (stored as SHA-256).
     static func remember(_ db: Database, _ accountID: String, device: String) throws -> String {
-        let token = Data(SecureRandom.bytes(count: 32)).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let token = AccountService.newToken()
         try db.run("DELETE FROM remembered_devices WHERE expires < ?", [.integer(milliseconds(Date()))])
         try db.run(
             "INSERT INTO remembered_devices (token_hash, account_id, device_id, expires) VALUES (?, ?, ?, ?)",

@@ -1,7 +1,8 @@
 import PassboxCrypto
 
 /// An account recovery code (security.md §4a): 128 random bits made on the device, shown once as
-/// `R1-XXXXXX-XXXXXX-XXXXX-XXXXX-XXXXC` (26 Crockford base32 characters and a check character), read back as
+/// `R1-` and 27 characters in groups of 6, 6, 5, 5 and 5 (26 Crockford base32 characters and a check
+/// character), read back as
 /// forgivingly as a Secret Key. From it come a recovery key (which opens the recovery blob on the server) and
 /// a recovery sign-in key; the server sees only the latter's public half.
 public struct RecoveryCode: Sendable {

@@ -3,9 +3,9 @@ import PassboxCrypto
 /// The account's Secret Key (security.md §4): 128 random bits made on the first device, never sent to the
 /// server, mixed into every key the master password makes.
 ///
-/// Written `P1-AAAAAA-XXXXXX-XXXXXX-XXXXX-XXXXX-XXXXC`: the version `P1`, a six-character account id, the
-/// secret as 26 Crockford base32 characters (two leading zero bits) and one check character over the id and
-/// the secret. Reading is forgiving (case, spaces, dashes, O for 0, I or L for 1) and precise about what is
+/// Written like `P1-CC4DNE-0Y4E10-4N2VWZ-FX8TN-M810Q-13480` (the tests' fixture): the version `P1`, a
+/// six-character account id, the secret as 26 Crockford base32 characters (two leading zero bits) and one
+/// check character over the id and the secret. Reading is forgiving (case, spaces, dashes, O for 0, I or L for 1) and precise about what is
 /// wrong, so a mistyped key is caught on the device before any network call.
 public struct SecretKey: Sendable {
     /// The version this code writes and reads.

@@ -1,4 +1,5 @@
 import Foundation
+import PassboxCrypto
 
 /// What a device keeps of its account (`DATA/account.json`, 0600 in the 0700 data directory, version 1,
 /// docs/FORMATS.md): the server, the email, the Secret Key (it never leaves the device), this device's id
@@ -46,6 +47,9 @@ public struct AccountRecord: Codable, Equatable, Sendable {
     }
 
     public static func path(_ directory: String) -> String { directory + "/" + fileName }
+
+    /// The key-derivation parameters this device last derived with.
+    public var parameters: Argon2Parameters { Argon2Parameters(memoryKiB: memoryKiB, passes: passes, lanes: lanes) }
 
     /// The record, or nil when this data directory has none. A record that does not read is `damaged`; one
     /// of a newer version is `newerFormat`.
@@ -117,20 +121,9 @@ public struct RememberedDevice: Codable, Equatable, Sendable {
 /// (security.md §4).
 public struct KnownAccounts: Codable, Equatable, Sendable {
     public static let fileName = "known-accounts.json"
-    public struct Parameters: Codable, Equatable, Sendable {
-        public var memoryKiB: UInt32
-        public var passes: UInt32
-        public var lanes: UInt8
-        public init(memoryKiB: UInt32, passes: UInt32, lanes: UInt8) {
-            self.memoryKiB = memoryKiB
-            self.passes = passes
-            self.lanes = lanes
-        }
-    }
-
     public var v = 1
     /// Keyed by "server email".
-    public var accounts: [String: Parameters] = [:]
+    public var accounts: [String: Argon2Parameters] = [:]
 
     public init() {}
 
@@ -147,10 +140,10 @@ public struct KnownAccounts: Codable, Equatable, Sendable {
         return known
     }
 
-    public func parameters(server: String, email: String) -> Parameters? { accounts[Self.key(server, email)] }
+    public func parameters(server: String, email: String) -> Argon2Parameters? { accounts[Self.key(server, email)] }
 
     /// Records the parameters used now and saves the file.
-    public static func remember(_ parameters: Parameters, server: String, email: String, in directory: String) throws {
+    public static func remember(_ parameters: Argon2Parameters, server: String, email: String, in directory: String) throws {
         var known = (try? load(directory)) ?? KnownAccounts()
         known.accounts[key(server, email)] = parameters
         let encoder = JSONEncoder()
