@@ -19,12 +19,7 @@ extension AccountService {
             throw ProtocolError(.badRequest, ["reason": "publicKey or blob has the wrong size"])
         }
         try pool.with { db in
-            guard let account = try db.rows("SELECT email, signin_public_key FROM accounts WHERE id = ?", [.text(session.accountID)]).first,
-                let email = account[0].text
-            else { throw ProtocolError(.notSignedIn) }
-            try Self.verifyFreshProof(
-                db, session, email: email, publicKey: account[1].blob ?? [], challengeID: request.proof.challengeID,
-                signature: request.proof.signature, label: SignInTranscript.recoverySetupLabel, origin: origin.current)
+            try verifyFreshProof(db, session, challengeID: request.proof.challengeID, signature: request.proof.signature, label: SignInTranscript.recoverySetupLabel)
             try db.transaction {
                 try db.run(
                     "INSERT INTO account_recovery (account_id, public_key, blob, created) VALUES (?, ?, ?, ?) ON CONFLICT (account_id) DO UPDATE SET public_key = excluded.public_key, blob = excluded.blob, created = excluded.created",

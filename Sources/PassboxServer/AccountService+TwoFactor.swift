@@ -42,12 +42,7 @@ extension AccountService {
     /// Turns two-factor sign-in off, after a fresh proof of the sign-in key.
     func disableTwoFactor(_ session: Session, _ proof: FreshProof) throws {
         try pool.with { db in
-            guard let account = try db.rows("SELECT email, signin_public_key FROM accounts WHERE id = ?", [.text(session.accountID)]).first,
-                let email = account[0].text
-            else { throw ProtocolError(.notSignedIn) }
-            try Self.verifyFreshProof(
-                db, session, email: email, publicKey: account[1].blob ?? [], challengeID: proof.challengeID, signature: proof.signature,
-                label: SignInTranscript.twoFactorOffLabel, origin: origin.current)
+            try verifyFreshProof(db, session, challengeID: proof.challengeID, signature: proof.signature, label: SignInTranscript.twoFactorOffLabel)
             try db.transaction {
                 try db.run("DELETE FROM two_factor WHERE account_id = ?", [.text(session.accountID)])
                 try db.run("DELETE FROM remembered_devices WHERE account_id = ?", [.text(session.accountID)])

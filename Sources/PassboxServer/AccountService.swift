@@ -198,12 +198,7 @@ struct AccountService: Sendable {
     func changePassword(_ session: Session, _ request: PasswordChangeRequest) throws {
         try Self.checkCredentials(salt: request.salt, signInPublicKey: request.signInPublicKey, keyset: request.keyset, kdf: request.kdf)
         try pool.with { db in
-            guard let account = try db.rows("SELECT email, signin_public_key FROM accounts WHERE id = ?", [.text(session.accountID)]).first,
-                let email = account[0].text
-            else { throw ProtocolError(.notSignedIn) }
-            try Self.verifyFreshProof(
-                db, session, email: email, publicKey: account[1].blob ?? [], challengeID: request.challengeID, signature: request.signature,
-                label: SignInTranscript.passwordChangeLabel, origin: origin.current)
+            try verifyFreshProof(db, session, challengeID: request.challengeID, signature: request.signature, label: SignInTranscript.passwordChangeLabel)
             try db.transaction {
                 try Self.replaceCredentials(
                     db, accountID: session.accountID, salt: request.salt, kdf: request.kdf, signInPublicKey: request.signInPublicKey, keyset: request.keyset)
@@ -215,12 +210,14 @@ struct AccountService: Sendable {
 
     /// Checks a fresh proof of the current sign-in key: a signature with the operation's `label` over a new
     /// challenge of this session's device (used once), rate-limited like sign-in.
-    static func verifyFreshProof(
-        _ db: Database, _ session: Session, email: String, publicKey: [UInt8], challengeID: String, signature: Data, label: String, origin: String
-    ) throws {
+    func verifyFreshProof(_ db: Database, _ session: Session, challengeID: String, signature: Data, label: String) throws {
+        guard let account = try db.rows("SELECT email, signin_public_key FROM accounts WHERE id = ?", [.text(session.accountID)]).first,
+            let email = account[0].text
+        else { throw ProtocolError(.notSignedIn) }
+        let publicKey = account[1].blob ?? []
         try RateLimiter.check(db, email: email, address: session.address)
-        let challenge = try consumeChallenge(db, challengeID, email: email, device: session.deviceID)
-        let transcript = SignInTranscript.bytes(label: label, origin: origin, email: email, challenge: challenge, deviceID: session.deviceID)
+        let challenge = try Self.consumeChallenge(db, challengeID, email: email, device: session.deviceID)
+        let transcript = SignInTranscript.bytes(label: label, origin: origin.current, email: email, challenge: challenge, deviceID: session.deviceID)
         guard SigningKey.isValidSignature(Array(signature), for: transcript, publicKey: publicKey) else {
             try RateLimiter.recordFailure(db, email: email, address: session.address)
             throw ProtocolError(.signInFailed)
