@@ -1,20 +1,3 @@
-/// One step of a schema, numbered from 1 without gaps.
-public struct Migration: Sendable {
-    public let version: Int
-    public let sql: String
-
-    public init(_ version: Int, _ sql: String) {
-        self.version = version
-        self.sql = sql
-    }
-}
-
-/// Why a database's schema cannot be brought up to date.
-public enum MigrationError: Error, Equatable, Sendable {
-    /// The database was written by a newer Passbox: its schema version is above the newest this code knows.
-    case databaseIsNewer(database: Int, newestKnown: Int)
-}
-
 extension Database {
     /// The schema version (`PRAGMA user_version`).
     public func schemaVersion() throws(SQLiteError) -> Int {
@@ -26,9 +9,7 @@ extension Database {
     /// the code is refused and left as it is. Returns the versions before and after.
     @discardableResult
     public func migrate(_ migrations: [Migration]) throws -> (from: Int, to: Int) {
-        for (offset, migration) in migrations.enumerated() {
-            precondition(migration.version == offset + 1, "migrations are numbered 1, 2, 3… without gaps")
-        }
+        Migration.checkNumbering(migrations)
         let start = try schemaVersion()
         guard start <= migrations.count else { throw MigrationError.databaseIsNewer(database: start, newestKnown: migrations.count) }
         for migration in migrations where migration.version > start {

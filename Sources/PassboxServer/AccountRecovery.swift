@@ -1,7 +1,7 @@
 import Foundation
 import PassboxCrypto
 import PassboxProtocol
-import PassboxSQLite
+import PassboxSQL
 
 /// Account recovery (security.md §4a): the server keeps the recovery code's public key and the recovery blob
 /// (ciphertext it cannot open). A recovery proves the code twice over fresh challenges — once to fetch the
@@ -31,7 +31,7 @@ extension AccountService {
 
     /// Checks a recovery proof (rate-limited like sign-in; a wrong code, no code set up and an unknown email
     /// fail alike); answers the account id and the recovery blob.
-    func verifyRecovery(_ db: Database, _ proof: RecoveryProof, address: String) throws -> (accountID: String, blob: [UInt8]) {
+    func verifyRecovery(_ db: any SQLConnection, _ proof: RecoveryProof, address: String) throws -> (accountID: String, blob: [UInt8]) {
         let email = try Self.checkedEmail(proof.email)
         let device = try Self.checkedDeviceID(proof.deviceID)
         try RateLimiter.check(db, email: email, address: address)

@@ -1,7 +1,7 @@
 import Foundation
 import PassboxCrypto
 import PassboxProtocol
-import PassboxSQLite
+import PassboxSQL
 
 /// What the account operations check and share: emails, device ids, new credentials, tokens, sessions.
 extension AccountService {
@@ -26,10 +26,10 @@ extension AccountService {
     }
 
     /// The server's own 32-byte secret (made once, kept in the database so every server process shares it).
-    static func serverSecret(_ db: Database) throws -> [UInt8] {
-        if let kept = try db.rows("SELECT value FROM server_secrets WHERE name = 'prelogin'").first?[0].blob, kept.count == 32 { return kept }
-        try db.run("INSERT OR IGNORE INTO server_secrets (name, value) VALUES ('prelogin', ?)", [.blob(SecureRandom.bytes(count: 32))])
-        return try db.rows("SELECT value FROM server_secrets WHERE name = 'prelogin'").first?[0].blob ?? []
+    static func serverSecret(_ db: any SQLConnection) throws -> [UInt8] {
+        if let kept = try db.rows("SELECT value FROM server_secrets WHERE name = 'prelogin'", []).first?[0].blob, kept.count == 32 { return kept }
+        try db.run("INSERT INTO server_secrets (name, value) VALUES ('prelogin', ?) ON CONFLICT (name) DO NOTHING", [.blob(SecureRandom.bytes(count: 32))])
+        return try db.rows("SELECT value FROM server_secrets WHERE name = 'prelogin'", []).first?[0].blob ?? []
     }
 
     /// The sizes and key-derivation parameters of new credentials (sign-up, password change, recovery): a
@@ -57,7 +57,7 @@ extension AccountService {
     }
 
     /// Opens this device's session (replacing its earlier one) and answers its bearer token.
-    static func openSession(_ db: Database, accountID: String, device: String, name: String, address: String) throws -> String {
+    static func openSession(_ db: any SQLConnection, accountID: String, device: String, name: String, address: String) throws -> String {
         let token = newToken()
         let now = milliseconds(Date())
         try db.run("DELETE FROM sessions WHERE account_id = ? AND device_id = ?", [.text(accountID), .text(device)])
@@ -68,7 +68,7 @@ extension AccountService {
     }
 
     /// Puts new credentials in place (a password change or a recovery; the Secret Key's account id stays).
-    static func replaceCredentials(_ db: Database, accountID: String, salt: Data, kdf: KDFParameters, signInPublicKey: Data, keyset: Data) throws {
+    static func replaceCredentials(_ db: any SQLConnection, accountID: String, salt: Data, kdf: KDFParameters, signInPublicKey: Data, keyset: Data) throws {
         try db.run(
             "UPDATE accounts SET salt = ?, kdf_memory = ?, kdf_passes = ?, kdf_lanes = ?, signin_public_key = ?, keyset = ? WHERE id = ?",
             [

@@ -1,7 +1,7 @@
 import Foundation
 import PassboxCrypto
 import PassboxProtocol
-import PassboxSQLite
+import PassboxSQL
 
 /// Two-factor sign-in's operations (the codes themselves are in `TwoFactor`).
 extension AccountService {

@@ -1,7 +1,7 @@
 import Foundation
 import PassboxCrypto
 import PassboxProtocol
-import PassboxSQLite
+import PassboxSQL
 
 /// The account operations of the server: sign-up, prelogin, challenge sign-in with Ed25519, sessions.
 /// Everything lives in the database (no state in the process), so several server processes on one
@@ -40,30 +40,37 @@ struct AccountService: Sendable {
         }
         try Self.checkCredentials(salt: request.salt, signInPublicKey: request.signInPublicKey, keyset: request.keyset, kdf: request.kdf)
         let kdf = request.kdf
-        return try pool.with { db in
-            try db.transaction {
-                switch signup {
-                case .closed: throw ProtocolError(.signupClosed)
-                case .invite: try Self.useInvitation(db, request.invitation, email: email)
-                case .open: break
+        do {
+            return try pool.with { db in
+                try db.transaction {
+                    switch signup {
+                    case .closed: throw ProtocolError(.signupClosed)
+                    case .invite: try Self.useInvitation(db, request.invitation, email: email)
+                    case .open: break
+                    }
+                    if try !db.rows("SELECT 1 FROM accounts WHERE email = ?", [.text(email)]).isEmpty { throw ProtocolError(.accountExists) }
+                    if try !db.rows("SELECT 1 FROM accounts WHERE id = ?", [.text(request.accountID)]).isEmpty {
+                        throw ProtocolError(.accountIDTaken)
+                    }
+                    try db.run(
+                        """
+                        INSERT INTO accounts (id, email, salt, kdf_memory, kdf_passes, kdf_lanes, signin_public_key, keyset, created)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                        [
+                            .text(request.accountID), .text(email), .blob(Array(request.salt)), .integer(Int64(kdf.memoryKiB)),
+                            .integer(Int64(kdf.passes)), .integer(Int64(kdf.lanes)), .blob(Array(request.signInPublicKey)),
+                            .blob(Array(request.keyset)), .integer(milliseconds(Date())),
+                        ])
+                    try Self.record(db, request.accountID, "signup", address: address, device: "")
+                    return SignupReply(accountID: request.accountID)
                 }
-                if try !db.rows("SELECT 1 FROM accounts WHERE email = ?", [.text(email)]).isEmpty { throw ProtocolError(.accountExists) }
-                if try !db.rows("SELECT 1 FROM accounts WHERE id = ?", [.text(request.accountID)]).isEmpty {
-                    throw ProtocolError(.accountIDTaken)
-                }
-                try db.run(
-                    """
-                    INSERT INTO accounts (id, email, salt, kdf_memory, kdf_passes, kdf_lanes, signin_public_key, keyset, created)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .text(request.accountID), .text(email), .blob(Array(request.salt)), .integer(Int64(kdf.memoryKiB)),
-                        .integer(Int64(kdf.passes)), .integer(Int64(kdf.lanes)), .blob(Array(request.signInPublicKey)),
-                        .blob(Array(request.keyset)), .integer(milliseconds(Date())),
-                    ])
-                try Self.record(db, request.accountID, "signup", address: address, device: "")
-                return SignupReply(accountID: request.accountID)
             }
+        } catch let error as SQLEngineError where error.isUniqueViolation {
+            // Two sign-ups raced past the checks above (on PostgreSQL, or two server processes): the database's
+            // unique keys decided, and the loser hears what it would have heard a moment later.
+            let emailTaken = (try? pool.with { try !$0.rows("SELECT 1 FROM accounts WHERE email = ?", [.text(email)]).isEmpty }) ?? true
+            throw ProtocolError(emailTaken ? .accountExists : .accountIDTaken)
         }
     }
 
@@ -210,7 +217,7 @@ struct AccountService: Sendable {
 
     /// Checks a fresh proof of the current sign-in key: a signature with the operation's `label` over a new
     /// challenge of this session's device (used once), rate-limited like sign-in.
-    func verifyFreshProof(_ db: Database, _ session: Session, challengeID: String, signature: Data, label: String) throws {
+    func verifyFreshProof(_ db: any SQLConnection, _ session: Session, challengeID: String, signature: Data, label: String) throws {
         guard let account = try db.rows("SELECT email, signin_public_key FROM accounts WHERE id = ?", [.text(session.accountID)]).first,
             let email = account[0].text
         else { throw ProtocolError(.notSignedIn) }
@@ -226,12 +233,10 @@ struct AccountService: Sendable {
 
     /// Takes a challenge out of the database (it serves one try, right or wrong) and answers its bytes, or
     /// `challengeExpired` when it is unknown, past its minute, or for another email or device.
-    static func consumeChallenge(_ db: Database, _ id: String, email: String, device: String) throws -> [UInt8] {
-        let found = try db.transaction { () -> Row? in
-            let row = try db.rows("SELECT email, device_id, challenge, expires FROM challenges WHERE id = ?", [.text(id)]).first
-            try db.run("DELETE FROM challenges WHERE id = ?", [.text(id)])
-            return row
-        }
+    static func consumeChallenge(_ db: any SQLConnection, _ id: String, email: String, device: String) throws -> [UInt8] {
+        // One statement takes it out and reads it, so two requests racing with the same challenge (on one
+        // server or two) cannot both get it.
+        let found = try db.rows("DELETE FROM challenges WHERE id = ? RETURNING email, device_id, challenge, expires", [.text(id)]).first
         guard let found, (found[3].integer ?? 0) >= milliseconds(Date()), found[0].text == email, found[1].text == device, let bytes = found[2].blob else {
             throw ProtocolError(.challengeExpired)
         }
@@ -269,7 +274,7 @@ struct AccountService: Sendable {
     }
 
     /// Records an event, keeping an account's newest 200.
-    static func record(_ db: Database, _ accountID: String, _ kind: String, address: String, device: String) throws {
+    static func record(_ db: any SQLConnection, _ accountID: String, _ kind: String, address: String, device: String) throws {
         try db.run(
             "INSERT INTO events (account_id, kind, at, address, device_name) VALUES (?, ?, ?, ?, ?)",
             [.text(accountID), .text(kind), .integer(milliseconds(Date())), .text(address), .text(device)])

@@ -3,13 +3,16 @@ import PassboxHTTP
 import PassboxProtocol
 
 /// A running `passbox server`: the account API over HTTP (or HTTPS with a certificate) in front of a SQLite
-/// database in its data directory. Nothing about a request is kept in the process.
+/// database in its data directory or a PostgreSQL database. Nothing about a request is kept in the process.
 public final class PassboxServer: Sendable {
     public struct Configuration: Sendable {
         public var address = "127.0.0.1"
         public var port: UInt16 = 8787
         /// The directory of `server.sqlite` (made 0700 if missing).
         public var dataDirectory: String
+        /// A PostgreSQL database instead of `server.sqlite` (libpq connection URI).
+        public var postgres: String?
+        var database: ServerDatabase { postgres.map(ServerDatabase.postgres) ?? .sqlite(directory: dataDirectory) }
         /// The origin clients reach the server at, which they sign (default: http://ADDRESS:PORT).
         public var origin: String?
         public var tls: (certificatePEM: String, keyPEM: String)?
@@ -28,15 +31,8 @@ public final class PassboxServer: Sendable {
     public let origin: String
 
     public init(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void) throws {
-        do {
-            try FileManager.default.createDirectory(
-                atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw ServerStartError(reason: "could not make the data directory \(configuration.dataDirectory)")
-        }
-        chmod(configuration.dataDirectory, 0o700)
-        let pool = try ConnectionPool(path: configuration.dataDirectory + "/server.sqlite")
-        chmod(configuration.dataDirectory + "/server.sqlite", 0o600)
+        if configuration.postgres == nil { try Self.makeDataDirectory(configuration.dataDirectory) }
+        let pool = try ConnectionPool(configuration.database)
         // With port 0 the port, and so the default origin, is known only once listening.
         let holder = OriginHolder(configuration.origin.map(SignInTranscript.normalizedOrigin) ?? "")
         var accounts = AccountService(pool: pool, origin: holder)
@@ -61,10 +57,20 @@ public enum SignupMode: String, Sendable, CaseIterable {
 extension PassboxServer {
     /// Makes a single-use invitation for `email` in the server's database (run by the operator on the server's
     /// machine, with the server running or not); returns the token, shown once.
-    public static func invite(email: String, dataDirectory: String, days: Int = 7) throws -> String {
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let pool = try ConnectionPool(path: dataDirectory + "/server.sqlite")
+    public static func invite(email: String, dataDirectory: String, postgres: String? = nil, days: Int = 7) throws -> String {
+        if postgres == nil { try makeDataDirectory(dataDirectory) }
+        let pool = try ConnectionPool(postgres.map(ServerDatabase.postgres) ?? .sqlite(directory: dataDirectory))
         return try pool.with { try AccountService.invite($0, email: email, days: days) }
+    }
+
+    /// Makes the data directory (0700) when it is missing and tightens it when it is there.
+    static func makeDataDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw ServerStartError(reason: "could not make the data directory \(path)")
+        }
+        chmod(path, 0o700)
     }
 }
 

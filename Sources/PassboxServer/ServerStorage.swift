@@ -1,7 +1,9 @@
 import Foundation
+import PassboxPostgres
+import PassboxSQL
 import PassboxSQLite
 
-/// The server's tables (SQLite; the schema's numbered steps).
+/// The server's tables: the schema's numbered steps, written for SQLite and translated for PostgreSQL.
 enum ServerSchema {
     static let migrations = [
         Migration(1, """
@@ -95,39 +97,77 @@ enum ServerSchema {
     ]
 }
 
-/// A few SQLite connections shared by the HTTP worker threads: one request holds one connection.
+extension ServerSchema {
+    /// The same steps for PostgreSQL. The SQLite text is the one source; the translation is mechanical and
+    /// covers exactly the types this schema uses: `BLOB` is `BYTEA`, every `INTEGER` a `BIGINT` (Passbox
+    /// binds 64-bit integers), and the events' `INTEGER PRIMARY KEY` (SQLite's row id) an identity column.
+    static var postgresMigrations: [Migration] {
+        migrations.map { step in
+            let sql = step.sql
+                .replacingOccurrences(of: "INTEGER PRIMARY KEY", with: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")
+                .replacingOccurrences(of: "BLOB", with: "BYTEA")
+                .replacingOccurrences(of: "INTEGER", with: "BIGINT")
+            return Migration(step.version, sql)
+        }
+    }
+}
+
+/// Where a server keeps its accounts.
+public enum ServerDatabase: Sendable, Equatable {
+    /// `server.sqlite` in this directory (the embedded default).
+    case sqlite(directory: String)
+    /// A PostgreSQL database, by libpq connection URI (`postgresql://passbox@db.example.org/passbox`); a
+    /// password comes from libpq's password file, never from the URI.
+    case postgres(String)
+}
+
+/// The connections shared by the HTTP worker threads: one request holds one connection at a time.
 final class ConnectionPool: @unchecked Sendable {
     // @unchecked: `idle` is touched only under `lock`; a connection is used by one thread at a time.
-    private let path: String
     private let lock = NSLock()
-    private var idle: [Database] = []
+    private var idle: [any SQLConnection] = []
+    private let open: @Sendable () throws -> any SQLConnection
+    /// Serialises this process's use of SQLite. SQLite has one writer at a time, and nearly every request
+    /// writes (a session's last use at least); waiting here in turn is fair and immediate, where SQLite's own
+    /// busy handler sleeps 1 to 100 ms between tries (p99 at 64 connections: 147 → see bench). Other server
+    /// processes on the same database still meet the busy timeout. PostgreSQL runs requests side by side.
+    private let turn: NSLock?
 
-    /// Opens the database at `path`, bringing its schema up to date.
-    init(path: String) throws {
-        self.path = path
-        let first = try Database(path: path)
-        try first.migrate(ServerSchema.migrations)
-        idle.append(first)
+    /// Opens the database, bringing its schema up to date.
+    init(_ database: ServerDatabase) throws {
+        switch database {
+        case .sqlite(let directory):
+            let path = directory + "/server.sqlite"
+            open = { try Database(path: path) }
+            turn = NSLock()
+            let first = try open()
+            try first.migrate(ServerSchema.migrations)
+            chmod(path, 0o600)
+            idle.append(first)
+        case .postgres(let uri):
+            open = { try PostgresConnection(uri) }
+            turn = nil
+            let first = try open()
+            try first.migrate(ServerSchema.postgresMigrations)
+            idle.append(first)
+        }
     }
 
-    /// Serialises this process's use of the database. SQLite has one writer at a time, and nearly every
-    /// request writes (a session's last use at least); waiting here in turn is fair and immediate, where
-    /// SQLite's own busy handler sleeps 1 to 100 ms between tries (p99 at 64 connections: 147 → see bench).
-    /// Other server processes on the same database still meet the busy timeout.
-    private let turn = NSLock()
-
-    /// Runs `body` with a connection of its own, in this process's turn.
-    func with<R>(_ body: (Database) throws -> R) throws -> R {
-        turn.lock()
-        defer { turn.unlock() }
+    /// Runs `body` with a connection of its own (in this process's turn, on SQLite). A connection that broke
+    /// (a restarted PostgreSQL) is dropped, and the next request opens a new one.
+    func with<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
+        turn?.lock()
+        defer { turn?.unlock() }
         lock.lock()
         let kept = idle.popLast()
         lock.unlock()
-        let database = try kept ?? Database(path: path)
+        let database = try kept ?? open()
         defer {
-            lock.lock()
-            idle.append(database)
-            lock.unlock()
+            if database.isUsable {
+                lock.lock()
+                idle.append(database)
+                lock.unlock()
+            }
         }
         return try body(database)
     }

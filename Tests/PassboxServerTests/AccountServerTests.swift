@@ -2,6 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 import PassboxProtocol
+import PassboxPostgres
 import PassboxSQLite
 import PassboxServer
 import PassboxTestSupport
@@ -100,18 +101,19 @@ struct TestAccount {
     }
 }
 
+/// Each server test runs once on SQLite and once on PostgreSQL: the one contract both storage engines keep.
 @Suite(.serialized) struct AccountServerTests {
-    func startServer(_ dir: TemporaryDirectory, origin: String? = nil, log: LogLines) throws -> PassboxServer {
-        var configuration = PassboxServer.Configuration(dataDirectory: dir.file("server").path)
-        configuration.port = 0
+    func startServer(_ store: TestStore, origin: String? = nil, log: LogLines, _ adjust: (inout PassboxServer.Configuration) -> Void = { _ in }) throws -> PassboxServer {
+        var configuration = store.configuration()
         configuration.origin = origin
+        adjust(&configuration)
         return try PassboxServer(configuration) { log.append($0) }
     }
 
-    @Test func signUpThenSignInOnAnotherDeviceWithTheSecretKey() throws {
-        let dir = try TemporaryDirectory()
+    @Test(arguments: Backend.cases) func signUpThenSignInOnAnotherDeviceWithTheSecretKey(_ backend: Backend) throws {
+        let store = try TestStore(backend)
         let log = LogLines()
-        let server = try startServer(dir, log: log)
+        let server = try startServer(store, log: log)
         defer { server.stop() }
         let client = TestClient(base: server.origin)
         let account = TestAccount(email: "Alice@Example.org", password: "correct horse battery", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
@@ -141,10 +143,10 @@ struct TestAccount {
         #expect(try ProtocolCoding.wireDecode(ProtocolError.self, from: refused.body).code == .notSignedIn)
     }
 
-    @Test func wrongSecretsReplaysAndUnknownEmailsAllFailTheSameWay() throws {
-        let dir = try TemporaryDirectory()
+    @Test(arguments: Backend.cases) func wrongSecretsReplaysAndUnknownEmailsAllFailTheSameWay(_ backend: Backend) throws {
+        let store = try TestStore(backend)
         let log = LogLines()
-        let server = try startServer(dir, log: log)
+        let server = try startServer(store, log: log)
         defer { server.stop() }
         let client = TestClient(base: server.origin)
         let account = TestAccount(email: "bob@example.org", password: "pw for bob 1", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
@@ -178,10 +180,10 @@ struct TestAccount {
         _ = try account.signin(client, origin: server.origin, device: "d1")
     }
 
-    @Test func preloginDoesNotTellWhichEmailsHaveAccounts() throws {
-        let dir = try TemporaryDirectory()
+    @Test(arguments: Backend.cases) func preloginDoesNotTellWhichEmailsHaveAccounts(_ backend: Backend) throws {
+        let store = try TestStore(backend)
         let log = LogLines()
-        let server = try startServer(dir, log: log)
+        let server = try startServer(store, log: log)
         defer { server.stop() }
         let client = TestClient(base: server.origin)
         let account = TestAccount(email: "carol@example.org", password: "pw", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
@@ -199,17 +201,16 @@ struct TestAccount {
         #expect(keys(known.body) == keys(unknown.body), "the same shape")
         #expect(u.kdf == KDFParameters(memoryKiB: 128 * 1024, passes: 4, lanes: 1), "the parameters a new account gets")
         // Another server (another secret) answers differently for the same unknown email.
-        let otherDir = try TemporaryDirectory()
-        let other = try startServer(otherDir, log: log)
+        let other = try startServer(try TestStore(backend), log: log)
         defer { other.stop() }
         let elsewhere = try TestClient(base: other.origin).send("POST", "/v1/prelogin", try ProtocolCoding.wireEncode(PreloginRequest(email: "dave@example.org")))
         #expect(elsewhere.body != unknown.body)
     }
 
-    @Test func badRequestsGetTypedAnswers() throws {
-        let dir = try TemporaryDirectory()
+    @Test(arguments: Backend.cases) func badRequestsGetTypedAnswers(_ backend: Backend) throws {
+        let store = try TestStore(backend)
         let log = LogLines()
-        let server = try startServer(dir, log: log)
+        let server = try startServer(store, log: log)
         defer { server.stop() }
         let client = TestClient(base: server.origin)
         #expect(try client.send("GET", "/v1/health").status == 200)
@@ -239,10 +240,10 @@ struct TestAccount {
 
     /// The database holds nothing a password guess can be tested against without the Secret Key, and the
     /// log holds no email, token or body.
-    @Test func theServerKeepsNothingToTestAGuessAgainst() throws {
-        let dir = try TemporaryDirectory()
+    @Test(arguments: Backend.cases) func theServerKeepsNothingToTestAGuessAgainst(_ backend: Backend) throws {
+        let store = try TestStore(backend)
         let log = LogLines()
-        let server = try startServer(dir, log: log)
+        let server = try startServer(store, log: log)
         let client = TestClient(base: server.origin)
         let account = TestAccount(email: "erin@example.org", password: "erin's master password", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
         _ = try account.signup(client)
@@ -258,35 +259,32 @@ struct TestAccount {
             ("Secret Key (compact)", Array(account.secretKey.formatted().replacingOccurrences(of: "-", with: "").utf8)),
             ("account unlock key", keys.accountUnlockKey.revealBytes()), ("session token", Array(signedIn.token.utf8)),
         ]
-        let db = try Database(path: dir.file("server/server.sqlite").path)
-        var stored: [[UInt8]] = []
-        for table in try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap({ $0[0].text }) {
-            for row in try db.rows("SELECT * FROM \"\(table)\"") {  // table names from sqlite_master, not from outside
-                for value in row.values { if let bytes = value.blob { stored.append(bytes) } }
-            }
-        }
+        let stored = try store.everyStoredValue()
         #expect(!stored.isEmpty)
         for (name, needle) in needles {
             #expect(!stored.contains { contains($0, needle) }, "the database holds the \(name)")
         }
-        let file = try [UInt8](Data(contentsOf: dir.file("server/server.sqlite")))
-        for (name, needle) in needles { #expect(!contains(file, needle), "the database file holds the \(name)") }
+        for (file, bytes) in try store.databaseFiles() {
+            for (name, needle) in needles { #expect(Data(bytes).range(of: Data(needle)) == nil, "\(file) holds the \(name)") }
+        }
         #expect(!log.all.isEmpty)
         for line in log.all {
             #expect(!line.contains("erin") && !line.contains(signedIn.token), "log line: \(line)")
         }
-        let permissions = try FileManager.default.attributesOfItem(atPath: dir.file("server").path)[.posixPermissions] as? Int
-        #expect(permissions == 0o700)
+        if backend == .sqlite {
+            let permissions = try FileManager.default.attributesOfItem(atPath: store.directory.file("server").path)[.posixPermissions] as? Int
+            #expect(permissions == 0o700)
+        }
     }
 
     /// Two server processes on one database answer as one: a challenge from one is signed in at the other,
     /// and a sign-out at one ends the session at both.
-    @Test func twoServersOnOneDatabaseAnswerAsOne() throws {
-        let dir = try TemporaryDirectory()
+    @Test(arguments: Backend.cases) func twoServersOnOneDatabaseAnswerAsOne(_ backend: Backend) throws {
+        let store = try TestStore(backend)
         let log = LogLines()
-        let first = try startServer(dir, origin: "https://vault.example.org", log: log)
+        let first = try startServer(store, origin: "https://vault.example.org", log: log)
         defer { first.stop() }
-        let second = try startServer(dir, origin: "https://vault.example.org", log: log)
+        let second = try startServer(store, origin: "https://vault.example.org", log: log)
         defer { second.stop() }
         let a = TestClient(base: "http://127.0.0.1:\(first.port)"), b = TestClient(base: "http://127.0.0.1:\(second.port)")
         let account = TestAccount(email: "frank@example.org", password: "pw frank", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
@@ -315,18 +313,15 @@ struct TestAccount {
         return try client.failure("POST", "/v1/signin", request)
     }
 
-    @Test func anExpiredInvitationIsRefusedAndAFailedSignUpLeavesItUnused() throws {
-        let dir = try TemporaryDirectory()
+    @Test(arguments: Backend.cases) func anExpiredInvitationIsRefusedAndAFailedSignUpLeavesItUnused(_ backend: Backend) throws {
+        let store = try TestStore(backend)
         let log = LogLines()
-        var configuration = PassboxServer.Configuration(dataDirectory: dir.file("server").path)
-        configuration.port = 0
-        configuration.signup = .invite
-        let server = try PassboxServer(configuration) { log.append($0) }
+        let server = try startServer(store, log: log) { $0.signup = .invite }
         defer { server.stop() }
         let client = TestClient(base: server.origin)
-        let expired = try PassboxServer.invite(email: "old@example.org", dataDirectory: dir.file("server").path, days: 1)
-        let db = try Database(path: dir.file("server/server.sqlite").path)
-        try db.run("UPDATE invitations SET expires = 0")
+        let expired = try store.invite(email: "old@example.org", days: 1)
+        let db = try store.connection()
+        try db.run("UPDATE invitations SET expires = 0", [])
         func request(_ email: String, _ token: String?) -> SignupRequest {
             SignupRequest(
                 accountID: "ABCDEF", email: email, salt: Data(count: 16), kdf: KDFParameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1),
@@ -336,17 +331,18 @@ struct TestAccount {
         #expect(status == 403)
         #expect(error == ProtocolError(.invitationInvalid, ["reason": "expired"]))
         // A sign-up that fails after the invitation is checked (the email has an account) leaves it unused.
-        let fresh = try PassboxServer.invite(email: "new@example.org", dataDirectory: dir.file("server").path)
+        let fresh = try store.invite(email: "new@example.org")
         try db.run(
-            "INSERT INTO accounts (id, email, salt, kdf_memory, kdf_passes, kdf_lanes, signin_public_key, keyset, created) VALUES ('ZZZZZZ', 'new@example.org', x'00', 65536, 3, 1, x'00', x'00', 0)")
+            "INSERT INTO accounts (id, email, salt, kdf_memory, kdf_passes, kdf_lanes, signin_public_key, keyset, created) VALUES ('ZZZZZZ', 'new@example.org', ?, 65536, 3, 1, ?, ?, 0)",
+            [.blob([0]), .blob([0]), .blob([0])])
         #expect(try client.failure("POST", "/v1/signup", request("new@example.org", fresh)).1.code == .accountExists)
-        #expect(try db.rows("SELECT used FROM invitations WHERE email = 'new@example.org'").first?[0] == .null)
+        #expect(try db.rows("SELECT used FROM invitations WHERE email = 'new@example.org'", []).first?[0] == .null)
     }
 
-    @Test func failedSignInsAreLimitedPerAccountAndPerAddress() throws {
-        let dir = try TemporaryDirectory()
+    @Test(arguments: Backend.cases) func failedSignInsAreLimitedPerAccountAndPerAddress(_ backend: Backend) throws {
+        let store = try TestStore(backend)
         let log = LogLines()
-        let server = try startServer(dir, log: log)
+        let server = try startServer(store, log: log)
         defer { server.stop() }
         let client = TestClient(base: server.origin)
         let account = TestAccount(email: "gina@example.org", password: "pw gina", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
@@ -365,13 +361,10 @@ struct TestAccount {
         #expect(log.all.contains { $0.hasPrefix("POST /v1/signin 429") })
     }
 
-    @Test func challengesAreLimitedPerAddress() throws {
-        let dir = try TemporaryDirectory()
+    @Test(arguments: Backend.cases) func challengesAreLimitedPerAddress(_ backend: Backend) throws {
+        let store = try TestStore(backend)
         let log = LogLines()
-        var configuration = PassboxServer.Configuration(dataDirectory: dir.file("server").path)
-        configuration.port = 0
-        configuration.challengesPerMinute = 20
-        let server = try PassboxServer(configuration) { log.append($0) }
+        let server = try startServer(store, log: log) { $0.challengesPerMinute = 20 }
         defer { server.stop() }
         let client = TestClient(base: server.origin)
         for _ in 0..<20 { _ = try client.call("POST", "/v1/signin/challenge", ChallengeRequest(email: "a@example.org", deviceID: "d"), as: ChallengeReply.self) }
@@ -380,10 +373,10 @@ struct TestAccount {
         #expect(error == ProtocolError(.rateLimited, ["minutes": "1"]))
     }
 
-    @Test func devicesCanBeSignedOutAndActivityIsListed() throws {
-        let dir = try TemporaryDirectory()
+    @Test(arguments: Backend.cases) func devicesCanBeSignedOutAndActivityIsListed(_ backend: Backend) throws {
+        let store = try TestStore(backend)
         let log = LogLines()
-        let server = try startServer(dir, log: log)
+        let server = try startServer(store, log: log)
         defer { server.stop() }
         let client = TestClient(base: server.origin)
         let account = TestAccount(email: "hana@example.org", password: "pw hana", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
@@ -409,6 +402,81 @@ struct TestAccount {
         #expect(activity.events.allSatisfy { $0.address == "127.0.0.1" })
         #expect(log.all.contains("DELETE /v1/devices/{device} 204") || log.all.contains { $0.hasPrefix("DELETE /v1/devices/{device} 204") })
         #expect(!log.all.contains { $0.contains("phone") }, "device ids are not logged")
+    }
+}
+
+/// The storage engines every server test runs on (PostgreSQL where it is installed, see PostgresCluster).
+enum Backend: String, Sendable, CaseIterable, CustomTestStringConvertible {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+
+    static let cases: [Backend] = {
+        if PostgresCluster.isAvailable { return [.sqlite, .postgres] }
+        if case .failure(let error) = PostgresCluster.shared { print("skipped on PostgreSQL: \(error)") }
+        return [.sqlite]
+    }()
+}
+
+/// Where one test's server keeps its accounts: a fresh SQLite directory, or a fresh database in the test
+/// process's PostgreSQL cluster.
+struct TestStore {
+    let backend: Backend
+    let directory: TemporaryDirectory
+    let postgres: String?
+
+    init(_ backend: Backend) throws {
+        self.backend = backend
+        directory = try TemporaryDirectory()
+        postgres = backend == .postgres ? try PostgresCluster.require().database() : nil
+    }
+
+    func configuration() -> PassboxServer.Configuration {
+        var configuration = PassboxServer.Configuration(dataDirectory: directory.file("server").path)
+        configuration.port = 0
+        configuration.postgres = postgres
+        return configuration
+    }
+
+    func connection() throws -> any SQLConnection {
+        if let postgres { return try PostgresConnection(postgres) }
+        return try Database(path: directory.file("server/server.sqlite").path)
+    }
+
+    func invite(email: String, days: Int = 7) throws -> String {
+        try PassboxServer.invite(email: email, dataDirectory: directory.file("server").path, postgres: postgres, days: days)
+    }
+
+    /// Every text and byte string in every table.
+    func everyStoredValue() throws -> [[UInt8]] {
+        let db = try connection()
+        let tables =
+            backend == .sqlite
+            ? "SELECT name FROM sqlite_master WHERE type = 'table'"
+            : "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'"
+        var stored: [[UInt8]] = []
+        for table in try db.rows(tables, []).compactMap({ $0[0].text }) {
+            for row in try db.rows("SELECT * FROM \"\(table)\"", []) {  // table names from the catalogue, not from outside
+                for value in row.values { if let bytes = value.blob { stored.append(bytes) } }
+            }
+        }
+        return stored
+    }
+
+    /// The files the database lives in: SQLite's file, or every file of the PostgreSQL cluster (tables, WAL).
+    func databaseFiles() throws -> [(String, [UInt8])] {
+        let root = backend == .sqlite ? directory.file("server").path : try PostgresCluster.require().directory + "/data"
+        var files: [(String, [UInt8])] = []
+        let walker = FileManager.default.enumerator(atPath: root)
+        while let name = walker?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            let path = root + "/" + name
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                let data = FileManager.default.contents(atPath: path)
+            else { continue }
+            files.append((name, [UInt8](data)))
+        }
+        #expect(!files.isEmpty)
+        return files
     }
 }
 

@@ -211,12 +211,12 @@ enum CommandTable {
             c, a, _ in try Commands.signout(c, a)
         },
         CommandSpec(
-            name: "server", summary: "run the account server here (a preview: sign-up, sign-in, devices)", usage: Commands.serverUsage,
-            valued: ["listen", "server-data", "origin", "tls-cert", "tls-key", "signup"],
+            name: "server", summary: "run the account server here (accounts, sign-in, devices, two-factor; SQLite or PostgreSQL)", usage: Commands.serverUsage,
+            valued: ["listen", "server-data", "database", "origin", "tls-cert", "tls-key", "signup"],
             subcommands: [
                 CommandSpec(
-                    name: "invite", summary: "a single-use invitation for an email (for --signup invite)", usage: "passbox server invite EMAIL [--days N] [--server-data DIR]",
-                    valued: ["days", "server-data"]
+                    name: "invite", summary: "a single-use invitation for an email (for --signup invite)", usage: Commands.inviteUsage,
+                    valued: ["days", "server-data", "database"]
                 ) { c, a, _ in try Commands.serverInvite(c, a) }
             ]
         ) { c, a, _ in try Commands.server(c, a) },

@@ -4,7 +4,7 @@ import PassboxHTTP
 import PassboxServer
 
 extension Commands {
-    static let serverUsage = "passbox server [--listen ADDRESS:PORT] [--server-data DIR] [--origin URL] [--tls-cert FILE --tls-key FILE] [--signup open|invite|closed]"
+    static let serverUsage = "passbox server [--listen ADDRESS:PORT] [--server-data DIR | --database postgresql://USER@HOST/DB] [--origin URL] [--tls-cert FILE --tls-key FILE] [--signup open|invite|closed]"
 
     /// `passbox server`: the account server in the foreground until SIGINT or SIGTERM, one log line per request
     /// on standard error.
@@ -17,6 +17,7 @@ extension Commands {
         var configuration = PassboxServer.Configuration(dataDirectory: a.value("server-data") ?? c.dataDirectory + "/server")
         configuration.address = address
         configuration.port = port
+        configuration.postgres = try postgresURI(a, c)
         configuration.origin = a.value("origin")
         if let mode = a.value("signup") {
             guard let chosen = SignupMode(rawValue: mode) else { throw CLIError.usage(c.tr("server.badSignup", ["value": Console.visibleLine(mode)]), hint: c.tr("server.badSignup.hint")) }
@@ -50,7 +51,8 @@ extension Commands {
         } catch {
             throw CLIError.failure(c.tr("server.cannotStart", ["reason": String(describing: error)]), hint: c.tr("server.cannotStart.hint"))
         }
-        Console.out(c.tr("server.listening", ["origin": server.origin, "data": configuration.dataDirectory]))
+        let data = configuration.postgres.map(redactedURI) ?? configuration.dataDirectory
+        Console.out(c.tr("server.listening", ["origin": server.origin, "data": data]))
         Console.out(c.tr("server.signup.\(configuration.signup.rawValue)"))
         var received: Int32 = 0
         sigwait(&signals, &received)
@@ -60,13 +62,39 @@ extension Commands {
 
     /// `passbox server invite EMAIL`: a single-use invitation, printed once.
     static func serverInvite(_ c: Context, _ a: Arguments) throws {
-        try a.expectPositionals(1...1, usage: "passbox server invite EMAIL [--days N] [--server-data DIR]")
+        try a.expectPositionals(1...1, usage: inviteUsage)
         let days = a.value("days").map { Int($0) ?? 0 } ?? 7
         guard (1...90).contains(days) else { throw CLIError.usage(c.tr("server.badDays"), hint: c.tr("server.badDays.hint")) }
         umask(0o077)
-        let token = try PassboxServer.invite(email: a.positionals[0], dataDirectory: a.value("server-data") ?? c.dataDirectory + "/server", days: days)
+        let token = try PassboxServer.invite(
+            email: a.positionals[0], dataDirectory: a.value("server-data") ?? c.dataDirectory + "/server", postgres: try postgresURI(a, c), days: days)
         Console.out(c.tr("server.invited", ["email": Console.visibleLine(a.positionals[0]), "days": String(days)]))
         Console.out("    " + token)
+    }
+
+    static let inviteUsage = "passbox server invite EMAIL [--days N] [--server-data DIR | --database postgresql://USER@HOST/DB]"
+
+    /// `--database`: a PostgreSQL connection URI with no password in it (the command line is readable by every
+    /// user of the machine through /proc; libpq reads the password from ~/.pgpass or `passfile=`).
+    static func postgresURI(_ a: Arguments, _ c: Context) throws -> String? {
+        guard let uri = a.value("database") else { return nil }
+        guard a.value("server-data") == nil else { throw CLIError.usage(c.tr("server.databaseAndData"), hint: c.tr("server.databaseAndData.hint")) }
+        guard uri.hasPrefix("postgresql://") || uri.hasPrefix("postgres://"), let parts = URLComponents(string: uri) else {
+            throw CLIError.usage(c.tr("server.badDatabase", ["value": Console.visibleLine(redactedURI(uri))]), hint: c.tr("server.badDatabase.hint"))
+        }
+        let query = parts.queryItems ?? []
+        if parts.password != nil || query.contains(where: { $0.name == "password" }) {
+            throw CLIError.usage(c.tr("server.databasePassword"), hint: c.tr("server.databasePassword.hint"))
+        }
+        return uri
+    }
+
+    /// A connection URI as printed: user, host, port and database, never a password or the query.
+    static func redactedURI(_ uri: String) -> String {
+        guard let parts = URLComponents(string: uri), let scheme = parts.scheme else { return "(a database URI)" }
+        let user = parts.user.map { $0 + "@" } ?? ""
+        let port = parts.port.map { ":\($0)" } ?? ""
+        return "\(scheme)://\(user)\(parts.host ?? "")\(port)\(parts.path)"
     }
 
     /// `ADDRESS:PORT`, `[IPv6]:PORT` or `:PORT` (loopback).

@@ -1,4 +1,4 @@
-/// One SQLite value, as bound to a parameter or read from a column.
+/// One SQL value, as bound to a parameter or read from a column (SQLite and PostgreSQL alike).
 public enum Value: Equatable, Hashable, Sendable {
     case null
     case integer(Int64)
@@ -29,6 +29,11 @@ extension Value: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, Expres
 public struct Row: Sendable, Equatable {
     public let values: [Value]
     public let columns: [String]
+
+    public init(values: [Value], columns: [String]) {
+        self.values = values
+        self.columns = columns
+    }
 
     public subscript(_ index: Int) -> Value { values[index] }
     /// The value of the column `name` (`.null` when there is no such column).
