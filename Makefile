@@ -1,16 +1,20 @@
 # Passbox: the two commands of the README.
-#   make run   installs what is missing, builds in release mode and starts Passbox
-#   make test  installs what is missing, builds and runs every test
+#   make run   installs what is missing, builds in release mode, starts the account server in the background
+#              (SQLite, 127.0.0.1:8787) and prints where to go
+#   make stop  stops that server
+#   make test  installs what is missing, builds and runs every test (PostgreSQL's tests on a throwaway cluster)
 #   make fuzz  runs every libFuzzer target in Fuzz/ for FUZZ_SECONDS (60) seconds (scripts/fuzz.sh)
 SHELL := /bin/bash
 DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcairo2-dev libqrencode-dev fonts-dejavu-core libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev \
   libpsl-dev publicsuffix libidn2-dev libicu-dev libcurl4-openssl-dev \
-  libsystemd-dev libpam0g-dev libxcb1-dev g++ libstdc++-12-dev
+  libsystemd-dev libpam0g-dev libxcb1-dev g++ libstdc++-12-dev libpq-dev
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X
 # server and xclip for the clipboard test; python3 for the range server and the other-user socket client;
 # dbus-daemon for private buses, python3-dbus and python3-gi for the peer that plays systemd-logind in the lock-signal tests.
 BENCH_PACKAGES := wrk
-TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon
+# postgresql: the server tests start a throwaway cluster of it (initdb in a temporary directory, run as the
+# postgres user it makes; nothing is left behind).
+TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon postgresql
 SWIFT ?= swift
 BIN := .build/release/passbox
 # The release binary links the C++ runtime the Swift runtime needs statically too: a directory holding only
@@ -19,7 +23,7 @@ BIN := .build/release/passbox
 STATIC_CXX_DIR := .build/static-libstdcxx
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_CXX_DIR)
 
-.PHONY: run test deps test-deps install-packages build bench fuzz clean pam-service static-cxx
+.PHONY: run stop test deps test-deps install-packages build bench fuzz clean pam-service static-cxx
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
@@ -47,8 +51,13 @@ static-cxx:
 run: build pam-service
 	@$(BIN) welcome
 	@echo
+	@scripts/server.sh start $(CURDIR)/$(BIN)
+	@echo
 	@echo "Shell completion: $(BIN) completion bash > ~/.local/share/bash-completion/completions/passbox"
 	@echo "  (or: completion zsh > \"\$${fpath[1]}/_passbox\", completion fish > ~/.config/fish/completions/passbox.fish)"
+
+stop:
+	@scripts/server.sh stop
 
 # The PAM service quick unlock asks (see docs/SECURITY.md); left alone when it is already there.
 pam-service:
@@ -62,7 +71,7 @@ pam-service:
 test: deps test-deps static-cxx
 	$(SWIFT) build --build-tests
 	$(SWIFT) build $(RELEASE_FLAGS) --product passbox
-	PASSBOX_RELEASE_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build
+	PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_RELEASE_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build
 
 bench: build
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BENCH_PACKAGES)"
@@ -70,7 +79,7 @@ bench: build
 	$(BIN) bench search
 	$(BIN) bench check
 	$(BIN) bench agent
-	$(BIN) bench server
+	scripts/bench-server.sh $(CURDIR)/$(BIN)
 
 # Builds apart from the normal build (.build/fuzz); exits non-zero on a crash, its input in Fuzz/crashes/.
 fuzz: deps

@@ -125,6 +125,7 @@ public final class AgentDaemon: @unchecked Sendable {
     }
 
     func status() -> StatusReply {
+        service.refreshStore()
         idle.interval = autoLockSeconds
         let remaining = service.isUnlocked ? idle.remaining(now: Date()) : 0
         return StatusReply(

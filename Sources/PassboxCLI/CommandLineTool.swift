@@ -82,7 +82,7 @@ final class Context {
     let input: InputSource
     /// English or German (PASSBOX_LANG, LC_ALL, LC_MESSAGES, LANG).
     let language: Language
-    lazy var store = VaultStore(directory: dataDirectory)
+    lazy var store = VaultStore.serving(dataDirectory)
     lazy var endpoint = Endpoint(self)
 
     init(dataDirectory: String, input: InputSource = SecretInput(), language: Language = Language.fromEnvironment()) {

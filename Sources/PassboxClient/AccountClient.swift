@@ -34,6 +34,8 @@ public struct AccountClient: Sendable {
         public let kdf: Argon2Parameters
         /// The token that skips the second factor on this device for 30 days, when asked for.
         public var rememberToken: String? = nil
+        /// The key of the account's personal vault on this device (from the opened keyset), to make it.
+        public var vaultKey: SecretBytes? = nil
     }
 
     /// Makes a new account: a new Secret Key, salt and keyset, sent with the sign-in public key; then signs in
@@ -107,11 +109,11 @@ public struct AccountClient: Sendable {
         let reply = try call("POST", "/v1/signin", request, as: SigninReply.self)
         // The keyset must open with this device's keys and belong to the account the Secret Key names: a server
         // that answers with another account's keyset is caught here.
-        guard reply.accountID == accountID, (try? AccountKeyset(opening: Array(reply.keyset), accountID: accountID, unlockKey: keys.accountUnlockKey)) != nil
+        guard reply.accountID == accountID, let keyset = try? AccountKeyset(opening: Array(reply.keyset), accountID: accountID, unlockKey: keys.accountUnlockKey)
         else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "keyset"]) }
         return SignedIn(
             accountID: accountID, email: email, token: reply.token, keyset: Array(reply.keyset), salt: salt, kdf: parameters,
-            rememberToken: reply.rememberToken.flatMap { $0.utf8.count <= 128 ? $0 : nil })
+            rememberToken: reply.rememberToken.flatMap { $0.utf8.count <= 128 ? $0 : nil }, vaultKey: try keyset.derivePersonalVaultKey(accountID: accountID))
     }
 
     /// The account's facts and devices, for a signed-in session.
@@ -208,7 +210,12 @@ public struct AccountClient: Sendable {
             keyset: Data(sealed))
         let reply = try call("POST", "/v1/recovery/complete", request, as: SigninReply.self)
         guard reply.accountID == fetched.accountID else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "recovery"]) }
-        return (secretKey, SignedIn(accountID: reply.accountID, email: email, token: reply.token, keyset: sealed, salt: salt, kdf: parameters))
+        return (
+            secretKey,
+            SignedIn(
+                accountID: reply.accountID, email: email, token: reply.token, keyset: sealed, salt: salt, kdf: parameters,
+                vaultKey: try keyset.derivePersonalVaultKey(accountID: reply.accountID))
+        )
     }
 
     // MARK: Two-factor sign-in

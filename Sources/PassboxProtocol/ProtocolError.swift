@@ -42,6 +42,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case mustWait  // facts: minutes
     case attemptCounterDamaged  // facts: path, minutes
     case passwordUnchanged
+    /// The vault is an account's: its password is the master password (`passwd --account`).
+    case accountVaultPassword
     case quickUnlockNotOffered  // facts: reason (a key of quickUnlock.*), days
     case quickUnlockRefused  // facts: triesLeft, system
     case quickUnlockUnavailable  // facts: reason

@@ -36,6 +36,7 @@ extension ProtocolError {
         case .tooLarge: ProtocolError(.vaultTooLarge)
         case .io(let operation, let path, let code): ProtocolError(.io, ["operation": operation, "path": path, "reason": String(cString: strerror(code))])
         case .passwordUnchanged: ProtocolError(.passwordUnchanged)
+        case .accountVaultPassword: ProtocolError(.accountVaultPassword)
         case .attemptCounterDamaged(let path, let seconds): ProtocolError(.attemptCounterDamaged, ["path": path, "minutes": String((seconds + 59) / 60)])
         case .directoryNotOwned(let path, let owner): ProtocolError(.directoryNotOwned, ["path": path, "owner": String(owner)])
         }

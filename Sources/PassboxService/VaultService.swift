@@ -10,7 +10,11 @@ import PassboxStore
 public final class VaultService: @unchecked Sendable {
     // @unchecked: used from one thread at a time (the agent's serial queue, or the CLI's main thread).
     public let dataDirectory: String
-    public let store: VaultStore
+    /// The vault served: the account's when this device is signed in to one, else the local vault. Chosen
+    /// again whenever it is locked, so an agent started before a sign-in (or a sign-out) serves what the data
+    /// directory holds now.
+    public private(set) var store: VaultStore
+    private let storeGiven: Bool
     public private(set) var session: VaultSession?
     let now: () -> Date
     /// Why quick unlock cannot be turned on here (no PAM service), asked when the setting is changed.
@@ -18,8 +22,15 @@ public final class VaultService: @unchecked Sendable {
 
     public init(dataDirectory: String, store: VaultStore? = nil, now: @escaping () -> Date = Date.init) {
         self.dataDirectory = dataDirectory
-        self.store = store ?? VaultStore(directory: dataDirectory)
+        self.store = store ?? VaultStore.serving(dataDirectory)
+        storeGiven = store != nil
         self.now = now
+    }
+
+    /// Chooses the vault served again while locked (see `store`).
+    public func refreshStore() {
+        guard session == nil, !storeGiven else { return }
+        store = VaultStore.serving(dataDirectory)
     }
 
     public var isUnlocked: Bool { session != nil }
@@ -45,6 +56,7 @@ public final class VaultService: @unchecked Sendable {
     }
 
     public func perform(_ request: Request) throws -> Reply {
+        refreshStore()
         switch request {
         case .status:
             let settings = Settings.load(dataDirectory)
@@ -85,6 +97,7 @@ public final class VaultService: @unchecked Sendable {
     /// quick unlock; never the password itself).
     @discardableResult
     public func unlock(password: SecretText) throws -> SecretBytes {
+        refreshStore()
         guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
         let (opened, key) = try store.unlockKeepingKey(password: Self.lockedCopy(password))
         session = try openSession(opened)

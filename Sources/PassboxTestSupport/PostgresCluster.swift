@@ -151,3 +151,25 @@ public final class PostgresCluster: @unchecked Sendable {
         return UInt16(bigEndian: address.sin_port)
     }
 }
+
+/// The storage engines every server test runs on: SQLite always, PostgreSQL where it is installed (see
+/// `PostgresCluster`; where it is missing the first use says so, once).
+public enum Backend: String, Sendable, CaseIterable, CustomStringConvertible {
+    case sqlite, postgres
+    public var description: String { rawValue }
+
+    public static let cases: [Backend] = {
+        if PostgresCluster.isAvailable { return [.sqlite, .postgres] }
+        if case .failure(let error) = PostgresCluster.shared { print("skipped on PostgreSQL: \(error)") }
+        return [.sqlite]
+    }()
+
+    /// `passbox server`'s arguments for a fresh store of this engine under `directory` (SQLite) or a fresh
+    /// database in the test cluster (PostgreSQL).
+    public func serverArguments(directory: String) throws -> [String] {
+        switch self {
+        case .sqlite: ["--server-data", directory]
+        case .postgres: ["--database", try PostgresCluster.require().database()]
+        }
+    }
+}

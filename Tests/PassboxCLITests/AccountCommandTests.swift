@@ -14,9 +14,9 @@ import Testing
         try Transcript.execute(try Transcript.executablePath(), ["--data", data] + args, stdin: stdin, environment: ["PASSBOX_LANG": language, "XDG_RUNTIME_DIR": ""])
     }
 
-    @Test func signUpSignInOnASecondDeviceAndSignOut() throws {
+    @Test(arguments: Backend.cases) func signUpSignInOnASecondDeviceAndSignOut(_ backend: Backend) throws {
         let dir = try TemporaryDirectory("passbox-account")
-        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: try backend.serverArguments(directory: dir.path + "/server/server"))
         let first = dir.path + "/first", second = dir.path + "/second"
 
         let weak = try passbox(first, ["signup", "--server", server.origin, "--email", "me@example.org"], ["password1", "password1"])
@@ -96,10 +96,10 @@ import Testing
         #expect(!server.log.contains(firstID))
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/pdftotext"), "skipped: pdftotext (poppler-utils) is not installed (make test installs it)"))
-    func theEmergencyKitHoldsEveryFieldWholeAndIsConfirmed() throws {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/pdftotext"), "skipped: pdftotext (poppler-utils) is not installed (make test installs it)"), arguments: Backend.cases)
+    func theEmergencyKitHoldsEveryFieldWholeAndIsConfirmed(_ backend: Backend) throws {
         let dir = try TemporaryDirectory("passbox-kit")
-        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: try backend.serverArguments(directory: dir.path + "/server/server"))
         let data = dir.path + "/device"
         let made = try passbox(data, ["signup", "--server", server.origin, "--email", "kay@example.org"], [password, password])
         #expect(made.stdout.contains("passbox kit --pdf FILE"))
@@ -128,10 +128,10 @@ import Testing
         #expect(!(try passbox(data, ["account"]).stderr.contains("reminder")))
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/oathtool"), "skipped: oathtool is not installed (make test installs it)"))
-    func twoFactorSignInWithAnAuthenticatorAndRecoveryCodes() throws {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/oathtool"), "skipped: oathtool is not installed (make test installs it)"), arguments: Backend.cases)
+    func twoFactorSignInWithAnAuthenticatorAndRecoveryCodes(_ backend: Backend) throws {
         let dir = try TemporaryDirectory("passbox-2fa")
-        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: try backend.serverArguments(directory: dir.path + "/server/server"))
         let first = dir.path + "/first"
         let made = try passbox(first, ["signup", "--server", server.origin, "--email", "tess@example.org"], [password, password])
         let key = try #require(made.stdout.range(of: #"P1-[0-9A-Z-]{38}"#, options: .regularExpression).map { String(made.stdout[$0]) })
@@ -197,9 +197,9 @@ import Testing
 
     /// An account whose master password is lost is recovered on a fresh data directory with its recovery
     /// code; afterwards the old password and the used code no longer work.
-    @Test func anAccountIsRecoveredWithItsRecoveryCode() throws {
+    @Test(arguments: Backend.cases) func anAccountIsRecoveredWithItsRecoveryCode(_ backend: Backend) throws {
         let dir = try TemporaryDirectory("passbox-recover")
-        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: try backend.serverArguments(directory: dir.path + "/server/server"))
         let first = dir.path + "/first"
         let made = try passbox(first, ["signup", "--server", server.origin, "--email", "rue@example.org"], [password, password])
         let oldKey = try #require(made.stdout.range(of: #"P1-[0-9A-Z-]{38}"#, options: .regularExpression).map { String(made.stdout[$0]) })
@@ -255,15 +255,16 @@ import Testing
         #expect(lookalike.stderr.contains("plain HTTP to another machine"))
     }
 
-    @Test func invitationsAndClosedSignUp() throws {
+    @Test(arguments: Backend.cases) func invitationsAndClosedSignUp(_ backend: Backend) throws {
         let dir = try TemporaryDirectory("passbox-invite")
-        let server = try ServerProcess(dataDirectory: dir.path + "/operator", in: dir, extra: ["--signup", "invite"])
+        let store = try backend.serverArguments(directory: dir.path + "/operator/server")
+        let server = try ServerProcess(dataDirectory: dir.path + "/operator", in: dir, extra: store + ["--signup", "invite"])
         let out = (try? String(contentsOf: server.out, encoding: .utf8)) ?? ""
         #expect(out.contains("new accounts need an invitation"))
         let none = try passbox(dir.path + "/a", ["signup", "--server", server.origin, "--email", "ivy@example.org"], [password, password])
         #expect(none.status == 1)
         #expect(none.stderr.contains("the invitation cannot be used: this server signs up by invitation only"))
-        let invited = try passbox(dir.path + "/operator", ["server", "invite", "ivy@example.org"])
+        let invited = try passbox(dir.path + "/operator", ["server", "invite", "ivy@example.org"] + store)
         #expect(invited.status == 0, "\(invited.stderr)")
         let token = try #require(invited.stdout.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) })
         let other = try passbox(dir.path + "/a", ["signup", "--server", server.origin, "--email", "joe@example.org", "--invite"], [token, password, password])
@@ -286,9 +287,9 @@ import Testing
         #expect(try passbox(dir.path + "/c", ["server", "--signup", "sometimes"]).status == 2)
     }
 
-    @Test func theMasterPasswordChangesKeepingTheSecretKey() throws {
+    @Test(arguments: Backend.cases) func theMasterPasswordChangesKeepingTheSecretKey(_ backend: Backend) throws {
         let dir = try TemporaryDirectory("passbox-passwd")
-        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: try backend.serverArguments(directory: dir.path + "/server/server"))
         let first = dir.path + "/first", second = dir.path + "/second", third = dir.path + "/third"
         let made = try passbox(first, ["signup", "--server", server.origin, "--email", "pat@example.org"], [password, password])
         let key = try #require(made.stdout.range(of: #"P1-[0-9A-Z-]{38}"#, options: .regularExpression).map { String(made.stdout[$0]) })
@@ -311,6 +312,54 @@ import Testing
         #expect(try passbox(third, ["activity"]).stdout.contains("master password changed"))
         // The changed record still opens: a second change works from it.
         #expect(try passbox(first, ["passwd", "--account"], [newPassword, password, password]).status == 0)
+    }
+
+    /// Signed in, the data directory serves the account's vault: the master password (with the Secret Key
+    /// kept here) opens it from the kept keyset without the network; a wrong one is refused like a wrong vault
+    /// password; the vault password cannot be changed apart from the master password, and a new master
+    /// password opens the same vault.
+    @Test func anAccountsVaultUnlocksOfflineFromTheKeptKeyset() throws {
+        let dir = try TemporaryDirectory("passbox-account-vault")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let device = dir.path + "/device", other = dir.path + "/other"
+        let made = try passbox(device, ["signup", "--server", server.origin, "--email", "vic@example.org"], [password, password])
+        #expect(made.status == 0, "\(made.stderr)")
+        let key = try #require(made.stdout.range(of: #"P1-[0-9A-Z-]{38}"#, options: .regularExpression).map { String(made.stdout[$0]) })
+        let record = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: device + "/account.json"))) as? [String: Any]
+        let accountID = try #require(record?["accountID"] as? String)
+        #expect(FileManager.default.fileExists(atPath: "\(device)/accounts/\(accountID)/vault.pbx"), "the account's vault is made at sign-up")
+
+        let added = try passbox(device, ["add", "login", "--title", "Mail", "--username", "vic", "--password-stdin"], [password, "mail secret 1"])
+        #expect(added.status == 0, "\(added.stderr)")
+        server.stop()
+        // No server: the account's vault still opens, from the keyset this device keeps.
+        let shown = try passbox(device, ["show", "Mail", "--field", "password"], [password])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("mail secret 1"))
+        let wrong = try passbox(device, ["list"], ["not the master password"])
+        #expect(wrong.status == 3)
+        #expect(wrong.stderr.contains("wrong password"))
+        let passwd = try passbox(device, ["passwd"], [password, "some other password 9", "some other password 9"])
+        #expect(passwd.status == 1)
+        #expect(passwd.stderr.contains("passbox passwd --account"), "\(passwd.stderr)")
+        let status = try passbox(device, ["status"])
+        #expect(status.stdout.contains("accounts/\(accountID)/vault.pbx"))
+
+        // A new master password (through a server again) opens the same vault.
+        let again = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, name: "again")
+        var rewritten = try String(contentsOfFile: device + "/account.json", encoding: .utf8)
+        rewritten = rewritten.replacingOccurrences(of: server.origin, with: again.origin)
+        try rewritten.write(toFile: device + "/account.json", atomically: true, encoding: .utf8)
+        let newPassword = "harbor velvet cactus lantern quartz"
+        #expect(try passbox(device, ["passwd", "--account"], [password, newPassword, newPassword]).status == 0)
+        #expect(try passbox(device, ["show", "Mail", "--field", "password"], [newPassword]).stdout.contains("mail secret 1"))
+        #expect(try passbox(device, ["list"], [password]).status == 3, "the old master password no longer opens it")
+
+        // Another device of the account gets an account vault of its own (items stay local until sync).
+        #expect(try passbox(other, ["signin", "--server", again.origin, "--email", "vic@example.org"], [newPassword, key]).status == 0)
+        let empty = try passbox(other, ["list"], [newPassword])
+        #expect(empty.status == 0, "\(empty.stderr)")
+        #expect(!empty.stdout.contains("Mail"))
     }
 
     /// A server that answers garbage, its own error text, weak parameters or another account's keyset is

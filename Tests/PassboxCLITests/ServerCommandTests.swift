@@ -10,9 +10,9 @@ final class ServerProcess {
     let out: URL, err: URL
     let origin: String
 
-    init(dataDirectory: String, in dir: TemporaryDirectory, extra: [String] = []) throws {
-        out = dir.file("server-out")
-        err = dir.file("server-err")
+    init(dataDirectory: String, in dir: TemporaryDirectory, extra: [String] = [], name: String = "server") throws {
+        out = dir.file("\(name)-out")
+        err = dir.file("\(name)-err")
         #expect(FileManager.default.createFile(atPath: out.path, contents: nil))
         #expect(FileManager.default.createFile(atPath: err.path, contents: nil))
         process.executableURL = URL(fileURLWithPath: try Transcript.executablePath())
@@ -80,9 +80,10 @@ final class ServerProcess {
         var stop = false
     }
 
-    @Test func aKilledServerKeepsEveryAcknowledgedSignUp() throws {
+    @Test(arguments: Backend.cases) func aKilledServerKeepsEveryAcknowledgedSignUp(_ backend: Backend) throws {
         let dir = try TemporaryDirectory("passbox-crash")
-        let first = try ServerProcess(dataDirectory: dir.path + "/data", in: dir)
+        let store = try backend.serverArguments(directory: dir.path + "/data/server")
+        let first = try ServerProcess(dataDirectory: dir.path + "/data", in: dir, extra: store)
         let acknowledged = Acknowledged()
         let done = DispatchSemaphore(value: 0)
         let origin = first.origin
@@ -119,7 +120,7 @@ final class ServerProcess {
         acknowledged.lock.unlock()
         done.wait()
 
-        let second = try ServerProcess(dataDirectory: dir.path + "/data", in: dir)
+        let second = try ServerProcess(dataDirectory: dir.path + "/data", in: dir, extra: store)
         acknowledged.lock.lock()
         let salts = acknowledged.salts
         acknowledged.lock.unlock()
@@ -131,5 +132,40 @@ final class ServerProcess {
             #expect(r.stdout.contains(#""salt":"\#(salt)""#), "\(email) was acknowledged and then lost")
         }
         second.stop()
+    }
+
+    /// Two `passbox server` processes on one database answer as one: a device signed up through one is
+    /// served by the other with its session, and once it signs out through the first, the second refuses it.
+    @Test(arguments: Backend.cases) func twoServerProcessesOnOneDatabaseAnswerAsOne(_ backend: Backend) throws {
+        let dir = try TemporaryDirectory("passbox-two-servers")
+        let store = try backend.serverArguments(directory: dir.path + "/shared")
+        let a = try ServerProcess(dataDirectory: dir.path + "/a", in: dir, extra: store, name: "a")
+        let b = try ServerProcess(dataDirectory: dir.path + "/b", in: dir, extra: store, name: "b")
+        let device = dir.path + "/device"
+        let password = "tulip ocean marble violin anchor"
+        let made = try Transcript.execute(
+            try Transcript.executablePath(), ["--data", device, "signup", "--server", a.origin, "--email", "two@example.org"], stdin: [password, password],
+            environment: ["XDG_RUNTIME_DIR": ""])
+        #expect(made.status == 0, "\(made.stderr)")
+        let record = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: device + "/account.json"))) as? [String: Any]
+        let token = try #require(record?["token"] as? String)
+        func account(at server: ServerProcess) throws -> String {
+            try Transcript.execute(
+                "/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", "-H", "Authorization: Bearer \(token)", server.origin + "/v1/account"],
+                stdin: [], environment: [:]
+            ).stdout
+        }
+        #expect(try account(at: b) == "200", "the session made through a is good at b")
+        // The same email again through b: the account made through a is there.
+        let again = try Transcript.execute(
+            try Transcript.executablePath(), ["--data", dir.path + "/other", "signup", "--server", b.origin, "--email", "two@example.org"], stdin: [password, password],
+            environment: ["XDG_RUNTIME_DIR": ""])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("already exists on this server"), "\(again.stderr)")
+        let out = try Transcript.execute(try Transcript.executablePath(), ["--data", device, "signout", "--forget-secret-key"], stdin: [], environment: ["XDG_RUNTIME_DIR": ""])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(try account(at: b) == "401", "signed out through a, refused at b")
+        a.stop()
+        b.stop()
     }
 }

@@ -361,6 +361,40 @@ struct TestAccount {
         #expect(log.all.contains { $0.hasPrefix("POST /v1/signin 429") })
     }
 
+    /// Requests that race (two servers on one database, several connections each) change shared state once:
+    /// a signed challenge serves one sign-in, and every failed sign-in is counted.
+    @Test(arguments: Backend.cases) func racingRequestsChangeSharedStateOnce(_ backend: Backend) throws {
+        let store = try TestStore(backend)
+        let log = LogLines()
+        let first = try startServer(store, origin: "https://vault.example.org", log: log)
+        defer { first.stop() }
+        let second = try startServer(store, origin: "https://vault.example.org", log: log)
+        defer { second.stop() }
+        let clients = [TestClient(base: "http://127.0.0.1:\(first.port)"), TestClient(base: "http://127.0.0.1:\(second.port)")]
+        let account = TestAccount(email: "race@example.org", password: "pw race", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
+        _ = try account.signup(clients[0])
+        let challenge = try clients[0].call("POST", "/v1/signin/challenge", ChallengeRequest(email: account.email, deviceID: "d1"), as: ChallengeReply.self)
+        let signature = try account.keys().signInKey.signature(
+            for: SignInTranscript.bytes(origin: "https://vault.example.org", email: account.email, challenge: Array(challenge.challenge), deviceID: "d1"))
+        let request = try ProtocolCoding.wireEncode(
+            SigninRequest(challengeID: challenge.challengeID, email: account.email, deviceID: "d1", deviceName: "Laptop", signature: Data(signature)))
+        let statuses = Statuses()
+        DispatchQueue.concurrentPerform(iterations: 12) { i in
+            statuses.add((try? clients[i % 2].send("POST", "/v1/signin", request).status) ?? 0)
+        }
+        #expect(statuses.all.filter { $0 == 200 }.count == 1, "one sign-in with one challenge: \(statuses.all)")
+        #expect(statuses.all.filter { $0 == 401 }.count == 11)
+
+        // Eight failures at once, at both servers: all eight counted.
+        let failures = Statuses()
+        DispatchQueue.concurrentPerform(iterations: 8) { i in
+            failures.add((try? failedSignin(clients[i % 2], email: "counted@example.org", device: "g\(i)").0) ?? 0)
+        }
+        #expect(failures.all == Array(repeating: 401, count: 8))
+        let count = try store.connection().rows("SELECT count FROM signin_failures WHERE key = ?", [.text("account:counted@example.org")]).first?[0]
+        #expect(count == .integer(8))
+    }
+
     @Test(arguments: Backend.cases) func challengesAreLimitedPerAddress(_ backend: Backend) throws {
         let store = try TestStore(backend)
         let log = LogLines()
@@ -405,16 +439,21 @@ struct TestAccount {
     }
 }
 
-/// The storage engines every server test runs on (PostgreSQL where it is installed, see PostgresCluster).
-enum Backend: String, Sendable, CaseIterable, CustomTestStringConvertible {
-    case sqlite, postgres
-    var testDescription: String { rawValue }
-
-    static let cases: [Backend] = {
-        if PostgresCluster.isAvailable { return [.sqlite, .postgres] }
-        if case .failure(let error) = PostgresCluster.shared { print("skipped on PostgreSQL: \(error)") }
-        return [.sqlite]
-    }()
+/// Statuses collected from several threads.
+final class Statuses: @unchecked Sendable {
+    // @unchecked: `values` is touched only under `lock`.
+    private let lock = NSLock()
+    private var values: [Int] = []
+    func add(_ value: Int) {
+        lock.lock()
+        values.append(value)
+        lock.unlock()
+    }
+    var all: [Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return values
+    }
 }
 
 /// Where one test's server keeps its accounts: a fresh SQLite directory, or a fresh database in the test

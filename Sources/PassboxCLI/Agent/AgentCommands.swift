@@ -59,7 +59,7 @@ enum AgentCommands {
         } else if args.flag("quick") {
             throw ProtocolError(.quickUnlockNotOffered, ["reason": "quickUnlock.noAgent"])
         }
-        let password = try context.input.secretText(prompt: "Vault password: ")
+        let password = try context.input.secretText(prompt: context.store.isAccountVault ? "Master password: " : "Vault password: ")
         if current == nil { try start(context, testAutoLock: args.value("test-auto-lock-seconds"), pamService: args.value("pam-service")) }
         _ = try send(.unlock(UnlockRequest(password: password)), context)
         let minutes = try status(context)?.autoLockMinutes ?? Settings.load(context.dataDirectory).effectiveAutoLockMinutes

@@ -158,6 +158,10 @@ extension Commands {
             keyset: Data(session.keyset), token: session.token)
         try record.save(c.dataDirectory)
         try KnownAccounts.remember(session.kdf, server: client.origin, email: session.email, in: c.dataDirectory)
+        // The account's vault on this device (items stay here until sync): made once, kept across sign-outs, so
+        // signing in again to the same account finds it as it was.
+        let store = VaultStore.serving(c.dataDirectory)
+        if let key = session.vaultKey, store.isAccountVault, !store.exists { _ = try store.create(slotKey: key, parameters: record.parameters) }
     }
 
     static func secretKeyProblem(_ error: TypedCodeError, _ c: Context) -> String {

@@ -4,9 +4,12 @@ import PassboxClient
 import PassboxCrypto
 import PassboxProtocol
 import PassboxServer
+import PassboxPostgres
 import PassboxSQLite
 
-/// `passbox bench server [--seconds N]`: a `passbox server` on SQLite in this process, loaded with `wrk` at
+/// `passbox bench server [--seconds N] [--database postgresql://…]`: a `passbox server` on SQLite (and, with
+/// `--database`, one on that PostgreSQL database; `make bench` starts a throwaway cluster for it) in this
+/// process, loaded with `wrk` at
 /// 1, 16 and 64 connections: an authenticated read (`GET /v1/account`: the session looked up and its last
 /// use written, the account and devices read) and a small write (`POST /v1/signin/challenge`: one row
 /// inserted), beside the storage floor measured in the same run (single-row transactions straight into the
@@ -25,28 +28,42 @@ enum ServerBenchmark {
         }
         let dir = NSTemporaryDirectory() + "passbox-bench-server-" + String(getpid())
         defer { try? FileManager.default.removeItem(atPath: dir) }
+        try measure(seconds: seconds, dir: dir, postgres: nil)
+        if let uri = args.value("database") {
+            try measure(seconds: seconds, dir: dir, postgres: uri)
+        } else {
+            Console.out("PostgreSQL: give --database postgresql://USER@HOST/DB (make bench starts a throwaway cluster) for its rows.")
+        }
+    }
+
+    /// One server on one engine: the floor, then reads and writes at 1, 16 and 64 connections.
+    static func measure(seconds: Int, dir: String, postgres: String?) throws {
         var configuration = PassboxServer.Configuration(dataDirectory: dir + "/server")
+        configuration.postgres = postgres
         configuration.port = 0
         configuration.limits.connectionsPerAddress = 256
         configuration.challengesPerMinute = Int.max  // the write measured is a challenge, from one address
         let server = try PassboxServer(configuration) { _ in }
         defer { server.stop() }
 
-        // One account and a session, as a device makes them.
+        // One account and a session, as a device makes them (a new email each run: a PostgreSQL database stays).
         let client = try AccountClient(server: server.origin)
         let password = Array("bench tulip ocean marble violin".utf8)
+        let email = "bench-\(getpid())-\(Int(Date().timeIntervalSince1970))@example.org"
         let (_, session) = try password.withUnsafeBytes {
-            try client.signup(email: "bench@example.org", password: $0, deviceID: "bench-device", deviceName: "bench")
+            try client.signup(email: email, password: $0, deviceID: "bench-device", deviceName: "bench")
         }
-        let floor = try storageFloor(path: dir + "/server/server.sqlite", transactions: 2000)
+        let floor = try postgres.map { try postgresFloor(uri: $0, transactions: 2000) } ?? storageFloor(path: dir + "/server/server.sqlite", transactions: 2000)
 
         let read = dir + "/read.lua", write = dir + "/write.lua"
         try "wrk.method = \"GET\"\nwrk.headers[\"Authorization\"] = \"Bearer \(session.token)\"\n".write(toFile: read, atomically: true, encoding: .utf8)
-        try "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\nwrk.body = '{\"deviceID\":\"bench-device\",\"email\":\"bench@example.org\"}'\n"
+        try "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\nwrk.body = '{\"deviceID\":\"bench-device\",\"email\":\"\(email)\"}'\n"
             .write(toFile: write, atomically: true, encoding: .utf8)
 
-        Console.out("passbox server on SQLite (WAL, synchronous=FULL), \(configuration.limits.threads) worker threads, loopback, wrk for \(seconds) s per row.")
-        Console.out(String(format: "Storage floor: %.0f single-row transactions per second straight into the same database.", floor))
+        let engine = postgres == nil ? "SQLite (WAL, synchronous=FULL)" : "PostgreSQL (fsync on, synchronous_commit on, read committed)"
+        Console.out("")
+        Console.out("passbox server on \(engine), \(configuration.limits.threads) worker threads, loopback, wrk for \(seconds) s per row.")
+        Console.out(String(format: "Storage floor: %.0f single-row transactions per second straight into the same database, one after another.", floor))
         var rows = [["KIND", "CONNECTIONS", "REQUESTS/S", "P50", "P99", "TARGET"]]
         for (kind, script, path) in [("read", read, "/v1/account"), ("write", write, "/v1/signin/challenge")] {
             for connections in [1, 16, 64] {
@@ -58,7 +75,20 @@ enum ServerBenchmark {
             }
         }
         Console.out(Output.table(rows))
-        Console.out("PostgreSQL is not built yet, so it has no row here.")
+    }
+
+    /// Single-row transactions per second into the PostgreSQL database (its own table, one connection).
+    static func postgresFloor(uri: String, transactions: Int) throws -> Double {
+        let db = try PostgresConnection(uri)
+        try db.execute("DROP TABLE IF EXISTS bench_floor; CREATE TABLE bench_floor (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, value BYTEA NOT NULL)")
+        let payload = Value.blob(SecureRandom.bytes(count: 64))
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<transactions {
+            _ = try db.transaction { try db.run("INSERT INTO bench_floor (value) VALUES (?)", [payload]) }
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        try db.execute("DROP TABLE bench_floor")
+        return Double(transactions) / elapsed
     }
 
     /// Single-row transactions per second into the database at `path` (its own table, same settings).

@@ -41,7 +41,7 @@ final class Endpoint {
         let service = localService()
         guard !service.isUnlocked else { return }
         guard service.store.exists else { throw ProtocolError(.noVault, ["path": service.store.vaultPath]) }
-        try service.unlock(password: try context.input.secretText(prompt: "Vault password: "))
+        try service.unlock(password: try context.input.secretText(prompt: service.store.isAccountVault ? "Master password: " : "Vault password: "))
     }
 
     func localService() -> VaultService {

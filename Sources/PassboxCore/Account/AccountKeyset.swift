@@ -45,6 +45,17 @@ public struct AccountKeyset: Sendable {
         return [Self.version] + boxPublicKey + signPublicKey + signingKey.signature(for: bound) + envelope
     }
 
+    /// The key of the account's personal vault on this device: HKDF over the keyset's private halves with
+    /// the account id as salt. Every device that opens the keyset derives the same key, and a new master
+    /// password (a new seal) or a recovery (the same halves under a new seal) leaves it as it is.
+    public func derivePersonalVaultKey(accountID: String) throws -> SecretBytes {
+        let joined = SecretBytes(count: 64) { out in
+            boxPrivate.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: 32) }
+            signSeed.withUnsafeBytes { (out.baseAddress! + 32).copyMemory(from: $0.baseAddress!, byteCount: 32) }
+        }
+        return try HKDF.deriveKey(from: joined, salt: Array(accountID.utf8), info: "passbox/v1/personal-vault")
+    }
+
     /// Opens a sealed keyset. A wrong unlock key (a wrong master password or Secret Key), another account's
     /// keyset or changed public keys fail as `CryptoError.authenticationFailed`; a newer version says so.
     public init(opening sealed: [UInt8], accountID: String, unlockKey: SecretBytes) throws {

@@ -32,6 +32,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case io(operation: String, path: String, errno: Int32)
     /// The new password equals the current one.
     case passwordUnchanged
+    /// The vault is an account's: its password is the account's master password (`passwd --account`).
+    case accountVaultPassword
 
     /// Whether this is the "wrong password or locked" class (exit code 3).
     public var isAuthentication: Bool {

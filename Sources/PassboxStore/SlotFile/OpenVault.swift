@@ -169,6 +169,7 @@ public final class OpenVault: @unchecked Sendable {
 
     /// The same with NFC UTF-8 bytes (the agent's, which never become Strings).
     public func changePassword(current: SecretBytes, new: SecretBytes) throws {
+        if store.isAccountVault { throw StoreError.accountVaultPassword }
         let check = try store.unlock(password: current)
         guard check.slotIndex == slotIndex else { throw StoreError.wrongPassword }
         try check.rekey(current: current, new: new)

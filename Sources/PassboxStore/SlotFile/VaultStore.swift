@@ -16,9 +16,12 @@ public final class VaultStore: @unchecked Sendable {
     let timing: UnlockTiming
     /// Work done by the most recent unlock (for tests).
     public private(set) var lastWork = UnlockWork()
+    /// How a password becomes a slot key (Argon2id for a local vault; the account's keys for an account's).
+    public let keySource: SlotKeySource
 
-    public init(directory: String, fileSystem: FileSystem = POSIXFileSystem(), clock: UnlockClock = SystemClock()) {
+    public init(directory: String, fileSystem: FileSystem = POSIXFileSystem(), clock: UnlockClock = SystemClock(), keySource: SlotKeySource = .password) {
         self.directory = directory
+        self.keySource = keySource
         vaultPath = directory + "/vault.pbx"
         lockPath = directory + "/vault.lock"
         self.fileSystem = fileSystem
@@ -35,6 +38,17 @@ public final class VaultStore: @unchecked Sendable {
     /// Creates a new vault file with one empty vault in a random slot; the other fifteen are random bytes.
     public func create(password: String, parameters: Argon2Parameters) throws -> OpenVault {
         try PasswordRules.checkLocalVaultPassword(password)
+        return try create(parameters: parameters) { header in try derivePasswordKey(Self.passwordBytes(password), header: header) }
+    }
+
+    /// Creates an account's vault with its slot key (from the keyset just opened at sign-up or sign-in: no
+    /// second key derivation).
+    public func create(slotKey: SecretBytes, parameters: Argon2Parameters) throws -> OpenVault {
+        precondition(isAccountVault, "a local vault is made from its password")
+        return try create(parameters: parameters) { _ in slotKey }
+    }
+
+    func create(parameters: Argon2Parameters, key: (VaultHeader) throws -> SecretBytes) throws -> OpenVault {
         try POSIX.ensurePrivateDirectory(directory)
         let lock = try FileLock(path: lockPath)
         defer { withExtendedLifetime(lock) {} }
@@ -42,7 +56,7 @@ public final class VaultStore: @unchecked Sendable {
         try settleLocked()
         let header = VaultHeader(slotSize: VaultHeader.minimumSlotSize, kdf: parameters, salt: SecureRandom.bytes(count: 32))
         let start = clock.monotonic()
-        let passwordKey = try derivePasswordKey(Self.passwordBytes(password), header: header)
+        let passwordKey = try key(header)
         let derivationSeconds = clock.monotonic() - start
         let index = Int(SecureRandom.uniform(UInt32(VaultHeader.slotCount)))
         let slotNonce = SecureRandom.bytes(count: SlotCodec.nonceLength)
@@ -198,6 +212,8 @@ public final class VaultStore: @unchecked Sendable {
 
     /// The same with NFC UTF-8 bytes.
     public func changePassword(current: SecretBytes, new: SecretBytes) throws {
+        // An account's vault follows the master password, which `passwd --account` changes on the server.
+        if isAccountVault { throw StoreError.accountVaultPassword }
         let opened = try unlock(password: current)
         try opened.rekey(current: current, new: new)
     }
@@ -211,6 +227,9 @@ public final class VaultStore: @unchecked Sendable {
     }
 
     func derivePasswordKey(_ password: SecretBytes, header: VaultHeader) throws -> SecretBytes {
-        try password.withUnsafeBytes { try Argon2.derive(password: $0, salt: header.salt, parameters: header.kdf) }
+        switch keySource {
+        case .password: try password.withUnsafeBytes { try Argon2.derive(password: $0, salt: header.salt, parameters: header.kdf) }
+        case .account(let account): try account.slotKey(password: password)
+        }
     }
 }
