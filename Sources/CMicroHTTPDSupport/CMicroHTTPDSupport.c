@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 struct CMHD_API {
     struct MHD_Daemon *(*start_daemon)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *, MHD_AccessHandlerCallback, void *, ...);
@@ -67,7 +68,28 @@ struct CMHD_State {
     uint8_t *body;
     size_t length, capacity;
     int answered;
+    int late;                 // the body completes past the time limit: answered 408 at its end
+    size_t declared;          // Content-Length, or SIZE_MAX when none was given
+    size_t received;          // bytes of the body seen (kept or not)
+    struct timespec started;  // when the headers were complete
 };
+
+// Whether the request's body has been arriving for longer than the limit (a client trickling bytes to hold a
+// worker and a connection: the idle timeout alone never ends it).
+static int CMHD_late(const struct CMHD_Server *server, const struct CMHD_State *state) {
+    if (server->limits.requestSeconds == 0) return 0;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double elapsed = (double)(now.tv_sec - state->started.tv_sec) + (double)(now.tv_nsec - state->started.tv_nsec) / 1e9;
+    return elapsed > (double)server->limits.requestSeconds;
+}
+
+static void CMHD_drop(struct CMHD_State *state) {
+    state->answered = 1;
+    free(state->body);
+    state->body = NULL;
+    state->length = state->capacity = 0;
+}
 
 // `headers` holds `count` pairs, each a name and a value ended by NUL.
 static enum MHD_Result CMHD_queue(struct MHD_Connection *connection, unsigned int status, const void *body, size_t length,
@@ -89,11 +111,15 @@ static enum MHD_Result CMHD_queue(struct MHD_Connection *connection, unsigned in
 static enum MHD_Result CMHD_tooLarge(struct MHD_Connection *connection, struct CMHD_State *state) {
     static const char body[] = "{\"error\":\"bodyTooLarge\"}";
     static const char headers[] = "Content-Type\0application/json\0Connection\0close";
-    state->answered = 1;
-    free(state->body);
-    state->body = NULL;
-    state->length = state->capacity = 0;
+    CMHD_drop(state);
     return CMHD_queue(connection, MHD_HTTP_CONTENT_TOO_LARGE, body, sizeof body - 1, headers, 2);
+}
+
+static enum MHD_Result CMHD_tooSlow(struct MHD_Connection *connection, struct CMHD_State *state) {
+    static const char body[] = "{\"code\":\"requestTimeout\",\"facts\":{}}";
+    static const char headers[] = "Content-Type\0application/json\0Connection\0close";
+    CMHD_drop(state);
+    return CMHD_queue(connection, MHD_HTTP_REQUEST_TIMEOUT, body, sizeof body - 1, headers, 2);
 }
 
 static enum MHD_Result CMHD_access(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
@@ -105,15 +131,33 @@ static enum MHD_Result CMHD_access(void *cls, struct MHD_Connection *connection,
         state = calloc(1, sizeof *state);
         if (!state) return MHD_NO;
         *requestContext = state;
+        clock_gettime(CLOCK_MONOTONIC, &state->started);
         // A declared length over the limit is answered before any of the body is read.
         const char *declared = api.lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        state->declared = declared ? (size_t)strtoull(declared, NULL, 10) : SIZE_MAX;
         if (declared && strtoull(declared, NULL, 10) > server->limits.maximumBody) return CMHD_tooLarge(connection, state);
         return MHD_YES;
     }
     if (*uploadSize > 0) {
         size_t size = *uploadSize;
         *uploadSize = 0;
-        if (state->answered) return MHD_YES;
+        state->received += size;
+        if (state->answered || state->late) return MHD_YES;
+        // Still arriving past the time limit. A chunk that completes the declared body is taken (and dropped)
+        // so the end can be answered 408; otherwise libmicrohttpd cannot answer in the middle of a body, so
+        // the connection is closed and what was read is freed.
+        if (CMHD_late(server, state)) {
+            int complete = state->declared != SIZE_MAX && state->received >= state->declared;
+            free(state->body);
+            state->body = NULL;
+            state->length = state->capacity = 0;
+            if (complete) {
+                state->late = 1;
+                return MHD_YES;
+            }
+            state->answered = 1;
+            return MHD_NO;
+        }
         // A body sent without a declared length (chunked) that passes the limit: libmicrohttpd cannot answer in
         // the middle of a body, so the connection is closed; nothing more of it is read or kept.
         if (size > server->limits.maximumBody - state->length) return MHD_NO;
@@ -131,6 +175,8 @@ static enum MHD_Result CMHD_access(void *cls, struct MHD_Connection *connection,
         return MHD_YES;
     }
     if (state->answered) return MHD_YES;
+    // The whole body came, but too late: answered 408 without calling the handler.
+    if (state->late || CMHD_late(server, state)) return CMHD_tooSlow(connection, state);
     state->answered = 1;
 
     char address[INET6_ADDRSTRLEN] = "";

@@ -58,6 +58,9 @@ public final class HTTPServer: @unchecked Sendable {
         public var maximumBody = 1 << 20
         /// Per connection; bounds the request line and headers.
         public var connectionMemory = 32 * 1024
+        /// A request whose body is still arriving this long after its headers is answered 408 (or, while bytes
+        /// still trickle in, its connection is closed): the idle timeout alone never ends a slow sender.
+        public var requestSeconds: UInt32 = 30
 
         public init() {}
     }
@@ -78,7 +81,8 @@ public final class HTTPServer: @unchecked Sendable {
         var error = [CChar](repeating: 0, count: 256)
         let cLimits = CMHD_Limits(
             threads: limits.threads, connections: limits.connections, connectionsPerAddress: limits.connectionsPerAddress,
-            timeoutSeconds: limits.timeoutSeconds, maximumBody: limits.maximumBody, connectionMemory: limits.connectionMemory)
+            timeoutSeconds: limits.timeoutSeconds, maximumBody: limits.maximumBody, connectionMemory: limits.connectionMemory,
+            requestSeconds: limits.requestSeconds)
         // The daemon holds the handler box retained; stop() (also run by deinit) ends the daemon, then releases it.
         let context = Unmanaged.passRetained(HandlerBox(handler)).toOpaque()
         let started: UnsafeMutableRawPointer? =

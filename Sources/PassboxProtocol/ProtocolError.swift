@@ -97,6 +97,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case serverParametersRefused  // facts: memoryMiB, passes, lanes
     case noAccount
     case rateLimited  // facts: minutes
+    /// The server gave up on a request whose body arrived too slowly (HTTP 408).
+    case requestTimeout
     case deviceNotFound  // facts: device
     case signupClosed
     case twoFactorRequired

@@ -331,6 +331,12 @@ import Testing
 
         let added = try passbox(device, ["add", "login", "--title", "Mail", "--username", "vic", "--password-stdin"], [password, "mail secret 1"])
         #expect(added.status == 0, "\(added.stderr)")
+        // The agent serves the account's vault as it serves a local one.
+        let unlocked = try passbox(device, ["unlock", "--master"], [password])
+        #expect(unlocked.status == 0, "\(unlocked.stderr)")
+        #expect(try passbox(device, ["list"]).stdout.contains("Mail"), "no password once unlocked")
+        #expect(try passbox(device, ["read", "passbox://local/Mail/username"]).stdout == "vic\n")
+        #expect(try passbox(device, ["lock", "--stop"]).status == 0)
         server.stop()
         // No server: the account's vault still opens, from the keyset this device keeps.
         let shown = try passbox(device, ["show", "Mail", "--field", "password"], [password])

@@ -452,11 +452,12 @@ enum RawExchange {
 
         // Every code the agent answers to a request alone; the rest need PAM, five wrong passwords and a wait, a
         // damaged, foreign or missing file, another process, the network, a missing library, or come only from the CLI
-        // (noPassword), or from the account server.
+        // (noPassword), or from the account server (accountVaultPassword needs a signed-in data directory:
+        // AccountCommandTests.anAccountsVaultUnlocksOfflineFromTheKeptKeyset provokes it).
         let needOtherConditions: Set<ErrorCode> = [
             .accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .notFound, .serverUnreachable, .badServerAnswer,
             .insecureServer, .serverParametersRefused, .noAccount, .alreadySignedIn, .rateLimited, .deviceNotFound, .signupClosed,
-            .invitationInvalid, .twoFactorRequired, .twoFactorCodeWrong,
+            .invitationInvalid, .twoFactorRequired, .twoFactorCodeWrong, .requestTimeout, .accountVaultPassword,
             .mustWait, .attemptCounterDamaged, .quickUnlockRefused, .quickUnlockUnavailable, .noVault, .vaultExists, .notAVault,
             .newerFormat, .damaged, .busy, .conflict, .vaultTooLarge, .io, .directoryNotOwned, .noPassword, .breachCheckFailed, .catalogueMissing,
             .internalError, .libraryMissing,

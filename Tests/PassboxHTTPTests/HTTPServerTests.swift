@@ -35,6 +35,37 @@ func exchange(port: UInt16, _ bytes: [UInt8], seconds: Int = 5, pauseBeforeSendi
     return String(decoding: received, as: UTF8.self)
 }
 
+/// Sends `parts` with `pause` seconds before each after the first (stopping when the server has closed),
+/// then reads the answer.
+func slowExchange(port: UInt16, _ parts: [[UInt8]], pause: Double) -> String? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { return nil }
+    for (index, part) in parts.enumerated() {
+        if index > 0 { Thread.sleep(forTimeInterval: pause) }
+        let n = part.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n <= 0 { break }
+    }
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = recv(fd, &buffer, buffer.count, 0)
+        if n <= 0 { break }
+        received += buffer[0..<n]
+    }
+    return String(decoding: received, as: UTF8.self)
+}
+
 func request(_ method: String, _ path: String, body: [UInt8] = [], headers: [String] = []) -> [UInt8] {
     var text = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
     for header in headers { text += header + "\r\n" }
@@ -107,6 +138,27 @@ func request(_ method: String, _ path: String, body: [UInt8] = [], headers: [Str
         #expect(answer != nil)
         #expect(!(answer ?? "").contains("200"))
         #expect(Date().timeIntervalSince(started) < 9.5)
+    }
+
+    /// A body that arrives too slowly: complete but late, it is answered 408 without reaching the handler;
+    /// still trickling in past the limit, its connection is closed (libmicrohttpd cannot answer mid-body).
+    @Test func aSlowBodyIsAnswered408OrCutOff() throws {
+        var limits = HTTPServer.Limits()
+        limits.requestSeconds = 1
+        let server = try Self.echoServer(limits: limits)
+        defer { server.stop() }
+        let head = Array("POST /slow HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: 8\r\n\r\n".utf8)
+        let late = try #require(slowExchange(port: server.port, [head, Array("12345678".utf8)], pause: 1.6))
+        #expect(late.hasPrefix("HTTP/1.1 408"), "\(late)")
+        #expect(late.contains("requestTimeout"))
+        #expect(!late.contains("POST /slow"), "the handler never saw it")
+        // One byte every 0.4 s: past the second the connection closes before the body is whole.
+        let started = Date()
+        let trickled = slowExchange(port: server.port, [head] + "12345678".map { Array(String($0).utf8) }, pause: 0.4)
+        #expect(!(trickled ?? "").contains("200"))
+        #expect(Date().timeIntervalSince(started) < 4)
+        // A prompt request on the same server is served as usual.
+        #expect(try #require(exchange(port: server.port, request("POST", "/fast", body: Array("12345678".utf8)))).hasPrefix("HTTP/1.1 200"))
     }
 
     @Test func aPortInUseIsAClearError() throws {

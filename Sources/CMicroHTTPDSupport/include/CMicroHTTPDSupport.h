@@ -39,6 +39,7 @@ typedef struct CMHD_Limits {
     unsigned timeoutSeconds;      // an idle or slow connection is closed after this
     size_t maximumBody;           // a larger body is answered 413 and not read on
     size_t connectionMemory;      // per connection: bounds the request line and headers (431/413 beyond)
+    unsigned requestSeconds;      // a body still arriving this long after its headers: 408, or the connection closed
 } CMHD_Limits;
 
 /// Starts a daemon on `address` (IPv4 or IPv6, numeric) and `port` (0: any free port, written to

@@ -1,0 +1,56 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxStore
+import PassboxTestSupport
+import Testing
+
+/// An account's vault on a device, pinned by a data directory `passbox signup` and `passbox add` wrote once
+/// (master password "tulip ocean marble violin anchor"; docs/FORMATS.md).
+@Suite struct AccountVaultFixtureTests {
+    static let password = "tulip ocean marble violin anchor"
+
+    /// A copy of the fixture's data directory: `account.json` and `accounts/7H856J/vault.pbx`.
+    func dataDirectory() throws -> TemporaryDirectory {
+        let record = try #require(Bundle.module.url(forResource: "Fixtures/account-vault-v1/account", withExtension: "json"))
+        let vault = try #require(Bundle.module.url(forResource: "Fixtures/account-vault-v1/accounts/7H856J/vault", withExtension: "pbx"))
+        let dir = try TemporaryDirectory()
+        try FileManager.default.copyItem(at: record, to: dir.file("account.json"))
+        try FileManager.default.createDirectory(at: dir.file("accounts/7H856J"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.copyItem(at: vault, to: dir.file("accounts/7H856J/vault.pbx"))
+        return dir
+    }
+
+    @Test func theBytesNeverChange() throws {
+        let vault = try #require(Bundle.module.url(forResource: "Fixtures/account-vault-v1/accounts/7H856J/vault", withExtension: "pbx"))
+        #expect(Hex.string(Hash.sha256(Array(try Data(contentsOf: vault)))) == "f8fe859b2274d019b9c1ef38eeb9420be63d36ce9aa2c9da5d515a0760e91b66")
+    }
+
+    @Test func theMasterPasswordOpensItThroughTheKeptKeyset() throws {
+        let dir = try dataDirectory()
+        let store = VaultStore.serving(dir.path)
+        #expect(store.isAccountVault)
+        #expect(store.vaultPath == dir.path + "/accounts/7H856J/vault.pbx")
+        let vault = try store.unlock(password: Self.password).vault
+        #expect(vault.list().map(\.title) == ["Fixture login"])
+        let login = try #require(vault.items.first)
+        #expect(login.username == "fixture")
+        #expect(login.password == "fixture login password 1")
+    }
+
+    @Test func otherPasswordsAndTheLocalDerivationOpenNothing() throws {
+        let dir = try dataDirectory()
+        #expect(throws: StoreError.wrongPassword) { try VaultStore.serving(dir.path).unlock(password: Self.password + "s") }
+        // The same file read as a local vault (Argon2id of the password with the header's salt) does not open.
+        #expect(throws: StoreError.wrongPassword) { try VaultStore(directory: dir.path + "/accounts/7H856J").unlock(password: Self.password) }
+        #expect(throws: StoreError.accountVaultPassword) { try VaultStore.serving(dir.path).changePassword(current: Self.password, new: "another long password 7") }
+    }
+
+    @Test func signedOutTheLocalVaultIsServedAgain() throws {
+        let dir = try dataDirectory()
+        try AccountRecord.remove(dir.path)
+        let store = VaultStore.serving(dir.path)
+        #expect(!store.isAccountVault)
+        #expect(store.vaultPath == dir.path + "/vault.pbx")
+    }
+}
