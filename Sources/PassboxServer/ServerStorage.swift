@@ -121,17 +121,18 @@ public enum ServerDatabase: Sendable, Equatable {
     case postgres(String)
 }
 
-/// The connections shared by the HTTP worker threads: one request holds one connection at a time.
+/// The connections shared by the HTTP worker threads. On PostgreSQL each request holds a connection of its
+/// own and runs beside the others. On SQLite, which has one writer, every request of this process is handed
+/// to one committer thread that runs the requests waiting at that moment one after another inside one
+/// transaction and makes them durable with one synced commit (group commit): a request's answer is sent only
+/// after the commit that holds its writes, so nothing acknowledged is lost, and under load one fsync serves
+/// many requests instead of each paying its own.
 final class ConnectionPool: @unchecked Sendable {
     // @unchecked: `idle` is touched only under `lock`; a connection is used by one thread at a time.
     private let lock = NSLock()
     private var idle: [any SQLConnection] = []
     private let open: @Sendable () throws -> any SQLConnection
-    /// Serialises this process's use of SQLite. SQLite has one writer at a time, and nearly every request
-    /// writes (a session's last use at least); waiting here in turn is fair and immediate, where SQLite's own
-    /// busy handler sleeps 1 to 100 ms between tries (p99 at 64 connections: 147 → see bench). Other server
-    /// processes on the same database still meet the busy timeout. PostgreSQL runs requests side by side.
-    private let turn: NSLock?
+    private let committer: GroupCommitter?
 
     /// Opens the database, bringing its schema up to date.
     init(_ database: ServerDatabase) throws {
@@ -139,25 +140,25 @@ final class ConnectionPool: @unchecked Sendable {
         case .sqlite(let directory):
             let path = directory + "/server.sqlite"
             open = { try Database(path: path) }
-            turn = NSLock()
-            let first = try open()
+            let first = try Database(path: path)
             try first.migrate(ServerSchema.migrations)
             chmod(path, 0o600)
-            idle.append(first)
+            committer = GroupCommitter(first)
         case .postgres(let uri):
             open = { try PostgresConnection(uri) }
-            turn = nil
+            committer = nil
             let first = try open()
             try first.migrate(ServerSchema.postgresMigrations)
             idle.append(first)
         }
     }
 
-    /// Runs `body` with a connection of its own (in this process's turn, on SQLite). A connection that broke
-    /// (a restarted PostgreSQL) is dropped, and the next request opens a new one.
+    deinit { committer?.stop() }
+
+    /// Runs `body` with a connection (on SQLite in the committer's next group; see the type). A connection
+    /// that broke (a restarted PostgreSQL) is dropped, and the next request opens a new one.
     func with<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
-        turn?.lock()
-        defer { turn?.unlock() }
+        if let committer { return try committer.run(body) }
         lock.lock()
         let kept = idle.popLast()
         lock.unlock()
@@ -170,6 +171,101 @@ final class ConnectionPool: @unchecked Sendable {
             }
         }
         return try body(database)
+    }
+}
+
+/// Group commit on one SQLite connection (see `ConnectionPool`). Each request runs inside a savepoint of the
+/// group's transaction, released whether it returns or throws: what a request wrote before it failed (a
+/// failed sign-in's count) is kept, as it would be with a transaction of its own, and a nested
+/// `transaction` that threw has already rolled itself back to its own savepoint. If the group's commit
+/// fails, every request in it gets that error.
+final class GroupCommitter: @unchecked Sendable {
+    // @unchecked: `pending` and `stopping` are touched only under `condition`; the connection only by the thread.
+    private final class Job {
+        /// Dropped (by the committer, before it signals) so the request's closure does not outlive `run`.
+        var work: ((Database) -> Void)?
+        var commitError: Error?
+        let done = DispatchSemaphore(value: 0)
+        init(_ work: @escaping (Database) -> Void) { self.work = work }
+    }
+
+    private let database: Database
+    private let condition = NSCondition()
+    private var pending: [Job] = []
+    private var stopping = false
+    private var thread: Thread?
+    /// The most requests one commit holds (a bound on how long the first of them waits).
+    static let largestGroup = 128
+
+    init(_ database: Database) {
+        self.database = database
+        let thread = Thread { [unowned self] in self.loop() }
+        thread.name = "passbox-group-commit"
+        self.thread = thread
+        thread.start()
+    }
+
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Runs `body` in the next group and returns once that group is committed.
+    func run<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
+        var outcome: Result<R, Error>?
+        try withoutActuallyEscaping(body) { body in
+            let job = Job { db in outcome = Result { try body(db) } }
+            condition.lock()
+            pending.append(job)
+            condition.signal()
+            condition.unlock()
+            job.done.wait()
+            if let error = job.commitError { throw error }
+        }
+        guard let outcome else { throw SQLiteError(code: .error, message: "the group commit ended before running the request") }
+        return try outcome.get()
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while pending.isEmpty && !stopping { condition.wait() }
+            if pending.isEmpty && stopping {
+                condition.unlock()
+                return
+            }
+            let group = Array(pending.prefix(Self.largestGroup))
+            pending.removeFirst(group.count)
+            condition.unlock()
+            commit(group)
+        }
+    }
+
+    private func commit(_ group: [Job]) {
+        var failure: Error?
+        do {
+            try database.execute("BEGIN IMMEDIATE")
+            for job in group {
+                try database.execute("SAVEPOINT passbox_request")
+                job.work?(database)
+                job.work = nil
+                // After a failed statement SQLite may have ended the transaction (a full disk, I/O): then the
+                // group fails as a whole below.
+                guard database.isInTransaction else { throw SQLiteError(code: .error, message: "the group's transaction ended early") }
+                try database.execute("RELEASE passbox_request")
+            }
+            try database.execute("COMMIT")
+        } catch {
+            failure = error
+            if database.isInTransaction { try? database.execute("ROLLBACK") }
+        }
+        for job in group {
+            job.work = nil
+            job.commitError = failure
+            job.done.signal()
+        }
     }
 }
 
