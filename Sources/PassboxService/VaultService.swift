@@ -98,6 +98,12 @@ public final class VaultService: @unchecked Sendable {
     @discardableResult
     public func unlock(password: SecretText) throws -> SecretBytes {
         refreshStore()
+        if !store.exists, store.isAccountVault {
+            // Signed in before this device kept the account's vault: made now, from the opened keyset.
+            let opened = try store.createAccountVault(password: Self.lockedCopy(password))
+            session = try openSession(opened)
+            return try store.unlockKeepingKey(password: Self.lockedCopy(password)).passwordKey
+        }
         guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
         let (opened, key) = try store.unlockKeepingKey(password: Self.lockedCopy(password))
         session = try openSession(opened)

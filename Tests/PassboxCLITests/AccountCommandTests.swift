@@ -366,6 +366,18 @@ import Testing
         let empty = try passbox(other, ["list"], [newPassword])
         #expect(empty.status == 0, "\(empty.stderr)")
         #expect(!empty.stdout.contains("Mail"))
+        let initialised = try passbox(other, ["init", "--insecure-test-kdf"], ["a local vault password"])
+        #expect(initialised.status == 1)
+        #expect(initialised.stderr.contains("already signed in as vic@example.org"))
+        // A device signed in before it kept the account's vault gets it at its next unlock (and only with the
+        // right master password).
+        let otherRecord = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: other + "/account.json"))) as? [String: Any]
+        try FileManager.default.removeItem(atPath: other + "/accounts")
+        #expect(try passbox(other, ["list"], ["not the master password"]).status == 3)
+        #expect(!FileManager.default.fileExists(atPath: other + "/accounts/\(accountID)/vault.pbx"), "nothing made for a wrong password")
+        #expect(otherRecord?["accountID"] as? String == accountID)
+        #expect(try passbox(other, ["add", "note", "--title", "Kept", "--notes-stdin"], [newPassword, "text"]).status == 0)
+        #expect(try passbox(other, ["list"], [newPassword]).stdout.contains("Kept"))
     }
 
     /// A server that answers garbage, its own error text, weak parameters or another account's keyset is

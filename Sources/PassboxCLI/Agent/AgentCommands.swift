@@ -34,7 +34,7 @@ enum AgentCommands {
     /// unlock is not offered when it was on.
     static func unlock(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(0...0, usage: "passbox unlock [--quick | --master]")
-        guard context.store.exists else { throw ProtocolError(.noVault, ["path": context.store.vaultPath]) }
+        guard context.store.exists || context.store.isAccountVault else { throw ProtocolError(.noVault, ["path": context.store.vaultPath]) }
         let current = try status(context)
         if let current, current.unlocked {
             Console.out("Already unlocked.")

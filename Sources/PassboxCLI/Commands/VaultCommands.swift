@@ -9,6 +9,10 @@ extension Commands {
     /// `passbox init`: creates the local vault, asking for a new password (twice on a terminal).
     static func initVault(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(0...0, usage: "passbox init")
+        // Signed in, the account's vault is served: it is made at sign-in and opens with the master password.
+        if context.store.isAccountVault, let record = try AccountRecord.load(context.dataDirectory) {
+            throw ProtocolError(.alreadySignedIn, ["email": record.email, "server": record.server])
+        }
         if context.store.exists {
             // A file that is not a vault is named as such (the hint to change a vault's password would mislead).
             let handle = FileHandle(forReadingAtPath: context.store.vaultPath)

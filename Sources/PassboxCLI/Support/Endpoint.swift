@@ -40,7 +40,7 @@ final class Endpoint {
         guard operation.needsVault, !agentIsRunning else { return }
         let service = localService()
         guard !service.isUnlocked else { return }
-        guard service.store.exists else { throw ProtocolError(.noVault, ["path": service.store.vaultPath]) }
+        guard service.store.exists || service.store.isAccountVault else { throw ProtocolError(.noVault, ["path": service.store.vaultPath]) }
         try service.unlock(password: try context.input.secretText(prompt: service.store.isAccountVault ? "Master password: " : "Vault password: "))
     }
 

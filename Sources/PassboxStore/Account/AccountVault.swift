@@ -33,13 +33,18 @@ public struct AccountVaultKey: Sendable {
 
     /// The slot key for `password` (its NFC UTF-8 bytes), or a random key when the keyset does not open.
     func slotKey(password: SecretBytes) throws -> SecretBytes {
+        try openedSlotKey(password: password) ?? SecretBytes.generate(count: 32)
+    }
+
+    /// The slot key, or nil when `password` does not open the kept keyset.
+    func openedSlotKey(password: SecretBytes) throws -> SecretBytes? {
         let secretKey = try SecretKey(parsing: secretKey)
         let keys = try password.withUnsafeBytes { try AccountKeys.derive(password: $0, salt: salt, parameters: parameters, secretKey: secretKey) }
         do {
             let keyset = try AccountKeyset(opening: sealedKeyset, accountID: accountID, unlockKey: keys.accountUnlockKey)
             return try keyset.derivePersonalVaultKey(accountID: accountID)
         } catch CryptoError.authenticationFailed {
-            return SecretBytes.generate(count: 32)
+            return nil
         }
     }
 }
@@ -58,6 +63,14 @@ extension VaultStore {
             return VaultStore(directory: accountDirectory(dataDirectory, accountID: record.accountID), keySource: .account(AccountVaultKey(record)))
         }
         return VaultStore(directory: dataDirectory)
+    }
+
+    /// Makes the account's vault when it is missing (a device signed in before accounts kept one), once the
+    /// master password has opened the kept keyset; a wrong password makes nothing and is `wrongPassword`.
+    public func createAccountVault(password: SecretBytes) throws -> OpenVault {
+        guard case .account(let account) = keySource else { throw StoreError.accountVaultPassword }
+        guard let key = try account.openedSlotKey(password: password) else { throw StoreError.wrongPassword }
+        return try create(slotKey: key, parameters: account.parameters)
     }
 
     /// Whether this store is an account's vault (its password is the account's master password).

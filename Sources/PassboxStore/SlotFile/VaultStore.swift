@@ -37,6 +37,9 @@ public final class VaultStore: @unchecked Sendable {
 
     /// Creates a new vault file with one empty vault in a random slot; the other fifteen are random bytes.
     public func create(password: String, parameters: Argon2Parameters) throws -> OpenVault {
+        // An account's vault is made from its keyset (sign-in, or `createAccountVault`), never from a password
+        // that might not be the master password.
+        if isAccountVault { throw StoreError.accountVaultPassword }
         try PasswordRules.checkLocalVaultPassword(password)
         return try create(parameters: parameters) { header in try derivePasswordKey(Self.passwordBytes(password), header: header) }
     }
