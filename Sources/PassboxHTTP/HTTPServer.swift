@@ -51,7 +51,7 @@ public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertib
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked: `daemon` is written in init and stop only; the handler is immutable.
     public struct Limits: Sendable {
-        public var threads: UInt32 = 4
+        public var threads: UInt32 = 8
         public var connections: UInt32 = 512
         public var connectionsPerAddress: UInt32 = 64
         public var timeoutSeconds: UInt32 = 15
