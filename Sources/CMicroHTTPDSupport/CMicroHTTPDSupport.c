@@ -8,11 +8,13 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 struct CMHD_API {
     struct MHD_Daemon *(*start_daemon)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *, MHD_AccessHandlerCallback, void *, ...);
@@ -25,6 +27,8 @@ struct CMHD_API {
     const union MHD_DaemonInfo *(*get_daemon_info)(struct MHD_Daemon *, enum MHD_DaemonInfoType, ...);
     int (*get_connection_values)(struct MHD_Connection *, enum MHD_ValueKind, MHD_KeyValueIterator, void *);
     const char *(*lookup_connection_value)(struct MHD_Connection *, enum MHD_ValueKind, const char *);
+    void (*suspend_connection)(struct MHD_Connection *);
+    void (*resume_connection)(struct MHD_Connection *);
     int loaded;
 };
 
@@ -43,9 +47,11 @@ static void CMHD_loadOnce(void) {
     api.get_daemon_info = (const union MHD_DaemonInfo *(*)(struct MHD_Daemon *, enum MHD_DaemonInfoType, ...))dlsym(h, "MHD_get_daemon_info");
     api.get_connection_values = (int (*)(struct MHD_Connection *, enum MHD_ValueKind, MHD_KeyValueIterator, void *))dlsym(h, "MHD_get_connection_values");
     api.lookup_connection_value = (const char *(*)(struct MHD_Connection *, enum MHD_ValueKind, const char *))dlsym(h, "MHD_lookup_connection_value");
+    api.suspend_connection = (void (*)(struct MHD_Connection *))dlsym(h, "MHD_suspend_connection");
+    api.resume_connection = (void (*)(struct MHD_Connection *))dlsym(h, "MHD_resume_connection");
     if (!api.start_daemon || !api.stop_daemon || !api.create_response_from_buffer || !api.add_response_header ||
         !api.queue_response || !api.destroy_response || !api.get_connection_info || !api.get_daemon_info ||
-        !api.get_connection_values || !api.lookup_connection_value)
+        !api.get_connection_values || !api.lookup_connection_value || !api.suspend_connection || !api.resume_connection)
         return;
     api.loaded = 1;
 }
@@ -61,6 +67,8 @@ struct CMHD_Server {
     CMHD_Limits limits;
     CMHD_Handler handler;
     void *context;
+    atomic_int pending;   // requests handed to the handler and not answered yet (their connections suspended)
+    atomic_int stopping;  // new requests are answered 503
 };
 
 // Per request: the body read so far, and whether an answer is already queued (a body over the limit).
@@ -72,6 +80,11 @@ struct CMHD_State {
     size_t declared;          // Content-Length, or SIZE_MAX when none was given
     size_t received;          // bytes of the body seen (kept or not)
     struct timespec started;  // when the headers were complete
+    int handed;               // given to the handler; the connection is suspended until `ready`
+    int ready;                // the handler's answer is in `response`
+    CMHD_Response response;
+    struct MHD_Connection *connection;
+    struct CMHD_Server *server;
 };
 
 // Whether the request's body has been arriving for longer than the limit (a client trickling bytes to hold a
@@ -174,10 +187,28 @@ static enum MHD_Result CMHD_access(void *cls, struct MHD_Connection *connection,
         state->length += size;
         return MHD_YES;
     }
+    if (state->handed) {
+        // Resumed: the handler's answer is ready.
+        if (!state->ready) return MHD_YES;
+        state->handed = 0;
+        state->answered = 1;
+        enum MHD_Result result = CMHD_queue(connection, (unsigned)state->response.status, state->response.body, state->response.bodyLength,
+                                            state->response.headers, state->response.headerCount);
+        free(state->response.body);
+        free(state->response.headers);
+        state->response.body = NULL;
+        state->response.headers = NULL;
+        return result;
+    }
     if (state->answered) return MHD_YES;
     // The whole body came, but too late: answered 408 without calling the handler.
     if (state->late || CMHD_late(server, state)) return CMHD_tooSlow(connection, state);
-    state->answered = 1;
+    if (atomic_load(&server->stopping)) {
+        static const char body[] = "{\"code\":\"internalError\",\"facts\":{\"reason\":\"stopping\"}}";
+        static const char headers[] = "Content-Type\0application/json\0Connection\0close";
+        CMHD_drop(state);
+        return CMHD_queue(connection, MHD_HTTP_SERVICE_UNAVAILABLE, body, sizeof body - 1, headers, 2);
+    }
 
     char address[INET6_ADDRSTRLEN] = "";
     const union MHD_ConnectionInfo *info = api.get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -188,14 +219,28 @@ static enum MHD_Result CMHD_access(void *cls, struct MHD_Connection *connection,
         else if (sa->sa_family == AF_INET6)
             inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, address, sizeof address);
     }
+    // The connection is suspended before the handler may answer (from another thread), so the answer's
+    // resume always follows the suspend.
+    state->handed = 1;
+    state->ready = 0;
+    state->connection = connection;
+    state->server = server;
+    atomic_fetch_add(&server->pending, 1);
+    api.suspend_connection(connection);
     CMHD_Request request = {method, url, state->body, state->length, address, connection};
-    CMHD_Response response = {500, NULL, 0, NULL, 0};
-    server->handler(server->context, &request, &response);
-    enum MHD_Result result = CMHD_queue(connection, (unsigned)response.status, response.body, response.bodyLength,
-                                        response.headers, response.headerCount);
-    free(response.body);
-    free(response.headers);
-    return result;
+    server->handler(server->context, &request, state);
+    return MHD_YES;
+}
+
+void CMHD_answer(void *token, CMHD_Response *response) {
+    struct CMHD_State *state = token;
+    state->response = *response;
+    response->body = NULL;
+    response->headers = NULL;
+    state->ready = 1;
+    struct CMHD_Server *server = state->server;
+    api.resume_connection(state->connection);
+    atomic_fetch_sub(&server->pending, 1);
 }
 
 static void CMHD_completed(void *cls, struct MHD_Connection *connection, void **requestContext, enum MHD_RequestTerminationCode code) {
@@ -205,6 +250,8 @@ static void CMHD_completed(void *cls, struct MHD_Connection *connection, void **
     struct CMHD_State *state = *requestContext;
     if (!state) return;
     free(state->body);
+    free(state->response.body);
+    free(state->response.headers);
     free(state);
     *requestContext = NULL;
 }
@@ -218,7 +265,7 @@ void *CMHD_start(const char *address, uint16_t port, CMHD_Limits limits, const c
     }
     struct sockaddr_storage storage;
     memset(&storage, 0, sizeof storage);
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
     struct sockaddr_in *v4 = (struct sockaddr_in *)&storage;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&storage;
     if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
@@ -279,6 +326,9 @@ void *CMHD_start(const char *address, uint16_t port, CMHD_Limits limits, const c
 void CMHD_stop(void *handle) {
     struct CMHD_Server *server = handle;
     if (!server) return;
+    // libmicrohttpd must not be stopped with a connection suspended: the requests being answered finish first.
+    atomic_store(&server->stopping, 1);
+    for (int i = 0; i < 30000 && atomic_load(&server->pending) > 0; i++) usleep(1000);
     api.stop_daemon(server->daemon);
     free(server);
 }

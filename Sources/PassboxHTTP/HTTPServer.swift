@@ -1,4 +1,5 @@
 internal import CMicroHTTPDSupport
+import Foundation
 import Glibc
 
 /// One HTTP request as the server read it (the body complete and within the limit).
@@ -52,6 +53,9 @@ public final class HTTPServer: @unchecked Sendable {
     // @unchecked: `daemon` is written in init and stop only; the handler is immutable.
     public struct Limits: Sendable {
         public var threads: UInt32 = 8
+        /// Requests answered at once: a request waiting for its storage (a group commit, PostgreSQL) holds a
+        /// handler thread, never a libmicrohttpd thread, so the others' connections go on being served.
+        public var handlers: UInt32 = 64
         public var connections: UInt32 = 512
         public var connectionsPerAddress: UInt32 = 64
         public var timeoutSeconds: UInt32 = 15
@@ -84,7 +88,7 @@ public final class HTTPServer: @unchecked Sendable {
             timeoutSeconds: limits.timeoutSeconds, maximumBody: limits.maximumBody, connectionMemory: limits.connectionMemory,
             requestSeconds: limits.requestSeconds)
         // The daemon holds the handler box retained; stop() (also run by deinit) ends the daemon, then releases it.
-        let context = Unmanaged.passRetained(HandlerBox(handler)).toOpaque()
+        let context = Unmanaged.passRetained(HandlerBox(handler, handlers: Int(limits.handlers))).toOpaque()
         let started: UnsafeMutableRawPointer? =
             if let tls {
                 CMHD_start(address, port, cLimits, tls.certificatePEM, tls.keyPEM, httpServerCallback, context, &bound, &error)
@@ -112,14 +116,20 @@ public final class HTTPServer: @unchecked Sendable {
     deinit { stop() }
 }
 
-/// The handler, kept alive for the daemon's callbacks.
-private final class HandlerBox {
+/// The handler and the threads it runs on, kept alive for the daemon's callbacks.
+private final class HandlerBox: @unchecked Sendable {
+    // @unchecked: both are immutable after init; OperationQueue is safe to use from any thread.
     let handler: HTTPServer.Handler
-    init(_ handler: @escaping HTTPServer.Handler) { self.handler = handler }
+    let queue = OperationQueue()
+    init(_ handler: @escaping HTTPServer.Handler, handlers: Int) {
+        self.handler = handler
+        queue.maxConcurrentOperationCount = handlers
+        queue.name = "passbox-http-handlers"
+    }
 }
 
-private let httpServerCallback: CMHD_Handler = { context, request, response in
-    guard let context, let request, let response else { return }
+private let httpServerCallback: CMHD_Handler = { context, request, token in
+    guard let context, let request, let token else { return }
     let box = Unmanaged<HandlerBox>.fromOpaque(context).takeUnretainedValue()
     var headers: [(name: String, value: String)] = []
     withUnsafeMutablePointer(to: &headers) { list in
@@ -131,16 +141,33 @@ private let httpServerCallback: CMHD_Handler = { context, request, response in
     }
     let r = request.pointee
     let body = r.bodyLength > 0 && r.body != nil ? Array(UnsafeBufferPointer(start: r.body, count: r.bodyLength)) : []
-    let answer = box.handler(HTTPRequest(
-        method: String(cString: r.method), path: String(cString: r.url), headers: headers, body: body,
-        clientAddress: String(cString: r.clientAddress)))
-    response.pointee.status = Int32(answer.status)
+    let copied = HTTPRequest(
+        method: String(cString: r.method), path: String(cString: r.url), headers: headers, body: body, clientAddress: String(cString: r.clientAddress))
+    // The request is copied; the connection waits, suspended, while a handler thread answers it, so the
+    // libmicrohttpd thread goes on serving its other connections.
+    let answerToken = AnswerToken(token)
+    box.queue.addOperation {
+        var response = CMHD_Response(status: 500, body: nil, bodyLength: 0, headers: nil, headerCount: 0)
+        fill(&response, with: box.handler(copied))
+        CMHD_answer(answerToken.pointer, &response)
+    }
+}
+
+/// The C side's request token, carried to the handler thread (used there once, by `CMHD_answer`).
+private struct AnswerToken: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+    init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
+}
+
+/// The answer in C's form: the body and the headers (one block of NUL-ended names and values) malloc'ed,
+/// freed by C after queueing.
+private func fill(_ response: inout CMHD_Response, with answer: HTTPResponse) {
+    response.status = Int32(answer.status)
     if !answer.body.isEmpty, let copy = malloc(answer.body.count) {
         answer.body.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: answer.body.count) }
-        response.pointee.body = copy.assumingMemoryBound(to: UInt8.self)
-        response.pointee.bodyLength = answer.body.count
+        response.body = copy.assumingMemoryBound(to: UInt8.self)
+        response.bodyLength = answer.body.count
     }
-    // Headers go to C as one malloc'ed block of NUL-ended names and values, which C frees after queueing.
     var block: [UInt8] = []
     var count: Int32 = 0
     for (name, value) in answer.headers where !name.utf8.contains(0) && !value.utf8.contains(0) {
@@ -149,7 +176,7 @@ private let httpServerCallback: CMHD_Handler = { context, request, response in
     }
     if count > 0, let copy = malloc(block.count) {
         block.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: block.count) }
-        response.pointee.headers = copy.assumingMemoryBound(to: CChar.self)
-        response.pointee.headerCount = count
+        response.headers = copy.assumingMemoryBound(to: CChar.self)
+        response.headerCount = count
     }
 }

@@ -39,11 +39,18 @@ public final class PassboxServer: Sendable {
         accounts.signup = configuration.signup
         accounts.challengesPerMinute = configuration.challengesPerMinute
         let router = ServerRouter(accounts: accounts, log: log)
-        http = try HTTPServer(address: configuration.address, port: configuration.port, limits: configuration.limits, tls: configuration.tls, handler: router.handle)
+        var limits = configuration.limits
+        // On PostgreSQL each handler holds a connection and a server backend: on a small machine more than 16 at
+        // once only take turns on the same cores. (On SQLite the waiting handlers join one group commit.)
+        if configuration.postgres != nil { limits.handlers = min(limits.handlers, Self.postgresHandlers) }
+        http = try HTTPServer(address: configuration.address, port: configuration.port, limits: limits, tls: configuration.tls, handler: router.handle)
         let host = configuration.address.contains(":") ? "[\(configuration.address)]" : configuration.address
         origin = SignInTranscript.normalizedOrigin(configuration.origin ?? "\(configuration.tls == nil ? "http" : "https")://\(host):\(http.port)")
         holder.set(origin)
     }
+
+    /// Requests answered at once on PostgreSQL.
+    public static let postgresHandlers: UInt32 = 16
 
     /// Stops listening and waits for the requests being answered.
     public func stop() { http.stop() }

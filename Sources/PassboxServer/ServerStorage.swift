@@ -143,7 +143,7 @@ final class ConnectionPool: @unchecked Sendable {
             let first = try Database(path: path)
             try first.migrate(ServerSchema.migrations)
             chmod(path, 0o600)
-            committer = GroupCommitter(first)
+            committer = try GroupCommitter(first, checkpointer: try Database(path: path))
         case .postgres(let uri):
             open = { try PostgresConnection(uri) }
             committer = nil
@@ -197,12 +197,23 @@ final class GroupCommitter: @unchecked Sendable {
     /// The most requests one commit holds (a bound on how long the first of them waits).
     static let largestGroup = 128
 
-    init(_ database: Database) {
+    /// The connection that copies the write-ahead log into the database file, on a thread of its own. Left to
+    /// the committing connection (SQLite's automatic checkpoint), that copy and its fsync fall inside a commit
+    /// every thousand pages and hold up every request of that group (the p99 of writes: 150 ms).
+    private let checkpointer: Database
+    private let checkpoints = DispatchSemaphore(value: 0)
+
+    init(_ database: Database, checkpointer: Database) throws {
         self.database = database
+        self.checkpointer = checkpointer
+        try database.execute("PRAGMA wal_autocheckpoint = 0")
         let thread = Thread { [unowned self] in self.loop() }
         thread.name = "passbox-group-commit"
         self.thread = thread
         thread.start()
+        let copier = Thread { [unowned self] in self.checkpointLoop() }
+        copier.name = "passbox-checkpoint"
+        copier.start()
     }
 
     func stop() {
@@ -210,7 +221,23 @@ final class GroupCommitter: @unchecked Sendable {
         stopping = true
         condition.broadcast()
         condition.unlock()
+        checkpoints.signal()
     }
+
+    /// Copies the log into the database whenever a few hundred commits went by, or every second, without
+    /// blocking the committer (`PASSIVE`: it copies what no reader still needs).
+    private func checkpointLoop() {
+        while true {
+            _ = checkpoints.wait(timeout: .now() + 1)
+            condition.lock()
+            let done = stopping
+            condition.unlock()
+            _ = try? checkpointer.rows("PRAGMA wal_checkpoint(PASSIVE)", [])
+            if done { return }
+        }
+    }
+
+    private var commitsSinceCheckpoint = 0
 
     /// Runs `body` in the next group and returns once that group is committed.
     func run<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
@@ -257,6 +284,11 @@ final class GroupCommitter: @unchecked Sendable {
                 try database.execute("RELEASE passbox_request")
             }
             try database.execute("COMMIT")
+            commitsSinceCheckpoint += 1
+            if commitsSinceCheckpoint >= 200 {
+                commitsSinceCheckpoint = 0
+                checkpoints.signal()
+            }
         } catch {
             failure = error
             if database.isInTransaction { try? database.execute("ROLLBACK") }

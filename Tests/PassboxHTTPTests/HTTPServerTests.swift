@@ -5,9 +5,22 @@ import Testing
 
 /// A plain TCP client: sends `bytes`, reads until the server closes or `seconds` pass; nil when it cannot connect.
 func exchange(port: UInt16, _ bytes: [UInt8], seconds: Int = 5, pauseBeforeSending: Double = 0) -> String? {
+    guard let fd = connectLoopback(port: port, seconds: seconds) else { return nil }
+    defer { close(fd) }
+    if pauseBeforeSending > 0 { Thread.sleep(forTimeInterval: pauseBeforeSending) }
+    var sent = 0
+    while sent < bytes.count {
+        let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n <= 0 { break }
+        sent += n
+    }
+    return readToEnd(fd)
+}
+
+/// A TCP connection to 127.0.0.1:`port` whose reads give up after `seconds`; nil when it cannot connect.
+func connectLoopback(port: UInt16, seconds: Int) -> Int32? {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return nil }
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
@@ -17,14 +30,15 @@ func exchange(port: UInt16, _ bytes: [UInt8], seconds: Int = 5, pauseBeforeSendi
     let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    guard connected == 0 else { return nil }
-    if pauseBeforeSending > 0 { Thread.sleep(forTimeInterval: pauseBeforeSending) }
-    var sent = 0
-    while sent < bytes.count {
-        let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        if n <= 0 { break }
-        sent += n
+    guard connected == 0 else {
+        close(fd)
+        return nil
     }
+    return fd
+}
+
+/// Everything the server sends until it closes (or the read times out), as text.
+func readToEnd(_ fd: Int32) -> String {
     var received: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
@@ -38,32 +52,14 @@ func exchange(port: UInt16, _ bytes: [UInt8], seconds: Int = 5, pauseBeforeSendi
 /// Sends `parts` with `pause` seconds before each after the first (stopping when the server has closed),
 /// then reads the answer.
 func slowExchange(port: UInt16, _ parts: [[UInt8]], pause: Double) -> String? {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return nil }
+    guard let fd = connectLoopback(port: port, seconds: 5) else { return nil }
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { return nil }
     for (index, part) in parts.enumerated() {
         if index > 0 { Thread.sleep(forTimeInterval: pause) }
         let n = part.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         if n <= 0 { break }
     }
-    var received: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = recv(fd, &buffer, buffer.count, 0)
-        if n <= 0 { break }
-        received += buffer[0..<n]
-    }
-    return String(decoding: received, as: UTF8.self)
+    return readToEnd(fd)
 }
 
 func request(_ method: String, _ path: String, body: [UInt8] = [], headers: [String] = []) -> [UInt8] {

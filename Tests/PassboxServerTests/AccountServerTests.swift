@@ -12,22 +12,24 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Collects the server's log lines.
-final class LogLines: @unchecked Sendable {
-    // @unchecked: `lines` is touched only under `lock`.
+/// Values collected from several threads (the server's log lines, answers' statuses).
+final class Collected<Element: Sendable>: @unchecked Sendable {
+    // @unchecked: `values` is touched only under `lock`.
     private let lock = NSLock()
-    private var lines: [String] = []
-    func append(_ line: String) {
+    private var values: [Element] = []
+    func append(_ value: Element) {
         lock.lock()
-        lines.append(line)
+        values.append(value)
         lock.unlock()
     }
-    var all: [String] {
+    var all: [Element] {
         lock.lock()
         defer { lock.unlock() }
-        return lines
+        return values
     }
 }
+
+typealias LogLines = Collected<String>
 
 /// A client of the account API for the tests: plain requests through URLSession, answers decoded.
 struct TestClient {
@@ -378,17 +380,17 @@ struct TestAccount {
             for: SignInTranscript.bytes(origin: "https://vault.example.org", email: account.email, challenge: Array(challenge.challenge), deviceID: "d1"))
         let request = try ProtocolCoding.wireEncode(
             SigninRequest(challengeID: challenge.challengeID, email: account.email, deviceID: "d1", deviceName: "Laptop", signature: Data(signature)))
-        let statuses = Statuses()
+        let statuses = Collected<Int>()
         DispatchQueue.concurrentPerform(iterations: 12) { i in
-            statuses.add((try? clients[i % 2].send("POST", "/v1/signin", request).status) ?? 0)
+            statuses.append((try? clients[i % 2].send("POST", "/v1/signin", request).status) ?? 0)
         }
         #expect(statuses.all.filter { $0 == 200 }.count == 1, "one sign-in with one challenge: \(statuses.all)")
         #expect(statuses.all.filter { $0 == 401 }.count == 11)
 
         // Eight failures at once, at both servers: all eight counted.
-        let failures = Statuses()
+        let failures = Collected<Int>()
         DispatchQueue.concurrentPerform(iterations: 8) { i in
-            failures.add((try? failedSignin(clients[i % 2], email: "counted@example.org", device: "g\(i)").0) ?? 0)
+            failures.append((try? failedSignin(clients[i % 2], email: "counted@example.org", device: "g\(i)").0) ?? 0)
         }
         #expect(failures.all == Array(repeating: 401, count: 8))
         let count = try store.connection().rows("SELECT count FROM signin_failures WHERE key = ?", [.text("account:counted@example.org")]).first?[0]
@@ -436,23 +438,6 @@ struct TestAccount {
         #expect(activity.events.allSatisfy { $0.address == "127.0.0.1" })
         #expect(log.all.contains("DELETE /v1/devices/{device} 204") || log.all.contains { $0.hasPrefix("DELETE /v1/devices/{device} 204") })
         #expect(!log.all.contains { $0.contains("phone") }, "device ids are not logged")
-    }
-}
-
-/// Statuses collected from several threads.
-final class Statuses: @unchecked Sendable {
-    // @unchecked: `values` is touched only under `lock`.
-    private let lock = NSLock()
-    private var values: [Int] = []
-    func add(_ value: Int) {
-        lock.lock()
-        values.append(value)
-        lock.unlock()
-    }
-    var all: [Int] {
-        lock.lock()
-        defer { lock.unlock() }
-        return values
     }
 }
 

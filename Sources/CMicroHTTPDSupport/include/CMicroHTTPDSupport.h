@@ -29,7 +29,10 @@ typedef struct CMHD_Response {
     int headerCount;
 } CMHD_Response;
 
-typedef void (*CMHD_Handler)(void *context, const CMHD_Request *request, CMHD_Response *response);
+/// Called on a libmicrohttpd thread for each whole request; the request is valid during the call only. The
+/// connection is suspended meanwhile (its thread serves other connections), and the answer is given later,
+/// from any thread, with `CMHD_answer(token, …)`, exactly once.
+typedef void (*CMHD_Handler)(void *context, const CMHD_Request *request, void *token);
 typedef void (*CMHD_HeaderVisitor)(void *context, const char *name, const char *value);
 
 typedef struct CMHD_Limits {
@@ -48,7 +51,12 @@ typedef struct CMHD_Limits {
 void *CMHD_start(const char *address, uint16_t port, CMHD_Limits limits, const char *certificatePEM, const char *keyPEM,
                  CMHD_Handler handler, void *context, uint16_t *boundPort, char *error);
 
-/// Stops a daemon: waits for the requests being answered, closes every connection.
+/// Answers the request `token` names (the handler's): queues `response` (its `body` and `headers` are taken
+/// over and freed here) and resumes the connection.
+void CMHD_answer(void *token, CMHD_Response *response);
+
+/// Stops a daemon: answers new requests 503, waits (up to 30 s) for those being answered, closes every
+/// connection.
 void CMHD_stop(void *daemon);
 
 /// Calls `visitor` for each request header (names as sent).

@@ -62,7 +62,8 @@ enum ServerBenchmark {
 
         let engine = postgres == nil ? "SQLite (WAL, synchronous=FULL)" : "PostgreSQL (fsync on, synchronous_commit on, read committed)"
         Console.out("")
-        Console.out("passbox server on \(engine), \(configuration.limits.threads) worker threads, loopback, wrk for \(seconds) s per row.")
+        let handlers = postgres == nil ? configuration.limits.handlers : min(configuration.limits.handlers, PassboxServer.postgresHandlers)
+        Console.out("passbox server on \(engine), \(configuration.limits.threads) connection threads and \(handlers) handler threads, loopback, wrk for \(seconds) s per row.")
         Console.out(String(format: "Storage floor: %.0f single-row transactions per second straight into the same database, one after another.", floor))
         var rows = [["KIND", "CONNECTIONS", "REQUESTS/S", "P50", "P99", "TARGET"]]
         for (kind, script, path) in [("read", read, "/v1/account"), ("write", write, "/v1/signin/challenge")] {
@@ -81,28 +82,26 @@ enum ServerBenchmark {
     static func postgresFloor(uri: String, transactions: Int) throws -> Double {
         let db = try PostgresConnection(uri)
         try db.execute("DROP TABLE IF EXISTS bench_floor; CREATE TABLE bench_floor (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, value BYTEA NOT NULL)")
-        let payload = Value.blob(SecureRandom.bytes(count: 64))
-        let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<transactions {
-            _ = try db.transaction { try db.run("INSERT INTO bench_floor (value) VALUES (?)", [payload]) }
-        }
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        try db.execute("DROP TABLE bench_floor")
-        return Double(transactions) / elapsed
+        defer { try? db.execute("DROP TABLE bench_floor") }
+        return try floor(db, transactions: transactions)
     }
 
     /// Single-row transactions per second into the database at `path` (its own table, same settings).
     static func storageFloor(path: String, transactions: Int) throws -> Double {
         let db = try Database(path: path)
         try db.execute("CREATE TABLE IF NOT EXISTS bench_floor (id INTEGER PRIMARY KEY, value BLOB NOT NULL)")
+        defer { try? db.execute("DROP TABLE bench_floor") }
+        return try floor(db, transactions: transactions)
+    }
+
+    /// `transactions` single-row inserts into `bench_floor`, each its own transaction, one after another.
+    static func floor(_ db: any SQLConnection, transactions: Int) throws -> Double {
         let payload = Value.blob(SecureRandom.bytes(count: 64))
         let start = DispatchTime.now().uptimeNanoseconds
         for _ in 0..<transactions {
             _ = try db.transaction { try db.run("INSERT INTO bench_floor (value) VALUES (?)", [payload]) }
         }
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        try db.execute("DROP TABLE bench_floor")
-        return Double(transactions) / elapsed
+        return Double(transactions) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
 
     /// Runs wrk and reads its requests per second and latency percentiles.
