@@ -81,6 +81,7 @@ struct CMHD_State {
     size_t received;          // bytes of the body seen (kept or not)
     struct timespec started;  // when the headers were complete
     int handed;               // given to the handler; the connection is suspended until `ready`
+    int counted;              // counted in the server's `pending` until the request completes
     int ready;                // the handler's answer is in `response`
     CMHD_Response response;
     struct MHD_Connection *connection;
@@ -203,6 +204,10 @@ static enum MHD_Result CMHD_access(void *cls, struct MHD_Connection *connection,
     if (state->answered) return MHD_YES;
     // The whole body came, but too late: answered 408 without calling the handler.
     if (state->late || CMHD_late(server, state)) return CMHD_tooSlow(connection, state);
+    // Counted before `stopping` is read, so a stop either sees this request or this request sees the stop.
+    atomic_fetch_add(&server->pending, 1);
+    state->counted = 1;
+    state->server = server;
     if (atomic_load(&server->stopping)) {
         static const char body[] = "{\"code\":\"internalError\",\"facts\":{\"reason\":\"stopping\"}}";
         static const char headers[] = "Content-Type\0application/json\0Connection\0close";
@@ -224,8 +229,6 @@ static enum MHD_Result CMHD_access(void *cls, struct MHD_Connection *connection,
     state->handed = 1;
     state->ready = 0;
     state->connection = connection;
-    state->server = server;
-    atomic_fetch_add(&server->pending, 1);
     api.suspend_connection(connection);
     CMHD_Request request = {method, url, state->body, state->length, address, connection};
     server->handler(server->context, &request, state);
@@ -238,9 +241,7 @@ void CMHD_answer(void *token, CMHD_Response *response) {
     response->body = NULL;
     response->headers = NULL;
     state->ready = 1;
-    struct CMHD_Server *server = state->server;
     api.resume_connection(state->connection);
-    atomic_fetch_sub(&server->pending, 1);
 }
 
 static void CMHD_completed(void *cls, struct MHD_Connection *connection, void **requestContext, enum MHD_RequestTerminationCode code) {
@@ -249,6 +250,8 @@ static void CMHD_completed(void *cls, struct MHD_Connection *connection, void **
     (void)code;
     struct CMHD_State *state = *requestContext;
     if (!state) return;
+    // The answer is sent (or the connection is gone): a stop no longer waits for this request.
+    if (state->counted) atomic_fetch_sub(&state->server->pending, 1);
     free(state->body);
     free(state->response.body);
     free(state->response.headers);
@@ -326,9 +329,14 @@ void *CMHD_start(const char *address, uint16_t port, CMHD_Limits limits, const c
 void CMHD_stop(void *handle) {
     struct CMHD_Server *server = handle;
     if (!server) return;
-    // libmicrohttpd must not be stopped with a connection suspended: the requests being answered finish first.
+    // libmicrohttpd must not be stopped with a connection suspended: the requests being answered finish and
+    // their answers are sent first (a request counts until libmicrohttpd reports it complete). A handler that
+    // never returns (storage that hangs) would leave a suspended connection behind: then the daemon is left
+    // running and its memory kept, since stopping it would abort the process and freeing it would let the
+    // late answer write into freed memory; the process is ending anyway.
     atomic_store(&server->stopping, 1);
-    for (int i = 0; i < 30000 && atomic_load(&server->pending) > 0; i++) usleep(1000);
+    for (int i = 0; i < 60000 && atomic_load(&server->pending) > 0; i++) usleep(1000);
+    if (atomic_load(&server->pending) > 0) return;
     api.stop_daemon(server->daemon);
     free(server);
 }

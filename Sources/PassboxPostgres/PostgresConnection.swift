@@ -35,7 +35,7 @@ public final class PostgresConnection: SQLConnection {
         }
         self.handle = handle
         // Dates, text and numbers are bound as numbers and bytes, so the session's locale settings never matter.
-        _ = try execute("SET client_min_messages = warning", [])
+        CPQ_clear(try execute("SET client_min_messages = warning", []))
     }
 
     deinit { CPQ_finish(handle) }
@@ -77,17 +77,18 @@ public final class PostgresConnection: SQLConnection {
     }
 
     public func transaction<R>(_ body: () throws -> R) throws -> R {
-        let nested = depth > 0
-        let savepoint = "passbox_nested_\(depth)"
+        let entry = depth
+        let nested = entry > 0
+        let savepoint = "passbox_nested_\(entry)"
         try execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN")
-        depth += 1
+        depth = entry + 1
         do {
             let result = try body()
-            depth -= 1
+            depth = entry
             try execute(nested ? "RELEASE SAVEPOINT \(savepoint)" : "COMMIT")
             return result
         } catch {
-            if depth > (nested ? 1 : 0) { depth -= 1 }
+            depth = entry
             // After a failure PostgreSQL refuses every statement until the rollback; a failed COMMIT has
             // ended the transaction already, and the ROLLBACK then only warns.
             try? execute(nested ? "ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)" : "ROLLBACK")

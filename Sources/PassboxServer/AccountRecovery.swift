@@ -31,7 +31,7 @@ extension AccountService {
 
     /// Checks a recovery proof (rate-limited like sign-in; a wrong code, no code set up and an unknown email
     /// fail alike); answers the account id and the recovery blob.
-    func verifyRecovery(_ db: any SQLConnection, _ proof: RecoveryProof, address: String) throws -> (accountID: String, blob: [UInt8]) {
+    func verifyRecovery(_ db: any SQLConnection, _ proof: RecoveryProof, address: String) throws -> (accountID: String, blob: [UInt8], publicKey: [UInt8]) {
         let email = try Self.checkedEmail(proof.email)
         let device = try Self.checkedDeviceID(proof.deviceID)
         try RateLimiter.check(db, email: email, address: address)
@@ -52,12 +52,12 @@ extension AccountService {
             }
             throw ProtocolError(.signInFailed)
         }
-        return (accountID, row[2].blob ?? [])
+        return (accountID, row[2].blob ?? [], row[1].blob ?? [])
     }
 
     func recoveryBlob(_ proof: RecoveryProof, address: String) throws -> RecoveryBlobReply {
         try pool.with { db in
-            let (accountID, blob) = try verifyRecovery(db, proof, address: address)
+            let (accountID, blob, _) = try verifyRecovery(db, proof, address: address)
             // Fetching the blob is recorded even if the recovery is never completed.
             try Self.record(db, accountID, "recoveryStarted", address: address, device: "")
             return RecoveryBlobReply(accountID: accountID, blob: Data(blob))
@@ -68,13 +68,16 @@ extension AccountService {
         try Self.checkCredentials(salt: request.salt, signInPublicKey: request.signInPublicKey, keyset: request.keyset, kdf: request.kdf)
         let name = Self.cleanedDeviceName(request.deviceName)
         return try pool.with { db in
-            let (accountID, _) = try verifyRecovery(db, request.proof, address: address)
+            let (accountID, _, publicKey) = try verifyRecovery(db, request.proof, address: address)
             let text = try db.transaction { () -> String in
+                // The code is used up first, in one statement: two completions racing with the same code (on two
+                // servers, or on PostgreSQL) cannot both replace the credentials.
+                let used = try db.run("DELETE FROM account_recovery WHERE account_id = ? AND public_key = ?", [.text(accountID), .blob(publicKey)])
+                guard used == 1 else { throw ProtocolError(.signInFailed) }
                 try Self.replaceCredentials(
                     db, accountID: accountID, salt: request.salt, kdf: request.kdf, signInPublicKey: request.signInPublicKey, keyset: request.keyset)
                 // Every session ends and the used code is revoked; this device is signed in.
                 try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountID)])
-                try db.run("DELETE FROM account_recovery WHERE account_id = ?", [.text(accountID)])
                 try db.run("DELETE FROM remembered_devices WHERE account_id = ?", [.text(accountID)])
                 let text = try Self.openSession(db, accountID: accountID, device: request.proof.deviceID, name: name, address: address)
                 try RateLimiter.recordSuccess(db, email: SignInTranscript.normalizedEmail(request.proof.email))

@@ -375,6 +375,7 @@ import Testing
         try FileManager.default.removeItem(atPath: other + "/accounts")
         #expect(try passbox(other, ["list"], ["not the master password"]).status == 3)
         #expect(!FileManager.default.fileExists(atPath: other + "/accounts/\(accountID)/vault.pbx"), "nothing made for a wrong password")
+        #expect(FileManager.default.fileExists(atPath: other + "/accounts/\(accountID)/attempts"), "the wrong try was counted")
         #expect(otherRecord?["accountID"] as? String == accountID)
         #expect(try passbox(other, ["add", "note", "--title", "Kept", "--notes-stdin"], [newPassword, "text"]).status == 0)
         #expect(try passbox(other, ["list"], [newPassword]).stdout.contains("Kept"))

@@ -157,6 +157,33 @@ func request(_ method: String, _ path: String, body: [UInt8] = [], headers: [Str
         #expect(try #require(exchange(port: server.port, request("POST", "/fast", body: Array("12345678".utf8)))).hasPrefix("HTTP/1.1 200"))
     }
 
+    /// A stop waits for the requests being answered and sends their answers before it closes the connections.
+    @Test func stoppingSendsTheAnswersBeingMade() throws {
+        let entered = DispatchSemaphore(value: 0)
+        let server = try HTTPServer { _ in
+            entered.signal()
+            Thread.sleep(forTimeInterval: 0.5)
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array("made during the stop".utf8))
+        }
+        let answer = Collected()
+        let done = DispatchSemaphore(value: 0)
+        let port = server.port
+        Thread.detachNewThread {
+            answer.value = exchange(port: port, request("GET", "/slow")) ?? ""
+            done.signal()
+        }
+        entered.wait()
+        server.stop()
+        done.wait()
+        #expect(answer.value.hasPrefix("HTTP/1.1 200"), "\(answer.value)")
+        #expect(answer.value.hasSuffix("made during the stop"))
+    }
+
+    final class Collected: @unchecked Sendable {
+        // @unchecked: written by one thread before `done` is signalled, read after.
+        var value = ""
+    }
+
     @Test func aPortInUseIsAClearError() throws {
         let first = try Self.echoServer()
         defer { first.stop() }

@@ -11,7 +11,7 @@ extension Commands {
         case "search": try SearchBenchmark.run(args)
         case "check": try CheckBenchmark.run(args, dataDirectory: context.dataDirectory)
         case "agent": try AgentBenchmark.run(args)
-        case "server": try ServerBenchmark.run(args)
+        case "server": try ServerBenchmark.run(args, context)
         default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server")
         }
     }

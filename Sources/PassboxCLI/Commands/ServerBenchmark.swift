@@ -21,7 +21,7 @@ enum ServerBenchmark {
         var p50 = 0.0, p99 = 0.0
     }
 
-    static func run(_ args: Arguments) throws {
+    static func run(_ args: Arguments, _ context: Context) throws {
         let seconds = max(1, Int(args.value("seconds") ?? "5") ?? 5)
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") else {
             throw CLIError.failure("wrk is not installed, so the server cannot be measured", hint: "install it (apt-get install wrk; make bench does)")
@@ -29,7 +29,7 @@ enum ServerBenchmark {
         let dir = NSTemporaryDirectory() + "passbox-bench-server-" + String(getpid())
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try measure(seconds: seconds, dir: dir, postgres: nil)
-        if let uri = args.value("database") {
+        if let uri = try Commands.postgresURI(args, context) {
             try measure(seconds: seconds, dir: dir, postgres: uri)
         } else {
             Console.out("PostgreSQL: give --database postgresql://USER@HOST/DB (make bench starts a throwaway cluster) for its rows.")

@@ -67,9 +67,19 @@ extension VaultStore {
 
     /// Makes the account's vault when it is missing (a device signed in before accounts kept one), once the
     /// master password has opened the kept keyset; a wrong password makes nothing and is `wrongPassword`.
+    /// The try is counted and held to the unlock deadline like any unlock, so guesses gain nothing here.
     public func createAccountVault(password: SecretBytes) throws -> OpenVault {
         guard case .account(let account) = keySource else { throw StoreError.accountVaultPassword }
-        guard let key = try account.openedSlotKey(password: password) else { throw StoreError.wrongPassword }
+        try POSIX.ensurePrivateDirectory(directory)
+        try attempts.beginAttempt(now: clock.now())
+        let start = clock.monotonic()
+        let key = try account.openedSlotKey(password: password)
+        let deadline = timing.deadline(forWork: clock.monotonic() - start)
+        guard let key else {
+            clock.sleep(until: start + deadline)
+            throw StoreError.wrongPassword
+        }
+        try attempts.succeeded()
         return try create(slotKey: key, parameters: account.parameters)
     }
 
