@@ -159,38 +159,48 @@ struct AccountService: Sendable {
 
     /// The session a bearer token names (its last use and address updated), or `notSignedIn`.
     func session(token: String?, address: String) throws -> Session {
-        guard let token, !token.isEmpty, token.utf8.count <= 128 else { throw ProtocolError(.notSignedIn) }
-        let hash = Hash.sha256(Array(token.utf8))
-        return try pool.with { db in
-            guard let row = try db.rows("SELECT account_id, device_id, device_name, last_seen, address FROM sessions WHERE token_hash = ?", [.blob(hash)]).first,
-                let id = row[0].text
-            else { throw ProtocolError(.notSignedIn) }
-            // "Last seen" is kept to the minute: a read that finds it fresh and from the same address writes
-            // nothing (a write per request cost a synced commit each).
-            let now = milliseconds(Date())
-            if now - (row[3].integer ?? 0) >= 60_000 || row[4].text != address {
-                try db.run("UPDATE sessions SET last_seen = ?, address = ? WHERE token_hash = ?", [.integer(now), .text(address), .blob(hash)])
-            }
-            return Session(accountID: id, tokenHash: hash, deviceID: row[1].text ?? "", deviceName: row[2].text ?? "", address: address)
-        }
+        try pool.with { db in try Self.session(db, token: token, address: address) }
     }
 
-    func account(_ session: Session) throws -> AccountReply {
-        try pool.with { db in
-            guard let row = try db.rows("SELECT email, created, kdf_memory, kdf_passes, kdf_lanes FROM accounts WHERE id = ?", [.text(session.accountID)]).first
-            else { throw ProtocolError(.notSignedIn) }
-            let devices = try db.rows(
-                "SELECT device_id, device_name, created, last_seen, address, token_hash FROM sessions WHERE account_id = ? ORDER BY last_seen DESC",
-                [.text(session.accountID)]
-            ).map {
-                DeviceSession(
-                    deviceID: $0[0].text ?? "", name: $0[1].text ?? "", signedIn: date(milliseconds: $0[2].integer ?? 0),
-                    lastSeen: date(milliseconds: $0[3].integer ?? 0), address: $0[4].text ?? "", isCurrent: $0[5].blob == session.tokenHash)
-            }
-            return AccountReply(
-                accountID: session.accountID, email: row[0].text ?? "", created: date(milliseconds: row[1].integer ?? 0),
-                kdf: Self.kdf(row[2], row[3], row[4]), devices: devices)
+    static func session(_ db: any SQLConnection, token: String?, address: String) throws -> Session {
+        guard let token, !token.isEmpty, token.utf8.count <= 128 else { throw ProtocolError(.notSignedIn) }
+        let hash = Hash.sha256(Array(token.utf8))
+        guard let row = try db.rows("SELECT account_id, device_id, device_name, last_seen, address FROM sessions WHERE token_hash = ?", [.blob(hash)]).first,
+            let id = row[0].text
+        else { throw ProtocolError(.notSignedIn) }
+        // "Last seen" is kept to the minute: a read that finds it fresh and from the same address writes
+        // nothing (a write per request cost a synced commit each).
+        let now = milliseconds(Date())
+        if now - (row[3].integer ?? 0) >= 60_000 || row[4].text != address {
+            try db.run("UPDATE sessions SET last_seen = ?, address = ? WHERE token_hash = ?", [.integer(now), .text(address), .blob(hash)])
         }
+        return Session(accountID: id, tokenHash: hash, deviceID: row[1].text ?? "", deviceName: row[2].text ?? "", address: address)
+    }
+
+    /// The account of the session a bearer token names: the session and the account read with one connection
+    /// (one turn of the group commit on SQLite).
+    func account(token: String?, address: String) throws -> AccountReply {
+        try pool.with { db in try Self.account(db, Self.session(db, token: token, address: address)) }
+    }
+
+    static func account(_ db: any SQLConnection, _ session: Session) throws -> AccountReply {
+        // The account and its devices in one query (one round trip on PostgreSQL).
+        let rows = try db.rows(
+            """
+            SELECT a.email, a.created, a.kdf_memory, a.kdf_passes, a.kdf_lanes,
+                   s.device_id, s.device_name, s.created, s.last_seen, s.address, s.token_hash
+            FROM accounts a LEFT JOIN sessions s ON s.account_id = a.id
+            WHERE a.id = ? ORDER BY s.last_seen DESC
+            """, [.text(session.accountID)])
+        guard let first = rows.first else { throw ProtocolError(.notSignedIn) }
+        let devices = rows.filter { !$0[5].isNull }.map {
+            DeviceSession(
+                deviceID: $0[5].text ?? "", name: $0[6].text ?? "", signedIn: date(milliseconds: $0[7].integer ?? 0),
+                lastSeen: date(milliseconds: $0[8].integer ?? 0), address: $0[9].text ?? "", isCurrent: $0[10].blob == session.tokenHash)
+        }
+        return AccountReply(
+            accountID: session.accountID, email: first[0].text ?? "", created: date(milliseconds: first[1].integer ?? 0),
+            kdf: kdf(first[2], first[3], first[4]), devices: devices)
     }
 
     func signout(_ session: Session) throws {

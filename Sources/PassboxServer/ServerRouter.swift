@@ -55,7 +55,7 @@ struct ServerRouter: Sendable {
         case "POST /v1/signin/challenge": return try Self.json(accounts.challenge(Self.decode(ChallengeRequest.self, request), address: request.clientAddress))
         case "POST /v1/signin": return try Self.json(accounts.signin(Self.decode(SigninRequest.self, request), address: request.clientAddress))
         case "GET /v1/account":
-            return try Self.json(accounts.account(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
+            return try Self.json(accounts.account(token: Self.bearer(request), address: request.clientAddress))
         case "DELETE /v1/session":
             try accounts.signout(accounts.session(token: Self.bearer(request), address: request.clientAddress))
             return HTTPResponse(status: 204)
