@@ -224,8 +224,11 @@ final class GroupCommitter: @unchecked Sendable {
         checkpoints.signal()
     }
 
-    /// Copies the log into the database whenever a few hundred commits went by, or every second, without
-    /// blocking the committer (`PASSIVE`: it copies what no reader still needs).
+    /// Copies the log into the database every thousand commits, or every second, without blocking the
+    /// committer (`PASSIVE`: it copies what no reader still needs). Every 25 or 200 commits measured worse
+    /// (write p99 at 64 connections 177 and 70-110 ms against 17 ms): the checkpoint's fsync of the database
+    /// file holds up the log's. (Committing on the requests' own threads, a leader at a time, measured worse
+    /// too: 3,467 writes/s at 64 connections against 6,342.)
     private func checkpointLoop() {
         while true {
             _ = checkpoints.wait(timeout: .now() + 1)
@@ -285,7 +288,7 @@ final class GroupCommitter: @unchecked Sendable {
             }
             try database.execute("COMMIT")
             commitsSinceCheckpoint += 1
-            if commitsSinceCheckpoint >= 200 {
+            if commitsSinceCheckpoint >= 1000 {
                 commitsSinceCheckpoint = 0
                 checkpoints.signal()
             }
