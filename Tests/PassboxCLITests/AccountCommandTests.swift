@@ -85,6 +85,7 @@ import Testing
 
         let unconfirmed = try passbox(second, ["signout"])
         #expect(unconfirmed.status == 2)
+        #expect(unconfirmed.stderr.contains("passbox kit --pdf FILE"), "the kit is offered first")
         #expect(FileManager.default.fileExists(atPath: second + "/account.json"))
         #expect(try passbox(second, ["signout", "--forget-secret-key"]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: second + "/account.json"))
