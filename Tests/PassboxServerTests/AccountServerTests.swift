@@ -397,6 +397,55 @@ struct TestAccount {
         #expect(count == .integer(8))
     }
 
+    /// Two recoveries racing with one recovery code, at two servers on one database: one replaces the
+    /// credentials, the other is refused, and the code is used up.
+    @Test(arguments: Backend.cases) func aRecoveryCodeServesOneRecoveryEvenWhenTwoRace(_ backend: Backend) throws {
+        let store = try TestStore(backend)
+        let log = LogLines()
+        let origin = "https://vault.example.org"
+        let first = try startServer(store, origin: origin, log: log)
+        defer { first.stop() }
+        let second = try startServer(store, origin: origin, log: log)
+        defer { second.stop() }
+        let clients = [TestClient(base: "http://127.0.0.1:\(first.port)"), TestClient(base: "http://127.0.0.1:\(second.port)")]
+        let account = TestAccount(email: "rita@example.org", password: "pw rita", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
+        _ = try account.signup(clients[0])
+        var session = clients[0]
+        session.token = try account.signin(clients[0], origin: origin, device: "d1").token
+
+        // Set a recovery code up: a fresh proof by the sign-in key, the code's public key, an opaque blob.
+        let code = RecoveryCode.generate()
+        let challenge = try clients[0].call("POST", "/v1/signin/challenge", ChallengeRequest(email: account.email, deviceID: "d1"), as: ChallengeReply.self)
+        let setupSignature = try account.keys().signInKey.signature(
+            for: SignInTranscript.bytes(
+                label: SignInTranscript.recoverySetupLabel, origin: origin, email: account.email, challenge: Array(challenge.challenge), deviceID: "d1"))
+        let setup = RecoverySetupRequest(
+            proof: FreshProof(challengeID: challenge.challengeID, signature: Data(setupSignature)), publicKey: Data(try code.signInKey().publicKey),
+            blob: Data([1, 2, 3]))
+        #expect(try session.send("POST", "/v1/recovery", try ProtocolCoding.wireEncode(setup)).status == 204)
+
+        // Two completions, each with a proof of the code over a challenge of its own.
+        func completion(_ device: String, _ client: TestClient) throws -> Data {
+            let challenge = try client.call("POST", "/v1/signin/challenge", ChallengeRequest(email: account.email, deviceID: device), as: ChallengeReply.self)
+            let signature = try code.signInKey().signature(
+                for: SignInTranscript.bytes(
+                    label: SignInTranscript.recoveryLabel, origin: origin, email: account.email, challenge: Array(challenge.challenge), deviceID: device))
+            let keys = try account.keys(password: "new pw \(device)")
+            let request = RecoveryCompleteRequest(
+                proof: RecoveryProof(challengeID: challenge.challengeID, email: account.email, deviceID: device, signature: Data(signature)),
+                deviceName: device, salt: Data(account.salt), kdf: KDFParameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1),
+                signInPublicKey: Data(keys.signInKey.publicKey), keyset: Data([9]))
+            return try ProtocolCoding.wireEncode(request)
+        }
+        let bodies = [try completion("r1", clients[0]), try completion("r2", clients[1])]
+        let statuses = Collected<Int>()
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            statuses.append((try? clients[i].send("POST", "/v1/recovery/complete", bodies[i]).status) ?? 0)
+        }
+        #expect(statuses.all.sorted() == [200, 401], "one recovery with one code: \(statuses.all)")
+        #expect(try session.send("GET", "/v1/recovery").status == 401, "every earlier session ended")
+    }
+
     @Test(arguments: Backend.cases) func challengesAreLimitedPerAddress(_ backend: Backend) throws {
         let store = try TestStore(backend)
         let log = LogLines()
