@@ -222,7 +222,11 @@ struct TestAccount {
         let unknown = try client.send("GET", "/v1/nowhere")
         #expect(unknown.status == 404)
         #expect(try ProtocolCoding.wireDecode(ProtocolError.self, from: unknown.body).code == .notFound)
-        #expect(try client.send("POST", "/v1/prelogin", Data(repeating: 32, count: 2 << 20)).status == 413)
+        // 413 before the body is read (HTTPServerTests pins that with a raw socket). The server then closes with
+        // the body unread, and under load the client may see the reset before the answer (status 0): never
+        // a 200 or a 400, which would mean the body was read.
+        let huge = try client.send("POST", "/v1/prelogin", Data(repeating: 32, count: 2 << 20)).status
+        #expect(huge == 413 || huge == 0, "status \(huge)")
         let weak = SignupRequest(
             accountID: "ABCDEF", email: "e@example.org", salt: Data(count: 16), kdf: KDFParameters(memoryKiB: 1024, passes: 1, lanes: 1),
             signInPublicKey: Data(count: 32), keyset: Data([1]))
