@@ -105,6 +105,14 @@ struct TestAccount {
 
 /// Each server test runs once on SQLite and once on PostgreSQL: the one contract both storage engines keep.
 @Suite(.serialized) struct AccountServerTests {
+    static let sharedOrigin = "https://vault.example.org"
+
+    /// Two servers on one store, reached by their own ports but signing one origin (as behind one name).
+    func startTwoServers(_ store: TestStore, log: LogLines) throws -> (servers: [PassboxServer], clients: [TestClient]) {
+        let servers = [try startServer(store, origin: Self.sharedOrigin, log: log), try startServer(store, origin: Self.sharedOrigin, log: log)]
+        return (servers, servers.map { TestClient(base: "http://127.0.0.1:\($0.port)") })
+    }
+
     func startServer(_ store: TestStore, origin: String? = nil, log: LogLines, _ adjust: (inout PassboxServer.Configuration) -> Void = { _ in }) throws -> PassboxServer {
         var configuration = store.configuration()
         configuration.origin = origin
@@ -288,11 +296,9 @@ struct TestAccount {
     @Test(arguments: Backend.cases) func twoServersOnOneDatabaseAnswerAsOne(_ backend: Backend) throws {
         let store = try TestStore(backend)
         let log = LogLines()
-        let first = try startServer(store, origin: "https://vault.example.org", log: log)
-        defer { first.stop() }
-        let second = try startServer(store, origin: "https://vault.example.org", log: log)
-        defer { second.stop() }
-        let a = TestClient(base: "http://127.0.0.1:\(first.port)"), b = TestClient(base: "http://127.0.0.1:\(second.port)")
+        let (servers, clients) = try startTwoServers(store, log: log)
+        defer { servers.forEach { $0.stop() } }
+        let (a, b) = (clients[0], clients[1])
         let account = TestAccount(email: "frank@example.org", password: "pw frank", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
         _ = try account.signup(a)
         let pre = try b.call("POST", "/v1/prelogin", PreloginRequest(email: account.email), as: PreloginReply.self)
@@ -300,7 +306,7 @@ struct TestAccount {
         let keys = try account.keys()
         let challenge = try a.call("POST", "/v1/signin/challenge", ChallengeRequest(email: account.email, deviceID: "d1"), as: ChallengeReply.self)
         let signature = keys.signInKey.signature(
-            for: SignInTranscript.bytes(origin: "https://vault.example.org", email: account.email, challenge: Array(challenge.challenge), deviceID: "d1"))
+            for: SignInTranscript.bytes(origin: Self.sharedOrigin, email: account.email, challenge: Array(challenge.challenge), deviceID: "d1"))
         let request = SigninRequest(challengeID: challenge.challengeID, email: account.email, deviceID: "d1", deviceName: "Laptop", signature: Data(signature))
         let signedIn = try b.call("POST", "/v1/signin", request, as: SigninReply.self)
         #expect(try a.failure("POST", "/v1/signin", request).1.code == .challengeExpired, "used at the other server")
@@ -372,16 +378,13 @@ struct TestAccount {
     @Test(arguments: Backend.cases) func racingRequestsChangeSharedStateOnce(_ backend: Backend) throws {
         let store = try TestStore(backend)
         let log = LogLines()
-        let first = try startServer(store, origin: "https://vault.example.org", log: log)
-        defer { first.stop() }
-        let second = try startServer(store, origin: "https://vault.example.org", log: log)
-        defer { second.stop() }
-        let clients = [TestClient(base: "http://127.0.0.1:\(first.port)"), TestClient(base: "http://127.0.0.1:\(second.port)")]
+        let (servers, clients) = try startTwoServers(store, log: log)
+        defer { servers.forEach { $0.stop() } }
         let account = TestAccount(email: "race@example.org", password: "pw race", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
         _ = try account.signup(clients[0])
         let challenge = try clients[0].call("POST", "/v1/signin/challenge", ChallengeRequest(email: account.email, deviceID: "d1"), as: ChallengeReply.self)
         let signature = try account.keys().signInKey.signature(
-            for: SignInTranscript.bytes(origin: "https://vault.example.org", email: account.email, challenge: Array(challenge.challenge), deviceID: "d1"))
+            for: SignInTranscript.bytes(origin: Self.sharedOrigin, email: account.email, challenge: Array(challenge.challenge), deviceID: "d1"))
         let request = try ProtocolCoding.wireEncode(
             SigninRequest(challengeID: challenge.challengeID, email: account.email, deviceID: "d1", deviceName: "Laptop", signature: Data(signature)))
         let statuses = Collected<Int>()
@@ -406,12 +409,9 @@ struct TestAccount {
     @Test(arguments: Backend.cases) func aRecoveryCodeServesOneRecoveryEvenWhenTwoRace(_ backend: Backend) throws {
         let store = try TestStore(backend)
         let log = LogLines()
-        let origin = "https://vault.example.org"
-        let first = try startServer(store, origin: origin, log: log)
-        defer { first.stop() }
-        let second = try startServer(store, origin: origin, log: log)
-        defer { second.stop() }
-        let clients = [TestClient(base: "http://127.0.0.1:\(first.port)"), TestClient(base: "http://127.0.0.1:\(second.port)")]
+        let origin = Self.sharedOrigin
+        let (servers, clients) = try startTwoServers(store, log: log)
+        defer { servers.forEach { $0.stop() } }
         let account = TestAccount(email: "rita@example.org", password: "pw rita", secretKey: .generate(), salt: SecureRandom.bytes(count: 16))
         _ = try account.signup(clients[0])
         var session = clients[0]

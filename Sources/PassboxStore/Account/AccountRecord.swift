@@ -55,6 +55,9 @@ public struct AccountRecord: Codable, Equatable, Sendable {
     /// of a newer version is `newerFormat`.
     public static func load(_ directory: String) throws -> AccountRecord? {
         let path = path(directory)
+        // Most data directories have no account, and every vault command asks (which vault it serves): one
+        // access(2) call answers that before any Foundation file API.
+        if access(path, F_OK) != 0, errno == ENOENT { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
             if FileManager.default.fileExists(atPath: path) { throw StoreError.io(operation: "read", path: path, errno: EACCES) }
             return nil
