@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <postgresql/libpq-fe.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,10 @@ struct CPQ_API {
     int (*getlength)(const PGresult *, int, int);
     char *(*cmdTuples)(PGresult *);
     void (*clear)(PGresult *);
+    int (*socket)(const PGconn *);
+    int (*consumeInput)(PGconn *);
+    PGnotify *(*notifies)(PGconn *);
+    void (*freemem)(void *);
     int loaded;
 };
 
@@ -51,9 +56,13 @@ static void CPQ_loadOnce(void) {
     api.getlength = (int (*)(const PGresult *, int, int))dlsym(h, "PQgetlength");
     api.cmdTuples = (char *(*)(PGresult *))dlsym(h, "PQcmdTuples");
     api.clear = (void (*)(PGresult *))dlsym(h, "PQclear");
+    api.socket = (int (*)(const PGconn *))dlsym(h, "PQsocket");
+    api.consumeInput = (int (*)(PGconn *))dlsym(h, "PQconsumeInput");
+    api.notifies = (PGnotify * (*)(PGconn *)) dlsym(h, "PQnotifies");
+    api.freemem = (void (*)(void *))dlsym(h, "PQfreemem");
     if (!api.connectdb || !api.finish || !api.status || !api.errorMessage || !api.execParams || !api.exec || !api.resultStatus ||
         !api.resultErrorField || !api.ntuples || !api.nfields || !api.fname || !api.ftype || !api.getisnull ||
-        !api.getvalue || !api.getlength || !api.cmdTuples || !api.clear)
+        !api.getvalue || !api.getlength || !api.cmdTuples || !api.clear || !api.socket || !api.consumeInput || !api.notifies || !api.freemem)
         return;
     api.loaded = 1;
 }
@@ -120,4 +129,23 @@ int CPQ_length(void *result, int row, int column) { return api.getlength((PGresu
 const char *CPQ_changedRows(void *result) { return api.cmdTuples((PGresult *)result); }
 void CPQ_clear(void *result) {
     if (result) api.clear((PGresult *)result);
+}
+
+int CPQ_waitNotification(void *connection, int timeoutMilliseconds, char *payload, size_t payloadLength) {
+    PGconn *c = (PGconn *)connection;
+    PGnotify *n = api.notifies(c);
+    if (!n) {
+        int fd = api.socket(c);
+        if (fd < 0) return -1;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, timeoutMilliseconds);
+        if (ready < 0) return -1;
+        if (ready == 0) return 0;
+        if (!api.consumeInput(c)) return -1;
+        n = api.notifies(c);
+        if (!n) return 0;
+    }
+    snprintf(payload, payloadLength, "%s", n->extra ? n->extra : "");
+    api.freemem(n);
+    return 1;
 }

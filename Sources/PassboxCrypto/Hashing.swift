@@ -24,3 +24,27 @@ public enum Hash {
         return out
     }
 }
+
+/// ISO/IEC 7816-4 padding (libsodium's `sodium_pad`): the plaintext, 0x80, then zeros up to the block size.
+public enum Padding {
+    /// Pads to the next multiple of `blockSize` (always adding at least one byte).
+    public static func pad(_ bytes: [UInt8], blockSize: Int) -> [UInt8] {
+        precondition(blockSize > 0)
+        var out = bytes
+        out.append(contentsOf: [UInt8](repeating: 0, count: blockSize - bytes.count % blockSize))
+        var padded = 0
+        let result = out.withUnsafeMutableBufferPointer { buffer in
+            sodium_pad(&padded, buffer.baseAddress!, bytes.count, blockSize, buffer.count)
+        }
+        precondition(result == 0 && padded == out.count, "sodium_pad")
+        return out
+    }
+
+    /// The plaintext without its padding, or nil when the padding is malformed.
+    public static func unpad(_ bytes: [UInt8], blockSize: Int) -> [UInt8]? {
+        guard blockSize > 0, !bytes.isEmpty, bytes.count % blockSize == 0 else { return nil }
+        var length = 0
+        let result = bytes.withUnsafeBufferPointer { sodium_unpad(&length, $0.baseAddress!, bytes.count, blockSize) }
+        return result == 0 ? Array(bytes[0..<length]) : nil
+    }
+}

@@ -36,6 +36,20 @@ public struct HTTPResponse: Sendable {
     public static func json(_ status: Int, _ body: [UInt8]) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: body)
     }
+
+    /// Sends an answer: given once, from any thread.
+    public typealias Responder = @Sendable (HTTPResponse) -> Void
+
+    /// An answer given later (a long poll): `start` is called with the responder once the handler returns,
+    /// and the handler thread is free meanwhile. Whoever holds the responder must call it exactly once, at
+    /// the latest when the server stops (the server waits for it).
+    public var deferred: (@Sendable (@escaping Responder) -> Void)?
+
+    public static func later(_ start: @escaping @Sendable (@escaping Responder) -> Void) -> HTTPResponse {
+        var response = HTTPResponse(status: 0)
+        response.deferred = start
+        return response
+    }
 }
 
 /// Why the server could not start.
@@ -147,8 +161,17 @@ private let httpServerCallback: CMHD_Handler = { context, request, token in
     // libmicrohttpd thread goes on serving its other connections.
     let answerToken = AnswerToken(token)
     box.queue.addOperation {
+        let answer = box.handler(copied)
+        if let deferred = answer.deferred {
+            deferred { later in
+                var response = CMHD_Response(status: 500, body: nil, bodyLength: 0, headers: nil, headerCount: 0)
+                fill(&response, with: later)
+                CMHD_answer(answerToken.pointer, &response)
+            }
+            return
+        }
         var response = CMHD_Response(status: 500, body: nil, bodyLength: 0, headers: nil, headerCount: 0)
-        fill(&response, with: box.handler(copied))
+        fill(&response, with: answer)
         CMHD_answer(answerToken.pointer, &response)
     }
 }

@@ -43,6 +43,17 @@ public final class PostgresConnection: SQLConnection {
     /// Whether the connection still works (a restarted server or a dropped network ends it).
     public var isUsable: Bool { CPQ_isOK(handle) != 0 }
 
+    /// Waits for a notification on a channel this connection LISTENs on; its payload, or nil after `timeout`
+    /// seconds without one. A broken connection throws.
+    public func nextNotification(timeout: Double) throws -> String? {
+        var payload = [CChar](repeating: 0, count: 8192)
+        switch CPQ_waitNotification(handle, Int32(timeout * 1000), &payload, payload.count) {
+        case 1: return String(decoding: payload.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        case 0: return nil
+        default: throw PostgresError(sqlState: "", message: "the notification connection failed")
+        }
+    }
+
     @discardableResult
     public func run(_ sql: String, _ values: [Value]) throws -> Int {
         let result = try execute(sql, values)

@@ -105,6 +105,16 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case twoFactorCodeWrong
     case invitationInvalid  // facts: reason (missing, unknown, used, expired, otherEmail)
     case alreadySignedIn  // facts: email, server
+    // Sync and vaults
+    /// A push was made on a manifest that is no longer the newest (HTTP 409; the client pulls and merges).
+    case syncConflict  // facts: vault
+    /// What the server sent does not match what this device verified; nothing here was changed.
+    case syncRefused  // facts: vault, reason (fork, stepBack, rootMismatch, signature, misplaced, newerEnvelope, malformed, unknownVault)
+    /// Syncing needs the account's keys, which this device keeps after one unlock with the master password.
+    case syncKeysMissing
+    case vaultNotFound  // facts: reference
+    case vaultNameInvalid  // facts: reason
+    case localVault  // the command needs an account's vault; this data directory serves the local vault
 
     public var exitCode: Int32 {
         switch self {

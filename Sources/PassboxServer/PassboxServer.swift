@@ -1,5 +1,6 @@
 import Foundation
 import PassboxHTTP
+import PassboxPostgres
 import PassboxProtocol
 
 /// A running `passbox server`: the account API over HTTP (or HTTPS with a certificate) in front of a SQLite
@@ -26,6 +27,9 @@ public final class PassboxServer: Sendable {
     }
 
     private let http: HTTPServer
+    private let hub: SyncHub
+    private let sync: SyncService
+    private let listener: NotificationListener?
     /// The port it listens on.
     public var port: UInt16 { http.port }
     public let origin: String
@@ -38,7 +42,13 @@ public final class PassboxServer: Sendable {
         var accounts = AccountService(pool: pool, origin: holder)
         accounts.signup = configuration.signup
         accounts.challengesPerMinute = configuration.challengesPerMinute
-        let router = ServerRouter(accounts: accounts, log: log)
+        let hub = SyncHub()
+        let sync = SyncService(pool: pool, hub: hub, isPostgres: configuration.postgres != nil)
+        self.hub = hub
+        self.sync = sync
+        // Other server processes on the same PostgreSQL database announce their pushes with NOTIFY.
+        listener = try configuration.postgres.map { try NotificationListener(uri: $0, hub: hub, log: log) }
+        let router = ServerRouter(accounts: accounts, sync: sync, log: log)
         var limits = configuration.limits
         // On PostgreSQL each handler holds a connection and a server backend: on a small machine more than 16 at
         // once only take turns on the same cores. (On SQLite the waiting handlers join one group commit.)
@@ -52,8 +62,13 @@ public final class PassboxServer: Sendable {
     /// Requests answered at once on PostgreSQL.
     public static let postgresHandlers: UInt32 = 16
 
-    /// Stops listening and waits for the requests being answered.
-    public func stop() { http.stop() }
+    /// Stops listening and waits for the requests being answered (long polls are answered at once).
+    public func stop() {
+        let sync = self.sync
+        hub.stop { (try? sync.revision(account: $0)) ?? 0 }
+        listener?.stop()
+        http.stop()
+    }
 }
 
 /// Who may make an account on a server.
@@ -106,4 +121,62 @@ final class OriginHolder: @unchecked Sendable {
 public struct ServerStartError: Error, CustomStringConvertible, Sendable {
     public let reason: String
     public var description: String { reason }
+}
+
+/// One connection per server process that LISTENs for the pushes of every process on the PostgreSQL database
+/// and wakes this process's long polls. A broken connection is opened again a second later.
+final class NotificationListener: @unchecked Sendable {
+    // @unchecked: `stopping` is touched only under `lock`.
+    private let lock = NSLock()
+    private var stopping = false
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Used by the listening thread only (opened first here, so a wrong URI fails the start).
+    private var connection: PostgresConnection?
+
+    init(uri: String, hub: SyncHub, log: @escaping @Sendable (String) -> Void) throws {
+        connection = try Self.listening(uri)
+        let thread = Thread { [self] in
+            loop(uri: uri, hub: hub, log: log)
+            done.signal()
+        }
+        thread.name = "passbox-sync-listen"
+        thread.start()
+    }
+
+    private func loop(uri: String, hub: SyncHub, log: @escaping @Sendable (String) -> Void) {
+        while !isStopping {
+            do {
+                if connection == nil { connection = try Self.listening(uri) }
+                if let payload = try connection!.nextNotification(timeout: 0.5) {
+                    let parts = payload.split(separator: ":")
+                    if parts.count == 2, let revision = Int64(parts[1]) { hub.notify(account: String(parts[0]), revision: revision) }
+                }
+            } catch {
+                connection = nil
+                log("sync notifications: \(error); listening again in 1 s")
+                Thread.sleep(forTimeInterval: 1)
+            }
+        }
+    }
+
+    private static func listening(_ uri: String) throws -> PostgresConnection {
+        let c = try PostgresConnection(uri)
+        try c.run("LISTEN passbox_sync", [])
+        return c
+    }
+
+    private var isStopping: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopping
+    }
+
+    func stop() {
+        lock.lock()
+        let first = !stopping
+        stopping = true
+        lock.unlock()
+        if first { done.wait() }
+    }
 }

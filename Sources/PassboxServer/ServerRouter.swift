@@ -7,6 +7,7 @@ import PassboxProtocol
 /// an email.
 struct ServerRouter: Sendable {
     let accounts: AccountService
+    let sync: SyncService
     let log: @Sendable (String) -> Void
     let metrics = Metrics()
 
@@ -23,7 +24,17 @@ struct ServerRouter: Sendable {
         } catch {
             response = Self.failure(ProtocolError(.internalError, ["type": String(describing: type(of: error))]))
         }
-        response.headers += [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")]
+        let common = [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")]
+        response.headers += common
+        if let start = response.deferred {
+            response.deferred = { respond in
+                start { later in
+                    var later = later
+                    later.headers += common
+                    respond(later)
+                }
+            }
+        }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
         let template = Self.template(request)
         log("\(request.method) \(template) \(response.status) \(String(format: "%.1f", elapsed)) ms")
@@ -37,6 +48,7 @@ struct ServerRouter: Sendable {
         "GET /metrics", "GET /v1/health", "POST /v1/signup", "POST /v1/prelogin", "POST /v1/signin/challenge", "POST /v1/signin", "GET /v1/account",
         "DELETE /v1/session", "GET /v1/activity", "POST /v1/devices/signout-others", "POST /v1/account/password", "GET /v1/2fa", "POST /v1/2fa/enrol", "POST /v1/2fa/confirm",
         "POST /v1/2fa/disable", "GET /v1/recovery", "POST /v1/recovery", "POST /v1/recovery/blob", "POST /v1/recovery/complete",
+        "POST /v1/sync/pull", "POST /v1/sync/push", "POST /v1/sync/wait",
     ]
 
     /// The route as logged: its template (no ids), or "(unknown route)".
@@ -83,6 +95,21 @@ struct ServerRouter: Sendable {
             return try Self.json(accounts.recoveryBlob(Self.decode(RecoveryProof.self, request), address: request.clientAddress))
         case "POST /v1/recovery/complete":
             return try Self.json(accounts.completeRecovery(Self.decode(RecoveryCompleteRequest.self, request), address: request.clientAddress))
+        case "POST /v1/sync/pull":
+            let session = try accounts.session(token: Self.bearer(request), address: request.clientAddress)
+            return try Self.json(sync.pull(session, Self.decode(SyncPullRequest.self, request)))
+        case "POST /v1/sync/push":
+            let session = try accounts.session(token: Self.bearer(request), address: request.clientAddress)
+            return try Self.json(sync.push(session, Self.decode(SyncPushRequest.self, request)))
+        case "POST /v1/sync/wait":
+            let account = try accounts.session(token: Self.bearer(request), address: request.clientAddress).accountID
+            let since = try Self.decode(SyncWaitRequest.self, request).since
+            let sync = self.sync
+            return HTTPResponse.later { respond in
+                sync.hub.wait(account: account, since: since, seconds: Double(SyncWaitRequest.seconds), current: { try sync.revision(account: account) }) { revision in
+                    respond((try? Self.json(SyncWaitReply(revision: revision))) ?? Self.failure(ProtocolError(.internalError)))
+                }
+            }
         case "GET /v1/activity":
             return try Self.json(accounts.activity(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
         case "POST /v1/devices/signout-others":
@@ -117,7 +144,7 @@ struct ServerRouter: Sendable {
             case .signInFailed, .challengeExpired, .notSignedIn, .twoFactorRequired, .twoFactorCodeWrong: 401
             case .notFound, .deviceNotFound: 404
             case .rateLimited: 429
-            case .accountExists, .accountIDTaken: 409
+            case .accountExists, .accountIDTaken, .syncConflict: 409
             case .signupClosed, .invitationInvalid: 403
             default: 500
             }

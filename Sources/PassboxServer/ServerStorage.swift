@@ -94,6 +94,47 @@ enum ServerSchema {
                 expires INTEGER NOT NULL
             );
             """),
+        Migration(7, """
+            CREATE TABLE sync_accounts (
+                account_id TEXT PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+                revision INTEGER NOT NULL
+            );
+            CREATE TABLE sync_vaults (
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                vault_id TEXT NOT NULL,
+                key_version INTEGER NOT NULL,
+                wrapped_key BLOB NOT NULL,
+                manifest_version INTEGER NOT NULL,
+                revision INTEGER NOT NULL,
+                PRIMARY KEY (account_id, vault_id)
+            );
+            CREATE TABLE sync_manifests (
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                vault_id TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                body BLOB NOT NULL,
+                meta BLOB NOT NULL,
+                revision INTEGER NOT NULL,
+                PRIMARY KEY (account_id, vault_id, version)
+            );
+            CREATE INDEX sync_manifests_revision ON sync_manifests (account_id, revision);
+            CREATE TABLE sync_items (
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                vault_id TEXT NOT NULL,
+                item_id TEXT NOT NULL,
+                revision INTEGER NOT NULL,
+                envelope BLOB,
+                PRIMARY KEY (account_id, vault_id, item_id)
+            );
+            CREATE INDEX sync_items_revision ON sync_items (account_id, revision);
+            CREATE TABLE sync_operations (
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                op_id TEXT NOT NULL,
+                revision INTEGER NOT NULL,
+                created INTEGER NOT NULL,
+                PRIMARY KEY (account_id, op_id)
+            );
+            """),
     ]
 }
 

@@ -41,4 +41,8 @@ int CPQ_length(void *result, int row, int column);
 const char *CPQ_changedRows(void *result);
 void CPQ_clear(void *result);
 
+/// Waits up to `timeoutMilliseconds` for a notification of a channel this connection LISTENs on: 1 with its
+/// payload copied, 0 when none came, -1 when the connection failed.
+int CPQ_waitNotification(void *connection, int timeoutMilliseconds, char *payload, size_t payloadLength);
+
 #endif

@@ -36,7 +36,7 @@ extension Vault {
     }
 
     private func writePrelude(into w: inout MessagePackWriter) {
-        w.writeMapHeader(2 + (created == nil ? 0 : 1) + (lastBreachCheck == nil ? 0 : 1) + unknown.count)
+        w.writeMapHeader(2 + (created == nil ? 0 : 1) + (lastBreachCheck == nil ? 0 : 1) + (vaults.isEmpty ? 0 : 1) + (sync == nil ? 0 : 1) + unknown.count)
         w.write("items")
         w.writeArrayHeader(items.count)
     }
@@ -52,6 +52,16 @@ extension Vault {
         if let lastBreachCheck {
             w.write("lastBreachCheck")
             w.write(lastBreachCheck.passboxMilliseconds)
+        }
+        if !vaults.isEmpty {
+            w.write("vaults")
+            w.writeArrayHeader(vaults.count)
+            for info in vaults { info.pack(into: &w) }
+        }
+        if let sync {
+            // Device-local bookkeeping, as JSON inside the payload (docs/FORMATS.md "Sync state").
+            w.write("sync")
+            w.write(binary: Array((try? SyncState.encoder.encode(sync)) ?? Data()))
         }
         w.writeUnknown(unknown)
     }
@@ -90,6 +100,14 @@ extension Vault {
                 for _ in 0..<count { slotOrder.append(Int(try r.readInt())) }
             case "created": created = Date(passboxMilliseconds: try r.readInt())
             case "lastBreachCheck": lastBreachCheck = Date(passboxMilliseconds: try r.readInt())
+            case "vaults":
+                let count = try r.readArrayHeader()
+                for _ in 0..<count { vaults.append(try VaultInfo(unpacking: &r)) }
+            case "sync":
+                let bytes = try r.readBinary()
+                guard let state = try? JSONDecoder().decode(SyncState.self, from: Data(bytes)) else { throw MessagePackError(reason: "the sync state does not read") }
+                guard state.v <= SyncState.currentVersion else { throw MessagePackError(reason: "the sync state is of a newer version (\(state.v))") }
+                sync = state
             default: unknown[key] = try r.readValue()
             }
         }
@@ -112,6 +130,7 @@ extension Item {
         let presentDates = dates.filter { $0.1 != nil }
         let count = 4 + presentDates.count + (websites.isEmpty ? 0 : 1) + (notes.isEmpty ? 0 : 1) + (tags.isEmpty ? 0 : 1)
             + (isFavorite ? 1 : 0) + (history.isEmpty ? 0 : 1) + (dismissals.isEmpty ? 0 : 1) + (passwordBreach == nil ? 0 : 1) + unknown.count
+            + (vaultID == nil ? 0 : 1) + (syncBase == nil ? 0 : 1) + (syncPending ? 1 : 0)
         w.writeMapHeader(count)
         w.write("id")
         w.write(id)
@@ -169,6 +188,24 @@ extension Item {
             w.write("fingerprint")
             w.write(mark.fingerprint)
         }
+        if let vaultID {
+            w.write("vault")
+            w.write(vaultID)
+        }
+        if let base = syncBase {
+            w.write("syncBase")
+            w.writeMapHeader(3)
+            w.write("vault")
+            w.write(base.vaultID)
+            w.write("revision")
+            w.write(base.revision)
+            w.write("envelope")
+            w.write(binary: base.envelope)
+        }
+        if syncPending {
+            w.write("syncPending")
+            w.write(true)
+        }
         w.writeUnknown(unknown)
     }
 
@@ -212,10 +249,97 @@ extension Item {
                     }
                 }
                 passwordBreach = mark
+            case "vault": vaultID = try r.readString()
+            case "syncBase":
+                var base = SyncBase(vaultID: "", revision: 0, envelope: [])
+                for _ in 0..<(try r.readMapHeader()) {
+                    switch try r.readString() {
+                    case "vault": base.vaultID = try r.readString()
+                    case "revision": base.revision = try r.readInt()
+                    case "envelope": base.envelope = try r.readBinary()
+                    default: _ = try r.readValue()
+                    }
+                }
+                syncBase = base
+            case "syncPending": syncPending = try r.readBool()
             default: unknown[key] = try r.readValue()
             }
         }
         guard sawID else { throw MessagePackError(reason: "an item has no id") }
+    }
+}
+
+extension VaultInfo {
+    func pack(into w: inout MessagePackWriter) {
+        w.writeMapHeader(2 + (icon == nil ? 0 : 1) + (colour == nil ? 0 : 1) + (created == nil ? 0 : 1) + unknown.count)
+        w.write("id")
+        w.write(id)
+        w.write("name")
+        w.write(name)
+        if let icon {
+            w.write("icon")
+            w.write(icon.rawValue)
+        }
+        if let colour {
+            w.write("colour")
+            w.write(colour.rawValue)
+        }
+        if let created {
+            w.write("created")
+            w.write(created.passboxMilliseconds)
+        }
+        w.writeUnknown(unknown)
+    }
+
+    /// The vault's name and look as synced (inside its metadata envelope).
+    public func packed() -> [UInt8] {
+        var w = MessagePackWriter(capacity: 128)
+        pack(into: &w)
+        return w.bytes
+    }
+
+    public init(unpacking bytes: UnsafeRawBufferPointer) throws {
+        var r = MessagePackReader(bytes)
+        try self.init(unpacking: &r)
+        guard r.isAtEnd else { throw MessagePackError(reason: "bytes after the vault's name") }
+    }
+
+    init(unpacking r: inout MessagePackReader) throws {
+        self.init(id: "", name: "")
+        for _ in 0..<(try r.readMapHeader()) {
+            let key = try r.readString()
+            switch key {
+            case "id": id = try r.readString()
+            case "name": name = try r.readString()
+            // An icon or colour of a newer version shows as the default and is written back as it came.
+            case "icon":
+                let raw = try r.readString()
+                if let known = VaultIcon(rawValue: raw) { icon = known } else { unknown[key] = .string(raw) }
+            case "colour":
+                let raw = try r.readString()
+                if let known = VaultColour(rawValue: raw) { colour = known } else { unknown[key] = .string(raw) }
+            case "created": created = Date(passboxMilliseconds: try r.readInt())
+            default: unknown[key] = try r.readValue()
+            }
+        }
+        guard !id.isEmpty else { throw MessagePackError(reason: "a vault has no id") }
+    }
+}
+
+extension SyncState {
+    static var encoder: JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = .sortedKeys
+        return e
+    }
+}
+
+extension Item {
+    /// Decodes one item packed by `packed()`.
+    public init(unpacking bytes: UnsafeRawBufferPointer) throws {
+        var r = MessagePackReader(bytes)
+        try self.init(unpacking: &r)
+        guard r.isAtEnd else { throw MessagePackError(reason: "bytes after the item") }
     }
 }
 

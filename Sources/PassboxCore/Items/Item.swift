@@ -31,6 +31,12 @@ public struct Item: Sendable, Equatable {
     public var passwordBreach: PasswordBreachMark?
     /// Keys written by a newer Passbox, kept unchanged on save.
     public var unknown: [String: PackedValue]
+    /// The vault the item is in (`Vault.vaults`); nil in a file made before vaults existed: the first vault.
+    public var vaultID: String?
+    /// The item as the account's server last held it (account vaults only).
+    public var syncBase: SyncBase?
+    /// Whether this device changed the item since the server last held it (to be pushed).
+    public var syncPending = false
 
     public init(
         id: String = Identifier.generateItemID(), category: Category, title: String = "", fields: [Field]? = nil,
@@ -90,6 +96,21 @@ public struct Item: Sendable, Equatable {
     var snapshot: Item {
         var copy = self
         copy.history = []
+        copy.vaultID = nil
+        copy.syncBase = nil
+        copy.syncPending = false
+        return copy
+    }
+
+    /// The item as it is synced: without what belongs to this device only (when it was last used or filled
+    /// here, where it is on the server, whether it waits to be pushed).
+    public var synced: Item {
+        var copy = self
+        copy.lastUsed = nil
+        copy.lastFilled = nil
+        copy.vaultID = nil
+        copy.syncBase = nil
+        copy.syncPending = false
         return copy
     }
 

@@ -38,6 +38,7 @@ extension SecurityCheck {
             guard let p = vault.items[i].password else { continue }
             let count = occurrences[p] ?? 0
             vault.items[i].passwordBreach = PasswordBreachMark(checkedAt: checkedAt, occurrences: count, fingerprint: fingerprint(p))
+            vault.items[i].syncPending = true
             checked += 1
             if count > 0 {
                 breached += 1

@@ -13,6 +13,10 @@ public struct Vault: Sendable, Equatable {
     public var lastBreachCheck: Date?
     /// Keys written by a newer Passbox, kept unchanged.
     public var unknown: [String: PackedValue]
+    /// The vaults items are kept in (VLT-1); empty in a file made before vaults existed.
+    public var vaults: [VaultInfo] = []
+    /// An account's sync state (account vaults only).
+    public var sync: SyncState?
 
     /// History keeps at least this many versions…
     public static let historyMinimumCount = 50
@@ -52,6 +56,8 @@ public struct Vault: Sendable, Equatable {
         saved.created = saved.created ?? now
         saved.lastChanged = now
         saved.trashedAt = nil
+        saved.syncBase = nil
+        saved.syncPending = true
         items.append(saved)
         return saved
     }
@@ -69,9 +75,11 @@ public struct Vault: Sendable, Equatable {
         edited = try edited.validated()
         edited.id = before.id
         edited.history = before.history
+        (edited.vaultID, edited.syncBase) = (before.vaultID, before.syncBase)
         if edited.snapshot == before.snapshot { return before }
         edited.history.append(ItemVersion(replacedAt: now, item: before.snapshot))
         edited.lastChanged = now
+        edited.syncPending = true
         edited.history = Vault.prunedHistory(edited.history, now: now)
         items[i] = edited
         return edited
@@ -103,6 +111,7 @@ public struct Vault: Sendable, Equatable {
         let i = try index(of: id)
         guard !items[i].isTrashed else { throw VaultError.itemInTrash(items[i].title) }
         items[i].trashedAt = now
+        items[i].syncPending = true
     }
 
     /// Takes an item out of the trash.
@@ -110,12 +119,14 @@ public struct Vault: Sendable, Equatable {
         let i = try index(of: id)
         guard items[i].isTrashed else { throw VaultError.itemNotInTrash(items[i].title) }
         items[i].trashedAt = nil
+        items[i].syncPending = true
     }
 
     /// Deletes a trashed item for good.
     public mutating func deleteForever(id: String) throws {
         let i = try index(of: id)
         guard items[i].isTrashed else { throw VaultError.itemNotInTrash(items[i].title) }
+        noteRemoval(items[i])
         items.remove(at: i)
     }
 
@@ -123,6 +134,7 @@ public struct Vault: Sendable, Equatable {
     @discardableResult
     public mutating func emptyTrash() -> Int {
         let before = items.count
+        for item in items where item.isTrashed { noteRemoval(item) }
         items.removeAll(where: \.isTrashed)
         return before - items.count
     }
@@ -132,12 +144,19 @@ public struct Vault: Sendable, Equatable {
     public mutating func purgeTrash(now: Date) -> Int {
         let cutoff = now.addingTimeInterval(-Double(Vault.trashRetentionDays) * 86_400)
         let before = items.count
+        for item in items where (item.trashedAt.map { $0 < cutoff }) ?? false { noteRemoval(item) }
         items.removeAll { ($0.trashedAt.map { $0 < cutoff }) ?? false }
         return before - items.count
     }
 
+    /// Remembers that an item the server holds was deleted here, so the next push deletes it there.
+    mutating func noteRemoval(_ item: Item) {
+        guard let base = item.syncBase, sync != nil else { return }
+        sync!.removals[item.id] = SyncRemoval(vaultID: base.vaultID, hash: SyncHash.of(base.envelope))
+    }
+
     /// Keeps the newest `historyMinimumCount` versions and every version replaced in the last year.
-    static func prunedHistory(_ history: [ItemVersion], now: Date) -> [ItemVersion] {
+    public static func prunedHistory(_ history: [ItemVersion], now: Date) -> [ItemVersion] {
         let cutoff = now.addingTimeInterval(-Double(historyMinimumDays) * 86_400)
         let keepFrom = max(0, history.count - historyMinimumCount)
         return history.enumerated().filter { $0.offset >= keepFrom || $0.element.replacedAt >= cutoff }.map(\.element)
@@ -159,6 +178,7 @@ extension Vault {
         let i = try index(of: itemID)
         items[i].dismissals.removeAll { $0 == kind }
         if dismissed { items[i].dismissals.append(kind) }
+        items[i].syncPending = true
     }
 
     /// Records that an item filled a form on this device.

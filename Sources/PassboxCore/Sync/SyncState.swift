@@ -1,0 +1,148 @@
+import Foundation
+import PassboxCrypto
+
+/// The hash that names an envelope in manifests and removals: SHA-256.
+public enum SyncHash {
+    public static func of(_ bytes: [UInt8]) -> [UInt8] { Hash.sha256(bytes) }
+}
+
+/// What a device keeps to sync an account's vaults (inside the encrypted vault payload, key `"sync"`,
+/// docs/FORMATS.md "Sync state"): the keys that sign manifests and wrap vault keys, each vault's key and the
+/// last manifest it verified, and what is waiting to be pushed. Device-local: it never travels as such.
+public struct SyncState: Sendable, Equatable, Codable {
+    public static let currentVersion = 1
+    public var v = SyncState.currentVersion
+    /// The account this state belongs to.
+    public var accountID: String
+    /// The Ed25519 seed of the account's keyset (signs manifests) and the key that wraps personal vault keys
+    /// (HKDF over the keyset's private halves), kept so quick unlock can sync without the master password.
+    public var signSeed: Data
+    public var wrapKey: Data
+    /// The account's public signing key: every manifest must verify under it.
+    public var signPublicKey: Data
+    /// The highest server revision pulled.
+    public var revision: Int64 = 0
+    public var lastSync: Date?
+    /// The code of the last sync's failure, until a sync succeeds.
+    public var lastFailure: String?
+    /// Per vault: its key and the newest manifest this device verified.
+    public var vaults: [String: SyncedVault] = [:]
+    /// Items deleted here (for good) that the server still has: item id → where and what it holds.
+    public var removals: [String: SyncRemoval] = [:]
+    /// Items the server holds as deleted, per vault (the manifest tree counts them).
+    public var tombstones: [String: [String]] = [:]
+    /// Server items this device could not decrypt; listed, never deleted (ERR-6).
+    public var undecryptable: [UndecryptableEntry] = []
+    /// What the user should hear about merges (kept until `passbox sync` shows them).
+    public var notices: [SyncNotice] = []
+    /// The push sent but not yet answered (its wire bytes), sent again unchanged, so the server applies it once.
+    public var inFlight: Data?
+
+    public init(accountID: String, signSeed: [UInt8], wrapKey: [UInt8], signPublicKey: [UInt8]) {
+        self.accountID = accountID
+        self.signSeed = Data(signSeed)
+        self.wrapKey = Data(wrapKey)
+        self.signPublicKey = Data(signPublicKey)
+    }
+
+    /// The most notices kept (the oldest go first).
+    public static let noticeLimit = 200
+
+    public mutating func add(_ notice: SyncNotice) {
+        notices.append(notice)
+        if notices.count > Self.noticeLimit { notices.removeFirst(notices.count - Self.noticeLimit) }
+    }
+}
+
+/// A vault as this device last verified it on the server.
+public struct SyncedVault: Sendable, Equatable, Codable {
+    public var keyVersion: Int
+    /// The vault key (32 bytes), and its wrapped form as the server holds it.
+    public var key: Data
+    public var wrappedKey: Data
+    /// The newest manifest verified: its version and hash (0 and empty before the first push).
+    public var manifestVersion: Int64
+    public var manifestHash: Data
+    /// The vault's name and look as the server holds them (an envelope), and whether they changed here.
+    public var meta: Data?
+    public var metaPending: Bool
+
+    public init(keyVersion: Int, key: [UInt8], wrappedKey: [UInt8], manifestVersion: Int64 = 0, manifestHash: [UInt8] = [], meta: [UInt8]? = nil, metaPending: Bool) {
+        self.keyVersion = keyVersion
+        self.key = Data(key)
+        self.wrappedKey = Data(wrappedKey)
+        self.manifestVersion = manifestVersion
+        self.manifestHash = Data(manifestHash)
+        self.meta = meta.map { Data($0) }
+        self.metaPending = metaPending
+    }
+}
+
+/// An item as the server last held it, kept with the item: the common ancestor of a merge, and a leaf of
+/// its vault's manifest tree.
+public struct SyncBase: Sendable, Equatable {
+    public var vaultID: String
+    public var revision: Int64
+    /// The server's envelope of the item.
+    public var envelope: [UInt8]
+
+    public init(vaultID: String, revision: Int64, envelope: [UInt8]) {
+        self.vaultID = vaultID
+        self.revision = revision
+        self.envelope = envelope
+    }
+}
+
+public struct SyncRemoval: Sendable, Equatable, Codable {
+    public var vaultID: String
+    /// SHA-256 of the envelope the server holds.
+    public var hash: Data
+    public init(vaultID: String, hash: [UInt8]) {
+        self.vaultID = vaultID
+        self.hash = Data(hash)
+    }
+}
+
+public struct UndecryptableEntry: Sendable, Equatable, Codable {
+    public var vaultID: String
+    public var itemID: String
+    public var revision: Int64
+    public var hash: Data
+    /// What failed, in technical words ("authentication failed", "envelope version 2").
+    public var reason: String
+    public init(vaultID: String, itemID: String, revision: Int64, hash: [UInt8], reason: String) {
+        self.vaultID = vaultID
+        self.itemID = itemID
+        self.revision = revision
+        self.hash = Data(hash)
+        self.reason = reason
+    }
+}
+
+/// Something a merge decided that the user should know.
+public struct SyncNotice: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        /// The same field changed on two devices: one value is current, the other is in the item's history.
+        case fieldConflict
+        /// Deleted on one device, edited on another: the edit is kept.
+        case deletedEdited
+        /// Trashed on one device, edited on another: the item is taken out of the trash.
+        case trashedEdited
+        /// Moved to two vaults at once: the other device's move is kept.
+        case movedTwice
+    }
+    public var kind: Kind
+    public var at: Date
+    public var itemID: String
+    public var title: String
+    /// The fields concerned (labels), for fieldConflict.
+    public var fields: [String]
+
+    public init(kind: Kind, at: Date, itemID: String, title: String, fields: [String] = []) {
+        self.kind = kind
+        self.at = at
+        self.itemID = itemID
+        self.title = title
+        self.fields = fields
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+// The sync routes of `passbox server` (docs/PROTOCOL.md "Sync"). Everything about an item or a vault is an
+// envelope the server cannot open; what it sees is ids, sizes, revisions and manifests.
+
+/// `POST /v1/sync/pull`: what changed after revision `since`, a page at a time.
+public struct SyncPullRequest: Codable, Sendable {
+    public var since: Int64
+    /// Items per page (the server caps it at `SyncPullRequest.pageLimit`).
+    public var limit: Int?
+    public static let pageLimit = 2_000
+    public init(since: Int64, limit: Int? = nil) {
+        self.since = since
+        self.limit = limit
+    }
+}
+
+public struct SyncPullReply: Codable, Sendable {
+    /// The page covers the revisions after `since` up to and including this one.
+    public var revision: Int64
+    /// Whether later revisions wait for another page.
+    public var more: Bool
+    /// Every vault of the account.
+    public var vaults: [SyncVaultRecord]
+    public var items: [SyncItemRecord]
+    /// The manifests written in the page, oldest first per vault.
+    public var manifests: [SyncManifestRecord]
+    public init(revision: Int64, more: Bool, vaults: [SyncVaultRecord], items: [SyncItemRecord], manifests: [SyncManifestRecord]) {
+        self.revision = revision
+        self.more = more
+        self.vaults = vaults
+        self.items = items
+        self.manifests = manifests
+    }
+}
+
+/// A vault of the account (every one, in every page): its key as wrapped for the owner, and its newest
+/// manifest version.
+public struct SyncVaultRecord: Codable, Sendable, Equatable {
+    public var vaultID: String
+    public var keyVersion: Int
+    /// The vault key, wrapped (for a personal vault: under the owner's wrap key).
+    public var key: Data
+    public var manifestVersion: Int64
+    public init(vaultID: String, keyVersion: Int, key: Data, manifestVersion: Int64) {
+        self.vaultID = vaultID
+        self.keyVersion = keyVersion
+        self.key = key
+        self.manifestVersion = manifestVersion
+    }
+}
+
+public struct SyncItemRecord: Codable, Sendable, Equatable {
+    public var vaultID: String
+    public var itemID: String
+    public var revision: Int64
+    /// The item's envelope; nil when it was deleted.
+    public var envelope: Data?
+    public init(vaultID: String, itemID: String, revision: Int64, envelope: Data?) {
+        self.vaultID = vaultID
+        self.itemID = itemID
+        self.revision = revision
+        self.envelope = envelope
+    }
+}
+
+public struct SyncManifestRecord: Codable, Sendable, Equatable {
+    public var vaultID: String
+    public var version: Int64
+    /// The encoded, signed manifest (docs/FORMATS.md "Manifest").
+    public var manifest: Data
+    /// The vault's name and look as of this version, sealed under the vault key (its hash is in the manifest).
+    public var meta: Data
+    public init(vaultID: String, version: Int64, manifest: Data, meta: Data) {
+        self.vaultID = vaultID
+        self.version = version
+        self.manifest = manifest
+        self.meta = meta
+    }
+}
+
+/// `POST /v1/sync/push`: writes to one or more vaults, applied together or not at all. Each vault's write
+/// names the manifest version it was made on (compare-and-swap); `opID` makes a retried push apply once.
+public struct SyncPushRequest: Codable, Sendable, Equatable {
+    public var opID: String
+    public var vaults: [SyncVaultWrite]
+    public init(opID: String, vaults: [SyncVaultWrite]) {
+        self.opID = opID
+        self.vaults = vaults
+    }
+}
+
+public struct SyncVaultWrite: Codable, Sendable, Equatable {
+    public var vaultID: String
+    /// The manifest version the write is made on (0: the vault is new).
+    public var baseVersion: Int64
+    /// The new manifest: version `baseVersion + 1`, signed.
+    public var manifest: Data
+    public var keyVersion: Int
+    /// The wrapped vault key, for a new vault.
+    public var key: Data?
+    /// The vault's name and look, when new or changed.
+    public var meta: Data?
+    public var items: [SyncItemWrite]
+    public init(vaultID: String, baseVersion: Int64, manifest: Data, keyVersion: Int, key: Data?, meta: Data?, items: [SyncItemWrite]) {
+        self.vaultID = vaultID
+        self.baseVersion = baseVersion
+        self.manifest = manifest
+        self.keyVersion = keyVersion
+        self.key = key
+        self.meta = meta
+        self.items = items
+    }
+}
+
+public struct SyncItemWrite: Codable, Sendable, Equatable {
+    public var itemID: String
+    /// The new envelope; nil deletes the item.
+    public var envelope: Data?
+    public init(itemID: String, envelope: Data?) {
+        self.itemID = itemID
+        self.envelope = envelope
+    }
+}
+
+public struct SyncPushReply: Codable, Sendable {
+    /// The revision the push made (or made earlier, for a retry).
+    public var revision: Int64
+    /// The push was applied before (an answer that was lost); nothing was applied twice.
+    public var replayed: Bool
+    public init(revision: Int64, replayed: Bool) {
+        self.revision = revision
+        self.replayed = replayed
+    }
+}
+
+/// `POST /v1/sync/wait`: answered as soon as the account's revision is past `since`, or after
+/// `SyncWaitRequest.seconds` with the revision unchanged (a long poll).
+public struct SyncWaitRequest: Codable, Sendable {
+    public var since: Int64
+    public static let seconds = 20
+    public init(since: Int64) { self.since = since }
+}
+
+public struct SyncWaitReply: Codable, Sendable {
+    public var revision: Int64
+    public init(revision: Int64) { self.revision = revision }
+}

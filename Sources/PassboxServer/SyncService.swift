@@ -1,0 +1,242 @@
+import Foundation
+import PassboxCrypto
+import PassboxProtocol
+import PassboxSQL
+import PassboxSync
+
+/// The sync operations of the server (docs/PROTOCOL.md "Sync"): it keeps each account's vaults as the
+/// devices wrote them (wrapped keys, sealed names, item envelopes, signed manifests) and accepts a write
+/// only on top of a vault's current manifest. Every push takes the account's next revision; a pull hands out
+/// what changed after a revision.
+struct SyncService: Sendable {
+    let pool: ConnectionPool
+    let hub: SyncHub
+    let isPostgres: Bool
+    /// The most items one push may carry.
+    static let pushItemLimit = 1_000
+    /// A page of a pull stops at a revision boundary once it holds this many envelope bytes.
+    static let pageBytes = 2 << 20
+
+    static func checkedID(_ id: String, _ name: String) throws -> String {
+        guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F })
+        else { throw ProtocolError(.badRequest, ["reason": "\(name) must be 1 to 64 letters, digits, - or _"]) }
+        return id
+    }
+
+    func push(_ session: AccountService.Session, _ request: SyncPushRequest) throws -> SyncPushReply {
+        let opID = try Self.checkedID(request.opID, "opID")
+        guard !request.vaults.isEmpty, request.vaults.count <= 64 else { throw ProtocolError(.badRequest, ["reason": "a push writes 1 to 64 vaults"]) }
+        guard request.vaults.reduce(0, { $0 + $1.items.count }) <= Self.pushItemLimit else {
+            throw ProtocolError(.badRequest, ["reason": "a push carries at most \(Self.pushItemLimit) items"])
+        }
+        guard Set(request.vaults.map(\.vaultID)).count == request.vaults.count else { throw ProtocolError(.badRequest, ["reason": "a vault is written twice"]) }
+        let account = session.accountID
+        let reply: SyncPushReply = try pool.with { db in
+            try db.transaction {
+                if let done = try db.rows("SELECT revision FROM sync_operations WHERE account_id = ? AND op_id = ?", [.text(account), .text(opID)]).first {
+                    return SyncPushReply(revision: done[0].integer ?? 0, replayed: true)
+                }
+                guard let keyset = try db.rows("SELECT keyset FROM accounts WHERE id = ?", [.text(account)]).first?[0].blob, keyset.count >= 65 else {
+                    throw ProtocolError(.notSignedIn)
+                }
+                let signer = Array(keyset[33..<65])
+                // The account's row of revisions is the one all its pushes update first: on PostgreSQL it orders
+                // them, so two pushes never both pass the manifest checks below.
+                let revision = try db.rows(
+                    """
+                    INSERT INTO sync_accounts (account_id, revision) VALUES (?, 1)
+                    ON CONFLICT (account_id) DO UPDATE SET revision = sync_accounts.revision + 1 RETURNING revision
+                    """, [.text(account)]
+                ).first?[0].integer ?? 0
+                for write in request.vaults { try apply(db, write, account: account, signer: signer, revision: revision) }
+                try db.run(
+                    "INSERT INTO sync_operations (account_id, op_id, revision, created) VALUES (?, ?, ?, ?)",
+                    [.text(account), .text(opID), .integer(revision), .integer(milliseconds(Date()))])
+                // Kept a day: a device retries a lost answer within minutes.
+                if SecureRandom.uniform(64) == 0 {
+                    try db.run("DELETE FROM sync_operations WHERE account_id = ? AND created < ?", [.text(account), .integer(milliseconds(Date()) - 86_400_000)])
+                }
+                if isPostgres { _ = try db.rows("SELECT pg_notify('passbox_sync', ?)", [.text("\(account):\(revision)")]) }
+                return SyncPushReply(revision: revision, replayed: false)
+            }
+        }
+        if !reply.replayed { hub.notify(account: account, revision: reply.revision) }
+        return reply
+    }
+
+    private func apply(_ db: any SQLConnection, _ write: SyncVaultWrite, account: String, signer: [UInt8], revision: Int64) throws {
+        let vault = try Self.checkedID(write.vaultID, "vaultID")
+        guard let manifest = try? Manifest(decoding: Array(write.manifest)), manifest.vaultID == vault, manifest.version == write.baseVersion + 1,
+            manifest.keyVersion == write.keyVersion, manifest.signer == account, manifest.isSigned(by: signer)
+        else { throw ProtocolError(.badRequest, ["reason": "the manifest of vault \(vault) is not the next version signed by the account"]) }
+        let current = try db.rows("SELECT manifest_version, key_version FROM sync_vaults WHERE account_id = ? AND vault_id = ?", [.text(account), .text(vault)]).first
+        let meta: [UInt8]
+        if let current {
+            guard current[0].integer == write.baseVersion else { throw ProtocolError(.syncConflict, ["vault": vault]) }
+            guard current[1].integer == Int64(write.keyVersion), write.key == nil else { throw ProtocolError(.badRequest, ["reason": "vault keys change only by rotation"]) }
+            if let given = write.meta {
+                meta = Array(given)
+            } else {
+                meta = try db.rows(
+                    "SELECT meta FROM sync_manifests WHERE account_id = ? AND vault_id = ? AND version = ?", [.text(account), .text(vault), .integer(write.baseVersion)]
+                ).first?[0].blob ?? []
+            }
+            try db.run(
+                "UPDATE sync_vaults SET manifest_version = ?, revision = ? WHERE account_id = ? AND vault_id = ?",
+                [.integer(manifest.version), .integer(revision), .text(account), .text(vault)])
+        } else {
+            guard write.baseVersion == 0 else { throw ProtocolError(.syncConflict, ["vault": vault]) }
+            guard let key = write.key, let given = write.meta else { throw ProtocolError(.badRequest, ["reason": "a new vault needs its key and name"]) }
+            meta = Array(given)
+            do {
+                try db.run(
+                    "INSERT INTO sync_vaults (account_id, vault_id, key_version, wrapped_key, manifest_version, revision) VALUES (?, ?, ?, ?, ?, ?)",
+                    [.text(account), .text(vault), .integer(Int64(write.keyVersion)), .blob(Array(key)), .integer(manifest.version), .integer(revision)])
+            } catch let error as SQLEngineError where error.isUniqueViolation {
+                throw ProtocolError(.syncConflict, ["vault": vault])
+            }
+        }
+        guard Hash.sha256(meta) == manifest.metaHash else { throw ProtocolError(.badRequest, ["reason": "the manifest of vault \(vault) names another name envelope"]) }
+        try db.run(
+            "INSERT INTO sync_manifests (account_id, vault_id, version, body, meta, revision) VALUES (?, ?, ?, ?, ?, ?)",
+            [.text(account), .text(vault), .integer(manifest.version), .blob(Array(write.manifest)), .blob(meta), .integer(revision)])
+        for item in write.items {
+            let id = try Self.checkedID(item.itemID, "itemID")
+            try db.run(
+                """
+                INSERT INTO sync_items (account_id, vault_id, item_id, revision, envelope) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (account_id, vault_id, item_id) DO UPDATE SET revision = excluded.revision, envelope = excluded.envelope
+                """, [.text(account), .text(vault), .text(id), .integer(revision), item.envelope.map { .blob(Array($0)) } ?? .null])
+        }
+    }
+
+    func pull(_ session: AccountService.Session, _ request: SyncPullRequest) throws -> SyncPullReply {
+        let account = session.accountID
+        // A page holds at least one whole push.
+        let limit = min(max(request.limit ?? SyncPullRequest.pageLimit, Self.pushItemLimit), SyncPullRequest.pageLimit)
+        return try pool.with { db in
+            try db.transaction {
+                let latest = try db.rows("SELECT revision FROM sync_accounts WHERE account_id = ?", [.text(account)]).first?[0].integer ?? 0
+                let since = max(0, min(request.since, latest))
+                let rows = try db.rows(
+                    "SELECT vault_id, item_id, revision, envelope FROM sync_items WHERE account_id = ? AND revision > ? ORDER BY revision LIMIT ?",
+                    [.text(account), .integer(since), .integer(Int64(limit + 1))])
+                // The page ends at a revision boundary: past `limit` items or `pageBytes` bytes, the revision that
+                // crosses the line waits for the next page (one push is never split).
+                var upto = latest
+                var more = false
+                var bytes = 0
+                var lastRevision: Int64 = since
+                for (i, row) in rows.enumerated() {
+                    let r = row[2].integer ?? 0
+                    if r != lastRevision, i >= limit || bytes > Self.pageBytes {
+                        upto = lastRevision
+                        more = true
+                        break
+                    }
+                    lastRevision = r
+                    bytes += row[3].blob?.count ?? 0
+                }
+                if !more && rows.count > limit {
+                    // The last revision fetched may go on past the rows fetched: it waits for the next page.
+                    upto = (rows.last?[2].integer ?? since) - 1
+                    more = true
+                }
+                let items = rows.compactMap { row -> SyncItemRecord? in
+                    guard let r = row[2].integer, r <= upto else { return nil }
+                    return SyncItemRecord(vaultID: row[0].text ?? "", itemID: row[1].text ?? "", revision: r, envelope: row[3].blob.map { Data($0) })
+                }
+                let manifests = try db.rows(
+                    "SELECT vault_id, version, body, meta FROM sync_manifests WHERE account_id = ? AND revision > ? AND revision <= ? ORDER BY vault_id, version",
+                    [.text(account), .integer(since), .integer(upto)]
+                ).map { SyncManifestRecord(vaultID: $0[0].text ?? "", version: $0[1].integer ?? 0, manifest: Data($0[2].blob ?? []), meta: Data($0[3].blob ?? [])) }
+                let vaults = try db.rows(
+                    "SELECT vault_id, key_version, wrapped_key, manifest_version FROM sync_vaults WHERE account_id = ? ORDER BY vault_id", [.text(account)]
+                ).map { SyncVaultRecord(vaultID: $0[0].text ?? "", keyVersion: Int($0[1].integer ?? 0), key: Data($0[2].blob ?? []), manifestVersion: $0[3].integer ?? 0) }
+                return SyncPullReply(revision: upto, more: more, vaults: vaults, items: items, manifests: manifests)
+            }
+        }
+    }
+
+    func revision(account: String) throws -> Int64 {
+        try pool.with { db in try db.rows("SELECT revision FROM sync_accounts WHERE account_id = ?", [.text(account)]).first?[0].integer ?? 0 }
+    }
+}
+
+/// Who waits for an account's next change (long polls), and the news of changes: from this process's
+/// pushes, and on PostgreSQL from every process's through LISTEN/NOTIFY.
+final class SyncHub: @unchecked Sendable {
+    // @unchecked: `waiters` and `stopped` are touched only under `lock`.
+    private final class Waiter: @unchecked Sendable {
+        let since: Int64
+        private var respond: (@Sendable (Int64) -> Void)?
+        private let lock = NSLock()
+        init(since: Int64, respond: @escaping @Sendable (Int64) -> Void) {
+            self.since = since
+            self.respond = respond
+        }
+        /// Answers once; later calls do nothing.
+        func answer(_ revision: Int64) {
+            lock.lock()
+            let r = respond
+            respond = nil
+            lock.unlock()
+            r?(revision)
+        }
+    }
+
+    private let lock = NSLock()
+    private var waiters: [String: [ObjectIdentifier: Waiter]] = [:]
+    private var stopped = false
+    /// Long polls held at once; past it a wait is answered at once (the device polls again later).
+    static let waiterLimit = 4_096
+
+    /// Parks a long poll; `current` reads the account's revision after the waiter is registered (so a push
+    /// that lands in between is not missed).
+    func wait(account: String, since: Int64, seconds: Double, current: () throws -> Int64, respond: @escaping @Sendable (Int64) -> Void) {
+        let waiter = Waiter(since: since, respond: respond)
+        let key = ObjectIdentifier(waiter)
+        lock.lock()
+        let full = stopped || waiters.values.reduce(0, { $0 + $1.count }) >= Self.waiterLimit
+        if !full { waiters[account, default: [:]][key] = waiter }
+        lock.unlock()
+        let now = (try? current()) ?? since
+        if full || now > since {
+            remove(account, key)
+            waiter.answer(now)
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+            self?.remove(account, key)
+            waiter.answer(since)
+        }
+    }
+
+    private func remove(_ account: String, _ key: ObjectIdentifier) {
+        lock.lock()
+        waiters[account]?[key] = nil
+        if waiters[account]?.isEmpty == true { waiters[account] = nil }
+        lock.unlock()
+    }
+
+    func notify(account: String, revision: Int64) {
+        lock.lock()
+        let ready = (waiters[account] ?? [:]).filter { $0.value.since < revision }
+        for key in ready.keys { waiters[account]?[key] = nil }
+        lock.unlock()
+        for waiter in ready.values { waiter.answer(revision) }
+    }
+
+    /// Answers every waiter (the server is stopping) and answers new ones at once.
+    func stop(current: (String) -> Int64) {
+        lock.lock()
+        stopped = true
+        let all = waiters
+        waiters = [:]
+        lock.unlock()
+        for (account, list) in all {
+            let revision = current(account)
+            for waiter in list.values { waiter.answer(max(revision, waiter.since)) }
+        }
+    }
+}

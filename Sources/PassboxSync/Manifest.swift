@@ -1,0 +1,163 @@
+import Foundation
+import PassboxCrypto
+
+/// One version of a vault's manifest chain (security.md §6a; docs/FORMATS.md "Manifest"): the version, the
+/// hash of the version before, the root of the tree over the vault's items, the hash of the vault's name
+/// envelope, the key version, and the writer's Ed25519 signature over all of it.
+///
+/// Encoded: `01 | u16 len | vaultID | u64 version | previous (32) | root (32) | metaHash (32) |
+/// u32 keyVersion | u16 len | signer | signature (64)`, big-endian; signed is
+/// `"passbox/v1/manifest|"` followed by everything before the signature.
+public struct Manifest: Sendable, Equatable {
+    public static let formatVersion: UInt8 = 1
+    public var vaultID: String
+    public var version: Int64
+    public var previous: [UInt8]
+    public var root: [UInt8]
+    public var metaHash: [UInt8]
+    public var keyVersion: Int
+    /// The account id of the writer.
+    public var signer: String
+    public var signature: [UInt8]
+
+    public init(vaultID: String, version: Int64, previous: [UInt8], root: [UInt8], metaHash: [UInt8], keyVersion: Int, signer: String) {
+        self.vaultID = vaultID
+        self.version = version
+        self.previous = previous
+        self.root = root
+        self.metaHash = metaHash
+        self.keyVersion = keyVersion
+        self.signer = signer
+        signature = []
+    }
+
+    /// The hash a first version names as its previous one.
+    public static let noPrevious = [UInt8](repeating: 0, count: 32)
+
+    var body: [UInt8] {
+        var out: [UInt8] = [Self.formatVersion]
+        func string(_ s: String) {
+            let bytes = Array(s.utf8)
+            out += [UInt8(bytes.count >> 8 & 0xFF), UInt8(bytes.count & 0xFF)] + bytes
+        }
+        string(vaultID)
+        out += (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(bitPattern: version) >> (8 * UInt64($0))) }
+        out += previous + root + metaHash
+        out += (0..<4).reversed().map { UInt8(truncatingIfNeeded: UInt32(truncatingIfNeeded: keyVersion) >> (8 * UInt32($0))) }
+        string(signer)
+        return out
+    }
+
+    var signedBytes: [UInt8] { Array("passbox/v1/manifest|".utf8) + body }
+
+    public mutating func sign(with key: SigningKey) { signature = key.signature(for: signedBytes) }
+
+    public func isSigned(by publicKey: [UInt8]) -> Bool { SigningKey.isValidSignature(signature, for: signedBytes, publicKey: publicKey) }
+
+    public var encoded: [UInt8] { body + signature }
+
+    /// What the next version names as its previous one.
+    public var hash: [UInt8] { Hash.sha256(encoded) }
+
+    public init(decoding bytes: [UInt8]) throws {
+        var at = 0
+        func take(_ n: Int) throws -> ArraySlice<UInt8> {
+            guard n >= 0, at + n <= bytes.count else { throw ManifestError.malformed }
+            defer { at += n }
+            return bytes[at..<(at + n)]
+        }
+        func string() throws -> String {
+            let n = try take(2).reduce(0) { $0 << 8 | Int($1) }
+            guard let s = String(validating: try take(n), as: UTF8.self) else { throw ManifestError.malformed }
+            return s
+        }
+        let format = try take(1).first!
+        guard format == Self.formatVersion else { throw ManifestError.newerFormat(Int(format)) }
+        vaultID = try string()
+        version = Int64(bitPattern: try take(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        previous = Array(try take(32))
+        root = Array(try take(32))
+        metaHash = Array(try take(32))
+        keyVersion = Int(try take(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        signer = try string()
+        signature = Array(try take(64))
+        guard at == bytes.count, version >= 1 else { throw ManifestError.malformed }
+    }
+}
+
+public enum ManifestError: Error, Equatable, Sendable {
+    case malformed
+    case newerFormat(Int)
+}
+
+/// The tree a manifest's root is computed over: 256 buckets by the first byte of SHA-256 of the item id;
+/// a bucket's hash is SHA-256 over `"passbox/v1/bucket"` and its leaves sorted by item id, each leaf
+/// `itemID | 0x00 | hash of the item's current envelope (32; zeros when deleted) | deleted (1)`; the buckets are
+/// the leaves of a binary tree whose nodes are SHA-256(0x01 | left | right). A change re-hashes its bucket
+/// and the eight nodes above it: O(changed × (bucket + log n)).
+public struct ManifestTree: Sendable {
+    public struct Leaf: Sendable, Equatable {
+        public var hash: [UInt8]
+        public var deleted: Bool
+        public init(hash: [UInt8], deleted: Bool) {
+            self.hash = hash
+            self.deleted = deleted
+        }
+    }
+
+    static let bucketCount = 256
+    private var buckets: [[String: Leaf]]
+    /// Heap order: node 1 is the root, nodes 256…511 the buckets.
+    private var nodes: [[UInt8]]
+    private var dirty: Set<Int> = []
+
+    public init() {
+        buckets = Array(repeating: [:], count: Self.bucketCount)
+        nodes = Array(repeating: [], count: 2 * Self.bucketCount)
+        dirty = Set(0..<Self.bucketCount)
+    }
+
+    public var count: Int { buckets.reduce(0) { $0 + $1.count } }
+
+    static func bucket(of itemID: String) -> Int { Int(Hash.sha256(Array(itemID.utf8))[0]) }
+
+    public func leaf(_ itemID: String) -> Leaf? { buckets[Self.bucket(of: itemID)][itemID] }
+
+    /// Sets or (with nil) removes an item's leaf.
+    public mutating func set(_ itemID: String, _ leaf: Leaf?) {
+        let b = Self.bucket(of: itemID)
+        if buckets[b][itemID] == leaf { return }
+        buckets[b][itemID] = leaf
+        dirty.insert(b)
+    }
+
+    public mutating func set(_ itemID: String, envelope: [UInt8]) { set(itemID, Leaf(hash: Hash.sha256(envelope), deleted: false)) }
+    public mutating func setDeleted(_ itemID: String) { set(itemID, Leaf(hash: Manifest.noPrevious, deleted: true)) }
+
+    /// Every leaf, for a caller that compares two trees.
+    public var leaves: [String: Leaf] { buckets.reduce(into: [:]) { all, b in all.merge(b) { a, _ in a } } }
+
+    public mutating func root() -> [UInt8] {
+        if !dirty.isEmpty {
+            var parents = Set<Int>()
+            for b in dirty {
+                var data = Array("passbox/v1/bucket".utf8)
+                for (id, leaf) in buckets[b].sorted(by: { $0.key < $1.key }) {
+                    data += Array(id.utf8) + [0] + leaf.hash + [leaf.deleted ? 1 : 0]
+                }
+                nodes[Self.bucketCount + b] = Hash.sha256(data)
+                parents.insert((Self.bucketCount + b) / 2)
+            }
+            dirty = []
+            while !parents.isEmpty {
+                var next = Set<Int>()
+                for n in parents {
+                    nodes[n] = Hash.sha256([1] + nodes[2 * n] + nodes[2 * n + 1])
+                    if n > 1 { next.insert(n / 2) }
+                }
+                parents = next
+            }
+        }
+        return nodes[1]
+    }
+}
