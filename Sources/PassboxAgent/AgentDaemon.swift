@@ -30,6 +30,9 @@ public final class AgentDaemon: @unchecked Sendable {
     /// The clipboard helpers of values copied through this agent, ended when it locks.
     let clipboard = Clipboard()
     var signalSources = [any DispatchSourceProtocol]()
+    /// Whether the live connection to the account's server is up (nil: none is wanted: locked, or local).
+    var liveConnected: Bool?
+    var queue: DispatchQueue?
 
     public init(dataDirectory: String, testAutoLockSeconds: Double? = nil, pamService: String = SystemAuthentication.defaultService) {
         self.dataDirectory = dataDirectory
@@ -128,9 +131,12 @@ public final class AgentDaemon: @unchecked Sendable {
         service.refreshStore()
         idle.interval = autoLockSeconds
         let remaining = service.isUnlocked ? idle.remaining(now: Date()) : 0
-        return StatusReply(
+        var reply = StatusReply(
             unlocked: service.isUnlocked, vault: service.store.vaultPath, locksInSeconds: Int(remaining.rounded(.up)),
             autoLockMinutes: Settings.load(dataDirectory).effectiveAutoLockMinutes, pid: Int(getpid()), lockSignals: lockSignals, quickUnlock: quickUnlockView())
+        reply.sync = service.syncStatus()
+        reply.sync?.live = liveConnected
+        return reply
     }
 
     /// Answers one request on the server's queue.
@@ -168,6 +174,7 @@ public final class AgentDaemon: @unchecked Sendable {
                 return .done
             default:
                 let reply = service.handle(request)
+                if let queue, case .sync = request {} else if let queue { syncAfterChange(request, queue: queue) }
                 if request.operation.needsVault, service.isUnlocked {
                     idle.touch(now: Date())
                     if autoLockSeconds == 0 { lock(keepingClipboard: true) }
@@ -200,6 +207,8 @@ public final class AgentDaemon: @unchecked Sendable {
             handle(request)
         }
         try server.bind()
+        queue = server.queue
+        startLiveSync(queue: server.queue)
         // Lock and leave on SIGTERM, SIGINT or SIGHUP.
         for sig in [SIGTERM, SIGINT, SIGHUP] {
             signal(sig, SIG_IGN)

@@ -36,6 +36,8 @@ public struct AccountClient: Sendable {
         public var rememberToken: String? = nil
         /// The key of the account's personal vault on this device (from the opened keyset), to make it.
         public var vaultKey: SecretBytes? = nil
+        /// What the device keeps to sync the account's vaults (from the opened keyset).
+        public var syncState: SyncState? = nil
     }
 
     /// Makes a new account: a new Secret Key, salt and keyset, sent with the sign-in public key; then signs in
@@ -113,7 +115,8 @@ public struct AccountClient: Sendable {
         else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "keyset"]) }
         return SignedIn(
             accountID: accountID, email: email, token: reply.token, keyset: Array(reply.keyset), salt: salt, kdf: parameters,
-            rememberToken: reply.rememberToken.flatMap { $0.utf8.count <= 128 ? $0 : nil }, vaultKey: try keyset.derivePersonalVaultKey(accountID: accountID))
+            rememberToken: reply.rememberToken.flatMap { $0.utf8.count <= 128 ? $0 : nil }, vaultKey: try keyset.derivePersonalVaultKey(accountID: accountID),
+            syncState: try keyset.syncState(accountID: accountID))
     }
 
     /// The account's facts and devices, for a signed-in session.
@@ -214,7 +217,7 @@ public struct AccountClient: Sendable {
             secretKey,
             SignedIn(
                 accountID: reply.accountID, email: email, token: reply.token, keyset: sealed, salt: salt, kdf: parameters,
-                vaultKey: try keyset.derivePersonalVaultKey(accountID: reply.accountID))
+                vaultKey: try keyset.derivePersonalVaultKey(accountID: reply.accountID), syncState: try keyset.syncState(accountID: reply.accountID))
         )
     }
 
@@ -285,8 +288,10 @@ public struct AccountClient: Sendable {
 
     static func wire(_ p: Argon2Parameters) -> KDFParameters { KDFParameters(memoryKiB: p.memoryKiB, passes: p.passes, lanes: p.lanes) }
 
-    func call<B: Encodable, R: Decodable>(_ method: String, _ path: String, _ body: B?, token: String? = nil, as: R.Type) throws -> R {
-        let answer = try exchange(method, path, body: try body.map { Array(try ProtocolCoding.wireEncode($0)) }, token: token)
+    func call<B: Encodable, R: Decodable>(
+        _ method: String, _ path: String, _ body: B?, token: String? = nil, as: R.Type, timeoutSeconds: Int = 30, limit: Int = 4 << 20
+    ) throws -> R {
+        let answer = try exchange(method, path, body: try body.map { Array(try ProtocolCoding.wireEncode($0)) }, token: token, timeoutSeconds: timeoutSeconds, limit: limit)
         guard answer.status / 100 == 2 else { throw failure(answer) }
         do {
             return try ProtocolCoding.wireDecode(R.self, from: Data(answer.body))
@@ -295,12 +300,14 @@ public struct AccountClient: Sendable {
         }
     }
 
-    func exchange(_ method: String, _ path: String, body: [UInt8]?, token: String?) throws -> (status: Int, body: [UInt8]) {
+    func exchange(
+        _ method: String, _ path: String, body: [UInt8]?, token: String?, timeoutSeconds: Int = 30, limit: Int = 4 << 20
+    ) throws -> (status: Int, body: [UInt8]) {
         var headers = ["Accept: application/json", "User-Agent: passbox"]
         if body != nil { headers.append("Content-Type: application/json") }
         if let token { headers.append("Authorization: Bearer \(token)") }
         do {
-            return try HTTPGet.exchange(method, origin + path, headers: headers, body: body, timeoutSeconds: 30, limit: 4 << 20)
+            return try HTTPGet.exchange(method, origin + path, headers: headers, body: body, timeoutSeconds: timeoutSeconds, limit: limit)
         } catch let failure as HTTPGet.Failure {
             throw ProtocolError(.serverUnreachable, ["server": origin, "reason": failure.description])
         }
@@ -312,7 +319,7 @@ public struct AccountClient: Sendable {
     func failure(_ answer: (status: Int, body: [UInt8])) -> ProtocolError {
         let serverCodes: Set<ErrorCode> = [
             .accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .deviceNotFound, .signupClosed, .twoFactorRequired, .twoFactorCodeWrong,
-            .requestTimeout,
+            .requestTimeout, .syncConflict,
         ]
         if let error = try? ProtocolCoding.wireDecode(ProtocolError.self, from: Data(answer.body)) {
             if serverCodes.contains(error.code) { return ProtocolError(error.code) }

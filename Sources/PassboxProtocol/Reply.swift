@@ -19,10 +19,14 @@ public enum Reply: Sendable, Equatable {
     case settings(SettingsView)
     case resolved(ResolveReply)
     case prefixes(PrefixesReply)
+    case synced(SyncReply)
+    case vaults(VaultListReply)
+    case vault(VaultView)
     case failure(ProtocolError)
 
     public enum Kind: String, Codable, Sendable {
         case done, status, items, item, value, saved, history, count, code, imported, generated, strength, check, fill, settings, resolved, prefixes
+        case synced, vaults, vault
         case failure
     }
 
@@ -45,6 +49,9 @@ public enum Reply: Sendable, Equatable {
         case .settings: .settings
         case .resolved: .resolved
         case .prefixes: .prefixes
+        case .synced: .synced
+        case .vaults: .vaults
+        case .vault: .vault
         case .failure: .failure
         }
     }
@@ -74,6 +81,9 @@ extension Reply: Codable {
         case .settings: self = .settings(try body(SettingsView.self))
         case .resolved: self = .resolved(try body(ResolveReply.self))
         case .prefixes: self = .prefixes(try body(PrefixesReply.self))
+        case .synced: self = .synced(try body(SyncReply.self))
+        case .vaults: self = .vaults(try body(VaultListReply.self))
+        case .vault: self = .vault(try body(VaultView.self))
         case .failure: self = .failure(try body(ProtocolError.self))
         }
     }
@@ -99,6 +109,9 @@ extension Reply: Codable {
         case .settings(let b): try c.encode(b, forKey: .body)
         case .resolved(let b): try c.encode(b, forKey: .body)
         case .prefixes(let b): try c.encode(b, forKey: .body)
+        case .synced(let b): try c.encode(b, forKey: .body)
+        case .vaults(let b): try c.encode(b, forKey: .body)
+        case .vault(let b): try c.encode(b, forKey: .body)
         case .failure(let b): try c.encode(b, forKey: .body)
         }
     }
@@ -128,5 +141,8 @@ extension Reply {
     public func settings() throws -> SettingsView { if case .settings(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func resolved() throws -> ResolveReply { if case .resolved(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func prefixes() throws -> PrefixesReply { if case .prefixes(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func synced() throws -> SyncReply { if case .synced(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func vaults() throws -> VaultListReply { if case .vaults(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func vault() throws -> VaultView { if case .vault(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func status() throws -> StatusReply { if case .status(let v) = try get() { return v }; throw Self.unexpected(self) }
 }

@@ -8,6 +8,7 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case code, setOneTimePassword = "set-one-time-password", importOneTimePasswords = "import-one-time-passwords"
     case generate, strength, check, breachPrefixes = "breach-prefixes", dismiss, fixHTTPS = "fix-https", fill, settings
     case changeSetting = "change-setting", resolve, copy
+    case sync, vaultList = "vault-list", vaultCreate = "vault-create", vaultEdit = "vault-edit", move
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool {
@@ -55,6 +56,11 @@ public enum Request: Sendable {
     case resolve(ResolveRequest)
     /// Copy a value to the clipboard (the agent owns the clipboard helpers).
     case copy(CopyRequest)
+    case sync(SyncRequest)
+    case vaultList
+    case vaultCreate(VaultCreateRequest)
+    case vaultEdit(VaultEditRequest)
+    case move(MoveRequest)
 
     public var operation: OperationName {
         switch self {
@@ -90,6 +96,11 @@ public enum Request: Sendable {
         case .changeSetting: .changeSetting
         case .resolve: .resolve
         case .copy: .copy
+        case .sync: .sync
+        case .vaultList: .vaultList
+        case .vaultCreate: .vaultCreate
+        case .vaultEdit: .vaultEdit
+        case .move: .move
         }
     }
 }
@@ -133,6 +144,11 @@ extension Request: Codable {
         case .changeSetting: self = .changeSetting(try body(SettingRequest.self))
         case .resolve: self = .resolve(try body(ResolveRequest.self))
         case .copy: self = .copy(try body(CopyRequest.self))
+        case .sync: self = .sync(try body(SyncRequest.self))
+        case .vaultList: self = .vaultList
+        case .vaultCreate: self = .vaultCreate(try body(VaultCreateRequest.self))
+        case .vaultEdit: self = .vaultEdit(try body(VaultEditRequest.self))
+        case .move: self = .move(try body(MoveRequest.self))
         }
     }
 
@@ -140,7 +156,7 @@ extension Request: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(operation, forKey: .op)
         switch self {
-        case .status, .trashEmpty, .settings, .breachPrefixes: break
+        case .status, .trashEmpty, .settings, .breachPrefixes, .vaultList: break
         case .unlock(let b): try c.encode(b, forKey: .body)
         case .quickUnlock(let b): try c.encode(b, forKey: .body)
         case .lock(let b): try c.encode(b, forKey: .body)
@@ -164,6 +180,10 @@ extension Request: Codable {
         case .changeSetting(let b): try c.encode(b, forKey: .body)
         case .resolve(let b): try c.encode(b, forKey: .body)
         case .copy(let b): try c.encode(b, forKey: .body)
+        case .sync(let b): try c.encode(b, forKey: .body)
+        case .vaultCreate(let b): try c.encode(b, forKey: .body)
+        case .vaultEdit(let b): try c.encode(b, forKey: .body)
+        case .move(let b): try c.encode(b, forKey: .body)
         }
     }
 }

@@ -36,9 +36,12 @@ public struct ListRequest: Codable, Sendable {
     /// Paging: the first item to return and how many (the agent caps a page at `ListRequest.maximumPage`).
     public var offset: Int
     public var limit: Int?
+    /// Only the items of this vault (its name or id), when given.
+    public var vault: String?
     public static let maximumPage = 1_000
 
-    public init(category: String? = nil, tag: String? = nil, favoritesOnly: Bool = false, sort: String? = nil, offset: Int = 0, limit: Int? = nil) {
+    public init(category: String? = nil, tag: String? = nil, favoritesOnly: Bool = false, sort: String? = nil, offset: Int = 0, limit: Int? = nil, vault: String? = nil) {
+        self.vault = vault
         self.category = category
         self.tag = tag
         self.favoritesOnly = favoritesOnly
@@ -88,9 +91,12 @@ public struct SearchRequest: Codable, Sendable {
 public struct AddRequest: Codable, Sendable {
     public var category: String
     public var changes: ItemChanges
-    public init(category: String, changes: ItemChanges) {
+    /// The vault the item goes to (its name or id); the first vault when absent.
+    public var vault: String?
+    public init(category: String, changes: ItemChanges, vault: String? = nil) {
         self.category = category
         self.changes = changes
+        self.vault = vault
     }
 }
 

@@ -243,6 +243,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var lockSignals: String
     public var quickUnlock: QuickUnlockView
     public var protocolVersion: Int
+    /// The account's sync, when this data directory serves an account's vault and it is unlocked.
+    public var sync: SyncStatusView?
 
     public init(unlocked: Bool, vault: String, locksInSeconds: Int, autoLockMinutes: Int, pid: Int, lockSignals: String, quickUnlock: QuickUnlockView, protocolVersion: Int = ProtocolVersion.current) {
         self.unlocked = unlocked

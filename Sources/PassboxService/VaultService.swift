@@ -60,10 +60,11 @@ public final class VaultService: @unchecked Sendable {
         switch request {
         case .status:
             let settings = Settings.load(dataDirectory)
-            return .status(
-                StatusReply(
-                    unlocked: isUnlocked, vault: store.vaultPath, locksInSeconds: 0, autoLockMinutes: settings.effectiveAutoLockMinutes, pid: Int(getpid()),
-                    lockSignals: "", quickUnlock: QuickUnlockView(offered: false, reason: "quickUnlock.noAgent", days: nil, available: false, user: nil)))
+            var reply = StatusReply(
+                unlocked: isUnlocked, vault: store.vaultPath, locksInSeconds: 0, autoLockMinutes: settings.effectiveAutoLockMinutes, pid: Int(getpid()),
+                lockSignals: "", quickUnlock: QuickUnlockView(offered: false, reason: "quickUnlock.noAgent", days: nil, available: false, user: nil))
+            reply.sync = syncStatus()
+            return .status(reply)
         case .unlock(let r):
             _ = try unlock(password: r.password)
             return .done
@@ -79,6 +80,8 @@ public final class VaultService: @unchecked Sendable {
         case .strength(let r): return .strength(try Tools.strength(r.password, userInputs: r.userInputs))
         case .settings: return .settings(settingsView())
         case .changeSetting(let r): return .settings(try changeSetting(r))
+        case .sync(let r): return .synced(try sync(takeNotices: r.takeNotices))
+        case .vaultList: return .vaults(try vaultList())
         default:
             guard let session else { throw ProtocolError(.locked) }
             do {
@@ -102,11 +105,13 @@ public final class VaultService: @unchecked Sendable {
             // Signed in before this device kept the account's vault: made now, from the opened keyset.
             let opened = try store.createAccountVault(password: Self.lockedCopy(password))
             session = try openSession(opened)
+            try installSyncKeys(password: Self.lockedCopy(password))
             return try store.unlockKeepingKey(password: Self.lockedCopy(password)).passwordKey
         }
         guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
         let (opened, key) = try store.unlockKeepingKey(password: Self.lockedCopy(password))
         session = try openSession(opened)
+        if store.isAccountVault, opened.vault.sync == nil { try installSyncKeys(password: Self.lockedCopy(password)) }
         return key
     }
 

@@ -15,7 +15,8 @@ extension VaultSession {
         } ?? .az
         // The pages of one listing are asked one after another: the filtered, sorted list is kept until the next
         // change or another listing, so each page does not filter and sort the whole vault again.
-        let key = "\(category?.rawValue ?? "")\u{0}\(r.tag ?? "")\u{0}\(r.favoritesOnly)\u{0}\(sort.rawValue)"
+        let inVault = try r.vault.map { try resolveVault($0).id }
+        let key = "\(category?.rawValue ?? "")\u{0}\(r.tag ?? "")\u{0}\(r.favoritesOnly)\u{0}\(sort.rawValue)\u{0}\(inVault ?? "")"
         let all = vault.items
         if let kept = keptListing, kept.key == key {
             let size = min(max(r.limit ?? ListRequest.maximumPage, 0), ListRequest.maximumPage)
@@ -24,7 +25,11 @@ extension VaultSession {
             let vaultIsEmpty = kept.positions.isEmpty && !all.contains { !$0.isTrashed }
             return ItemListReply(items: kept.positions[start..<end].map { ItemViews.summary(all[$0]) }, total: kept.positions.count, vaultIsEmpty: vaultIsEmpty)
         }
-        let items = vault.list(category: category, tag: r.tag, favoritesOnly: r.favoritesOnly, sort: sort)
+        var items = vault.list(category: category, tag: r.tag, favoritesOnly: r.favoritesOnly, sort: sort)
+        if let inVault {
+            let first = vault.vaults.first?.id
+            items = items.filter { ($0.vaultID ?? first) == inVault }
+        }
         // Positions, not copies of the items, are kept (valid until the next change clears them).
         var position = [String: Int](minimumCapacity: all.count)
         for i in all.indices { position[all[i].id] = i }
@@ -86,6 +91,7 @@ extension VaultSession {
         guard let category = Category.named(r.category) else { throw ProtocolError(.unknownCategory, ["name": r.category]) }
         var item = Item(category: category)
         let weak = try r.changes.apply(to: &item)
+        item.vaultID = try r.vault.map { try resolveVault($0).id } ?? vault.vaults.first?.id
         let saved = try update(reindexing: { [$0.id] }) { try $0.add(item, now: now()) }
         return SavedReply(id: saved.id, title: saved.title, categoryName: saved.category.displayName, weakPassword: weak)
     }

@@ -3,6 +3,7 @@ import PassboxCore
 import PassboxCrypto
 import PassboxProtocol
 import PassboxStore
+import PassboxSync
 
 /// The unlocked vault with typed operations. Every change goes through `update`, the one transaction that
 /// validates (in the item model), keeps history (in the item model), saves, and refreshes what the session
@@ -21,6 +22,8 @@ public final class VaultSession: @unchecked Sendable {
     var idPositions: [String: Int]?
     /// The last listing (its filter and sort, and the positions of its items in order), for its next pages.
     var keptListing: (key: String, positions: [Int])?
+    /// The server's view of each vault as last verified (the manifest trees), made at the first sync.
+    var syncTrees: [String: ManifestTree]?
 
     /// Opens a session on an unlocked vault; items trashed more than 30 days ago are purged now.
     public init(opened: OpenVault, dataDirectory: String, now: @escaping () -> Date = Date.init) throws {
@@ -78,6 +81,37 @@ public final class VaultSession: @unchecked Sendable {
             }
         } else {
             searchIndex = nil
+        }
+        return result
+    }
+
+    /// A change that names exactly the items it changes (an empty set: none, only vault-level state such as the
+    /// sync state), as sync makes them: only their groups are compressed again.
+    func updateNaming<T>(_ changed: Set<String>, _ change: (inout Vault) throws -> T) throws -> T {
+        let result: T
+        if var working = opened.takeVaultForChange() {
+            do {
+                result = try change(&working)
+                try opened.save(working, changedItemIDs: changed)
+            } catch {
+                opened.restoreAfterFailedChange()
+                throw error
+            }
+        } else {
+            var copy = opened.vault
+            result = try change(&copy)
+            try opened.save(copy, changedItemIDs: changed)
+        }
+        titlePositions = nil
+        idPositions = nil
+        keptListing = nil
+        if searchIndex != nil {
+            let items = opened.vault.items
+            var positions = [String: Int]()
+            if !changed.isEmpty { for i in items.indices where changed.contains(items[i].id) { positions[items[i].id] = i } }
+            for id in changed {
+                if let i = positions[id] { searchIndex!.upsert(items[i]) } else { searchIndex!.remove(id: id) }
+            }
         }
         return result
     }
@@ -146,7 +180,10 @@ public final class VaultSession: @unchecked Sendable {
         case .fixHTTPS(let r): return .count(try fixHTTPS(r))
         case .fill(let r): return try fill(r)
         case .resolve(let r): return .resolved(try resolve(r))
-        case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .copy:
+        case .vaultCreate(let r): return .vault(try createVault(r))
+        case .vaultEdit(let r): return .vault(try editVault(r))
+        case .move(let r): return .count(try move(r))
+        case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .copy, .sync, .vaultList:
             throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is not a vault operation"])
         }
     }

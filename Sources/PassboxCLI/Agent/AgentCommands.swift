@@ -113,6 +113,7 @@ enum AgentCommands {
             Console.out("Unlocked: \(context.store.vaultPath)")
             Console.out("Locks in \(s.locksInSeconds / 60) min \(s.locksInSeconds % 60) s without use.")
             Console.out("Lock signals: \(s.lockSignals)")
+            if let sync = s.sync { for line in Commands.syncStatusLines(sync, context) { Console.out(line) } }
         } else if let s {
             Console.out("Locked: \(context.store.vaultPath)")
             if s.quickUnlock.offered {

@@ -161,7 +161,15 @@ extension Commands {
         // The account's vault on this device (items stay here until sync): made once, kept across sign-outs, so
         // signing in again to the same account finds it as it was.
         let store = VaultStore.serving(c.dataDirectory)
-        if let key = session.vaultKey, store.isAccountVault, !store.exists { _ = try store.create(slotKey: key, parameters: record.parameters) }
+        if let key = session.vaultKey, store.isAccountVault {
+            let opened = store.exists ? try store.unlock(passwordKey: key) : try store.create(slotKey: key, parameters: record.parameters)
+            // The keys to sync with, kept inside the vault (so a quick unlock can sync too).
+            if let state = session.syncState, opened.vault.sync?.accountID != state.accountID {
+                var vault = opened.vault
+                vault.sync = state
+                try opened.save(vault)
+            }
+        }
     }
 
     static func secretKeyProblem(_ error: TypedCodeError, _ c: Context) -> String {

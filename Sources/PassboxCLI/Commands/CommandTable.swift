@@ -42,7 +42,7 @@ enum CommandTable {
             usage: "passbox passwd [--account]", flags: ["account"], usesAgent: true
         ) { c, a, _ in try a.flag("account") ? Commands.changeAccountPassword(c, a) : Commands.changePassword(c, a) },
         CommandSpec(
-            name: "add", summary: "add an item", usage: Commands.addUsage, valued: item, flags: itemFlags, usesAgent: true
+            name: "add", summary: "add an item", usage: Commands.addUsage, valued: item.union(["vault"]), flags: itemFlags, usesAgent: true
         ) { c, a, _ in try Commands.add(c, a) },
         CommandSpec(
             name: "edit", summary: "change an item (the old version stays in its history)",
@@ -51,8 +51,8 @@ enum CommandTable {
         ) { c, a, _ in try Commands.edit(c, a) },
         CommandSpec(
             name: "list", aliases: ["ls"], summary: "the items: id, title, category, a safe summary",
-            usage: "passbox list [--category C] [--tag T] [--favorites] [--sort newest|oldest|az|za|recent] [--json]",
-            valued: ["category", "tag", "sort"], flags: ["favorites", "json"], usesAgent: true
+            usage: "passbox list [--category C] [--tag T] [--favorites] [--sort newest|oldest|az|za|recent] [--vault VAULT] [--json]",
+            valued: ["category", "tag", "sort", "vault"], flags: ["favorites", "json"], usesAgent: true
         ) { c, a, _ in try Commands.list(c, a) },
         CommandSpec(
             name: "show", aliases: ["get"], summary: "one item, concealed values masked", usage: "passbox show ITEM [--reveal] [--field NAME] [--large] [--json]",
@@ -154,6 +154,27 @@ enum CommandTable {
         CommandSpec(name: "lock", summary: "lock now (--forget: drop the quick-unlock key; --stop: end the agent)", usage: "passbox lock [--forget] [--stop]", flags: ["stop", "forget"]) {
             c, a, _ in try AgentCommands.lock(c, a)
         },
+        CommandSpec(
+            name: "sync", summary: "sync the account's vaults with the server now, and say what was merged", usage: "passbox sync [--json]", flags: ["json"], usesAgent: true
+        ) { c, a, _ in try Commands.sync(c, a) },
+        CommandSpec(
+            name: "vault", summary: "the vaults: list, create, rename, restyle", usage: "passbox vault [list | create NAME | edit VAULT] [--name N] [--icon I] [--colour C] [--json]",
+            flags: ["json"],
+            subcommands: [
+                CommandSpec(name: "list", summary: "the vaults with their items", usage: "passbox vault list [--json]", flags: ["json"], usesAgent: true) { c, a, _ in try Commands.vaultList(c, a) },
+                CommandSpec(
+                    name: "create", summary: "make a vault", usage: "passbox vault create NAME [--icon ICON] [--colour COLOUR]", valued: ["icon", "colour"], usesAgent: true
+                ) { c, a, _ in try Commands.vaultCreate(c, a) },
+                CommandSpec(
+                    name: "edit", aliases: ["rename"], summary: "rename a vault or change its icon or colour", usage: "passbox vault edit VAULT [--name NAME] [--icon ICON] [--colour COLOUR]",
+                    valued: ["name", "icon", "colour"], usesAgent: true
+                ) { c, a, _ in try Commands.vaultEdit(c, a) },
+            ], usesAgent: true
+        ) { c, a, _ in try Commands.vaultList(c, a) },
+        CommandSpec(
+            name: "move", aliases: ["mv"], summary: "move items to another vault (ids, history and dates kept), or copy them with --copy",
+            usage: "passbox move ITEM... --to VAULT [--copy]", valued: ["to"], flags: ["copy"], usesAgent: true
+        ) { c, a, _ in try Commands.move(c, a) },
         CommandSpec(name: "status", summary: "locked or unlocked, until when, what else locks it (exit 3 when locked)", usage: "passbox status [--json]", flags: ["json"]) {
             c, a, _ in try AgentCommands.status(c, a)
         },

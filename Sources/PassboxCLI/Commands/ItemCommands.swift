@@ -3,7 +3,7 @@ import PassboxCore
 import PassboxProtocol
 
 extension Commands {
-    static let addUsage = "passbox add CATEGORY --title T [--username U] [--url URL ...] [--tag T ...] [--field LABEL=VALUE ...] [--secret-field LABEL ...] [--password-stdin | --generate [--length N]] [--notes-stdin] [--favorite]"
+    static let addUsage = "passbox add CATEGORY --title T [--username U] [--url URL ...] [--tag T ...] [--field LABEL=VALUE ...] [--secret-field LABEL ...] [--password-stdin | --generate [--length N]] [--notes-stdin] [--favorite] [--vault VAULT]"
 
     /// `passbox add CATEGORY …`
     static func add(_ context: Context, _ args: Arguments) throws {
@@ -11,7 +11,7 @@ extension Commands {
         guard let category = Category.named(args.positionals[0]) else { throw ProtocolError(.unknownCategory, ["name": args.positionals[0]]) }
         try context.endpoint.prepare(.add)
         let changes = try ItemOptions.changes(args, context: context)
-        let saved = try context.send(.add(AddRequest(category: category.rawValue, changes: changes))).saved()
+        let saved = try context.send(.add(AddRequest(category: category.rawValue, changes: changes, vault: args.value("vault")))).saved()
         ItemOptions.warnIfWeak(saved, context)
         Console.out(Console.visible("Added \"\(Console.visibleLine(saved.title))\" (\(saved.categoryName)) \(saved.id)"))
     }
@@ -32,10 +32,11 @@ extension Commands {
 
     /// `passbox list`: pages through the agent's answer, so any number of items can be listed.
     static func list(_ context: Context, _ args: Arguments) throws {
-        try args.expectPositionals(0...0, usage: "passbox list [--category C] [--tag T] [--favorites] [--sort newest|oldest|az|za|recent] [--json]")
+        try args.expectPositionals(0...0, usage: "passbox list [--category C] [--tag T] [--favorites] [--sort newest|oldest|az|za|recent] [--vault VAULT] [--json]")
         if let name = args.value("category"), Category.named(name) == nil { throw ProtocolError(.unknownCategory, ["name": name]) }
         if let name = args.value("sort"), ItemSort(rawValue: name) == nil { throw ProtocolError(.unknownSort, ["name": name]) }
-        var request = ListRequest(category: args.value("category"), tag: args.value("tag"), favoritesOnly: args.flag("favorites"), sort: args.value("sort"))
+        var request = ListRequest(
+            category: args.value("category"), tag: args.value("tag"), favoritesOnly: args.flag("favorites"), sort: args.value("sort"), vault: args.value("vault"))
         var items = [ItemSummary]()
         var page = try context.send(.list(request)).items()
         items += page.items

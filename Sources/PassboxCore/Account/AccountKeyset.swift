@@ -56,6 +56,19 @@ public struct AccountKeyset: Sendable {
         return try HKDF.deriveKey(from: joined, salt: Array(accountID.utf8), info: "passbox/v1/personal-vault")
     }
 
+    /// What a device keeps to sync the account's vaults: the signing seed (manifests are signed with it) and
+    /// the key that wraps personal vault keys (HKDF over the private halves, label
+    /// `"passbox/v1/vault-key-wrap"`), so any device that opens the keyset opens the vault keys, and a new
+    /// master password or a recovery leaves them as they are.
+    public func syncState(accountID: String) throws -> SyncState {
+        let joined = SecretBytes(count: 64) { out in
+            boxPrivate.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: 32) }
+            signSeed.withUnsafeBytes { (out.baseAddress! + 32).copyMemory(from: $0.baseAddress!, byteCount: 32) }
+        }
+        let wrap = try HKDF.deriveKey(from: joined, salt: Array(accountID.utf8), info: "passbox/v1/vault-key-wrap")
+        return SyncState(accountID: accountID, signSeed: signSeed.revealBytes(), wrapKey: wrap.revealBytes(), signPublicKey: signPublicKey)
+    }
+
     /// Opens a sealed keyset. A wrong unlock key (a wrong master password or Secret Key), another account's
     /// keyset or changed public keys fail as `CryptoError.authenticationFailed`; a newer version says so.
     public init(opening sealed: [UInt8], accountID: String, unlockKey: SecretBytes) throws {

@@ -38,11 +38,15 @@ public struct AccountVaultKey: Sendable {
 
     /// The slot key, or nil when `password` does not open the kept keyset.
     func openedSlotKey(password: SecretBytes) throws -> SecretBytes? {
+        try openedKeyset(password: password)?.derivePersonalVaultKey(accountID: accountID)
+    }
+
+    /// The kept keyset opened with `password`, or nil when it does not open.
+    public func openedKeyset(password: SecretBytes) throws -> AccountKeyset? {
         let secretKey = try SecretKey(parsing: secretKey)
         let keys = try password.withUnsafeBytes { try AccountKeys.derive(password: $0, salt: salt, parameters: parameters, secretKey: secretKey) }
         do {
-            let keyset = try AccountKeyset(opening: sealedKeyset, accountID: accountID, unlockKey: keys.accountUnlockKey)
-            return try keyset.derivePersonalVaultKey(accountID: accountID)
+            return try AccountKeyset(opening: sealedKeyset, accountID: accountID, unlockKey: keys.accountUnlockKey)
         } catch CryptoError.authenticationFailed {
             return nil
         }
@@ -81,6 +85,12 @@ extension VaultStore {
         }
         try attempts.succeeded()
         return try create(slotKey: key, parameters: account.parameters)
+    }
+
+    /// The account key source of an account's vault (nil for the local vault).
+    public var accountKey: AccountVaultKey? {
+        if case .account(let key) = keySource { return key }
+        return nil
     }
 
     /// Whether this store is an account's vault (its password is the account's master password).

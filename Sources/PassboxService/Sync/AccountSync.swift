@@ -1,0 +1,480 @@
+import Foundation
+import PassboxClient
+import PassboxCore
+import PassboxCrypto
+import PassboxProtocol
+import PassboxSync
+
+/// What one sync did.
+public struct SyncOutcome: Sendable {
+    public var pulled: Int
+    public var pushed: Int
+    public var notices: [SyncNotice]
+    public var revision: Int64
+}
+
+/// One sync of an account's vaults with its server (docs/PROTOCOL.md "Sync"): a push whose answer was lost
+/// is sent again as it was; then pull (every page verified against the signed manifests before anything is
+/// applied), merge, and push what waits here on top of the manifests just verified. A push that loses a
+/// race pulls and merges again. A server answer that does not verify is refused as `syncRefused` and
+/// nothing on this device changes.
+final class AccountSync {
+    let session: VaultSession
+    let client: SyncClient
+    let now: () -> Date
+    private var notices: [SyncNotice] = []
+
+    init(session: VaultSession, client: SyncClient, now: @escaping () -> Date) {
+        self.session = session
+        self.client = client
+        self.now = now
+    }
+
+    static let rounds = 8
+    /// A push carries at most this many envelope bytes (the server takes a body of 1 MiB; base64 adds a third).
+    static let batchBytes = 512 * 1024
+
+    func run() throws -> SyncOutcome {
+        guard let state = session.vault.sync else { throw ProtocolError(.syncKeysMissing) }
+        if let body = state.inFlight { try resend(Array(body)) }
+        var pulled = 0, pushed = 0
+        for _ in 0..<Self.rounds {
+            pulled += try pullAll()
+            try assignVaults()
+            let (count, lost) = try pushAll()
+            pushed += count
+            if !lost {
+                let revision = session.vault.sync?.revision ?? 0
+                try session.updateNaming([]) { vault in
+                    vault.sync!.lastSync = now().storedPrecision
+                    vault.sync!.lastFailure = nil
+                    for n in notices { vault.sync!.add(n) }
+                }
+                return SyncOutcome(pulled: pulled, pushed: pushed, notices: notices, revision: revision)
+            }
+        }
+        throw ProtocolError(.syncConflict, ["vault": ""])
+    }
+
+    // MARK: Keys
+
+    var state: SyncState { session.vault.sync! }
+
+    func vaultKey(_ vaultID: String) -> SecretBytes? { state.vaults[vaultID].map { SecretBytes(copying: $0.key) } }
+
+    static func refused(_ vault: String, _ reason: String) -> ProtocolError { ProtocolError(.syncRefused, ["vault": vault, "reason": reason]) }
+
+    // MARK: Trees
+
+    /// The server's view of every vault as this device last verified it.
+    func trees() -> [String: ManifestTree] {
+        if let kept = session.syncTrees { return kept }
+        var trees = [String: ManifestTree]()
+        for id in state.vaults.keys { trees[id] = ManifestTree() }
+        for item in session.vault.items {
+            if let base = item.syncBase { trees[base.vaultID, default: ManifestTree()].set(item.id, envelope: base.envelope) }
+        }
+        for (id, removal) in state.removals { trees[removal.vaultID, default: ManifestTree()].set(id, .init(hash: Array(removal.hash), deleted: false)) }
+        for (vault, ids) in state.tombstones { for id in ids { trees[vault, default: ManifestTree()].setDeleted(id) } }
+        for entry in state.undecryptable { trees[entry.vaultID, default: ManifestTree()].set(entry.itemID, .init(hash: Array(entry.hash), deleted: false)) }
+        session.syncTrees = trees
+        return trees
+    }
+
+    // MARK: Resending
+
+    /// Sends the push whose answer was lost, unchanged: the server applies it once (its operation id), and
+    /// the pull that follows brings its writes back as the server holds them.
+    func resend(_ body: [UInt8]) throws {
+        do {
+            _ = try client.push(body)
+        } catch let error as ProtocolError where error.code == .syncConflict || error.code == .badRequest {
+            // Made on a manifest that has moved on: what it carried is still waiting here and is pushed again.
+        }
+        try session.updateNaming([]) { $0.sync!.inFlight = nil }
+    }
+
+    // MARK: Pulling
+
+    func pullAll() throws -> Int {
+        var count = 0
+        while true {
+            let since = state.revision
+            let reply = try client.pull(since: since)
+            guard reply.revision >= since else { throw Self.refused("", "stepBack") }
+            let verified = try verify(reply)
+            try apply(verified, reply)
+            count += reply.items.count
+            if !reply.more {
+                // The last page: every vault must now be at the version the server lists.
+                for record in reply.vaults where (state.vaults[record.vaultID]?.manifestVersion ?? 0) != record.manifestVersion {
+                    throw Self.refused(record.vaultID, "rootMismatch")
+                }
+                return count
+            }
+            guard reply.revision > since else { throw Self.refused("", "malformed") }
+        }
+    }
+
+    struct Verified {
+        var vaults: [String: SyncedVault]
+        var trees: [String: ManifestTree]
+        var infos: [String: VaultInfo]
+        var items: [String: Item]
+        var undecryptable: [String: String]
+    }
+
+    /// Checks a page against what this device verified before, changing nothing: the vault keys open, every
+    /// manifest is the account's signature on the next version of its chain, and the tree the page leaves
+    /// has the newest manifest's root. Then the items are opened.
+    func verify(_ reply: SyncPullReply) throws -> Verified {
+        let st = state
+        var vaults = st.vaults
+        var trees = trees()
+        let wrapKey = SecretBytes(copying: st.wrapKey)
+        let listed = Set(reply.vaults.map(\.vaultID))
+        for record in reply.vaults {
+            if let known = vaults[record.vaultID] {
+                guard record.manifestVersion >= known.manifestVersion else { throw Self.refused(record.vaultID, "stepBack") }
+                if known.manifestVersion > 0 || !known.metaPending {
+                    guard record.keyVersion == known.keyVersion, record.key == known.wrappedKey else { throw Self.refused(record.vaultID, "keyChanged") }
+                } else if record.key != known.wrappedKey {
+                    // A vault made here and not yet pushed cannot already be on the server with another key.
+                    throw Self.refused(record.vaultID, "keyChanged")
+                }
+            } else {
+                guard let key = try? ItemSeal.unwrapVaultKey(Array(record.key), accountID: st.accountID, vaultID: record.vaultID, keyVersion: record.keyVersion, wrapKey: wrapKey)
+                else { throw Self.refused(record.vaultID, "misplaced") }
+                vaults[record.vaultID] = SyncedVault(keyVersion: record.keyVersion, key: key.revealBytes(), wrappedKey: Array(record.key), metaPending: false)
+                trees[record.vaultID] = trees[record.vaultID] ?? ManifestTree()
+            }
+        }
+        for (id, known) in st.vaults where known.manifestVersion > 0 && !listed.contains(id) { throw Self.refused(id, "dropped") }
+        var touched = Set<String>()
+        for record in reply.items {
+            guard vaults[record.vaultID] != nil else { throw Self.refused(record.vaultID, "unknownVault") }
+            if let envelope = record.envelope {
+                trees[record.vaultID, default: ManifestTree()].set(record.itemID, envelope: Array(envelope))
+            } else {
+                trees[record.vaultID, default: ManifestTree()].setDeleted(record.itemID)
+            }
+            touched.insert(record.vaultID)
+        }
+        var infos = [String: VaultInfo]()
+        for (vaultID, list) in Dictionary(grouping: reply.manifests, by: \.vaultID) {
+            guard var v = vaults[vaultID] else { throw Self.refused(vaultID, "unknownVault") }
+            var last: (Manifest, Data)?
+            for record in list.sorted(by: { $0.version < $1.version }) {
+                guard let m = try? Manifest(decoding: Array(record.manifest)) else { throw Self.refused(vaultID, "malformed") }
+                guard m.vaultID == vaultID, m.version == record.version else { throw Self.refused(vaultID, "misplaced") }
+                guard m.signer == st.accountID, m.isSigned(by: Array(st.signPublicKey)) else { throw Self.refused(vaultID, "signature") }
+                if m.version <= v.manifestVersion {
+                    // The one this device already verified, sent again: harmless. Anything else is a step back or a fork.
+                    if m.version == v.manifestVersion && m.hash == Array(v.manifestHash) { continue }
+                    throw Self.refused(vaultID, m.version < v.manifestVersion ? "stepBack" : "fork")
+                }
+                guard m.version == v.manifestVersion + 1 else { throw Self.refused(vaultID, "gap") }
+                guard m.previous == (v.manifestVersion == 0 ? Manifest.noPrevious : Array(v.manifestHash)) else { throw Self.refused(vaultID, "fork") }
+                guard m.keyVersion == v.keyVersion, Hash.sha256(Array(record.meta)) == m.metaHash else { throw Self.refused(vaultID, "misplaced") }
+                v.manifestVersion = m.version
+                v.manifestHash = Data(m.hash)
+                last = (m, record.meta)
+            }
+            if let (m, meta) = last {
+                guard trees[vaultID, default: ManifestTree()].root() == m.root else { throw Self.refused(vaultID, "rootMismatch") }
+                let key = SecretBytes(copying: v.key)
+                guard let info = try? ItemSeal.openMeta(Array(meta), vaultID: vaultID, keyVersion: v.keyVersion, key: key) else {
+                    throw Self.refused(vaultID, "misplaced")
+                }
+                if !v.metaPending {
+                    v.meta = meta
+                    infos[vaultID] = info
+                }
+                touched.remove(vaultID)
+            }
+            vaults[vaultID] = v
+        }
+        // Items changed with no new manifest to account for them.
+        if let vault = touched.sorted().first { throw Self.refused(vault, "rootMismatch") }
+        var items = [String: Item]()
+        var undecryptable = [String: String]()
+        for record in reply.items {
+            guard let envelope = record.envelope, let v = vaults[record.vaultID] else { continue }
+            let key = SecretBytes(copying: v.key)
+            do {
+                items[record.vaultID + "/" + record.itemID] = try ItemSeal.open(Array(envelope), vaultID: record.vaultID, itemID: record.itemID, keyVersion: v.keyVersion, key: key)
+            } catch CryptoError.unsupportedVersion(let version) {
+                undecryptable[record.vaultID + "/" + record.itemID] = "envelope version \(version)"
+            } catch {
+                undecryptable[record.vaultID + "/" + record.itemID] = "\(error)"
+            }
+        }
+        return Verified(vaults: vaults, trees: trees, infos: infos, items: items, undecryptable: undecryptable)
+    }
+
+    /// Merges a verified page into the vault and saves it, with the page's revision.
+    func apply(_ verified: Verified, _ reply: SyncPullReply) throws {
+        let at = now()
+        var byID = [String: [SyncItemRecord]]()
+        for record in reply.items { byID[record.itemID, default: []].append(record) }
+        try session.updateNaming(Set(byID.keys)) { vault in
+            var positions = [String: Int](minimumCapacity: vault.items.count)
+            for i in vault.items.indices { positions[vault.items[i].id] = i }
+            var st = vault.sync!
+            st.vaults = verified.vaults
+            for (id, info) in verified.infos {
+                if let i = vault.vaults.firstIndex(where: { $0.id == id }) { vault.vaults[i] = info } else { vault.vaults.append(info) }
+            }
+            vault.vaults.sort { (($0.created ?? .distantFuture), $0.id) < (($1.created ?? .distantFuture), $1.id) }
+            var removed = Set<String>()
+            for (itemID, records) in byID {
+                // The item's newest record per vault; a live one is where the item is now.
+                let newest = Dictionary(grouping: records, by: \.vaultID).compactMap { $0.value.max { $0.revision < $1.revision } }
+                for r in newest where r.envelope == nil {
+                    if !(st.tombstones[r.vaultID]?.contains(itemID) ?? false) { st.tombstones[r.vaultID, default: []].append(itemID) }
+                    if st.removals[itemID]?.vaultID == r.vaultID { st.removals[itemID] = nil }
+                }
+                st.undecryptable.removeAll { $0.itemID == itemID && newest.map(\.vaultID).contains($0.vaultID) }
+                let live = newest.filter { $0.envelope != nil }.max { $0.revision < $1.revision }
+                let local = positions[itemID].map { vault.items[$0] }
+                guard let live else {
+                    // Deleted on the server, and no vault holds it any more.
+                    guard let local, let base = local.syncBase, newest.contains(where: { $0.vaultID == base.vaultID }) else { continue }
+                    if local.syncPending {
+                        vault.items[positions[itemID]!].syncBase = nil
+                        notices.append(SyncNotice(kind: .deletedEdited, at: at, itemID: itemID, title: local.title))
+                    } else {
+                        removed.insert(itemID)
+                    }
+                    continue
+                }
+                st.tombstones[live.vaultID]?.removeAll { $0 == itemID }
+                let envelope = Array(live.envelope!)
+                let key = live.vaultID + "/" + itemID
+                guard let remote = verified.items[key] else {
+                    let reason = verified.undecryptable[key] ?? "not opened"
+                    st.undecryptable.append(UndecryptableEntry(vaultID: live.vaultID, itemID: itemID, revision: live.revision, hash: SyncHash.of(envelope), reason: reason))
+                    continue
+                }
+                let base = SyncBase(vaultID: live.vaultID, revision: live.revision, envelope: envelope)
+                if var local {
+                    let i = positions[itemID]!
+                    if local.syncBase?.envelope == envelope {
+                        // This device's own write, come back.
+                        vault.items[i].syncBase = base
+                        continue
+                    }
+                    if !local.syncPending {
+                        var item = remote
+                        (item.lastUsed, item.lastFilled) = (local.lastUsed, local.lastFilled)
+                        item.vaultID = live.vaultID
+                        item.syncBase = base
+                        item.syncPending = false
+                        vault.items[i] = item
+                        continue
+                    }
+                    let ancestor = local.syncBase.flatMap { b in
+                        verified.vaults[b.vaultID].flatMap { v in
+                            try? ItemSeal.open(b.envelope, vaultID: b.vaultID, itemID: itemID, keyVersion: v.keyVersion, key: SecretBytes(copying: v.key))
+                        }
+                    }
+                    let merged = ItemMerge.merge(base: ancestor, local: local, remote: remote, now: at)
+                    if !merged.conflicts.isEmpty {
+                        notices.append(SyncNotice(kind: .fieldConflict, at: at, itemID: itemID, title: merged.item.title, fields: merged.conflicts))
+                    }
+                    if merged.untrashed { notices.append(SyncNotice(kind: .trashedEdited, at: at, itemID: itemID, title: merged.item.title)) }
+                    // Where it lives: a move made here stands unless the server moved it too.
+                    let baseVault = local.syncBase?.vaultID
+                    var target = live.vaultID
+                    if let mine = local.vaultID, mine != baseVault {
+                        if live.vaultID == baseVault || baseVault == nil {
+                            target = mine
+                        } else if mine != live.vaultID {
+                            notices.append(SyncNotice(kind: .movedTwice, at: at, itemID: itemID, title: merged.item.title))
+                        }
+                    }
+                    local = merged.item
+                    local.vaultID = target
+                    local.syncBase = base
+                    local.syncPending = target != live.vaultID || merged.item.synced != remote.synced
+                    vault.items[i] = local
+                } else if st.removals[itemID] != nil {
+                    // Deleted here, edited there: the edit is kept.
+                    st.removals[itemID] = nil
+                    var item = remote
+                    item.vaultID = live.vaultID
+                    item.syncBase = base
+                    vault.items.append(item)
+                    positions[itemID] = vault.items.count - 1
+                    notices.append(SyncNotice(kind: .deletedEdited, at: at, itemID: itemID, title: item.title))
+                } else {
+                    var item = remote
+                    item.vaultID = live.vaultID
+                    item.syncBase = base
+                    item.syncPending = false
+                    vault.items.append(item)
+                    positions[itemID] = vault.items.count - 1
+                }
+            }
+            if !removed.isEmpty { vault.items.removeAll { removed.contains($0.id) } }
+            st.revision = reply.revision
+            vault.sync = st
+        }
+        session.syncTrees = verified.trees
+    }
+
+    // MARK: Vaults
+
+    /// Gives every item a vault: the vault it is in on the server, else the first vault, made ("Personal")
+    /// when the account has none yet.
+    func assignVaults() throws {
+        let vault = session.vault
+        let known = Set(vault.vaults.map(\.id))
+        let homeless = vault.items.filter { $0.vaultID.map { !known.contains($0) } ?? true }
+        guard !homeless.isEmpty || vault.vaults.isEmpty else { return }
+        try session.updateNaming(Set(homeless.map(\.id))) { vault in
+            if vault.vaults.isEmpty { try Self.makeVault(&vault, name: "Personal", icon: nil, colour: nil, now: now()) }
+            let first = vault.vaults[0].id
+            let known = Set(vault.vaults.map(\.id))
+            for i in vault.items.indices where vault.items[i].vaultID.map({ !known.contains($0) }) ?? true {
+                vault.items[i].vaultID = vault.items[i].syncBase.map(\.vaultID).flatMap { known.contains($0) ? $0 : nil } ?? first
+                if vault.items[i].syncBase?.vaultID != vault.items[i].vaultID { vault.items[i].syncPending = true }
+            }
+        }
+    }
+
+    /// Adds a vault (to be pushed), with a new random key wrapped for this account when it syncs.
+    static func makeVault(_ vault: inout Vault, name: String, icon: VaultIcon?, colour: VaultColour?, now: Date) throws {
+        let info = VaultInfo(name: name, icon: icon, colour: colour, created: now)
+        vault.vaults.append(info)
+        guard var st = vault.sync else { return }
+        let key = SecretBytes.generate(count: 32)
+        let wrapped = try ItemSeal.wrapVaultKey(key, accountID: st.accountID, vaultID: info.id, keyVersion: 1, wrapKey: SecretBytes(copying: st.wrapKey))
+        st.vaults[info.id] = SyncedVault(keyVersion: 1, key: key.revealBytes(), wrappedKey: wrapped, metaPending: true)
+        vault.sync = st
+    }
+
+    // MARK: Pushing
+
+    struct Batch {
+        var request: SyncPushRequest
+        var items: [(vaultID: String, itemID: String, envelope: [UInt8]?)]
+        var trees: [String: ManifestTree]
+        var manifests: [String: Manifest]
+        var metas: [String: [UInt8]]
+    }
+
+    /// Pushes everything waiting, a batch at a time; how many writes went, and whether one lost a race.
+    func pushAll() throws -> (Int, Bool) {
+        var pushed = 0
+        while let batch = try nextBatch() {
+            let body = try ProtocolCoding.wireEncode(batch.request)
+            try session.updateNaming([]) { $0.sync!.inFlight = body }
+            let reply: SyncPushReply
+            do {
+                reply = try client.push(Array(body))
+            } catch let error as ProtocolError where error.code == .syncConflict {
+                try session.updateNaming([]) { $0.sync!.inFlight = nil }
+                return (pushed, true)
+            }
+            try acknowledge(batch, revision: reply.revision)
+            pushed += batch.items.count
+        }
+        return (pushed, false)
+    }
+
+    /// The next push: vaults new or renamed here, items changed here (a moved item is written in its new
+    /// vault and deleted in its old one, in the same push), items deleted here.
+    func nextBatch() throws -> Batch? {
+        let vault = session.vault
+        let st = state
+        var trees = trees()
+        var writes: [String: [SyncItemWrite]] = [:]
+        var items: [(vaultID: String, itemID: String, envelope: [UInt8]?)] = []
+        var bytes = 0
+        var full: Bool { items.count >= SyncService_pushItemLimit - 1 || bytes >= Self.batchBytes }
+        for item in vault.items where item.syncPending {
+            if full { break }
+            guard let target = item.vaultID, let v = st.vaults[target] else { continue }
+            let envelope = try ItemSeal.seal(item, vaultID: target, keyVersion: v.keyVersion, key: SecretBytes(copying: v.key))
+            writes[target, default: []].append(SyncItemWrite(itemID: item.id, envelope: Data(envelope)))
+            items.append((target, item.id, envelope))
+            trees[target, default: ManifestTree()].set(item.id, envelope: envelope)
+            bytes += envelope.count
+            if let old = item.syncBase?.vaultID, old != target {
+                writes[old, default: []].append(SyncItemWrite(itemID: item.id, envelope: nil))
+                items.append((old, item.id, nil))
+                trees[old, default: ManifestTree()].setDeleted(item.id)
+            }
+        }
+        for (id, removal) in st.removals.sorted(by: { $0.key < $1.key }) {
+            if full { break }
+            guard st.vaults[removal.vaultID] != nil else { continue }
+            writes[removal.vaultID, default: []].append(SyncItemWrite(itemID: id, envelope: nil))
+            items.append((removal.vaultID, id, nil))
+            trees[removal.vaultID, default: ManifestTree()].setDeleted(id)
+        }
+        var metas: [String: [UInt8]] = [:]
+        for info in vault.vaults {
+            guard let v = st.vaults[info.id], v.metaPending || v.manifestVersion == 0 else { continue }
+            metas[info.id] = try ItemSeal.sealMeta(info, keyVersion: v.keyVersion, key: SecretBytes(copying: v.key))
+            writes[info.id] = writes[info.id] ?? []
+        }
+        guard !writes.isEmpty else { return nil }
+        let signer = try SigningKey(seed: SecretBytes(copying: st.signSeed))
+        var manifests: [String: Manifest] = [:]
+        var vaultWrites: [SyncVaultWrite] = []
+        for (vaultID, list) in writes.sorted(by: { $0.key < $1.key }) {
+            guard let v = st.vaults[vaultID] else { continue }
+            let meta = metas[vaultID] ?? v.meta.map { Array($0) } ?? []
+            var m = Manifest(
+                vaultID: vaultID, version: v.manifestVersion + 1, previous: v.manifestVersion == 0 ? Manifest.noPrevious : Array(v.manifestHash),
+                root: trees[vaultID, default: ManifestTree()].root(), metaHash: Hash.sha256(meta), keyVersion: v.keyVersion, signer: st.accountID)
+            m.sign(with: signer)
+            manifests[vaultID] = m
+            vaultWrites.append(
+                SyncVaultWrite(
+                    vaultID: vaultID, baseVersion: v.manifestVersion, manifest: Data(m.encoded), keyVersion: v.keyVersion,
+                    key: v.manifestVersion == 0 ? v.wrappedKey : nil, meta: metas[vaultID].map { Data($0) }, items: list))
+        }
+        let opID = SecureRandom.bytes(count: 16).map { String(format: "%02x", $0) }.joined()
+        return Batch(request: SyncPushRequest(opID: opID, vaults: vaultWrites), items: items, trees: trees, manifests: manifests, metas: metas)
+    }
+
+    /// Records an accepted push: the items' server versions, the vaults' new manifests.
+    func acknowledge(_ batch: Batch, revision: Int64) throws {
+        let written = Set(batch.items.filter { $0.envelope != nil }.map(\.itemID))
+        try session.updateNaming(written) { vault in
+            var st = vault.sync!
+            var live = [String: (String, [UInt8])]()
+            for w in batch.items {
+                if let envelope = w.envelope {
+                    live[w.itemID] = (w.vaultID, envelope)
+                    st.tombstones[w.vaultID]?.removeAll { $0 == w.itemID }
+                } else {
+                    if !(st.tombstones[w.vaultID]?.contains(w.itemID) ?? false) { st.tombstones[w.vaultID, default: []].append(w.itemID) }
+                    if st.removals[w.itemID]?.vaultID == w.vaultID { st.removals[w.itemID] = nil }
+                }
+            }
+            for i in vault.items.indices {
+                guard let (vaultID, envelope) = live[vault.items[i].id] else { continue }
+                vault.items[i].syncBase = SyncBase(vaultID: vaultID, revision: revision, envelope: envelope)
+                vault.items[i].syncPending = false
+            }
+            for (vaultID, m) in batch.manifests {
+                st.vaults[vaultID]?.manifestVersion = m.version
+                st.vaults[vaultID]?.manifestHash = Data(m.hash)
+                if let meta = batch.metas[vaultID] { st.vaults[vaultID]?.meta = Data(meta) }
+                st.vaults[vaultID]?.metaPending = false
+            }
+            st.inFlight = nil
+            vault.sync = st
+        }
+        var trees = session.syncTrees ?? [:]
+        for (id, tree) in batch.trees { trees[id] = tree }
+        session.syncTrees = trees
+    }
+}
+
+/// The most writes in one push (the server's `SyncService.pushItemLimit`).
+let SyncService_pushItemLimit = 1_000

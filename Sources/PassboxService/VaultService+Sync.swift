@@ -1,0 +1,86 @@
+import Foundation
+import PassboxClient
+import PassboxCore
+import PassboxCrypto
+import PassboxProtocol
+import PassboxStore
+import PassboxSync
+
+/// Sync and the vault list, for an account's vault (docs/PROTOCOL.md "Sync").
+extension VaultService {
+    /// The account this data directory is signed in to, with its session token.
+    func signedInRecord() throws -> AccountRecord {
+        guard store.isAccountVault, let record = try AccountRecord.load(dataDirectory) else { throw ProtocolError(.localVault) }
+        guard record.token != nil else { throw ProtocolError(.notSignedIn) }
+        return record
+    }
+
+    /// Syncs the account's vaults now. A failure is remembered (for `status`) and thrown; nothing is lost.
+    public func sync(takeNotices: Bool = true) throws -> SyncReply {
+        guard let session else { throw ProtocolError(.locked) }
+        let record = try signedInRecord()
+        let client = try SyncClient(server: record.server, token: record.token!)
+        let outcome: SyncOutcome
+        do {
+            outcome = try AccountSync(session: session, client: client, now: now).run()
+        } catch {
+            let code = ProtocolError.from(error).code.rawValue
+            if session.vault.sync != nil, !session.isUnusable { try? session.updateNaming([]) { $0.sync?.lastFailure = code } }
+            if session.isUnusable { lock() }
+            throw error
+        }
+        _ = outcome
+        let status = syncStatus(session)
+        if takeNotices, !(session.vault.sync?.notices.isEmpty ?? true) { try session.updateNaming([]) { $0.sync?.notices = [] } }
+        return SyncReply(pulled: outcome.pulled, pushed: outcome.pushed, status: status)
+    }
+
+    /// Where the account's sync stands (nil for the local vault or while locked).
+    public func syncStatus() -> SyncStatusView? {
+        guard let session, store.isAccountVault else { return nil }
+        return syncStatus(session)
+    }
+
+    func syncStatus(_ session: VaultSession) -> SyncStatusView {
+        let vault = session.vault
+        let state = vault.sync
+        let queued = vault.items.reduce(0) { $0 + ($1.syncPending ? 1 : 0) } + (state?.removals.count ?? 0)
+            + (state?.vaults.values.reduce(0) { $0 + ($1.metaPending ? 1 : 0) } ?? 0)
+        let names = Dictionary(vault.vaults.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        return SyncStatusView(
+            queued: queued, lastSync: state?.lastSync, lastFailure: state?.lastFailure, revision: state?.revision ?? 0,
+            notices: (state?.notices ?? []).map { SyncNoticeView(kind: $0.kind.rawValue, at: $0.at, itemID: $0.itemID, title: $0.title, fields: $0.fields) },
+            undecryptable: (state?.undecryptable ?? []).map { UndecryptableView(vault: names[$0.vaultID] ?? $0.vaultID, itemID: $0.itemID, reason: $0.reason) })
+    }
+
+    /// What a live connection needs: the server, the token and the revision this device has (nil when this
+    /// data directory does not serve an unlocked account vault with its sync keys).
+    public func liveTarget() -> (server: String, token: String, revision: Int64)? {
+        guard let session, let state = session.vault.sync, let record = try? signedInRecord(), let token = record.token else { return nil }
+        return (record.server, token, state.revision)
+    }
+
+    /// Whether changes wait to be pushed.
+    public var hasQueuedChanges: Bool {
+        guard let session, session.vault.sync != nil else { return false }
+        return (syncStatus(session).queued) > 0
+    }
+
+    func vaultList() throws -> VaultListReply {
+        guard let session else { throw ProtocolError(.locked) }
+        if store.isAccountVault {
+            let record = try? AccountRecord.load(dataDirectory)
+            let local = VaultStore(directory: dataDirectory)
+            return session.vaultList(kind: "account", account: record?.email, other: local.exists ? local.vaultPath : nil)
+        }
+        return session.vaultList(kind: "local", account: nil, other: nil)
+    }
+
+    /// Installs the sync keys into an account's vault opened with the master password, when it has none yet
+    /// (a vault made before sync existed): the keyset is opened once more for them.
+    func installSyncKeys(password: SecretBytes) throws {
+        guard let session, session.vault.sync == nil, let account = store.accountKey, let keyset = try account.openedKeyset(password: password) else { return }
+        let state = try keyset.syncState(accountID: account.accountID)
+        try session.updateNaming([]) { $0.sync = state }
+    }
+}
