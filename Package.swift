@@ -74,6 +74,7 @@ let package = Package(
             resources: [.copy("Vectors")]),
         .testTarget(name: "PassboxCoreTests", dependencies: ["PassboxCore", "PassboxProtocol", "PassboxTestSupport"], resources: [.copy("Data")]),
         .testTarget(name: "PassboxServerTests", dependencies: ["PassboxServer", "PassboxProtocol", "PassboxCore", "PassboxCrypto", "PassboxSQLite", "PassboxPostgres", "PassboxTestSupport"]),
+        .testTarget(name: "PassboxSyncTests", dependencies: ["PassboxSync", "PassboxCore", "PassboxCrypto", "PassboxTestSupport"]),
         .testTarget(name: "PassboxHTTPTests", dependencies: ["PassboxHTTP", "PassboxTestSupport"]),
         .testTarget(name: "PassboxSQLiteTests", dependencies: ["PassboxSQLite", "PassboxTestSupport"]),
         .testTarget(name: "PassboxAgentTests", dependencies: ["PassboxAgent", "PassboxTestSupport"]),
@@ -83,7 +84,11 @@ let package = Package(
             name: "PassboxStoreTests", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxTestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(
-            name: "PassboxCLITests", dependencies: ["PassboxCLI", "PassboxProtocol", "PassboxAgent", "PassboxHTTP", "PassboxSQLite", "PassboxTestSupport"],
+            name: "PassboxCLITests",
+            dependencies: [
+                "PassboxCLI", "PassboxProtocol", "PassboxAgent", "PassboxHTTP", "PassboxSQLite", "PassboxTestSupport", "PassboxService", "PassboxClient", "PassboxCore",
+                "PassboxStore", "PassboxSync", "PassboxCrypto",
+            ],
             resources: [.copy("Transcripts")]),
     ],
     swiftLanguageModes: [.v6]

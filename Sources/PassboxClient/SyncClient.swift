@@ -6,32 +6,67 @@ import PassboxProtocol
 public struct SyncClient: Sendable {
     let account: AccountClient
     let token: String
+    /// Bytes sent and received by this client's calls (bodies only), for `passbox bench sync`.
+    public let traffic = Traffic()
+    /// Fault injection for tests: asked after a push the server answered; true makes the client act as if
+    /// the answer was lost on the way (the server did apply it).
+    public var losesAnswer: (@Sendable () -> Bool)?
+
+    public final class Traffic: @unchecked Sendable {
+        // @unchecked: the counters are touched only under `lock`.
+        private let lock = NSLock()
+        private var counts = (sent: 0, received: 0)
+        func add(sent: Int, received: Int) {
+            lock.lock()
+            counts.sent += sent
+            counts.received += received
+            lock.unlock()
+        }
+        public var sent: Int { lock.lock(); defer { lock.unlock() }; return counts.sent }
+        public var received: Int { lock.lock(); defer { lock.unlock() }; return counts.received }
+        public func reset() {
+            lock.lock()
+            counts = (0, 0)
+            lock.unlock()
+        }
+    }
 
     public init(server: String, token: String) throws {
         account = try AccountClient(server: server)
         self.token = token
     }
 
+    func exchange(_ path: String, _ body: [UInt8], timeoutSeconds: Int, limit: Int = 4 << 20) throws -> [UInt8] {
+        let answer = try account.exchange("POST", path, body: body, token: token, timeoutSeconds: timeoutSeconds, limit: limit)
+        traffic.add(sent: body.count, received: answer.body.count)
+        guard answer.status / 100 == 2 else { throw account.failure(answer) }
+        return answer.body
+    }
+
+    func decode<R: Decodable>(_ type: R.Type, _ body: [UInt8]) throws -> R {
+        guard let reply = try? ProtocolCoding.wireDecode(R.self, from: Data(body)) else {
+            throw ProtocolError(.badServerAnswer, ["server": origin, "status": "200"])
+        }
+        return reply
+    }
+
     public var origin: String { account.origin }
 
     public func pull(since: Int64) throws -> SyncPullReply {
-        try account.call("POST", "/v1/sync/pull", SyncPullRequest(since: since), token: token, as: SyncPullReply.self, timeoutSeconds: 60, limit: 64 << 20)
+        let body = Array(try ProtocolCoding.wireEncode(SyncPullRequest(since: since)))
+        return try decode(SyncPullReply.self, try exchange("/v1/sync/pull", body, timeoutSeconds: 60, limit: 64 << 20))
     }
 
     /// Sends a push as the bytes kept for it (a retry sends the same bytes).
     public func push(_ body: [UInt8]) throws -> SyncPushReply {
-        let answer = try account.exchange("POST", "/v1/sync/push", body: body, token: token, timeoutSeconds: 60)
-        guard answer.status / 100 == 2 else { throw account.failure(answer) }
-        guard let reply = try? ProtocolCoding.wireDecode(SyncPushReply.self, from: Data(answer.body)) else {
-            throw ProtocolError(.badServerAnswer, ["server": origin, "status": String(answer.status)])
-        }
+        let reply = try decode(SyncPushReply.self, try exchange("/v1/sync/push", body, timeoutSeconds: 60))
+        if let losesAnswer, losesAnswer() { throw ProtocolError(.serverUnreachable, ["server": origin, "reason": "the answer was lost (test)"]) }
         return reply
     }
 
     /// Waits (up to about 20 seconds) for a revision past `since`.
     public func wait(since: Int64) throws -> Int64 {
-        try account.call(
-            "POST", "/v1/sync/wait", SyncWaitRequest(since: since), token: token, as: SyncWaitReply.self, timeoutSeconds: SyncWaitRequest.seconds + 15
-        ).revision
+        let body = Array(try ProtocolCoding.wireEncode(SyncWaitRequest(since: since)))
+        return try decode(SyncWaitReply.self, try exchange("/v1/sync/wait", body, timeoutSeconds: SyncWaitRequest.seconds + 15)).revision
     }
 }

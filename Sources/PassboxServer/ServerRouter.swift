@@ -1,5 +1,6 @@
 import Foundation
 import PassboxHTTP
+import PassboxPostgres
 import PassboxProtocol
 
 /// Maps HTTP requests to the account operations: JSON in, JSON out, errors as `ProtocolError` with an HTTP
@@ -23,6 +24,10 @@ struct ServerRouter: Sendable {
             response = Self.failure(ProtocolError(.badRequest, ["reason": "the body is not the JSON this route takes"]))
         } catch {
             response = Self.failure(ProtocolError(.internalError, ["type": String(describing: type(of: error))]))
+            // The kind of failure, and for the database its SQLSTATE: never its message, which can quote values.
+            let state = (error as? PostgresError).map { " SQLSTATE \($0.sqlState)" } ?? ""
+            log("internal error on \(Self.template(request)): \(String(describing: type(of: error)))\(state)")
+            if ProcessInfo.processInfo.environment["PASSBOX_SERVER_DEBUG"] == "1" { log("  \(error)") }
         }
         let common = [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")]
         response.headers += common

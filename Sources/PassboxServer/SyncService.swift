@@ -56,7 +56,7 @@ struct SyncService: Sendable {
                 if SecureRandom.uniform(64) == 0 {
                     try db.run("DELETE FROM sync_operations WHERE account_id = ? AND created < ?", [.text(account), .integer(milliseconds(Date()) - 86_400_000)])
                 }
-                if isPostgres { _ = try db.rows("SELECT pg_notify('passbox_sync', ?)", [.text("\(account):\(revision)")]) }
+                if isPostgres { try db.run("SELECT pg_notify('passbox_sync', ?)", [.text("\(account):\(revision)")]) }
                 return SyncPushReply(revision: revision, replayed: false)
             }
         }

@@ -152,24 +152,8 @@ extension Commands {
     }
 
     static func saveRecord(_ c: Context, client: AccountClient, session: AccountClient.SignedIn, secretKey: SecretKey, device: (id: String, name: String)) throws {
-        let record = AccountRecord(
-            server: client.origin, email: session.email, accountID: session.accountID, secretKey: secretKey.formatted(), deviceID: device.id,
-            deviceName: device.name, salt: Data(session.salt), memoryKiB: session.kdf.memoryKiB, passes: session.kdf.passes, lanes: session.kdf.lanes,
-            keyset: Data(session.keyset), token: session.token)
-        try record.save(c.dataDirectory)
+        try AccountDevice.keep(session, secretKey: secretKey, server: client.origin, deviceID: device.id, deviceName: device.name, in: c.dataDirectory)
         try KnownAccounts.remember(session.kdf, server: client.origin, email: session.email, in: c.dataDirectory)
-        // The account's vault on this device (items stay here until sync): made once, kept across sign-outs, so
-        // signing in again to the same account finds it as it was.
-        let store = VaultStore.serving(c.dataDirectory)
-        if let key = session.vaultKey, store.isAccountVault {
-            let opened = store.exists ? try store.unlock(passwordKey: key) : try store.create(slotKey: key, parameters: record.parameters)
-            // The keys to sync with, kept inside the vault (so a quick unlock can sync too).
-            if let state = session.syncState, opened.vault.sync?.accountID != state.accountID {
-                var vault = opened.vault
-                vault.sync = state
-                try opened.save(vault)
-            }
-        }
     }
 
     static func secretKeyProblem(_ error: TypedCodeError, _ c: Context) -> String {

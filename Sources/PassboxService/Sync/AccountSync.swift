@@ -103,8 +103,7 @@ final class AccountSync {
             let reply = try client.pull(since: since)
             guard reply.revision >= since else { throw Self.refused("", "stepBack") }
             let verified = try verify(reply)
-            try apply(verified, reply)
-            count += reply.items.count
+            count += try apply(verified, reply)
             if !reply.more {
                 // The last page: every vault must now be at the version the server lists.
                 for record in reply.vaults where (state.vaults[record.vaultID]?.manifestVersion ?? 0) != record.manifestVersion {
@@ -170,7 +169,10 @@ final class AccountSync {
                 guard m.signer == st.accountID, m.isSigned(by: Array(st.signPublicKey)) else { throw Self.refused(vaultID, "signature") }
                 if m.version <= v.manifestVersion {
                     // The one this device already verified, sent again: harmless. Anything else is a step back or a fork.
-                    if m.version == v.manifestVersion && m.hash == Array(v.manifestHash) { continue }
+                    if m.version == v.manifestVersion && m.hash == Array(v.manifestHash) {
+                        last = (m, record.meta)
+                        continue
+                    }
                     throw Self.refused(vaultID, m.version < v.manifestVersion ? "stepBack" : "fork")
                 }
                 guard m.version == v.manifestVersion + 1 else { throw Self.refused(vaultID, "gap") }
@@ -212,9 +214,11 @@ final class AccountSync {
         return Verified(vaults: vaults, trees: trees, infos: infos, items: items, undecryptable: undecryptable)
     }
 
-    /// Merges a verified page into the vault and saves it, with the page's revision.
-    func apply(_ verified: Verified, _ reply: SyncPullReply) throws {
+    /// Merges a verified page into the vault and saves it, with the page's revision; how many items and vaults
+    /// changed here (this device's own writes coming back are not counted).
+    func apply(_ verified: Verified, _ reply: SyncPullReply) throws -> Int {
         let at = now()
+        var count = 0
         var byID = [String: [SyncItemRecord]]()
         for record in reply.items { byID[record.itemID, default: []].append(record) }
         try session.updateNaming(Set(byID.keys)) { vault in
@@ -223,7 +227,13 @@ final class AccountSync {
             var st = vault.sync!
             st.vaults = verified.vaults
             for (id, info) in verified.infos {
-                if let i = vault.vaults.firstIndex(where: { $0.id == id }) { vault.vaults[i] = info } else { vault.vaults.append(info) }
+                if let i = vault.vaults.firstIndex(where: { $0.id == id }) {
+                    if vault.vaults[i] != info { count += 1 }
+                    vault.vaults[i] = info
+                } else {
+                    vault.vaults.append(info)
+                    count += 1
+                }
             }
             vault.vaults.sort { (($0.created ?? .distantFuture), $0.id) < (($1.created ?? .distantFuture), $1.id) }
             var removed = Set<String>()
@@ -240,6 +250,7 @@ final class AccountSync {
                 guard let live else {
                     // Deleted on the server, and no vault holds it any more.
                     guard let local, let base = local.syncBase, newest.contains(where: { $0.vaultID == base.vaultID }) else { continue }
+                    count += 1
                     if local.syncPending {
                         vault.items[positions[itemID]!].syncBase = nil
                         notices.append(SyncNotice(kind: .deletedEdited, at: at, itemID: itemID, title: local.title))
@@ -264,6 +275,7 @@ final class AccountSync {
                         vault.items[i].syncBase = base
                         continue
                     }
+                    count += 1
                     if !local.syncPending {
                         var item = remote
                         (item.lastUsed, item.lastFilled) = (local.lastUsed, local.lastFilled)
@@ -299,6 +311,7 @@ final class AccountSync {
                     local.syncPending = target != live.vaultID || merged.item.synced != remote.synced
                     vault.items[i] = local
                 } else if st.removals[itemID] != nil {
+                    count += 1
                     // Deleted here, edited there: the edit is kept.
                     st.removals[itemID] = nil
                     var item = remote
@@ -308,6 +321,7 @@ final class AccountSync {
                     positions[itemID] = vault.items.count - 1
                     notices.append(SyncNotice(kind: .deletedEdited, at: at, itemID: itemID, title: item.title))
                 } else {
+                    count += 1
                     var item = remote
                     item.vaultID = live.vaultID
                     item.syncBase = base
@@ -321,6 +335,7 @@ final class AccountSync {
             vault.sync = st
         }
         session.syncTrees = verified.trees
+        return count
     }
 
     // MARK: Vaults
@@ -378,7 +393,7 @@ final class AccountSync {
                 return (pushed, true)
             }
             try acknowledge(batch, revision: reply.revision)
-            pushed += batch.items.count
+            pushed += batch.items.count + batch.metas.count
         }
         return (pushed, false)
     }

@@ -1,0 +1,83 @@
+import Foundation
+import PassboxClient
+import PassboxCore
+import PassboxCrypto
+import PassboxProtocol
+import PassboxService
+import PassboxStore
+import PassboxTestSupport
+
+/// A device of an account in this process: its own data directory, signed in to a real `passbox server`,
+/// with its `VaultService` unlocked, as the CLI or the agent would hold it.
+final class SyncDevice {
+    let name: String
+    let directory: String
+    let service: VaultService
+    var client: SyncClient
+    var online = true
+
+    init(name: String, directory: String, server: String) throws {
+        self.name = name
+        self.directory = directory
+        service = VaultService(dataDirectory: directory)
+        let record = try AccountRecord.load(directory)!
+        client = try SyncClient(server: server, token: record.token!)
+    }
+
+    var session: VaultSession { service.session! }
+    var vault: Vault { service.session!.vault }
+
+    static let password = "tulip ocean marble violin anchor"
+
+    static func password(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try Array(password.utf8).withUnsafeBytes(body)
+    }
+
+    /// Signs up on `server` as the first device; returns the device and the Secret Key.
+    static func signUp(_ name: String, server: String, email: String, in dir: TemporaryDirectory) throws -> (SyncDevice, SecretKey) {
+        let client = try AccountClient(server: server)
+        var made: (SecretKey, AccountClient.SignedIn)?
+        try password { made = try client.signup(email: email, password: $0, deviceID: name + "-id", deviceName: name) }
+        let (key, session) = made!
+        let directory = dir.path + "/" + name
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try AccountDevice.keep(session, secretKey: key, server: client.origin, deviceID: name + "-id", deviceName: name, in: directory)
+        let device = try SyncDevice(name: name, directory: directory, server: client.origin)
+        try device.service.unlock(password: SecretText(password))
+        return (device, key)
+    }
+
+    /// Signs in on `server` as another device of the account.
+    static func signIn(_ name: String, server: String, email: String, secretKey: SecretKey, in dir: TemporaryDirectory) throws -> SyncDevice {
+        let client = try AccountClient(server: server)
+        var signed: AccountClient.SignedIn?
+        try password { signed = try client.signin(email: email, password: $0, secretKey: secretKey, deviceID: name + "-id", deviceName: name, lastUsed: nil) }
+        let directory = dir.path + "/" + name
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try AccountDevice.keep(signed!, secretKey: secretKey, server: client.origin, deviceID: name + "-id", deviceName: name, in: directory)
+        let device = try SyncDevice(name: name, directory: directory, server: client.origin)
+        try device.service.unlock(password: SecretText(password))
+        return device
+    }
+
+    @discardableResult
+    func sync() throws -> SyncReply { try service.sync(takeNotices: true, client: client) }
+
+    /// Each item as the server would hold it (no device-local parts), by id, with its vault.
+    var state: [String: (vault: String?, item: Item)] {
+        Dictionary(vault.items.map { ($0.id, ($0.vaultID, $0.synced)) }, uniquingKeysWith: { a, _ in a })
+    }
+}
+
+/// A seeded generator (SplitMix64), so a failing run can be repeated from its seed.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
