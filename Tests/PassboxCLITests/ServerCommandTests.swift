@@ -9,14 +9,16 @@ final class ServerProcess {
     let process = Process()
     let out: URL, err: URL
     let origin: String
+    /// Where it listens (its origin may be another: `--origin`).
+    let address: String
 
-    init(dataDirectory: String, in dir: TemporaryDirectory, extra: [String] = [], name: String = "server") throws {
+    init(dataDirectory: String, in dir: TemporaryDirectory, extra: [String] = [], name: String = "server", port: UInt16 = 0) throws {
         out = dir.file("\(name)-out")
         err = dir.file("\(name)-err")
         #expect(FileManager.default.createFile(atPath: out.path, contents: nil))
         #expect(FileManager.default.createFile(atPath: err.path, contents: nil))
         process.executableURL = URL(fileURLWithPath: try Transcript.executablePath())
-        process.arguments = ["--data", dataDirectory, "server", "--listen", "127.0.0.1:0"] + extra
+        process.arguments = ["--data", dataDirectory, "server", "--listen", "127.0.0.1:\(port)"] + extra
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
@@ -31,6 +33,7 @@ final class ServerProcess {
             throw ServerNeverListened(log: "the server never said where it listens: \((try? String(contentsOf: err, encoding: .utf8)) ?? "")")
         }
         origin = found
+        address = port == 0 ? found : "http://127.0.0.1:\(port)"
     }
 
     var log: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }

@@ -310,7 +310,9 @@ final class AccountSync {
                     local.syncBase = base
                     local.syncPending = target != live.vaultID || merged.item.synced != remote.synced
                     vault.items[i] = local
-                } else if st.removals[itemID] != nil {
+                } else if let removal = st.removals[itemID] {
+                    // The version deleted here, come back (this device's own earlier write): the deletion stands.
+                    if removal.vaultID == live.vaultID && Array(removal.hash) == SyncHash.of(envelope) { continue }
                     count += 1
                     // Deleted here, edited there: the edit is kept.
                     st.removals[itemID] = nil
@@ -360,7 +362,11 @@ final class AccountSync {
 
     /// Adds a vault (to be pushed), with a new random key wrapped for this account when it syncs.
     static func makeVault(_ vault: inout Vault, name: String, icon: VaultIcon?, colour: VaultColour?, now: Date) throws {
-        let info = VaultInfo(name: name, icon: icon, colour: colour, created: now)
+        // Vaults are ordered by when they were made (the first is where new items go): one made in the same
+        // millisecond as the last is dated a millisecond later, so the order is the same on every device.
+        let latest = vault.vaults.compactMap(\.created).max()
+        let created = latest.map { max(now.storedPrecision, $0.addingTimeInterval(0.001)) } ?? now
+        let info = VaultInfo(name: name, icon: icon, colour: colour, created: created)
         vault.vaults.append(info)
         guard var st = vault.sync else { return }
         let key = SecretBytes.generate(count: 32)
