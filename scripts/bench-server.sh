@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: passbox bench server on SQLite and on a throwaway PostgreSQL cluster (initdb in a temporary
+# make bench: passbox bench server and passbox bench sync on SQLite and on a throwaway PostgreSQL cluster (initdb in a temporary
 # directory, loopback, a port of its own, run as the postgres user when started as root; removed at the end).
 #   scripts/bench-server.sh BIN [SECONDS]
 set -euo pipefail
@@ -8,7 +8,8 @@ seconds="${2:-5}"
 pg_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 if [ -z "$pg_bin" ] || [ ! -x "$pg_bin/initdb" ]; then
   echo "PostgreSQL is not installed (apt-get install postgresql): measuring SQLite only"
-  exec "$bin" bench server --seconds "$seconds"
+  "$bin" bench server --seconds "$seconds"
+  exec "$bin" bench sync
 fi
 dir="$(mktemp -d /tmp/passbox-bench-pg.XXXXXX)"
 as=()
@@ -28,3 +29,4 @@ max_connections = 200
 CONF
 "${as[@]}" "$pg_bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w start >/dev/null
 "$bin" bench server --seconds "$seconds" --database "postgresql://passbox@127.0.0.1:$port/postgres"
+"$bin" bench sync --database "postgresql://passbox@127.0.0.1:$port/postgres"

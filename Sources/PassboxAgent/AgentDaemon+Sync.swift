@@ -48,7 +48,10 @@ extension AgentDaemon {
             if !unlockedBefore || Date().timeIntervalSince(lastSync) > Self.periodicSync {
                 unlockedBefore = true
                 lastSync = Date()
-                queue.sync { syncQuietly() }
+                queue.sync {
+                    syncQuietly()
+                    liveConnected = service.syncStatus().map { $0.lastFailure == nil }
+                }
                 continue
             }
             do {

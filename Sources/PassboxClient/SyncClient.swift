@@ -52,8 +52,8 @@ public struct SyncClient: Sendable {
 
     public var origin: String { account.origin }
 
-    public func pull(since: Int64) throws -> SyncPullReply {
-        let body = Array(try ProtocolCoding.wireEncode(SyncPullRequest(since: since)))
+    public func pull(since: Int64, skip: [Int64] = []) throws -> SyncPullReply {
+        let body = Array(try ProtocolCoding.wireEncode(SyncPullRequest(since: since, skip: skip.isEmpty ? nil : skip)))
         return try decode(SyncPullReply.self, try exchange("/v1/sync/pull", body, timeoutSeconds: 60, limit: 64 << 20))
     }
 

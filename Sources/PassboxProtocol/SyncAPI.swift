@@ -8,10 +8,15 @@ public struct SyncPullRequest: Codable, Sendable {
     public var since: Int64
     /// Items per page (the server caps it at `SyncPullRequest.pageLimit`).
     public var limit: Int?
+    /// Revisions after `since` that this device wrote itself and already holds (its acknowledged pushes):
+    /// left out of the answer (at most `SyncPullRequest.skipLimit`).
+    public var skip: [Int64]?
     public static let pageLimit = 2_000
-    public init(since: Int64, limit: Int? = nil) {
+    public static let skipLimit = 1_000
+    public init(since: Int64, limit: Int? = nil, skip: [Int64]? = nil) {
         self.since = since
         self.limit = limit
+        self.skip = skip
     }
 }
 

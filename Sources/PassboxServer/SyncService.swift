@@ -118,9 +118,13 @@ struct SyncService: Sendable {
             try db.transaction {
                 let latest = try db.rows("SELECT revision FROM sync_accounts WHERE account_id = ?", [.text(account)]).first?[0].integer ?? 0
                 let since = max(0, min(request.since, latest))
+                // The device's own writes it already holds are left out.
+                let skip = Array(Set(request.skip ?? []).filter { $0 > since }.sorted().prefix(SyncPullRequest.skipLimit))
+                let notSkipped = skip.isEmpty ? "" : " AND revision NOT IN (" + Array(repeating: "?", count: skip.count).joined(separator: ", ") + ")"
+                let skipped = skip.map { Value.integer($0) }
                 let rows = try db.rows(
-                    "SELECT vault_id, item_id, revision, envelope FROM sync_items WHERE account_id = ? AND revision > ? ORDER BY revision LIMIT ?",
-                    [.text(account), .integer(since), .integer(Int64(limit + 1))])
+                    "SELECT vault_id, item_id, revision, envelope FROM sync_items WHERE account_id = ? AND revision > ?\(notSkipped) ORDER BY revision LIMIT ?",
+                    [.text(account), .integer(since)] + skipped + [.integer(Int64(limit + 1))])
                 // The page ends at a revision boundary: past `limit` items or `pageBytes` bytes, the revision that
                 // crosses the line waits for the next page (one push is never split).
                 var upto = latest
@@ -147,8 +151,8 @@ struct SyncService: Sendable {
                     return SyncItemRecord(vaultID: row[0].text ?? "", itemID: row[1].text ?? "", revision: r, envelope: row[3].blob.map { Data($0) })
                 }
                 let manifests = try db.rows(
-                    "SELECT vault_id, version, body, meta FROM sync_manifests WHERE account_id = ? AND revision > ? AND revision <= ? ORDER BY vault_id, version",
-                    [.text(account), .integer(since), .integer(upto)]
+                    "SELECT vault_id, version, body, meta FROM sync_manifests WHERE account_id = ? AND revision > ? AND revision <= ?\(notSkipped) ORDER BY vault_id, version",
+                    [.text(account), .integer(since), .integer(upto)] + skipped
                 ).map { SyncManifestRecord(vaultID: $0[0].text ?? "", version: $0[1].integer ?? 0, manifest: Data($0[2].blob ?? []), meta: Data($0[3].blob ?? [])) }
                 let vaults = try db.rows(
                     "SELECT vault_id, key_version, wrapped_key, manifest_version FROM sync_vaults WHERE account_id = ? ORDER BY vault_id", [.text(account)]

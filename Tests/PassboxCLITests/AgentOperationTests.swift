@@ -325,6 +325,20 @@ enum RawExchange {
         }
         #expect(whole.total > 2 && paged.map(\.id) == whole.items.map(\.id))
 
+        // Vaults in the local vault file: a file without vaults lists one; making a second names the first.
+        let vaultsListed = try agent.send(.vaultList).vaults()
+        #expect(vaultsListed.kind == "local" && vaultsListed.vaults.count == 1 && vaultsListed.vaults[0].isDefault)
+        let travel = try agent.send(.vaultCreate(VaultCreateRequest(name: "Travel", icon: "globe", colour: "teal"))).vault()
+        #expect(travel.icon == "globe" && travel.colour == "teal" && travel.items == 0)
+        let two = try agent.send(.vaultList).vaults()
+        #expect(two.vaults.map(\.name) == ["Personal", "Travel"] && two.vaults[0].items >= 5)
+        #expect(try agent.send(.vaultEdit(VaultEditRequest(vault: "travel", name: "Trips"))).vault().name == "Trips")
+        #expect(try agent.send(.move(MoveRequest(items: ["GitHub"], vault: "Trips"))).count().count == 1)
+        #expect(try agent.send(.list(ListRequest(vault: "Trips"))).items().items.map(\.title) == ["GitHub"])
+        #expect(try agent.send(.move(MoveRequest(items: ["GitHub"], vault: "Personal", copy: true))).count().count == 1)
+        #expect(try agent.send(.list(ListRequest(vault: "Personal"))).items().items.contains { $0.title == "GitHub" })
+        #expect(try agent.failure(.sync(SyncRequest())) == ProtocolError(.localVault))
+
         let missed = Set(OperationName.allCases).subtracting(agent.sent)
         #expect(missed.isEmpty, "operations never sent: \(missed.map(\.rawValue).sorted())")
     }
@@ -413,6 +427,10 @@ enum RawExchange {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/xclip"), "xclip is needed (make test installs it)")
         try expectFailure(.copy(CopyRequest(reference: "passbox://local/GitHub/password", clearAfter: 5, display: ClipboardDisplay(display: ":987"))), .clipboardFailed)
         try expectFailure(.generate(GeneratorRequest(words: 5, language: "tlh")), .invalidGenerator, ["reason": "language", "value": "tlh"])
+        // Vaults and sync
+        try expectFailure(.vaultEdit(VaultEditRequest(vault: "Nowhere", name: "x")), .vaultNotFound, ["reference": "Nowhere"])
+        try expectFailure(.vaultCreate(VaultCreateRequest(name: "  ")), .vaultNameInvalid, ["reason": "it is empty"])
+        try expectFailure(.sync(SyncRequest()), .localVault)
         try expectFailure(.changePassword(ChangePasswordRequest(current: SecretText(RealAgent.password), new: SecretText(RealAgent.password))), .passwordUnchanged)
         #expect(try agent.send(.status).status().unlocked, "a refused password change leaves the agent unlocked")
 
@@ -461,6 +479,8 @@ enum RawExchange {
             .mustWait, .attemptCounterDamaged, .quickUnlockRefused, .quickUnlockUnavailable, .noVault, .vaultExists, .notAVault,
             .newerFormat, .damaged, .busy, .conflict, .vaultTooLarge, .io, .directoryNotOwned, .noPassword, .breachCheckFailed, .catalogueMissing,
             .internalError, .libraryMissing,
+            // Sync needs an account: SyncSimulationTests and HostileSyncTests provoke these.
+            .syncConflict, .syncRefused, .syncKeysMissing,
         ]
         let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked)
         #expect(missed.isEmpty, "codes never provoked: \(missed.map(\.rawValue).sorted())")

@@ -81,3 +81,30 @@ struct SeededRandom: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// The result of work done on another thread, handed back after it signalled.
+final class ThreadResult<T>: @unchecked Sendable {
+    // @unchecked: written by the thread before `done` is signalled, read after.
+    var result: Result<T, Error>?
+    var work: (() throws -> T)?
+    init() {}
+}
+
+/// Runs `body` on a thread with an 8 MiB stack, as a command's main thread has (Swift Testing's threads have
+/// less), and hands back its result.
+func onLargeStack<T>(_ body: () throws -> T) throws -> T {
+    try withoutActuallyEscaping(body) { body in
+        let box = ThreadResult<T>()
+        box.work = body
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            box.result = Result { try box.work!() }
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        done.wait()
+        box.work = nil
+        return try box.result!.get()
+    }
+}

@@ -12,7 +12,8 @@ extension Commands {
         case "check": try CheckBenchmark.run(args, dataDirectory: context.dataDirectory)
         case "agent": try AgentBenchmark.run(args)
         case "server": try ServerBenchmark.run(args, context)
-        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server")
+        case "sync": try SyncBenchmark.run(args, context)
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server, sync")
         }
     }
 }

@@ -36,7 +36,8 @@ extension Vault {
     }
 
     private func writePrelude(into w: inout MessagePackWriter) {
-        w.writeMapHeader(2 + (created == nil ? 0 : 1) + (lastBreachCheck == nil ? 0 : 1) + (vaults.isEmpty ? 0 : 1) + (sync == nil ? 0 : 1) + unknown.count)
+        w.writeMapHeader(2 + (created == nil ? 0 : 1) + (lastBreachCheck == nil ? 0 : 1) + (vaults.isEmpty ? 0 : 1) + (sync == nil ? 0 : 1)
+                + (sync?.inFlight == nil ? 0 : 1) + unknown.count)
         w.write("items")
         w.writeArrayHeader(items.count)
     }
@@ -62,6 +63,10 @@ extension Vault {
             // Device-local bookkeeping, as JSON inside the payload (docs/FORMATS.md "Sync state").
             w.write("sync")
             w.write(binary: Array((try? SyncState.encoder.encode(sync)) ?? Data()))
+            if let inFlight = sync.inFlight {
+                w.write("syncInFlight")
+                w.write(binary: Array(inFlight))
+            }
         }
         w.writeUnknown(unknown)
     }
@@ -83,6 +88,7 @@ extension Vault {
     private init(unpacking bytes: UnsafeRawBufferPointer, itemEnds: inout [Int]?) throws {
         var r = MessagePackReader(bytes)
         self.init()
+        var inFlight: [UInt8]?
         let n = try r.readMapHeader()
         for _ in 0..<n {
             let key = try r.readString()
@@ -108,10 +114,15 @@ extension Vault {
                 guard let state = try? JSONDecoder().decode(SyncState.self, from: Data(bytes)) else { throw MessagePackError(reason: "the sync state does not read") }
                 guard state.v <= SyncState.currentVersion else { throw MessagePackError(reason: "the sync state is of a newer version (\(state.v))") }
                 sync = state
+            case "syncInFlight": inFlight = try r.readBinary()
             default: unknown[key] = try r.readValue()
             }
         }
         guard r.isAtEnd else { throw MessagePackError(reason: "bytes after the vault") }
+        if let inFlight {
+            guard sync != nil else { throw MessagePackError(reason: "a push in flight without a sync state") }
+            sync!.inFlight = Data(inFlight)
+        }
     }
 }
 

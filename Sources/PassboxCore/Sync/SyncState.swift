@@ -35,8 +35,17 @@ public struct SyncState: Sendable, Equatable, Codable {
     public var undecryptable: [UndecryptableEntry] = []
     /// What the user should hear about merges (kept until `passbox sync` shows them).
     public var notices: [SyncNotice] = []
+    /// The revisions of this device's pushes the server acknowledged since `revision`: they are already here,
+    /// so pulls leave them out.
+    public var ownRevisions: [Int64]?
     /// The push sent but not yet answered (its wire bytes), sent again unchanged, so the server applies it once.
+    /// Kept in the payload beside the state, as MessagePack binary (key `"syncInFlight"`), not in its JSON:
+    /// it can be half a megabyte, and Foundation's base64 encoder crashes on such a value on Linux.
     public var inFlight: Data?
+
+    enum CodingKeys: String, CodingKey {
+        case v, accountID, signSeed, wrapKey, signPublicKey, revision, lastSync, lastFailure, vaults, removals, tombstones, undecryptable, notices, ownRevisions
+    }
 
     public init(accountID: String, signSeed: [UInt8], wrapKey: [UInt8], signPublicKey: [UInt8]) {
         self.accountID = accountID

@@ -100,11 +100,13 @@ final class AccountSync {
         var count = 0
         while true {
             let since = state.revision
-            let reply = try client.pull(since: since)
+            let own = state.ownRevisions ?? []
+            let reply = try client.pull(since: since, skip: own.count <= SyncPullRequest.skipLimit ? own : [])
             guard reply.revision >= since else { throw Self.refused("", "stepBack") }
             let verified = try verify(reply)
             count += try apply(verified, reply)
             if !reply.more {
+                if !own.isEmpty { try session.updateNaming([]) { $0.sync!.ownRevisions = nil } }
                 // The last page: every vault must now be at the version the server lists.
                 for record in reply.vaults where (state.vaults[record.vaultID]?.manifestVersion ?? 0) != record.manifestVersion {
                     throw Self.refused(record.vaultID, "rootMismatch")
@@ -489,6 +491,7 @@ final class AccountSync {
                 st.vaults[vaultID]?.metaPending = false
             }
             st.inFlight = nil
+            st.ownRevisions = (st.ownRevisions ?? []) + [revision]
             vault.sync = st
         }
         var trees = session.syncTrees ?? [:]

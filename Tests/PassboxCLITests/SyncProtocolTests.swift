@@ -1,0 +1,105 @@
+import Foundation
+import PassboxAgent
+import PassboxClient
+import PassboxCore
+import PassboxCrypto
+import PassboxProtocol
+import PassboxService
+import PassboxSync
+import PassboxTestSupport
+import Testing
+
+/// The sync protocol at the server: compare-and-swap, a retried push applied once, pages; and live updates
+/// between two agents.
+@Suite struct SyncProtocolTests {
+    @Test(arguments: Backend.cases) func pushesAreComparedAndSwappedAndARetryIsAppliedOnce(_ backend: Backend) throws {
+        let dir = try TemporaryDirectory("passbox-sync-protocol")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: try backend.serverArguments(directory: dir.path + "/server/server"))
+        let (a, _) = try SyncDevice.signUp("a", server: server.origin, email: "p@example.org", in: dir)
+        try a.session.update { vault in for i in 0..<2_500 { try vault.add(Item(category: .password, title: "P\(i)"), now: Date()) } }
+        try onLargeStack { try a.sync() }
+        // 2,500 items went in several pushes; a pull from the start comes in pages that end on a push.
+        var since: Int64 = 0, pages = 0, items = 0
+        while true {
+            let page = try a.client.pull(since: since)
+            pages += 1
+            items += page.items.count
+            #expect(page.revision > since)
+            since = page.revision
+            if !page.more { break }
+        }
+        #expect(pages >= 2 && items >= 2_500, "\(pages) pages, \(items) items")
+
+        // A push made on an old manifest is refused (409) and changes nothing.
+        let st = a.vault.sync!
+        let (vaultID, v) = st.vaults.first!
+        let signer = try SigningKey(seed: SecretBytes(copying: st.signSeed))
+        var stale = Manifest(vaultID: vaultID, version: v.manifestVersion, previous: Manifest.noPrevious, root: [UInt8](repeating: 0, count: 32),
+            metaHash: Hash.sha256(Array(v.meta ?? Data())), keyVersion: v.keyVersion, signer: st.accountID)
+        stale.sign(with: signer)
+        let old = SyncPushRequest(opID: "stale-1", vaults: [SyncVaultWrite(vaultID: vaultID, baseVersion: v.manifestVersion - 1, manifest: Data(stale.encoded), keyVersion: v.keyVersion, key: nil, meta: nil, items: [])])
+        #expect(throws: ProtocolError(.syncConflict)) { try a.client.push(Array(try ProtocolCoding.wireEncode(old))) }
+        // An unsigned manifest is a bad request.
+        var unsigned = stale
+        unsigned.version = v.manifestVersion + 1
+        let forged = SyncPushRequest(opID: "forged-1", vaults: [SyncVaultWrite(vaultID: vaultID, baseVersion: v.manifestVersion, manifest: Data(unsigned.encoded), keyVersion: v.keyVersion, key: nil, meta: nil, items: [])])
+        #expect(throws: ProtocolError.self) { try a.client.push(Array(try ProtocolCoding.wireEncode(forged))) }
+
+        // A push whose answer is lost is sent again with the same operation id: applied once.
+        let id = a.vault.items[0].id
+        try a.session.update(reindexing: { _ in [id] }) { vault in try vault.update(id: id, now: Date()) { $0.title = "Renamed" } }
+        let once = Once()
+        a.client.losesAnswer = { @Sendable in once.first() }
+        #expect(throws: ProtocolError.self) { try a.sync() }
+        a.client.losesAnswer = nil
+        let kept = try #require(a.vault.sync?.inFlight)
+        let replay = try a.client.push(Array(kept))
+        #expect(replay.replayed, "the server recognised the operation")
+        try a.sync()
+        #expect(a.vault.sync?.inFlight == nil)
+        #expect(a.service.syncStatus()?.queued == 0)
+        let renamed = try a.client.pull(since: since)
+        #expect(renamed.items.filter { $0.itemID == id }.count == 1, "one write of the renamed item")
+
+        // A vault without the keys to sync (made before sync existed, opened by quick unlock) says what to do.
+        try a.session.update { $0.sync = nil }
+        #expect(throws: ProtocolError(.syncKeysMissing)) { try a.sync() }
+    }
+
+    /// Two agents of one account: a change made through one appears in the other without a command there
+    /// (the other's long poll wakes it).
+    @Test func aChangeOnOneDeviceAppearsOnTheOther() throws {
+        let dir = try TemporaryDirectory("passbox-sync-live")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let (a, key) = try SyncDevice.signUp("a", server: server.origin, email: "live@example.org", in: dir)
+        let b = try SyncDevice.signIn("b", server: server.origin, email: "live@example.org", secretKey: key, in: dir)
+        a.service.lock()
+        b.service.lock()
+        let bin = try Transcript.executablePath()
+        var agents: [Int32] = []
+        defer { for pid in agents { Transcript.stop(pid) } }
+        for d in [a, b] {
+            agents.append(try Transcript.startBackground(bin, ["--data", d.directory, "agent"], environment: ["XDG_RUNTIME_DIR": ""]))
+            let socket = d.directory + "/run/agent.sock"
+            for _ in 0..<500 where (try? AgentClient.send(.status, socketPath: socket)) == nil { usleep(10_000) }
+            #expect(try AgentClient.send(.unlock(UnlockRequest(password: SecretText(SyncDevice.password))), socketPath: socket) == .done)
+        }
+        let socketA = a.directory + "/run/agent.sock", socketB = b.directory + "/run/agent.sock"
+        // b's agent is connected once its first sync after unlock is done.
+        for _ in 0..<200 where (try? AgentClient.send(.status, socketPath: socketB)?.status().sync?.live) != true { usleep(50_000) }
+        #expect(try AgentClient.send(.status, socketPath: socketB)?.status().sync?.live == true)
+        let reply = try AgentClient.send(.add(AddRequest(category: "login", changes: ItemChanges(title: "Live one"))), socketPath: socketA)
+        let added = try #require(reply).saved()
+        let start = Date()
+        var seen = false
+        for _ in 0..<200 where !seen {
+            seen = (try? AgentClient.send(.list(ListRequest()), socketPath: socketB)?.items().items.contains { $0.id == added.id }) == true
+            if !seen { usleep(25_000) }
+        }
+        #expect(seen, "the item reached the other agent")
+        print("a change on one agent appeared on the other after \(Int(Date().timeIntervalSince(start) * 1000)) ms")
+        let statusReply = try AgentClient.send(.status, socketPath: socketA)
+        let status = try #require(try statusReply?.status().sync)
+        #expect(status.queued == 0 && status.lastSync != nil)
+    }
+}
