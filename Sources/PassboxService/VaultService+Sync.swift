@@ -26,7 +26,7 @@ extension VaultService {
             outcome = try AccountSync(session: session, client: client, now: now).run()
         } catch {
             let code = ProtocolError.from(error).code.rawValue
-            if session.vault.sync != nil, !session.isUnusable { try? session.updateNaming([]) { $0.sync?.lastFailure = code } }
+            if session.vault.sync != nil, !session.isUnusable, session.vault.sync?.lastFailure != code { try? session.updateNaming([]) { $0.sync?.lastFailure = code } }
             if session.isUnusable { lock() }
             throw error
         }
@@ -47,8 +47,9 @@ extension VaultService {
         let queued = vault.items.reduce(0) { $0 + ($1.syncPending ? 1 : 0) } + (state?.removals.count ?? 0)
             + (state?.vaults.values.reduce(0) { $0 + ($1.metaPending ? 1 : 0) } ?? 0)
         let names = Dictionary(vault.vaults.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        let last = [state?.lastSync, session.lastSyncHere].compactMap { $0 }.max()
         return SyncStatusView(
-            queued: queued, lastSync: state?.lastSync, lastFailure: state?.lastFailure, revision: state?.revision ?? 0,
+            queued: queued, lastSync: last, lastFailure: state?.lastFailure, revision: state?.revision ?? 0,
             notices: (state?.notices ?? []).map { SyncNoticeView(kind: $0.kind.rawValue, at: $0.at, itemID: $0.itemID, title: $0.title, fields: $0.fields) },
             undecryptable: (state?.undecryptable ?? []).map { UndecryptableView(vault: names[$0.vaultID] ?? $0.vaultID, itemID: $0.itemID, reason: $0.reason) })
     }

@@ -75,8 +75,8 @@ extension VaultSession {
                 try AccountSync.makeVault(&vault, name: "Personal", icon: nil, colour: nil, now: now())
                 let first = vault.vaults[0].id
                 for i in vault.items.indices where vault.items[i].vaultID == nil {
+                    if vault.sync != nil { vault.items[i].markSyncPending() }
                     vault.items[i].vaultID = first
-                    if vault.sync != nil { vault.items[i].syncPending = true }
                 }
             }
             try AccountSync.makeVault(&vault, name: name, icon: icon, colour: colour, now: now())
@@ -129,8 +129,8 @@ extension VaultSession {
                     try vault.add(copy, now: at)
                     done.append(copy.id)
                 } else if (vault.items[i].vaultID ?? first) != target.id {
+                    if vault.sync != nil { vault.items[i].markSyncPending() }
                     vault.items[i].vaultID = target.id
-                    if vault.sync != nil { vault.items[i].syncPending = true }
                     done.append(id)
                 }
             }

@@ -24,6 +24,10 @@ public final class VaultSession: @unchecked Sendable {
     var keptListing: (key: String, positions: [Int])?
     /// The server's view of each vault as last verified (the manifest trees), made at the first sync.
     var syncTrees: [String: ManifestTree]?
+    /// The push sent whose answer has not come (its wire bytes), sent again unchanged at the next sync.
+    public internal(set) var syncInFlight: [UInt8]?
+    /// When this session last synced (a sync that changed nothing is not written to the file).
+    var lastSyncHere: Date?
 
     /// Opens a session on an unlocked vault; items trashed more than 30 days ago are purged now.
     public init(opened: OpenVault, dataDirectory: String, now: @escaping () -> Date = Date.init) throws {

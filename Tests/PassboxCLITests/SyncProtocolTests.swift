@@ -52,11 +52,11 @@ import Testing
         a.client.losesAnswer = { @Sendable in once.first() }
         #expect(throws: ProtocolError.self) { try a.sync() }
         a.client.losesAnswer = nil
-        let kept = try #require(a.vault.sync?.inFlight)
-        let replay = try a.client.push(Array(kept))
+        let kept = try #require(a.session.syncInFlight)
+        let replay = try a.client.push(kept)
         #expect(replay.replayed, "the server recognised the operation")
         try a.sync()
-        #expect(a.vault.sync?.inFlight == nil)
+        #expect(a.session.syncInFlight == nil)
         #expect(a.service.syncStatus()?.queued == 0)
         let renamed = try a.client.pull(since: since)
         #expect(renamed.items.filter { $0.itemID == id }.count == 1, "one write of the renamed item")

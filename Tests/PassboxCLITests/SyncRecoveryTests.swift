@@ -37,9 +37,9 @@ import Testing
         }
         server.process.waitUntilExit()
         server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: extra, name: "second", port: port)
-        for _ in 0..<3 where (a.service.syncStatus()?.queued ?? 0) > 0 || a.vault.sync?.inFlight != nil { try a.sync() }
+        for _ in 0..<3 where (a.service.syncStatus()?.queued ?? 0) > 0 || a.session.syncInFlight != nil { try a.sync() }
         #expect(a.service.syncStatus()?.queued == 0)
-        #expect(a.vault.sync?.inFlight == nil)
+        #expect(a.session.syncInFlight == nil)
         let b = try SyncDevice.signIn("b", server: server.origin, email: "kill@example.org", secretKey: key, in: dir)
         try b.sync()
         #expect(b.vault.items.count == 1500, "every item once on the server: \(b.vault.items.count)")

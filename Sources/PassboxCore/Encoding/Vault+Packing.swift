@@ -36,8 +36,7 @@ extension Vault {
     }
 
     private func writePrelude(into w: inout MessagePackWriter) {
-        w.writeMapHeader(2 + (created == nil ? 0 : 1) + (lastBreachCheck == nil ? 0 : 1) + (vaults.isEmpty ? 0 : 1) + (sync == nil ? 0 : 1)
-                + (sync?.inFlight == nil ? 0 : 1) + unknown.count)
+        w.writeMapHeader(2 + (created == nil ? 0 : 1) + (lastBreachCheck == nil ? 0 : 1) + (vaults.isEmpty ? 0 : 1) + (sync == nil ? 0 : 1) + unknown.count)
         w.write("items")
         w.writeArrayHeader(items.count)
     }
@@ -63,10 +62,6 @@ extension Vault {
             // Device-local bookkeeping, as JSON inside the payload (docs/FORMATS.md "Sync state").
             w.write("sync")
             w.write(binary: Array((try? SyncState.encoder.encode(sync)) ?? Data()))
-            if let inFlight = sync.inFlight {
-                w.write("syncInFlight")
-                w.write(binary: Array(inFlight))
-            }
         }
         w.writeUnknown(unknown)
     }
@@ -88,7 +83,6 @@ extension Vault {
     private init(unpacking bytes: UnsafeRawBufferPointer, itemEnds: inout [Int]?) throws {
         var r = MessagePackReader(bytes)
         self.init()
-        var inFlight: [UInt8]?
         let n = try r.readMapHeader()
         for _ in 0..<n {
             let key = try r.readString()
@@ -114,15 +108,11 @@ extension Vault {
                 guard let state = try? JSONDecoder().decode(SyncState.self, from: Data(bytes)) else { throw MessagePackError(reason: "the sync state does not read") }
                 guard state.v <= SyncState.currentVersion else { throw MessagePackError(reason: "the sync state is of a newer version (\(state.v))") }
                 sync = state
-            case "syncInFlight": inFlight = try r.readBinary()
             default: unknown[key] = try r.readValue()
             }
         }
         guard r.isAtEnd else { throw MessagePackError(reason: "bytes after the vault") }
-        if let inFlight {
-            guard sync != nil else { throw MessagePackError(reason: "a push in flight without a sync state") }
-            sync!.inFlight = Data(inFlight)
-        }
+
     }
 }
 
@@ -205,13 +195,17 @@ extension Item {
         }
         if let base = syncBase {
             w.write("syncBase")
-            w.writeMapHeader(3)
+            w.writeMapHeader(base.ancestor == nil ? 3 : 4)
             w.write("vault")
             w.write(base.vaultID)
             w.write("revision")
             w.write(base.revision)
-            w.write("envelope")
-            w.write(binary: base.envelope)
+            w.write("hash")
+            w.write(binary: base.hash)
+            if let ancestor = base.ancestor {
+                w.write("ancestor")
+                ancestor.pack(into: &w)
+            }
         }
         if syncPending {
             w.write("syncPending")
@@ -262,12 +256,13 @@ extension Item {
                 passwordBreach = mark
             case "vault": vaultID = try r.readString()
             case "syncBase":
-                var base = SyncBase(vaultID: "", revision: 0, envelope: [])
+                var base = SyncBase(vaultID: "", revision: 0, hash: [])
                 for _ in 0..<(try r.readMapHeader()) {
                     switch try r.readString() {
                     case "vault": base.vaultID = try r.readString()
                     case "revision": base.revision = try r.readInt()
-                    case "envelope": base.envelope = try r.readBinary()
+                    case "hash": base.hash = try r.readBinary()
+                    case "ancestor": base.ancestor = try Item(unpacking: &r)
                     default: _ = try r.readValue()
                     }
                 }

@@ -37,8 +37,8 @@ extension SecurityCheck {
         for i in vault.items.indices where vault.items[i].category == .login && !vault.items[i].isTrashed {
             guard let p = vault.items[i].password else { continue }
             let count = occurrences[p] ?? 0
+            vault.items[i].markSyncPending()
             vault.items[i].passwordBreach = PasswordBreachMark(checkedAt: checkedAt, occurrences: count, fingerprint: fingerprint(p))
-            vault.items[i].syncPending = true
             checked += 1
             if count > 0 {
                 breached += 1

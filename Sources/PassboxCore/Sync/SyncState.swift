@@ -38,14 +38,6 @@ public struct SyncState: Sendable, Equatable, Codable {
     /// The revisions of this device's pushes the server acknowledged since `revision`: they are already here,
     /// so pulls leave them out.
     public var ownRevisions: [Int64]?
-    /// The push sent but not yet answered (its wire bytes), sent again unchanged, so the server applies it once.
-    /// Kept in the payload beside the state, as MessagePack binary (key `"syncInFlight"`), not in its JSON:
-    /// it can be half a megabyte, and Foundation's base64 encoder crashes on such a value on Linux.
-    public var inFlight: Data?
-
-    enum CodingKeys: String, CodingKey {
-        case v, accountID, signSeed, wrapKey, signPublicKey, revision, lastSync, lastFailure, vaults, removals, tombstones, undecryptable, notices, ownRevisions
-    }
 
     public init(accountID: String, signSeed: [UInt8], wrapKey: [UInt8], signPublicKey: [UInt8]) {
         self.accountID = accountID
@@ -87,19 +79,41 @@ public struct SyncedVault: Sendable, Equatable, Codable {
     }
 }
 
-/// An item as the server last held it, kept with the item: the common ancestor of a merge, and a leaf of
-/// its vault's manifest tree.
+/// An item as the server last held it, kept with the item: a leaf of its vault's manifest tree (the hash of
+/// the server's envelope) and, while the item is changed here, the common ancestor of a merge (the item as it
+/// was synced; an item not changed here is its own ancestor).
 public struct SyncBase: Sendable, Equatable {
     public var vaultID: String
     public var revision: Int64
-    /// The server's envelope of the item.
-    public var envelope: [UInt8]
+    /// SHA-256 of the server's envelope of the item.
+    public var hash: [UInt8]
+    /// The item as synced, kept from its first change here until the next sync (`Item.synced` form).
+    public var ancestor: Item? {
+        get { kept.first }
+        set { kept = newValue.map { [$0] } ?? [] }
+    }
+    /// An array, so an item can hold an item (a struct cannot contain itself).
+    private var kept: [Item] = []
 
-    public init(vaultID: String, revision: Int64, envelope: [UInt8]) {
+    public init(vaultID: String, revision: Int64, hash: [UInt8], ancestor: Item? = nil) {
         self.vaultID = vaultID
         self.revision = revision
-        self.envelope = envelope
+        self.hash = hash
+        self.ancestor = ancestor
     }
+}
+
+extension Item {
+    /// Marks the item changed here (to be pushed), keeping what it was as synced for a later merge: call it
+    /// before changing the item.
+    public mutating func markSyncPending() {
+        if !syncPending, syncBase != nil, syncBase?.ancestor == nil { syncBase!.ancestor = synced }
+        syncPending = true
+    }
+
+    /// The version both this device and the server last agreed on: the kept ancestor, or the item itself
+    /// when it was not changed here.
+    public var syncAncestor: Item? { syncPending ? syncBase?.ancestor : synced }
 }
 
 public struct SyncRemoval: Sendable, Equatable, Codable {

@@ -75,10 +75,11 @@ public struct Vault: Sendable, Equatable {
         edited = try edited.validated()
         edited.id = before.id
         edited.history = before.history
-        (edited.vaultID, edited.syncBase) = (before.vaultID, before.syncBase)
+        (edited.vaultID, edited.syncBase, edited.syncPending) = (before.vaultID, before.syncBase, before.syncPending)
         if edited.snapshot == before.snapshot { return before }
         edited.history.append(ItemVersion(replacedAt: now, item: before.snapshot))
         edited.lastChanged = now
+        if !before.syncPending, edited.syncBase != nil { edited.syncBase!.ancestor = before.synced }
         edited.syncPending = true
         edited.history = Vault.prunedHistory(edited.history, now: now)
         items[i] = edited
@@ -110,16 +111,16 @@ public struct Vault: Sendable, Equatable {
         let now = now.storedPrecision
         let i = try index(of: id)
         guard !items[i].isTrashed else { throw VaultError.itemInTrash(items[i].title) }
+        items[i].markSyncPending()
         items[i].trashedAt = now
-        items[i].syncPending = true
     }
 
     /// Takes an item out of the trash.
     public mutating func restoreFromTrash(id: String) throws {
         let i = try index(of: id)
         guard items[i].isTrashed else { throw VaultError.itemNotInTrash(items[i].title) }
+        items[i].markSyncPending()
         items[i].trashedAt = nil
-        items[i].syncPending = true
     }
 
     /// Deletes a trashed item for good.
@@ -152,7 +153,7 @@ public struct Vault: Sendable, Equatable {
     /// Remembers that an item the server holds was deleted here, so the next push deletes it there.
     mutating func noteRemoval(_ item: Item) {
         guard let base = item.syncBase, sync != nil else { return }
-        sync!.removals[item.id] = SyncRemoval(vaultID: base.vaultID, hash: SyncHash.of(base.envelope))
+        sync!.removals[item.id] = SyncRemoval(vaultID: base.vaultID, hash: base.hash)
     }
 
     /// Keeps the newest `historyMinimumCount` versions and every version replaced in the last year.
@@ -176,9 +177,9 @@ extension Vault {
     /// Dismisses a Security Check finding on an item, or shows it again. Not a content change, so no version.
     public mutating func setDismissed(_ kind: String, _ dismissed: Bool, itemID: String) throws {
         let i = try index(of: itemID)
+        items[i].markSyncPending()
         items[i].dismissals.removeAll { $0 == kind }
         if dismissed { items[i].dismissals.append(kind) }
-        items[i].syncPending = true
     }
 
     /// Records that an item filled a form on this device.

@@ -23,6 +23,8 @@ final class AccountSync {
     let client: SyncClient
     let now: () -> Date
     private var notices: [SyncNotice] = []
+    /// Notices already written into the sync state.
+    private var kept: [SyncNotice] = []
 
     init(session: VaultSession, client: SyncClient, now: @escaping () -> Date) {
         self.session = session
@@ -35,25 +37,42 @@ final class AccountSync {
     static let batchBytes = 512 * 1024
 
     func run() throws -> SyncOutcome {
-        guard let state = session.vault.sync else { throw ProtocolError(.syncKeysMissing) }
-        if let body = state.inFlight { try resend(Array(body)) }
+        guard session.vault.sync != nil else { throw ProtocolError(.syncKeysMissing) }
+        if let body = session.syncInFlight { try resend(body) }
         var pulled = 0, pushed = 0
+        var allNotices: [SyncNotice] = []
         for _ in 0..<Self.rounds {
             pulled += try pullAll()
             try assignVaults()
             let (count, lost) = try pushAll()
             pushed += count
+            allNotices += kept + notices
+            if !notices.isEmpty { try save([]) { _ in } }
+            kept = []
             if !lost {
-                let revision = session.vault.sync?.revision ?? 0
-                try session.updateNaming([]) { vault in
-                    vault.sync!.lastSync = now().storedPrecision
-                    vault.sync!.lastFailure = nil
-                    for n in notices { vault.sync!.add(n) }
-                }
-                return SyncOutcome(pulled: pulled, pushed: pushed, notices: notices, revision: revision)
+                // A sync that changed nothing writes nothing: its time is kept in memory (status shows it).
+                session.lastSyncHere = now().storedPrecision
+                return SyncOutcome(pulled: pulled, pushed: pushed, notices: allNotices, revision: state.revision)
             }
         }
         throw ProtocolError(.syncConflict, ["vault": ""])
+    }
+
+    /// Every save a sync makes goes through here: it names the items it changes, records the sync's time, clears
+    /// an earlier failure and keeps the notices gathered so far, so a sync costs one save per page and per push.
+    func save<T>(_ changed: Set<String>, _ change: (inout Vault) throws -> T) throws -> T {
+        let at = now().storedPrecision
+        let gathered = notices
+        let result = try session.updateNaming(changed) { vault in
+            let r = try change(&vault)
+            vault.sync!.lastSync = at
+            vault.sync!.lastFailure = nil
+            for n in gathered { vault.sync!.add(n) }
+            return r
+        }
+        kept += gathered
+        notices = []
+        return result
     }
 
     // MARK: Keys
@@ -72,7 +91,7 @@ final class AccountSync {
         var trees = [String: ManifestTree]()
         for id in state.vaults.keys { trees[id] = ManifestTree() }
         for item in session.vault.items {
-            if let base = item.syncBase { trees[base.vaultID, default: ManifestTree()].set(item.id, envelope: base.envelope) }
+            if let base = item.syncBase { trees[base.vaultID, default: ManifestTree()].set(item.id, .init(hash: base.hash, deleted: false)) }
         }
         for (id, removal) in state.removals { trees[removal.vaultID, default: ManifestTree()].set(id, .init(hash: Array(removal.hash), deleted: false)) }
         for (vault, ids) in state.tombstones { for id in ids { trees[vault, default: ManifestTree()].setDeleted(id) } }
@@ -84,14 +103,16 @@ final class AccountSync {
     // MARK: Resending
 
     /// Sends the push whose answer was lost, unchanged: the server applies it once (its operation id), and
-    /// the pull that follows brings its writes back as the server holds them.
+    /// the pull that follows brings its writes back as the server holds them. (Kept in memory: a device that
+    /// restarts in between pushes its changes anew, and the server's compare-and-swap refuses a second copy,
+    /// which the device then merges as its own write.)
     func resend(_ body: [UInt8]) throws {
         do {
             _ = try client.push(body)
         } catch let error as ProtocolError where error.code == .syncConflict || error.code == .badRequest {
             // Made on a manifest that has moved on: what it carried is still waiting here and is pushed again.
         }
-        try session.updateNaming([]) { $0.sync!.inFlight = nil }
+        session.syncInFlight = nil
     }
 
     // MARK: Pulling
@@ -106,7 +127,7 @@ final class AccountSync {
             let verified = try verify(reply)
             count += try apply(verified, reply)
             if !reply.more {
-                if !own.isEmpty { try session.updateNaming([]) { $0.sync!.ownRevisions = nil } }
+                if !own.isEmpty, reply.items.isEmpty, reply.revision == since { try save([]) { $0.sync!.ownRevisions = nil } }
                 // The last page: every vault must now be at the version the server lists.
                 for record in reply.vaults where (state.vaults[record.vaultID]?.manifestVersion ?? 0) != record.manifestVersion {
                     throw Self.refused(record.vaultID, "rootMismatch")
@@ -223,7 +244,8 @@ final class AccountSync {
         var count = 0
         var byID = [String: [SyncItemRecord]]()
         for record in reply.items { byID[record.itemID, default: []].append(record) }
-        try session.updateNaming(Set(byID.keys)) { vault in
+        let clearOwn = !reply.more && !(state.ownRevisions ?? []).isEmpty
+        try save(Set(byID.keys)) { vault in
             var positions = [String: Int](minimumCapacity: vault.items.count)
             for i in vault.items.indices { positions[vault.items[i].id] = i }
             var st = vault.sync!
@@ -263,16 +285,17 @@ final class AccountSync {
                 }
                 st.tombstones[live.vaultID]?.removeAll { $0 == itemID }
                 let envelope = Array(live.envelope!)
+                let hash = SyncHash.of(envelope)
                 let key = live.vaultID + "/" + itemID
                 guard let remote = verified.items[key] else {
                     let reason = verified.undecryptable[key] ?? "not opened"
-                    st.undecryptable.append(UndecryptableEntry(vaultID: live.vaultID, itemID: itemID, revision: live.revision, hash: SyncHash.of(envelope), reason: reason))
+                    st.undecryptable.append(UndecryptableEntry(vaultID: live.vaultID, itemID: itemID, revision: live.revision, hash: hash, reason: reason))
                     continue
                 }
-                let base = SyncBase(vaultID: live.vaultID, revision: live.revision, envelope: envelope)
+                let base = SyncBase(vaultID: live.vaultID, revision: live.revision, hash: hash)
                 if var local {
                     let i = positions[itemID]!
-                    if local.syncBase?.envelope == envelope {
+                    if local.syncBase?.hash == hash {
                         // This device's own write, come back.
                         vault.items[i].syncBase = base
                         continue
@@ -287,12 +310,7 @@ final class AccountSync {
                         vault.items[i] = item
                         continue
                     }
-                    let ancestor = local.syncBase.flatMap { b in
-                        verified.vaults[b.vaultID].flatMap { v in
-                            try? ItemSeal.open(b.envelope, vaultID: b.vaultID, itemID: itemID, keyVersion: v.keyVersion, key: SecretBytes(copying: v.key))
-                        }
-                    }
-                    let merged = ItemMerge.merge(base: ancestor, local: local, remote: remote, now: at)
+                    let merged = ItemMerge.merge(base: local.syncAncestor, local: local, remote: remote, now: at)
                     if !merged.conflicts.isEmpty {
                         notices.append(SyncNotice(kind: .fieldConflict, at: at, itemID: itemID, title: merged.item.title, fields: merged.conflicts))
                     }
@@ -309,12 +327,13 @@ final class AccountSync {
                     }
                     local = merged.item
                     local.vaultID = target
-                    local.syncBase = base
                     local.syncPending = target != live.vaultID || merged.item.synced != remote.synced
+                    // Still to be pushed: the server's version is the ancestor of the next merge.
+                    local.syncBase = SyncBase(vaultID: base.vaultID, revision: base.revision, hash: hash, ancestor: local.syncPending ? remote.synced : nil)
                     vault.items[i] = local
                 } else if let removal = st.removals[itemID] {
                     // The version deleted here, come back (this device's own earlier write): the deletion stands.
-                    if removal.vaultID == live.vaultID && Array(removal.hash) == SyncHash.of(envelope) { continue }
+                    if removal.vaultID == live.vaultID && Array(removal.hash) == hash { continue }
                     count += 1
                     // Deleted here, edited there: the edit is kept.
                     st.removals[itemID] = nil
@@ -336,6 +355,7 @@ final class AccountSync {
             }
             if !removed.isEmpty { vault.items.removeAll { removed.contains($0.id) } }
             st.revision = reply.revision
+            if clearOwn { st.ownRevisions = nil }
             vault.sync = st
         }
         session.syncTrees = verified.trees
@@ -351,13 +371,14 @@ final class AccountSync {
         let known = Set(vault.vaults.map(\.id))
         let homeless = vault.items.filter { $0.vaultID.map { !known.contains($0) } ?? true }
         guard !homeless.isEmpty || vault.vaults.isEmpty else { return }
-        try session.updateNaming(Set(homeless.map(\.id))) { vault in
+        try save(Set(homeless.map(\.id))) { vault in
             if vault.vaults.isEmpty { try Self.makeVault(&vault, name: "Personal", icon: nil, colour: nil, now: now()) }
             let first = vault.vaults[0].id
             let known = Set(vault.vaults.map(\.id))
             for i in vault.items.indices where vault.items[i].vaultID.map({ !known.contains($0) }) ?? true {
-                vault.items[i].vaultID = vault.items[i].syncBase.map(\.vaultID).flatMap { known.contains($0) ? $0 : nil } ?? first
-                if vault.items[i].syncBase?.vaultID != vault.items[i].vaultID { vault.items[i].syncPending = true }
+                let home = vault.items[i].syncBase.map(\.vaultID).flatMap { known.contains($0) ? $0 : nil } ?? first
+                if vault.items[i].syncBase?.vaultID != home { vault.items[i].markSyncPending() }
+                vault.items[i].vaultID = home
             }
         }
     }
@@ -391,13 +412,13 @@ final class AccountSync {
     func pushAll() throws -> (Int, Bool) {
         var pushed = 0
         while let batch = try nextBatch() {
-            let body = try ProtocolCoding.wireEncode(batch.request)
-            try session.updateNaming([]) { $0.sync!.inFlight = body }
+            let body = Array(try ProtocolCoding.wireEncode(batch.request))
+            session.syncInFlight = body
             let reply: SyncPushReply
             do {
-                reply = try client.push(Array(body))
+                reply = try client.push(body)
             } catch let error as ProtocolError where error.code == .syncConflict {
-                try session.updateNaming([]) { $0.sync!.inFlight = nil }
+                session.syncInFlight = nil
                 return (pushed, true)
             }
             try acknowledge(batch, revision: reply.revision)
@@ -467,7 +488,7 @@ final class AccountSync {
     /// Records an accepted push: the items' server versions, the vaults' new manifests.
     func acknowledge(_ batch: Batch, revision: Int64) throws {
         let written = Set(batch.items.filter { $0.envelope != nil }.map(\.itemID))
-        try session.updateNaming(written) { vault in
+        try save(written) { vault in
             var st = vault.sync!
             var live = [String: (String, [UInt8])]()
             for w in batch.items {
@@ -481,7 +502,7 @@ final class AccountSync {
             }
             for i in vault.items.indices {
                 guard let (vaultID, envelope) = live[vault.items[i].id] else { continue }
-                vault.items[i].syncBase = SyncBase(vaultID: vaultID, revision: revision, envelope: envelope)
+                vault.items[i].syncBase = SyncBase(vaultID: vaultID, revision: revision, hash: SyncHash.of(envelope))
                 vault.items[i].syncPending = false
             }
             for (vaultID, m) in batch.manifests {
@@ -490,10 +511,10 @@ final class AccountSync {
                 if let meta = batch.metas[vaultID] { st.vaults[vaultID]?.meta = Data(meta) }
                 st.vaults[vaultID]?.metaPending = false
             }
-            st.inFlight = nil
             st.ownRevisions = (st.ownRevisions ?? []) + [revision]
             vault.sync = st
         }
+        session.syncInFlight = nil
         var trees = session.syncTrees ?? [:]
         for (id, tree) in batch.trees { trees[id] = tree }
         session.syncTrees = trees
