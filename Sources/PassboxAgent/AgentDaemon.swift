@@ -174,7 +174,7 @@ public final class AgentDaemon: @unchecked Sendable {
                 return .done
             default:
                 let reply = service.handle(request)
-                if let queue, case .sync = request {} else if let queue { syncAfterChange(request, queue: queue) }
+                if let queue { syncAfterChange(request, queue: queue) }
                 if request.operation.needsVault, service.isUnlocked {
                     idle.touch(now: Date())
                     if autoLockSeconds == 0 { lock(keepingClipboard: true) }

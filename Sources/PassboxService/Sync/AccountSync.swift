@@ -125,7 +125,11 @@ final class AccountSync {
             let reply = try client.pull(since: since, skip: own.count <= SyncPullRequest.skipLimit ? own : [])
             guard reply.revision >= since else { throw Self.refused("", "stepBack") }
             let verified = try verify(reply)
-            count += try apply(verified, reply)
+            // A page with nothing in it (this device's own pushes left out, or nothing new) changes nothing
+            // here: it is not written (the revision it reaches is asked again next time, at no cost), unless
+            // the list of own pushes to leave out has grown long.
+            let empty = reply.items.isEmpty && reply.manifests.isEmpty && verified.vaults == state.vaults
+            if !(empty && !reply.more && own.count < 64) { count += try apply(verified, reply) }
             if !reply.more {
                 if !own.isEmpty, reply.items.isEmpty, reply.revision == since { try save([]) { $0.sync!.ownRevisions = nil } }
                 // The last page: every vault must now be at the version the server lists.
@@ -246,8 +250,14 @@ final class AccountSync {
         for record in reply.items { byID[record.itemID, default: []].append(record) }
         let clearOwn = !reply.more && !(state.ownRevisions ?? []).isEmpty
         try save(Set(byID.keys)) { vault in
-            var positions = [String: Int](minimumCapacity: vault.items.count)
-            for i in vault.items.indices { positions[vault.items[i].id] = i }
+            // A few items are found from the end (where pulled items were appended); many through a dictionary.
+            var positions = [String: Int]()
+            if byID.count <= 16 {
+                for id in byID.keys { if let i = vault.items.lastIndex(where: { $0.id == id }) { positions[id] = i } }
+            } else {
+                positions.reserveCapacity(vault.items.count)
+                for i in vault.items.indices { positions[vault.items[i].id] = i }
+            }
             var st = vault.sync!
             st.vaults = verified.vaults
             for (id, info) in verified.infos {
@@ -368,13 +378,17 @@ final class AccountSync {
     /// when the account has none yet.
     func assignVaults() throws {
         let vault = session.vault
-        let known = Set(vault.vaults.map(\.id))
-        let homeless = vault.items.filter { $0.vaultID.map { !known.contains($0) } ?? true }
+        // A handful of vaults: comparing with each is quicker than hashing every item's vault id. After the first
+        // pass of a session only an item changed here can be without a vault (a pulled item names its vault).
+        let known = vault.vaults.map(\.id)
+        let everyItem = !session.vaultsAssigned
+        let homeless = vault.items.filter { item in (everyItem || item.syncPending) && (item.vaultID.map { id in !known.contains(id) } ?? true) }
+        session.vaultsAssigned = true
         guard !homeless.isEmpty || vault.vaults.isEmpty else { return }
         try save(Set(homeless.map(\.id))) { vault in
             if vault.vaults.isEmpty { try Self.makeVault(&vault, name: "Personal", icon: nil, colour: nil, now: now()) }
             let first = vault.vaults[0].id
-            let known = Set(vault.vaults.map(\.id))
+            let known = vault.vaults.map(\.id)
             for i in vault.items.indices where vault.items[i].vaultID.map({ !known.contains($0) }) ?? true {
                 let home = vault.items[i].syncBase.map(\.vaultID).flatMap { known.contains($0) ? $0 : nil } ?? first
                 if vault.items[i].syncBase?.vaultID != home { vault.items[i].markSyncPending() }
