@@ -27,7 +27,6 @@ struct ServerRouter: Sendable {
             // The kind of failure, and for the database its SQLSTATE: never its message, which can quote values.
             let state = (error as? PostgresError).map { " SQLSTATE \($0.sqlState)" } ?? ""
             log("internal error on \(Self.template(request)): \(String(describing: type(of: error)))\(state)")
-            if ProcessInfo.processInfo.environment["PASSBOX_SERVER_DEBUG"] == "1" { log("  \(error)") }
         }
         let common = [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")]
         response.headers += common

@@ -65,8 +65,11 @@ public enum ItemMerge {
             let v = ItemVersion(id: conflictVersionID(l, r), replacedAt: now.storedPrecision, item: mine)
             versions[v.id] = v
         }
-        merged.history = Vault.prunedHistory(
-            versions.values.sorted { ($0.replacedAt, $0.id) < ($1.replacedAt, $1.id) }, now: now)
+        // Two devices that edited the same version each kept it in their history under an id of their own: the
+        // same content is kept once (its earliest copy), so the joined history does not repeat itself.
+        var seen = Set<[UInt8]>()
+        let joined = versions.values.sorted { ($0.replacedAt, $0.id) < ($1.replacedAt, $1.id) }.filter { seen.insert($0.item.packed()).inserted }
+        merged.history = Vault.prunedHistory(joined, now: now)
         // Device-local parts stay this device's.
         merged.lastUsed = local.lastUsed
         merged.lastFilled = local.lastFilled

@@ -36,6 +36,9 @@ import Testing
         // for good before pushing its edits deletes those values with it (that is not a loss).
         var unpushed: [String: [String: Set<String>]] = [:]
         var deletedForGood = Set<String>()
+        // When each item was deleted for good (the first time), by step: a value written before that may be gone
+        // on purpose, when another device's concurrent edit brings the item back as that device had it.
+        var deletedAt: [String: Int] = [:]
         var lostAnswers = 0, refused: [String] = []
         for step in 0..<Self.operations {
             let d = devices[Int.random(in: 0..<3, using: &random)]
@@ -75,6 +78,7 @@ import Testing
                 } else {
                     try d.session.update { try $0.deleteForever(id: trashed.id) }
                     deletedForGood.insert(trashed.id)
+                    deletedAt[trashed.id] = deletedAt[trashed.id] ?? step
                     let gone = unpushed[d.name]?[trashed.id] ?? []
                     written.removeAll { $0.item == trashed.id && gone.contains($0.value) }
                 }
@@ -126,6 +130,7 @@ import Testing
                 if !deletedForGood.contains(itemID) { lost.append("item \(itemID) vanished") }
                 continue
             }
+            if let deleted = deletedAt[itemID], let written = Int(value.dropFirst().dropLast()), written < deleted { continue }
             let versions = [entry.item] + entry.item.history.map(\.item)
             let found = versions.contains { v in v.title == value || v.notes == value || v.fields.contains { $0.value == value || $0.value == "user-" + value } }
             if !found {
