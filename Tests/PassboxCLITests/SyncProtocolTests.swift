@@ -66,6 +66,38 @@ import Testing
         #expect(throws: ProtocolError(.syncKeysMissing)) { try a.sync() }
     }
 
+    /// With PostgreSQL, a long poll at one server process wakes when another process takes a push
+    /// (LISTEN/NOTIFY), well before the poll's 20 seconds are up.
+    @Test(.enabled(if: Backend.cases.contains(.postgres), "PostgreSQL is not installed (make test installs it)"))
+    func aPushAtOneServerProcessWakesALongPollAtAnother() throws {
+        let dir = try TemporaryDirectory("passbox-sync-notify")
+        let extra = try Backend.postgres.serverArguments(directory: dir.path + "/unused")
+        let first = try ServerProcess(dataDirectory: dir.path + "/first", in: dir, extra: extra, name: "first")
+        let second = try ServerProcess(dataDirectory: dir.path + "/second", in: dir, extra: extra, name: "second")
+        let (a, key) = try SyncDevice.signUp("a", server: first.origin, email: "n@example.org", in: dir)
+        let b = try SyncDevice.signIn("b", server: second.origin, email: "n@example.org", secretKey: key, in: dir)
+        try a.sync()
+        try b.sync()
+        let since = b.vault.sync!.revision
+        let woke = ThreadResult<Int64>()
+        let done = DispatchSemaphore(value: 0)
+        let client = b.client
+        let waiter = Thread {
+            woke.result = Result { try client.wait(since: since) }
+            done.signal()
+        }
+        waiter.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        try a.session.update { try $0.add(Item(category: .secureNote, title: "Across processes"), now: Date()) }
+        try a.sync()
+        #expect(done.wait(timeout: .now() + 10) == .success, "the long poll at the other process woke")
+        // A poll that ran out would answer the revision it was given: a later one means the push woke it.
+        let revision = try #require(try woke.result?.get())
+        #expect(revision > since, "woken by the notification, not by the poll's end")
+        try b.sync()
+        #expect(b.vault.items.contains { $0.title == "Across processes" })
+    }
+
     /// Two agents of one account: a change made through one appears in the other without a command there
     /// (the other's long poll wakes it).
     @Test func aChangeOnOneDeviceAppearsOnTheOther() throws {
