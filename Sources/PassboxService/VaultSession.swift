@@ -58,68 +58,63 @@ public final class VaultSession: @unchecked Sendable {
     /// is taken as unknown too (every group re-compressed), so naming none can never lose a change.
     @discardableResult
     public func update<T>(reindexing: (T) -> [String]? = { _ in nil }, _ change: (inout Vault) throws -> T) throws -> T {
-        let result: T
-        let changed: [String]?
-        if var working = opened.takeVaultForChange() {
-            // The vault is changed in place (no copy of every item); a failure puts back the saved one.
-            do {
-                result = try change(&working)
-                changed = reindexing(result)
-                try opened.save(working, changedItemIDs: changed.flatMap { $0.isEmpty ? nil : Set($0) })
-            } catch {
-                opened.restoreAfterFailedChange()
-                throw error
-            }
-        } else {
-            var copy = opened.vault
-            result = try change(&copy)
+        var changed: [String]?
+        let result = try commit(change) { result in
             changed = reindexing(result)
-            try opened.save(copy, changedItemIDs: changed.flatMap { $0.isEmpty ? nil : Set($0) })
+            return changed.flatMap { $0.isEmpty ? nil : Set($0) }
         }
-        titlePositions = nil
-        idPositions = nil
-        keptListing = nil
-        if let ids = changed, searchIndex != nil {
-            let items = opened.vault.items
-            for id in ids {
-                // From the end: an added item is last.
-                if let i = items.lastIndex(where: { $0.id == id }) { searchIndex!.upsert(items[i]) } else { searchIndex!.remove(id: id) }
-            }
-        } else {
-            searchIndex = nil
-        }
+        refreshAfterChange(changed)
         return result
     }
 
     /// A change that names exactly the items it changes (an empty set: none, only vault-level state such as the
     /// sync state), as sync makes them: only their groups are compressed again.
     func updateNaming<T>(_ changed: Set<String>, _ change: (inout Vault) throws -> T) throws -> T {
-        let result: T
+        let result = try commit(change) { _ in changed }
+        refreshAfterChange(Array(changed))
+        return result
+    }
+
+    /// Runs `change` on the vault (in place when it can be lent, else on a copy) and saves it, telling the save
+    /// which items changed (`naming`, from the result; nil: unknown). A throw leaves the file and the session
+    /// as they were.
+    private func commit<T>(_ change: (inout Vault) throws -> T, naming: (T) -> Set<String>?) throws -> T {
         if var working = opened.takeVaultForChange() {
+            // The vault is changed in place (no copy of every item); a failure puts back the saved one.
             do {
-                result = try change(&working)
-                try opened.save(working, changedItemIDs: changed)
+                let result = try change(&working)
+                try opened.save(working, changedItemIDs: naming(result))
+                return result
             } catch {
                 opened.restoreAfterFailedChange()
                 throw error
             }
-        } else {
-            var copy = opened.vault
-            result = try change(&copy)
-            try opened.save(copy, changedItemIDs: changed)
         }
+        var copy = opened.vault
+        let result = try change(&copy)
+        try opened.save(copy, changedItemIDs: naming(result))
+        return result
+    }
+
+    /// After a save: the lookups are made again when next needed, and the kept search index is brought up to
+    /// date for the items named (rebuilt at the next search when none are: nil).
+    private func refreshAfterChange(_ ids: [String]?) {
         titlePositions = nil
         idPositions = nil
         keptListing = nil
-        if searchIndex != nil {
-            let items = opened.vault.items
-            var positions = [String: Int]()
-            if !changed.isEmpty { for i in items.indices where changed.contains(items[i].id) { positions[items[i].id] = i } }
-            for id in changed {
-                if let i = positions[id] { searchIndex!.upsert(items[i]) } else { searchIndex!.remove(id: id) }
-            }
+        guard searchIndex != nil else { return }
+        guard let ids else {
+            searchIndex = nil
+            return
         }
-        return result
+        let items = opened.vault.items
+        // A few ids are found from the end (an added item is last); many through a map of every item.
+        var positions = [String: Int]()
+        if ids.count > 16 { for i in items.indices { positions[items[i].id] = i } }
+        for id in ids {
+            let i = ids.count > 16 ? positions[id] : items.lastIndex(where: { $0.id == id })
+            if let i { searchIndex!.upsert(items[i]) } else { searchIndex!.remove(id: id) }
+        }
     }
 
     /// Whether an earlier failed change could not be undone in memory (the file is intact): the session must
