@@ -66,6 +66,53 @@ import Testing
         #expect(throws: ProtocolError(.syncKeysMissing)) { try a.sync() }
     }
 
+    /// An entry that a newer Passbox wrote (here: an envelope of version 2, rightly in a signed manifest) is
+    /// listed as undecryptable on a device that cannot open it (ERR-6), never deleted, and kept on the server.
+    @Test func anEntryThisDeviceCannotOpenIsListedAndKept() throws {
+        let dir = try TemporaryDirectory("passbox-sync-undecryptable")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let (a, key) = try SyncDevice.signUp("a", server: server.origin, email: "u@example.org", in: dir)
+        try a.session.update { try $0.add(Item(category: .secureNote, title: "Readable"), now: Date()) }
+        try a.sync()
+        let b = try SyncDevice.signIn("b", server: server.origin, email: "u@example.org", secretKey: key, in: dir)
+        try b.sync()
+        // A newer client's write: its envelope version is one this one does not know, its manifest is right.
+        let st = a.vault.sync!
+        let (vaultID, v) = try #require(st.vaults.first)
+        var tree = ManifestTree()
+        var since: Int64 = 0
+        while true {
+            let page = try a.client.pull(since: since)
+            for r in page.items where r.vaultID == vaultID {
+                if let e = r.envelope { tree.set(r.itemID, envelope: Array(e)) } else { tree.setDeleted(r.itemID) }
+            }
+            since = page.revision
+            if !page.more { break }
+        }
+        let newer = [2] + SecureRandom.bytes(count: 300)
+        tree.set("newerclientitem0000000000a", envelope: newer)
+        var m = Manifest(vaultID: vaultID, version: v.manifestVersion + 1, previous: Array(v.manifestHash), root: tree.root(),
+            metaHash: Hash.sha256(Array(v.meta ?? Data())), keyVersion: v.keyVersion, signer: st.accountID)
+        m.sign(with: try SigningKey(seed: SecretBytes(copying: st.signSeed)))
+        let push = SyncPushRequest(opID: "newer-1", vaults: [SyncVaultWrite(vaultID: vaultID, baseVersion: v.manifestVersion, manifest: Data(m.encoded),
+            keyVersion: v.keyVersion, key: nil, meta: nil, items: [SyncItemWrite(itemID: "newerclientitem0000000000a", envelope: Data(newer))])])
+        _ = try a.client.push(Array(try ProtocolCoding.wireEncode(push)))
+        let synced = try b.sync()
+        let listed = try #require(synced.status.undecryptable.first)
+        #expect(synced.status.undecryptable.count == 1)
+        #expect(listed.itemID == "newerclientitem0000000000a" && listed.reason == "envelope version 2")
+        #expect(b.vault.items.map(\.title) == ["Readable"], "the entry is not an item here")
+        // Later syncs keep listing it, and never delete it on the server.
+        try b.session.update { try $0.add(Item(category: .secureNote, title: "After"), now: Date()) }
+        try b.sync()
+        #expect(b.service.syncStatus()?.undecryptable.count == 1)
+        let all = try b.client.pull(since: 0)
+        #expect(all.items.contains { $0.itemID == "newerclientitem0000000000a" && $0.envelope == Data(newer) })
+        // The first device accepts what the second signed over a tree that counts the entry.
+        try a.sync()
+        #expect(a.vault.items.contains { $0.title == "After" })
+    }
+
     /// With PostgreSQL, a long poll at one server process wakes when another process takes a push
     /// (LISTEN/NOTIFY), well before the poll's 20 seconds are up.
     @Test(.enabled(if: Backend.cases.contains(.postgres), "PostgreSQL is not installed (make test installs it)"))
