@@ -154,7 +154,9 @@ final class NotificationListener: @unchecked Sendable {
                 }
             } catch {
                 connection = nil
-                log("sync notifications: \(error); listening again in 1 s")
+                // The kind and SQLSTATE only: a database's message can quote values.
+                let state = (error as? PostgresError).map { " SQLSTATE \($0.sqlState)" } ?? ""
+                log("sync notifications: \(String(describing: type(of: error)))\(state); listening again in 1 s")
                 Thread.sleep(forTimeInterval: 1)
             }
         }

@@ -66,6 +66,7 @@ struct SyncService: Sendable {
 
     private func apply(_ db: any SQLConnection, _ write: SyncVaultWrite, account: String, signer: [UInt8], revision: Int64) throws {
         let vault = try Self.checkedID(write.vaultID, "vaultID")
+        guard (0..<(Int64.max / 2)).contains(write.baseVersion) else { throw ProtocolError(.badRequest, ["reason": "baseVersion is out of range"]) }
         guard let manifest = try? Manifest(decoding: Array(write.manifest)), manifest.vaultID == vault, manifest.version == write.baseVersion + 1,
             manifest.keyVersion == write.keyVersion, manifest.signer == account, manifest.isSigned(by: signer)
         else { throw ProtocolError(.badRequest, ["reason": "the manifest of vault \(vault) is not the next version signed by the account"]) }
@@ -116,6 +117,9 @@ struct SyncService: Sendable {
         let limit = min(max(request.limit ?? SyncPullRequest.pageLimit, Self.pushItemLimit), SyncPullRequest.pageLimit)
         return try pool.with { db in
             try db.transaction {
+                // One snapshot for every query of the pull (SQLite's transaction is one already): a push that
+                // commits meanwhile is in the next pull, not half in this one.
+                if isPostgres { try db.run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", []) }
                 let latest = try db.rows("SELECT revision FROM sync_accounts WHERE account_id = ?", [.text(account)]).first?[0].integer ?? 0
                 let since = max(0, min(request.since, latest))
                 // The device's own writes it already holds are left out.
@@ -123,8 +127,8 @@ struct SyncService: Sendable {
                 let notSkipped = skip.isEmpty ? "" : " AND revision NOT IN (" + Array(repeating: "?", count: skip.count).joined(separator: ", ") + ")"
                 let skipped = skip.map { Value.integer($0) }
                 let rows = try db.rows(
-                    "SELECT vault_id, item_id, revision, envelope FROM sync_items WHERE account_id = ? AND revision > ?\(notSkipped) ORDER BY revision LIMIT ?",
-                    [.text(account), .integer(since)] + skipped + [.integer(Int64(limit + 1))])
+                    "SELECT vault_id, item_id, revision, envelope FROM sync_items WHERE account_id = ? AND revision > ? AND revision <= ?\(notSkipped) ORDER BY revision LIMIT ?",
+                    [.text(account), .integer(since), .integer(latest)] + skipped + [.integer(Int64(limit + 1))])
                 // The page ends at a revision boundary: past `limit` items or `pageBytes` bytes, the revision that
                 // crosses the line waits for the next page (one push is never split).
                 var upto = latest

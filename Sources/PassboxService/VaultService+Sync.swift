@@ -58,7 +58,8 @@ extension VaultService {
     /// data directory does not serve an unlocked account vault with its sync keys).
     public func liveTarget() -> (server: String, token: String, revision: Int64)? {
         guard let session, let state = session.vault.sync, let record = try? signedInRecord(), let token = record.token else { return nil }
-        return (record.server, token, state.revision)
+        // This device's own pushes are past its pulled revision: waiting from there would wake at once.
+        return (record.server, token, max(state.revision, state.ownRevisions?.max() ?? 0))
     }
 
     /// Whether changes wait to be pushed.

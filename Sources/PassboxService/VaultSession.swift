@@ -26,6 +26,8 @@ public final class VaultSession: @unchecked Sendable {
     var syncTrees: [String: ManifestTree]?
     /// The push sent whose answer has not come (its wire bytes), sent again unchanged at the next sync.
     public internal(set) var syncInFlight: [UInt8]?
+    /// What that push carried, to record it when a resend is answered (an `AccountSync.Batch`).
+    var syncInFlightBatch: Any?
     /// Whether a sync of this session has given every item a vault (later only changed items are looked at).
     var vaultsAssigned = false
     /// When this session last synced (a sync that changed nothing is not written to the file).

@@ -119,7 +119,7 @@ final class MutatingProxy: @unchecked Sendable {
 
     static let attacks = [
         "itemMovedToAnotherID", "itemMovedToAnotherVault", "fieldOfAnotherItem", "olderItemReplayed", "itemDropped", "itemResurrected",
-        "manifestGoesBack", "manifestForks", "unknownEnvelopeVersion", "vaultKeySwapped", "signatureBroken",
+        "manifestGoesBack", "manifestForks", "unknownEnvelopeVersion", "vaultKeySwapped", "signatureBroken", "itemTwiceInAPage",
     ]
 
     @Test(arguments: attacks) func theDeviceRefusesAndKeepsItsData(_ attack: String) throws {
@@ -177,6 +177,11 @@ final class MutatingProxy: @unchecked Sendable {
                 r.items = r.items.map { var x = $0; if x.itemID == mail { x.envelope = bankEnvelope }; return x }
             case "olderItemReplayed":
                 r.items = r.items.map { var x = $0; if x.itemID == mail { x.envelope = oldMail }; return x }
+            case "itemTwiceInAPage":
+                // The current record (which makes the root right) and an older envelope beside it.
+                if let current = r.items.first(where: { $0.itemID == mail }) {
+                    r.items.insert(SyncItemRecord(vaultID: current.vaultID, itemID: mail, revision: current.revision, envelope: oldMail), at: 0)
+                }
             case "itemDropped":
                 r.items.removeAll { $0.itemID == mail }
             case "itemResurrected":
@@ -213,7 +218,7 @@ final class MutatingProxy: @unchecked Sendable {
         } catch let error as ProtocolError {
             #expect(error.code == .syncRefused, "\(attack): \(error)")
             let expected: [String: Set<String>] = [
-                "manifestGoesBack": ["stepBack"], "manifestForks": ["fork"], "vaultKeySwapped": ["keyChanged"], "signatureBroken": ["signature"],
+                "manifestGoesBack": ["stepBack", "malformed"], "itemTwiceInAPage": ["malformed"], "manifestForks": ["fork"], "vaultKeySwapped": ["keyChanged"], "signatureBroken": ["signature"],
             ]
             #expect((expected[attack] ?? ["rootMismatch"]).contains(error.facts["reason"] ?? ""), "\(attack): \(error.facts)")
         }

@@ -66,6 +66,37 @@ import Testing
         #expect(throws: ProtocolError(.syncKeysMissing)) { try a.sync() }
     }
 
+    /// The same field changed on two devices: the second to sync hears it (a notice naming the field), the
+    /// first device's value is current everywhere, and the second's is in the item's history.
+    @Test func aConflictIsMergedAndTold() throws {
+        let dir = try TemporaryDirectory("passbox-sync-notice")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let (a, key) = try SyncDevice.signUp("a", server: server.origin, email: "c@example.org", in: dir)
+        var item = Item(category: .login, title: "Shared")
+        item.setValue("first", for: "username")
+        try a.session.update(reindexing: { [$0.id] }) { try $0.add(item, now: Date()) }
+        try a.sync()
+        let b = try SyncDevice.signIn("b", server: server.origin, email: "c@example.org", secretKey: key, in: dir)
+        try b.sync()
+        for (d, name) in [(a, "from-a"), (b, "from-b")] {
+            try d.session.update(reindexing: { _ in [item.id] }) { vault in
+                try vault.update(id: item.id, now: Date()) { $0.setValue(name, for: "username"); $0.notes = d === a ? "" : "b's note" }
+            }
+        }
+        #expect(try a.sync().status.notices.isEmpty)
+        let merged = try b.sync()
+        let notice = try #require(merged.status.notices.first)
+        #expect(notice.kind == "fieldConflict" && notice.fields == ["Username"] && notice.title == "Shared")
+        #expect(b.vault.sync?.notices.isEmpty == true, "handed over once")
+        try a.sync()
+        for d in [a, b] {
+            let shared = try #require(d.vault.items.first { $0.id == item.id })
+            #expect(shared.username == "from-a", "the first push's value is current")
+            #expect(shared.notes == "b's note", "a change to another field is kept")
+            #expect(shared.history.contains { $0.item.username == "from-b" }, "the other value is in history")
+        }
+    }
+
     /// An entry that a newer Passbox wrote (here: an envelope of version 2, rightly in a signed manifest) is
     /// listed as undecryptable on a device that cannot open it (ERR-6), never deleted, and kept on the server.
     @Test func anEntryThisDeviceCannotOpenIsListedAndKept() throws {

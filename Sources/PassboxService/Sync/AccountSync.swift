@@ -62,9 +62,11 @@ final class AccountSync {
     /// an earlier failure and keeps the notices gathered so far, so a sync costs one save per page and per push.
     func save<T>(_ changed: Set<String>, _ change: (inout Vault) throws -> T) throws -> T {
         let at = now().storedPrecision
-        let gathered = notices
+        var gathered: [SyncNotice] = []
         let result = try session.updateNaming(changed) { vault in
             let r = try change(&vault)
+            // The notices so far, with those `change` itself gathered.
+            gathered = notices
             vault.sync!.lastSync = at
             vault.sync!.lastFailure = nil
             for n in gathered { vault.sync!.add(n) }
@@ -107,39 +109,61 @@ final class AccountSync {
     /// restarts in between pushes its changes anew, and the server's compare-and-swap refuses a second copy,
     /// which the device then merges as its own write.)
     func resend(_ body: [UInt8]) throws {
+        let batch = session.syncInFlightBatch as? Batch
         do {
-            _ = try client.push(body)
-        } catch let error as ProtocolError where error.code == .syncConflict || error.code == .badRequest {
-            // Made on a manifest that has moved on: what it carried is still waiting here and is pushed again.
+            let reply = try client.push(body)
+            // Applied now or before (replayed): recorded as any accepted push, against what changed here since.
+            if let batch, isCurrent(batch) { try acknowledge(batch, revision: reply.revision) }
+        } catch let error as ProtocolError where error.code != .serverUnreachable && error.code != .requestTimeout {
+            // Refused (made on a manifest that has moved on): what it carried still waits here and is pushed again.
         }
         session.syncInFlight = nil
+        session.syncInFlightBatch = nil
+    }
+
+    /// Whether a kept batch was made on the manifests this device still holds (nothing was pulled since).
+    func isCurrent(_ batch: Batch) -> Bool {
+        batch.manifests.allSatisfy { state.vaults[$0.key]?.manifestVersion == $0.value.version - 1 }
     }
 
     // MARK: Pulling
 
+    /// Pulls every page after this device's revision, checks each against the chains it verified (keys,
+    /// signatures, versions, hashes), and only once the last page is in checks each vault's tree against its
+    /// newest manifest: a page can hold a manifest whose items were rewritten since and so come in a later
+    /// page. Then the whole pull is merged and saved at once.
     func pullAll() throws -> Int {
-        var count = 0
+        let since = state.revision
+        let own = state.ownRevisions ?? []
+        let skip = own.count <= SyncPullRequest.skipLimit ? own : []
+        var acc = Accumulated(vaults: state.vaults, trees: trees())
+        var cursor = since
+        var items: [SyncItemRecord] = []
+        var manifests: [SyncManifestRecord] = []
+        var last: SyncPullReply
         while true {
-            let since = state.revision
-            let own = state.ownRevisions ?? []
-            let reply = try client.pull(since: since, skip: own.count <= SyncPullRequest.skipLimit ? own : [])
-            guard reply.revision >= since else { throw Self.refused("", "stepBack") }
-            let verified = try verify(reply)
-            // A page with nothing in it (this device's own pushes left out, or nothing new) changes nothing
-            // here: it is not written (the revision it reaches is asked again next time, at no cost), unless
-            // the list of own pushes to leave out has grown long.
-            let empty = reply.items.isEmpty && reply.manifests.isEmpty && verified.vaults == state.vaults
-            if !(empty && !reply.more && own.count < 64) { count += try apply(verified, reply) }
-            if !reply.more {
-                if !own.isEmpty, reply.items.isEmpty, reply.revision == since { try save([]) { $0.sync!.ownRevisions = nil } }
-                // The last page: every vault must now be at the version the server lists.
-                for record in reply.vaults where (state.vaults[record.vaultID]?.manifestVersion ?? 0) != record.manifestVersion {
-                    throw Self.refused(record.vaultID, "rootMismatch")
-                }
-                return count
-            }
-            guard reply.revision > since else { throw Self.refused("", "malformed") }
+            let reply = try client.pull(since: cursor, skip: skip)
+            guard reply.revision >= cursor else { throw Self.refused("", "stepBack") }
+            try verifyPage(reply, since: cursor, into: &acc)
+            items += reply.items
+            manifests += reply.manifests
+            last = reply
+            if !reply.more { break }
+            guard reply.revision > cursor else { throw Self.refused("", "malformed") }
+            cursor = reply.revision
         }
+        // Every vault must now be at the version the server lists.
+        for record in last.vaults where (acc.vaults[record.vaultID]?.manifestVersion ?? 0) != record.manifestVersion {
+            throw Self.refused(record.vaultID, "rootMismatch")
+        }
+        let whole = SyncPullReply(revision: last.revision, more: false, vaults: last.vaults, items: items, manifests: manifests)
+        let verified = try finish(acc, whole)
+        // A pull with nothing in it (this device's own pushes left out, or nothing new) changes nothing here: it is
+        // not written (the revision it reaches is asked again next time, at no cost), unless the list of own pushes
+        // to leave out has grown long.
+        let empty = items.isEmpty && manifests.isEmpty && Set(verified.vaults.keys) == Set(state.vaults.keys)
+        if empty && own.count < 64 { return 0 }
+        return try apply(verified, whole)
     }
 
     struct Verified {
@@ -150,46 +174,52 @@ final class AccountSync {
         var undecryptable: [String: String]
     }
 
-    /// Checks a page against what this device verified before, changing nothing: the vault keys open, every
-    /// manifest is the account's signature on the next version of its chain, and the tree the page leaves
-    /// has the newest manifest's root. Then the items are opened.
-    func verify(_ reply: SyncPullReply) throws -> Verified {
+    /// What the pages of one pull have shown so far, checked.
+    struct Accumulated {
+        var vaults: [String: SyncedVault]
+        var trees: [String: ManifestTree]
+        /// The newest manifest of each vault in the pull, and its name envelope.
+        var newest: [String: (Manifest, Data)] = [:]
+        /// Vaults whose items changed in the pull.
+        var touched = Set<String>()
+        /// Each (vault, item) once: a server row holds an item's newest version only.
+        var seen = Set<String>()
+    }
+
+    /// Checks one page against what this device verified before and the pages before it, changing nothing on
+    /// the device: known vault keys unchanged and new ones opening under the wrap key with their vault bound;
+    /// each record once and within the page's revisions; every manifest the account's signature on the next
+    /// version of its chain.
+    func verifyPage(_ reply: SyncPullReply, since: Int64, into acc: inout Accumulated) throws {
         let st = state
-        var vaults = st.vaults
-        var trees = trees()
         let wrapKey = SecretBytes(copying: st.wrapKey)
         let listed = Set(reply.vaults.map(\.vaultID))
         for record in reply.vaults {
-            if let known = vaults[record.vaultID] {
+            if let known = acc.vaults[record.vaultID] {
                 guard record.manifestVersion >= known.manifestVersion else { throw Self.refused(record.vaultID, "stepBack") }
-                if known.manifestVersion > 0 || !known.metaPending {
-                    guard record.keyVersion == known.keyVersion, record.key == known.wrappedKey else { throw Self.refused(record.vaultID, "keyChanged") }
-                } else if record.key != known.wrappedKey {
-                    // A vault made here and not yet pushed cannot already be on the server with another key.
-                    throw Self.refused(record.vaultID, "keyChanged")
-                }
+                guard record.keyVersion == known.keyVersion, record.key == known.wrappedKey else { throw Self.refused(record.vaultID, "keyChanged") }
             } else {
                 guard let key = try? ItemSeal.unwrapVaultKey(Array(record.key), accountID: st.accountID, vaultID: record.vaultID, keyVersion: record.keyVersion, wrapKey: wrapKey)
                 else { throw Self.refused(record.vaultID, "misplaced") }
-                vaults[record.vaultID] = SyncedVault(keyVersion: record.keyVersion, key: key.revealBytes(), wrappedKey: Array(record.key), metaPending: false)
-                trees[record.vaultID] = trees[record.vaultID] ?? ManifestTree()
+                acc.vaults[record.vaultID] = SyncedVault(keyVersion: record.keyVersion, key: key.revealBytes(), wrappedKey: Array(record.key), metaPending: false)
+                acc.trees[record.vaultID] = acc.trees[record.vaultID] ?? ManifestTree()
             }
         }
-        for (id, known) in st.vaults where known.manifestVersion > 0 && !listed.contains(id) { throw Self.refused(id, "dropped") }
-        var touched = Set<String>()
+        for (id, known) in acc.vaults where known.manifestVersion > 0 && !listed.contains(id) { throw Self.refused(id, "dropped") }
         for record in reply.items {
-            guard vaults[record.vaultID] != nil else { throw Self.refused(record.vaultID, "unknownVault") }
-            if let envelope = record.envelope {
-                trees[record.vaultID, default: ManifestTree()].set(record.itemID, envelope: Array(envelope))
-            } else {
-                trees[record.vaultID, default: ManifestTree()].setDeleted(record.itemID)
+            guard acc.vaults[record.vaultID] != nil else { throw Self.refused(record.vaultID, "unknownVault") }
+            guard record.revision > since, record.revision <= reply.revision, acc.seen.insert(record.vaultID + "/" + record.itemID).inserted else {
+                throw Self.refused(record.vaultID, "malformed")
             }
-            touched.insert(record.vaultID)
+            if let envelope = record.envelope {
+                acc.trees[record.vaultID, default: ManifestTree()].set(record.itemID, envelope: Array(envelope))
+            } else {
+                acc.trees[record.vaultID, default: ManifestTree()].setDeleted(record.itemID)
+            }
+            acc.touched.insert(record.vaultID)
         }
-        var infos = [String: VaultInfo]()
         for (vaultID, list) in Dictionary(grouping: reply.manifests, by: \.vaultID) {
-            guard var v = vaults[vaultID] else { throw Self.refused(vaultID, "unknownVault") }
-            var last: (Manifest, Data)?
+            guard var v = acc.vaults[vaultID] else { throw Self.refused(vaultID, "unknownVault") }
             for record in list.sorted(by: { $0.version < $1.version }) {
                 guard let m = try? Manifest(decoding: Array(record.manifest)) else { throw Self.refused(vaultID, "malformed") }
                 guard m.vaultID == vaultID, m.version == record.version else { throw Self.refused(vaultID, "misplaced") }
@@ -197,7 +227,7 @@ final class AccountSync {
                 if m.version <= v.manifestVersion {
                     // The one this device already verified, sent again: harmless. Anything else is a step back or a fork.
                     if m.version == v.manifestVersion && m.hash == Array(v.manifestHash) {
-                        last = (m, record.meta)
+                        acc.newest[vaultID] = (m, record.meta)
                         continue
                     }
                     throw Self.refused(vaultID, m.version < v.manifestVersion ? "stepBack" : "fork")
@@ -207,24 +237,38 @@ final class AccountSync {
                 guard m.keyVersion == v.keyVersion, Hash.sha256(Array(record.meta)) == m.metaHash else { throw Self.refused(vaultID, "misplaced") }
                 v.manifestVersion = m.version
                 v.manifestHash = Data(m.hash)
-                last = (m, record.meta)
+                acc.newest[vaultID] = (m, record.meta)
             }
-            if let (m, meta) = last {
-                guard trees[vaultID, default: ManifestTree()].root() == m.root else { throw Self.refused(vaultID, "rootMismatch") }
-                let key = SecretBytes(copying: v.key)
-                guard let info = try? ItemSeal.openMeta(Array(meta), vaultID: vaultID, keyVersion: v.keyVersion, key: key) else {
-                    throw Self.refused(vaultID, "misplaced")
-                }
-                if !v.metaPending {
-                    v.meta = meta
-                    infos[vaultID] = info
-                }
-                touched.remove(vaultID)
+            acc.vaults[vaultID] = v
+        }
+    }
+
+    /// After the last page: each vault's tree has its newest manifest's root, every vault whose items changed
+    /// has a manifest that accounts for them, and no item is in two vaults; then names and items are opened.
+    func finish(_ acc: Accumulated, _ reply: SyncPullReply) throws -> Verified {
+        var vaults = acc.vaults
+        var trees = acc.trees
+        var infos = [String: VaultInfo]()
+        for (vaultID, (m, meta)) in acc.newest {
+            guard var v = vaults[vaultID] else { throw Self.refused(vaultID, "unknownVault") }
+            guard trees[vaultID, default: ManifestTree()].root() == m.root else { throw Self.refused(vaultID, "rootMismatch") }
+            guard let info = try? ItemSeal.openMeta(Array(meta), vaultID: vaultID, keyVersion: v.keyVersion, key: SecretBytes(copying: v.key)) else {
+                throw Self.refused(vaultID, "misplaced")
+            }
+            if !v.metaPending {
+                v.meta = meta
+                infos[vaultID] = info
             }
             vaults[vaultID] = v
         }
         // Items changed with no new manifest to account for them.
-        if let vault = touched.sorted().first { throw Self.refused(vault, "rootMismatch") }
+        if let vault = acc.touched.subtracting(acc.newest.keys).sorted().first { throw Self.refused(vault, "rootMismatch") }
+        // An item is live in one vault at most (a move deletes it where it was, in the same push).
+        for record in reply.items where record.envelope != nil {
+            for (other, tree) in trees where other != record.vaultID {
+                if let leaf = tree.leaf(record.itemID), !leaf.deleted { throw Self.refused(record.vaultID, "misplaced") }
+            }
+        }
         var items = [String: Item]()
         var undecryptable = [String: String]()
         for record in reply.items {
@@ -306,8 +350,9 @@ final class AccountSync {
                 if var local {
                     let i = positions[itemID]!
                     if local.syncBase?.hash == hash {
-                        // This device's own write, come back.
-                        vault.items[i].syncBase = base
+                        // This device's own write, come back: what it was as synced stays the ancestor of what
+                        // changed here since.
+                        vault.items[i].syncBase = SyncBase(vaultID: base.vaultID, revision: base.revision, hash: hash, ancestor: local.syncPending ? local.syncBase?.ancestor : nil)
                         continue
                     }
                     count += 1
@@ -416,6 +461,8 @@ final class AccountSync {
 
     struct Batch {
         var request: SyncPushRequest
+        /// What each item written was when sealed (to tell, at a late acknowledgement, what changed since).
+        var sealed: [String: Item] = [:]
         var items: [(vaultID: String, itemID: String, envelope: [UInt8]?)]
         var trees: [String: ManifestTree]
         var manifests: [String: Manifest]
@@ -428,11 +475,13 @@ final class AccountSync {
         while let batch = try nextBatch() {
             let body = Array(try ProtocolCoding.wireEncode(batch.request))
             session.syncInFlight = body
+            session.syncInFlightBatch = batch
             let reply: SyncPushReply
             do {
                 reply = try client.push(body)
             } catch let error as ProtocolError where error.code == .syncConflict {
                 session.syncInFlight = nil
+                session.syncInFlightBatch = nil
                 return (pushed, true)
             }
             try acknowledge(batch, revision: reply.revision)
@@ -450,11 +499,16 @@ final class AccountSync {
         var writes: [String: [SyncItemWrite]] = [:]
         var items: [(vaultID: String, itemID: String, envelope: [UInt8]?)] = []
         var bytes = 0
+        var sealed: [String: Item] = [:]
+        let undecryptable = Set(st.undecryptable.map { $0.vaultID + "/" + $0.itemID })
         var full: Bool { items.count >= SyncService_pushItemLimit - 1 || bytes >= Self.batchBytes }
         for item in vault.items where item.syncPending {
             if full { break }
             guard let target = item.vaultID, let v = st.vaults[target] else { continue }
+            // An entry this device cannot open is newer than what it has: never written over.
+            if undecryptable.contains(target + "/" + item.id) { continue }
             let envelope = try ItemSeal.seal(item, vaultID: target, keyVersion: v.keyVersion, key: SecretBytes(copying: v.key))
+            sealed[item.id] = item.synced
             writes[target, default: []].append(SyncItemWrite(itemID: item.id, envelope: Data(envelope)))
             items.append((target, item.id, envelope))
             trees[target, default: ManifestTree()].set(item.id, envelope: envelope)
@@ -467,7 +521,7 @@ final class AccountSync {
         }
         for (id, removal) in st.removals.sorted(by: { $0.key < $1.key }) {
             if full { break }
-            guard st.vaults[removal.vaultID] != nil else { continue }
+            guard st.vaults[removal.vaultID] != nil, !undecryptable.contains(removal.vaultID + "/" + id) else { continue }
             writes[removal.vaultID, default: []].append(SyncItemWrite(itemID: id, envelope: nil))
             items.append((removal.vaultID, id, nil))
             trees[removal.vaultID, default: ManifestTree()].setDeleted(id)
@@ -496,7 +550,7 @@ final class AccountSync {
                     key: v.manifestVersion == 0 ? v.wrappedKey : nil, meta: metas[vaultID].map { Data($0) }, items: list))
         }
         let opID = SecureRandom.bytes(count: 16).map { String(format: "%02x", $0) }.joined()
-        return Batch(request: SyncPushRequest(opID: opID, vaults: vaultWrites), items: items, trees: trees, manifests: manifests, metas: metas)
+        return Batch(request: SyncPushRequest(opID: opID, vaults: vaultWrites), sealed: sealed, items: items, trees: trees, manifests: manifests, metas: metas)
     }
 
     /// Records an accepted push: the items' server versions, the vaults' new manifests.
@@ -514,10 +568,19 @@ final class AccountSync {
                     if st.removals[w.itemID]?.vaultID == w.vaultID { st.removals[w.itemID] = nil }
                 }
             }
+            var present = Set<String>()
             for i in vault.items.indices {
                 guard let (vaultID, envelope) = live[vault.items[i].id] else { continue }
-                vault.items[i].syncBase = SyncBase(vaultID: vaultID, revision: revision, hash: SyncHash.of(envelope))
-                vault.items[i].syncPending = false
+                present.insert(vault.items[i].id)
+                // Changed again since it was sealed (a late acknowledgement): still pending, on top of what was pushed.
+                let pushed = batch.sealed[vault.items[i].id]
+                let changedSince = pushed.map { $0 != vault.items[i].synced } ?? false
+                vault.items[i].syncBase = SyncBase(vaultID: vaultID, revision: revision, hash: SyncHash.of(envelope), ancestor: changedSince ? pushed : nil)
+                vault.items[i].syncPending = changedSince
+            }
+            // Deleted here since it was sealed: what the server now holds is what to delete there.
+            for (id, (vaultID, envelope)) in live where !present.contains(id) && st.removals[id] != nil {
+                st.removals[id] = SyncRemoval(vaultID: vaultID, hash: SyncHash.of(envelope))
             }
             for (vaultID, m) in batch.manifests {
                 st.vaults[vaultID]?.manifestVersion = m.version
@@ -529,6 +592,7 @@ final class AccountSync {
             vault.sync = st
         }
         session.syncInFlight = nil
+        session.syncInFlightBatch = nil
         var trees = session.syncTrees ?? [:]
         for (id, tree) in batch.trees { trees[id] = tree }
         session.syncTrees = trees
