@@ -50,7 +50,8 @@ import Testing
     @Test func malformedAndOversizedMessagesGetATypedErrorAndTheAgentKeepsServing() throws {
         let (dir, server) = try startServer()
         defer { withExtendedLifetime(dir) {} }
-        for payload in ["not json", "[1,2]", #"{"version":3}"#, #"{"version":3,"request":{"op":"show"}}"#, #"{"version":3,"request":{"op":"teleport"}}"#] {
+        let v = ProtocolVersion.current
+        for payload in ["not json", "[1,2]", #"{"version":\#(v)}"#, #"{"version":\#(v),"request":{"op":"show"}}"#, #"{"version":\#(v),"request":{"op":"teleport"}}"#] {
             let reply = try exchange(server, frame: framed(Array(payload.utf8)))
             guard case .failure(let e) = reply else {
                 Issue.record("\(payload) was answered with \(reply.kind)")

@@ -1,4 +1,5 @@
 import Foundation
+import PassboxProtocol
 import PassboxTestSupport
 import Testing
 
@@ -123,7 +124,7 @@ import Testing
         let client = """
             import json, socket, struct, sys
             s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
-            body = json.dumps({"version": 3, "request": {"op": "field", "body": {"item": "GitHub", "field": "password"}}}).encode()
+            body = json.dumps({"version": \(ProtocolVersion.current), "request": {"op": "field", "body": {"item": "GitHub", "field": "password"}}}).encode()
             try:
                 s.sendall(struct.pack(">I", len(body)) + body)
             except (BrokenPipeError, ConnectionResetError):
