@@ -16,7 +16,12 @@ public struct Vault: Sendable, Equatable {
     /// The vaults items are kept in (VLT-1); empty in a file made before vaults existed.
     public var vaults: [VaultInfo] = []
     /// An account's sync state (account vaults only).
-    public var sync: SyncState?
+    public var sync: SyncState? {
+        get { syncBox.first }
+        set { syncBox = newValue.map { [$0] } ?? [] }
+    }
+    /// Kept out of line (an array of at most one): the state is large, and a vault is copied and lent often.
+    private var syncBox: [SyncState] = []
 
     /// History keeps at least this many versions…
     public static let historyMinimumCount = 50
