@@ -36,7 +36,7 @@ import Testing
     @Test(arguments: [1, 2, 3]) func randomOperationsSaveWhatAFullRebuildSaves(seed: UInt64) throws {
         let dir = try TemporaryDirectory()
         let (store, opened) = try vaultWith(dir, items: 2 * Self.groupSize + 300)
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var now = Date(timeIntervalSince1970: 1_800_000_100)
         for step in 0..<40 {
             now += 60

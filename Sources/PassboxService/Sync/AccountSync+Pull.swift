@@ -1,0 +1,168 @@
+import Foundation
+import PassboxClient
+import PassboxCore
+import PassboxCrypto
+import PassboxProtocol
+import PassboxSync
+
+/// Pulling: every page checked against the chains this device verified, the trees after the last page.
+extension AccountSync {
+    // MARK: Pulling
+
+    /// Pulls every page after this device's revision, checks each against the chains it verified (keys,
+    /// signatures, versions, hashes), and only once the last page is in checks each vault's tree against its
+    /// newest manifest: a page can hold a manifest whose items were rewritten since and so come in a later
+    /// page. Then the whole pull is merged and saved at once.
+    func pullAll() throws -> Int {
+        let since = state.revision
+        let own = state.ownRevisions ?? []
+        let skip = own.count <= SyncPullRequest.skipLimit ? own : []
+        var acc = Accumulated(vaults: state.vaults, trees: trees())
+        var cursor = since
+        var items: [SyncItemRecord] = []
+        var manifests: [SyncManifestRecord] = []
+        var last: SyncPullReply
+        while true {
+            let reply = try client.pull(since: cursor, skip: skip)
+            guard reply.revision >= cursor else { throw Self.refused("", "stepBack") }
+            try verifyPage(reply, since: cursor, into: &acc)
+            items += reply.items
+            manifests += reply.manifests
+            last = reply
+            if !reply.more { break }
+            guard reply.revision > cursor else { throw Self.refused("", "malformed") }
+            cursor = reply.revision
+        }
+        // Every vault must now be at the version the server lists.
+        for record in last.vaults where (acc.vaults[record.vaultID]?.manifestVersion ?? 0) != record.manifestVersion {
+            throw Self.refused(record.vaultID, "rootMismatch")
+        }
+        let whole = SyncPullReply(revision: last.revision, more: false, vaults: last.vaults, items: items, manifests: manifests)
+        let verified = try finish(acc, whole)
+        // A pull with nothing in it (this device's own pushes left out, or nothing new) changes nothing here: it is
+        // not written (the revision it reaches is asked again next time, at no cost), unless the list of own pushes
+        // to leave out has grown long.
+        let empty = items.isEmpty && manifests.isEmpty && Set(verified.vaults.keys) == Set(state.vaults.keys)
+        if empty && own.count < 64 { return 0 }
+        return try apply(verified, whole)
+    }
+
+    struct Verified {
+        var vaults: [String: SyncedVault]
+        var trees: [String: ManifestTree]
+        var infos: [String: VaultInfo]
+        var items: [String: Item]
+        var undecryptable: [String: String]
+    }
+
+    /// What the pages of one pull have shown so far, checked.
+    struct Accumulated {
+        var vaults: [String: SyncedVault]
+        var trees: [String: ManifestTree]
+        /// The newest manifest of each vault in the pull, and its name envelope.
+        var newest: [String: (Manifest, Data)] = [:]
+        /// Vaults whose items changed in the pull.
+        var touched = Set<String>()
+        /// Each (vault, item) once: a server row holds an item's newest version only.
+        var seen = Set<String>()
+    }
+
+    /// Checks one page against what this device verified before and the pages before it, changing nothing on
+    /// the device: known vault keys unchanged and new ones opening under the wrap key with their vault bound;
+    /// each record once and within the page's revisions; every manifest the account's signature on the next
+    /// version of its chain.
+    func verifyPage(_ reply: SyncPullReply, since: Int64, into acc: inout Accumulated) throws {
+        let st = state
+        let wrapKey = SecretBytes(copying: st.wrapKey)
+        let listed = Set(reply.vaults.map(\.vaultID))
+        for record in reply.vaults {
+            if let known = acc.vaults[record.vaultID] {
+                guard record.manifestVersion >= known.manifestVersion else { throw Self.refused(record.vaultID, "stepBack") }
+                guard record.keyVersion == known.keyVersion, record.key == known.wrappedKey else { throw Self.refused(record.vaultID, "keyChanged") }
+            } else {
+                guard let key = try? ItemSeal.unwrapVaultKey(Array(record.key), accountID: st.accountID, vaultID: record.vaultID, keyVersion: record.keyVersion, wrapKey: wrapKey)
+                else { throw Self.refused(record.vaultID, "misplaced") }
+                acc.vaults[record.vaultID] = SyncedVault(keyVersion: record.keyVersion, key: key.revealBytes(), wrappedKey: Array(record.key), metaPending: false)
+                acc.trees[record.vaultID] = acc.trees[record.vaultID] ?? ManifestTree()
+            }
+        }
+        for (id, known) in acc.vaults where known.manifestVersion > 0 && !listed.contains(id) { throw Self.refused(id, "dropped") }
+        for record in reply.items {
+            guard acc.vaults[record.vaultID] != nil else { throw Self.refused(record.vaultID, "unknownVault") }
+            guard record.revision > since, record.revision <= reply.revision, acc.seen.insert(record.vaultID + "/" + record.itemID).inserted else {
+                throw Self.refused(record.vaultID, "malformed")
+            }
+            if let envelope = record.envelope {
+                acc.trees[record.vaultID, default: ManifestTree()].set(record.itemID, envelope: Array(envelope))
+            } else {
+                acc.trees[record.vaultID, default: ManifestTree()].setDeleted(record.itemID)
+            }
+            acc.touched.insert(record.vaultID)
+        }
+        for (vaultID, list) in Dictionary(grouping: reply.manifests, by: \.vaultID) {
+            guard var v = acc.vaults[vaultID] else { throw Self.refused(vaultID, "unknownVault") }
+            for record in list.sorted(by: { $0.version < $1.version }) {
+                guard let m = try? Manifest(decoding: Array(record.manifest)) else { throw Self.refused(vaultID, "malformed") }
+                guard m.vaultID == vaultID, m.version == record.version else { throw Self.refused(vaultID, "misplaced") }
+                guard m.signer == st.accountID, m.isSigned(by: Array(st.signPublicKey)) else { throw Self.refused(vaultID, "signature") }
+                if m.version <= v.manifestVersion {
+                    // The one this device already verified, sent again: harmless. Anything else is a step back or a fork.
+                    if m.version == v.manifestVersion && m.hash == Array(v.manifestHash) {
+                        acc.newest[vaultID] = (m, record.meta)
+                        continue
+                    }
+                    throw Self.refused(vaultID, m.version < v.manifestVersion ? "stepBack" : "fork")
+                }
+                guard m.version == v.manifestVersion + 1 else { throw Self.refused(vaultID, "gap") }
+                guard m.previous == (v.manifestVersion == 0 ? Manifest.noPrevious : Array(v.manifestHash)) else { throw Self.refused(vaultID, "fork") }
+                guard m.keyVersion == v.keyVersion, Hash.sha256(Array(record.meta)) == m.metaHash else { throw Self.refused(vaultID, "misplaced") }
+                v.manifestVersion = m.version
+                v.manifestHash = Data(m.hash)
+                acc.newest[vaultID] = (m, record.meta)
+            }
+            acc.vaults[vaultID] = v
+        }
+    }
+
+    /// After the last page: each vault's tree has its newest manifest's root, every vault whose items changed
+    /// has a manifest that accounts for them, and no item is in two vaults; then names and items are opened.
+    func finish(_ acc: Accumulated, _ reply: SyncPullReply) throws -> Verified {
+        var vaults = acc.vaults
+        var trees = acc.trees
+        var infos = [String: VaultInfo]()
+        for (vaultID, (m, meta)) in acc.newest {
+            guard var v = vaults[vaultID] else { throw Self.refused(vaultID, "unknownVault") }
+            guard trees[vaultID, default: ManifestTree()].root() == m.root else { throw Self.refused(vaultID, "rootMismatch") }
+            guard let info = try? ItemSeal.openMeta(Array(meta), vaultID: vaultID, keyVersion: v.keyVersion, key: SecretBytes(copying: v.key)) else {
+                throw Self.refused(vaultID, "misplaced")
+            }
+            if !v.metaPending {
+                v.meta = meta
+                infos[vaultID] = info
+            }
+            vaults[vaultID] = v
+        }
+        // Items changed with no new manifest to account for them.
+        if let vault = acc.touched.subtracting(acc.newest.keys).sorted().first { throw Self.refused(vault, "rootMismatch") }
+        // An item is live in one vault at most (a move deletes it where it was, in the same push).
+        for record in reply.items where record.envelope != nil {
+            for (other, tree) in trees where other != record.vaultID {
+                if let leaf = tree.leaf(record.itemID), !leaf.deleted { throw Self.refused(record.vaultID, "misplaced") }
+            }
+        }
+        var items = [String: Item]()
+        var undecryptable = [String: String]()
+        for record in reply.items {
+            guard let envelope = record.envelope, let v = vaults[record.vaultID] else { continue }
+            let key = SecretBytes(copying: v.key)
+            do {
+                items[record.vaultID + "/" + record.itemID] = try ItemSeal.open(Array(envelope), vaultID: record.vaultID, itemID: record.itemID, keyVersion: v.keyVersion, key: key)
+            } catch CryptoError.unsupportedVersion(let version) {
+                undecryptable[record.vaultID + "/" + record.itemID] = "envelope version \(version)"
+            } catch {
+                undecryptable[record.vaultID + "/" + record.itemID] = "\(error)"
+            }
+        }
+        return Verified(vaults: vaults, trees: trees, infos: infos, items: items, undecryptable: undecryptable)
+    }
+}
