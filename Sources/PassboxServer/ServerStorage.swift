@@ -234,7 +234,6 @@ final class GroupCommitter: @unchecked Sendable {
     private let condition = NSCondition()
     private var pending: [Job] = []
     private var stopping = false
-    private var thread: Thread?
     /// The most requests one commit holds (a bound on how long the first of them waits).
     static let largestGroup = 128
 
@@ -248,11 +247,12 @@ final class GroupCommitter: @unchecked Sendable {
         self.database = database
         self.checkpointer = checkpointer
         try database.execute("PRAGMA wal_autocheckpoint = 0")
-        let thread = Thread { [unowned self] in self.loop() }
+        // The threads hold the committer until `stop` ends them. An unowned capture crashed when a thread was
+        // first scheduled after a short-lived store had already gone.
+        let thread = Thread { self.loop() }
         thread.name = "passbox-group-commit"
-        self.thread = thread
         thread.start()
-        let copier = Thread { [unowned self] in self.checkpointLoop() }
+        let copier = Thread { self.checkpointLoop() }
         copier.name = "passbox-checkpoint"
         copier.start()
     }

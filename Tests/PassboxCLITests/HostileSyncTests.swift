@@ -20,7 +20,8 @@ final class MutatingProxy: @unchecked Sendable {
     var target = ""
 
     init() throws {
-        http = try HTTPServer { [unowned self] request in forward(request) }
+        // Weak: a request still in flight while the proxy goes (the server stops in its deinit) gets a 502.
+        http = try HTTPServer { [weak self] request in self?.forward(request) ?? HTTPResponse(status: 502) }
     }
 
     var origin: String { "http://127.0.0.1:\(http.port)" }
