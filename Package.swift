@@ -64,7 +64,8 @@ let package = Package(
         .target(
             name: "PassboxService", dependencies: ["PassboxProtocol", "PassboxCore", "PassboxStore", "PassboxCrypto", "PassboxDomains", "PassboxClient", "PassboxSync"],
             resources: [.copy("Data")]),
-        .target(name: "PassboxAgent", dependencies: ["PassboxService", "PassboxProtocol", "PassboxCore", "PassboxStore", "CLinux", "CLogindSupport", "CPAMSupport"]),
+        .target(name: "PassboxWeb", dependencies: ["PassboxHTTP", "PassboxCore", "PassboxCrypto"], resources: [.copy("UI")]),
+        .target(name: "PassboxAgent", dependencies: ["PassboxWeb", "PassboxImaging", "PassboxService", "PassboxProtocol", "PassboxCore", "PassboxStore", "CLinux", "CLogindSupport", "CPAMSupport"]),
         .target(
             name: "PassboxCLI", dependencies: ["PassboxService", "PassboxProtocol", "PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "PassboxServer", "PassboxHTTP", "PassboxKit", "PassboxSQLite", "PassboxPostgres", "CXcbSupport"]),
         .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),

@@ -4,6 +4,8 @@ import PassboxCrypto
 import PassboxProtocol
 import PassboxService
 import PassboxStore
+import PassboxImaging
+import PassboxWeb
 internal import CLinux
 
 /// The agent process: one `VaultService` kept for as long as it runs, served over the Unix socket. Locks after
@@ -33,12 +35,16 @@ public final class AgentDaemon: @unchecked Sendable {
     /// Whether the live connection to the account's server is up (nil: none is wanted: locked, or local).
     var liveConnected: Bool?
     var queue: DispatchQueue?
+    /// The web UI's server (nil until the agent runs, or when it could not start: `web-open` then says why).
+    var web: WebServer?
+    var webFailure = "the agent is starting"
 
-    public init(dataDirectory: String, testAutoLockSeconds: Double? = nil, pamService: String = SystemAuthentication.defaultService) {
+    public init(dataDirectory: String, testAutoLockSeconds: Double? = nil, pamService: String = SystemAuthentication.defaultService, testCheapKDF: Bool = false) {
         self.dataDirectory = dataDirectory
         self.testAutoLockSeconds = testAutoLockSeconds
         self.pamService = pamService
         service = VaultService(dataDirectory: dataDirectory)
+        if testCheapKDF { service.newVaultParameters = { Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1) } }
         service.buildsSearchIndexAtUnlock = true
         service.quickUnlockUnavailable = { [pamService] in SystemAuthentication.unavailability(service: pamService) }
     }
@@ -136,6 +142,7 @@ public final class AgentDaemon: @unchecked Sendable {
             autoLockMinutes: Settings.load(dataDirectory).effectiveAutoLockMinutes, pid: Int(getpid()), lockSignals: lockSignals, quickUnlock: quickUnlockView())
         reply.sync = service.syncStatus()
         reply.sync?.live = liveConnected
+        reply.vaultExists = service.store.exists || service.store.isAccountVault
         return reply
     }
 
@@ -161,6 +168,23 @@ public final class AgentDaemon: @unchecked Sendable {
                 idle.touch(now: Date())
                 if autoLockSeconds == 0 { lock(keepingClipboard: true) }
                 return .done
+            case .webOpen:
+                guard let web else { throw ProtocolError(.webUnavailable, ["reason": webFailure]) }
+                let minted = try web.mintOpenAddress()
+                return .web(WebOpenReply(url: minted.url, opener: minted.opener, origin: web.origin))
+            case .readQR(let r):
+                guard let bytes = Data(base64Encoded: r.image), bytes.count <= 16 << 20 else {
+                    throw ProtocolError(.imageUnreadable, ["message": "it is not a PNG or JPEG file of at most 16 MiB"])
+                }
+                do {
+                    return .resolved(ResolveReply(values: try QRCodeReader.decode(bytes: Array(bytes), name: "the image")))
+                } catch let e as QRCodeReader.ReadError {
+                    throw ProtocolError(.imageUnreadable, ["message": e.message])
+                }
+            case .createVault:
+                let reply = service.handle(request)
+                if service.isUnlocked { idle.touch(now: Date()) }
+                return reply
             case .changePassword(let r):
                 try service.changePassword(current: r.current, new: r.new)
                 // The slot was re-keyed: keep the agent unlocked with the new keys and a new quick-unlock key (LCK-6).
@@ -208,6 +232,7 @@ public final class AgentDaemon: @unchecked Sendable {
         }
         try server.bind()
         queue = server.queue
+        startWeb(queue: server.queue)
         startLiveSync(queue: server.queue)
         // Lock and leave on SIGTERM, SIGINT or SIGHUP.
         for sig in [SIGTERM, SIGINT, SIGHUP] {

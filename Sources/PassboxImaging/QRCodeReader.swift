@@ -16,7 +16,11 @@ public enum QRCodeReader {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ReadError(message: "cannot read the image \(path)", hint: "check the path and permissions")
         }
-        let bytes = [UInt8](data)
+        return try decode(bytes: [UInt8](data), name: path)
+    }
+
+    /// The text of every QR code in a PNG or JPEG image held in memory (`name` words the errors).
+    public static func decode(bytes: [UInt8], name path: String) throws -> [String] {
         let image: GrayImage
         if bytes.starts(with: [0x89, 0x50, 0x4e, 0x47]) {
             image = try decodePNG(bytes)

@@ -98,6 +98,9 @@ public struct ItemChanges: Codable, Sendable, Equatable {
     public var notes: String?
     /// Generate a new password with these options.
     public var generatePassword: GeneratorRequest?
+    /// The custom fields' labels in the order they should have (the web editor's reorder); custom fields it
+    /// does not name keep their places after those it names. Typed fields keep their category's order.
+    public var customOrder: [String]?
 
     public init(
         title: String? = nil, username: String? = nil, websites: [String]? = nil, tags: [String]? = nil, favorite: Bool? = nil,

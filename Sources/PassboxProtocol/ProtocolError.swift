@@ -115,6 +115,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case vaultNotFound  // facts: reference
     case vaultNameInvalid  // facts: reason
     case localVault  // the command needs an account's vault; this data directory serves the local vault
+    // Web UI
+    case webUnavailable  // facts: reason (the agent could not start its web server)
+    case imageUnreadable  // facts: message, hint (an image without a readable QR code)
 
     public var exitCode: Int32 {
         switch self {

@@ -22,11 +22,12 @@ public enum Reply: Sendable, Equatable {
     case synced(SyncReply)
     case vaults(VaultListReply)
     case vault(VaultView)
+    case web(WebOpenReply)
     case failure(ProtocolError)
 
     public enum Kind: String, Codable, Sendable {
         case done, status, items, item, value, saved, history, count, code, imported, generated, strength, check, fill, settings, resolved, prefixes
-        case synced, vaults, vault
+        case synced, vaults, vault, web
         case failure
     }
 
@@ -52,6 +53,7 @@ public enum Reply: Sendable, Equatable {
         case .synced: .synced
         case .vaults: .vaults
         case .vault: .vault
+        case .web: .web
         case .failure: .failure
         }
     }
@@ -84,6 +86,7 @@ extension Reply: Codable {
         case .synced: self = .synced(try body(SyncReply.self))
         case .vaults: self = .vaults(try body(VaultListReply.self))
         case .vault: self = .vault(try body(VaultView.self))
+        case .web: self = .web(try body(WebOpenReply.self))
         case .failure: self = .failure(try body(ProtocolError.self))
         }
     }
@@ -112,6 +115,7 @@ extension Reply: Codable {
         case .synced(let b): try c.encode(b, forKey: .body)
         case .vaults(let b): try c.encode(b, forKey: .body)
         case .vault(let b): try c.encode(b, forKey: .body)
+        case .web(let b): try c.encode(b, forKey: .body)
         case .failure(let b): try c.encode(b, forKey: .body)
         }
     }
@@ -144,5 +148,6 @@ extension Reply {
     public func synced() throws -> SyncReply { if case .synced(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func vaults() throws -> VaultListReply { if case .vaults(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func vault() throws -> VaultView { if case .vault(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func web() throws -> WebOpenReply { if case .web(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func status() throws -> StatusReply { if case .status(let v) = try get() { return v }; throw Self.unexpected(self) }
 }

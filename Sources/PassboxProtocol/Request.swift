@@ -9,11 +9,12 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case generate, strength, check, breachPrefixes = "breach-prefixes", dismiss, fixHTTPS = "fix-https", fill, settings
     case changeSetting = "change-setting", resolve, copy
     case sync, vaultList = "vault-list", vaultCreate = "vault-create", vaultEdit = "vault-edit", move
+    case createVault = "create-vault", webOpen = "web-open", readQR = "read-qr"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool {
         switch self {
-        case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting: false
+        case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .createVault, .webOpen, .readQR: false
         default: true
         }
     }
@@ -61,6 +62,11 @@ public enum Request: Sendable {
     case vaultCreate(VaultCreateRequest)
     case vaultEdit(VaultEditRequest)
     case move(MoveRequest)
+    case createVault(CreateVaultRequest)
+    /// Mints a one-time address for the web UI (served on the agent's socket only, never through the web API).
+    case webOpen
+    /// The texts of the QR codes in an image (answered as `resolved`).
+    case readQR(ReadQRRequest)
 
     public var operation: OperationName {
         switch self {
@@ -101,6 +107,9 @@ public enum Request: Sendable {
         case .vaultCreate: .vaultCreate
         case .vaultEdit: .vaultEdit
         case .move: .move
+        case .createVault: .createVault
+        case .webOpen: .webOpen
+        case .readQR: .readQR
         }
     }
 }
@@ -149,6 +158,9 @@ extension Request: Codable {
         case .vaultCreate: self = .vaultCreate(try body(VaultCreateRequest.self))
         case .vaultEdit: self = .vaultEdit(try body(VaultEditRequest.self))
         case .move: self = .move(try body(MoveRequest.self))
+        case .createVault: self = .createVault(try body(CreateVaultRequest.self))
+        case .webOpen: self = .webOpen
+        case .readQR: self = .readQR(try body(ReadQRRequest.self))
         }
     }
 
@@ -156,7 +168,7 @@ extension Request: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(operation, forKey: .op)
         switch self {
-        case .status, .trashEmpty, .settings, .breachPrefixes, .vaultList: break
+        case .status, .trashEmpty, .settings, .breachPrefixes, .vaultList, .webOpen: break
         case .unlock(let b): try c.encode(b, forKey: .body)
         case .quickUnlock(let b): try c.encode(b, forKey: .body)
         case .lock(let b): try c.encode(b, forKey: .body)
@@ -184,6 +196,8 @@ extension Request: Codable {
         case .vaultCreate(let b): try c.encode(b, forKey: .body)
         case .vaultEdit(let b): try c.encode(b, forKey: .body)
         case .move(let b): try c.encode(b, forKey: .body)
+        case .createVault(let b): try c.encode(b, forKey: .body)
+        case .readQR(let b): try c.encode(b, forKey: .body)
         }
     }
 }
@@ -192,7 +206,7 @@ extension Request {
     /// Whether the request holds `SecretText` values (sent after its JSON).
     public var carriesSecrets: Bool {
         switch self {
-        case .unlock, .quickUnlock, .changePassword: true
+        case .unlock, .quickUnlock, .changePassword, .createVault: true
         default: false
         }
     }

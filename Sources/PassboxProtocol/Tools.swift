@@ -245,6 +245,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var protocolVersion: Int
     /// The account's sync, when this data directory serves an account's vault and it is unlocked.
     public var sync: SyncStatusView?
+    /// Whether the data directory has a vault (the web UI offers to make one when not).
+    public var vaultExists: Bool?
 
     public init(unlocked: Bool, vault: String, locksInSeconds: Int, autoLockMinutes: Int, pid: Int, lockSignals: String, quickUnlock: QuickUnlockView, protocolVersion: Int = ProtocolVersion.current) {
         self.unlocked = unlocked

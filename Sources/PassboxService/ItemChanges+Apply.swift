@@ -47,7 +47,20 @@ extension ItemChanges {
             }
         }
         if let notes { item.notes = notes }
+        if let customOrder { Self.reorderCustomFields(&item, customOrder) }
         return weak
+    }
+
+    /// Puts the custom fields in the order `labels` names (by label, ignoring case), in the places custom fields
+    /// had, so the category's typed fields stay where they are.
+    static func reorderCustomFields(_ item: inout Item, _ labels: [String]) {
+        let rank = Dictionary(labels.enumerated().map { ($0.element.lowercased(), $0.offset) }, uniquingKeysWith: { first, _ in first })
+        let slots = item.fields.indices.filter { item.fields[$0].isCustom }
+        let ordered = slots.map { item.fields[$0] }.enumerated().sorted { a, b in
+            let (ra, rb) = (rank[a.element.label.lowercased()] ?? labels.count + a.offset, rank[b.element.label.lowercased()] ?? labels.count + b.offset)
+            return ra < rb
+        }.map(\.element)
+        for (slot, field) in zip(slots, ordered) { item.fields[slot] = field }
     }
 
     /// The limits on fields, titles, notes and values, the same with and without the agent (the CLI checks

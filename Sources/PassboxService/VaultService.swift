@@ -82,6 +82,13 @@ public final class VaultService: @unchecked Sendable {
         case .changeSetting(let r): return .settings(try changeSetting(r))
         case .sync(let r): return .synced(try sync(takeNotices: r.takeNotices))
         case .vaultList: return .vaults(try vaultList())
+        case .createVault(let r):
+            // The onboarding screen: the same rules and cost as `passbox init`.
+            let password = r.password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            _ = try create(password: password, parameters: try newVaultParameters())
+            return .done
+        case .webOpen, .readQR:
+            throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is answered by the agent only"])
         default:
             guard let session else { throw ProtocolError(.locked) }
             do {
@@ -141,6 +148,10 @@ public final class VaultService: @unchecked Sendable {
     static func lockedCopy(_ secret: SecretText) -> SecretBytes {
         secret.withUnsafeBytes { SecretBytes(copying: $0) }
     }
+
+    /// The key-derivation cost of a vault made through `create-vault`: measured on this machine (about a
+    /// second), or, for an agent started with the debug build's test option, the cheapest.
+    public var newVaultParameters: () throws -> Argon2Parameters = { try Argon2Calibration.calibrate().parameters }
 
     /// Creates the local vault.
     public func create(password: String, parameters: Argon2Parameters) throws -> Argon2Parameters {

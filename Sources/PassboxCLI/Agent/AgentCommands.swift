@@ -25,8 +25,30 @@ enum AgentCommands {
     static func runAgent(_ context: Context, _ args: Arguments) throws {
         try AgentDaemon(
             dataDirectory: context.dataDirectory, testAutoLockSeconds: args.value("test-auto-lock-seconds").flatMap(Double.init),
-            pamService: args.value("pam-service") ?? SystemAuthentication.defaultService
+            pamService: args.value("pam-service") ?? SystemAuthentication.defaultService, testCheapKDF: args.flag("insecure-test-kdf")
         ).run()
+    }
+
+    /// `passbox ui [--no-open] [--print-url]`: starts the agent if none runs and opens the web UI in the default
+    /// browser (`xdg-open`) with a one-time address. The browser is handed a 0600 file that forwards to the
+    /// address, so the token is never in a program's arguments. Without a display (or with `--no-open`) the
+    /// address is printed: it works once, for a minute.
+    static func openUI(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(0...0, usage: "passbox ui [--no-open] [--print-url]")
+        if try status(context) == nil { try start(context, testAutoLock: nil) }
+        let web = try send(.webOpen, context).web()
+        if args.flag("print-url") {
+            Console.out(web.url)
+            return
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let hasDisplay = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+        let opener = "/usr/bin/xdg-open"
+        if !args.flag("no-open"), hasDisplay, FileManager.default.isExecutableFile(atPath: opener), (try? ChildProcess.spawn([opener, web.opener], newSession: true)) != nil {
+            Console.out(context.tr("ui.cli.opened", ["origin": web.origin]))
+        } else {
+            Console.out(context.tr("ui.cli.address", ["url": web.url]))
+        }
     }
 
     /// `passbox unlock [--quick | --master]`: starts the agent if none runs and unlocks it — with the login

@@ -178,8 +178,11 @@ enum CommandTable {
         CommandSpec(name: "status", summary: "locked or unlocked, until when, what else locks it (exit 3 when locked)", usage: "passbox status [--json]", flags: ["json"]) {
             c, a, _ in try AgentCommands.status(c, a)
         },
-        CommandSpec(name: "agent", summary: "the agent itself (started by unlock)", usage: "passbox agent", valued: testValued, isListed: false) {
+        CommandSpec(name: "agent", summary: "the agent itself (started by unlock)", usage: "passbox agent", valued: testValued, flags: testFlags, isListed: false) {
             c, a, _ in try AgentCommands.runAgent(c, a)
+        },
+        CommandSpec(name: "ui", summary: "open the web UI in the browser (served by the agent on 127.0.0.1)", usage: "passbox ui [--no-open] [--print-url]", flags: ["no-open", "print-url"]) {
+            c, a, _ in try AgentCommands.openUI(c, a)
         },
         CommandSpec(name: "signup", summary: "make an account on a passbox server (the Secret Key is made here)", usage: Commands.signupUsage, valued: ["server", "email", "device-name"], flags: ["invite"]) {
             c, a, _ in try Commands.signup(c, a)

@@ -52,6 +52,11 @@ public enum Localization {
         return out
     }
 
+    /// A language's whole table (the web UI gets it as JSON and words everything with it).
+    public static func table(_ language: Language) -> [String: String] {
+        language == .german ? Tables.allGerman : Tables.allEnglish
+    }
+
     /// Every key of a language's table (for the test that both languages match).
     public static func keys(_ language: Language) -> Set<String> {
         Set((language == .german ? Tables.allGerman : Tables.allEnglish).keys)
@@ -76,6 +81,6 @@ public enum Localization {
 }
 
 extension Tables {
-    static let allEnglish = english.merging(errorsEnglish) { a, _ in a }.merging(serverEnglish) { a, _ in a }.merging(syncEnglish) { a, _ in a }
-    static let allGerman = german.merging(errorsGerman) { a, _ in a }.merging(serverGerman) { a, _ in a }.merging(syncGerman) { a, _ in a }
+    static let allEnglish = english.merging(errorsEnglish) { a, _ in a }.merging(serverEnglish) { a, _ in a }.merging(syncEnglish) { a, _ in a }.merging(webEnglish) { a, _ in a }
+    static let allGerman = german.merging(errorsGerman) { a, _ in a }.merging(serverGerman) { a, _ in a }.merging(syncGerman) { a, _ in a }.merging(webGerman) { a, _ in a }
 }

@@ -1,0 +1,58 @@
+// The agent's protocol over HTTP: the same request frames as its Unix socket (docs/PROTOCOL.md, "Web UI").
+// A password travels as a Secret: named by number in the JSON, its bytes after a zero byte, never in JSON.
+
+export const PROTOCOL_VERSION = 5;
+
+export class Secret {
+  constructor(text) { this.text = text.normalize('NFC'); }
+}
+
+export class SessionLost extends Error {}
+export class AgentGone extends Error {}
+
+function encodeFrame(op, body) {
+  const secrets = [];
+  const walk = (value) => {
+    if (value instanceof Secret) { secrets.push(new TextEncoder().encode(value.text)); return { secret: secrets.length - 1 }; }
+    if (Array.isArray(value)) return value.map(walk);
+    if (value && typeof value === 'object') {
+      const out = {};
+      for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = walk(v);
+      return out;
+    }
+    return value;
+  };
+  const request = body === undefined ? { op } : { op, body: walk(body) };
+  const json = new TextEncoder().encode(JSON.stringify({ version: PROTOCOL_VERSION, request }));
+  if (secrets.length === 0) return json;
+  const size = json.length + 1 + secrets.reduce((n, s) => n + 4 + s.length, 0);
+  const frame = new Uint8Array(size);
+  frame.set(json, 0);
+  let at = json.length + 1;
+  for (const s of secrets) {
+    new DataView(frame.buffer).setUint32(at, s.length);
+    frame.set(s, at + 4);
+    at += 4 + s.length;
+    s.fill(0);
+  }
+  return frame;
+}
+
+// Calls one operation; resolves with the reply ({kind, body}); a failure reply rejects with {code, facts}.
+export async function call(op, body) {
+  const frame = encodeFrame(op, body);
+  let response;
+  try {
+    response = await fetch('/api', { method: 'POST', headers: { 'Content-Type': 'application/x-passbox-frame' }, body: frame, credentials: 'same-origin', cache: 'no-store' });
+  } catch (e) {
+    throw new AgentGone();
+  } finally {
+    frame.fill(0);
+  }
+  if (response.status === 401) throw new SessionLost();
+  if (!response.ok) throw new AgentGone();
+  const answer = await response.json();
+  const reply = answer.reply;
+  if (reply.kind === 'failure') throw Object.assign(new Error(reply.body.code), { code: reply.body.code, facts: reply.body.facts || {} });
+  return reply;
+}

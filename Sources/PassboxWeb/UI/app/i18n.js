@@ -1,0 +1,58 @@
+// Every text comes from the product's tables (the same as the command line's), served as JSON per language.
+
+let table = {};
+export let language = 'en';
+
+export async function loadLanguage(lang) {
+  language = lang === 'de' ? 'de' : 'en';
+  const response = await fetch(`/strings/${language}.json`, { cache: 'no-store' });
+  table = await response.json();
+  document.documentElement.lang = language;
+}
+
+// t('ui.list.count', {count: 3}) picks the .one or .other variant by count; {name} placeholders are filled.
+export function t(key, facts = {}) {
+  let chosen = key;
+  if (facts.count !== undefined) {
+    const variant = key + (Number(facts.count) === 1 ? '.one' : '.other');
+    if (table[variant] !== undefined) chosen = variant;
+  }
+  const text = table[chosen] ?? key;
+  return text.replace(/\{([A-Za-z0-9]+)\}/g, (whole, name) => (facts[name] !== undefined ? String(facts[name]) : whole));
+}
+
+export function has(key) { return table[key] !== undefined || table[key + '.other'] !== undefined; }
+
+// An error from the agent worded as the command line words it (PassboxCLI's Wording.error): the message,
+// then the hint, with the same adjustments of the facts.
+export function errorText(error) {
+  if (!error || !error.code) return t('ui.offline');
+  const facts = { ...(error.facts || {}) };
+  let key = 'error.' + error.code;
+  if (facts.id) facts.id8 = facts.id.slice(0, 8);
+  switch (error.code) {
+    case 'mustWait': case 'attemptCounterDamaged': case 'rateLimited': facts.count = facts.minutes; break;
+    case 'quickUnlockNotOffered': facts.reason = t(facts.reason || '', { days: facts.days || '', system: facts.system || '' }); break;
+    case 'invitationInvalid': facts.reason = t('invitation.' + (facts.reason || 'unknown')); break;
+    case 'quickUnlockRefused': if (facts.triesLeft === '0') key += '.last'; else facts.count = facts.triesLeft; break;
+    case 'otherSite': if (!facts.saved) facts.saved = t('fill.noWebsite'); break;
+    default: break;
+  }
+  const message = t(key, facts);
+  const hintKey = key + '.hint';
+  const hint = t(hintKey, facts);
+  const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? '' : '.');
+  return hint && hint !== hintKey ? `${sentence(message)} ${sentence(hint)}` : sentence(message);
+}
+
+export function formatDate(ms) {
+  if (!ms) return '';
+  return new Intl.DateTimeFormat(language === 'de' ? 'de-DE' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(ms));
+}
+
+// Every element with data-t (text) or data-t-label / data-t-placeholder (attributes) gets its text.
+export function translateTree(root) {
+  for (const el of root.querySelectorAll('[data-t]')) el.textContent = t(el.dataset.t);
+  for (const el of root.querySelectorAll('[data-t-label]')) el.setAttribute('aria-label', t(el.dataset.tLabel));
+  for (const el of root.querySelectorAll('[data-t-placeholder]')) el.setAttribute('placeholder', t(el.dataset.tPlaceholder));
+}

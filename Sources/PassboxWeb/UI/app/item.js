@@ -1,0 +1,226 @@
+// An item's detail: fields masked until revealed, copy through the agent's clipboard, one-time codes with
+// their ring, large type, history with its changes and restore, and the item's Security Check findings.
+import { call } from './api.js';
+import { t, formatDate, errorText } from './i18n.js';
+import { h, icon, iconButton, button, clear, toast, dialog, announce } from './dom.js';
+import { state, report, categoryName, categoryIcons, openItem, openHistory, editItem, refreshList, mainPane } from './main.js';
+import { loadCheck, findingAdvice, fixFinding } from './check.js';
+
+const CLIPBOARD_SECONDS_DEFAULT = 90;
+let codeTimer = null;
+let revealed = [];
+
+export function clipboardSeconds() {
+  const stored = Number(localStorage.getItem('passbox.clipboard'));
+  return stored >= 10 && stored <= 600 ? stored : CLIPBOARD_SECONDS_DEFAULT;
+}
+
+// Hides every revealed value again (the tab was hidden, or the item closed).
+export function maskRevealed() {
+  for (const hide of revealed) hide();
+  revealed = [];
+}
+
+function fieldName(field) { return field.key || field.label; }
+
+function reference(itemId, field) {
+  return `passbox://local/${encodeURIComponent(itemId)}/${encodeURIComponent(fieldName(field))}`;
+}
+
+async function copyField(itemId, field, label) {
+  try {
+    await call('copy', { reference: reference(itemId, field), clearAfter: clipboardSeconds(), display: {} });
+    toast(t('ui.item.copied', { label, seconds: clipboardSeconds() }));
+  } catch (e) { report(e); }
+}
+
+async function largeType(itemId, field, label) {
+  try {
+    const value = (await call('field', { item: itemId, field: fieldName(field) })).body.value;
+    const chars = h('div', { class: 'large', 'aria-label': label });
+    [...value].forEach((c, i) => chars.append(h('span', {}, c, h('small', {}, String(i + 1)))));
+    await dialog(label, chars, [{ label: t('ui.close'), value: true, primary: true }]);
+  } catch (e) { report(e); }
+}
+
+function ring(secondsLeft, period) {
+  const r = 15;
+  const length = 2 * Math.PI * r;
+  const svgNS = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(svgNS, 'svg');
+  svg.setAttribute('viewBox', '0 0 36 36');
+  svg.setAttribute('class', 'ring' + (secondsLeft <= 5 ? ' ending' : ''));
+  svg.setAttribute('aria-hidden', 'true');
+  for (const cls of ['track', 'left']) {
+    const c = document.createElementNS(svgNS, 'circle');
+    c.setAttribute('cx', '18'); c.setAttribute('cy', '18'); c.setAttribute('r', String(r)); c.setAttribute('class', cls);
+    if (cls === 'left') { c.setAttribute('stroke-dasharray', String(length)); c.setAttribute('stroke-dashoffset', String(length * (1 - secondsLeft / period))); }
+    svg.append(c);
+  }
+  return svg;
+}
+
+function codeField(itemId, field, label) {
+  const valueEl = h('span', { class: 'value codevalue' });
+  const leftEl = h('span', { class: 'hint' });
+  const ringBox = h('span');
+  const row = h('div', { class: 'field' }, ringBox, h('span', { class: 'texts' }, h('span', { class: 'label' }, t('ui.item.code')), valueEl, leftEl));
+  let code = field.code;
+  let fetchedAt = Date.now();
+  const render = () => {
+    if (!code) return;
+    valueEl.textContent = code.code ? code.code.replace(/(\d{3})(?=\d)/g, '$1 ') : '';
+    if (code.kind === 'hotp') { clear(ringBox); leftEl.textContent = ''; return; }
+    const left = Math.max(0, code.secondsLeft - Math.floor((Date.now() - fetchedAt) / 1000));
+    leftEl.textContent = t('ui.item.secondsLeft', { seconds: left });
+    clear(ringBox).append(ring(left, code.period || 30));
+    if (left === 0) refresh();
+  };
+  const refresh = async () => {
+    try { code = (await call('code', { item: itemId })).body; fetchedAt = Date.now(); render(); } catch (e) { report(e); }
+  };
+  row.append(iconButton('copy', t('ui.item.copy', { label: t('ui.item.code') }), () => copyField(itemId, { key: 'code' }, t('ui.item.code'))));
+  if (code && code.kind === 'hotp') row.append(iconButton('refresh-cw', t('ui.item.nextCode'), refresh));
+  render();
+  clearInterval(codeTimer);
+  codeTimer = setInterval(() => { if (!document.body.contains(row)) { clearInterval(codeTimer); return; } render(); }, 1000);
+  return row;
+}
+
+function fieldRow(itemId, field) {
+  const label = field.label;
+  if (field.kind === 'otp') return codeField(itemId, field, label);
+  const valueEl = h('span', { class: 'value' + (field.concealed ? ' mono' : '') }, field.masked ? '••••••••' : field.value);
+  const row = h('div', { class: 'field' }, h('span', { class: 'texts' }, h('span', { class: 'label' }, label), valueEl));
+  if (field.concealed) {
+    let shown = false;
+    const toggle = iconButton('eye', t('ui.item.reveal', { label }), null, { 'aria-pressed': 'false' });
+    const hide = () => { shown = false; valueEl.textContent = '••••••••'; toggle.setAttribute('aria-label', t('ui.item.reveal', { label })); toggle.title = t('ui.item.reveal', { label }); toggle.setAttribute('aria-pressed', 'false'); clear(toggle).append(icon('eye')); };
+    toggle.addEventListener('click', async () => {
+      if (shown) { hide(); return; }
+      try {
+        const value = (await call('field', { item: itemId, field: fieldName(field) })).body.value;
+        shown = true;
+        valueEl.textContent = value;
+        toggle.setAttribute('aria-label', t('ui.item.conceal', { label })); toggle.title = t('ui.item.conceal', { label });
+        toggle.setAttribute('aria-pressed', 'true');
+        clear(toggle).append(icon('eye-off'));
+        revealed.push(hide);
+      } catch (e) { report(e); }
+    });
+    row.append(toggle);
+  }
+  if (field.value !== '' || field.masked) {
+    row.append(iconButton('maximize-2', t('ui.item.large', { label }), () => largeType(itemId, field, label)));
+    row.append(iconButton('copy', t('ui.item.copy', { label }), () => copyField(itemId, field, label), { 'data-copy': fieldName(field) }));
+  }
+  return row;
+}
+
+async function addCode(itemId) {
+  const file = h('input', { id: 'code-image', type: 'file', accept: 'image/png,image/jpeg' });
+  const text = h('input', { id: 'code-text', type: 'text', autocomplete: 'off', spellcheck: 'false' });
+  const body = h('div', {}, h('label', { for: 'code-image' }, t('ui.item.codeImage')), file, h('label', { for: 'code-text' }, t('ui.item.codeText')), text);
+  const ok = await dialog(t('ui.item.addCode'), body, [{ label: t('ui.cancel'), value: false }, { label: t('ui.save'), value: true, primary: true }]);
+  if (!ok) return;
+  try {
+    let setups = text.value.trim() ? [text.value.trim()] : [];
+    if (file.files && file.files[0]) {
+      const bytes = new Uint8Array(await file.files[0].arrayBuffer());
+      let binary = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      setups = (await call('read-qr', { image: btoa(binary) })).body.values;
+    }
+    if (!setups.length) return;
+    await call('set-one-time-password', { item: itemId, setups });
+    toast(t('ui.item.codeAdded'));
+    await openItem(itemId);
+  } catch (e) { report(e); }
+}
+
+async function toggleFavorite(detail) {
+  try {
+    await call('edit', { item: detail.summary.id, changes: { favorite: !detail.summary.favorite, fieldsFromCommandLine: [], secretFields: [], removeFields: [] } });
+    await refreshList();
+    await openItem(detail.summary.id);
+  } catch (e) { report(e); }
+}
+
+export async function moveToTrash(id, title) {
+  try {
+    await call('delete', { item: id });
+    await refreshList();
+    clear(mainPane()).append(h('p', { class: 'empty' }, t('ui.item.none')));
+    // Ten seconds to take it back.
+    toast(t('ui.item.moved', { title }), { label: t('ui.undo'), run: async () => { try { await call('trash-restore', { item: id }); await refreshList(); await openItem(id); } catch (e) { report(e); } } }, 10);
+  } catch (e) { report(e); }
+}
+
+export async function showItem(pane, id) {
+  maskRevealed();
+  const detail = (await call('show', { item: id, reveal: false })).body;
+  const s = detail.summary;
+  const favLabel = s.favorite ? t('ui.item.unfavorite') : t('ui.item.favorite');
+  pane.append(
+    h('div', { class: 'detailhead' }, h('span', { class: 'avatar' }, icon(categoryIcons[s.category] || 'file-text')),
+      h('div', { class: 'grow' }, h('h1', {}, s.title), h('span', { class: 'muted' }, categoryName(s.category)))),
+    h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('ui.item.actions') },
+      button([icon('pencil'), t('ui.item.edit')], () => editItem(id)),
+      button([icon('star'), favLabel], () => toggleFavorite(detail), '', { 'aria-pressed': s.favorite ? 'true' : 'false' }),
+      button([icon('history'), t('ui.item.history')], () => openHistory(id), '', { disabled: detail.historyCount === 0 }),
+      button([icon('timer'), t('ui.item.addCode')], () => addCode(id)),
+      button([icon('trash-2'), t('ui.item.delete')], () => moveToTrash(id, s.title), 'danger')));
+  const findings = h('div');
+  pane.append(findings);
+  const fields = detail.fields.filter((f) => f.value !== '' || f.masked || f.kind === 'otp');
+  if (fields.length) pane.append(h('div', { class: 'fields' }, ...fields.map((f) => fieldRow(id, f))));
+  if (s.websites.length) pane.append(h('h3', {}, t('ui.item.websites')), h('div', { class: 'fields' }, ...s.websites.map((w) => h('div', { class: 'field' }, h('span', { class: 'texts' }, h('span', { class: 'value' }, w))))));
+  if (detail.notes) pane.append(h('h3', {}, t('ui.item.notes')), h('div', { class: 'fields' }, h('div', { class: 'field' }, h('span', { class: 'value' }, detail.notes))));
+  if (s.tags.length) pane.append(h('h3', {}, t('ui.item.tags')), h('div', { class: 'chips' }, ...s.tags.map((tag) => h('span', { class: 'chip' }, tag))));
+  pane.append(h('p', { class: 'hint' }, t('ui.item.dates', { created: formatDate(s.created), changed: formatDate(s.lastChanged) })));
+  // The item's findings, each with its advice and, where one exists, its fix.
+  try {
+    const check = await loadCheck();
+    const mine = check.findings.filter((f) => f.itemID === id && !f.dismissed);
+    for (const f of mine) {
+      const fix = fixFinding(f, async () => { state.check = null; await refreshList(); await openItem(id); });
+      findings.append(h('div', { class: 'findingcard', role: 'note' }, h('strong', {}, t(`check.kind.${f.kind}.title`)), h('p', {}, findingAdvice(f)), fix));
+    }
+  } catch (e) { /* the card is extra: the item shows without it */ }
+}
+
+function changeText(change) {
+  switch (change.what) {
+    case 'title': return t('ui.history.change.title', { old: change.old || '', new: change.new || '' });
+    case 'field': return change.old === undefined || change.old === null ? t('ui.history.change.concealed', { label: change.label }) : null;
+    default: return t('ui.history.change.' + change.what);
+  }
+}
+
+export async function showHistory(pane, id) {
+  const history = (await call('history', { item: id, reveal: false })).body;
+  pane.append(h('div', { class: 'toolbar' }, button([icon('arrow-right'), t('ui.back')], () => openItem(id))), h('h1', {}, t('ui.history.title', { title: history.title })));
+  if (!history.versions.length) { pane.append(h('p', { class: 'empty' }, t('ui.history.none'))); return; }
+  const listEl = h('ul', { class: 'versions' });
+  for (const version of history.versions) {
+    const changes = h('ul', {});
+    for (const change of version.changes) {
+      const text = changeText(change);
+      if (text) changes.append(h('li', {}, text));
+      else changes.append(h('li', {}, `${change.label}: `, h('span', { class: 'diff-old' }, change.old || ''), ' → ', h('span', { class: 'diff-new' }, change.new || '')));
+    }
+    const date = formatDate(version.replacedAt);
+    listEl.append(h('li', { class: 'version' }, h('h2', {}, t('ui.history.replaced', { date })), changes,
+      button([icon('rotate-ccw'), t('ui.history.restore')], async () => {
+        try {
+          await call('restore-version', { item: id, version: version.id });
+          toast(t('ui.history.restored', { date }));
+          announce(t('ui.history.restored', { date }));
+          await refreshList();
+          await openItem(id);
+        } catch (e) { report(e); }
+      })));
+  }
+  pane.append(listEl);
+  if (history.previousPasswords.length) pane.append(h('p', { class: 'hint' }, t('ui.history.previous', { count: history.previousPasswords.length })));
+}

@@ -1,0 +1,383 @@
+// Passbox web UI: boot, the screens before the vault is open, the shell, locking and keyboard shortcuts.
+import { call, Secret, SessionLost, AgentGone } from './api.js';
+import { t, loadLanguage, language, errorText, translateTree } from './i18n.js';
+import { h, icon, iconButton, button, clear, toast, dialog, announce } from './dom.js';
+import { ItemList } from './list.js';
+import { showItem, showHistory, maskRevealed } from './item.js';
+import { showEditor, editorIsDirty } from './editor.js';
+import { showCheck, loadCheck } from './check.js';
+import { showGenerator, showTrash, showSettings } from './tools.js';
+
+export const state = {
+  status: null, catalog: [], view: 'items', filter: { kind: 'all' }, selected: null, sort: 'az', check: null, tags: [],
+};
+const root = document.getElementById('root');
+let list = null;
+let pollTimer = null;
+
+export function categoryName(name) {
+  const key = 'ui.category.' + name;
+  const text = t(key);
+  return text === key ? name : text;
+}
+
+export const categoryIcons = {
+  'login': 'user', 'password': 'key-round', 'secure-note': 'sticky-note', 'credit-card': 'credit-card', 'identity': 'id-card',
+  'bank-account': 'landmark', 'id-document': 'id-card', 'driver-licence': 'car', 'software-licence': 'package', 'wifi': 'wifi',
+  'ssh-key': 'terminal', 'api-credential': 'code', 'server': 'server', 'database': 'database', 'recovery-phrase': 'file-key',
+  'private-key': 'key', 'one-time-password': 'timer', 'document': 'file-text',
+};
+
+// Any failure: a lost session or a gone agent changes the screen; anything else is said in a toast.
+export function report(error) {
+  if (error instanceof SessionLost) return showNoSession();
+  if (error instanceof AgentGone) return toast(t('ui.offline'));
+  if (error && error.code === 'locked') return showLock();
+  toast(errorText(error), null, 8);
+}
+
+function applyTheme() {
+  document.documentElement.dataset.theme = localStorage.getItem('passbox.theme') === 'light' ? 'light' : 'dark';
+}
+
+async function boot() {
+  applyTheme();
+  const stored = localStorage.getItem('passbox.lang');
+  await loadLanguage(stored || ((navigator.language || 'en').toLowerCase().startsWith('de') ? 'de' : 'en'));
+  document.title = t('ui.app.name');
+  translateTree(document);
+  try {
+    state.catalog = await (await fetch('/catalog.json', { cache: 'no-store' })).json();
+    await route();
+  } catch (e) {
+    report(e);
+  }
+  pollTimer = setInterval(poll, 2000);
+  document.addEventListener('visibilitychange', () => { if (document.hidden) maskRevealed(); });
+  document.addEventListener('keydown', shortcuts);
+  window.addEventListener('beforeunload', (event) => { if (editorIsDirty()) { event.preventDefault(); event.returnValue = ''; } });
+}
+
+async function route() {
+  const reply = await call('status');
+  state.status = reply.body;
+  if (state.status.vaultExists === false) return showOnboarding();
+  if (!state.status.unlocked) return showLock();
+  return showShell();
+}
+
+// The agent may lock at any moment (its timer, the session, `passbox lock`): every tab then drops what it
+// shows and goes to the lock page.
+async function poll() {
+  try {
+    const reply = await call('status');
+    const wasUnlocked = state.status && state.status.unlocked;
+    state.status = reply.body;
+    if (wasUnlocked && !state.status.unlocked) showLock();
+  } catch (e) {
+    if (e instanceof SessionLost) { clearInterval(pollTimer); showNoSession(); }
+  }
+}
+
+// Everything the open vault showed is dropped: the DOM, the list, the Security Check.
+function dropVaultState() {
+  list = null;
+  state.selected = null;
+  state.check = null;
+  state.view = 'items';
+  state.filter = { kind: 'all' };
+  clear(root);
+  clear(document.getElementById('toasts'));
+}
+
+export function showNoSession() {
+  dropVaultState();
+  root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
+    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    h('h1', {}, t('ui.session.title')), h('p', {}, t('ui.session.text')))));
+}
+
+function passwordInput(id, labelKey, autocomplete) {
+  return [h('label', { for: id }, t(labelKey)), h('input', { id, type: 'password', autocomplete, required: true })];
+}
+
+function showOnboarding() {
+  dropVaultState();
+  const error = h('p', { class: 'error', role: 'alert' });
+  const meter = h('div', { class: 'meter', role: 'img', 'aria-label': t('ui.strength.meter') }, h('span'));
+  const strengthText = h('p', { class: 'hint', 'aria-live': 'polite' });
+  const submit = h('button', { type: 'submit', class: 'button primary' }, t('ui.onboard.create'));
+  const form = h('form', { novalidate: true },
+    ...passwordInput('new-password', 'ui.onboard.password', 'new-password'), meter, strengthText,
+    ...passwordInput('confirm-password', 'ui.onboard.confirm', 'new-password'), error,
+    h('div', { class: 'actions' }, submit));
+  const first = form.querySelector('#new-password');
+  first.addEventListener('input', async () => rateStrength(first.value, [], meter, strengthText));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const second = form.querySelector('#confirm-password');
+    if (first.value !== second.value) { error.textContent = t('ui.onboard.mismatch'); return; }
+    submit.disabled = true;
+    error.textContent = t('ui.onboard.creating');
+    try {
+      await call('create-vault', { password: new Secret(first.value) });
+      first.value = ''; second.value = '';
+      await route();
+    } catch (e) {
+      submit.disabled = false;
+      if (e instanceof SessionLost || e instanceof AgentGone) return report(e);
+      error.textContent = errorText(e);
+    }
+  });
+  root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
+    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    h('h1', {}, t('ui.onboard.title')), h('p', { class: 'muted' }, t('ui.onboard.text')), form,
+    h('p', { class: 'hint' }, t('ui.onboard.account')))));
+  first.focus();
+}
+
+// The strength of a password as the meter and its reason (the agent rates it with zxcvbn).
+export async function rateStrength(password, userInputs, meter, text) {
+  if (!password) { meter.dataset.score = ''; meter.firstChild.style.width = '0'; text.textContent = ''; return; }
+  try {
+    const s = (await call('strength', { password, userInputs })).body;
+    meter.dataset.score = String(s.score);
+    meter.firstChild.style.width = `${(s.score + 1) * 20}%`;
+    const label = t('strength.label.' + s.score);
+    const parts = [t('ui.strength.text', { label, log10: Math.round(s.guessesLog10) })];
+    if (s.warning) parts.push(t(s.warning));
+    text.textContent = parts.join(' ');
+  } catch (e) { /* the meter is advice: without it the form still works */ }
+}
+
+export function showLock() {
+  dropVaultState();
+  const status = state.status || {};
+  const error = h('p', { class: 'error', role: 'alert' });
+  const quick = status.quickUnlock && status.quickUnlock.offered;
+  let useQuick = quick;
+  const body = h('div');
+  const render = () => {
+    clear(body);
+    const field = useQuick
+      ? [h('label', { for: 'unlock-password' }, t('ui.lock.quickPassword', { user: status.quickUnlock.user || '' })), h('input', { id: 'unlock-password', type: 'password', autocomplete: 'current-password' })]
+      : passwordInput('unlock-password', 'ui.lock.password', 'current-password');
+    const submit = h('button', { type: 'submit', class: 'button primary' }, icon('lock'), t('ui.lock.unlock'));
+    const form = h('form', {}, ...field, error, h('div', { class: 'actions' }, submit,
+      quick ? button(useQuick ? t('ui.lock.master') : t('ui.lock.quick', { user: status.quickUnlock.user || '' }), () => { useQuick = !useQuick; render(); }, 'ghost') : null));
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const input = form.querySelector('#unlock-password');
+      submit.disabled = true;
+      error.textContent = t('ui.lock.unlocking');
+      try {
+        if (useQuick) await call('quick-unlock', { loginPassword: new Secret(input.value) });
+        else await call('unlock', { password: new Secret(input.value) });
+        input.value = '';
+        await route();
+      } catch (e) {
+        submit.disabled = false;
+        input.value = '';
+        if (e instanceof SessionLost || e instanceof AgentGone) return report(e);
+        // The wait after failures comes worded with its minutes (error.mustWait).
+        error.textContent = errorText(e);
+        input.focus();
+      }
+    });
+    body.append(form);
+    form.querySelector('input').focus();
+  };
+  root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
+    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    h('h1', {}, t('ui.lock.title')), body,
+    h('p', { class: 'hint' }, t('ui.lock.vault', { path: status.vault || '' })))));
+  render();
+}
+
+// MARK: the shell
+
+const shell = {};
+
+function navButton(label, iconName, filterOrView, count) {
+  const b = h('button', { type: 'button', class: 'nav-item' }, icon(iconName), h('span', {}, label), count !== undefined ? h('span', { class: 'count' }, String(count)) : null);
+  b.addEventListener('click', () => navigate(filterOrView));
+  b.dataset.nav = JSON.stringify(filterOrView);
+  return b;
+}
+
+function renderNav() {
+  const nav = clear(shell.nav);
+  const counts = list ? list.categoryCounts() : {};
+  nav.append(...[
+    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    h('button', { type: 'button', class: 'button primary', onclick: () => newItem() }, icon('plus'), t('ui.nav.new')),
+    h('ul', {},
+      h('li', {}, navButton(t('ui.nav.all'), 'folder', { kind: 'all' })),
+      h('li', {}, navButton(t('ui.nav.favorites'), 'star', { kind: 'favorites' })),
+      h('li', {}, navButton(t('ui.nav.recent'), 'clock', { kind: 'recent' }))),
+    h('h3', {}, t('ui.nav.categories')),
+    h('ul', {}, ...state.catalog.filter((c) => counts[c.name]).map((c) => h('li', {}, navButton(categoryName(c.name), categoryIcons[c.name] || 'file-text', { kind: 'category', value: c.name }, counts[c.name])))),
+    state.tags.length ? h('h3', {}, t('ui.nav.tags')) : null,
+    state.tags.length ? h('ul', {}, ...state.tags.slice(0, 40).map((tag) => h('li', {}, navButton(tag, 'tag', { kind: 'tag', value: tag })))) : null,
+    h('ul', {},
+      h('li', {}, navButton(t('ui.nav.check'), 'shield', { view: 'check' })),
+      h('li', {}, navButton(t('ui.nav.generator'), 'wand-sparkles', { view: 'generator' })),
+      h('li', {}, navButton(t('ui.nav.trash'), 'trash-2', { view: 'trash' })),
+      h('li', {}, navButton(t('ui.nav.settings'), 'settings', { view: 'settings' })),
+      h('li', {}, navButton(t('ui.nav.shortcuts'), 'keyboard', { view: 'keys' })),
+      h('li', {}, h('button', { type: 'button', class: 'nav-item', onclick: lockNow }, icon('lock'), h('span', {}, t('ui.nav.lock'))))),
+  ].filter(Boolean));
+  markNav();
+}
+
+function markNav() {
+  const current = state.view === 'items' || state.view === 'item' ? JSON.stringify(state.filter) : JSON.stringify({ view: state.view });
+  for (const b of shell.nav.querySelectorAll('[data-nav]')) {
+    if (b.dataset.nav === current) b.setAttribute('aria-current', 'true'); else b.removeAttribute('aria-current');
+  }
+}
+
+async function showShell() {
+  dropVaultState();
+  shell.nav = h('nav', { class: 'nav', 'aria-label': t('ui.nav.label') });
+  shell.search = h('input', { id: 'search', type: 'search', spellcheck: 'false', placeholder: t('ui.search.placeholder'), 'aria-label': t('ui.search.label') });
+  shell.sort = h('select', { id: 'sort', 'aria-label': t('ui.list.sort') }, ...['az', 'za', 'newest', 'oldest', 'recent'].map((s) => h('option', { value: s }, t('ui.sort.' + s))));
+  shell.notices = h('div');
+  shell.info = h('div', { class: 'listinfo', 'aria-live': 'polite' });
+  shell.scroller = h('div', { class: 'scroller' });
+  shell.main = h('main', { id: 'main', class: 'main', tabindex: '-1' });
+  const listPane = h('section', { class: 'listpane', 'aria-label': t('ui.list.label') },
+    h('div', { class: 'listhead' }, h('div', { class: 'searchbox', role: 'search' }, icon('search'), shell.search), h('div', { class: 'filters' }, shell.sort)),
+    shell.notices, shell.info, shell.scroller);
+  root.append(h('div', { class: 'shell' }, shell.nav, listPane, shell.main));
+  list = new ItemList(shell.scroller, shell.info, (item) => openItem(item.id));
+  shell.search.addEventListener('input', () => list.search(shell.search.value));
+  shell.search.addEventListener('keydown', (event) => {
+    if (event.key === 'ArrowDown') { event.preventDefault(); list.focus(); }
+    if (event.key === 'Escape') { shell.search.value = ''; list.search(''); }
+  });
+  shell.sort.addEventListener('change', () => { state.sort = shell.sort.value; list.load(state.filter, state.sort); });
+  list.onLoaded = () => { state.tags = list.tags(); renderNav(); };
+  renderNav();
+  renderNotices();
+  showPlaceholder();
+  await list.load(state.filter, state.sort);
+  shell.search.focus();
+}
+
+function renderNotices() {
+  const sync = state.status && state.status.sync;
+  clear(shell.notices);
+  if (sync && sync.undecryptable && sync.undecryptable.length) {
+    shell.notices.append(h('div', { class: 'notice', role: 'note' }, t('ui.notice.undecryptable', { count: sync.undecryptable.length })));
+  }
+}
+
+function showPlaceholder() {
+  clear(shell.main).append(h('p', { class: 'empty' }, t('ui.item.none')));
+}
+
+export async function refreshList() {
+  if (list) await list.reload();
+}
+
+export async function navigate(target) {
+  if (editorIsDirty() && !(await confirmDiscard())) return;
+  if (target.view) {
+    state.view = target.view;
+    markNav();
+    const views = { check: showCheck, generator: showGenerator, trash: showTrash, settings: showSettings, keys: showShortcuts };
+    await views[target.view](clear(shell.main));
+    shell.main.focus();
+    return;
+  }
+  state.view = 'items';
+  state.filter = target;
+  markNav();
+  shell.search.value = '';
+  showPlaceholder();
+  await list.load(target, target.kind === 'recent' ? 'recent' : state.sort);
+}
+
+export async function confirmDiscard() {
+  const choice = await dialog(t('ui.edit.unsaved'), h('p'), [{ label: t('ui.edit.keep'), value: false }, { label: t('ui.edit.discard'), value: true, danger: true }]);
+  return choice === true;
+}
+
+export async function openItem(id, options = {}) {
+  if (editorIsDirty() && !(await confirmDiscard())) return;
+  state.view = 'item';
+  state.selected = id;
+  if (list) list.select(id);
+  markNav();
+  try {
+    await showItem(clear(shell.main), id, options);
+  } catch (e) { report(e); }
+}
+
+export async function openHistory(id) {
+  try { await showHistory(clear(shell.main), id); } catch (e) { report(e); }
+}
+
+export async function editItem(id) {
+  try { await showEditor(clear(shell.main), { id }); } catch (e) { report(e); }
+}
+
+export async function newItem(category = 'login') {
+  if (editorIsDirty() && !(await confirmDiscard())) return;
+  state.view = 'edit';
+  markNav();
+  try { await showEditor(clear(shell.main), { category }); } catch (e) { report(e); }
+}
+
+export function mainPane() { return shell.main; }
+
+async function lockNow() {
+  try { await call('lock', { forget: false }); } catch (e) { /* the page locks either way */ }
+  state.status = { ...(state.status || {}), unlocked: false };
+  showLock();
+}
+
+const shortcutList = [
+  ['/', 'ui.keys.search'], ['n', 'ui.keys.new'], ['e', 'ui.keys.edit'], ['c', 'ui.keys.copy'], ['l', 'ui.keys.lock'],
+  ['↑ ↓', 'ui.keys.move'], ['Enter', 'ui.keys.open'], ['Esc', 'ui.keys.escape'], ['?', 'ui.keys.help'],
+];
+
+function showShortcuts(pane) {
+  pane.append(h('h1', {}, t('ui.keys.title')), h('table', { class: 'keys' }, h('tbody', {}, ...shortcutList.map(([k, key]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, t(key)))))),
+    h('p', { class: 'hint' }, t('ui.keys.note')));
+}
+
+// Single keys act only when no text field has the focus and no modifier is held, so none fights the
+// browser's own shortcuts (which all use Ctrl or Alt).
+function shortcuts(event) {
+  if (!shell.main || !document.body.contains(shell.main)) return;
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  const typing = target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT' || target.isContentEditable);
+  if (typing || document.querySelector('dialog[open]')) return;
+  const actions = {
+    '/': () => shell.search.focus(),
+    'n': () => newItem(),
+    'e': () => { if (state.selected && state.view === 'item') editItem(state.selected); },
+    'c': () => { const b = shell.main.querySelector('[data-copy="password"]'); if (b) b.click(); },
+    'l': () => lockNow(),
+    '?': () => navigate({ view: 'keys' }),
+  };
+  const action = actions[event.key];
+  if (action) { event.preventDefault(); action(); }
+}
+
+export function setLanguage(lang) {
+  localStorage.setItem('passbox.lang', lang);
+  loadLanguage(lang).then(() => { document.title = t('ui.app.name'); translateTree(document); showShell(); });
+}
+
+export function setTheme(theme) {
+  localStorage.setItem('passbox.theme', theme);
+  applyTheme();
+}
+
+export { announce, language };
+
+boot();

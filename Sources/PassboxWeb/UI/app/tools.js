@@ -1,0 +1,139 @@
+// The generator (on its own and inside the editor), the trash with restore and delete, and the settings.
+import { call, Secret } from './api.js';
+import { t, formatDate, errorText, language } from './i18n.js';
+import { h, icon, button, clear, toast, dialog } from './dom.js';
+import { state, report, openItem, refreshList, setLanguage, setTheme, rateStrength } from './main.js';
+import { clipboardSeconds } from './item.js';
+
+let generatorCount = 0;
+
+// The generator's controls; `onUse` (if given) takes the value into a form.
+export function generatorControls(onUse) {
+  const n = ++generatorCount;
+  const saved = JSON.parse(localStorage.getItem('passbox.generator') || '{}');
+  const options = { kind: 'characters', length: 20, words: 5, uppercase: true, lowercase: true, digits: true, symbols: true, allowSimilar: false, separator: '-', capitalize: false, includeDigit: false, language: 'en', ...saved };
+  const box = h('div', { class: 'genbox' });
+  const output = h('output', { id: `gen-output-${n}`, class: 'mono value', 'aria-live': 'polite', 'aria-label': t('ui.gen.result') });
+  const entropy = h('p', { class: 'hint' });
+  const meter = h('div', { class: 'meter', role: 'img', 'aria-label': t('ui.strength.meter') }, h('span'));
+  const reason = h('p', { class: 'hint' });
+  const controls = h('div');
+  const generate = async () => {
+    localStorage.setItem('passbox.generator', JSON.stringify(options));
+    const request = options.kind === 'words'
+      ? { words: options.words, uppercase: true, lowercase: true, digits: true, symbols: true, allowSimilar: false, separator: options.separator, capitalize: options.capitalize, includeDigit: options.includeDigit, language: options.language }
+      : { length: options.length, uppercase: options.uppercase, lowercase: options.lowercase, digits: options.digits, symbols: options.symbols, allowSimilar: options.allowSimilar, capitalize: false, includeDigit: false };
+    try {
+      const g = (await call('generate', request)).body;
+      output.textContent = g.password;
+      entropy.textContent = t('ui.gen.entropy', { bits: Math.round(g.entropyBits) });
+      rateStrength(g.password, [], meter, reason);
+    } catch (e) { report(e); }
+  };
+  const check = (key, labelKey) => {
+    const id = `gen-${key}-${n}`;
+    const input = h('input', { id, type: 'checkbox', checked: options[key] });
+    input.addEventListener('change', () => { options[key] = input.checked; generate(); });
+    return h('label', { class: 'check-label', for: id }, input, t(labelKey));
+  };
+  const renderControls = () => {
+    clear(controls);
+    const kind = h('select', { id: `gen-kind-${n}` }, h('option', { value: 'characters', selected: options.kind === 'characters' }, t('ui.gen.characters')), h('option', { value: 'words', selected: options.kind === 'words' }, t('ui.gen.words')));
+    kind.addEventListener('change', () => { options.kind = kind.value; renderControls(); generate(); });
+    controls.append(h('label', { for: `gen-kind-${n}` }, t('ui.gen.kind')), kind);
+    if (options.kind === 'words') {
+      const count = h('input', { id: `gen-words-${n}`, type: 'range', min: '3', max: '12', value: String(options.words) });
+      const shown = h('span', {}, String(options.words));
+      count.addEventListener('input', () => { options.words = Number(count.value); shown.textContent = count.value; generate(); });
+      const separator = h('input', { id: `gen-sep-${n}`, type: 'text', value: options.separator, maxlength: '3' });
+      separator.addEventListener('input', () => { options.separator = separator.value; generate(); });
+      const list = h('select', { id: `gen-lang-${n}` }, h('option', { value: 'en', selected: options.language === 'en' }, t('ui.gen.english')), h('option', { value: 'de', selected: options.language === 'de' }, t('ui.gen.german')));
+      list.addEventListener('change', () => { options.language = list.value; generate(); });
+      controls.append(h('label', { for: `gen-words-${n}` }, t('ui.gen.wordCount'), ' ', shown), count,
+        h('label', { for: `gen-sep-${n}` }, t('ui.gen.separator')), separator, h('label', { for: `gen-lang-${n}` }, t('ui.gen.language')), list,
+        check('capitalize', 'ui.gen.capitalize'), check('includeDigit', 'ui.gen.includeDigit'));
+    } else {
+      const length = h('input', { id: `gen-length-${n}`, type: 'range', min: '8', max: '64', value: String(options.length) });
+      const shown = h('span', {}, String(options.length));
+      length.addEventListener('input', () => { options.length = Number(length.value); shown.textContent = length.value; generate(); });
+      controls.append(h('label', { for: `gen-length-${n}` }, t('ui.gen.length'), ' ', shown), length,
+        check('uppercase', 'ui.gen.uppercase'), check('lowercase', 'ui.gen.lowercase'), check('digits', 'ui.gen.digits'), check('symbols', 'ui.gen.symbols'), check('allowSimilar', 'ui.gen.similar'));
+    }
+  };
+  renderControls();
+  box.append(output, meter, reason, entropy, controls, h('div', { class: 'actions' },
+    button([icon('refresh-cw'), t('ui.gen.again')], generate),
+    onUse ? button([icon('check'), t('ui.gen.use')], () => onUse(output.textContent), 'primary') : null));
+  generate();
+  return box;
+}
+
+export async function showGenerator(pane) {
+  pane.append(h('h1', {}, t('ui.gen.title')), generatorControls(null));
+}
+
+export async function showTrash(pane) {
+  const reply = (await call('trash-list', { favoritesOnly: false, offset: 0, limit: 1000 })).body;
+  const rerender = async () => showTrash(clear(pane));
+  pane.append(h('div', { class: 'row' }, h('h1', { class: 'grow' }, t('ui.trash.title')),
+    reply.items.length ? button([icon('trash-2'), t('ui.trash.emptyAll')], async () => {
+      const ok = await dialog(t('ui.trash.emptyAll'), h('p', {}, t('ui.trash.confirm')), [{ label: t('ui.cancel'), value: false }, { label: t('ui.trash.emptyAll'), value: true, danger: true }]);
+      if (!ok) return;
+      try { await call('trash-empty'); toast(t('ui.trash.deleted')); await rerender(); } catch (e) { report(e); }
+    }, 'danger') : null));
+  if (!reply.items.length) { pane.append(h('p', { class: 'empty' }, t('ui.trash.empty'))); return; }
+  pane.append(h('ul', { class: 'findinglist' }, ...reply.items.map((item) => h('li', { class: 'finding' },
+    h('span', { class: 'grow' }, h('strong', {}, item.title), h('br'), h('span', { class: 'hint' }, t('ui.trash.when', { date: formatDate(item.trashedAt) }))),
+    button([icon('rotate-ccw'), t('ui.trash.restore', { title: item.title })], async () => {
+      try { await call('trash-restore', { item: item.id }); toast(t('ui.trash.restored', { title: item.title })); await refreshList(); await rerender(); } catch (e) { report(e); }
+    }),
+    button([icon('x'), t('ui.trash.delete', { title: item.title })], async () => {
+      const ok = await dialog(t('ui.trash.delete', { title: item.title }), h('p', {}, t('ui.trash.confirmOne', { title: item.title })), [{ label: t('ui.cancel'), value: false }, { label: t('ui.trash.delete', { title: item.title }), value: true, danger: true }]);
+      if (!ok) return;
+      try { await call('trash-delete', { item: item.id }); toast(t('ui.trash.deleted')); await rerender(); } catch (e) { report(e); }
+    }, 'danger')))));
+}
+
+function select(id, labelText, choices, current, onChange) {
+  const el = h('select', { id }, ...choices.map(([value, text]) => h('option', { value: String(value), selected: String(value) === String(current) }, text)));
+  el.addEventListener('change', () => onChange(el.value));
+  return [h('label', { for: id }, labelText), el];
+}
+
+export async function showSettings(pane) {
+  const s = (await call('settings')).body;
+  const change = async (name, value) => {
+    try { await call('change-setting', { name, value }); toast(t('ui.settings.saved')); } catch (e) { report(e); await showSettings(clear(pane)); }
+  };
+  const minutes = [0, 1, 5, 15, 30, 60].map((m) => [m, m === 0 ? t('ui.settings.everyAction') : t('ui.settings.minutes', { count: m })]);
+  const reminder = [[0, t('ui.settings.never')], [14, t('ui.settings.days', { count: 14 })], [30, t('ui.settings.days', { count: 30 })]];
+  const quick = h('input', { id: 'set-quick', type: 'checkbox', checked: s.quickUnlock !== false });
+  quick.addEventListener('change', () => change('quick-unlock', quick.checked ? 'on' : 'off'));
+  const clipboard = h('input', { id: 'set-clipboard', type: 'number', min: '10', max: '600', value: String(clipboardSeconds()) });
+  clipboard.addEventListener('change', () => { localStorage.setItem('passbox.clipboard', clipboard.value); toast(t('ui.settings.saved')); });
+  const error = h('p', { class: 'error', role: 'alert' });
+  const current = h('input', { id: 'set-current', type: 'password', autocomplete: 'current-password' });
+  const next = h('input', { id: 'set-new', type: 'password', autocomplete: 'new-password' });
+  const meter = h('div', { class: 'meter', role: 'img', 'aria-label': t('ui.strength.meter') }, h('span'));
+  const reason = h('p', { class: 'hint' });
+  next.addEventListener('input', () => rateStrength(next.value, [], meter, reason));
+  const form = h('form', {}, h('h2', {}, t('ui.settings.password')), h('label', { for: 'set-current' }, t('ui.settings.current')), current,
+    h('label', { for: 'set-new' }, t('ui.settings.new')), next, meter, reason, error,
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary' }, t('ui.settings.change'))));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    try {
+      await call('change-password', { current: new Secret(current.value), new: new Secret(next.value) });
+      current.value = ''; next.value = '';
+      toast(t('ui.settings.changed'));
+    } catch (e) { error.textContent = errorText(e); current.value = ''; }
+  });
+  pane.append(h('div', { class: 'editor' }, h('h1', {}, t('ui.settings.title')),
+    ...select('set-autolock', t('ui.settings.autoLock'), minutes, s.autoLockMinutes, (v) => change('auto-lock', v)),
+    ...select('set-language', t('ui.settings.language'), [['en', t('ui.settings.english')], ['de', t('ui.settings.german')]], language, (v) => setLanguage(v)),
+    ...select('set-theme', t('ui.settings.theme'), [['dark', t('ui.settings.dark')], ['light', t('ui.settings.light')]], document.documentElement.dataset.theme, (v) => setTheme(v)),
+    h('label', { class: 'check-label', for: 'set-quick' }, quick, t('ui.settings.quickUnlock')),
+    ...select('set-reminder', t('ui.settings.reminder'), reminder, s.reminderDays, (v) => change('reminder', v === '0' ? 'never' : v)),
+    h('label', { for: 'set-clipboard' }, t('ui.settings.clipboard')), clipboard, form));
+}

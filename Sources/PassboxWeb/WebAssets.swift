@@ -1,0 +1,73 @@
+import Foundation
+import PassboxCore
+
+/// The UI's files, read once from the module's resources into memory, and the JSON made from the product's
+/// own tables: every string in English and German (`/strings/en.json`, `/strings/de.json`, the same tables
+/// the command line words its output with) and the categories with their fields (`/catalog.json`).
+struct WebAssets: Sendable {
+    struct File: Sendable {
+        let bytes: [UInt8]
+        let type: String
+    }
+
+    private let files: [String: File]
+
+    func file(_ path: String) -> File? { files[path] }
+
+    /// Every path served, for the test that weighs the page.
+    var paths: [String] { files.keys.sorted() }
+
+    static let types: [String: String] = [
+        "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8",
+        "svg": "image/svg+xml", "woff2": "font/woff2", "json": "application/json", "txt": "text/plain; charset=utf-8", "png": "image/png",
+    ]
+
+    static func load() throws -> WebAssets {
+        guard let root = Bundle.module.resourceURL?.appendingPathComponent("UI") else { throw WebServerError(reason: "the web UI's files are missing") }
+        var files = [String: File]()
+        let base = root.resolvingSymlinksInPath().path
+        guard let walker = FileManager.default.enumerator(atPath: base) else { throw WebServerError(reason: "the web UI's files are missing at \(base)") }
+        while let relative = walker.nextObject() as? String {
+            let full = base + "/" + relative
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            let ext = (relative as NSString).pathExtension
+            guard let type = types[ext], let data = FileManager.default.contents(atPath: full) else { continue }
+            files["/" + relative] = File(bytes: Array(data), type: type)
+        }
+        guard files["/index.html"] != nil else { throw WebServerError(reason: "the web UI's index.html is missing at \(base)") }
+        for language in Language.allCases {
+            files["/strings/\(language.rawValue).json"] = File(bytes: try json(Localization.table(language)), type: types["json"]!)
+        }
+        files["/catalog.json"] = File(bytes: try json(catalog()), type: types["json"]!)
+        return WebAssets(files: files)
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(value))
+    }
+
+    struct CatalogField: Encodable {
+        let key: String
+        let label: String
+        let kind: String
+        let concealed: Bool
+    }
+
+    struct CatalogCategory: Encodable {
+        let name: String
+        let displayName: String
+        let fields: [CatalogField]
+    }
+
+    /// The categories in menu order, each with the typed fields a new item starts with.
+    static func catalog() -> [CatalogCategory] {
+        Category.all.map { category in
+            CatalogCategory(
+                name: category.rawValue, displayName: category.displayName,
+                fields: category.fieldTemplates.map { CatalogField(key: $0.key, label: $0.label, kind: $0.kind.rawValue, concealed: $0.kind.isConcealed) })
+        }
+    }
+}

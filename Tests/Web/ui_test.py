@@ -1,0 +1,461 @@
+#!/usr/bin/python3
+"""The web UI in a real browser: Debian's chromium and chromium-driver, driven headless with selenium.
+
+Runs against real agents (`passbox agent`) in throwaway data directories, in English and German:
+onboarding, a login with a generated password, a search with a typo, copy (read back from the X clipboard
+under Xvfb), edit and restore from history, delete and undo, a one-time code from a QR image (checked
+against oathtool), Security Check and its https fix, lock and unlock, and the lock by the agent's timer.
+It fails on any request to an address other than the agent's, on any console error, on a missing or wrong
+check of the session cookie, Origin or Host, and on any axe-core violation rated serious or critical.
+Screenshots of every screen in both themes and languages go to --artifacts (docs/ARCHITECTURE.md names it).
+
+Usage: ui_test.py --passbox PATH --axe PATH/axe.min.js --artifacts DIR
+"""
+import argparse, http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, time, traceback
+
+from selenium import webdriver
+from selenium.common.exceptions import ElementClickInterceptedException, StaleElementReferenceException, TimeoutException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+QR_IMAGE = os.path.join(HERE, "..", "PassboxImagingTests", "Images", "totp.png")
+QR_SECRET = "JBSWY3DPEHPK3PXP"
+PASSWORD = "tulip ocean marble violin anchor"
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+class Agent:
+    """A `passbox agent` in a data directory of its own, with the web UI on 127.0.0.1."""
+
+    def __init__(self, passbox, display, auto_lock=None):
+        self.passbox = passbox
+        self.data = tempfile.mkdtemp(prefix="passbox-web-")
+        os.chmod(self.data, 0o700)
+        self.env = dict(os.environ, DISPLAY=display, XDG_RUNTIME_DIR="", PASSBOX_LANG="en")
+        args = [passbox, "--data", self.data, "agent", "--insecure-test-kdf"]
+        if auto_lock:
+            args += ["--test-auto-lock-seconds", str(auto_lock)]
+        self.process = subprocess.Popen(args, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for _ in range(200):
+            if os.path.exists(os.path.join(self.data, "run", "agent.sock")):
+                break
+            time.sleep(0.02)
+
+    def open_url(self):
+        out = subprocess.run([self.passbox, "--data", self.data, "ui", "--print-url"], env=self.env, capture_output=True, text=True, timeout=30)
+        check(out.returncode == 0, f"passbox ui failed: {out.stderr}")
+        url = out.stdout.strip()
+        check(re.fullmatch(r"http://127\.0\.0\.1:\d+/open/[0-9a-f]{64}", url), f"unexpected address {url!r}")
+        return url
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+def strings(origin, language):
+    host, port = origin.replace("http://", "").split(":")
+    c = http.client.HTTPConnection(host, int(port), timeout=10)
+    c.request("GET", f"/strings/{language}.json", headers={"Host": f"{host}:{port}"})
+    return json.loads(c.getresponse().read())
+
+
+class UI:
+    def __init__(self, args, agent, language, theme="dark"):
+        self.args = args
+        self.agent = agent
+        self.language = language
+        url = agent.open_url()
+        self.origin = url.split("/open/")[0]
+        self.table = strings(self.origin, language)
+        options = Options()
+        for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1360,900", "--disable-dev-shm-usage", f"--lang={language}",
+                  "--no-first-run", "--no-default-browser-check", "--disable-background-networking", "--disable-component-update", "--disable-sync"]:
+            options.add_argument(a)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+        self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        self.driver.set_page_load_timeout(30)
+        self.requests = []
+        self.driver.get(url)
+        check(self.driver.current_url == self.origin + "/", f"the token stayed in the address bar: {self.driver.current_url}")
+        self.driver.execute_script("localStorage.setItem('passbox.lang', arguments[0]); localStorage.setItem('passbox.theme', arguments[1]);", language, theme)
+        self.driver.refresh()
+        self.wait(lambda d: d.execute_script("return document.documentElement.lang") == language, "the page language")
+
+    # Texts come from the same tables the page uses, so the German run finds German labels.
+    def t(self, key, **facts):
+        chosen = key
+        if "count" in facts:
+            variant = key + (".one" if int(facts["count"]) == 1 else ".other")
+            if variant in self.table:
+                chosen = variant
+        text = self.table.get(chosen, key)
+        return re.sub(r"\{([A-Za-z0-9]+)\}", lambda m: str(facts.get(m.group(1), m.group(0))), text)
+
+    def wait(self, condition, what, timeout=10):
+        try:
+            return WebDriverWait(self.driver, timeout, ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+        except TimeoutException:
+            self.shot("failure")
+            raise Failure(f"timed out waiting for {what} ({self.language})")
+
+    def find(self, css, timeout=10):
+        return self.wait(lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()), None), css, timeout)
+
+    def button(self, text, timeout=10):
+        def found(d):
+            for e in d.find_elements(By.CSS_SELECTOR, "button"):
+                if e.is_displayed() and e.is_enabled() and (e.text.strip() == text or e.get_attribute("aria-label") == text):
+                    return e
+            return None
+        return self.wait(found, f"a button {text!r}", timeout)
+
+    def click(self, text):
+        e = self.button(text)
+        try:
+            e.click()
+        except ElementClickInterceptedException:
+            # A toast over the button: press it as a keyboard user would.
+            self.driver.execute_script("arguments[0].focus(); arguments[0].click();", e)
+
+    def type_into(self, css, text, clear=True):
+        e = self.find(css)
+        if clear:
+            e.clear()
+        e.send_keys(text)
+        return e
+
+    def text_appears(self, text, timeout=10):
+        self.wait(lambda d: text in d.find_element(By.TAG_NAME, "body").text, f"the text {text!r}", timeout)
+
+    def unlock(self, password):
+        """Types the vault password on the lock page (after the first unlock the page offers quick unlock first)."""
+        master = self.t("ui.lock.master")
+        if any(e.text.strip() == master for e in self.driver.find_elements(By.CSS_SELECTOR, "button")):
+            self.click(master)
+        self.type_into("#unlock-password", password)
+        self.click(self.t("ui.lock.unlock"))
+
+    def heading(self):
+        return self.find("main h1").text
+
+    def shot(self, name):
+        os.makedirs(self.args.artifacts, exist_ok=True)
+        theme = self.driver.execute_script("return document.documentElement.dataset.theme")
+        self.driver.save_screenshot(os.path.join(self.args.artifacts, f"{name}-{self.language}-{theme}.png"))
+
+    def axe(self, screen):
+        with open(self.args.axe) as f:
+            source = f.read()
+        self.driver.execute_script(source)
+        result = self.driver.execute_async_script("const done = arguments[arguments.length - 1]; axe.run(document).then(r => done(r.violations)).catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]));")
+        bad = [v for v in result if v.get("impact") in ("serious", "critical")]
+        check(not bad, f"axe on {screen} ({self.language}): " + "; ".join(f"{v['id']}: {v['help']} at {[n.get('target') for n in v.get('nodes', [])][:3]}" for v in bad))
+
+    def check_logs(self):
+        errors = [e for e in self.driver.get_log("browser") if e.get("level") == "SEVERE"]
+        check(not errors, f"console errors ({self.language}): {errors}")
+        for entry in self.driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message.get("method") == "Network.requestWillBeSent":
+                self.requests.append(message["params"]["request"]["url"])
+        foreign = [u for u in self.requests if not (u.startswith(self.origin + "/") or u.startswith("data:") or u.startswith("blob:"))]
+        check(not foreign, f"requests to other addresses ({self.language}): {foreign}")
+
+    def quit(self):
+        self.driver.quit()
+
+
+def security_checks(ui):
+    """The session cookie, Origin and Host checks, against the real agent, outside the browser."""
+    host, port = ui.origin.replace("http://", "").split(":")
+    cookie = "; ".join(f"{c['name']}={c['value']}" for c in ui.driver.get_cookies())
+    check(any(c.get("httpOnly") and c.get("sameSite") == "Strict" for c in ui.driver.get_cookies()), f"the session cookie is not HttpOnly and SameSite=Strict: {ui.driver.get_cookies()}")
+    frame = json.dumps({"version": 5, "request": {"op": "status"}}).encode()
+
+    def ask(method, path, headers, body=None):
+        c = http.client.HTTPConnection(host, int(port), timeout=10)
+        c.putrequest(method, path, skip_host=True)
+        for k, v in headers.items():
+            c.putheader(k, v)
+        c.putheader("Content-Length", str(len(body or b"")))
+        c.endheaders(body)
+        r = c.getresponse()
+        return r.status, dict((k.lower(), v) for k, v in r.getheaders()), r.read()
+
+    good = {"Host": f"{host}:{port}", "Origin": ui.origin, "Content-Type": "application/x-passbox-frame", "Cookie": cookie}
+    status, headers, body = ask("POST", "/api", good, frame)
+    check(status == 200 and json.loads(body)["reply"]["kind"] == "status", f"a good API call was refused: {status} {body[:200]}")
+    check("script-src 'self'" in headers.get("content-security-policy", "") and "unsafe" not in headers.get("content-security-policy", ""), f"no strict CSP: {headers}")
+    check(headers.get("cache-control") == "no-store", f"no Cache-Control: no-store: {headers}")
+    check(not any(k.startswith("access-control-") for k in headers), f"CORS headers on the API: {headers}")
+    cases = [
+        ("no cookie", {k: v for k, v in good.items() if k != "Cookie"}, 401),
+        ("a wrong cookie", dict(good, Cookie=f"passbox-{port}=" + "0" * 64), 401),
+        ("a foreign Origin", dict(good, Origin="http://evil.example"), 403),
+        ("another port's Origin", dict(good, Origin=f"http://127.0.0.1:{int(port) + 1}"), 403),
+        ("no Origin", {k: v for k, v in good.items() if k != "Origin"}, 403),
+        ("a form's content type", dict(good, **{"Content-Type": "text/plain"}), 403),
+        ("a foreign Host (DNS rebinding)", dict(good, Host=f"evil.example:{port}"), 421),
+        ("localhost as Host", dict(good, Host=f"localhost:{port}"), 421),
+        ("a cross-site fetch", dict(good, **{"Sec-Fetch-Site": "cross-site"}), 403),
+    ]
+    for name, headers_, expected in cases:
+        status, _, _ = ask("POST", "/api", headers_, frame)
+        check(status == expected, f"the API answered {status} to a request with {name} (expected {expected})")
+    status, _, _ = ask("GET", "/api", good)
+    check(status == 405, f"GET /api answered {status}")
+    # A page cannot mint sessions: web-open is refused through the API.
+    status, _, body = ask("POST", "/api", good, json.dumps({"version": 5, "request": {"op": "web-open"}}).encode())
+    check(json.loads(body)["reply"]["kind"] == "failure", f"web-open was answered through the API: {body[:200]}")
+    # A token works once.
+    url = ui.agent.open_url()
+    path = url[len(ui.origin):]
+    status, headers, _ = ask("GET", path, {"Host": f"{host}:{port}"})
+    check(status == 303 and "set-cookie" in headers, f"a fresh token did not make a session: {status} {headers}")
+    status, headers, _ = ask("GET", path, {"Host": f"{host}:{port}"})
+    check(status == 303 and "set-cookie" not in headers, f"a spent token made a second session: {headers}")
+    status, headers, _ = ask("GET", "/open/" + "ab" * 32, {"Host": f"{host}:{port}"})
+    check("set-cookie" not in headers, "an unknown token made a session")
+
+
+def oathtool_codes():
+    now = int(time.time())
+    codes = set()
+    for offset in (-30, 0, 30):
+        out = subprocess.run(["oathtool", "--totp", "-b", f"--now=@{now + offset}", QR_SECRET], capture_output=True, text=True)
+        codes.add(out.stdout.strip())
+    return codes
+
+
+def clipboard(display):
+    out = subprocess.run(["timeout", "5", "xclip", "-selection", "clipboard", "-o"], env=dict(os.environ, DISPLAY=display), capture_output=True, text=True)
+    return out.stdout
+
+
+def main_flows(args, display, language):
+    agent = Agent(args.passbox, display)
+    ui = UI(args, agent, language)
+    try:
+        t = ui.t
+        # Onboarding: a new local vault.
+        ui.find("#new-password")
+        ui.shot("onboarding")
+        ui.axe("onboarding")
+        ui.type_into("#new-password", PASSWORD)
+        ui.type_into("#confirm-password", PASSWORD)
+        ui.click(t("ui.onboard.create"))
+        ui.find("#search")
+        # A login with a generated password, at an http address (for Security Check).
+        ui.click(t("ui.nav.new"))
+        ui.type_into("#edit-title", "GitHub")
+        ui.type_into("#edit-field-username", "octo@example.com")
+        ui.type_into("#edit-websites", "http://github.com")
+        ui.click(t("ui.edit.generate"))
+        ui.wait(lambda d: len(d.find_element(By.CSS_SELECTOR, ".genbox output").text) >= 16, "a generated password")
+        ui.shot("editor")
+        ui.axe("editor")
+        ui.click(t("ui.gen.use"))
+        ui.wait(lambda d: d.find_element(By.ID, "edit-field-password").get_attribute("value") != "", "the generated password in the form")
+        generated = ui.find("#edit-field-password").get_attribute("value")
+        ui.click(t("ui.save"))
+        ui.wait(lambda d: ui.heading() == "GitHub", "the saved item")
+        for title, user in [("Example Bank", "alice"), ("Mail", "alice@example.com")]:
+            ui.click(t("ui.nav.new"))
+            ui.type_into("#edit-title", title)
+            ui.type_into("#edit-field-username", user)
+            ui.type_into("#edit-field-password", "correct horse battery staple " + title)
+            ui.click(t("ui.save"))
+            ui.wait(lambda d: ui.heading() == title, f"the saved item {title}")
+        # Search with a typo.
+        ui.type_into("#search", "githbu")
+        ui.wait(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, ".itemrow .title")] == ["GitHub"], "the search with a typo to find GitHub")
+        ui.shot("search")
+        ui.find(".itemrow").click()
+        ui.wait(lambda d: ui.heading() == "GitHub", "GitHub's detail")
+        ui.shot("item")
+        ui.axe("item")
+        # Reveal, then copy through the agent's clipboard (read back from the X server).
+        ui.find(f'[aria-label="{t("ui.item.reveal", label="Password")}"]').click()
+        ui.text_appears(generated)
+        ui.find('[data-copy="password"]').click()
+        ui.text_appears(t("ui.item.copied", label="Password", seconds=90))
+        ui.wait(lambda d: clipboard(display) == generated, "the password on the clipboard")
+        # Hiding the tab masks what was revealed.
+        ui.driver.execute_script("Object.defineProperty(document, 'hidden', {value: true, configurable: true}); document.dispatchEvent(new Event('visibilitychange'));")
+        ui.wait(lambda d: generated not in d.find_element(By.TAG_NAME, "body").text, "the revealed password masked again")
+        ui.driver.execute_script("Object.defineProperty(document, 'hidden', {value: false, configurable: true});")
+        # Edit, then restore the earlier version from history.
+        ui.click(t("ui.item.edit"))
+        ui.type_into("#edit-field-username", "octocat@example.com")
+        ui.click(t("ui.save"))
+        ui.text_appears("octocat@example.com")
+        ui.click(t("ui.item.history"))
+        ui.find(".version")
+        ui.shot("history")
+        ui.axe("history")
+        ui.click(t("ui.history.restore"))
+        ui.wait(lambda d: ui.heading() == "GitHub" and "octo@example.com" in d.find_element(By.CSS_SELECTOR, ".fields").text, "the restored username")
+        # Delete, and undo within the ten seconds.
+        ui.click(t("ui.item.delete"))
+        ui.text_appears(t("ui.item.moved", title="GitHub"))
+        ui.click(t("ui.undo"))
+        ui.wait(lambda d: ui.heading() == "GitHub", "GitHub back from the trash")
+        # A one-time code from a QR image, the same as oathtool's.
+        ui.click(t("ui.item.addCode"))
+        ui.find("#code-image").send_keys(os.path.abspath(QR_IMAGE))
+        ui.find("dialog .button.primary").click()
+        ui.text_appears(t("ui.item.codeAdded"))
+        code = ui.find(".codevalue")
+        ui.wait(lambda d: re.fullmatch(r"\d{6}", code.text.replace(" ", "")) is not None, "a six-digit code")
+        check(code.text.replace(" ", "") in oathtool_codes(), f"the code {code.text} is not oathtool's")
+        ui.find("svg.ring")
+        ui.shot("item-code")
+        # Security Check finds the http address; its fix switches it to https.
+        ui.click(t("ui.nav.check"))
+        ui.text_appears(t("check.kind.unsecured-website.title"))
+        ui.shot("check")
+        ui.axe("check")
+        ui.click(t("ui.check.fixHTTPS"))
+        ui.text_appears(t("ui.check.fixed", count=1))
+        ui.wait(lambda d: t("check.kind.unsecured-website.title") not in d.find_element(By.TAG_NAME, "main").text, "the finding gone after the fix")
+        # The other screens.
+        for nav, name in [("ui.nav.generator", "generator"), ("ui.nav.trash", "trash"), ("ui.nav.settings", "settings"), ("ui.nav.shortcuts", "shortcuts")]:
+            ui.click(t(nav))
+            ui.wait(lambda d: ui.heading() == t({"generator": "ui.gen.title", "trash": "ui.trash.title", "settings": "ui.settings.title", "shortcuts": "ui.keys.title"}[name]), name)
+            ui.shot(name)
+            ui.axe(name)
+        # "?" shows the shortcuts from the list too; "/" goes to the search.
+        ui.click(t("ui.nav.all"))
+        ui.find("main").click()
+        ui.driver.find_element(By.TAG_NAME, "body").send_keys("?")
+        ui.wait(lambda d: ui.heading() == t("ui.keys.title"), "the shortcuts after ?")
+        security_checks(ui)
+        # Lock and unlock.
+        ui.click(t("ui.nav.lock"))
+        ui.wait(lambda d: ui.heading() == t("ui.lock.title"), "the lock page")
+        ui.shot("lock")
+        ui.axe("lock")
+        ui.unlock("wrong password")
+        ui.wait(lambda d: d.find_element(By.CSS_SELECTOR, ".error").text not in ("", t("ui.lock.unlocking")), "the wrong-password error")
+        error = ui.find(".error").text
+        check(t("error.wrongPassword").lower() in error.lower() and "error." not in error, f"the wrong-password error is not worded: {error!r}")
+        ui.type_into("#unlock-password", PASSWORD)
+        ui.click(t("ui.lock.unlock"))
+        ui.find("#search", timeout=20)
+        ui.check_logs()
+        # The light theme: every screen again.
+        ui.driver.execute_script("localStorage.setItem('passbox.theme', 'light');")
+        ui.driver.refresh()
+        ui.find("#search")
+        ui.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".itemrow")) == 3, "the list")
+        ui.shot("list")
+        ui.axe("list (light)")
+        ui.find(".itemrow").click()
+        ui.wait(lambda d: ui.heading() != "", "an item")
+        ui.shot("item")
+        ui.axe("item (light)")
+        for nav, name in [("ui.nav.check", "check"), ("ui.nav.generator", "generator"), ("ui.nav.trash", "trash"), ("ui.nav.settings", "settings"), ("ui.nav.shortcuts", "shortcuts")]:
+            ui.click(t(nav))
+            ui.find("main h1")
+            time.sleep(0.2)
+            ui.shot(name)
+            ui.axe(name + " (light)")
+        ui.click(t("ui.nav.new"))
+        ui.find("#edit-title")
+        ui.shot("editor")
+        ui.axe("editor (light)")
+        ui.click(t("ui.cancel"))
+        ui.click(t("ui.nav.lock"))
+        ui.wait(lambda d: ui.heading() == t("ui.lock.title"), "the lock page")
+        ui.shot("lock")
+        ui.check_logs()
+        # The dark list, too.
+        ui.driver.execute_script("localStorage.setItem('passbox.theme', 'dark');")
+        ui.unlock(PASSWORD)
+        ui.find("#search", timeout=20)
+        ui.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".itemrow")) == 3, "the list")
+        ui.driver.refresh()
+        ui.find("#search")
+        ui.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".itemrow")) == 3, "the list")
+        ui.shot("list")
+        ui.check_logs()
+    finally:
+        ui.quit()
+        agent.stop()
+
+
+def timer_lock(args, display, language):
+    """The agent's own timer locks the vault; the open page goes to the lock page by itself."""
+    agent = Agent(args.passbox, display, auto_lock=4)
+    ui = UI(args, agent, language)
+    try:
+        ui.type_into("#new-password", PASSWORD)
+        ui.type_into("#confirm-password", PASSWORD)
+        ui.click(ui.t("ui.onboard.create"))
+        ui.find("#search")
+        ui.wait(lambda d: ui.heading() == ui.t("ui.lock.title"), "the lock page after the agent's timer", timeout=20)
+        check(not ui.driver.find_elements(By.CSS_SELECTOR, "#search"), "the vault's screens stayed after the lock")
+        ui.check_logs()
+        # A page without a session says how to get one (the refused API call is the expected 401).
+        ui.driver.delete_all_cookies()
+        ui.driver.refresh()
+        ui.wait(lambda d: ui.heading() == ui.t("ui.session.title"), "the no-session page")
+        ui.shot("no-session")
+        ui.axe("no-session")
+        unexpected = [e for e in ui.driver.get_log("browser") if e.get("level") == "SEVERE" and "401" not in e.get("message", "")]
+        check(not unexpected, f"console errors on the no-session page: {unexpected}")
+    finally:
+        ui.quit()
+        agent.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--passbox", required=True)
+    parser.add_argument("--axe", required=True)
+    parser.add_argument("--artifacts", required=True)
+    args = parser.parse_args()
+    shutil.rmtree(args.artifacts, ignore_errors=True)
+    display = ":%d" % (90 + os.getpid() % 400)
+    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    started = time.time()
+    failures = []
+    try:
+        time.sleep(0.5)
+        for language in ("en", "de"):
+            for test in (main_flows, timer_lock):
+                name = f"{test.__name__} ({language})"
+                try:
+                    test(args, display, language)
+                    print(f"ok   {name}")
+                except Exception as e:
+                    failures.append(name)
+                    print(f"FAIL {name}: {e}")
+                    if not isinstance(e, Failure):
+                        traceback.print_exc()
+    finally:
+        xvfb.terminate()
+    shots = len([f for f in os.listdir(args.artifacts) if f.endswith(".png")]) if os.path.isdir(args.artifacts) else 0
+    print(f"web UI: {4 - len(failures)} of 4 browser tests passed in {time.time() - started:.0f} s; {shots} screenshots in {args.artifacts}")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
