@@ -1,6 +1,7 @@
 # Passbox: the two commands of the README.
 #   make run   installs what is missing, builds in release mode, starts the account server in the background
-#              (SQLite, 127.0.0.1:8787) and prints where to go
+#              (SQLite, 127.0.0.1:8787), starts the agent and ends with the web UI's address (opened in the
+#              browser when a display exists)
 #   make stop  stops that server
 #   make test  installs what is missing, builds and runs every test (PostgreSQL's tests on a throwaway cluster)
 #   make fuzz  runs every libFuzzer target in Fuzz/ for FUZZ_SECONDS (60) seconds (scripts/fuzz.sh)
@@ -13,8 +14,10 @@ DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev 
 # dbus-daemon for private buses, python3-dbus and python3-gi for the peer that plays systemd-logind in the lock-signal tests.
 BENCH_PACKAGES := wrk
 # postgresql: the server tests start a throwaway cluster of it (initdb in a temporary directory, run as the
-# postgres user it makes; nothing is left behind).
-TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon postgresql
+# postgres user it makes; nothing is left behind). chromium, chromium-driver and python3-selenium drive the web
+# UI's browser test (Tests/Web/ui_test.py); python3-pip fetches axe-core for its accessibility checks.
+TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon postgresql \
+  chromium chromium-driver python3-selenium python3-pip
 SWIFT ?= swift
 BIN := .build/release/passbox
 # The release binary links the C++ runtime the Swift runtime needs statically too: a directory holding only
@@ -53,6 +56,8 @@ run: build pam-service
 	@echo
 	@scripts/server.sh start $(CURDIR)/$(BIN)
 	@echo
+	@$(BIN) ui
+	@echo
 	@echo "Shell completion: $(BIN) completion bash > ~/.local/share/bash-completion/completions/passbox"
 	@echo "  (or: completion zsh > \"\$${fpath[1]}/_passbox\", completion fish > ~/.config/fish/completions/passbox.fish)"
 
@@ -72,6 +77,8 @@ test: deps test-deps static-cxx
 	$(SWIFT) build --build-tests
 	$(SWIFT) build $(RELEASE_FLAGS) --product passbox
 	PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_RELEASE_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build
+	scripts/fetch-axe.sh .build/web-tools
+	/usr/bin/python3 Tests/Web/ui_test.py --passbox .build/debug/passbox --axe .build/web-tools/axe.min.js --artifacts .build/ui-screenshots
 
 bench: build
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BENCH_PACKAGES)"
@@ -79,6 +86,7 @@ bench: build
 	$(BIN) bench search
 	$(BIN) bench check
 	$(BIN) bench agent
+	$(BIN) bench ui
 	scripts/bench-server.sh $(CURDIR)/$(BIN)
 
 # Builds apart from the normal build (.build/fuzz); exits non-zero on a crash, its input in Fuzz/crashes/.

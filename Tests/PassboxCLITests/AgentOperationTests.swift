@@ -339,6 +339,21 @@ enum RawExchange {
         #expect(try agent.send(.list(ListRequest(vault: "Personal"))).items().items.contains { $0.title == "GitHub" })
         #expect(try agent.failure(.sync(SyncRequest())) == ProtocolError(.localVault))
 
+        // The web UI's operations: a second vault is refused, a one-time address is minted with its 0600 opener
+        // file, and the agent reads a QR image (made by qrencode) sent as base64.
+        #expect(try agent.failure(.createVault(CreateVaultRequest(password: SecretText("another password here")))).code == .vaultExists)
+        let web = try agent.send(.webOpen).web()
+        #expect(web.url.hasPrefix(web.origin + "/open/") && web.origin.hasPrefix("http://127.0.0.1:"))
+        let opener = try FileManager.default.attributesOfItem(atPath: web.opener)
+        #expect((opener[.posixPermissions] as? Int) == 0o600)
+        #expect(try String(contentsOfFile: web.opener, encoding: .utf8).contains(web.url))
+        let setup = "otpauth://totp/Example:alice@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Example"
+        let image = NSTemporaryDirectory() + "passbox-qr-\(getpid()).png"
+        defer { unlink(image) }
+        _ = try Transcript.execute("/usr/bin/qrencode", ["-o", image, setup], stdin: [], environment: [:])
+        let png = try Data(contentsOf: URL(fileURLWithPath: image))
+        #expect(try agent.send(.readQR(ReadQRRequest(image: png.base64EncodedString()))).resolved().values == [setup])
+
         let missed = Set(OperationName.allCases).subtracting(agent.sent)
         #expect(missed.isEmpty, "operations never sent: \(missed.map(\.rawValue).sorted())")
     }
@@ -464,6 +479,9 @@ enum RawExchange {
         for title in ["Bulky 2", "Bulky 3", "Bulky 4"] {
             #expect(try agent.send(.edit(EditRequest(item: bulky.id, changes: ItemChanges(title: title)))).saved().changed)
         }
+        // An image that is no image, or holds no QR code (the web UI's one-time-code upload).
+        try expectFailure(.readQR(ReadQRRequest(image: "not base64!")), .imageUnreadable)
+        try expectFailure(.readQR(ReadQRRequest(image: Data("GIF89a".utf8).base64EncodedString())), .imageUnreadable)
         let tooLarge = try expectFailure(.history(ShowRequest(item: bulky.id)), .replyTooLarge)
         #expect(Int(tooLarge.facts["bytes"] ?? "") ?? 0 > Framing.maximumFrame)
         #expect(try agent.send(.show(ShowRequest(item: bulky.id))).item().summary.title == "Bulky 4", "the agent serves on")
@@ -481,6 +499,8 @@ enum RawExchange {
             .internalError, .libraryMissing,
             // Sync needs an account: SyncSimulationTests and HostileSyncTests provoke these.
             .syncConflict, .syncRefused, .syncKeysMissing,
+            // The web server failing to start (no free port on 127.0.0.1).
+            .webUnavailable,
         ]
         let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked)
         #expect(missed.isEmpty, "codes never provoked: \(missed.map(\.rawValue).sorted())")

@@ -13,7 +13,8 @@ extension Commands {
         case "agent": try AgentBenchmark.run(args)
         case "server": try ServerBenchmark.run(args, context)
         case "sync": try SyncBenchmark.run(args, context)
-        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server, sync")
+        case "ui": try UIBenchmark.run(args)
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server, sync, ui")
         }
     }
 }

@@ -1,0 +1,174 @@
+import Foundation
+import PassboxAgent
+import PassboxClient
+import PassboxCore
+import PassboxCrypto
+import PassboxProtocol
+import PassboxStore
+
+/// `passbox bench ui`: the web UI in headless Chromium (through chromedriver's WebDriver API) against an
+/// unlocked agent holding 10,000 items: the time from navigation to the item list painted, and from a
+/// keystroke in the search to its results painted, p50 and p95. The page measures both itself
+/// (`window.__passboxTimings`: `performance.now()` after the frame that shows them), so WebDriver's own
+/// round trips are not counted. Targets: list under 300 ms, keystroke under 50 ms.
+enum UIBenchmark {
+    static let chromedriver = "/usr/bin/chromedriver"
+
+    static func run(_ args: Arguments) throws {
+        guard FileManager.default.isExecutableFile(atPath: chromedriver) else {
+            throw CLIError.failure("chromedriver is not installed", hint: "apt-get install chromium chromium-driver (make test installs them)")
+        }
+        let count = max(1, Int(args.value("items") ?? "10000") ?? 10000)
+        let runs = max(3, Int(args.value("runs") ?? "15") ?? 15)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passbox-bench-ui-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = VaultStore(directory: directory)
+        let opened = try store.create(password: AgentBenchmark.password, parameters: Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
+        var vault = opened.vault
+        let now = Date()
+        for i in 0..<count { try vault.add(VaultBenchmark.sampleItem(i), now: now) }
+        try opened.save(vault)
+
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let socket = AgentPaths.socketPath(dataDirectory: directory)
+        let agent = try AgentBenchmark.spawn([executable, "--data", directory, "agent"], wait: false).pid
+        defer {
+            kill(agent, SIGTERM)
+            ChildProcess.wait(agent)
+        }
+        for _ in 0..<500 where UnixSocket.connect(to: socket).map({ close($0) }) == nil { usleep(10_000) }
+        _ = try AgentClient.send(.unlock(UnlockRequest(password: SecretText(AgentBenchmark.password))), socketPath: socket)?.get()
+        guard let web = try AgentClient.send(.webOpen, socketPath: socket)?.web() else { throw CLIError.failure("the benchmark agent did not answer") }
+
+        let port = try freePort()
+        let driver = try AgentBenchmark.spawn([chromedriver, "--port=\(port)", "--silent"], wait: false).pid
+        defer {
+            kill(driver, SIGTERM)
+            ChildProcess.wait(driver)
+        }
+        let session = try WebDriver(port: port)
+        defer { session.quit() }
+        // The first visit spends the one-time address (its cookie serves the rest).
+        try session.navigate(web.url)
+        _ = try session.waitFor("return window.__passboxTimings && window.__passboxTimings.listPainted")
+        var listTimes = [Double]()
+        var domRows = 0
+        for _ in 0..<runs {
+            try session.navigate(web.origin + "/")
+            let painted = try session.waitFor("return window.__passboxTimings && window.__passboxTimings.listPainted")
+            listTimes.append(painted / 1000)
+            domRows = Int(try session.script("return document.querySelectorAll('.itemrow').length") as? Double ?? 0)
+        }
+        // Keystrokes: each query typed a character at a time, once to warm up and once measured; every search
+        // the page painted counts (a stale answer that a newer keystroke overtook is dropped, not painted).
+        let queries = ["service", "srvice 42", "account 7", "mail", "bank", "login 12", "example", "user"]
+        var keyTimes = [Double]()
+        for measured in [false, true] {
+            for query in queries {
+                _ = try session.script("const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input')); s.focus(); return 0")
+                usleep(200_000)
+                _ = try session.script("window.__passboxTimings.searches = []; return 0")
+                try session.type(into: "#search", query)
+                usleep(400_000)
+                if measured, let times = try session.script("return window.__passboxTimings.searches") as? [Any] {
+                    keyTimes += times.compactMap { ($0 as? Double).map { $0 / 1000 } }
+                }
+            }
+        }
+        let p = SearchBenchmark.percentile
+        Console.out("The web UI in headless Chromium (\(try chromiumVersion())) against an unlocked agent holding \(count) items:")
+        Console.out(Output.table([
+            ["MEASURE", "RUNS", "p50", "p95", "TARGET", "MET"],
+            ["navigation → list painted", String(listTimes.count), VaultBenchmark.ms(p(listTimes, 0.5)), VaultBenchmark.ms(p(listTimes, 0.95)), "300 ms", p(listTimes, 0.95) < 0.3 ? "yes" : "NO"],
+            ["keystroke → results painted", String(keyTimes.count), VaultBenchmark.ms(p(keyTimes, 0.5)), VaultBenchmark.ms(p(keyTimes, 0.95)), "50 ms", p(keyTimes, 0.95) < 0.05 ? "yes" : "NO"],
+        ]))
+        Console.out("Rows in the DOM for \(count) items: \(domRows) (the list is virtualised).")
+    }
+
+    static func chromiumVersion() throws -> String {
+        let pipe = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: chromedriver)
+        process.arguments = ["--version"]
+        process.standardOutput = pipe
+        try process.run()
+        process.waitUntilExit()
+        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw CLIError.failure("no free port on 127.0.0.1 for chromedriver") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+}
+
+/// Just enough of the W3C WebDriver protocol to drive chromedriver: a session, navigation, scripts, keys.
+final class WebDriver {
+    let base: String
+    var session = ""
+
+    init(port: UInt16) throws {
+        base = "http://127.0.0.1:\(port)"
+        var started: [String: Any]?
+        for _ in 0..<100 {
+            started = try? call("POST", "/session", [
+                "capabilities": ["alwaysMatch": [
+                    "browserName": "chrome",
+                    "goog:chromeOptions": ["args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1360,900", "--disable-dev-shm-usage", "--no-first-run", "--disable-background-networking"]],
+                ]],
+            ])
+            if started != nil { break }
+            usleep(50_000)
+        }
+        guard let value = started?["value"] as? [String: Any], let id = value["sessionId"] as? String else {
+            throw CLIError.failure("chromedriver did not start a Chromium session")
+        }
+        session = id
+    }
+
+    func call(_ method: String, _ path: String, _ body: [String: Any]? = nil) throws -> [String: Any] {
+        let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
+        let answer = try HTTPGet.exchange(method, base + path, headers: ["Content-Type: application/json"], body: data.map(Array.init), timeoutSeconds: 60)
+        guard let object = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any] else { throw CLIError.failure("chromedriver sent no JSON") }
+        if answer.status != 200 {
+            let message = ((object["value"] as? [String: Any])?["message"] as? String) ?? "status \(answer.status)"
+            throw CLIError.failure("WebDriver \(path): \(message.prefix(300))")
+        }
+        return object
+    }
+
+    func navigate(_ url: String) throws { _ = try call("POST", "/session/\(session)/url", ["url": url]) }
+
+    func script(_ source: String) throws -> Any? {
+        try call("POST", "/session/\(session)/execute/sync", ["script": source, "args": []])["value"]
+    }
+
+    /// Polls a script until it returns a number (ms), for at most 30 s.
+    func waitFor(_ source: String) throws -> Double {
+        for _ in 0..<3000 {
+            if let value = try script(source) as? Double { return value }
+            usleep(10_000)
+        }
+        throw CLIError.failure("the web UI did not finish: \(source)")
+    }
+
+    func type(into css: String, _ text: String) throws {
+        let found = try call("POST", "/session/\(session)/element", ["using": "css selector", "value": css])
+        guard let element = (found["value"] as? [String: Any])?.values.first as? String else { throw CLIError.failure("no element \(css)") }
+        for character in text {
+            _ = try call("POST", "/session/\(session)/element/\(element)/value", ["text": String(character)])
+        }
+    }
+
+    func quit() { _ = try? call("DELETE", "/session/\(session)") }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import PassboxCore
+import Testing
+
+@testable import PassboxWeb
+
+/// The web UI's files: no text written in them (every string comes from the en/de tables), every key and icon
+/// they use exists, and the page stays under its weight. Its behaviour in a browser is Tests/Web/ui_test.py.
+struct WebUIFileTests {
+    static let ui = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/PassboxWeb/UI")
+
+    static func sources(_ ext: String) throws -> [(name: String, text: String)] {
+        let app = ui.appendingPathComponent("app")
+        let names = try FileManager.default.contentsOfDirectory(atPath: app.path).filter { $0.hasSuffix("." + ext) }.sorted()
+        return try names.map { ($0, try String(contentsOf: app.appendingPathComponent($0), encoding: .utf8)) }
+    }
+
+    /// The string literals of a script ('…', "…" and the text parts of `…`), comments left out.
+    static func literals(_ script: String) -> [String] {
+        var out = [String]()
+        let chars = Array(script)
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if c == "/", i + 1 < chars.count, chars[i + 1] == "/" {
+                while i < chars.count, chars[i] != "\n" { i += 1 }
+                continue
+            }
+            if c == "/", i + 1 < chars.count, chars[i + 1] == "*" {
+                i += 2
+                while i + 1 < chars.count, !(chars[i] == "*" && chars[i + 1] == "/") { i += 1 }
+                i += 2
+                continue
+            }
+            if c == "'" || c == "\"" || c == "`" {
+                var text = ""
+                i += 1
+                var depth = 0
+                while i < chars.count, !(chars[i] == c && depth == 0) {
+                    if chars[i] == "\\", i + 1 < chars.count {
+                        text.append(chars[i + 1])
+                        i += 2
+                        continue
+                    }
+                    if c == "`", chars[i] == "$", i + 1 < chars.count, chars[i + 1] == "{" { depth += 1; text.append(" "); i += 2; continue }
+                    if c == "`", depth > 0 {
+                        if chars[i] == "}" { depth -= 1 }
+                        i += 1
+                        continue
+                    }
+                    text.append(chars[i])
+                    i += 1
+                }
+                out.append(text)
+            }
+            i += 1
+        }
+        return out
+    }
+
+    /// Whether a literal reads as text for people: a capitalised word next to another word, a sentence's
+    /// punctuation between words, or letters outside ASCII.
+    static func looksLikeText(_ literal: String) -> Bool {
+        if literal.range(of: #"[A-Z][a-z]+ [A-Za-z]"#, options: .regularExpression) != nil { return true }
+        if literal.range(of: #"[a-z]{2,}[.,:;!?] [A-Za-z]"#, options: .regularExpression) != nil { return true }
+        return literal.unicodeScalars.contains { $0.properties.isAlphabetic && !$0.isASCII }
+    }
+
+    @Test func noTextForPeopleIsWrittenInTheScripts() throws {
+        let scripts = try Self.sources("js")
+        #expect(scripts.count >= 8)
+        for (name, text) in scripts {
+            let offending = Self.literals(text).filter(Self.looksLikeText)
+            #expect(offending.isEmpty, "\(name) writes text that belongs in the tables: \(offending)")
+        }
+        // The checker itself: it catches a sentence and lets code through.
+        #expect(Self.looksLikeText("Copy password") && Self.looksLikeText("wrong password, try again") && Self.looksLikeText("Passwort löschen"))
+        #expect(!Self.looksLikeText("button ghost icon-only") && !Self.looksLikeText("application/x-passbox-frame") && !Self.looksLikeText("ui.item.copy"))
+    }
+
+    @Test func thePageHasNoTextOfItsOwn() throws {
+        let page = try String(contentsOf: Self.ui.appendingPathComponent("index.html"), encoding: .utf8)
+        // Text between tags, other than the product's name in <title> (the same in both languages).
+        let texts = page.replacingOccurrences(of: "<title>Passbox</title>", with: "").split(separator: ">").compactMap { part -> String? in
+            let text = part.split(separator: "<", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            return text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : text
+        }
+        #expect(texts.isEmpty, "index.html has text of its own: \(texts)")
+        #expect(Localization.tr("ui.app.name", .english) == "Passbox" && Localization.tr("ui.app.name", .german) == "Passbox")
+    }
+
+    @Test func everyKeyTheUIUsesIsWordedInBothLanguages() throws {
+        var used = Set<String>()
+        let patterns = [#"\bt\('([A-Za-z0-9_.-]+)'"#, #"data-t(?:-label|-placeholder)?="([A-Za-z0-9_.-]+)""#, #"\bt\(\s*'([A-Za-z0-9_.-]+)'"#]
+        let files = try Self.sources("js").map(\.text) + [try String(contentsOf: Self.ui.appendingPathComponent("index.html"), encoding: .utf8)]
+        for text in files {
+            for pattern in patterns {
+                let regex = try NSRegularExpression(pattern: pattern)
+                for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    if let range = Range(match.range(at: 1), in: text) { used.insert(String(text[range])) }
+                }
+            }
+        }
+        #expect(used.count > 150, "only \(used.count) keys found: the scan is broken")
+        let english = Localization.table(.english), german = Localization.table(.german)
+        for key in used.sorted() {
+            // A prefix the script completes ('ui.sort.' + name): some key must start with it.
+            if key.hasSuffix(".") {
+                #expect(english.keys.contains { $0.hasPrefix(key) } && german.keys.contains { $0.hasPrefix(key) }, "no key starts with \(key)")
+                continue
+            }
+            let present = { (table: [String: String]) in table[key] != nil || (table[key + ".one"] != nil && table[key + ".other"] != nil) }
+            #expect(present(english) && present(german), "\(key) is not worded in both languages")
+        }
+        // Every category has its name in both languages.
+        for category in Category.all {
+            #expect(english["ui.category.\(category.rawValue)"] != nil && german["ui.category.\(category.rawValue)"] != nil, "\(category.rawValue)")
+        }
+    }
+
+    @Test func everyIconTheScriptsNameShipsWithItsRule() throws {
+        let css = try String(contentsOf: Self.ui.appendingPathComponent("app/style.css"), encoding: .utf8)
+        var named = Set<String>()
+        for (_, script) in try Self.sources("js") {
+            // Icons named in calls, and the category icons' table.
+            let table = script.range(of: "categoryIcons = {").flatMap { start in script[start.upperBound...].range(of: "};").map { String(script[start.upperBound..<$0.lowerBound]) } } ?? ""
+            for (pattern, text) in [(#"icon(?:Button)?\('([a-z0-9-]+)'"#, script), (#"'[a-z-]+': '([a-z0-9-]+)'"#, table)] {
+                let regex = try NSRegularExpression(pattern: pattern)
+                for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    if let range = Range(match.range(at: 1), in: text) { named.insert(String(text[range])) }
+                }
+            }
+        }
+        #expect(named.count > 30)
+        for icon in named.sorted() {
+            #expect(FileManager.default.fileExists(atPath: Self.ui.appendingPathComponent("icons/\(icon).svg").path), "icons/\(icon).svg is missing")
+            #expect(css.contains(".i-\(icon) {"), "style.css has no rule for \(icon)")
+        }
+        #expect(FileManager.default.fileExists(atPath: Self.ui.appendingPathComponent("icons/LICENSE.txt").path))
+        #expect(FileManager.default.fileExists(atPath: Self.ui.appendingPathComponent("fonts/LICENSE.txt").path))
+    }
+
+    /// What the first visit loads: the page, its styles and scripts, one language's strings, the catalogue, the
+    /// icons and the fonts. Printed beside the target.
+    @Test func thePageWeighsUnder250KiB() throws {
+        let assets = try WebAssets.load()
+        let loaded = assets.paths.filter { !$0.hasPrefix("/strings/de") && !$0.hasSuffix(".txt") }
+        let bytes = loaded.reduce(0) { $0 + (assets.file($1)?.bytes.count ?? 0) }
+        print("web UI page weight: \(bytes / 1024) KiB in \(loaded.count) files (target: under 250 KiB before compression)")
+        #expect(bytes < 250 * 1024)
+        #expect(assets.file("/index.html") != nil && assets.file("/strings/en.json") != nil && assets.file("/catalog.json") != nil)
+    }
+}
+
+/// One-time tokens and sessions, in process (the HTTP checks against a real agent are in Tests/Web/ui_test.py).
+struct WebSessionTests {
+    static func server() throws -> (WebServer, String) {
+        let directory = NSTemporaryDirectory() + "passbox-web-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return (try WebServer(directory: directory) { _ in [] }, directory)
+    }
+
+    @Test func aTokenOpensOneSessionOnce() throws {
+        let (server, directory) = try Self.server()
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let minted = try server.mintOpenAddress()
+        #expect(minted.url.hasPrefix("http://127.0.0.1:\(server.port)/open/"))
+        #expect((try FileManager.default.attributesOfItem(atPath: minted.opener)[.posixPermissions] as? Int) == 0o600)
+        let token = String(minted.url.split(separator: "/").last!)
+        let session = server.redeem(token)
+        #expect(session != nil && session!.count == 64)
+        #expect(!FileManager.default.fileExists(atPath: minted.opener), "the opener goes once the token is spent")
+        #expect(server.redeem(token) == nil, "a spent token opens nothing")
+        #expect(server.redeem(String(repeating: "0", count: 64)) == nil)
+    }
+
+    @Test func aTokenExpiresAfterAMinute() throws {
+        let (server, directory) = try Self.server()
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let minted = try server.mintOpenAddress(now: Date(timeIntervalSinceNow: -WebServer.tokenSeconds - 1))
+        let token = String(minted.url.split(separator: "/").last!)
+        #expect(server.redeem(token) == nil)
+        #expect(!FileManager.default.fileExists(atPath: minted.opener), "an expired token's opener is removed")
+    }
+}
