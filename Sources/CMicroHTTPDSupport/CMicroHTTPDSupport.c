@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE
 // The HTTP server's C side (see CMicroHTTPDSupport.h): loads libmicrohttpd with dlopen once, starts a
 // thread-pool daemon with limits, collects each request's body within its limit, calls one Swift callback
 // a request and queues its answer.
@@ -98,9 +99,15 @@ static int CMHD_late(const struct CMHD_Server *server, const struct CMHD_State *
     return elapsed > (double)server->limits.requestSeconds;
 }
 
+// A body may hold a password or revealed values: zeroed before its memory goes back.
+static void CMHD_wipe_free(void *buffer, size_t length) {
+    if (buffer) explicit_bzero(buffer, length);
+    free(buffer);
+}
+
 static void CMHD_drop(struct CMHD_State *state) {
     state->answered = 1;
-    free(state->body);
+    CMHD_wipe_free(state->body, state->capacity);
     state->body = NULL;
     state->length = state->capacity = 0;
 }
@@ -162,7 +169,7 @@ static enum MHD_Result CMHD_access(void *cls, struct MHD_Connection *connection,
         // the connection is closed and what was read is freed.
         if (CMHD_late(server, state)) {
             int complete = state->declared != SIZE_MAX && state->received >= state->declared;
-            free(state->body);
+            CMHD_wipe_free(state->body, state->capacity);
             state->body = NULL;
             state->length = state->capacity = 0;
             if (complete) {
@@ -179,8 +186,11 @@ static enum MHD_Result CMHD_access(void *cls, struct MHD_Connection *connection,
             size_t capacity = state->capacity ? state->capacity : 4096;
             while (capacity < state->length + size) capacity *= 2;
             if (capacity > server->limits.maximumBody) capacity = server->limits.maximumBody;
-            uint8_t *grown = realloc(state->body, capacity);
+            // Grown by copying, so the old buffer can be zeroed (realloc would leave it behind unwiped).
+            uint8_t *grown = malloc(capacity);
             if (!grown) return MHD_NO;
+            if (state->body) memcpy(grown, state->body, state->length);
+            CMHD_wipe_free(state->body, state->capacity);
             state->body = grown;
             state->capacity = capacity;
         }
@@ -195,7 +205,7 @@ static enum MHD_Result CMHD_access(void *cls, struct MHD_Connection *connection,
         state->answered = 1;
         enum MHD_Result result = CMHD_queue(connection, (unsigned)state->response.status, state->response.body, state->response.bodyLength,
                                             state->response.headers, state->response.headerCount);
-        free(state->response.body);
+        CMHD_wipe_free(state->response.body, state->response.bodyLength);
         free(state->response.headers);
         state->response.body = NULL;
         state->response.headers = NULL;
@@ -252,8 +262,8 @@ static void CMHD_completed(void *cls, struct MHD_Connection *connection, void **
     if (!state) return;
     // The answer is sent (or the connection is gone): a stop no longer waits for this request.
     if (state->counted) atomic_fetch_sub(&state->server->pending, 1);
-    free(state->body);
-    free(state->response.body);
+    CMHD_wipe_free(state->body, state->capacity);
+    CMHD_wipe_free(state->response.body, state->response.bodyLength);
     free(state->response.headers);
     free(state);
     *requestContext = NULL;

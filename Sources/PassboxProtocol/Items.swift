@@ -72,6 +72,9 @@ public struct ItemDetail: Codable, Sendable, Equatable {
     public var notes: String
     public var lastFilled: Date?
     public var historyCount: Int
+    /// Every website and tag whole (the summary's are cut at 200 characters): what an editor starts from.
+    public var websites: [String]?
+    public var tags: [String]?
 
     public init(summary: ItemSummary, fields: [FieldView], notes: String, lastFilled: Date?, historyCount: Int) {
         self.summary = summary

@@ -206,7 +206,7 @@ extension Request {
     /// Whether the request holds `SecretText` values (sent after its JSON).
     public var carriesSecrets: Bool {
         switch self {
-        case .unlock, .quickUnlock, .changePassword, .createVault: true
+        case .unlock, .quickUnlock, .changePassword, .createVault, .strength: true
         default: false
         }
     }

@@ -144,9 +144,10 @@ public struct ImportRequest: Codable, Sendable {
 }
 
 public struct StrengthRequest: Codable, Sendable {
-    public var password: String
+    /// A secret: the password being rated may be the one about to become the vault's (since version 5).
+    public var password: SecretText
     public var userInputs: [String]
-    public init(password: String, userInputs: [String] = []) {
+    public init(password: SecretText, userInputs: [String] = []) {
         self.password = password
         self.userInputs = userInputs
     }

@@ -33,7 +33,10 @@ public enum ItemViews {
             }
             return view
         }
-        return ItemDetail(summary: full, fields: fields, notes: item.notes, lastFilled: item.lastFilled, historyCount: item.history.count)
+        var detail = ItemDetail(summary: full, fields: fields, notes: item.notes, lastFilled: item.lastFilled, historyCount: item.history.count)
+        detail.websites = item.websites
+        detail.tags = item.tags
+        return detail
     }
 }
 

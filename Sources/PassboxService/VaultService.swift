@@ -77,7 +77,7 @@ public final class VaultService: @unchecked Sendable {
             try changePassword(current: r.current, new: r.new)
             return .done
         case .generate(let r): return .generated(try Tools.generate(r))
-        case .strength(let r): return .strength(try Tools.strength(r.password, userInputs: r.userInputs))
+        case .strength(let r): return .strength(try Tools.strength(r.password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, userInputs: r.userInputs))
         case .settings: return .settings(settingsView())
         case .changeSetting(let r): return .settings(try changeSetting(r))
         case .sync(let r): return .synced(try sync(takeNotices: r.takeNotices))

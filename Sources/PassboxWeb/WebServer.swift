@@ -26,8 +26,8 @@ public final class WebServer: @unchecked Sendable {
     private let lock = NSLock()
     /// One-time tokens by their SHA-256, with when they stop working and their opener file.
     private var tokens: [String: (expires: Date, opener: String)] = [:]
-    /// Session cookies by their SHA-256, oldest first.
-    private var sessions: [String] = []
+    /// Sessions, oldest first: the SHA-256 of the cookie and of the page's key (see `redeem`).
+    private var sessions: [(cookie: String, key: String)] = []
     static let tokenSeconds: TimeInterval = 60
     static let maximumSessions = 32
     /// The largest API request (a request frame; items are small).
@@ -100,31 +100,36 @@ public final class WebServer: @unchecked Sendable {
         for entry in expired.values { unlink(entry.opener) }
     }
 
-    /// Spends a token: a new session's cookie value, or nil for a token unknown, spent or expired.
-    func redeem(_ token: String, now: Date = Date()) -> String? {
+    /// Spends a token: a new session's cookie value and its page key, or nil for a token unknown, spent or
+    /// expired. The key goes to the page in the address's fragment (never sent to any server), which the page
+    /// moves into its tab's `sessionStorage` (kept apart by port, unlike cookies) and sends with every API
+    /// call: a server on another port of 127.0.0.1, which browsers send this origin's cookies to, never sees it.
+    func redeem(_ token: String, now: Date = Date()) -> (cookie: String, key: String)? {
         sweep(now: now)
         lock.lock()
         guard let entry = tokens.removeValue(forKey: Self.digest(token)) else {
             lock.unlock()
             return nil
         }
-        let session = Self.hex(SecureRandom.bytes(count: 32))
-        sessions.append(Self.digest(session))
+        let session = (cookie: Self.hex(SecureRandom.bytes(count: 32)), key: Self.hex(SecureRandom.bytes(count: 32)))
+        sessions.append((Self.digest(session.cookie), Self.digest(session.key)))
         if sessions.count > Self.maximumSessions { sessions.removeFirst(sessions.count - Self.maximumSessions) }
         lock.unlock()
         unlink(entry.opener)
         return session
     }
 
-    /// Whether the request carries a live session's cookie. The cookie is looked up by its SHA-256, so the
-    /// time a lookup takes says nothing about how much of a guess was right.
+    /// Whether the request carries a live session's cookie and that session's page key. Both are looked up
+    /// by their SHA-256, so the time a lookup takes says nothing about how much of a guess was right.
     func hasSession(_ request: HTTPRequest) -> Bool {
-        guard let value = cookie(request) else { return false }
-        let digest = Self.digest(value)
+        guard let value = cookie(request), let key = request.header(Self.keyHeader) else { return false }
+        let (cookieDigest, keyDigest) = (Self.digest(value), Self.digest(key))
         lock.lock()
         defer { lock.unlock() }
-        return sessions.contains(digest)
+        return sessions.contains { $0.cookie == cookieDigest && $0.key == keyDigest }
     }
+
+    static let keyHeader = "X-Passbox-Key"
 
     var cookieName: String { "passbox-\(port)" }
 
@@ -178,14 +183,19 @@ public final class WebServer: @unchecked Sendable {
         guard request.header("Host") == "127.0.0.1:\(port)" else { return Self.plain(421) }
         if let origin = request.header("Origin"), origin != self.origin { return Self.plain(403) }
         let isOpen = request.path.hasPrefix("/open/")
-        if let site = request.header("Sec-Fetch-Site"), site != "same-origin", site != "none", !isOpen { return Self.plain(403) }
+        // A top-level navigation to the page itself may come from elsewhere (the opener file `passbox ui` hands
+        // the browser is a file:// page, and a redirect keeps its cross-site mark); it loads only the page,
+        // which holds no data. Everything else must come from this origin.
+        let isNavigation = request.method == "GET" && request.path == "/" && request.header("Sec-Fetch-Mode") == "navigate"
+        if let site = request.header("Sec-Fetch-Site"), site != "same-origin", site != "none", !isOpen, !isNavigation { return Self.plain(403) }
         if isOpen {
             guard request.method == "GET" else { return Self.plain(405) }
-            var headers = Self.commonHeaders + [("Location", "/")]
-            if let session = redeem(String(request.path.dropFirst("/open/".count))) {
-                headers.append(("Set-Cookie", "\(cookieName)=\(session); Path=/; HttpOnly; SameSite=Strict"))
+            guard let session = redeem(String(request.path.dropFirst("/open/".count))) else {
+                return HTTPResponse(status: 303, headers: Self.commonHeaders + [("Location", "/")])
             }
-            return HTTPResponse(status: 303, headers: headers)
+            return HTTPResponse(
+                status: 303,
+                headers: Self.commonHeaders + [("Location", "/#k=\(session.key)"), ("Set-Cookie", "\(cookieName)=\(session.cookie); Path=/; HttpOnly; SameSite=Strict")])
         }
         if request.path == "/api" {
             guard request.method == "POST" else { return Self.plain(405) }
@@ -193,8 +203,7 @@ public final class WebServer: @unchecked Sendable {
             // which a form or a cross-site fetch without a preflight cannot send.
             guard request.header("Origin") == origin, request.header("Content-Type") == "application/x-passbox-frame" else { return Self.plain(403) }
             guard hasSession(request) else { return Self.plain(401) }
-            var body = api(request.body)
-            defer { ConstantTime.wipe(&body) }
+            let body = api(request.body)
             return HTTPResponse(status: 200, headers: Self.commonHeaders + [("Content-Type", "application/json")], body: body)
         }
         guard request.method == "GET" || request.method == "HEAD" else { return Self.plain(405) }

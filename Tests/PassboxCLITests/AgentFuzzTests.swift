@@ -157,7 +157,7 @@ indirect enum FuzzJSON: Decodable {
         .setOneTimePassword(SetOneTimePasswordRequest(item: "GitHub", setups: ["otpauth://totp/A:b?secret=JBSWY3DPEHPK3PXP"])),
         .importOneTimePasswords(ImportRequest(setups: ["otpauth://totp/A:b?secret=JBSWY3DPEHPK3PXP"], select: [1], all: false, toLogins: true)),
         .generate(GeneratorRequest(words: 4, length: 16, separator: "-", capitalize: true, includeDigit: true, language: "en")),
-        .strength(StrengthRequest(password: "hunter2", userInputs: ["hunter"])), .check(CheckRequest(runBreachCheck: false)),
+        .strength(StrengthRequest(password: SecretText("hunter2"), userInputs: ["hunter"])), .check(CheckRequest(runBreachCheck: false)),
         .dismiss(DismissRequest(item: "GitHub", kind: "weak", dismissed: true)), .fixHTTPS(FixHTTPSRequest(item: nil)),
         .fill(FillRequest(address: "https://github.com", pick: nil, field: "password", confirmOtherSite: false)), .settings,
         .changeSetting(SettingRequest(name: "auto-lock", value: "5")),

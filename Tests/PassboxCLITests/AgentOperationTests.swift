@@ -245,7 +245,7 @@ enum RawExchange {
         #expect(generated.password.count == 24 && generated.entropyBits > 100)
         let phrase = try agent.send(.generate(GeneratorRequest(words: 5, separator: "-"))).generated()
         #expect(phrase.password.split(separator: "-").count == 5)
-        let weak = try agent.send(.strength(StrengthRequest(password: "password"))).strength()
+        let weak = try agent.send(.strength(StrengthRequest(password: SecretText("password")))).strength()
         #expect(weak.score == 0)
         #expect(weak.warning == "strength.warning.common")
         #expect(!weak.suggestions.isEmpty && weak.suggestions.allSatisfy { $0.hasPrefix("strength.suggestion.") })

@@ -172,7 +172,7 @@ struct WebSessionTests {
         #expect((try FileManager.default.attributesOfItem(atPath: minted.opener)[.posixPermissions] as? Int) == 0o600)
         let token = String(minted.url.split(separator: "/").last!)
         let session = server.redeem(token)
-        #expect(session != nil && session!.count == 64)
+        #expect(session != nil && session!.cookie.count == 64 && session!.key.count == 64 && session!.cookie != session!.key)
         #expect(!FileManager.default.fileExists(atPath: minted.opener), "the opener goes once the token is spent")
         #expect(server.redeem(token) == nil, "a spent token opens nothing")
         #expect(server.redeem(String(repeating: "0", count: 64)) == nil)

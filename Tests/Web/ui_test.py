@@ -60,6 +60,9 @@ class Agent:
         check(re.fullmatch(r"http://127\.0\.0\.1:\d+/open/[0-9a-f]{64}", url), f"unexpected address {url!r}")
         return url
 
+    def run_directory(self):
+        return os.path.join(self.data, "run")
+
     def stop(self):
         self.process.send_signal(signal.SIGTERM)
         try:
@@ -77,7 +80,7 @@ def strings(origin, language):
 
 
 class UI:
-    def __init__(self, args, agent, language, theme="dark"):
+    def __init__(self, args, agent, language, theme="dark", via_opener=False):
         self.args = args
         self.agent = agent
         self.language = language
@@ -92,8 +95,11 @@ class UI:
         self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
         self.driver.set_page_load_timeout(30)
         self.requests = []
-        self.driver.get(url)
-        check(self.driver.current_url == self.origin + "/", f"the token stayed in the address bar: {self.driver.current_url}")
+        # As xdg-open does: the 0600 opener file, which forwards to the one-time address.
+        opener = [f for f in os.listdir(agent.run_directory()) if f.startswith("open-")] if via_opener else []
+        self.driver.get("file://" + os.path.join(agent.run_directory(), opener[0]) if opener else url)
+        self.wait(lambda d: d.current_url == self.origin + "/", "the address bar without the token and the page key")
+        self.opener = "file://" + os.path.join(agent.run_directory(), opener[0]) if opener else None
         self.driver.execute_script("localStorage.setItem('passbox.lang', arguments[0]); localStorage.setItem('passbox.theme', arguments[1]);", language, theme)
         self.driver.refresh()
         self.wait(lambda d: d.execute_script("return document.documentElement.lang") == language, "the page language")
@@ -175,7 +181,7 @@ class UI:
             message = json.loads(entry["message"])["message"]
             if message.get("method") == "Network.requestWillBeSent":
                 self.requests.append(message["params"]["request"]["url"])
-        foreign = [u for u in self.requests if not (u.startswith(self.origin + "/") or u.startswith("data:") or u.startswith("blob:"))]
+        foreign = [u for u in self.requests if not (u.startswith(self.origin + "/") or u.startswith("data:") or u.startswith("blob:") or u == self.opener)]
         check(not foreign, f"requests to other addresses ({self.language}): {foreign}")
 
     def quit(self):
@@ -199,7 +205,9 @@ def security_checks(ui):
         r = c.getresponse()
         return r.status, dict((k.lower(), v) for k, v in r.getheaders()), r.read()
 
-    good = {"Host": f"{host}:{port}", "Origin": ui.origin, "Content-Type": "application/x-passbox-frame", "Cookie": cookie}
+    key = ui.driver.execute_script("return sessionStorage.getItem('passbox.key')")
+    check(key and re.fullmatch(r"[0-9a-f]{64}", key), f"the page key is not in sessionStorage: {key!r}")
+    good = {"Host": f"{host}:{port}", "Origin": ui.origin, "Content-Type": "application/x-passbox-frame", "Cookie": cookie, "X-Passbox-Key": key}
     status, headers, body = ask("POST", "/api", good, frame)
     check(status == 200 and json.loads(body)["reply"]["kind"] == "status", f"a good API call was refused: {status} {body[:200]}")
     check("script-src 'self'" in headers.get("content-security-policy", "") and "unsafe" not in headers.get("content-security-policy", ""), f"no strict CSP: {headers}")
@@ -207,6 +215,8 @@ def security_checks(ui):
     check(not any(k.startswith("access-control-") for k in headers), f"CORS headers on the API: {headers}")
     cases = [
         ("no cookie", {k: v for k, v in good.items() if k != "Cookie"}, 401),
+        ("the cookie without the page key (what a server on another port is sent)", {k: v for k, v in good.items() if k != "X-Passbox-Key"}, 401),
+        ("the cookie with a wrong page key", dict(good, **{"X-Passbox-Key": "0" * 64}), 401),
         ("a wrong cookie", dict(good, Cookie=f"passbox-{port}=" + "0" * 64), 401),
         ("a foreign Origin", dict(good, Origin="http://evil.example"), 403),
         ("another port's Origin", dict(good, Origin=f"http://127.0.0.1:{int(port) + 1}"), 403),
@@ -228,7 +238,7 @@ def security_checks(ui):
     url = ui.agent.open_url()
     path = url[len(ui.origin):]
     status, headers, _ = ask("GET", path, {"Host": f"{host}:{port}"})
-    check(status == 303 and "set-cookie" in headers, f"a fresh token did not make a session: {status} {headers}")
+    check(status == 303 and "set-cookie" in headers and re.fullmatch(r"/#k=[0-9a-f]{64}", headers.get("location", "")), f"a fresh token did not make a session: {status} {headers}")
     status, headers, _ = ask("GET", path, {"Host": f"{host}:{port}"})
     check(status == 303 and "set-cookie" not in headers, f"a spent token made a second session: {headers}")
     status, headers, _ = ask("GET", "/open/" + "ab" * 32, {"Host": f"{host}:{port}"})
@@ -251,7 +261,7 @@ def clipboard(display):
 
 def main_flows(args, display, language):
     agent = Agent(args.passbox, display)
-    ui = UI(args, agent, language)
+    ui = UI(args, agent, language, via_opener=True)
     try:
         t = ui.t
         # Onboarding: a new local vault.
@@ -292,10 +302,10 @@ def main_flows(args, display, language):
         ui.shot("item")
         ui.axe("item")
         # Reveal, then copy through the agent's clipboard (read back from the X server).
-        ui.find(f'[aria-label="{t("ui.item.reveal", label="Password")}"]').click()
+        ui.find(f'[aria-label="{t("ui.item.reveal", label=t("ui.field.password"))}"]').click()
         ui.text_appears(generated)
         ui.find('[data-copy="password"]').click()
-        ui.text_appears(t("ui.item.copied", label="Password", seconds=90))
+        ui.text_appears(t("ui.item.copied", label=t("ui.field.password"), seconds=90))
         ui.wait(lambda d: clipboard(display) == generated, "the password on the clipboard")
         # Hiding the tab masks what was revealed.
         ui.driver.execute_script("Object.defineProperty(document, 'hidden', {value: true, configurable: true}); document.dispatchEvent(new Event('visibilitychange'));")

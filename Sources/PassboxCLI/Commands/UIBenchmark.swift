@@ -59,6 +59,9 @@ enum UIBenchmark {
             listTimes.append(painted / 1000)
             domRows = Int(try session.script("return document.querySelectorAll('.itemrow').length") as? Double ?? 0)
         }
+        // Where one load's time went: each request's start and end since navigation.
+        let timeline = try session.script(
+            "return performance.getEntriesByType('resource').map(e => [e.name.replace(location.origin, ''), Math.round(e.startTime), Math.round(e.responseEnd)])") as? [[Any]] ?? []
         // Keystrokes: each query typed a character at a time, once to warm up and once measured; every search
         // the page painted counts (a stale answer that a newer keystroke overtook is dropped, not painted).
         let queries = ["service", "srvice 42", "account 7", "mail", "bank", "login 12", "example", "user"]
@@ -83,6 +86,12 @@ enum UIBenchmark {
             ["keystroke → results painted", String(keyTimes.count), VaultBenchmark.ms(p(keyTimes, 0.5)), VaultBenchmark.ms(p(keyTimes, 0.95)), "50 ms", p(keyTimes, 0.95) < 0.05 ? "yes" : "NO"],
         ]))
         Console.out("Rows in the DOM for \(count) items: \(domRows) (the list is virtualised).")
+        if args.flag("json") == false, !timeline.isEmpty {
+            Console.out("The last load's requests (ms since navigation, start–end):")
+            for entry in timeline where entry.count == 3 {
+                Console.out("  \(entry[1])–\(entry[2])  \(entry[0])")
+            }
+        }
     }
 
     static func chromiumVersion() throws -> String {

@@ -60,14 +60,15 @@ public struct Item: Sendable, Equatable {
     /// Whether the item is in the trash.
     public var isTrashed: Bool { trashedAt != nil }
 
-    /// The first field with the given template key ("password"), or with that label (case-insensitive).
+    /// The field with that id, else the first with the given template key ("password"), else with that label
+    /// (case-insensitive). The web UI names fields by id, so a custom field called "Notes" is never the notes.
     public func field(named name: String) -> Field? {
-        fields.first { $0.key == name } ?? fields.first { $0.label.caseInsensitiveCompare(name) == .orderedSame }
+        fieldIndex(named: name).map { fields[$0] }
     }
 
-    /// Index of the field with that key or label.
+    /// Index of the field with that id, key or label.
     public func fieldIndex(named name: String) -> Int? {
-        fields.firstIndex { $0.key == name } ?? fields.firstIndex { $0.label.caseInsensitiveCompare(name) == .orderedSame }
+        fields.firstIndex { $0.id == name } ?? fields.firstIndex { $0.key == name } ?? fields.firstIndex { $0.label.caseInsensitiveCompare(name) == .orderedSame }
     }
 
     /// The value of a field by key or label, or nil when absent or empty.

@@ -8,6 +8,13 @@ export class Secret {
 }
 
 export class SessionLost extends Error {}
+
+// The session's page key arrives once in the address's fragment (never sent to a server): it moves into
+// this tab's sessionStorage, which, unlike cookies, no other port of 127.0.0.1 shares, and leaves the address bar.
+if (location.hash.startsWith('#k=')) {
+  sessionStorage.setItem('passbox.key', location.hash.slice(3));
+  history.replaceState(null, '', '/');
+}
 export class AgentGone extends Error {}
 
 function encodeFrame(op, body) {
@@ -43,7 +50,7 @@ export async function call(op, body) {
   const frame = encodeFrame(op, body);
   let response;
   try {
-    response = await fetch('/api', { method: 'POST', headers: { 'Content-Type': 'application/x-passbox-frame' }, body: frame, credentials: 'same-origin', cache: 'no-store' });
+    response = await fetch('/api', { method: 'POST', headers: { 'Content-Type': 'application/x-passbox-frame', 'X-Passbox-Key': sessionStorage.getItem('passbox.key') || '' }, body: frame, credentials: 'same-origin', cache: 'no-store' });
   } catch (e) {
     throw new AgentGone();
   } finally {

@@ -51,10 +51,10 @@ export function toast(text, action, seconds = 4) {
 }
 
 // A modal dialog; resolves with the value of the button pressed (or null on Escape).
-export function dialog(title, body, choices) {
+export function dialog(title, body, choices, cls = '') {
   return new Promise((resolve) => {
     const heading = h('h2', { id: 'dialog-title' }, title);
-    const d = h('dialog', { 'aria-labelledby': 'dialog-title' }, heading, body);
+    const d = h('dialog', { 'aria-labelledby': 'dialog-title', class: cls || undefined }, heading, body);
     const row = h('div', { class: 'actions' });
     for (const c of choices) row.append(button(c.label, () => { d.close(); resolve(c.value); }, c.primary ? 'primary' : (c.danger ? 'danger' : '')));
     d.append(row);

@@ -5,6 +5,7 @@ import { t, errorText } from './i18n.js';
 import { h, icon, iconButton, button, clear, toast } from './dom.js';
 import { state, report, categoryName, openItem, refreshList, rateStrength, mainPane } from './main.js';
 import { generatorControls } from './tools.js';
+import { fieldLabel } from './item.js';
 
 let dirty = false;
 export function editorIsDirty() { return dirty && document.querySelector('form.editor') !== null; }
@@ -14,7 +15,7 @@ function fieldInput(id, template, value) {
     return h('textarea', { id, spellcheck: 'false', class: template.concealed ? 'mono' : '' }, value);
   }
   const type = template.concealed ? 'password' : 'text';
-  return h('input', { id, type, value, autocomplete: template.concealed ? 'new-password' : 'off', spellcheck: 'false' });
+  return h('input', { id, type, value, autocomplete: template.concealed ? 'new-password' : 'off', spellcheck: 'false', 'data-concealed': template.concealed || undefined });
 }
 
 export async function showEditor(pane, { id, category }) {
@@ -33,8 +34,11 @@ export async function showEditor(pane, { id, category }) {
 
   const categorySelect = h('select', { id: 'edit-category', disabled: !!detail }, ...state.catalog.map((c) => h('option', { value: c.name, selected: c.name === chosen }, categoryName(c.name))));
   const title = h('input', { id: 'edit-title', type: 'text', value: detail ? detail.summary.title : '', autocomplete: 'off', required: true });
-  const websites = h('textarea', { id: 'edit-websites', spellcheck: 'false' }, detail ? detail.summary.websites.join('\n') : '');
-  const tags = h('input', { id: 'edit-tags', type: 'text', value: detail ? detail.summary.tags.join(', ') : '', autocomplete: 'off' });
+  // The item's whole websites and tags (a summary's are cut at 200 characters).
+  const fullWebsites = detail ? (detail.websites || detail.summary.websites) : [];
+  const fullTags = detail ? (detail.tags || detail.summary.tags) : [];
+  const websites = h('textarea', { id: 'edit-websites', spellcheck: 'false' }, fullWebsites.join('\n'));
+  const tags = h('input', { id: 'edit-tags', type: 'text', value: fullTags.join(', '), autocomplete: 'off' });
   const notes = h('textarea', { id: 'edit-notes' }, detail ? detail.notes : '');
   const favorite = h('input', { id: 'edit-favorite', type: 'checkbox', checked: detail ? detail.summary.favorite : false });
 
@@ -46,7 +50,7 @@ export async function showEditor(pane, { id, category }) {
       const inputId = `edit-field-${template.key}`;
       const input = fieldInput(inputId, template, existing ? existing.value : '');
       typedInputs.push({ template, input, original: existing ? existing.value : '' });
-      typedBox.append(h('label', { for: inputId }, existing ? existing.label : template.label), input);
+      typedBox.append(h('label', { for: inputId }, fieldLabel(existing || { key: template.key, label: template.label })), input);
       if (template.key === 'password') {
         const meter = h('div', { class: 'meter', role: 'img', 'aria-label': t('ui.strength.meter') }, h('span'));
         const reason = h('p', { class: 'hint', 'aria-live': 'polite' });
@@ -102,8 +106,8 @@ export async function showEditor(pane, { id, category }) {
     const websiteList = websites.value.split('\n').map((w) => w.trim()).filter(Boolean);
     const tagList = tags.value.split(',').map((w) => w.trim()).filter(Boolean);
     if (!detail || title.value !== detail.summary.title) changes.title = title.value.trim();
-    if (!detail || websiteList.join('\n') !== detail.summary.websites.join('\n')) changes.websites = websiteList;
-    if (!detail || tagList.join(',') !== detail.summary.tags.join(',')) changes.tags = tagList;
+    if (!detail || websiteList.join('\n') !== fullWebsites.join('\n')) changes.websites = websiteList;
+    if (!detail || tagList.join(',') !== fullTags.join(',')) changes.tags = tagList;
     if (!detail || notes.value !== detail.notes) changes.notes = notes.value;
     if (!detail || favorite.checked !== detail.summary.favorite) changes.favorite = favorite.checked;
     for (const { template, input, original } of typedInputs) {
@@ -126,7 +130,8 @@ export async function showEditor(pane, { id, category }) {
       dirty = false;
       const saved = reply.body;
       if (saved.weakPassword) {
-        toast(t('ui.edit.weak', { label: t('strength.label.' + saved.weakPassword.score), reason: saved.weakPassword.warning ? t(saved.weakPassword.warning) : '' }), null, 8);
+        const label = t('strength.label.' + saved.weakPassword.score);
+        toast(saved.weakPassword.warning ? t('ui.edit.weak', { label, reason: t(saved.weakPassword.warning) }) : t('ui.edit.weakNoReason', { label }), null, 8);
       } else toast(t('ui.edit.saved', { title: saved.title }));
       state.check = null;
       await refreshList();

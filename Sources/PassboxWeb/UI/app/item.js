@@ -1,7 +1,7 @@
 // An item's detail: fields masked until revealed, copy through the agent's clipboard, one-time codes with
 // their ring, large type, history with its changes and restore, and the item's Security Check findings.
 import { call } from './api.js';
-import { t, formatDate, errorText } from './i18n.js';
+import { t, has, formatDate, errorText } from './i18n.js';
 import { h, icon, iconButton, button, clear, toast, dialog, announce } from './dom.js';
 import { state, report, categoryName, categoryIcons, openItem, openHistory, editItem, refreshList, mainPane } from './main.js';
 import { loadCheck, findingAdvice, fixFinding } from './check.js';
@@ -19,9 +19,18 @@ export function clipboardSeconds() {
 export function maskRevealed() {
   for (const hide of revealed) hide();
   revealed = [];
+  for (const d of document.querySelectorAll('dialog.secret')) d.close();
+  for (const input of document.querySelectorAll('input[data-concealed]')) input.type = 'password';
 }
 
-function fieldName(field) { return field.key || field.label; }
+// A field's label in the page's language: a category's own field by its key, a custom field as named.
+export function fieldLabel(field) {
+  if (field.key && !field.custom && has('ui.field.' + field.key)) return t('ui.field.' + field.key);
+  return field.label;
+}
+
+// Fields are named by id (a custom field called "Notes" or "Code" is still that field); the code by `code`.
+function fieldName(field) { return field.id || field.key || field.label; }
 
 function reference(itemId, field) {
   return `passbox://local/${encodeURIComponent(itemId)}/${encodeURIComponent(fieldName(field))}`;
@@ -39,7 +48,7 @@ async function largeType(itemId, field, label) {
     const value = (await call('field', { item: itemId, field: fieldName(field) })).body.value;
     const chars = h('div', { class: 'large', 'aria-label': label });
     [...value].forEach((c, i) => chars.append(h('span', {}, c, h('small', {}, String(i + 1)))));
-    await dialog(label, chars, [{ label: t('ui.close'), value: true, primary: true }]);
+    await dialog(label, chars, [{ label: t('ui.close'), value: true, primary: true }], 'secret');
   } catch (e) { report(e); }
 }
 
@@ -88,14 +97,15 @@ function codeField(itemId, field, label) {
 }
 
 function fieldRow(itemId, field) {
-  const label = field.label;
+  const label = fieldLabel(field);
   if (field.kind === 'otp') return codeField(itemId, field, label);
   const valueEl = h('span', { class: 'value' + (field.concealed ? ' mono' : '') }, field.masked ? '••••••••' : field.value);
   const row = h('div', { class: 'field' }, h('span', { class: 'texts' }, h('span', { class: 'label' }, label), valueEl));
   if (field.concealed) {
     let shown = false;
-    const toggle = iconButton('eye', t('ui.item.reveal', { label }), null, { 'aria-pressed': 'false' });
-    const hide = () => { shown = false; valueEl.textContent = '••••••••'; toggle.setAttribute('aria-label', t('ui.item.reveal', { label })); toggle.title = t('ui.item.reveal', { label }); toggle.setAttribute('aria-pressed', 'false'); clear(toggle).append(icon('eye')); };
+    // The button's name says what it does next (reveal or hide); no pressed state on top of that.
+    const toggle = iconButton('eye', t('ui.item.reveal', { label }), null);
+    const hide = () => { shown = false; valueEl.textContent = '••••••••'; toggle.setAttribute('aria-label', t('ui.item.reveal', { label })); toggle.title = t('ui.item.reveal', { label }); clear(toggle).append(icon('eye')); };
     toggle.addEventListener('click', async () => {
       if (shown) { hide(); return; }
       try {
@@ -103,7 +113,6 @@ function fieldRow(itemId, field) {
         shown = true;
         valueEl.textContent = value;
         toggle.setAttribute('aria-label', t('ui.item.conceal', { label })); toggle.title = t('ui.item.conceal', { label });
-        toggle.setAttribute('aria-pressed', 'true');
         clear(toggle).append(icon('eye-off'));
         revealed.push(hide);
       } catch (e) { report(e); }
@@ -112,7 +121,7 @@ function fieldRow(itemId, field) {
   }
   if (field.value !== '' || field.masked) {
     row.append(iconButton('maximize-2', t('ui.item.large', { label }), () => largeType(itemId, field, label)));
-    row.append(iconButton('copy', t('ui.item.copy', { label }), () => copyField(itemId, field, label), { 'data-copy': fieldName(field) }));
+    row.append(iconButton('copy', t('ui.item.copy', { label }), () => copyField(itemId, field, label), { 'data-copy': field.key || field.id }));
   }
   return row;
 }
@@ -126,6 +135,8 @@ async function addCode(itemId) {
   try {
     let setups = text.value.trim() ? [text.value.trim()] : [];
     if (file.files && file.files[0]) {
+      // The API takes 4 MiB a request: about 3 MiB of image once it is base64.
+      if (file.files[0].size > 3 << 20) { toast(t('ui.item.imageTooLarge'), null, 8); return; }
       const bytes = new Uint8Array(await file.files[0].arrayBuffer());
       let binary = '';
       for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));

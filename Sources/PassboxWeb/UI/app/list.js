@@ -29,10 +29,19 @@ export class ItemList {
     this.box = h('div', { class: 'rows', role: 'listbox', tabindex: '0', 'aria-label': t('ui.list.label') });
     scroller.append(this.box);
     scroller.addEventListener('scroll', () => this.paint(), { passive: true });
-    window.addEventListener('resize', () => this.paint());
+    this.onResize = () => this.paint();
+    window.addEventListener('resize', this.onResize);
     this.box.addEventListener('keydown', (event) => this.key(event));
     // Focus from the keyboard picks the first item; a click's focus must not repaint the row being clicked.
     this.box.addEventListener('focus', () => { if (this.active < 0 && this.box.matches(':focus-visible')) this.move(1); });
+  }
+
+  // Called when the vault locks: nothing of the list stays reachable.
+  destroy() {
+    window.removeEventListener('resize', this.onResize);
+    this.generation++;
+    this.rows = [];
+    this.all = [];
   }
 
   async page(filter, sort, offset, limit) {
@@ -96,10 +105,12 @@ export class ItemList {
     if (favorites.length) {
       rows.push({ section: t('ui.list.favoritesSection') });
       for (const item of favorites) rows.push({ item });
-      rows.push({ section: t('ui.list.othersSection') });
+      rows.push({ section: t('ui.nav.all') });
     }
     for (let i = 0; i < total; i++) rows.push(items[i] ? { item: items[i] } : undefined);
     this.rows = rows;
+    this.sections = favorites.length ? [0, favorites.length + 1] : [];
+    this.itemRows = rows.length - this.sections.length;
     this.total = total;
     this.info.textContent = total === 0 ? (vaultIsEmpty ? t('ui.list.empty') : t('ui.list.none')) : t('ui.list.count', { count: total });
     this.paint();
@@ -115,6 +126,8 @@ export class ItemList {
       if (generation !== this.generation) return;
       this.rows = reply.items.map((item) => ({ item }));
       this.total = reply.items.length;
+      this.sections = [];
+      this.itemRows = this.rows.length;
       this.info.textContent = reply.items.length ? t('ui.list.count', { count: reply.items.length }) : t('ui.list.none');
       this.scroller.scrollTop = 0;
       this.active = -1;
@@ -159,7 +172,8 @@ export class ItemList {
     const item = entry && entry.item;
     const el = h('div', {
       class: 'itemrow', role: 'option', id: `row-${index}`, 'aria-selected': item && item.id === this.selectedId ? 'true' : 'false',
-      'aria-setsize': String(this.total || this.rows.length), 'aria-posinset': String(index + 1),
+      // Position among the item rows (section headings are not options).
+      'aria-setsize': String(this.itemRows), 'aria-posinset': String(index + 1 - this.sectionsBefore(index)),
     },
     h('span', { class: 'avatar' }, icon(item ? (categoryIcons[item.category] || 'file-text') : 'clock')),
     h('span', { class: 'texts' }, h('span', { class: 'title' }, item ? item.title : t('ui.loading')), h('span', { class: 'sub' }, item ? (item.summary || '') : '')),
@@ -169,6 +183,8 @@ export class ItemList {
     if (item) el.addEventListener('click', () => { this.active = index; this.onOpen(item); });
     return el;
   }
+
+  sectionsBefore(index) { return (this.sections || []).filter((at) => at < index).length; }
 
   select(id) {
     this.selectedId = id;

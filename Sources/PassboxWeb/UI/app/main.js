@@ -32,7 +32,7 @@ export const categoryIcons = {
 export function report(error) {
   if (error instanceof SessionLost) return showNoSession();
   if (error instanceof AgentGone) return toast(t('ui.offline'));
-  if (error && error.code === 'locked') return showLock();
+  if (error && error.code === 'locked') { state.status = { ...(state.status || {}), unlocked: false }; return showLock(); }
   toast(errorText(error), null, 8);
 }
 
@@ -68,22 +68,36 @@ async function route() {
 
 // The agent may lock at any moment (its timer, the session, `passbox lock`): every tab then drops what it
 // shows and goes to the lock page.
+// An agent that stopped (or cannot be reached) drops the screens too, and the page waits for it.
+let offline = false;
 async function poll() {
   try {
     const reply = await call('status');
     const wasUnlocked = state.status && state.status.unlocked;
     state.status = reply.body;
+    if (offline) { offline = false; await route(); return; }
     if (wasUnlocked && !state.status.unlocked) showLock();
   } catch (e) {
     if (e instanceof SessionLost) { clearInterval(pollTimer); showNoSession(); }
+    else if (e instanceof AgentGone && !offline) { offline = true; showOffline(); }
   }
+}
+
+function showOffline() {
+  dropVaultState();
+  root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
+    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    h('h1', {}, t('ui.offline.title')), h('p', {}, t('ui.offline')))));
 }
 
 // Everything the open vault showed is dropped: the DOM, the list, the Security Check.
 function dropVaultState() {
+  if (list) list.destroy();
   list = null;
   state.selected = null;
   state.check = null;
+  state.tags = [];
+  for (const d of document.querySelectorAll('dialog')) d.remove();
   state.view = 'items';
   state.filter = { kind: 'all' };
   clear(root);
@@ -140,7 +154,7 @@ function showOnboarding() {
 export async function rateStrength(password, userInputs, meter, text) {
   if (!password) { meter.dataset.score = ''; meter.firstChild.style.width = '0'; text.textContent = ''; return; }
   try {
-    const s = (await call('strength', { password, userInputs })).body;
+    const s = (await call('strength', { password: new Secret(password), userInputs })).body;
     meter.dataset.score = String(s.score);
     meter.firstChild.style.width = `${(s.score + 1) * 20}%`;
     const label = t('strength.label.' + s.score);
@@ -351,6 +365,7 @@ function showShortcuts(pane) {
 // Single keys act only when no text field has the focus and no modifier is held, so none fights the
 // browser's own shortcuts (which all use Ctrl or Alt).
 function shortcuts(event) {
+  if (localStorage.getItem('passbox.shortcuts') === 'off') return;
   if (!shell.main || !document.body.contains(shell.main)) return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const target = event.target;

@@ -13,7 +13,8 @@ export function generatorControls(onUse) {
   const saved = JSON.parse(localStorage.getItem('passbox.generator') || '{}');
   const options = { kind: 'characters', length: 20, words: 5, uppercase: true, lowercase: true, digits: true, symbols: true, allowSimilar: false, separator: '-', capitalize: false, includeDigit: false, language: 'en', ...saved };
   const box = h('div', { class: 'genbox' });
-  const output = h('output', { id: `gen-output-${n}`, class: 'mono value', 'aria-live': 'polite', 'aria-label': t('ui.gen.result') });
+  // Not a live region: a slider step must not read a new password aloud.
+  const output = h('output', { id: `gen-output-${n}`, class: 'mono value', 'aria-label': t('ui.gen.result') });
   const entropy = h('p', { class: 'hint' });
   const meter = h('div', { class: 'meter', role: 'img', 'aria-label': t('ui.strength.meter') }, h('span'));
   const reason = h('p', { class: 'hint' });
@@ -109,23 +110,28 @@ export async function showSettings(pane) {
   const reminder = [[0, t('ui.settings.never')], [14, t('ui.settings.days', { count: 14 })], [30, t('ui.settings.days', { count: 30 })]];
   const quick = h('input', { id: 'set-quick', type: 'checkbox', checked: s.quickUnlock !== false });
   quick.addEventListener('change', () => change('quick-unlock', quick.checked ? 'on' : 'off'));
+  const keys = h('input', { id: 'set-keys', type: 'checkbox', checked: localStorage.getItem('passbox.shortcuts') !== 'off' });
+  keys.addEventListener('change', () => { localStorage.setItem('passbox.shortcuts', keys.checked ? 'on' : 'off'); toast(t('ui.settings.saved')); });
   const clipboard = h('input', { id: 'set-clipboard', type: 'number', min: '10', max: '600', value: String(clipboardSeconds()) });
   clipboard.addEventListener('change', () => { localStorage.setItem('passbox.clipboard', clipboard.value); toast(t('ui.settings.saved')); });
   const error = h('p', { class: 'error', role: 'alert' });
   const current = h('input', { id: 'set-current', type: 'password', autocomplete: 'current-password' });
   const next = h('input', { id: 'set-new', type: 'password', autocomplete: 'new-password' });
+  const repeat = h('input', { id: 'set-repeat', type: 'password', autocomplete: 'new-password' });
   const meter = h('div', { class: 'meter', role: 'img', 'aria-label': t('ui.strength.meter') }, h('span'));
   const reason = h('p', { class: 'hint' });
   next.addEventListener('input', () => rateStrength(next.value, [], meter, reason));
   const form = h('form', {}, h('h2', {}, t('ui.settings.password')), h('label', { for: 'set-current' }, t('ui.settings.current')), current,
-    h('label', { for: 'set-new' }, t('ui.settings.new')), next, meter, reason, error,
+    h('label', { for: 'set-new' }, t('ui.settings.new')), next, meter, reason,
+    h('label', { for: 'set-repeat' }, t('ui.settings.repeat')), repeat, error,
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary' }, t('ui.settings.change'))));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     error.textContent = '';
+    if (next.value !== repeat.value) { error.textContent = t('ui.onboard.mismatch'); return; }
     try {
       await call('change-password', { current: new Secret(current.value), new: new Secret(next.value) });
-      current.value = ''; next.value = '';
+      current.value = ''; next.value = ''; repeat.value = '';
       toast(t('ui.settings.changed'));
     } catch (e) { error.textContent = errorText(e); current.value = ''; }
   });
@@ -135,5 +141,6 @@ export async function showSettings(pane) {
     ...select('set-theme', t('ui.settings.theme'), [['dark', t('ui.settings.dark')], ['light', t('ui.settings.light')]], document.documentElement.dataset.theme, (v) => setTheme(v)),
     h('label', { class: 'check-label', for: 'set-quick' }, quick, t('ui.settings.quickUnlock')),
     ...select('set-reminder', t('ui.settings.reminder'), reminder, s.reminderDays, (v) => change('reminder', v === '0' ? 'never' : v)),
-    h('label', { for: 'set-clipboard' }, t('ui.settings.clipboard')), clipboard, form));
+    h('label', { for: 'set-clipboard' }, t('ui.settings.clipboard')), clipboard,
+    h('label', { class: 'check-label', for: 'set-keys' }, keys, t('ui.settings.shortcuts')), form));
 }
