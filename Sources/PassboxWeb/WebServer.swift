@@ -38,7 +38,8 @@ public final class WebServer: @unchecked Sendable {
         self.api = api
         assets = try WebAssets.load()
         var limits = HTTPServer.Limits()
-        limits.threads = 2
+        // A browser opens six connections at once for the page's files.
+        limits.threads = 6
         limits.handlers = 8
         limits.connections = 64
         limits.connectionsPerAddress = 64

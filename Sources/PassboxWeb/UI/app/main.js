@@ -43,12 +43,19 @@ function applyTheme() {
 async function boot() {
   applyTheme();
   const stored = localStorage.getItem('passbox.lang');
+  // The strings, the catalogue and the agent's status at once: none waits for another.
+  const catalog = fetch('/catalog.json', { cache: 'no-store' }).then((r) => r.json());
+  const status = call('status');
+  status.catch(() => {});
+  // The list's first page too, in case the vault is unlocked (a locked agent answers `locked`, ignored).
+  state.firstPage = call('list', { favoritesOnly: false, offset: 0, limit: 100, sort: 'az' });
+  state.firstPage.catch(() => {});
   await loadLanguage(stored || ((navigator.language || 'en').toLowerCase().startsWith('de') ? 'de' : 'en'));
   document.title = t('ui.app.name');
   translateTree(document);
   try {
-    state.catalog = await (await fetch('/catalog.json', { cache: 'no-store' })).json();
-    await route();
+    state.catalog = await catalog;
+    await route(await status);
   } catch (e) {
     report(e);
   }
@@ -58,8 +65,8 @@ async function boot() {
   window.addEventListener('beforeunload', (event) => { if (editorIsDirty()) { event.preventDefault(); event.returnValue = ''; } });
 }
 
-async function route() {
-  const reply = await call('status');
+async function route(known) {
+  const reply = known || await call('status');
   state.status = reply.body;
   if (state.status.vaultExists === false) return showOnboarding();
   if (!state.status.unlocked) return showLock();
@@ -265,7 +272,7 @@ async function showShell() {
     shell.notices, shell.info, shell.scroller);
   root.append(h('div', { class: 'shell' }, shell.nav, listPane, shell.main));
   list = new ItemList(shell.scroller, shell.info, (item) => openItem(item.id));
-  shell.search.addEventListener('input', () => list.search(shell.search.value));
+  shell.search.addEventListener('input', (event) => list.search(shell.search.value, event.timeStamp));
   shell.search.addEventListener('keydown', (event) => {
     if (event.key === 'ArrowDown') { event.preventDefault(); list.focus(); }
     if (event.key === 'Escape') { shell.search.value = ''; list.search(''); }
