@@ -56,10 +56,10 @@ run: build pam-service
 	@echo
 	@scripts/server.sh start $(CURDIR)/$(BIN)
 	@echo
-	@$(BIN) ui
-	@echo
 	@echo "Shell completion: $(BIN) completion bash > ~/.local/share/bash-completion/completions/passbox"
 	@echo "  (or: completion zsh > \"\$${fpath[1]}/_passbox\", completion fish > ~/.config/fish/completions/passbox.fish)"
+	@echo
+	@$(BIN) ui
 
 stop:
 	@scripts/server.sh stop

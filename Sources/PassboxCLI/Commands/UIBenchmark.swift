@@ -3,6 +3,7 @@ import PassboxAgent
 import PassboxClient
 import PassboxCore
 import PassboxCrypto
+import PassboxHTTP
 import PassboxProtocol
 import PassboxStore
 
@@ -112,19 +113,15 @@ enum UIBenchmark {
         return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// A port free on 127.0.0.1 for chromedriver: the one an HTTP server on port 0 was given, once it stopped.
     static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        do {
+            let probe = try HTTPServer(address: "127.0.0.1", port: 0) { _ in HTTPResponse(status: 404) }
+            defer { probe.stop() }
+            return probe.port
+        } catch {
+            throw CLIError.failure("no free port on 127.0.0.1 for chromedriver")
         }
-        guard bound else { throw CLIError.failure("no free port on 127.0.0.1 for chromedriver") }
-        return UInt16(bigEndian: address.sin_port)
     }
 }
 
