@@ -205,6 +205,12 @@ public struct SettingsView: Codable, Sendable, Equatable {
     public var rangeURL: String
     /// Set when settings.json could not be read: the strictest choices are in force until it is fixed.
     public var damagedFile: String?
+    /// Seconds before a copied value is cleared (since version 5).
+    public var clipboardSeconds: Int?
+    /// The web UI's language and theme (nil: the browser's language, dark), and its shortcuts (since version 5).
+    public var webLanguage: String?
+    public var webTheme: String?
+    public var webShortcuts: Bool?
 
     public init(autoLockMinutes: Int, quickUnlock: Bool?, reminderDays: Int, breachCheck: Bool, rangeURL: String, damagedFile: String?) {
         self.autoLockMinutes = autoLockMinutes

@@ -165,9 +165,14 @@ public final class VaultService: @unchecked Sendable {
     func settingsView() -> SettingsView {
         let loaded = Settings.loadChecked(dataDirectory)
         let s = loaded.settings
-        return SettingsView(
+        var view = SettingsView(
             autoLockMinutes: s.effectiveAutoLockMinutes, quickUnlock: s.quickUnlock, reminderDays: s.effectiveReminderDays, breachCheck: s.breachCheck,
             rangeURL: s.rangeURL ?? PwnedPasswordsClient.defaultRangeURL, damagedFile: loaded.damagedPath)
+        view.clipboardSeconds = s.effectiveClipboardSeconds
+        view.webLanguage = s.webLanguage.flatMap { Settings.webLanguages.contains($0) ? $0 : nil }
+        view.webTheme = s.webTheme.flatMap { Settings.webThemes.contains($0) ? $0 : nil }
+        view.webShortcuts = s.webShortcuts ?? true
+        return view
     }
 
     func changeSetting(_ r: SettingRequest) throws -> SettingsView {
@@ -187,6 +192,18 @@ public final class VaultService: @unchecked Sendable {
         case "breach-check":
             guard ["on", "off"].contains(r.value) else { throw invalid }
             settings.breachCheck = r.value == "on"
+        case "clipboard":
+            guard let seconds = Int(r.value), Settings.clipboardRange.contains(seconds) else { throw invalid }
+            settings.clipboardSeconds = seconds
+        case "web-language":
+            guard Settings.webLanguages.contains(r.value) else { throw invalid }
+            settings.webLanguage = r.value
+        case "web-theme":
+            guard Settings.webThemes.contains(r.value) else { throw invalid }
+            settings.webTheme = r.value
+        case "web-shortcuts":
+            guard ["on", "off"].contains(r.value) else { throw invalid }
+            settings.webShortcuts = r.value == "on"
         case "range-url":
             guard PwnedPasswordsClient.isAllowed(r.value) else { throw invalid }
             settings.rangeURL = r.value

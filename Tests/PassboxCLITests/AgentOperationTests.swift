@@ -295,6 +295,16 @@ enum RawExchange {
         #expect(try agent.send(.status).status().autoLockMinutes == 15)
         let invalid = try agent.failure(.changeSetting(SettingRequest(name: "auto-lock", value: "7")))
         #expect(invalid == ProtocolError(.invalidSetting, ["name": "auto-lock", "value": "7"]))
+        // The clipboard time and the web UI's language, theme and shortcuts, kept by the agent.
+        #expect(settings.clipboardSeconds == 90 && settings.webLanguage == nil && settings.webTheme == nil && settings.webShortcuts == true)
+        #expect(try agent.send(.changeSetting(SettingRequest(name: "clipboard", value: "30"))).settings().clipboardSeconds == 30)
+        #expect(try agent.send(.changeSetting(SettingRequest(name: "web-language", value: "de"))).settings().webLanguage == "de")
+        #expect(try agent.send(.changeSetting(SettingRequest(name: "web-theme", value: "light"))).settings().webTheme == "light")
+        #expect(try agent.send(.changeSetting(SettingRequest(name: "web-shortcuts", value: "off"))).settings().webShortcuts == false)
+        for (name, value) in [("clipboard", "5"), ("clipboard", "601"), ("web-language", "fr"), ("web-theme", "pink"), ("web-shortcuts", "maybe")] {
+            #expect(try agent.failure(.changeSetting(SettingRequest(name: name, value: value))).code == .invalidSetting, "\(name)=\(value)")
+        }
+        _ = try agent.send(.changeSetting(SettingRequest(name: "clipboard", value: "90")))
 
         // copy: without a display nothing is copied and the item's use is not recorded (the end-to-end test under
         // Xvfb copies for real).

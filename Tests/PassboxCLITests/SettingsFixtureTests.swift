@@ -21,6 +21,21 @@ import Testing
         #expect(settings.rangeURL == "http://127.0.0.1:8999/range/")
     }
 
+    /// The keys the web UI added (still version 1: readers that do not know them ignore them), as written once.
+    @Test func theWebUIsKeysRead() throws {
+        let dir = try TemporaryDirectory("passbox-settings")
+        let fixture = try #require(Bundle.module.url(forResource: "Transcripts/settings-v1-web.json", withExtension: nil))
+        try FileManager.default.copyItem(at: fixture, to: dir.file("settings.json"))
+        let loaded = Settings.loadChecked(dir.path)
+        #expect(loaded.damagedPath == nil)
+        #expect(loaded.settings.clipboardSeconds == 45 && loaded.settings.effectiveClipboardSeconds == 45)
+        #expect(loaded.settings.webLanguage == "de" && loaded.settings.webTheme == "light" && loaded.settings.webShortcuts == false)
+        // Out of range, the clipboard time is the default.
+        var wide = loaded.settings
+        wide.clipboardSeconds = 100_000
+        #expect(wide.effectiveClipboardSeconds == Settings.defaultClipboardSeconds)
+    }
+
     @Test func olderAndUnknownKeysStillRead() throws {
         let dir = try TemporaryDirectory("passbox-settings")
         try #"{"breachCheck": true, "somethingNewer": [1, 2]}"#.write(to: dir.file("settings.json"), atomically: true, encoding: .utf8)

@@ -100,7 +100,8 @@ class UI:
         self.driver.get("file://" + os.path.join(agent.run_directory(), opener[0]) if opener else url)
         self.wait(lambda d: d.current_url == self.origin + "/", "the address bar without the token and the page key")
         self.opener = "file://" + os.path.join(agent.run_directory(), opener[0]) if opener else None
-        self.driver.execute_script("localStorage.setItem('passbox.lang', arguments[0]); localStorage.setItem('passbox.theme', arguments[1]);", language, theme)
+        self.setting("web-language", language)
+        self.setting("web-theme", theme)
         self.driver.refresh()
         self.wait(lambda d: d.execute_script("return document.documentElement.lang") == language, "the page language")
 
@@ -149,6 +150,15 @@ class UI:
 
     def text_appears(self, text, timeout=10):
         self.wait(lambda d: text in d.find_element(By.TAG_NAME, "body").text, f"the text {text!r}", timeout)
+
+    def setting(self, name, value):
+        """Changes one of the agent's settings through the page's own session (as its Settings screen does)."""
+        answer = self.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch('/api', {method: 'POST', headers: {'Content-Type': 'application/x-passbox-frame', 'X-Passbox-Key': sessionStorage.getItem('passbox.key') || ''},"
+            " body: JSON.stringify({version: 5, request: {op: 'change-setting', body: {name: arguments[0], value: arguments[1]}}})})"
+            ".then(r => r.json()).then(j => done(j.reply.kind), e => done(String(e)));", name, value)
+        check(answer == "settings", f"the setting {name}={value} was not taken: {answer}")
 
     def unlock(self, password):
         """Types the vault password on the lock page (after the first unlock the page offers quick unlock first)."""
@@ -371,7 +381,7 @@ def main_flows(args, display, language):
         ui.find("#search", timeout=20)
         ui.check_logs()
         # The light theme: every screen again.
-        ui.driver.execute_script("localStorage.setItem('passbox.theme', 'light');")
+        ui.setting("web-theme", "light")
         ui.driver.refresh()
         ui.find("#search")
         ui.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".itemrow")) == 3, "the list")
@@ -397,7 +407,7 @@ def main_flows(args, display, language):
         ui.shot("lock")
         ui.check_logs()
         # The dark list, too.
-        ui.driver.execute_script("localStorage.setItem('passbox.theme', 'dark');")
+        ui.setting("web-theme", "dark")
         ui.unlock(PASSWORD)
         ui.find("#search", timeout=20)
         ui.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".itemrow")) == 3, "the list")

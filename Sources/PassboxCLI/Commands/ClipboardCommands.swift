@@ -3,6 +3,7 @@ import PassboxAgent
 import PassboxCore
 import PassboxCrypto
 import PassboxProtocol
+import PassboxStore
 internal import CXcbSupport
 
 extension Commands {
@@ -17,7 +18,7 @@ extension Commands {
     /// the agent locks. The agent does the copying when one runs (it owns the helpers); else this process does.
     static func copy(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(1...2, usage: "passbox copy ITEM [FIELD]")
-        var seconds = Clipboard.defaultSeconds
+        var seconds = Settings.load(context.dataDirectory).effectiveClipboardSeconds
         if let given = args.value("clear-after") {
             guard let value = Int(given), (1...3600).contains(value) else {
                 throw CLIError.usage("--clear-after takes 1 to 3600 seconds, not \"\(Console.visibleLine(given))\"", hint: "for example --clear-after 30")

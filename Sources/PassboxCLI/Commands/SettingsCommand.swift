@@ -1,6 +1,7 @@
 import Foundation
 import PassboxAgent
 import PassboxProtocol
+import PassboxStore
 
 extension Commands {
     /// `passbox settings [auto-lock MINUTES | quick-unlock on|off | reminder 14|30|never]`
@@ -13,9 +14,10 @@ extension Commands {
             let quick = settings.quickUnlock.map { $0 ? "on" : "off" } ?? (pam.map { "off (default: \($0))" } ?? "on (default where PAM is available)")
             Console.out("quick unlock: \(quick)")
             Console.out("master password reminder: \(settings.reminderDays == 0 ? "never" : "every \(settings.reminderDays) days")")
+            Console.out("clipboard: cleared after \(settings.clipboardSeconds ?? Settings.defaultClipboardSeconds) seconds")
             return
         }
-        try args.expectPositionals(2...2, usage: "passbox settings auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never")
+        try args.expectPositionals(2...2, usage: "passbox settings auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never | clipboard 10-600")
         let value = args.positionals[1]
         switch args.positionals[0] {
         case "auto-lock":
@@ -41,8 +43,12 @@ extension Commands {
             Console.out(
                 days == 0
                     ? "Quick unlock no longer asks for the master password on a schedule (still after every restart)." : "The master password is asked for at least every \(days) days.")
+        case "clipboard":
+            guard let seconds = Int(value), Settings.clipboardRange.contains(seconds) else { throw CLIError.usage("clipboard takes 10 to 600 seconds") }
+            try context.send(.changeSetting(SettingRequest(name: "clipboard", value: value)))
+            Console.out("Copied values are cleared from the clipboard after \(seconds) seconds.")
         default:
-            throw CLIError.usage("unknown setting \"\(Console.visible(args.positionals[0]))\"", hint: "settings: auto-lock, quick-unlock, reminder")
+            throw CLIError.usage("unknown setting \"\(Console.visible(args.positionals[0]))\"", hint: "settings: auto-lock, quick-unlock, reminder, clipboard")
         }
     }
 }

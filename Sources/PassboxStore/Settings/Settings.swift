@@ -15,12 +15,24 @@ public struct Settings: Codable, Sendable, Equatable {
     public var quickUnlock: Bool?
     /// Days after which the master password must be typed again: 14 (default), 30, or 0 for never.
     public var reminderDays: Int?
+    /// Seconds before a copied value is cleared from the clipboard (10–600; default 90), for every surface.
+    public var clipboardSeconds: Int?
+    /// The web UI's language ("en", "de"; nil: the browser's) and theme ("dark", "light"; nil: dark), and
+    /// whether its single-key shortcuts act (nil: on). Kept here, not in the browser: its origin's port
+    /// changes with every agent.
+    public var webLanguage: String?
+    public var webTheme: String?
+    public var webShortcuts: Bool?
 
     public static let fileName = "settings.json"
     public static let autoLockChoices = [0, 1, 5, 15, 30, 60]
     public static let defaultAutoLockMinutes = 5
     public static let reminderChoices = [0, 14, 30]
     public static let defaultReminderDays = 14
+    public static let clipboardRange = 10...600
+    public static let defaultClipboardSeconds = 90
+    public static let webLanguages = ["en", "de"]
+    public static let webThemes = ["dark", "light"]
 
     public init() {}
 
@@ -41,6 +53,16 @@ public struct Settings: Codable, Sendable, Equatable {
         autoLockMinutes = try c.decodeIfPresent(Int.self, forKey: .autoLockMinutes)
         quickUnlock = try c.decodeIfPresent(Bool.self, forKey: .quickUnlock)
         reminderDays = try c.decodeIfPresent(Int.self, forKey: .reminderDays)
+        clipboardSeconds = try c.decodeIfPresent(Int.self, forKey: .clipboardSeconds)
+        webLanguage = try c.decodeIfPresent(String.self, forKey: .webLanguage)
+        webTheme = try c.decodeIfPresent(String.self, forKey: .webTheme)
+        webShortcuts = try c.decodeIfPresent(Bool.self, forKey: .webShortcuts)
+    }
+
+    /// The clipboard time in force: the setting when it is in range, else the default.
+    public var effectiveClipboardSeconds: Int {
+        guard let s = clipboardSeconds, Self.clipboardRange.contains(s) else { return Self.defaultClipboardSeconds }
+        return s
     }
 
     /// The auto-lock minutes in force: the setting when it is one of the choices, else the default.

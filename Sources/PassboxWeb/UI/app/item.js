@@ -10,9 +10,10 @@ const CLIPBOARD_SECONDS_DEFAULT = 90;
 let codeTimer = null;
 let revealed = [];
 
+// The agent's clipboard setting (the command line's `copy` uses the same).
 export function clipboardSeconds() {
-  const stored = Number(localStorage.getItem('passbox.clipboard'));
-  return stored >= 10 && stored <= 600 ? stored : CLIPBOARD_SECONDS_DEFAULT;
+  const chosen = state.settings && state.settings.clipboardSeconds;
+  return chosen >= 10 && chosen <= 600 ? chosen : CLIPBOARD_SECONDS_DEFAULT;
 }
 
 // Hides every revealed value again (the tab was hidden, or the item closed).

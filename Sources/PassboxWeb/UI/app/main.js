@@ -36,21 +36,31 @@ export function report(error) {
   toast(errorText(error), null, 8);
 }
 
-function applyTheme() {
-  document.documentElement.dataset.theme = localStorage.getItem('passbox.theme') === 'light' ? 'light' : 'dark';
+// The theme: the agent's setting (settings.json) once it is known; until then this origin's last one, so a
+// light page does not flash dark.
+function applyTheme(theme) {
+  const chosen = theme || localStorage.getItem('passbox.theme');
+  document.documentElement.dataset.theme = chosen === 'light' ? 'light' : 'dark';
+  localStorage.setItem('passbox.theme', document.documentElement.dataset.theme);
 }
 
 async function boot() {
   applyTheme();
-  const stored = localStorage.getItem('passbox.lang');
+  // Language, theme, clipboard time and shortcuts are the agent's settings: they outlast its port.
   // The strings, the catalogue and the agent's status at once: none waits for another.
   const catalog = fetch('/catalog.json', { cache: 'no-store' }).then((r) => r.json());
   const status = call('status');
   status.catch(() => {});
+  const settings = call('settings');
+  settings.catch(() => {});
   // The list's first page too, in case the vault is unlocked (a locked agent answers `locked`, ignored).
   state.firstPage = call('list', { favoritesOnly: false, offset: 0, limit: 100, sort: 'az' });
   state.firstPage.catch(() => {});
-  await loadLanguage(stored || ((navigator.language || 'en').toLowerCase().startsWith('de') ? 'de' : 'en'));
+  try { state.settings = (await settings).body; } catch (e) { state.settings = {}; }
+  applyTheme(state.settings.webTheme);
+  // Without a session (no settings) the page speaks the language it last spoke here, else the browser's.
+  await loadLanguage(state.settings.webLanguage || localStorage.getItem('passbox.lang') || ((navigator.language || 'en').toLowerCase().startsWith('de') ? 'de' : 'en'));
+  if (state.settings.webLanguage) localStorage.setItem('passbox.lang', state.settings.webLanguage);
   document.title = t('ui.app.name');
   translateTree(document);
   try {
@@ -372,7 +382,7 @@ function showShortcuts(pane) {
 // Single keys act only when no text field has the focus and no modifier is held, so none fights the
 // browser's own shortcuts (which all use Ctrl or Alt).
 function shortcuts(event) {
-  if (localStorage.getItem('passbox.shortcuts') === 'off') return;
+  if (state.settings && state.settings.webShortcuts === false) return;
   if (!shell.main || !document.body.contains(shell.main)) return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const target = event.target;
@@ -390,14 +400,24 @@ function shortcuts(event) {
   if (action) { event.preventDefault(); action(); }
 }
 
-export function setLanguage(lang) {
-  localStorage.setItem('passbox.lang', lang);
-  loadLanguage(lang).then(() => { document.title = t('ui.app.name'); translateTree(document); showShell(); });
+// Changes one of the agent's settings and keeps the page's copy in step; the answer is the new settings.
+export async function changeSetting(name, value) {
+  state.settings = (await call('change-setting', { name, value })).body;
+  return state.settings;
 }
 
-export function setTheme(theme) {
-  localStorage.setItem('passbox.theme', theme);
-  applyTheme();
+export async function setLanguage(lang) {
+  await changeSetting('web-language', lang);
+  localStorage.setItem('passbox.lang', lang);
+  await loadLanguage(lang);
+  document.title = t('ui.app.name');
+  translateTree(document);
+  await showShell();
+}
+
+export async function setTheme(theme) {
+  await changeSetting('web-theme', theme);
+  applyTheme(theme);
 }
 
 export { announce, language };

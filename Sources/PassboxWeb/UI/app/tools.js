@@ -2,7 +2,7 @@
 import { call, Secret } from './api.js';
 import { t, formatDate, errorText, language } from './i18n.js';
 import { h, icon, button, clear, toast, dialog } from './dom.js';
-import { state, report, openItem, refreshList, setLanguage, setTheme, rateStrength } from './main.js';
+import { state, report, openItem, refreshList, setLanguage, setTheme, rateStrength, changeSetting } from './main.js';
 import { clipboardSeconds } from './item.js';
 
 let generatorCount = 0;
@@ -103,17 +103,18 @@ function select(id, labelText, choices, current, onChange) {
 
 export async function showSettings(pane) {
   const s = (await call('settings')).body;
+  state.settings = s;
   const change = async (name, value) => {
-    try { await call('change-setting', { name, value }); toast(t('ui.settings.saved')); } catch (e) { report(e); await showSettings(clear(pane)); }
+    try { await changeSetting(name, value); toast(t('ui.settings.saved')); } catch (e) { report(e); await showSettings(clear(pane)); }
   };
   const minutes = [0, 1, 5, 15, 30, 60].map((m) => [m, m === 0 ? t('ui.settings.everyAction') : t('ui.settings.minutes', { count: m })]);
   const reminder = [[0, t('ui.settings.never')], [14, t('ui.settings.days', { count: 14 })], [30, t('ui.settings.days', { count: 30 })]];
   const quick = h('input', { id: 'set-quick', type: 'checkbox', checked: s.quickUnlock !== false });
   quick.addEventListener('change', () => change('quick-unlock', quick.checked ? 'on' : 'off'));
-  const keys = h('input', { id: 'set-keys', type: 'checkbox', checked: localStorage.getItem('passbox.shortcuts') !== 'off' });
-  keys.addEventListener('change', () => { localStorage.setItem('passbox.shortcuts', keys.checked ? 'on' : 'off'); toast(t('ui.settings.saved')); });
+  const keys = h('input', { id: 'set-keys', type: 'checkbox', checked: s.webShortcuts !== false });
+  keys.addEventListener('change', () => change('web-shortcuts', keys.checked ? 'on' : 'off'));
   const clipboard = h('input', { id: 'set-clipboard', type: 'number', min: '10', max: '600', value: String(clipboardSeconds()) });
-  clipboard.addEventListener('change', () => { localStorage.setItem('passbox.clipboard', clipboard.value); toast(t('ui.settings.saved')); });
+  clipboard.addEventListener('change', () => change('clipboard', clipboard.value));
   const error = h('p', { class: 'error', role: 'alert' });
   const current = h('input', { id: 'set-current', type: 'password', autocomplete: 'current-password' });
   const next = h('input', { id: 'set-new', type: 'password', autocomplete: 'new-password' });
@@ -137,8 +138,8 @@ export async function showSettings(pane) {
   });
   pane.append(h('div', { class: 'editor' }, h('h1', {}, t('ui.settings.title')),
     ...select('set-autolock', t('ui.settings.autoLock'), minutes, s.autoLockMinutes, (v) => change('auto-lock', v)),
-    ...select('set-language', t('ui.settings.language'), [['en', t('ui.settings.english')], ['de', t('ui.settings.german')]], language, (v) => setLanguage(v)),
-    ...select('set-theme', t('ui.settings.theme'), [['dark', t('ui.settings.dark')], ['light', t('ui.settings.light')]], document.documentElement.dataset.theme, (v) => setTheme(v)),
+    ...select('set-language', t('ui.settings.language'), [['en', t('ui.settings.english')], ['de', t('ui.settings.german')]], language, (v) => setLanguage(v).catch(report)),
+    ...select('set-theme', t('ui.settings.theme'), [['dark', t('ui.settings.dark')], ['light', t('ui.settings.light')]], document.documentElement.dataset.theme, (v) => setTheme(v).catch(report)),
     h('label', { class: 'check-label', for: 'set-quick' }, quick, t('ui.settings.quickUnlock')),
     ...select('set-reminder', t('ui.settings.reminder'), reminder, s.reminderDays, (v) => change('reminder', v === '0' ? 'never' : v)),
     h('label', { for: 'set-clipboard' }, t('ui.settings.clipboard')), clipboard,
