@@ -19,7 +19,7 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 QR_IMAGE = os.path.join(HERE, "..", "PassboxImagingTests", "Images", "totp.png")
@@ -125,6 +125,9 @@ class UI:
     def find(self, css, timeout=10):
         return self.wait(lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()), None), css, timeout)
 
+    def find_xpath(self, xpath, timeout=10):
+        return self.wait(lambda d: next((e for e in d.find_elements(By.XPATH, xpath) if e.is_displayed()), None), xpath, timeout)
+
     def button(self, text, timeout=10):
         def found(d):
             for e in d.find_elements(By.CSS_SELECTOR, "button"):
@@ -151,13 +154,17 @@ class UI:
     def text_appears(self, text, timeout=10):
         self.wait(lambda d: text in d.find_element(By.TAG_NAME, "body").text, f"the text {text!r}", timeout)
 
-    def setting(self, name, value):
-        """Changes one of the agent's settings through the page's own session (as its Settings screen does)."""
-        answer = self.driver.execute_async_script(
+    def api(self, op, body):
+        """One operation through the page's own session (cookie and page key); the reply's kind."""
+        return self.driver.execute_async_script(
             "const done = arguments[arguments.length - 1];"
             "fetch('/api', {method: 'POST', headers: {'Content-Type': 'application/x-passbox-frame', 'X-Passbox-Key': sessionStorage.getItem('passbox.key') || ''},"
-            " body: JSON.stringify({version: 5, request: {op: 'change-setting', body: {name: arguments[0], value: arguments[1]}}})})"
-            ".then(r => r.json()).then(j => done(j.reply.kind), e => done(String(e)));", name, value)
+            " body: JSON.stringify({version: 5, request: {op: arguments[0], body: arguments[1]}})})"
+            ".then(r => r.json()).then(j => done(j.reply.kind), e => done(String(e)));", op, body)
+
+    def setting(self, name, value):
+        """Changes one of the agent's settings (as its Settings screen does)."""
+        answer = self.api("change-setting", {"name": name, "value": value})
         check(answer == "settings", f"the setting {name}={value} was not taken: {answer}")
 
     def unlock(self, password):
@@ -355,6 +362,21 @@ def main_flows(args, display, language):
         ui.click(t("ui.check.fixHTTPS"))
         ui.text_appears(t("ui.check.fixed", count=1))
         ui.wait(lambda d: t("check.kind.unsecured-website.title") not in d.find_element(By.TAG_NAME, "main").text, "the finding gone after the fix")
+        # A second vault: the navigation lists both; GitHub moves there and the vault's list shows it.
+        check(ui.api("vault-create", {"name": "Work", "icon": "briefcase", "colour": "green"}) == "vault", "the vault Work was not made")
+        ui.driver.refresh()
+        ui.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".itemrow")) == 3, "the list after a reload")
+        ui.text_appears("Work")
+        ui.type_into("#search", "GitHub")
+        ui.wait(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, ".itemrow .title")] == ["GitHub"], "GitHub found")
+        ui.find(".itemrow").click()
+        ui.wait(lambda d: ui.heading() == "GitHub", "GitHub's detail")
+        Select(ui.find("#move-vault")).select_by_visible_text("Work")
+        ui.click(t("ui.item.moveTo"))
+        ui.text_appears(t("ui.item.movedTo", title="GitHub", vault="Work"))
+        ui.find_xpath("//nav//button[span[normalize-space()='Work']]").click()
+        ui.wait(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, ".itemrow .title")] == ["GitHub"], "GitHub alone in Work")
+        ui.shot("vault")
         # The other screens.
         for nav, name in [("ui.nav.generator", "generator"), ("ui.nav.trash", "trash"), ("ui.nav.settings", "settings"), ("ui.nav.shortcuts", "shortcuts")]:
             ui.click(t(nav))

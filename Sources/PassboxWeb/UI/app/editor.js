@@ -41,6 +41,9 @@ export async function showEditor(pane, { id, category }) {
   const tags = h('input', { id: 'edit-tags', type: 'text', value: fullTags.join(', '), autocomplete: 'off' });
   const notes = h('textarea', { id: 'edit-notes' }, detail ? detail.notes : '');
   const favorite = h('input', { id: 'edit-favorite', type: 'checkbox', checked: detail ? detail.summary.favorite : false });
+  // A new item's vault, when there is more than one (the default vault first chosen).
+  const vaultSelect = !detail && state.vaults.length > 1
+    ? h('select', { id: 'edit-vault' }, ...state.vaults.map((v) => h('option', { value: v.id, selected: v.isDefault }, v.name))) : null;
 
   const renderTyped = () => {
     clear(typedBox);
@@ -126,7 +129,7 @@ export async function showEditor(pane, { id, category }) {
     try {
       const reply = detail
         ? await call('edit', { item: detail.summary.id, changes })
-        : await call('add', { category: chosen, changes });
+        : await call('add', { category: chosen, changes, vault: vaultSelect ? vaultSelect.value : undefined });
       dirty = false;
       const saved = reply.body;
       if (saved.weakPassword) {
@@ -141,8 +144,9 @@ export async function showEditor(pane, { id, category }) {
     }
   });
 
-  form.append(heading,
+  form.append(...[heading,
     h('label', { for: 'edit-category' }, t('ui.edit.category')), categorySelect,
+    vaultSelect ? h('label', { for: 'edit-vault' }, t('ui.edit.vault')) : null, vaultSelect,
     h('label', { for: 'edit-title' }, t('ui.edit.name')), title,
     typedBox,
     h('label', { for: 'edit-websites' }, t('ui.edit.websites')), websites,
@@ -152,7 +156,7 @@ export async function showEditor(pane, { id, category }) {
     h('h2', {}, t('ui.edit.custom')), customBox,
     button([icon('plus'), t('ui.edit.addField')], () => { customs.push({ label: '', value: '', concealed: false }); dirty = true; renderCustoms(); const inputs = customBox.querySelectorAll('input[type="text"]'); if (inputs.length) inputs[inputs.length - 2].focus(); }),
     error,
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary' }, t('ui.save')), button(t('ui.cancel'), cancel)));
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary' }, t('ui.save')), button(t('ui.cancel'), cancel))].filter(Boolean));
   pane.append(form);
   title.focus();
 }

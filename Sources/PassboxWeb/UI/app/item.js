@@ -3,7 +3,7 @@
 import { call } from './api.js';
 import { t, has, formatDate, errorText } from './i18n.js';
 import { h, icon, iconButton, button, clear, toast, dialog, announce } from './dom.js';
-import { state, report, categoryName, categoryIcons, openItem, openHistory, editItem, refreshList, mainPane } from './main.js';
+import { state, report, categoryName, categoryIcons, openItem, openHistory, editItem, refreshList, mainPane, loadVaults } from './main.js';
 import { loadCheck, findingAdvice, fixFinding } from './check.js';
 
 const CLIPBOARD_SECONDS_DEFAULT = 90;
@@ -182,6 +182,21 @@ export async function showItem(pane, id) {
       button([icon('history'), t('ui.item.history')], () => openHistory(id), '', { disabled: detail.historyCount === 0 }),
       button([icon('timer'), t('ui.item.addCode')], () => addCode(id)),
       button([icon('trash-2'), t('ui.item.delete')], () => moveToTrash(id, s.title), 'danger')));
+  // Move to another vault, when there is more than one.
+  const others = state.vaults;
+  if (others.length > 1) {
+    const choice = h('select', { id: 'move-vault', 'aria-label': t('ui.item.moveTo') }, ...others.map((v) => h('option', { value: v.id }, v.name)));
+    pane.append(h('div', { class: 'row' }, choice, button([icon('arrow-right'), t('ui.item.moveTo')], async () => {
+      const target = others.find((v) => v.id === choice.value);
+      try {
+        await call('move', { items: [id], vault: choice.value, copy: false });
+        toast(t('ui.item.movedTo', { title: s.title, vault: target ? target.name : '' }));
+        await loadVaults();
+        await refreshList();
+        await openItem(id);
+      } catch (e) { report(e); }
+    })));
+  }
   const findings = h('div');
   pane.append(findings);
   const fields = detail.fields.filter((f) => f.value !== '' || f.masked || f.kind === 'otp');

@@ -68,6 +68,7 @@ export class ItemList {
     const body = { favoritesOnly: filter.kind === 'favorites', offset, limit, sort };
     if (filter.kind === 'category') body.category = filter.value;
     if (filter.kind === 'tag') body.tag = filter.value;
+    if (filter.kind === 'vault') body.vault = filter.value;
     return (await call('list', body)).body;
   }
 

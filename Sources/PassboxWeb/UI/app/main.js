@@ -1,6 +1,6 @@
 // Passbox web UI: boot, the screens before the vault is open, the shell, locking and keyboard shortcuts.
 import { call, Secret, SessionLost, AgentGone } from './api.js';
-import { t, loadLanguage, language, errorText, translateTree } from './i18n.js';
+import { t, loadLanguage, language, errorText, translateTree, formatDate } from './i18n.js';
 import { h, icon, iconButton, button, clear, toast, dialog, announce } from './dom.js';
 import { ItemList } from './list.js';
 import { showItem, showHistory, maskRevealed } from './item.js';
@@ -9,7 +9,7 @@ import { showCheck, loadCheck } from './check.js';
 import { showGenerator, showTrash, showSettings } from './tools.js';
 
 export const state = {
-  status: null, catalog: [], view: 'items', filter: { kind: 'all' }, selected: null, sort: 'az', check: null, tags: [],
+  status: null, catalog: [], view: 'items', filter: { kind: 'all' }, selected: null, sort: 'az', check: null, tags: [], vaults: [],
 };
 const root = document.getElementById('root');
 let list = null;
@@ -114,6 +114,7 @@ function dropVaultState() {
   state.selected = null;
   state.check = null;
   state.tags = [];
+  state.vaults = [];
   for (const d of document.querySelectorAll('dialog')) d.remove();
   state.view = 'items';
   state.filter = { kind: 'all' };
@@ -248,6 +249,8 @@ function renderNav() {
       h('li', {}, navButton(t('ui.nav.recent'), 'clock', { kind: 'recent' }))),
     h('h3', {}, t('ui.nav.categories')),
     h('ul', {}, ...state.catalog.filter((c) => counts[c.name]).map((c) => h('li', {}, navButton(categoryName(c.name), categoryIcons[c.name] || 'file-text', { kind: 'category', value: c.name }, counts[c.name])))),
+    state.vaults.length > 1 ? h('h3', {}, t('ui.nav.vaults')) : null,
+    state.vaults.length > 1 ? h('ul', {}, ...state.vaults.map((v) => h('li', {}, navButton(v.name, 'folder', { kind: 'vault', value: v.id }, v.items)))) : null,
     state.tags.length ? h('h3', {}, t('ui.nav.tags')) : null,
     state.tags.length ? h('ul', {}, ...state.tags.slice(0, 40).map((tag) => h('li', {}, navButton(tag, 'tag', { kind: 'tag', value: tag })))) : null,
     h('ul', {},
@@ -292,16 +295,44 @@ async function showShell() {
   renderNav();
   renderNotices();
   showPlaceholder();
+  loadVaults();
   await list.load(state.filter, state.sort);
   shell.search.focus();
+}
+
+// The vaults (several in a local file or an account): a section in the navigation when there is more than one.
+export async function loadVaults() {
+  try {
+    state.vaults = (await call('vault-list')).body.vaults;
+    if (shell.nav) renderNav();
+  } catch (e) { state.vaults = []; }
 }
 
 function renderNotices() {
   const sync = state.status && state.status.sync;
   clear(shell.notices);
+  if (sync) {
+    // An account: what is queued, the last sync, the live connection, and a sync now.
+    const lines = [t('sync.status', { queued: sync.queued, last: sync.lastSync ? formatDate(sync.lastSync) : t('sync.never') })];
+    if (sync.live !== undefined && sync.live !== null) lines.push(t(sync.live ? 'sync.live.on' : 'sync.live.off'));
+    if (sync.lastFailure) lines.push(t('sync.lastFailure', { reason: t('error.' + sync.lastFailure) }));
+    shell.notices.append(h('div', { class: 'notice', role: 'status' }, lines.join(' '), ' ', button(t('ui.sync.now'), syncNow, 'ghost')));
+  }
   if (sync && sync.undecryptable && sync.undecryptable.length) {
     shell.notices.append(h('div', { class: 'notice', role: 'note' }, t('ui.notice.undecryptable', { count: sync.undecryptable.length })));
   }
+}
+
+async function syncNow() {
+  try {
+    const reply = (await call('sync', { takeNotices: true })).body;
+    toast(t('sync.done', { pulled: reply.pulled, pushed: reply.pushed }));
+    for (const n of reply.status.notices) toast(t('sync.notice.' + n.kind, { title: n.title, fields: n.fields.join(', ') }), null, 12);
+    state.status = { ...state.status, sync: reply.status };
+    renderNotices();
+    await refreshList();
+    await loadVaults();
+  } catch (e) { report(e); }
 }
 
 function showPlaceholder() {
