@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCrypto
 import PassboxProtocol
+import PassboxStore
 import PassboxWeb
 
 extension AgentDaemon {
@@ -37,7 +38,9 @@ extension AgentDaemon {
                 // A page must not mint sessions for other pages.
                 reply = .failure(ProtocolError(.badRequest, ["reason": "web-open is answered on the agent's socket only"]))
             case .copy(var r):
+                // The agent's own display, and the clipboard time as the settings say now.
                 r.display = display
+                r.clearAfter = Settings.load(dataDirectory).effectiveClipboardSeconds
                 reply = queue.sync { handle(.copy(r)) }
             default:
                 reply = queue.sync { handle(request) }

@@ -104,6 +104,7 @@ class UI:
         self.setting("web-theme", theme)
         self.driver.refresh()
         self.wait(lambda d: d.execute_script("return document.documentElement.lang") == language, "the page language")
+        self.wait(lambda d: d.execute_script("return document.documentElement.dataset.theme") == theme, "the theme from the agent's settings")
 
     # Texts come from the same tables the page uses, so the German run finds German labels.
     def t(self, key, **facts):
@@ -406,6 +407,7 @@ def main_flows(args, display, language):
         ui.setting("web-theme", "light")
         ui.driver.refresh()
         ui.find("#search")
+        ui.wait(lambda d: d.execute_script("return document.documentElement.dataset.theme") == "light", "the light theme")
         ui.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".itemrow")) == 3, "the list")
         ui.shot("list")
         ui.axe("list (light)")

@@ -144,8 +144,8 @@ enum CommandTable {
         },
         CommandSpec(name: "categories", summary: "every category and its typed fields", usage: "passbox categories") { _, _, _ in Commands.categories() },
         CommandSpec(
-            name: "settings", summary: "auto-lock, quick unlock and the master password reminder",
-            usage: "passbox settings [auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never]"
+            name: "settings", summary: "auto-lock, quick unlock, the master password reminder and the clipboard time",
+            usage: "passbox settings [auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never | clipboard 10-600]"
         ) { c, a, _ in try Commands.settings(c, a) },
         CommandSpec(
             name: "unlock", summary: "start the agent and unlock: no password per command until it locks", usage: "passbox unlock [--quick | --master]",

@@ -189,8 +189,8 @@ export async function showItem(pane, id) {
     pane.append(h('div', { class: 'row' }, choice, button([icon('arrow-right'), t('ui.item.moveTo')], async () => {
       const target = others.find((v) => v.id === choice.value);
       try {
-        await call('move', { items: [id], vault: choice.value, copy: false });
-        toast(t('ui.item.movedTo', { title: s.title, vault: target ? target.name : '' }));
+        const moved = (await call('move', { items: [id], vault: choice.value, copy: false })).body.count;
+        toast(t(moved ? 'ui.item.movedTo' : 'ui.item.alreadyIn', { title: s.title, vault: target ? target.name : '' }));
         await loadVaults();
         await refreshList();
         await openItem(id);

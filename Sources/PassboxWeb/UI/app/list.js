@@ -136,6 +136,7 @@ export class ItemList {
     for (let i = 0; i < total; i++) rows.push(items[i] ? { item: items[i] } : undefined);
     this.rows = rows;
     this.sections = favorites.length ? [0, favorites.length + 1] : [];
+    this.firstItemRow = favorites.length ? 1 : 0;
     this.itemRows = rows.length - this.sections.length;
     this.total = total;
     this.info.textContent = total === 0 ? (vaultIsEmpty ? t('ui.list.empty') : t('ui.list.none')) : t('ui.list.count', { count: total });
@@ -154,6 +155,7 @@ export class ItemList {
       this.rows = reply.items.map((item) => ({ item }));
       this.total = reply.items.length;
       this.sections = [];
+      this.firstItemRow = 0;
       this.itemRows = this.rows.length;
       this.info.textContent = reply.items.length === 0 ? t('ui.list.none')
         : (reply.items.length >= SEARCH_LIMIT ? t('ui.list.best', { count: SEARCH_LIMIT }) : t('ui.list.count', { count: reply.items.length }));
@@ -204,7 +206,7 @@ export class ItemList {
       'aria-setsize': String(this.itemRows), 'aria-posinset': String(index + 1 - this.sectionsBefore(index)),
     },
     h('span', { class: 'avatar' }, icon(item ? (categoryIcons[item.category] || 'file-text') : 'clock')),
-    h('span', { class: 'texts' }, h('span', { class: 'title', elementtiming: index === 0 && item ? 'first-row' : undefined }, item ? item.title : t('ui.loading')), h('span', { class: 'sub' }, item ? (item.summary || '') : '')),
+    h('span', { class: 'texts' }, h('span', { class: 'title', elementtiming: index === (this.firstItemRow || 0) && item ? 'first-row' : undefined }, item ? item.title : t('ui.loading')), h('span', { class: 'sub' }, item ? (item.summary || '') : '')),
     item && item.favorite ? h('span', { class: 'icon i-star star', role: 'img', 'aria-label': t('ui.list.favorite') }) : null);
     el.style.top = top;
     if (index === this.active) el.classList.add('active');

@@ -56,10 +56,14 @@ async function boot() {
   // The list's first page too, in case the vault is unlocked (a locked agent answers `locked`, ignored).
   state.firstPage = call('list', { favoritesOnly: false, offset: 0, limit: 100, sort: 'az' });
   state.firstPage.catch(() => {});
+  // The strings in the language last spoken here (else the browser's), fetched at once; again only when the
+  // agent's setting names another.
+  const guess = localStorage.getItem('passbox.lang') || ((navigator.language || 'en').toLowerCase().startsWith('de') ? 'de' : 'en');
+  const strings = loadLanguage(guess);
   try { state.settings = (await settings).body; } catch (e) { state.settings = {}; }
   applyTheme(state.settings.webTheme);
-  // Without a session (no settings) the page speaks the language it last spoke here, else the browser's.
-  await loadLanguage(state.settings.webLanguage || localStorage.getItem('passbox.lang') || ((navigator.language || 'en').toLowerCase().startsWith('de') ? 'de' : 'en'));
+  await strings;
+  if (state.settings.webLanguage && state.settings.webLanguage !== guess) await loadLanguage(state.settings.webLanguage);
   if (state.settings.webLanguage) localStorage.setItem('passbox.lang', state.settings.webLanguage);
   document.title = t('ui.app.name');
   translateTree(document);
@@ -91,9 +95,12 @@ async function poll() {
   try {
     const reply = await call('status');
     const wasUnlocked = state.status && state.status.unlocked;
+    const syncBefore = JSON.stringify(state.status && state.status.sync);
     state.status = reply.body;
     if (offline) { offline = false; await route(); return; }
-    if (wasUnlocked && !state.status.unlocked) showLock();
+    if (wasUnlocked && !state.status.unlocked) { showLock(); return; }
+    // The sync line only when it changed (so a focused Sync now button keeps its focus).
+    if (state.status.unlocked && shell.notices && document.body.contains(shell.notices) && JSON.stringify(state.status.sync) !== syncBefore) renderNotices();
   } catch (e) {
     if (e instanceof SessionLost) { clearInterval(pollTimer); showNoSession(); }
     else if (e instanceof AgentGone && !offline) { offline = true; showOffline(); }
@@ -115,6 +122,7 @@ function dropVaultState() {
   state.check = null;
   state.tags = [];
   state.vaults = [];
+  state.firstPage = null;
   for (const d of document.querySelectorAll('dialog')) d.remove();
   state.view = 'items';
   state.filter = { kind: 'all' };
@@ -302,11 +310,18 @@ async function showShell() {
 
 // The vaults (several in a local file or an account): a section in the navigation when there is more than one.
 export async function loadVaults() {
+  const asked = list;
   try {
-    state.vaults = (await call('vault-list')).body.vaults;
+    const vaults = (await call('vault-list')).body.vaults;
+    // A lock while the answer was on its way dropped the list: nothing of the vault comes back.
+    if (!list || list !== asked) return;
+    state.vaults = vaults;
     if (shell.nav) renderNav();
   } catch (e) { state.vaults = []; }
 }
+
+// Merge notices already shown (the agent keeps them until a sync takes them).
+const shownNotices = new Set();
 
 function renderNotices() {
   const sync = state.status && state.status.sync;
@@ -317,9 +332,19 @@ function renderNotices() {
     if (sync.live !== undefined && sync.live !== null) lines.push(t(sync.live ? 'sync.live.on' : 'sync.live.off'));
     if (sync.lastFailure) lines.push(t('sync.lastFailure', { reason: t('error.' + sync.lastFailure) }));
     shell.notices.append(h('div', { class: 'notice', role: 'status' }, lines.join(' '), ' ', button(t('ui.sync.now'), syncNow, 'ghost')));
+    showMergeNotices(sync.notices || []);
   }
   if (sync && sync.undecryptable && sync.undecryptable.length) {
     shell.notices.append(h('div', { class: 'notice', role: 'note' }, t('ui.notice.undecryptable', { count: sync.undecryptable.length })));
+  }
+}
+
+function showMergeNotices(notices) {
+  for (const n of notices) {
+    const key = `${n.kind}|${n.at}|${n.itemID}`;
+    if (shownNotices.has(key)) continue;
+    shownNotices.add(key);
+    toast(t('sync.notice.' + n.kind, { title: n.title, fields: n.fields.join(', ') }), null, 12);
   }
 }
 
@@ -327,8 +352,8 @@ async function syncNow() {
   try {
     const reply = (await call('sync', { takeNotices: true })).body;
     toast(t('sync.done', { pulled: reply.pulled, pushed: reply.pushed }));
-    for (const n of reply.status.notices) toast(t('sync.notice.' + n.kind, { title: n.title, fields: n.fields.join(', ') }), null, 12);
-    state.status = { ...state.status, sync: reply.status };
+    showMergeNotices(reply.status.notices);
+    state.status = { ...state.status, sync: { ...reply.status, live: state.status.sync ? state.status.sync.live : undefined } };
     renderNotices();
     await refreshList();
     await loadVaults();
@@ -340,7 +365,9 @@ function showPlaceholder() {
 }
 
 export async function refreshList() {
-  if (list) await list.reload();
+  if (!list) return;
+  loadVaults();
+  await list.reload();
 }
 
 export async function navigate(target) {
