@@ -1,0 +1,122 @@
+// The screens before a vault is open: no session, the agent gone, onboarding (a new local vault) and the
+// lock page; and the strength meter they share with the editor and settings.
+import { call, Secret, SessionLost, AgentGone } from './api.js';
+import { t, errorText } from './i18n.js';
+import { h, icon, button, clear } from './dom.js';
+import { state, report, route, dropVaultState } from './main.js';
+
+const root = document.getElementById('root');
+
+export function showOffline() {
+  dropVaultState();
+  root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
+    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    h('h1', {}, t('ui.offline.title')), h('p', {}, t('ui.offline')))));
+}
+
+
+export function showNoSession() {
+  dropVaultState();
+  root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
+    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    h('h1', {}, t('ui.session.title')), h('p', {}, t('ui.session.text')))));
+}
+
+function passwordInput(id, labelKey, autocomplete) {
+  return [h('label', { for: id }, t(labelKey)), h('input', { id, type: 'password', autocomplete, required: true })];
+}
+
+export function showOnboarding() {
+  dropVaultState();
+  const error = h('p', { class: 'error', role: 'alert' });
+  const meter = h('div', { class: 'meter', role: 'img', 'aria-label': t('ui.strength.meter') }, h('span'));
+  const strengthText = h('p', { class: 'hint', 'aria-live': 'polite' });
+  const submit = h('button', { type: 'submit', class: 'button primary' }, t('ui.onboard.create'));
+  const form = h('form', { novalidate: true },
+    ...passwordInput('new-password', 'ui.onboard.password', 'new-password'), meter, strengthText,
+    ...passwordInput('confirm-password', 'ui.onboard.confirm', 'new-password'), error,
+    h('div', { class: 'actions' }, submit));
+  const first = form.querySelector('#new-password');
+  first.addEventListener('input', async () => rateStrength(first.value, [], meter, strengthText));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const second = form.querySelector('#confirm-password');
+    if (first.value !== second.value) { error.textContent = t('ui.onboard.mismatch'); return; }
+    submit.disabled = true;
+    error.textContent = t('ui.onboard.creating');
+    try {
+      await call('create-vault', { password: new Secret(first.value) });
+      first.value = ''; second.value = '';
+      await route();
+    } catch (e) {
+      submit.disabled = false;
+      if (e instanceof SessionLost || e instanceof AgentGone) return report(e);
+      error.textContent = errorText(e);
+    }
+  });
+  root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
+    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    h('h1', {}, t('ui.onboard.title')), h('p', { class: 'muted' }, t('ui.onboard.text')), form,
+    h('p', { class: 'hint' }, t('ui.onboard.account')))));
+  first.focus();
+}
+
+// The strength of a password as the meter and its reason (the agent rates it with zxcvbn).
+export async function rateStrength(password, userInputs, meter, text) {
+  if (!password) { meter.dataset.score = ''; meter.firstChild.style.width = '0'; text.textContent = ''; return; }
+  try {
+    const s = (await call('strength', { password: new Secret(password), userInputs })).body;
+    meter.dataset.score = String(s.score);
+    meter.firstChild.style.width = `${(s.score + 1) * 20}%`;
+    const label = t('strength.label.' + s.score);
+    const parts = [t('ui.strength.text', { label, log10: Math.round(s.guessesLog10) })];
+    if (s.warning) parts.push(t(s.warning));
+    text.textContent = parts.join(' ');
+  } catch (e) { /* the meter is advice: without it the form still works */ }
+}
+
+export function showLock() {
+  dropVaultState();
+  const status = state.status || {};
+  const error = h('p', { class: 'error', role: 'alert' });
+  const quick = status.quickUnlock && status.quickUnlock.offered;
+  let useQuick = quick;
+  const body = h('div');
+  const render = () => {
+    clear(body);
+    const field = useQuick
+      ? [h('label', { for: 'unlock-password' }, t('ui.lock.quickPassword', { user: status.quickUnlock.user || '' })), h('input', { id: 'unlock-password', type: 'password', autocomplete: 'current-password' })]
+      : passwordInput('unlock-password', 'ui.lock.password', 'current-password');
+    const submit = h('button', { type: 'submit', class: 'button primary' }, icon('lock'), t('ui.lock.unlock'));
+    const form = h('form', {}, ...field, error, h('div', { class: 'actions' }, submit,
+      quick ? button(useQuick ? t('ui.lock.master') : t('ui.lock.quick', { user: status.quickUnlock.user || '' }), () => { useQuick = !useQuick; render(); }, 'ghost') : null));
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const input = form.querySelector('#unlock-password');
+      submit.disabled = true;
+      error.textContent = t('ui.lock.unlocking');
+      try {
+        if (useQuick) await call('quick-unlock', { loginPassword: new Secret(input.value) });
+        else await call('unlock', { password: new Secret(input.value) });
+        input.value = '';
+        await route();
+      } catch (e) {
+        submit.disabled = false;
+        input.value = '';
+        if (e instanceof SessionLost || e instanceof AgentGone) return report(e);
+        // The wait after failures comes worded with its minutes (error.mustWait).
+        error.textContent = errorText(e);
+        input.focus();
+      }
+    });
+    body.append(form);
+    form.querySelector('input').focus();
+  };
+  root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
+    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    h('h1', {}, t('ui.lock.title')), body,
+    h('p', { class: 'hint' }, t('ui.lock.vault', { path: status.vault || '' })))));
+  render();
+}
+
+// MARK: the shell
