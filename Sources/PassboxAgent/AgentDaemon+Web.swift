@@ -5,10 +5,12 @@ import PassboxStore
 import PassboxWeb
 
 extension AgentDaemon {
-    /// Starts the web UI's server on 127.0.0.1 at a random port. Its API takes the same request frames as the
-    /// socket and answers them on the same queue, one at a time, as the socket's are.
+    /// Starts the web UI's server on 127.0.0.1 at a random port, at the first `web-open` (an agent that never
+    /// serves the UI opens no TCP port and reads none of its files). Its API takes the same request frames as
+    /// the socket and answers them on the same queue, one at a time, as the socket's are.
     func startWeb(queue: DispatchQueue) {
-        let display = Self.ownDisplay()
+        // The display the agent was started in: the clipboard the web UI copies to.
+        let display = ClipboardDisplay.fromEnvironment()
         do {
             web = try WebServer(directory: AgentPaths.socketDirectory(dataDirectory: dataDirectory)) { [weak self] body in
                 guard let self else { return [] }
@@ -17,13 +19,6 @@ extension AgentDaemon {
         } catch {
             webFailure = "\(error)"
         }
-    }
-
-    /// The display the agent was started in: the clipboard the web UI copies to (the browser asks the agent,
-    /// which owns the clipboard helpers and clears them after the same 90 seconds).
-    static func ownDisplay() -> ClipboardDisplay {
-        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
-        return ClipboardDisplay(display: variable("DISPLAY"), waylandDisplay: variable("WAYLAND_DISPLAY"), xauthority: variable("XAUTHORITY"), runtimeDirectory: variable("XDG_RUNTIME_DIR"))
     }
 
     /// One API call: a request frame in, a reply frame's JSON out (its bytes wiped by the server once sent).
@@ -46,6 +41,7 @@ extension AgentDaemon {
                 reply = queue.sync { handle(request) }
             }
         }
-        return (try? Array(ProtocolCoding.wireEncode(ReplyFrame(reply)))) ?? Array(#"{"version":5,"reply":{"kind":"failure","body":{"code":"internal","facts":{}}}}"#.utf8)
+        return (try? Array(ProtocolCoding.wireEncode(ReplyFrame(reply))))
+            ?? Array(#"{"version":\#(ProtocolVersion.current),"reply":{"kind":"failure","body":{"code":"internalError","facts":{}}}}"#.utf8)
     }
 }

@@ -169,6 +169,7 @@ public final class AgentDaemon: @unchecked Sendable {
                 if autoLockSeconds == 0 { lock(keepingClipboard: true) }
                 return .done
             case .webOpen:
+                if web == nil, let queue { startWeb(queue: queue) }
                 guard let web else { throw ProtocolError(.webUnavailable, ["reason": webFailure]) }
                 let minted = try web.mintOpenAddress()
                 return .web(WebOpenReply(url: minted.url, opener: minted.opener, origin: web.origin))
@@ -232,7 +233,6 @@ public final class AgentDaemon: @unchecked Sendable {
         }
         try server.bind()
         queue = server.queue
-        startWeb(queue: server.queue)
         startLiveSync(queue: server.queue)
         // Lock and leave on SIGTERM, SIGINT or SIGHUP.
         for sig in [SIGTERM, SIGINT, SIGHUP] {

@@ -161,3 +161,11 @@ public final class Clipboard: @unchecked Sendable {
         return (ChildProcess.wait(pid), output, nil)
     }
 }
+
+extension ClipboardDisplay {
+    /// This process's own display (its DISPLAY, WAYLAND_DISPLAY, XAUTHORITY and XDG_RUNTIME_DIR).
+    public static func fromEnvironment() -> ClipboardDisplay {
+        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+        return ClipboardDisplay(display: variable("DISPLAY"), waylandDisplay: variable("WAYLAND_DISPLAY"), xauthority: variable("XAUTHORITY"), runtimeDirectory: variable("XDG_RUNTIME_DIR"))
+    }
+}

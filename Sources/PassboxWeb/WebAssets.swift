@@ -23,9 +23,16 @@ struct WebAssets: Sendable {
     ]
 
     static func load() throws -> WebAssets {
-        guard let root = Bundle.module.resourceURL?.appendingPathComponent("UI") else { throw WebServerError(reason: "the web UI's files are missing") }
+        // Beside the executable, as SwiftPM lays resources out (looked up here rather than through `Bundle.module`,
+        // which stops the process when the folder is missing: an incomplete install must not take the agent down).
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let argv0 = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [executable, argv0].map { $0.appendingPathComponent("Passbox_PassboxWeb.resources/UI").path }
+        guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0 + "/index.html") }) else {
+            throw WebServerError(reason: "the web UI's files are missing (looked in \(candidates[0]))")
+        }
         var files = [String: File]()
-        let base = root.resolvingSymlinksInPath().path
+        let base = URL(fileURLWithPath: found).resolvingSymlinksInPath().path
         guard let walker = FileManager.default.enumerator(atPath: base) else { throw WebServerError(reason: "the web UI's files are missing at \(base)") }
         while let relative = walker.nextObject() as? String {
             let full = base + "/" + relative

@@ -8,10 +8,7 @@ internal import CXcbSupport
 
 extension Commands {
     /// The display of this command's session, for the clipboard.
-    static func clipboardDisplay() -> ClipboardDisplay {
-        func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
-        return ClipboardDisplay(display: env("DISPLAY"), waylandDisplay: env("WAYLAND_DISPLAY"), xauthority: env("XAUTHORITY"), runtimeDirectory: env("XDG_RUNTIME_DIR"))
-    }
+    static func clipboardDisplay() -> ClipboardDisplay { ClipboardDisplay.fromEnvironment() }
 
     /// `passbox copy ITEM [FIELD] [--clear-after SECONDS]`: copies a value (the password by default) and
     /// clears the clipboard after 90 seconds, only if it still holds that value — and, through the agent, when
