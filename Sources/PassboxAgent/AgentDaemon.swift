@@ -72,7 +72,12 @@ public final class AgentDaemon: @unchecked Sendable {
     /// Opens the vault with the typed master password; keeps its Argon2id output sealed for quick unlock when
     /// that is on, and fixes the reminder policy as it is set now.
     func unlockWithMasterPassword(_ password: SecretText) throws {
-        let key = try service.unlock(password: password)
+        rememberTyped(try service.unlock(password: password))
+    }
+
+    /// After the master password was typed (unlock, sign-up, sign-in): the key it gave, sealed for quick unlock
+    /// when that is on, and the reminder policy fixed as it is set now.
+    func rememberTyped(_ key: SecretBytes) {
         passwordTypedAt = Date()
         bootIDAtTyping = QuickUnlockPolicy.currentBootID()
         let settings = Settings.load(dataDirectory)
@@ -143,6 +148,7 @@ public final class AgentDaemon: @unchecked Sendable {
         reply.sync = service.syncStatus()
         reply.sync?.live = liveConnected
         reply.vaultExists = service.store.exists || service.store.isAccountVault
+        reply.account = AccountOperations.brief(dataDirectory)
         return reply
     }
 
@@ -182,6 +188,13 @@ public final class AgentDaemon: @unchecked Sendable {
                 } catch let e as QRCodeReader.ReadError {
                     throw ProtocolError(.imageUnreadable, ["message": e.message])
                 }
+            case .accountSignUp(let r):
+                let (reply, key) = try service.signUp(r)
+                if let key { rememberTyped(key) } else { idle.touch(now: Date()) }
+                return .signedUp(reply)
+            case .accountSignIn(let r):
+                if let key = try service.signIn(r) { rememberTyped(key) }
+                return .done
             case .createVault:
                 let reply = service.handle(request)
                 if service.isUnlocked { idle.touch(now: Date()) }

@@ -197,7 +197,7 @@ public struct ActivityEvent: Codable, Equatable, Sendable {
     }
 }
 
-public struct ActivityReply: Codable, Sendable {
+public struct ActivityReply: Codable, Sendable, Equatable {
     public var events: [ActivityEvent]
     public init(events: [ActivityEvent]) { self.events = events }
 }
@@ -254,7 +254,7 @@ public struct TwoFactorCodeRequest: Codable, Sendable {
 }
 
 /// The ten recovery codes, shown once (the server keeps their SHA-256).
-public struct RecoveryCodesReply: Codable, Sendable {
+public struct RecoveryCodesReply: Codable, Sendable, Equatable {
     public var codes: [String]
     public init(codes: [String]) { self.codes = codes }
 }

@@ -105,6 +105,10 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case twoFactorCodeWrong
     case invitationInvalid  // facts: reason (missing, unknown, used, expired, otherEmail)
     case alreadySignedIn  // facts: email, server
+    case notAnEmail  // facts: email
+    case masterTooWeak  // facts: score (0-2)
+    case secretKeyInvalid  // facts: problem (empty, missingVersion, unknownVersion, invalidCharacter, missing, extra, mistyped) and its facts
+    case kitMismatch  // the typed characters are not the Secret Key's last four
     // Sync and vaults
     /// A push was made on a manifest that is no longer the newest (HTTP 409; the client pulls and merges).
     case syncConflict  // facts: vault
@@ -125,7 +129,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
             .challengeExpired, .notSignedIn, .rateLimited, .twoFactorRequired, .twoFactorCodeWrong:
             3
         case .badRequest, .unknownCategory, .unknownSort, .unknownScope, .unknownFindingKind, .unknownSetting, .invalidSetting,
-            .concealedOnCommandLine, .conflictingOptions, .selectionOutOfRange, .notAnAddress, .invalidGenerator, .insecureServer:
+            .concealedOnCommandLine, .conflictingOptions, .selectionOutOfRange, .notAnAddress, .invalidGenerator, .insecureServer, .notAnEmail, .secretKeyInvalid:
             2
         default: 1
         }

@@ -23,11 +23,17 @@ public enum Reply: Sendable, Equatable {
     case vaults(VaultListReply)
     case vault(VaultView)
     case web(WebOpenReply)
+    case signedUp(SignedUpReply)
+    case account(AccountView)
+    case activity(ActivityReply)
+    case twoFactorSetup(TwoFactorSetupReply)
+    case recoveryCodes(RecoveryCodesReply)
+    case file(FileReply)
     case failure(ProtocolError)
 
     public enum Kind: String, Codable, Sendable {
         case done, status, items, item, value, saved, history, count, code, imported, generated, strength, check, fill, settings, resolved, prefixes
-        case synced, vaults, vault, web
+        case synced, vaults, vault, web, signedUp, account, activity, twoFactorSetup, recoveryCodes, file
         case failure
     }
 
@@ -54,6 +60,12 @@ public enum Reply: Sendable, Equatable {
         case .vaults: .vaults
         case .vault: .vault
         case .web: .web
+        case .signedUp: .signedUp
+        case .account: .account
+        case .activity: .activity
+        case .twoFactorSetup: .twoFactorSetup
+        case .recoveryCodes: .recoveryCodes
+        case .file: .file
         case .failure: .failure
         }
     }
@@ -87,6 +99,12 @@ extension Reply: Codable {
         case .vaults: self = .vaults(try body(VaultListReply.self))
         case .vault: self = .vault(try body(VaultView.self))
         case .web: self = .web(try body(WebOpenReply.self))
+        case .signedUp: self = .signedUp(try body(SignedUpReply.self))
+        case .account: self = .account(try body(AccountView.self))
+        case .activity: self = .activity(try body(ActivityReply.self))
+        case .twoFactorSetup: self = .twoFactorSetup(try body(TwoFactorSetupReply.self))
+        case .recoveryCodes: self = .recoveryCodes(try body(RecoveryCodesReply.self))
+        case .file: self = .file(try body(FileReply.self))
         case .failure: self = .failure(try body(ProtocolError.self))
         }
     }
@@ -116,6 +134,12 @@ extension Reply: Codable {
         case .vaults(let b): try c.encode(b, forKey: .body)
         case .vault(let b): try c.encode(b, forKey: .body)
         case .web(let b): try c.encode(b, forKey: .body)
+        case .signedUp(let b): try c.encode(b, forKey: .body)
+        case .account(let b): try c.encode(b, forKey: .body)
+        case .activity(let b): try c.encode(b, forKey: .body)
+        case .twoFactorSetup(let b): try c.encode(b, forKey: .body)
+        case .recoveryCodes(let b): try c.encode(b, forKey: .body)
+        case .file(let b): try c.encode(b, forKey: .body)
         case .failure(let b): try c.encode(b, forKey: .body)
         }
     }
@@ -149,5 +173,11 @@ extension Reply {
     public func vaults() throws -> VaultListReply { if case .vaults(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func vault() throws -> VaultView { if case .vault(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func web() throws -> WebOpenReply { if case .web(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func signedUp() throws -> SignedUpReply { if case .signedUp(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func account() throws -> AccountView { if case .account(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func activity() throws -> ActivityReply { if case .activity(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func twoFactorSetup() throws -> TwoFactorSetupReply { if case .twoFactorSetup(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func recoveryCodes() throws -> RecoveryCodesReply { if case .recoveryCodes(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func file() throws -> FileReply { if case .file(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func status() throws -> StatusReply { if case .status(let v) = try get() { return v }; throw Self.unexpected(self) }
 }

@@ -10,11 +10,15 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case changeSetting = "change-setting", resolve, copy
     case sync, vaultList = "vault-list", vaultCreate = "vault-create", vaultEdit = "vault-edit", move
     case createVault = "create-vault", webOpen = "web-open", readQR = "read-qr"
+    case accountSignUp = "account-signup", accountSignIn = "account-signin", accountView = "account-view", accountActivity = "account-activity"
+    case deviceSignOut = "device-signout", twoFactorEnrol = "two-factor-enrol", twoFactorConfirm = "two-factor-confirm"
+    case twoFactorDisable = "two-factor-disable", kitPDF = "kit-pdf", kitConfirm = "kit-confirm"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool {
         switch self {
-        case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .createVault, .webOpen, .readQR: false
+        case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .createVault, .webOpen, .readQR,
+            .accountSignUp, .accountSignIn: false
         default: true
         }
     }
@@ -67,6 +71,16 @@ public enum Request: Sendable {
     case webOpen
     /// The texts of the QR codes in an image (answered as `resolved`).
     case readQR(ReadQRRequest)
+    case accountSignUp(AccountSignUpRequest)
+    case accountSignIn(AccountSignInRequest)
+    case accountView
+    case accountActivity
+    case deviceSignOut(DeviceSignOutRequest)
+    case twoFactorEnrol
+    case twoFactorConfirm(TwoFactorRequest)
+    case twoFactorDisable(TwoFactorRequest)
+    case kitPDF(KitRequest)
+    case kitConfirm(KitRequest)
 
     public var operation: OperationName {
         switch self {
@@ -110,6 +124,16 @@ public enum Request: Sendable {
         case .createVault: .createVault
         case .webOpen: .webOpen
         case .readQR: .readQR
+        case .accountSignUp: .accountSignUp
+        case .accountSignIn: .accountSignIn
+        case .accountView: .accountView
+        case .accountActivity: .accountActivity
+        case .deviceSignOut: .deviceSignOut
+        case .twoFactorEnrol: .twoFactorEnrol
+        case .twoFactorConfirm: .twoFactorConfirm
+        case .twoFactorDisable: .twoFactorDisable
+        case .kitPDF: .kitPDF
+        case .kitConfirm: .kitConfirm
         }
     }
 }
@@ -161,6 +185,16 @@ extension Request: Codable {
         case .createVault: self = .createVault(try body(CreateVaultRequest.self))
         case .webOpen: self = .webOpen
         case .readQR: self = .readQR(try body(ReadQRRequest.self))
+        case .accountSignUp: self = .accountSignUp(try body(AccountSignUpRequest.self))
+        case .accountSignIn: self = .accountSignIn(try body(AccountSignInRequest.self))
+        case .accountView: self = .accountView
+        case .accountActivity: self = .accountActivity
+        case .deviceSignOut: self = .deviceSignOut(try body(DeviceSignOutRequest.self))
+        case .twoFactorEnrol: self = .twoFactorEnrol
+        case .twoFactorConfirm: self = .twoFactorConfirm(try body(TwoFactorRequest.self))
+        case .twoFactorDisable: self = .twoFactorDisable(try body(TwoFactorRequest.self))
+        case .kitPDF: self = .kitPDF(try body(KitRequest.self))
+        case .kitConfirm: self = .kitConfirm(try body(KitRequest.self))
         }
     }
 
@@ -168,7 +202,7 @@ extension Request: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(operation, forKey: .op)
         switch self {
-        case .status, .trashEmpty, .settings, .breachPrefixes, .vaultList, .webOpen: break
+        case .status, .trashEmpty, .settings, .breachPrefixes, .vaultList, .webOpen, .accountView, .accountActivity, .twoFactorEnrol: break
         case .unlock(let b): try c.encode(b, forKey: .body)
         case .quickUnlock(let b): try c.encode(b, forKey: .body)
         case .lock(let b): try c.encode(b, forKey: .body)
@@ -198,6 +232,11 @@ extension Request: Codable {
         case .move(let b): try c.encode(b, forKey: .body)
         case .createVault(let b): try c.encode(b, forKey: .body)
         case .readQR(let b): try c.encode(b, forKey: .body)
+        case .accountSignUp(let b): try c.encode(b, forKey: .body)
+        case .accountSignIn(let b): try c.encode(b, forKey: .body)
+        case .deviceSignOut(let b): try c.encode(b, forKey: .body)
+        case .twoFactorConfirm(let b), .twoFactorDisable(let b): try c.encode(b, forKey: .body)
+        case .kitPDF(let b), .kitConfirm(let b): try c.encode(b, forKey: .body)
         }
     }
 }
@@ -206,7 +245,7 @@ extension Request {
     /// Whether the request holds `SecretText` values (sent after its JSON).
     public var carriesSecrets: Bool {
         switch self {
-        case .unlock, .quickUnlock, .changePassword, .createVault, .strength: true
+        case .unlock, .quickUnlock, .changePassword, .createVault, .strength, .accountSignUp, .accountSignIn, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm: true
         default: false
         }
     }

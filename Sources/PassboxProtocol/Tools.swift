@@ -253,6 +253,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var sync: SyncStatusView?
     /// Whether the data directory has a vault (the web UI offers to make one when not).
     public var vaultExists: Bool?
+    /// The account this data directory is signed in to (nil for the local vault).
+    public var account: AccountBrief?
 
     public init(unlocked: Bool, vault: String, locksInSeconds: Int, autoLockMinutes: Int, pid: Int, lockSignals: String, quickUnlock: QuickUnlockView, protocolVersion: Int = ProtocolVersion.current) {
         self.unlocked = unlocked

@@ -64,6 +64,7 @@ public final class VaultService: @unchecked Sendable {
                 unlocked: isUnlocked, vault: store.vaultPath, locksInSeconds: 0, autoLockMinutes: settings.effectiveAutoLockMinutes, pid: Int(getpid()),
                 lockSignals: "", quickUnlock: QuickUnlockView(offered: false, reason: "quickUnlock.noAgent", days: nil, available: false, user: nil))
             reply.sync = syncStatus()
+            reply.account = AccountOperations.brief(dataDirectory)
             return .status(reply)
         case .unlock(let r):
             _ = try unlock(password: r.password)
@@ -89,6 +90,8 @@ public final class VaultService: @unchecked Sendable {
             return .done
         case .webOpen, .readQR:
             throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is answered by the agent only"])
+        case .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm:
+            return try performAccount(request) ?? .done
         default:
             guard let session else { throw ProtocolError(.locked) }
             do {

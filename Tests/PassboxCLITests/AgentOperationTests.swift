@@ -22,10 +22,13 @@ final class RealAgent: @unchecked Sendable {
         let description: String
     }
 
-    init(password: String = RealAgent.password) throws {
+    /// `makeVault: false` leaves the data directory empty (an account is signed up or in through the agent).
+    init(password: String = RealAgent.password, makeVault: Bool = true) throws {
         session = try AgentEndToEndTests.Session()
-        let created = try session.run(["init", "--insecure-test-kdf"], [password])
-        guard created.status == 0 else { throw Failure(description: "passbox init failed: \(created.stderr)") }
+        if makeVault {
+            let created = try session.run(["init", "--insecure-test-kdf"], [password])
+            guard created.status == 0 else { throw Failure(description: "passbox init failed: \(created.stderr)") }
+        }
         pid = try Transcript.startBackground(session.bin, ["--data", session.data, "agent"], environment: ["XDG_RUNTIME_DIR": ""])
         for _ in 0..<500 {
             if (try? AgentClient.send(.status, socketPath: socketPath)) != nil { return }
@@ -364,7 +367,8 @@ enum RawExchange {
         let png = try Data(contentsOf: URL(fileURLWithPath: image))
         #expect(try agent.send(.readQR(ReadQRRequest(image: png.base64EncodedString()))).resolved().values == [setup])
 
-        let missed = Set(OperationName.allCases).subtracting(agent.sent)
+        // The account's operations need a server: AgentAccountTests sends each of them.
+        let missed = Set(OperationName.allCases).subtracting(agent.sent).subtracting(AgentAccountTests.operations)
         #expect(missed.isEmpty, "operations never sent: \(missed.map(\.rawValue).sorted())")
     }
 
@@ -456,6 +460,14 @@ enum RawExchange {
         try expectFailure(.vaultEdit(VaultEditRequest(vault: "Nowhere", name: "x")), .vaultNotFound, ["reference": "Nowhere"])
         try expectFailure(.vaultCreate(VaultCreateRequest(name: "  ")), .vaultNameInvalid, ["reason": "it is empty"])
         try expectFailure(.sync(SyncRequest()), .localVault)
+        // Accounts: what is checked on this device before any network call (AgentAccountTests signs up for real).
+        let nowhere = "http://127.0.0.1:9"
+        try expectFailure(.accountSignUp(AccountSignUpRequest(server: nowhere, email: "nobody", password: SecretText("tulip ocean marble violin anchor"))), .notAnEmail, ["email": "nobody"])
+        try expectFailure(.accountSignUp(AccountSignUpRequest(server: nowhere, email: "me@example.org", password: SecretText("password1"))), .masterTooWeak)
+        try expectFailure(
+            .accountSignIn(AccountSignInRequest(server: nowhere, email: "me@example.org", password: SecretText("x"), secretKey: SecretText("P1-ABC"))), .secretKeyInvalid,
+            ["problem": "missing"])
+        try expectFailure(.accountView, .noAccount)
         try expectFailure(.changePassword(ChangePasswordRequest(current: SecretText(RealAgent.password), new: SecretText(RealAgent.password))), .passwordUnchanged)
         #expect(try agent.send(.status).status().unlocked, "a refused password change leaves the agent unlocked")
 
@@ -511,6 +523,8 @@ enum RawExchange {
             .syncConflict, .syncRefused, .syncKeysMissing,
             // The web server failing to start (no free port on 127.0.0.1).
             .webUnavailable,
+            // A signed-in account: AgentAccountTests provokes it.
+            .kitMismatch,
         ]
         let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked)
         #expect(missed.isEmpty, "codes never provoked: \(missed.map(\.rawValue).sorted())")

@@ -10,8 +10,7 @@ import PassboxStore
 /// `passbox devices` and `passbox activity`.
 extension Commands {
     static func signedInRecord(_ c: Context) throws -> (AccountRecord, AccountClient) {
-        guard let record = try AccountRecord.load(c.dataDirectory) else { throw ProtocolError(.noAccount) }
-        return (record, try AccountClient(server: record.server))
+        try AccountOperations.signedIn(c.dataDirectory)
     }
 
     static func devices(_ c: Context, _ a: Arguments) throws {

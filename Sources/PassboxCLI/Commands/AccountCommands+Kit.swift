@@ -13,42 +13,17 @@ extension Commands {
 
     static func kit(_ c: Context, _ a: Arguments) throws {
         try a.expectPositionals(0...0, usage: kitUsage)
-        var (record, _) = try signedInRecord(c)
-        let secretKey = try SecretKey(parsing: record.secretKey)
+        _ = try AccountOperations.signedIn(c.dataDirectory)
         if a.flag("confirm") {
-            let typed = try c.input.secret(prompt: c.tr("kit.prompt.lastFour"))
-            let wanted = secretKey.lastFour()
-            guard typed.trimmingCharacters(in: .whitespaces).uppercased() == wanted else {
-                throw CLIError.failure(c.tr("kit.confirmMismatch"), hint: c.tr("kit.confirmMismatch.hint"))
-            }
-            record.kitConfirmed = true
-            try record.save(c.dataDirectory)
+            let typed = try c.input.secretText(prompt: c.tr("kit.prompt.lastFour"))
+            try AccountOperations.confirmKit(KitRequest(lastFour: typed), dataDirectory: c.dataDirectory)
             Console.out(c.tr("kit.confirmed"))
             return
         }
         guard let path = a.value("pdf") else { throw CLIError.usage("usage: \(kitUsage)") }
         // The master password first: the kit is for the person who knows it (a wrong one exits 3).
         let password = try c.input.secretText(prompt: c.tr("account.prompt.master"))
-        let keys = try password.withUnsafeBytes {
-            try AccountKeys.derive(
-                password: $0, salt: Array(record.salt), parameters: record.parameters,
-                secretKey: secretKey)
-        }
-        guard (try? AccountKeyset(opening: Array(record.keyset), accountID: record.accountID, unlockKey: keys.accountUnlockKey)) != nil else {
-            throw ProtocolError(.wrongPassword)
-        }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: c.language == .german ? "de_DE" : "en_GB")
-        formatter.dateStyle = .long
-        let page = EmergencyKitPage(
-            title: c.tr("kit.title"), introduction: c.tr("kit.introduction"),
-            fields: [
-                (c.tr("kit.server"), record.server, false), (c.tr("kit.email"), record.email, false), (c.tr("kit.accountID"), record.accountID, false),
-                (c.tr("kit.secretKey"), secretKey.formatted(), true),
-            ],
-            passwordLabel: c.tr("kit.masterPassword"), created: c.tr("kit.created", ["date": formatter.string(from: Date())]),
-            stepsTitle: c.tr("kit.stepsTitle"), steps: [c.tr("kit.step1"), c.tr("kit.step2", ["server": record.server]), c.tr("kit.step3")],
-            footer: c.tr("kit.footer"))
+        let page = try AccountOperations.kitPage(password: password, language: c.language, dataDirectory: c.dataDirectory)
         // The file holds the Secret Key: it is the user's alone (0600).
         let previous = umask(0o077)
         defer { umask(previous) }

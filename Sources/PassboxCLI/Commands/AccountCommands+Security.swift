@@ -85,7 +85,8 @@ extension Commands {
     }
 
     static func recover(_ c: Context, _ a: Arguments) throws {
-        let (client, email) = try accountTarget(c, a, usage: recoverUsage)
+        let (server, email) = try accountTarget(c, a, usage: recoverUsage)
+        let client = try AccountClient(server: server)
         let codeText = try c.input.secret(prompt: c.tr("recovery.prompt.code"))
         let code: RecoveryCode
         do {
@@ -94,12 +95,12 @@ extension Commands {
             throw CLIError(message: recoveryCodeProblem(error, c), hint: c.tr("recovery.code.hint"), code: .usage)
         }
         let password = try newMasterPassword(c, email: email)
-        let device = newDevice(a)
+        let device = AccountOperations.newDevice(name: a.value("device-name"))
         Console.err(c.tr("account.deriving"))
         let (secretKey, session) = try password.withUnsafeBytes {
             try client.recover(email: email, code: code, newPassword: $0, deviceID: device.id, deviceName: device.name)
         }
-        try saveRecord(c, client: client, session: session, secretKey: secretKey, device: device)
+        try AccountOperations.keep(session, secretKey: secretKey, client: client, device: device, in: c.dataDirectory)
         Console.out(c.tr("recovery.done", ["email": session.email]))
         Console.out("")
         Console.out("    " + secretKey.formatted())

@@ -15,18 +15,14 @@ extension Commands {
     static let signinUsage = "passbox signin --server URL --email EMAIL [--device-name NAME] [--remember-device] [--accept-new-parameters]"
 
     static func signup(_ c: Context, _ a: Arguments) throws {
-        let (client, email) = try accountTarget(c, a, usage: signupUsage)
+        let (server, email) = try accountTarget(c, a, usage: signupUsage)
         // The invitation is a credential: read like a secret (first), never from the command line.
-        let invitation = a.flag("invite") ? try c.input.secret(prompt: c.tr("account.prompt.invitation")).trimmingCharacters(in: .whitespaces) : nil
-        var password = try newMasterPassword(c, email: email)
-        let device = newDevice(a)
+        let invitation = a.flag("invite") ? try c.input.secretText(prompt: c.tr("account.prompt.invitation")) : nil
+        let password = try newMasterPassword(c, email: email)
         Console.err(c.tr("account.deriving"))
-        let (secretKey, session) = try password.withUnsafeBytes {
-            try client.signup(email: email, password: $0, deviceID: device.id, deviceName: device.name, invitation: invitation)
-        }
-        password = SecretText("")
-        try saveRecord(c, client: client, session: session, secretKey: secretKey, device: device)
-        // Shown once: the user writes it down (the Emergency Kit is not built yet).
+        let (secretKey, session, client) = try AccountOperations.signUp(
+            AccountSignUpRequest(server: server, email: email, password: password, invitation: invitation, deviceName: a.value("device-name")), dataDirectory: c.dataDirectory)
+        // Shown once: the user writes it down, and makes the Emergency Kit next.
         Console.out(c.tr("account.created", ["email": session.email, "server": client.origin]))
         Console.out("")
         Console.out("    " + secretKey.formatted())
@@ -36,43 +32,31 @@ extension Commands {
     }
 
     static func signin(_ c: Context, _ a: Arguments) throws {
-        let (client, email) = try accountTarget(c, a, usage: signinUsage)
+        let (server, email) = try accountTarget(c, a, usage: signinUsage)
         let password = try c.input.secretText(prompt: c.tr("account.prompt.master"))
         let keyText = try c.input.secret(prompt: c.tr("account.prompt.secretKey"))
         // The Secret Key is checked here, before any network call, with what exactly is wrong.
-        let secretKey: SecretKey
         do {
-            secretKey = try SecretKey(parsing: keyText)
+            _ = try SecretKey(parsing: keyText)
         } catch {
             throw CLIError(message: secretKeyProblem(error, c), hint: c.tr("account.secretKey.hint"), code: .usage)
         }
-        // The parameters this device used last for the account: a server cannot change them silently (unless the
-        // user says they changed them on another device).
-        let lastUsed = a.flag("accept-new-parameters") ? nil : try KnownAccounts.load(c.dataDirectory).parameters(server: client.origin, email: email)
-        // A device remembered for this account keeps its id and skips the second factor while its token lasts.
-        let remembered = RememberedDevice.load(c.dataDirectory, server: client.origin, email: email)
-        var device = newDevice(a)
-        if let remembered { device.id = remembered.deviceID }
         Console.err(c.tr("account.deriving"))
-        let session = try password.withUnsafeBytes {
-            try client.signin(
-                email: email, password: $0, secretKey: secretKey, deviceID: device.id, deviceName: device.name, lastUsed: lastUsed,
-                rememberToken: remembered?.token, rememberDevice: a.flag("remember-device")
-            ) {
-                // From a script the code is the next line; none there means the account's second factor is missing.
-                do {
-                    return try c.input.secret(prompt: c.tr("twoFactor.prompt.code"))
-                } catch let error as CLIError where error.code == .usage {
-                    throw ProtocolError(.twoFactorRequired)
-                }
+        // The parameters this device used last for the account bind the server (unless the user says they
+        // changed them on another device); a remembered device skips the second factor while its token lasts.
+        let request = AccountSignInRequest(
+            server: server, email: email, password: password, secretKey: SecretText(keyText), rememberDevice: a.flag("remember-device"),
+            acceptNewParameters: a.flag("accept-new-parameters"), deviceName: a.value("device-name"))
+        let session = try AccountOperations.signIn(request, dataDirectory: c.dataDirectory) {
+            // From a script the code is the next line; none there means the account's second factor is missing.
+            do {
+                return try c.input.secret(prompt: c.tr("twoFactor.prompt.code"))
+            } catch let error as CLIError where error.code == .usage {
+                throw ProtocolError(.twoFactorRequired)
             }
         }
-        try saveRecord(c, client: client, session: session, secretKey: secretKey, device: device)
-        if let token = session.rememberToken {
-            try RememberedDevice(server: client.origin, email: session.email, deviceID: device.id, token: token).save(c.dataDirectory)
-            Console.out(c.tr("twoFactor.remembered"))
-        }
-        Console.out(c.tr("account.signedIn", ["email": session.email, "server": client.origin]))
+        if session.rememberToken != nil { Console.out(c.tr("twoFactor.remembered")) }
+        Console.out(c.tr("account.signedIn", ["email": session.email, "server": server]))
     }
 
     static func account(_ c: Context, _ a: Arguments) throws {
@@ -129,31 +113,12 @@ extension Commands {
         return password
     }
 
-    static func accountTarget(_ c: Context, _ a: Arguments, usage: String) throws -> (AccountClient, String) {
+    /// The server and email of a sign-up, sign-in or recovery, checked before any secret is asked for.
+    static func accountTarget(_ c: Context, _ a: Arguments, usage: String) throws -> (String, String) {
         try a.expectPositionals(0...0, usage: usage)
         guard let server = a.value("server"), let email = a.value("email") else { throw CLIError.usage("usage: \(usage)") }
-        let normalized = SignInTranscript.normalizedEmail(email)
-        let bytes = Array(normalized.utf8)
-        guard let at = bytes.firstIndex(of: UInt8(ascii: "@")), at > 0, at < bytes.count - 1, bytes.count <= 254, !bytes.contains(where: { $0 < 0x21 || $0 == 0x7F }) else {
-            throw CLIError(message: c.tr("account.notAnEmail", ["email": Console.visible(email)]), hint: nil, code: .usage)
-        }
-        if let existing = try AccountRecord.load(c.dataDirectory) {
-            throw ProtocolError(.alreadySignedIn, ["email": existing.email, "server": existing.server])
-        }
-        return (try AccountClient(server: server), normalized)
-    }
-
-    static func newDevice(_ a: Arguments) -> (id: String, name: String) {
-        let id = SecureRandom.bytes(count: 12).map { String(format: "%02x", $0) }.joined()
-        var host = [CChar](repeating: 0, count: 256)
-        gethostname(&host, host.count)
-        let hostname = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return (id, a.value("device-name") ?? "passbox CLI on \(hostname.isEmpty ? "Linux" : hostname)")
-    }
-
-    static func saveRecord(_ c: Context, client: AccountClient, session: AccountClient.SignedIn, secretKey: SecretKey, device: (id: String, name: String)) throws {
-        try AccountDevice.keep(session, secretKey: secretKey, server: client.origin, deviceID: device.id, deviceName: device.name, in: c.dataDirectory)
-        try KnownAccounts.remember(session.kdf, server: client.origin, email: session.email, in: c.dataDirectory)
+        let (client, normalized) = try AccountOperations.target(server: server, email: email, dataDirectory: c.dataDirectory)
+        return (client.origin, normalized)
     }
 
     static func secretKeyProblem(_ error: TypedCodeError, _ c: Context) -> String {

@@ -4,6 +4,7 @@ import { call, Secret, SessionLost, AgentGone } from './api.js';
 import { t, errorText } from './i18n.js';
 import { h, icon, button, clear } from './dom.js';
 import { state, report, route, dropVaultState } from './main.js';
+import { signInForm, signUpForm } from './account.js';
 
 const root = document.getElementById('root');
 
@@ -26,8 +27,21 @@ function passwordInput(id, labelKey, autocomplete) {
   return [h('label', { for: id }, t(labelKey)), h('input', { id, type: 'password', autocomplete, required: true })];
 }
 
-export function showOnboarding() {
+// Onboarding: a new vault on this computer, or an account on a Passbox server (sign in, or make one).
+export function showOnboarding(choice = 'local') {
   dropVaultState();
+  const choices = [['local', 'ui.onboard.choice.local'], ['signin', 'ui.onboard.choice.signin'], ['signup', 'ui.onboard.choice.signup']];
+  const bar = h('div', { class: 'toolbar', role: 'group', 'aria-label': t('ui.onboard.choice') },
+    ...choices.map(([name, key]) => button(t(key), () => showOnboarding(name), 'ghost', { 'aria-pressed': String(name === choice), 'data-choice': name })));
+  if (choice !== 'local') {
+    const form = choice === 'signin' ? signInForm() : signUpForm();
+    root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
+      h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')), bar,
+      h('h1', {}, t(choice === 'signin' ? 'ui.account.signIn.title' : 'ui.account.signUp.title')),
+      h('p', { class: 'muted' }, t(choice === 'signin' ? 'ui.account.signIn.text' : 'ui.account.signUp.text')), form)));
+    form.querySelector('input').focus();
+    return;
+  }
   const error = h('p', { class: 'error', role: 'alert' });
   const meter = h('div', { class: 'meter', role: 'img', 'aria-label': t('ui.strength.meter') }, h('span'));
   const strengthText = h('p', { class: 'hint', 'aria-live': 'polite' });
@@ -55,9 +69,8 @@ export function showOnboarding() {
     }
   });
   root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
-    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
-    h('h1', {}, t('ui.onboard.title')), h('p', { class: 'muted' }, t('ui.onboard.text')), form,
-    h('p', { class: 'hint' }, t('ui.onboard.account')))));
+    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')), bar,
+    h('h1', {}, t('ui.onboard.title')), h('p', { class: 'muted' }, t('ui.onboard.text')), form)));
   first.focus();
 }
 
@@ -86,7 +99,7 @@ export function showLock() {
     clear(body);
     const field = useQuick
       ? [h('label', { for: 'unlock-password' }, t('ui.lock.quickPassword', { user: status.quickUnlock.user || '' })), h('input', { id: 'unlock-password', type: 'password', autocomplete: 'current-password' })]
-      : passwordInput('unlock-password', 'ui.lock.password', 'current-password');
+      : passwordInput('unlock-password', status.account ? 'ui.lock.masterPassword' : 'ui.lock.password', 'current-password');
     const submit = h('button', { type: 'submit', class: 'button primary' }, icon('lock'), t('ui.lock.unlock'));
     const form = h('form', {}, ...field, error, h('div', { class: 'actions' }, submit,
       quick ? button(useQuick ? t('ui.lock.master') : t('ui.lock.quick', { user: status.quickUnlock.user || '' }), () => { useQuick = !useQuick; render(); }, 'ghost') : null));
@@ -115,7 +128,7 @@ export function showLock() {
   root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
     h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
     h('h1', {}, t('ui.lock.title')), body,
-    h('p', { class: 'hint' }, t('ui.lock.vault', { path: status.vault || '' })))));
+    h('p', { class: 'hint' }, status.account ? t('ui.lock.account', { email: status.account.email, server: status.account.server }) : t('ui.lock.vault', { path: status.vault || '' })))));
   render();
 }
 

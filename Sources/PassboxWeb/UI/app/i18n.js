@@ -36,10 +36,12 @@ export function errorText(error) {
     case 'invitationInvalid': facts.reason = t('invitation.' + (facts.reason || 'unknown')); break;
     case 'quickUnlockRefused': if (facts.triesLeft === '0') key += '.last'; else facts.count = facts.triesLeft; break;
     case 'otherSite': if (!facts.saved) facts.saved = t('fill.noWebsite'); break;
+    case 'secretKeyInvalid': facts.detail = t('secretKey.' + (facts.problem || 'mistyped'), facts); break;
     default: break;
   }
   const message = t(key, facts);
-  const hintKey = key + '.hint';
+  // The page's own hint where the command line's names a command (the web UI has a form for it).
+  const hintKey = has('ui.' + key + '.hint') ? 'ui.' + key + '.hint' : key + '.hint';
   const hint = t(hintKey, facts);
   const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? '' : '.');
   return hint && hint !== hintKey ? `${sentence(message)} ${sentence(hint)}` : sentence(message);

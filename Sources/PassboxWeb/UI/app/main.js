@@ -8,6 +8,7 @@ import { showItem, showHistory, maskRevealed } from './item.js';
 import { showEditor, editorIsDirty } from './editor.js';
 import { showCheck } from './check.js';
 import { showGenerator, showTrash, showSettings } from './tools.js';
+import { showAccount, kitReminder } from './account.js';
 
 export const state = {
   status: null, catalog: [], view: 'items', filter: { kind: 'all' }, selected: null, sort: 'az', check: null, tags: [], vaults: [],
@@ -153,6 +154,7 @@ function renderNav() {
       h('li', {}, navButton(t('ui.nav.check'), 'shield', { view: 'check' })),
       h('li', {}, navButton(t('ui.nav.generator'), 'wand-sparkles', { view: 'generator' })),
       h('li', {}, navButton(t('ui.nav.trash'), 'trash-2', { view: 'trash' })),
+      state.status && state.status.account ? h('li', {}, navButton(t('ui.nav.account'), 'user', { view: 'account' })) : null,
       h('li', {}, navButton(t('ui.nav.settings'), 'settings', { view: 'settings' })),
       h('li', {}, navButton(t('ui.nav.shortcuts'), 'keyboard', { view: 'keys' })),
       h('li', {}, h('button', { type: 'button', class: 'nav-item', onclick: lockNow }, icon('lock'), h('span', {}, t('ui.nav.lock'))))),
@@ -194,6 +196,10 @@ async function showShell() {
   loadVaults();
   await list.load(state.filter, state.sort);
   shell.search.focus();
+  // A view asked for before the vault opened (the Emergency Kit right after a sign-up).
+  const pending = state.pendingView;
+  state.pendingView = null;
+  if (pending) await navigate(pending);
 }
 
 // The vaults (several in a local file or an account): a section in the navigation when there is more than one.
@@ -214,6 +220,8 @@ const shownNotices = new Set();
 function renderNotices() {
   const sync = state.status && state.status.sync;
   clear(shell.notices);
+  const reminder = kitReminder(() => navigate({ view: 'account', tab: 'kit' }));
+  if (reminder) shell.notices.append(reminder);
   if (sync) {
     // An account: what is queued, the last sync, the live connection, and a sync now.
     const lines = [t('sync.status', { queued: sync.queued, last: sync.lastSync ? formatDate(sync.lastSync) : t('sync.never') })];
@@ -263,8 +271,8 @@ export async function navigate(target) {
   if (target.view) {
     state.view = target.view;
     markNav();
-    const views = { check: showCheck, generator: showGenerator, trash: showTrash, settings: showSettings, keys: showShortcuts };
-    await views[target.view](clear(shell.main));
+    const views = { check: showCheck, generator: showGenerator, trash: showTrash, settings: showSettings, keys: showShortcuts, account: showAccount };
+    try { await views[target.view](clear(shell.main), target.tab); } catch (e) { report(e); }
     shell.main.focus();
     return;
   }

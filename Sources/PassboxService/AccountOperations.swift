@@ -1,0 +1,238 @@
+import Foundation
+import PassboxClient
+import PassboxCore
+import PassboxCrypto
+import PassboxKit
+import PassboxProtocol
+import PassboxStore
+
+/// The account's operations for one data directory, shared by the command line (which words them) and the
+/// agent (which answers them for the web UI): sign-up and sign-in as this device, the account page, devices,
+/// activity, two-factor sign-in and the Emergency Kit. Failures are `ProtocolError`s with their facts.
+public enum AccountOperations {
+    /// A new device's id (12 random bytes, hex) and name (the given one, else "passbox on HOST").
+    public static func newDevice(name: String?) -> (id: String, name: String) {
+        let id = SecureRandom.bytes(count: 12).map { String(format: "%02x", $0) }.joined()
+        var host = [CChar](repeating: 0, count: 256)
+        gethostname(&host, host.count)
+        let hostname = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let given = name?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return (id, given.flatMap { $0.isEmpty ? nil : String($0.prefix(100)) } ?? "passbox CLI on \(hostname.isEmpty ? "Linux" : hostname)")
+    }
+
+    /// The address and email of a sign-up or sign-in: the server checked (https, or http to this machine),
+    /// the email normalised and shaped like one, and this data directory not signed in yet.
+    public static func target(server: String, email: String, dataDirectory: String) throws -> (AccountClient, String) {
+        let normalized = SignInTranscript.normalizedEmail(email)
+        let bytes = Array(normalized.utf8)
+        guard let at = bytes.firstIndex(of: UInt8(ascii: "@")), at > 0, at < bytes.count - 1, bytes.count <= 254, !bytes.contains(where: { $0 < 0x21 || $0 == 0x7F }) else {
+            throw ProtocolError(.notAnEmail, ["email": email])
+        }
+        if let existing = try AccountRecord.load(dataDirectory) {
+            throw ProtocolError(.alreadySignedIn, ["email": existing.email, "server": existing.server])
+        }
+        return (try AccountClient(server: server), normalized)
+    }
+
+    /// A new master password must be rated 3/4 or more: with the Secret Key it guards everything on the server.
+    public static func checkNewMaster(_ password: SecretText, email: String) throws {
+        let text = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        if let strength = try? Tools.strength(text, userInputs: [email]), strength.score < 3 {
+            throw ProtocolError(.masterTooWeak, ["score": String(strength.score)])
+        }
+    }
+
+    /// Keeps what a sign-up or sign-in leaves on this device: the account record, the account's vault with
+    /// its sync keys, and the parameters used (a server cannot lower them later).
+    public static func keep(_ session: AccountClient.SignedIn, secretKey: SecretKey, client: AccountClient, device: (id: String, name: String), in dataDirectory: String) throws {
+        try AccountDevice.keep(session, secretKey: secretKey, server: client.origin, deviceID: device.id, deviceName: device.name, in: dataDirectory)
+        try KnownAccounts.remember(session.kdf, server: client.origin, email: session.email, in: dataDirectory)
+    }
+
+    /// Makes the account and signs in as this device. The master password is checked for strength first.
+    public static func signUp(_ r: AccountSignUpRequest, dataDirectory: String) throws -> (SecretKey, AccountClient.SignedIn, AccountClient) {
+        let (client, email) = try target(server: r.server, email: r.email, dataDirectory: dataDirectory)
+        try checkNewMaster(r.password, email: email)
+        let invitation = r.invitation.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .whitespaces) }
+        let device = newDevice(name: r.deviceName)
+        let (secretKey, session) = try r.password.withUnsafeBytes {
+            try client.signup(email: email, password: $0, deviceID: device.id, deviceName: device.name, invitation: invitation?.isEmpty == false ? invitation : nil)
+        }
+        try keep(session, secretKey: secretKey, client: client, device: device, in: dataDirectory)
+        return (secretKey, session, client)
+    }
+
+    /// Signs in as this device: the Secret Key is checked here before any network call (`secretKeyInvalid`
+    /// names what is wrong); a device remembered for the account keeps its id and skips the second factor.
+    /// The second factor is `r.code`, or what `secondFactor` answers when the server asks for one (a terminal).
+    public static func signIn(_ r: AccountSignInRequest, dataDirectory: String, secondFactor: (() throws -> String)? = nil) throws -> AccountClient.SignedIn {
+        let (client, email) = try target(server: r.server, email: r.email, dataDirectory: dataDirectory)
+        let secretKey = try parseSecretKey(r.secretKey)
+        let lastUsed = r.acceptNewParameters ? nil : try KnownAccounts.load(dataDirectory).parameters(server: client.origin, email: email)
+        let remembered = RememberedDevice.load(dataDirectory, server: client.origin, email: email)
+        var device = newDevice(name: r.deviceName)
+        if let remembered { device.id = remembered.deviceID }
+        let code = r.code.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+        let session = try r.password.withUnsafeBytes {
+            try client.signin(
+                email: email, password: $0, secretKey: secretKey, deviceID: device.id, deviceName: device.name, lastUsed: lastUsed,
+                rememberToken: remembered?.token, rememberDevice: r.rememberDevice
+            ) {
+                if let secondFactor { return try secondFactor() }
+                guard let code, !code.trimmingCharacters(in: .whitespaces).isEmpty else { throw ProtocolError(.twoFactorRequired) }
+                return code
+            }
+        }
+        try keep(session, secretKey: secretKey, client: client, device: device, in: dataDirectory)
+        if let token = session.rememberToken {
+            try RememberedDevice(server: client.origin, email: session.email, deviceID: device.id, token: token).save(dataDirectory)
+        }
+        return session
+    }
+
+    /// The Secret Key as typed (any case, spaces or dashes, O for 0…), or `secretKeyInvalid` with what is wrong.
+    static func parseSecretKey(_ typed: SecretText) throws -> SecretKey {
+        do {
+            return try typed.withUnsafeBytes { try SecretKey(parsing: String(decoding: $0, as: UTF8.self)) }
+        } catch let error as TypedCodeError {
+            throw ProtocolError(.secretKeyInvalid, secretKeyFacts(error))
+        }
+    }
+
+    /// What is wrong with a typed code (Secret Key or recovery code), as facts a surface words.
+    public static func secretKeyFacts(_ error: TypedCodeError) -> [String: String] {
+        switch error {
+        case .empty: ["problem": "empty"]
+        case .missingVersion(let expected): ["problem": "missingVersion", "version": expected]
+        case .unknownVersion(let found): ["problem": "unknownVersion", "version": found]
+        case .invalidCharacter(let character, let position): ["problem": "invalidCharacter", "character": character, "position": String(position)]
+        case .charactersMissing(let count, let after): ["problem": "missing", "count": String(count), "version": after]
+        case .charactersExtra(let count): ["problem": "extra", "count": String(count)]
+        case .mistyped: ["problem": "mistyped"]
+        }
+    }
+
+    /// The signed-in account of this data directory and a client for its server.
+    public static func signedIn(_ dataDirectory: String) throws -> (AccountRecord, AccountClient) {
+        guard let record = try AccountRecord.load(dataDirectory) else { throw ProtocolError(.noAccount) }
+        return (record, try AccountClient(server: record.server))
+    }
+
+    /// What `status` says of the account (nil without one); cheap: one access(2) call without a record.
+    public static func brief(_ dataDirectory: String) -> AccountBrief? {
+        guard access(AccountRecord.path(dataDirectory), F_OK) == 0, let record = try? AccountRecord.load(dataDirectory) else { return nil }
+        return AccountBrief(email: record.email, server: record.server, kitReminder: record.kitConfirmed != true)
+    }
+
+    public static func view(_ dataDirectory: String) throws -> AccountView {
+        let (record, client) = try signedIn(dataDirectory)
+        let token = record.token ?? ""
+        let account = try client.account(token: token)
+        let twoFactor = try client.twoFactorStatus(token: token)
+        return AccountView(
+            server: record.server, email: account.email, accountID: account.accountID, created: account.created, kdf: account.kdf, devices: account.devices,
+            twoFactor: twoFactor, kitConfirmed: record.kitConfirmed == true)
+    }
+
+    public static func activity(_ dataDirectory: String) throws -> ActivityReply {
+        let (record, client) = try signedIn(dataDirectory)
+        return try client.activity(token: record.token ?? "")
+    }
+
+    /// Signs out another device, or all others (how many); this device signs out with `passbox signout`.
+    public static func signOutDevice(_ r: DeviceSignOutRequest, dataDirectory: String) throws -> Int {
+        let (record, client) = try signedIn(dataDirectory)
+        if r.others { return try client.signoutOthers(token: record.token ?? "") }
+        guard let device = r.device, !device.isEmpty else { throw ProtocolError(.badRequest, ["reason": "no device named"]) }
+        guard device != record.deviceID else { throw ProtocolError(.badRequest, ["reason": "this device signs out with passbox signout"]) }
+        try client.signout(device: device, token: record.token ?? "")
+        return 1
+    }
+
+    // MARK: Two-factor sign-in
+
+    public static func enrolTwoFactor(_ dataDirectory: String) throws -> TwoFactorSetupReply {
+        let (record, client) = try signedIn(dataDirectory)
+        let parameters = try client.enrolTwoFactor(token: record.token ?? "", email: record.email)
+        guard let qr = QRModules.encode(parameters.uri) else { throw ProtocolError(.libraryMissing, ["libraries": "libqrencode", "packages": "libqrencode4"]) }
+        return TwoFactorSetupReply(setupKey: Base32.encode(parameters.secret), uri: parameters.uri, size: qr.size, modules: qr.rows)
+    }
+
+    public static func confirmTwoFactor(_ r: TwoFactorRequest, dataDirectory: String) throws -> RecoveryCodesReply {
+        let (record, client) = try signedIn(dataDirectory)
+        guard let code = r.code?.withUnsafeBytes({ String(decoding: $0, as: UTF8.self) }).trimmingCharacters(in: .whitespaces), !code.isEmpty else {
+            throw ProtocolError(.twoFactorCodeWrong)
+        }
+        return RecoveryCodesReply(codes: try client.confirmTwoFactor(token: record.token ?? "", code: code))
+    }
+
+    public static func disableTwoFactor(_ r: TwoFactorRequest, dataDirectory: String) throws {
+        let (record, client) = try signedIn(dataDirectory)
+        guard let password = r.password else { throw ProtocolError(.wrongPassword) }
+        let secretKey = try SecretKey(parsing: record.secretKey)
+        try password.withUnsafeBytes {
+            try client.disableTwoFactor(
+                email: record.email, password: $0, secretKey: secretKey, salt: Array(record.salt), parameters: record.parameters, keyset: Array(record.keyset),
+                deviceID: record.deviceID, token: record.token ?? "")
+        }
+    }
+
+    // MARK: The Emergency Kit
+
+    /// The kit's page, worded in `language`: for the person who knows the master password (a wrong one is
+    /// `wrongPassword`, checked against the keyset this device keeps; nothing goes to the server).
+    public static func kitPage(password: SecretText, language: Language, dataDirectory: String) throws -> EmergencyKitPage {
+        let (record, _) = try signedIn(dataDirectory)
+        let secretKey = try SecretKey(parsing: record.secretKey)
+        let keys = try password.withUnsafeBytes {
+            try AccountKeys.derive(password: $0, salt: Array(record.salt), parameters: record.parameters, secretKey: secretKey)
+        }
+        guard (try? AccountKeyset(opening: Array(record.keyset), accountID: record.accountID, unlockKey: keys.accountUnlockKey)) != nil else {
+            throw ProtocolError(.wrongPassword)
+        }
+        let tr = { (key: String, facts: [String: String]) in Localization.tr(key, language, facts) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: language == .german ? "de_DE" : "en_GB")
+        formatter.dateStyle = .long
+        return EmergencyKitPage(
+            title: tr("kit.title", [:]), introduction: tr("kit.introduction", [:]),
+            fields: [
+                (tr("kit.server", [:]), record.server, false), (tr("kit.email", [:]), record.email, false), (tr("kit.accountID", [:]), record.accountID, false),
+                (tr("kit.secretKey", [:]), secretKey.formatted(), true),
+            ],
+            passwordLabel: tr("kit.masterPassword", [:]), created: tr("kit.created", ["date": formatter.string(from: Date())]),
+            stepsTitle: tr("kit.stepsTitle", [:]), steps: [tr("kit.step1", [:]), tr("kit.step2", ["server": record.server]), tr("kit.step3", [:])],
+            footer: tr("kit.footer", [:]))
+    }
+
+    /// The kit as PDF bytes (for a download): written to a 0600 file in `directory` (the agent's own), read
+    /// back and removed.
+    public static func kitPDF(_ r: KitRequest, directory: String, dataDirectory: String) throws -> FileReply {
+        let language: Language = r.language == "de" ? .german : .english
+        let page = try kitPage(password: r.password ?? SecretText(""), language: language, dataDirectory: dataDirectory)
+        let path = directory + "/kit-\(SecureRandom.bytes(count: 8).map { String(format: "%02x", $0) }.joined()).pdf"
+        let previous = umask(0o077)
+        defer {
+            umask(previous)
+            unlink(path)
+        }
+        do {
+            try EmergencyKit.write(page, to: path)
+        } catch {
+            throw ProtocolError(.io, ["operation": "write", "path": path, "reason": String(describing: error)])
+        }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        return FileReply(name: Localization.tr("kit.fileName", language, [:]), mediaType: "application/pdf", base64: bytes.base64EncodedString())
+    }
+
+    /// Confirms the kit is kept by the Secret Key's last four characters (compared in constant time); the
+    /// reminder then stops on this device.
+    public static func confirmKit(_ r: KitRequest, dataDirectory: String) throws {
+        var (record, _) = try signedIn(dataDirectory)
+        let wanted = Array(try SecretKey(parsing: record.secretKey).lastFour().utf8)
+        let typed = Array((r.lastFour?.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } ?? "").trimmingCharacters(in: .whitespaces).uppercased().utf8)
+        guard ConstantTime.equal(typed, wanted) else { throw ProtocolError(.kitMismatch) }
+        record.kitConfirmed = true
+        try record.save(dataDirectory)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxProtocol
+import PassboxStore
+
+/// The account's operations as requests: sign-up and sign-in open the account's vault on this device at once
+/// (the served vault becomes the account's); the account pages need the vault unlocked, so a locked agent
+/// says nothing of the account beyond what `status` says.
+extension VaultService {
+    /// Makes the account; its vault is then open. The key handed back opens it again (quick unlock).
+    public func signUp(_ r: AccountSignUpRequest) throws -> (SignedUpReply, SecretBytes?) {
+        let (secretKey, session, client) = try AccountOperations.signUp(r, dataDirectory: dataDirectory)
+        let key = try openAccountVault(session.vaultKey)
+        return (SignedUpReply(email: session.email, server: client.origin, secretKey: secretKey.formatted()), key)
+    }
+
+    /// Signs in; the account's vault is then open (and syncs, through the agent's live connection).
+    public func signIn(_ r: AccountSignInRequest) throws -> SecretBytes? {
+        let session = try AccountOperations.signIn(r, dataDirectory: dataDirectory)
+        return try openAccountVault(session.vaultKey)
+    }
+
+    /// After a sign-up or sign-in: whatever was open is locked, and the account's vault is opened with its key.
+    func openAccountVault(_ key: SecretBytes?) throws -> SecretBytes? {
+        lock()
+        refreshStore()
+        guard let key, store.isAccountVault, store.exists else { return nil }
+        try unlock(passwordKey: key)
+        return key
+    }
+
+    /// The account pages' requests (nil for any other request).
+    func performAccount(_ request: Request) throws -> Reply? {
+        switch request {
+        case .accountSignUp(let r): return .signedUp(try signUp(r).0)
+        case .accountSignIn(let r):
+            _ = try signIn(r)
+            return .done
+        case .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm:
+            guard isUnlocked else { throw ProtocolError(.locked) }
+            guard store.isAccountVault else { throw ProtocolError(.noAccount) }
+        default: return nil
+        }
+        switch request {
+        case .accountView: return .account(try AccountOperations.view(dataDirectory))
+        case .accountActivity: return .activity(try AccountOperations.activity(dataDirectory))
+        case .deviceSignOut(let r): return .count(CountReply(count: try AccountOperations.signOutDevice(r, dataDirectory: dataDirectory), items: []))
+        case .twoFactorEnrol: return .twoFactorSetup(try AccountOperations.enrolTwoFactor(dataDirectory))
+        case .twoFactorConfirm(let r): return .recoveryCodes(try AccountOperations.confirmTwoFactor(r, dataDirectory: dataDirectory))
+        case .twoFactorDisable(let r):
+            try AccountOperations.disableTwoFactor(r, dataDirectory: dataDirectory)
+            return .done
+        case .kitPDF(let r): return .file(try AccountOperations.kitPDF(r, directory: dataDirectory, dataDirectory: dataDirectory))
+        case .kitConfirm(let r):
+            try AccountOperations.confirmKit(r, dataDirectory: dataDirectory)
+            return .done
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,291 @@
+// An account on a Passbox server: sign-in and sign-up on the onboarding screen, the Secret Key shown once,
+// and the account page (devices, activity, two-factor sign-in, Emergency Kit). The agent talks to the server;
+// the page only ever talks to the agent.
+import { call, Secret, SessionLost, AgentGone } from './api.js';
+import { t, errorText, formatDate, language } from './i18n.js';
+import { h, icon, button, clear, toast, dialog, announce } from './dom.js';
+import { state, report, route } from './main.js';
+import { rateStrength } from './gate.js';
+
+function input(id, labelKey, attrs = {}) {
+  return [h('label', { for: id }, t(labelKey)), h('input', { id, ...attrs })];
+}
+
+// The form's fields by id, read and cleared (the passwords) once sent.
+function valueOf(form, id) { const el = form.querySelector('#' + id); return el ? el.value.trim() : ''; }
+
+// A failure on a form: a lost session or a gone agent changes the screen; anything else is said beside it.
+function formError(error, place) {
+  if (error instanceof SessionLost || error instanceof AgentGone) return report(error);
+  place.textContent = errorText(error);
+}
+
+export function signInForm() {
+  const error = h('p', { class: 'error', role: 'alert' });
+  const second = h('div', { hidden: true },
+    ...input('signin-code', 'ui.account.code', { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code' }),
+    h('p', { class: 'hint' }, t('ui.account.code.hint')),
+    h('label', { class: 'check-label', for: 'signin-remember' }, h('input', { id: 'signin-remember', type: 'checkbox' }), t('ui.account.remember')));
+  const submit = h('button', { type: 'submit', class: 'button primary' }, t('ui.account.signIn'));
+  const form = h('form', { novalidate: true },
+    ...input('signin-server', 'ui.account.server', { type: 'url', placeholder: 'https://vault.example.org', required: true, spellcheck: 'false' }),
+    ...input('signin-email', 'ui.account.email', { type: 'email', autocomplete: 'username', required: true }),
+    ...input('signin-password', 'ui.account.master', { type: 'password', autocomplete: 'current-password', required: true }),
+    ...input('signin-key', 'ui.account.secretKey', { type: 'password', autocomplete: 'off', spellcheck: 'false', required: true }),
+    h('p', { class: 'hint' }, t('ui.account.secretKey.hint')), second, error,
+    h('div', { class: 'actions' }, submit));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const password = form.querySelector('#signin-password'), key = form.querySelector('#signin-key'), code = form.querySelector('#signin-code');
+    submit.disabled = true;
+    error.textContent = t('ui.account.signingIn');
+    try {
+      await call('account-signin', {
+        server: valueOf(form, 'signin-server'), email: valueOf(form, 'signin-email'), password: new Secret(password.value), secretKey: new Secret(key.value),
+        code: second.hidden || !code.value.trim() ? undefined : new Secret(code.value.trim()), rememberDevice: form.querySelector('#signin-remember').checked,
+        acceptNewParameters: false,
+      });
+      password.value = ''; key.value = ''; code.value = '';
+      await route();
+    } catch (e) {
+      submit.disabled = false;
+      code.value = '';
+      if (e.code === 'twoFactorRequired') {
+        // The account signs in with a second factor: the same form again, with the code.
+        second.hidden = false;
+        error.textContent = t('ui.account.needCode');
+        code.focus();
+        return;
+      }
+      formError(e, error);
+    }
+  });
+  return form;
+}
+
+export function signUpForm() {
+  const error = h('p', { class: 'error', role: 'alert' });
+  const meter = h('div', { class: 'meter', role: 'img', 'aria-label': t('ui.strength.meter') }, h('span'));
+  const strength = h('p', { class: 'hint', 'aria-live': 'polite' });
+  const submit = h('button', { type: 'submit', class: 'button primary' }, t('ui.account.create'));
+  const form = h('form', { novalidate: true },
+    ...input('signup-server', 'ui.account.server', { type: 'url', placeholder: 'https://vault.example.org', required: true, spellcheck: 'false' }),
+    ...input('signup-email', 'ui.account.email', { type: 'email', autocomplete: 'username', required: true }),
+    ...input('signup-password', 'ui.account.newMaster', { type: 'password', autocomplete: 'new-password', required: true }), meter, strength,
+    ...input('signup-repeat', 'ui.onboard.confirm', { type: 'password', autocomplete: 'new-password', required: true }),
+    ...input('signup-invitation', 'ui.account.invitation', { type: 'password', autocomplete: 'off' }),
+    h('p', { class: 'hint' }, t('ui.account.invitation.hint')), error,
+    h('div', { class: 'actions' }, submit));
+  const password = form.querySelector('#signup-password');
+  password.addEventListener('input', () => rateStrength(password.value, [valueOf(form, 'signup-email')], meter, strength));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const repeat = form.querySelector('#signup-repeat'), invitation = form.querySelector('#signup-invitation');
+    if (password.value !== repeat.value) { error.textContent = t('ui.onboard.mismatch'); return; }
+    submit.disabled = true;
+    error.textContent = t('ui.account.creating');
+    try {
+      const made = (await call('account-signup', {
+        server: valueOf(form, 'signup-server'), email: valueOf(form, 'signup-email'), password: new Secret(password.value),
+        invitation: invitation.value.trim() ? new Secret(invitation.value.trim()) : undefined,
+      })).body;
+      password.value = ''; repeat.value = ''; invitation.value = '';
+      showSecretKey(made);
+    } catch (e) {
+      submit.disabled = false;
+      formError(e, error);
+    }
+  });
+  return form;
+}
+
+// The Secret Key of a new account, shown once: the user writes it down (or saves the Emergency Kit next).
+function showSecretKey(made) {
+  const root = document.getElementById('root');
+  clear(root);
+  const go = async (view) => { state.pendingView = view; await route(); };
+  root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
+    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    h('h1', {}, t('ui.account.created.title')),
+    h('p', {}, t('ui.account.created.text', { email: made.email, server: made.server })),
+    h('p', { class: 'secretkey mono', id: 'secret-key', 'aria-label': t('ui.account.secretKey') }, made.secretKey),
+    h('p', { class: 'hint' }, t('ui.account.created.keep')),
+    h('div', { class: 'actions' },
+      button([icon('file-key'), t('ui.account.kit.open')], () => go({ view: 'account', tab: 'kit' }), 'primary'),
+      button(t('ui.account.continue'), () => go(null))))));
+  announce(t('ui.account.created.title'));
+  root.querySelector('.button.primary').focus();
+}
+
+// MARK: the account page
+
+const tabs = [['devices', 'server', 'ui.account.tab.devices'], ['activity', 'history', 'ui.account.tab.activity'], ['twoFactor', 'shield-check', 'ui.account.tab.twoFactor'], ['kit', 'file-key', 'ui.account.tab.kit']];
+
+export async function showAccount(pane, tab = 'devices') {
+  const account = (await call('account-view')).body;
+  const body = h('div');
+  const bar = h('div', { class: 'toolbar', role: 'group', 'aria-label': t('ui.account.sections') });
+  const open = async (name) => {
+    for (const b of bar.children) b.setAttribute('aria-pressed', String(b.dataset.tab === name));
+    clear(body);
+    try { await sections[name](body, account, () => showAccount(clear(pane), name)); } catch (e) { report(e); }
+  };
+  for (const [name, iconName, key] of tabs) {
+    const b = button([icon(iconName), t(key)], () => open(name), 'ghost');
+    b.dataset.tab = name;
+    bar.append(b);
+  }
+  pane.append(h('h1', {}, t('ui.account.title')),
+    h('p', { class: 'muted' }, t('ui.account.summary', { email: account.email, server: account.server, id: account.accountID, date: formatDate(account.created) })),
+    h('p', { class: 'hint' }, t('ui.account.kdf', { memory: Math.round(account.kdf.memoryKiB / 1024), passes: account.kdf.passes, lanes: account.kdf.lanes })),
+    bar, body);
+  await open(tabs.some(([name]) => name === tab) ? tab : 'devices');
+}
+
+const sections = {
+  async devices(body, account, reload) {
+    const rows = account.devices.map((d) => h('tr', {},
+      h('td', {}, d.name, d.isCurrent ? h('span', { class: 'chip' }, t('ui.account.thisDevice')) : null),
+      h('td', {}, d.address), h('td', {}, formatDate(d.lastSeen)),
+      h('td', {}, d.isCurrent ? null : button(t('ui.account.signOutDevice'), async () => {
+        const ok = await dialog(t('ui.account.signOutDevice.title', { name: d.name }), h('p', {}, t('ui.account.signOutDevice.text')), [{ label: t('ui.cancel'), value: false }, { label: t('ui.account.signOutDevice'), value: true, danger: true }]);
+        if (!ok) return;
+        try { await call('device-signout', { device: d.deviceID, others: false }); toast(t('ui.account.signedOutDevice', { name: d.name })); await reload(); } catch (e) { report(e); }
+      }, 'ghost'))));
+    const others = account.devices.filter((d) => !d.isCurrent).length;
+    body.append(h('h2', {}, t('ui.account.tab.devices')),
+      h('table', { class: 'keys' }, h('thead', {}, h('tr', {}, ...['ui.account.device', 'ui.account.address', 'ui.account.lastSeen', 'ui.account.action'].map((k) => h('th', { scope: 'col' }, t(k))))), h('tbody', {}, ...rows)),
+      others ? h('div', { class: 'actions' }, button(t('ui.account.signOutOthers'), async () => {
+        const ok = await dialog(t('ui.account.signOutOthers'), h('p', {}, t('ui.account.signOutOthers.text', { count: others })), [{ label: t('ui.cancel'), value: false }, { label: t('ui.account.signOutOthers'), value: true, danger: true }]);
+        if (!ok) return;
+        try { const n = (await call('device-signout', { others: true })).body.count; toast(t('ui.account.signedOutOthers', { count: n })); await reload(); } catch (e) { report(e); }
+      }, 'danger')) : null);
+  },
+
+  async activity(body) {
+    const events = (await call('account-activity')).body.events;
+    const kinds = ['signup', 'signin', 'signinFailed', 'signout', 'deviceSignedOut', 'passwordChanged', 'twoFactorOn', 'twoFactorOff', 'recoverySetUp', 'recovered', 'recoveryStarted', 'recoveryFailed'];
+    body.append(h('h2', {}, t('ui.account.tab.activity')),
+      h('ul', { class: 'versions' }, ...events.map((e) => h('li', { class: 'version' },
+        h('strong', {}, kinds.includes(e.kind) ? t('activity.' + e.kind) : e.kind), ' ',
+        h('span', { class: 'muted' }, [formatDate(e.at), e.address, e.deviceName].filter(Boolean).join(' · '))))),
+      h('p', { class: 'hint' }, t('activity.note')));
+  },
+
+  async twoFactor(body, account, reload) {
+    const error = h('p', { class: 'error', role: 'alert' });
+    body.append(h('h2', {}, t('ui.account.tab.twoFactor')));
+    if (account.twoFactor.enabled) {
+      const password = h('input', { id: 'tf-password', type: 'password', autocomplete: 'current-password' });
+      const form = h('form', {}, h('p', {}, t('twoFactor.on', { count: account.twoFactor.recoveryCodesLeft })),
+        h('label', { for: 'tf-password' }, t('ui.account.master')), password, error,
+        h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button danger' }, t('ui.account.twoFactor.disable'))));
+      form.addEventListener('submit', async (event) => {
+        event.preventDefault();
+        error.textContent = t('ui.account.checking');
+        try { await call('two-factor-disable', { password: new Secret(password.value) }); password.value = ''; toast(t('twoFactor.disabled')); await reload(); } catch (e) { password.value = ''; formError(e, error); }
+      });
+      body.append(form);
+      return;
+    }
+    body.append(h('p', {}, t('ui.account.twoFactor.off')), error, h('div', { class: 'actions' }, button(t('ui.account.twoFactor.enable'), async () => {
+      try { enrol(clear(body), (await call('two-factor-enrol')).body, reload); } catch (e) { formError(e, error); }
+    }, 'primary')));
+  },
+
+  async kit(body, account, reload) {
+    const error = h('p', { class: 'error', role: 'alert' });
+    const password = h('input', { id: 'kit-password', type: 'password', autocomplete: 'current-password' });
+    const download = h('form', {}, h('p', {}, t('ui.account.kit.text')),
+      h('label', { for: 'kit-password' }, t('ui.account.master')), password, error,
+      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary' }, icon('file-key'), t('ui.account.kit.download'))));
+    download.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      error.textContent = t('ui.account.checking');
+      try {
+        const file = (await call('kit-pdf', { password: new Secret(password.value), language })).body;
+        password.value = '';
+        saveFile(file);
+        error.textContent = '';
+        toast(t('ui.account.kit.saved'));
+      } catch (e) { password.value = ''; formError(e, error); }
+    });
+    body.append(h('h2', {}, t('ui.account.tab.kit')), download);
+    if (account.kitConfirmed) { body.append(h('p', { class: 'notice', role: 'note' }, t('ui.account.kit.confirmed'))); return; }
+    const confirmError = h('p', { class: 'error', role: 'alert' });
+    const lastFour = h('input', { id: 'kit-last-four', type: 'text', autocomplete: 'off', spellcheck: 'false', maxlength: '8' });
+    const confirm = h('form', {}, h('h3', {}, t('ui.account.kit.confirmTitle')), h('label', { for: 'kit-last-four' }, t('ui.account.kit.lastFour')), lastFour, confirmError,
+      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button' }, t('ui.account.kit.confirm'))));
+    confirm.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      try {
+        await call('kit-confirm', { lastFour: new Secret(lastFour.value) });
+        lastFour.value = '';
+        toast(t('kit.confirmed'));
+        state.status = (await call('status')).body;
+        await reload();
+      } catch (e) { formError(e, confirmError); }
+    });
+    body.append(confirm);
+  },
+};
+
+// Two-factor setup: the QR code (drawn here from the agent's modules) and the setup key, then a code of the
+// app turns it on and the ten recovery codes are shown once.
+function enrol(body, setup, reload) {
+  const error = h('p', { class: 'error', role: 'alert' });
+  const code = h('input', { id: 'tf-code', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code' });
+  const form = h('form', {}, h('label', { for: 'tf-code' }, t('ui.account.twoFactor.code')), code, error,
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary' }, t('ui.account.twoFactor.turnOn'))));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      const codes = (await call('two-factor-confirm', { code: new Secret(code.value.trim()) })).body.codes;
+      code.value = '';
+      clear(body).append(h('h2', {}, t('ui.account.tab.twoFactor')), h('p', {}, t('twoFactor.enabled')), h('p', {}, t('twoFactor.keepCodes')),
+        h('ul', { class: 'chips', id: 'recovery-codes' }, ...codes.map((c) => h('li', { class: 'chip mono' }, c))),
+        h('div', { class: 'actions' }, button(t('ui.account.done'), reload, 'primary')));
+    } catch (e) { code.value = ''; formError(e, error); }
+  });
+  body.append(h('h2', {}, t('ui.account.tab.twoFactor')), h('p', {}, t('ui.account.twoFactor.scan')), qrCode(setup),
+    h('p', {}, t('ui.account.twoFactor.key')), h('p', { class: 'mono', id: 'tf-setup-key' }, setup.setupKey), form);
+  code.focus();
+}
+
+// A QR code as an SVG of its dark modules, dark on light whatever the theme (as cameras read it best).
+function qrCode(setup) {
+  const ns = 'http://www.w3.org/2000/svg', quiet = 4, size = setup.size + 2 * quiet;
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${size} ${size}`);
+  svg.setAttribute('class', 'qr');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', t('ui.account.twoFactor.qr'));
+  const background = document.createElementNS(ns, 'rect');
+  for (const [k, v] of [['width', size], ['height', size], ['fill', '#fff']]) background.setAttribute(k, String(v));
+  let d = '';
+  setup.modules.forEach((row, y) => { for (let x = 0; x < row.length; x++) if (row[x] === '1') d += `M${x + quiet} ${y + quiet}h1v1h-1z`; });
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', d);
+  path.setAttribute('fill', '#000');
+  svg.append(background, path);
+  return svg;
+}
+
+// A file from the agent, saved by the browser (never kept by the page).
+function saveFile(file) {
+  const bytes = Uint8Array.from(atob(file.base64), (c) => c.charCodeAt(0));
+  const url = URL.createObjectURL(new Blob([bytes], { type: file.mediaType }));
+  const a = h('a', { href: url, download: file.name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  bytes.fill(0);
+}
+
+// The Emergency Kit reminder in the list, until the kit is confirmed on this device.
+export function kitReminder(openKit) {
+  const account = state.status && state.status.account;
+  if (!account || !account.kitReminder) return null;
+  return h('div', { class: 'notice', role: 'note', id: 'kit-reminder' }, icon('triangle-alert'), ' ', t('ui.account.kit.reminder'), ' ', button(t('ui.account.kit.open'), openKit, 'ghost'));
+}

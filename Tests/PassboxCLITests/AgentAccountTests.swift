@@ -1,0 +1,106 @@
+import Foundation
+import PassboxProtocol
+import PassboxTestSupport
+import Testing
+
+/// The account's operations through the agent (what the web UI's onboarding and account pages send), against a
+/// real `passbox server`: sign-up opens the account's vault, the account page, activity, the Emergency Kit as
+/// PDF and its confirmation, two-factor sign-in turned on and used by a second device with a recovery code,
+/// signing that device out, and two-factor sign-in turned off.
+@Suite struct AgentAccountTests {
+    /// Every operation this suite sends (AgentOperationTests checks that the rest are sent there).
+    static let operations: Set<OperationName> = [
+        .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm,
+    ]
+    let master = "tulip ocean marble violin anchor"
+
+    func failure(_ agent: RealAgent, _ request: Request) throws -> ErrorCode { try agent.failure(request).code }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/oathtool") && FileManager.default.isExecutableFile(atPath: "/usr/bin/pdftotext"),
+        "skipped: oathtool and pdftotext are needed (make test installs them)"))
+    func theAgentSignsUpSignsInAndServesTheAccountPages() throws {
+        let dir = try TemporaryDirectory("passbox-agent-account")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let first = try RealAgent(makeVault: false)
+        #expect(try first.send(.status).status().vaultExists == false)
+        #expect(try first.send(.status).status().account == nil)
+
+        // Sign-up: the Secret Key once, and the account's vault open at once.
+        let made = try first.send(.accountSignUp(AccountSignUpRequest(server: server.origin, email: "Web@Example.org", password: SecretText(master), deviceName: "Browser"))).signedUp()
+        #expect(made.email == "web@example.org" && made.server == server.origin)
+        #expect(made.secretKey.range(of: #"^P1-[0-9A-Z]{6}(-[0-9A-Z]{5,6}){5}$"#, options: .regularExpression) != nil)
+        let status = try first.send(.status).status()
+        #expect(status.unlocked && status.vaultExists == true)
+        #expect(status.account == AccountBrief(email: "web@example.org", server: server.origin, kitReminder: true))
+        #expect(try failure(first, .accountSignUp(AccountSignUpRequest(server: server.origin, email: "other@example.org", password: SecretText(master)))) == .alreadySignedIn)
+        _ = try first.add("login", ItemChanges(title: "Made in the browser", username: "web"))
+        #expect(try first.send(.sync(SyncRequest())).synced().status.queued == 0)
+
+        // The account page and its activity.
+        var view = try first.send(.accountView).account()
+        #expect(view.email == "web@example.org" && view.accountID == String(made.secretKey.dropFirst(3).prefix(6)))
+        #expect(view.devices.count == 1 && view.devices[0].isCurrent && view.devices[0].name == "Browser")
+        #expect(!view.twoFactor.enabled && !view.kitConfirmed)
+        #expect(try first.send(.accountActivity).activity().events.map(\.kind).contains("signup"))
+
+        // The Emergency Kit: the master password first; the PDF holds the Secret Key whole; confirmed by its last four.
+        #expect(try failure(first, .kitPDF(KitRequest(password: SecretText("not the master password")))) == .wrongPassword)
+        let kit = try first.send(.kitPDF(KitRequest(password: SecretText(master), language: "de"))).file()
+        #expect(kit.mediaType == "application/pdf" && kit.name.hasSuffix(".pdf"))
+        let pdf = try #require(Data(base64Encoded: kit.base64))
+        #expect(pdf.prefix(5) == Data("%PDF-".utf8))
+        let pdfPath = dir.path + "/kit.pdf"
+        try pdf.write(to: URL(fileURLWithPath: pdfPath))
+        let text = try Transcript.execute("/usr/bin/pdftotext", ["-layout", pdfPath, "-"], stdin: [], environment: [:]).stdout
+        #expect(text.contains(made.secretKey) && text.contains("Auf einem neuen Gerät"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: first.session.data).allSatisfy { !$0.hasSuffix(".pdf") }, "no kit left behind")
+        #expect(try failure(first, .kitConfirm(KitRequest(lastFour: SecretText("ZZZZ")))) == .kitMismatch)
+        #expect(try first.send(.kitConfirm(KitRequest(lastFour: SecretText(String(made.secretKey.suffix(4)).lowercased())))) == .done)
+        #expect(try first.send(.status).status().account?.kitReminder == false)
+
+        // Two-factor sign-in: the setup as a QR code's modules and a setup key; a code of the app turns it on.
+        let setup = try first.send(.twoFactorEnrol).twoFactorSetup()
+        #expect(setup.uri.hasPrefix("otpauth://totp/") && setup.modules.count == setup.size && setup.modules.allSatisfy { $0.count == setup.size })
+        let code = try Transcript.execute("/usr/bin/oathtool", ["--totp", "-b", setup.setupKey], stdin: [], environment: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try failure(first, .twoFactorConfirm(TwoFactorRequest(code: SecretText("000000")))) == .twoFactorCodeWrong || code == "000000")
+        let recovery = try first.send(.twoFactorConfirm(TwoFactorRequest(code: SecretText(code)))).recoveryCodes().codes
+        #expect(recovery.count == 10)
+        view = try first.send(.accountView).account()
+        #expect(view.twoFactor.enabled && view.kitConfirmed)
+
+        // A second device: the Secret Key is checked first, then the second factor is asked for; a recovery code
+        // signs it in and its vault syncs the item made on the first.
+        let second = try RealAgent(makeVault: false)
+        let signIn = { (code: String?) in
+            Request.accountSignIn(AccountSignInRequest(
+                server: server.origin, email: "web@example.org", password: SecretText(self.master), secretKey: SecretText(made.secretKey.lowercased()), code: code.map(SecretText.init),
+                deviceName: "Second"))
+        }
+        #expect(try failure(second, signIn(nil)) == .twoFactorRequired)
+        #expect(try second.send(.status).status().account == nil, "nothing kept after a sign-in that needs its second factor")
+        #expect(try second.send(signIn(recovery[0])) == .done)
+        #expect(try second.send(.status).status().unlocked)
+        var titles: [String] = []
+        for _ in 0..<100 where !titles.contains("Made in the browser") {
+            titles = (try? second.send(.list(ListRequest())).items().items.map(\.title)) ?? []
+            if !titles.contains("Made in the browser") { usleep(100_000) }
+        }
+        #expect(titles.contains("Made in the browser"), "the second device's vault syncs the first's item")
+
+        // The first signs the second out; the second's account page then says it is signed out.
+        view = try first.send(.accountView).account()
+        let other = try #require(view.devices.first { !$0.isCurrent })
+        #expect(try failure(first, .deviceSignOut(DeviceSignOutRequest(device: view.devices.first { $0.isCurrent }!.deviceID))) == .badRequest)
+        #expect(try first.send(.deviceSignOut(DeviceSignOutRequest(device: other.deviceID))).count().count == 1)
+        #expect(try failure(second, .accountView) == .notSignedIn)
+        #expect(try first.send(.accountActivity).activity().events.map(\.kind).contains("deviceSignedOut"))
+
+        // Two-factor sign-in off, with the master password; a locked agent shows no account page.
+        #expect(try failure(first, .twoFactorDisable(TwoFactorRequest(password: SecretText("not the master password")))) == .wrongPassword)
+        #expect(try first.send(.twoFactorDisable(TwoFactorRequest(password: SecretText(master)))) == .done)
+        #expect(try !first.send(.accountView).account().twoFactor.enabled)
+        #expect(try first.send(.deviceSignOut(DeviceSignOutRequest(others: true))).count().count == 0)
+        #expect(try first.send(.lock(LockRequest())) == .done)
+        #expect(try failure(first, .accountView) == .locked)
+    }
+}
