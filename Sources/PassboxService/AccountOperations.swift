@@ -10,14 +10,14 @@ import PassboxStore
 /// agent (which answers them for the web UI): sign-up and sign-in as this device, the account page, devices,
 /// activity, two-factor sign-in and the Emergency Kit. Failures are `ProtocolError`s with their facts.
 public enum AccountOperations {
-    /// A new device's id (12 random bytes, hex) and name (the given one, else "passbox on HOST").
-    public static func newDevice(name: String?) -> (id: String, name: String) {
+    /// A new device's id (12 random bytes, hex) and name (the given one, else "SURFACE on HOST").
+    public static func newDevice(name: String?, surface: String = "passbox CLI") -> (id: String, name: String) {
         let id = SecureRandom.bytes(count: 12).map { String(format: "%02x", $0) }.joined()
         var host = [CChar](repeating: 0, count: 256)
         gethostname(&host, host.count)
         let hostname = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let given = name?.trimmingCharacters(in: .whitespacesAndNewlines)
-        return (id, given.flatMap { $0.isEmpty ? nil : String($0.prefix(100)) } ?? "passbox CLI on \(hostname.isEmpty ? "Linux" : hostname)")
+        return (id, given.flatMap { $0.isEmpty ? nil : String($0.prefix(100)) } ?? "\(surface) on \(hostname.isEmpty ? "Linux" : hostname)")
     }
 
     /// The address and email of a sign-up or sign-in: the server checked (https, or http to this machine),
@@ -50,11 +50,11 @@ public enum AccountOperations {
     }
 
     /// Makes the account and signs in as this device. The master password is checked for strength first.
-    public static func signUp(_ r: AccountSignUpRequest, dataDirectory: String) throws -> (SecretKey, AccountClient.SignedIn, AccountClient) {
+    public static func signUp(_ r: AccountSignUpRequest, dataDirectory: String, surface: String = "passbox CLI") throws -> (SecretKey, AccountClient.SignedIn, AccountClient) {
         let (client, email) = try target(server: r.server, email: r.email, dataDirectory: dataDirectory)
         try checkNewMaster(r.password, email: email)
         let invitation = r.invitation.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .whitespaces) }
-        let device = newDevice(name: r.deviceName)
+        let device = newDevice(name: r.deviceName, surface: surface)
         let (secretKey, session) = try r.password.withUnsafeBytes {
             try client.signup(email: email, password: $0, deviceID: device.id, deviceName: device.name, invitation: invitation?.isEmpty == false ? invitation : nil)
         }
@@ -65,12 +65,14 @@ public enum AccountOperations {
     /// Signs in as this device: the Secret Key is checked here before any network call (`secretKeyInvalid`
     /// names what is wrong); a device remembered for the account keeps its id and skips the second factor.
     /// The second factor is `r.code`, or what `secondFactor` answers when the server asks for one (a terminal).
-    public static func signIn(_ r: AccountSignInRequest, dataDirectory: String, secondFactor: (() throws -> String)? = nil) throws -> AccountClient.SignedIn {
+    public static func signIn(
+        _ r: AccountSignInRequest, dataDirectory: String, surface: String = "passbox CLI", secondFactor: (() throws -> String)? = nil
+    ) throws -> AccountClient.SignedIn {
         let (client, email) = try target(server: r.server, email: r.email, dataDirectory: dataDirectory)
         let secretKey = try parseSecretKey(r.secretKey)
         let lastUsed = r.acceptNewParameters ? nil : try KnownAccounts.load(dataDirectory).parameters(server: client.origin, email: email)
         let remembered = RememberedDevice.load(dataDirectory, server: client.origin, email: email)
-        var device = newDevice(name: r.deviceName)
+        var device = newDevice(name: r.deviceName, surface: surface)
         if let remembered { device.id = remembered.deviceID }
         let code = r.code.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
         let session = try r.password.withUnsafeBytes {

@@ -10,14 +10,14 @@ import PassboxStore
 extension VaultService {
     /// Makes the account; its vault is then open. The key handed back opens it again (quick unlock).
     public func signUp(_ r: AccountSignUpRequest) throws -> (SignedUpReply, SecretBytes?) {
-        let (secretKey, session, client) = try AccountOperations.signUp(r, dataDirectory: dataDirectory)
+        let (secretKey, session, client) = try AccountOperations.signUp(r, dataDirectory: dataDirectory, surface: "Passbox")
         let key = try openAccountVault(session.vaultKey)
         return (SignedUpReply(email: session.email, server: client.origin, secretKey: secretKey.formatted()), key)
     }
 
     /// Signs in; the account's vault is then open (and syncs, through the agent's live connection).
     public func signIn(_ r: AccountSignInRequest) throws -> SecretBytes? {
-        let session = try AccountOperations.signIn(r, dataDirectory: dataDirectory)
+        let session = try AccountOperations.signIn(r, dataDirectory: dataDirectory, surface: "Passbox")
         return try openAccountVault(session.vaultKey)
     }
 

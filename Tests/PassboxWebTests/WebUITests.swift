@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCore
+import PassboxProtocol
 import Testing
 
 @testable import PassboxWeb
@@ -176,6 +177,12 @@ struct WebUIFileTests {
         print("web UI page weight: \(bytes / 1024) KiB in \(loaded.count) files (target: under 250 KiB before compression)")
         #expect(bytes < 250 * 1024)
         #expect(assets.file("/index.html") != nil && assets.file("/strings/en.json") != nil && assets.file("/catalog.json") != nil)
+    }
+
+    /// The page sends the agent's protocol version: a page of another version would be refused on every call.
+    @Test func thePageSpeaksTheAgentsProtocolVersion() throws {
+        let api = try String(contentsOf: Self.ui.appendingPathComponent("app/api.js"), encoding: .utf8)
+        #expect(api.contains("export const PROTOCOL_VERSION = \(ProtocolVersion.current);"))
     }
 }
 

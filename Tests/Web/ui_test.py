@@ -25,6 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 QR_IMAGE = os.path.join(HERE, "..", "PassboxImagingTests", "Images", "totp.png")
 QR_SECRET = "JBSWY3DPEHPK3PXP"
 PASSWORD = "tulip ocean marble violin anchor"
+# The agent's protocol version, as the page's own api.js sends it.
+with open(os.path.join(HERE, "..", "..", "Sources", "PassboxWeb", "UI", "app", "api.js")) as _api:
+    PROTOCOL_VERSION = int(re.search(r"PROTOCOL_VERSION = (\d+);", _api.read()).group(1))
 
 
 class Failure(Exception):
@@ -94,6 +97,9 @@ class UI:
         options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
         self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
         self.driver.set_page_load_timeout(30)
+        # Downloads (the Emergency Kit) land in a folder of this test's own.
+        self.downloads = tempfile.mkdtemp(prefix="passbox-web-downloads-")
+        self.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": self.downloads})
         self.requests = []
         # As xdg-open does: the 0600 opener file, which forwards to the one-time address.
         opener = [f for f in os.listdir(agent.run_directory()) if f.startswith("open-")] if via_opener else []
@@ -160,8 +166,8 @@ class UI:
         return self.driver.execute_async_script(
             "const done = arguments[arguments.length - 1];"
             "fetch('/api', {method: 'POST', headers: {'Content-Type': 'application/x-passbox-frame', 'X-Passbox-Key': sessionStorage.getItem('passbox.key') || ''},"
-            " body: JSON.stringify({version: 5, request: {op: arguments[0], body: arguments[1]}})})"
-            ".then(r => r.json()).then(j => done(j.reply.kind), e => done(String(e)));", op, body)
+            " body: JSON.stringify({version: arguments[2], request: {op: arguments[0], body: arguments[1]}})})"
+            ".then(r => r.json()).then(j => done(j.reply.kind), e => done(String(e)));", op, body, PROTOCOL_VERSION)
 
     def setting(self, name, value):
         """Changes one of the agent's settings (as its Settings screen does)."""
@@ -170,9 +176,9 @@ class UI:
 
     def unlock(self, password):
         """Types the vault password on the lock page (after the first unlock the page offers quick unlock first)."""
-        master = self.t("ui.lock.master")
-        if any(e.text.strip() == master for e in self.driver.find_elements(By.CSS_SELECTOR, "button")):
-            self.click(master)
+        for master in (self.t("ui.lock.master"), self.t("ui.lock.useMaster")):
+            if any(e.text.strip() == master for e in self.driver.find_elements(By.CSS_SELECTOR, "button")):
+                self.click(master)
         self.type_into("#unlock-password", password)
         self.click(self.t("ui.lock.unlock"))
 
@@ -204,6 +210,7 @@ class UI:
 
     def quit(self):
         self.driver.quit()
+        shutil.rmtree(self.downloads, ignore_errors=True)
 
 
 def security_checks(ui):
@@ -211,7 +218,7 @@ def security_checks(ui):
     host, port = ui.origin.replace("http://", "").split(":")
     cookie = "; ".join(f"{c['name']}={c['value']}" for c in ui.driver.get_cookies())
     check(any(c.get("httpOnly") and c.get("sameSite") == "Strict" for c in ui.driver.get_cookies()), f"the session cookie is not HttpOnly and SameSite=Strict: {ui.driver.get_cookies()}")
-    frame = json.dumps({"version": 5, "request": {"op": "status"}}).encode()
+    frame = json.dumps({"version": PROTOCOL_VERSION, "request": {"op": "status"}}).encode()
 
     def ask(method, path, headers, body=None):
         c = http.client.HTTPConnection(host, int(port), timeout=10)
@@ -250,7 +257,7 @@ def security_checks(ui):
     status, _, _ = ask("GET", "/api", good)
     check(status == 405, f"GET /api answered {status}")
     # A page cannot mint sessions: web-open is refused through the API.
-    status, _, body = ask("POST", "/api", good, json.dumps({"version": 5, "request": {"op": "web-open"}}).encode())
+    status, _, body = ask("POST", "/api", good, json.dumps({"version": PROTOCOL_VERSION, "request": {"op": "web-open"}}).encode())
     check(json.loads(body)["reply"]["kind"] == "failure", f"web-open was answered through the API: {body[:200]}")
     # A token works once.
     url = ui.agent.open_url()
@@ -445,6 +452,136 @@ def main_flows(args, display, language):
         agent.stop()
 
 
+class Server:
+    """A `passbox server` on a free loopback port (SQLite), in a directory of its own."""
+
+    def __init__(self, passbox):
+        self.data = tempfile.mkdtemp(prefix="passbox-web-server-")
+        self.log = open(os.path.join(self.data, "out"), "w+")
+        self.process = subprocess.Popen([passbox, "--data", self.data, "server", "--listen", "127.0.0.1:0"], stdout=self.log, stderr=subprocess.DEVNULL)
+        self.origin = None
+        for _ in range(200):
+            self.log.seek(0)
+            found = re.search(r"http://127\.0\.0\.1:\d+", self.log.read())
+            if found:
+                self.origin = found.group(0)
+                break
+            time.sleep(0.05)
+        check(self.origin, "the server never said where it listens")
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+def totp(key):
+    return subprocess.run(["oathtool", "--totp", "-b", key], capture_output=True, text=True).stdout.strip()
+
+
+def account_flows(args, display, language):
+    """An account on a real server: sign-up on the onboarding screen, the Secret Key once, the Emergency Kit
+    (saved as a PDF, confirmed), devices, activity, two-factor sign-in turned on; a second browser signs in with
+    the second factor (a recovery code); the account's lock page asks for the master password."""
+    server = Server(args.passbox)
+    agent = Agent(args.passbox, display)
+    ui = UI(args, agent, language)
+    second_agent = second = None
+    try:
+        t = ui.t
+        ui.click(t("ui.onboard.choice.signup"))
+        ui.type_into("#signup-server", server.origin)
+        ui.type_into("#signup-email", "web@example.org")
+        ui.type_into("#signup-password", PASSWORD)
+        ui.type_into("#signup-repeat", PASSWORD)
+        ui.shot("onboarding-signup")
+        ui.axe("onboarding-signup")
+        ui.click(t("ui.account.create"))
+        key = ui.find("#secret-key", timeout=30).text.strip()
+        check(re.fullmatch(r"P1-[0-9A-Z]{6}(-[0-9A-Z]{5,6}){5}", key), f"the Secret Key shown: {key!r}")
+        ui.shot("secret-key")
+        ui.axe("secret-key")
+        # Straight to the Emergency Kit: the reminder stands in the list until it is confirmed.
+        ui.click(t("ui.account.kit.open"))
+        ui.find("#kit-password")
+        ui.find("#kit-reminder")
+        ui.shot("account-kit")
+        ui.axe("account-kit")
+        ui.type_into("#kit-password", "not the master password")
+        ui.click(t("ui.account.kit.download"))
+        ui.text_appears(t("error.wrongPassword")[:1].upper() + t("error.wrongPassword")[1:], timeout=30)
+        ui.type_into("#kit-password", PASSWORD)
+        ui.click(t("ui.account.kit.download"))
+        ui.wait(lambda d: any(f.endswith(".pdf") for f in os.listdir(ui.downloads)), "the Emergency Kit saved as a PDF", timeout=30)
+        pdf = os.path.join(ui.downloads, next(f for f in os.listdir(ui.downloads) if f.endswith(".pdf")))
+        ui.wait(lambda d: subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, text=True).stdout.count(key) == 1, "the Secret Key in the saved kit")
+        ui.type_into("#kit-last-four", key[-4:].lower())
+        ui.click(t("ui.account.kit.confirm"))
+        ui.text_appears(t("ui.account.kit.confirmed"))
+        ui.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "#kit-reminder"), "the reminder gone once the kit is confirmed")
+        # Devices and activity.
+        ui.click(t("ui.account.tab.devices"))
+        ui.text_appears(t("ui.account.thisDevice"))
+        ui.shot("account-devices")
+        ui.axe("account-devices")
+        ui.click(t("ui.account.tab.activity"))
+        ui.text_appears(t("activity.signup"))
+        ui.shot("account-activity")
+        # Two-factor sign-in: the QR code drawn by the page, the setup key, a code of the app (oathtool).
+        ui.click(t("ui.account.tab.twoFactor"))
+        ui.click(t("ui.account.twoFactor.enable"))
+        ui.find("svg.qr")
+        setup_key = ui.find("#tf-setup-key").text.strip()
+        ui.shot("account-two-factor")
+        ui.axe("account-two-factor")
+        ui.type_into("#tf-code", totp(setup_key))
+        ui.click(t("ui.account.twoFactor.turnOn"))
+        ui.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#recovery-codes li")) == 10, "ten recovery codes")
+        recovery = ui.driver.find_elements(By.CSS_SELECTOR, "#recovery-codes li")[0].text.strip()
+        ui.shot("account-recovery-codes")
+        ui.check_logs()
+
+        # A second device signs in from its own browser: the second factor is asked for, a recovery code works.
+        second_agent = Agent(args.passbox, display)
+        second = UI(args, second_agent, language)
+        second.click(t("ui.onboard.choice.signin"))
+        second.type_into("#signin-server", server.origin)
+        second.type_into("#signin-email", "WEB@example.org")
+        second.type_into("#signin-password", PASSWORD)
+        second.type_into("#signin-key", key.lower().replace("-", " "))
+        second.shot("onboarding-signin")
+        second.axe("onboarding-signin")
+        second.click(t("ui.account.signIn"))
+        second.find("#signin-code", timeout=30)
+        second.text_appears(t("ui.account.needCode"))
+        second.type_into("#signin-password", PASSWORD)
+        second.type_into("#signin-key", key)
+        second.type_into("#signin-code", recovery)
+        second.click(t("ui.account.signIn"))
+        second.find("#search", timeout=30)
+        second.click(t("ui.nav.account"))
+        second.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "table.keys tbody tr")) == 2, "both devices on the account page")
+        # The account's lock page asks for the master password, and it opens the vault again.
+        second.click(t("ui.nav.lock"))
+        second.click(t("ui.lock.useMaster"))
+        second.find_xpath(f"//label[@for='unlock-password' and text()='{t('ui.lock.masterPassword')}']")
+        second.shot("lock-account")
+        second.unlock(PASSWORD)
+        second.find("#search", timeout=30)
+        second.check_logs()
+    finally:
+        for u in (second, ui):
+            if u:
+                u.quit()
+        for a in (second_agent, agent):
+            if a:
+                a.stop()
+        server.stop()
+
+
 def timer_lock(args, display, language):
     """The agent's own timer locks the vault; the open page goes to the lock page by itself."""
     agent = Agent(args.passbox, display, auto_lock=4)
@@ -484,7 +621,7 @@ def main():
     try:
         time.sleep(0.5)
         for language in ("en", "de"):
-            for test in (main_flows, timer_lock):
+            for test in (main_flows, account_flows, timer_lock):
                 name = f"{test.__name__} ({language})"
                 try:
                     test(args, display, language)
@@ -497,7 +634,7 @@ def main():
     finally:
         xvfb.terminate()
     shots = len([f for f in os.listdir(args.artifacts) if f.endswith(".png")]) if os.path.isdir(args.artifacts) else 0
-    print(f"web UI: {4 - len(failures)} of 4 browser tests passed in {time.time() - started:.0f} s; {shots} screenshots in {args.artifacts}")
+    print(f"web UI: {6 - len(failures)} of 6 browser tests passed in {time.time() - started:.0f} s; {shots} screenshots in {args.artifacts}")
     sys.exit(1 if failures else 0)
 
 

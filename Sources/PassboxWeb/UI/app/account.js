@@ -4,7 +4,7 @@
 import { call, Secret, SessionLost, AgentGone } from './api.js';
 import { t, errorText, formatDate, language } from './i18n.js';
 import { h, icon, button, clear, toast, dialog, announce } from './dom.js';
-import { state, report, route } from './main.js';
+import { state, report, route, refreshNotices } from './main.js';
 import { rateStrength } from './gate.js';
 
 function input(id, labelKey, attrs = {}) {
@@ -23,15 +23,15 @@ function formError(error, place) {
 export function signInForm() {
   const error = h('p', { class: 'error', role: 'alert' });
   const second = h('div', { hidden: true },
-    ...input('signin-code', 'ui.account.code', { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code' }),
+    ...input('signin-code', 'ui.account.code', { type: 'text', inputmode: 'numeric' }),
     h('p', { class: 'hint' }, t('ui.account.code.hint')),
     h('label', { class: 'check-label', for: 'signin-remember' }, h('input', { id: 'signin-remember', type: 'checkbox' }), t('ui.account.remember')));
   const submit = h('button', { type: 'submit', class: 'button primary' }, t('ui.account.signIn'));
   const form = h('form', { novalidate: true },
     ...input('signin-server', 'ui.account.server', { type: 'url', placeholder: 'https://vault.example.org', required: true, spellcheck: 'false' }),
-    ...input('signin-email', 'ui.account.email', { type: 'email', autocomplete: 'username', required: true }),
+    ...input('signin-email', 'ui.account.email', { type: 'email', autocomplete: 'email', required: true }),
     ...input('signin-password', 'ui.account.master', { type: 'password', autocomplete: 'current-password', required: true }),
-    ...input('signin-key', 'ui.account.secretKey', { type: 'password', autocomplete: 'off', spellcheck: 'false', required: true }),
+    ...input('signin-key', 'ui.account.secretKey', { type: 'password', spellcheck: 'false', required: true }),
     h('p', { class: 'hint' }, t('ui.account.secretKey.hint')), second, error,
     h('div', { class: 'actions' }, submit));
   form.addEventListener('submit', async (event) => {
@@ -70,10 +70,10 @@ export function signUpForm() {
   const submit = h('button', { type: 'submit', class: 'button primary' }, t('ui.account.create'));
   const form = h('form', { novalidate: true },
     ...input('signup-server', 'ui.account.server', { type: 'url', placeholder: 'https://vault.example.org', required: true, spellcheck: 'false' }),
-    ...input('signup-email', 'ui.account.email', { type: 'email', autocomplete: 'username', required: true }),
+    ...input('signup-email', 'ui.account.email', { type: 'email', autocomplete: 'email', required: true }),
     ...input('signup-password', 'ui.account.newMaster', { type: 'password', autocomplete: 'new-password', required: true }), meter, strength,
     ...input('signup-repeat', 'ui.onboard.confirm', { type: 'password', autocomplete: 'new-password', required: true }),
-    ...input('signup-invitation', 'ui.account.invitation', { type: 'password', autocomplete: 'off' }),
+    ...input('signup-invitation', 'ui.account.invitation', { type: 'password' }),
     h('p', { class: 'hint' }, t('ui.account.invitation.hint')), error,
     h('div', { class: 'actions' }, submit));
   const password = form.querySelector('#signup-password');
@@ -159,7 +159,7 @@ const sections = {
         const ok = await dialog(t('ui.account.signOutOthers'), h('p', {}, t('ui.account.signOutOthers.text', { count: others })), [{ label: t('ui.cancel'), value: false }, { label: t('ui.account.signOutOthers'), value: true, danger: true }]);
         if (!ok) return;
         try { const n = (await call('device-signout', { others: true })).body.count; toast(t('ui.account.signedOutOthers', { count: n })); await reload(); } catch (e) { report(e); }
-      }, 'danger')) : null);
+      }, 'danger')) : '');
   },
 
   async activity(body) {
@@ -213,7 +213,7 @@ const sections = {
     body.append(h('h2', {}, t('ui.account.tab.kit')), download);
     if (account.kitConfirmed) { body.append(h('p', { class: 'notice', role: 'note' }, t('ui.account.kit.confirmed'))); return; }
     const confirmError = h('p', { class: 'error', role: 'alert' });
-    const lastFour = h('input', { id: 'kit-last-four', type: 'text', autocomplete: 'off', spellcheck: 'false', maxlength: '8' });
+    const lastFour = h('input', { id: 'kit-last-four', type: 'text', spellcheck: 'false', maxlength: '8' });
     const confirm = h('form', {}, h('h3', {}, t('ui.account.kit.confirmTitle')), h('label', { for: 'kit-last-four' }, t('ui.account.kit.lastFour')), lastFour, confirmError,
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button' }, t('ui.account.kit.confirm'))));
     confirm.addEventListener('submit', async (event) => {
@@ -222,7 +222,7 @@ const sections = {
         await call('kit-confirm', { lastFour: new Secret(lastFour.value) });
         lastFour.value = '';
         toast(t('kit.confirmed'));
-        state.status = (await call('status')).body;
+        await refreshNotices();
         await reload();
       } catch (e) { formError(e, confirmError); }
     });
@@ -234,7 +234,7 @@ const sections = {
 // app turns it on and the ten recovery codes are shown once.
 function enrol(body, setup, reload) {
   const error = h('p', { class: 'error', role: 'alert' });
-  const code = h('input', { id: 'tf-code', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code' });
+  const code = h('input', { id: 'tf-code', type: 'text', inputmode: 'numeric' });
   const form = h('form', {}, h('label', { for: 'tf-code' }, t('ui.account.twoFactor.code')), code, error,
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary' }, t('ui.account.twoFactor.turnOn'))));
   form.addEventListener('submit', async (event) => {

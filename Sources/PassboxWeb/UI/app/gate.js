@@ -102,7 +102,7 @@ export function showLock() {
       : passwordInput('unlock-password', status.account ? 'ui.lock.masterPassword' : 'ui.lock.password', 'current-password');
     const submit = h('button', { type: 'submit', class: 'button primary' }, icon('lock'), t('ui.lock.unlock'));
     const form = h('form', {}, ...field, error, h('div', { class: 'actions' }, submit,
-      quick ? button(useQuick ? t('ui.lock.master') : t('ui.lock.quick', { user: status.quickUnlock.user || '' }), () => { useQuick = !useQuick; render(); }, 'ghost') : null));
+      quick ? button(useQuick ? t(status.account ? 'ui.lock.useMaster' : 'ui.lock.master') : t('ui.lock.quick', { user: status.quickUnlock.user || '' }), () => { useQuick = !useQuick; render(); }, 'ghost') : null));
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const input = form.querySelector('#unlock-password');

@@ -97,12 +97,12 @@ async function poll() {
   try {
     const reply = await call('status');
     const wasUnlocked = state.status && state.status.unlocked;
-    const syncBefore = JSON.stringify(state.status && state.status.sync);
+    const noticesBefore = JSON.stringify(state.status && [state.status.sync, state.status.account]);
     state.status = reply.body;
     if (offline) { offline = false; await route(); return; }
     if (wasUnlocked && !state.status.unlocked) { showLock(); return; }
-    // The sync line only when it changed (so a focused Sync now button keeps its focus).
-    if (state.status.unlocked && shell.notices && document.body.contains(shell.notices) && JSON.stringify(state.status.sync) !== syncBefore) renderNotices();
+    // The notices only when they changed (so a focused Sync now button keeps its focus).
+    if (state.status.unlocked && shell.notices && document.body.contains(shell.notices) && JSON.stringify([state.status.sync, state.status.account]) !== noticesBefore) renderNotices();
   } catch (e) {
     if (e instanceof SessionLost) { clearInterval(pollTimer); showNoSession(); }
     else if (e instanceof AgentGone && !offline) { offline = true; showOffline(); }
@@ -316,6 +316,12 @@ export async function newItem(category = 'login') {
 }
 
 export function mainPane() { return shell.main; }
+
+// After a change the notices depend on (the Emergency Kit confirmed): the agent's status again, and the notices.
+export async function refreshNotices() {
+  state.status = (await call('status')).body;
+  if (shell.notices && document.body.contains(shell.notices)) renderNotices();
+}
 
 async function lockNow() {
   try { await call('lock', { forget: false }); } catch (e) { /* the page locks either way */ }
