@@ -35,6 +35,12 @@ import Testing
         let again = try passbox(first, ["signup", "--server", server.origin, "--email", "other@example.org"], [password, password])
         #expect(again.status == 1)
         #expect(again.stderr.contains("already signed in as me@example.org"))
+        // A sync says what it did, what is still queued and when the last sync was; vault list names the account's.
+        let synced = try passbox(first, ["sync"], [password])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(synced.stdout.contains("Synced:") && synced.stdout.contains("Sync: 0 changes queued; last sync"), "\(synced.stdout)")
+        let vaults = try passbox(first, ["vault", "list"], [password])
+        #expect(vaults.status == 0 && vaults.stdout.contains("Vaults of me@example.org"), "\(vaults.stdout)")
 
         // The Secret Key is checked on the device, before the network, and says what is wrong.
         let short = try passbox(second, ["signin", "--server", server.origin, "--email", "me@example.org"], [password, String(key.dropLast(2))])

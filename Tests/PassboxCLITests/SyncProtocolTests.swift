@@ -97,6 +97,59 @@ import Testing
         }
     }
 
+    /// Vaults and moves between devices: a vault's name, icon and colour reach the other device and so does a
+    /// rename; several items moved at once keep their ids, history, dates and favourite there, in one push;
+    /// an item deleted for good on one device and edited on the other comes back with the edit, and the
+    /// editing device is told (deletedEdited).
+    @Test func vaultsMovesAndADeletionAgainstAnEditSync() throws {
+        let dir = try TemporaryDirectory("passbox-sync-vaults")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let (a, key) = try SyncDevice.signUp("a", server: server.origin, email: "v@example.org", in: dir)
+        let travel = try a.service.perform(.vaultCreate(VaultCreateRequest(name: "Travel", icon: "globe", colour: "teal"))).vault()
+        var ids: [String] = []
+        for title in ["Airline", "Hotel"] {
+            let saved = try a.service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: title, username: "me", favorite: true)))).saved()
+            _ = try a.service.perform(.edit(EditRequest(item: saved.id, changes: ItemChanges(username: "me@example.org"))))
+            ids.append(saved.id)
+        }
+        try a.sync()
+        let b = try SyncDevice.signIn("b", server: server.origin, email: "v@example.org", secretKey: key, in: dir)
+        try b.sync()
+        let seen = try b.service.perform(.vaultList).vaults().vaults
+        #expect(seen.contains { $0.id == travel.id && $0.name == "Travel" && $0.icon == "globe" && $0.colour == "teal" })
+
+        // A rename with a new look, and both items moved into the vault in one operation.
+        _ = try a.service.perform(.vaultEdit(VaultEditRequest(vault: "Travel", name: "Trips", icon: "briefcase", colour: "orange")))
+        let before = Dictionary(uniqueKeysWithValues: a.vault.items.filter { ids.contains($0.id) }.map { ($0.id, $0) })
+        #expect(try a.service.perform(.move(MoveRequest(items: ids, vault: "Trips"))).count().count == 2)
+        let pushed = try a.sync()
+        #expect(pushed.pushed >= 1 && pushed.status.queued == 0)
+        try b.sync()
+        let renamed = try b.service.perform(.vaultList).vaults().vaults
+        #expect(renamed.contains { $0.id == travel.id && $0.name == "Trips" && $0.icon == "briefcase" && $0.colour == "orange" && $0.items == 2 })
+        for id in ids {
+            let moved = try #require(b.vault.items.first { $0.id == id })
+            let original = try #require(before[id])
+            #expect(moved.vaultID == travel.id && moved.isFavorite && moved.username == "me@example.org")
+            #expect(moved.history.count == original.history.count && moved.history.contains { $0.item.username == "me" })
+            #expect(moved.created != nil && moved.created == original.created && moved.lastChanged == original.lastChanged, "the item's dates are kept")
+        }
+        #expect(b.vault.items.filter { ids.contains($0.id) }.count == 2, "moved, not copied")
+
+        // Deleted for good on a, edited on b: the edit comes back and b hears of it; a gets the item again.
+        _ = try a.service.perform(.delete(ItemRequest(item: ids[0])))
+        _ = try a.service.perform(.trashDelete(ItemRequest(item: ids[0])))
+        _ = try b.service.perform(.edit(EditRequest(item: ids[0], changes: ItemChanges(username: "edited-on-b"))))
+        try a.sync()
+        let told = try b.sync()
+        #expect(told.status.notices.contains { $0.kind == "deletedEdited" && $0.itemID == ids[0] }, "\(told.status.notices)")
+        try a.sync()
+        for d in [a, b] {
+            let kept = try #require(d.vault.items.first { $0.id == ids[0] }, "the edited item lives on \(d.name)")
+            #expect(kept.username == "edited-on-b" && kept.trashedAt == nil)
+        }
+    }
+
     /// An entry that a newer Passbox wrote (here: an envelope of version 2, rightly in a signed manifest) is
     /// listed as undecryptable on a device that cannot open it (ERR-6), never deleted, and kept on the server.
     @Test func anEntryThisDeviceCannotOpenIsListedAndKept() throws {

@@ -16,6 +16,8 @@ import Testing
     @Test(arguments: Backend.cases) func threeDevicesConvergeAndLoseNothing(_ backend: Backend) throws {
         let seed = ProcessInfo.processInfo.environment["PASSBOX_SYNC_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
         var random = SplitMix64(seed: seed)
+        // Printed first, so a run that throws part way still names its seed.
+        print("sync simulation on \(backend): seed \(seed) (PASSBOX_SYNC_SEED=\(seed) repeats it)")
         let dir = try TemporaryDirectory("passbox-sync-sim")
         let extra = try backend.serverArguments(directory: dir.path + "/server/server")
         let first = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: extra, name: "first")

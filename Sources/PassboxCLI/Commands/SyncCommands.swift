@@ -13,6 +13,8 @@ extension Commands {
             return
         }
         Console.out(context.tr("sync.done", ["pulled": String(reply.pulled), "pushed": String(reply.pushed)]))
+        // What is still queued and when the last sync was, as `status` says it.
+        for line in syncStatusLines(reply.status, context) { Console.out(line) }
         printSyncDetails(reply.status, context)
     }
 
