@@ -85,9 +85,17 @@ public enum AccountOperations {
                 return code
             }
         }
-        try keep(session, secretKey: secretKey, client: client, device: device, in: dataDirectory)
+        do {
+            try keep(session, secretKey: secretKey, client: client, device: device, in: dataDirectory)
+        } catch {
+            // Nothing of the session could be kept here: it is ended at the server too (best effort).
+            try? AccountRecord.remove(dataDirectory)
+            try? client.signout(token: session.token)
+            throw error
+        }
         if let token = session.rememberToken {
-            try RememberedDevice(server: client.origin, email: session.email, deviceID: device.id, token: token).save(dataDirectory)
+            // Without it the next sign-in asks for the second factor again: nothing is lost.
+            try? RememberedDevice(server: client.origin, email: session.email, deviceID: device.id, token: token).save(dataDirectory)
         }
         return session
     }
@@ -126,6 +134,7 @@ public enum AccountOperations {
         return AccountBrief(email: record.email, server: record.server, kitReminder: record.kitConfirmed != true)
     }
 
+    /// The account page: the server's facts, devices and second factor, and whether the kit was confirmed here.
     public static func view(_ dataDirectory: String) throws -> AccountView {
         let (record, client) = try signedIn(dataDirectory)
         let token = record.token ?? ""
@@ -136,6 +145,7 @@ public enum AccountOperations {
             twoFactor: twoFactor, kitConfirmed: record.kitConfirmed == true)
     }
 
+    /// The account's last 50 events, as the server keeps them.
     public static func activity(_ dataDirectory: String) throws -> ActivityReply {
         let (record, client) = try signedIn(dataDirectory)
         return try client.activity(token: record.token ?? "")
@@ -153,13 +163,16 @@ public enum AccountOperations {
 
     // MARK: Two-factor sign-in
 
+    /// A pending second factor: its setup key, otpauth address and QR code (no modules without libqrencode:
+    /// the setup key alone then, as the command line does).
     public static func enrolTwoFactor(_ dataDirectory: String) throws -> TwoFactorSetupReply {
         let (record, client) = try signedIn(dataDirectory)
         let parameters = try client.enrolTwoFactor(token: record.token ?? "", email: record.email)
-        guard let qr = QRModules.encode(parameters.uri) else { throw ProtocolError(.libraryMissing, ["libraries": "libqrencode", "packages": "libqrencode4"]) }
+        let qr = QRModules.encode(parameters.uri) ?? (0, [])
         return TwoFactorSetupReply(setupKey: Base32.encode(parameters.secret), uri: parameters.uri, size: qr.size, modules: qr.rows)
     }
 
+    /// Turns two-factor sign-in on with a code of the app; the ten recovery codes, shown once.
     public static func confirmTwoFactor(_ r: TwoFactorRequest, dataDirectory: String) throws -> RecoveryCodesReply {
         let (record, client) = try signedIn(dataDirectory)
         guard let code = r.code?.withUnsafeBytes({ String(decoding: $0, as: UTF8.self) }).trimmingCharacters(in: .whitespaces), !code.isEmpty else {
@@ -168,29 +181,45 @@ public enum AccountOperations {
         return RecoveryCodesReply(codes: try client.confirmTwoFactor(token: record.token ?? "", code: code))
     }
 
+    /// Turns two-factor sign-in off: the master password first (a counted attempt, as at unlock).
     public static func disableTwoFactor(_ r: TwoFactorRequest, dataDirectory: String) throws {
         let (record, client) = try signedIn(dataDirectory)
         guard let password = r.password else { throw ProtocolError(.wrongPassword) }
         let secretKey = try SecretKey(parsing: record.secretKey)
-        try password.withUnsafeBytes {
-            try client.disableTwoFactor(
-                email: record.email, password: $0, secretKey: secretKey, salt: Array(record.salt), parameters: record.parameters, keyset: Array(record.keyset),
-                deviceID: record.deviceID, token: record.token ?? "")
+        try countingAttempts(dataDirectory) {
+            try password.withUnsafeBytes {
+                try client.disableTwoFactor(
+                    email: record.email, password: $0, secretKey: secretKey, salt: Array(record.salt), parameters: record.parameters, keyset: Array(record.keyset),
+                    deviceID: record.deviceID, token: record.token ?? "")
+            }
         }
+    }
+
+    /// A check of the master password counted as the vault's unlock attempts are (security.md §7): a wait after
+    /// failures in a row, the count reset when it was right. A failure after the check (the network) stays counted.
+    static func countingAttempts<T>(_ dataDirectory: String, _ body: () throws -> T) throws -> T {
+        let attempts = VaultStore.serving(dataDirectory).attempts
+        try attempts.beginAttempt(now: Date())
+        let value = try body()
+        try attempts.succeeded()
+        return value
     }
 
     // MARK: The Emergency Kit
 
     /// The kit's page, worded in `language`: for the person who knows the master password (a wrong one is
-    /// `wrongPassword`, checked against the keyset this device keeps; nothing goes to the server).
+    /// `wrongPassword`, checked against the keyset this device keeps and counted as unlock attempts are;
+    /// nothing goes to the server).
     public static func kitPage(password: SecretText, language: Language, dataDirectory: String) throws -> EmergencyKitPage {
         let (record, _) = try signedIn(dataDirectory)
         let secretKey = try SecretKey(parsing: record.secretKey)
-        let keys = try password.withUnsafeBytes {
-            try AccountKeys.derive(password: $0, salt: Array(record.salt), parameters: record.parameters, secretKey: secretKey)
-        }
-        guard (try? AccountKeyset(opening: Array(record.keyset), accountID: record.accountID, unlockKey: keys.accountUnlockKey)) != nil else {
-            throw ProtocolError(.wrongPassword)
+        try countingAttempts(dataDirectory) {
+            let keys = try password.withUnsafeBytes {
+                try AccountKeys.derive(password: $0, salt: Array(record.salt), parameters: record.parameters, secretKey: secretKey)
+            }
+            guard (try? AccountKeyset(opening: Array(record.keyset), accountID: record.accountID, unlockKey: keys.accountUnlockKey)) != nil else {
+                throw ProtocolError(.wrongPassword)
+            }
         }
         let tr = { (key: String, facts: [String: String]) in Localization.tr(key, language, facts) }
         let formatter = DateFormatter()
@@ -207,8 +236,7 @@ public enum AccountOperations {
             footer: tr("kit.footer", [:]))
     }
 
-    /// The kit as PDF bytes (for a download): written to a 0600 file in `directory` (the agent's own), read
-    /// back and removed.
+    /// The kit as PDF bytes (for a download): written to a 0600 file in `directory`, read back and removed.
     public static func kitPDF(_ r: KitRequest, directory: String, dataDirectory: String) throws -> FileReply {
         let language: Language = r.language == "de" ? .german : .english
         let page = try kitPage(password: r.password ?? SecretText(""), language: language, dataDirectory: dataDirectory)

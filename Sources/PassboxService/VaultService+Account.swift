@@ -9,21 +9,31 @@ import PassboxStore
 /// says nothing of the account beyond what `status` says.
 extension VaultService {
     /// Makes the account; its vault is then open. The key handed back opens it again (quick unlock).
+    /// Signing up or in through the agent is for a data directory without a vault (the web UI's onboarding):
+    /// with a local vault here the command line signs in (`passbox signin`), and the served vault changes.
+    func refuseBesideALocalVault() throws {
+        refreshStore()
+        if store.exists, !store.isAccountVault { throw ProtocolError(.vaultExists, ["path": store.vaultPath]) }
+    }
+
     public func signUp(_ r: AccountSignUpRequest) throws -> (SignedUpReply, SecretBytes?) {
+        try refuseBesideALocalVault()
         let (secretKey, session, client) = try AccountOperations.signUp(r, dataDirectory: dataDirectory, surface: "Passbox")
-        let key = try openAccountVault(session.vaultKey)
-        return (SignedUpReply(email: session.email, server: client.origin, secretKey: secretKey.formatted()), key)
+        // The account exists now and its Secret Key must reach the user: a vault that does not open here is
+        // opened at the lock page with the master password instead.
+        let key = try? openAccountVault(session.vaultKey)
+        return (SignedUpReply(email: session.email, server: client.origin, secretKey: secretKey.formatted()), key ?? nil)
     }
 
     /// Signs in; the account's vault is then open (and syncs, through the agent's live connection).
     public func signIn(_ r: AccountSignInRequest) throws -> SecretBytes? {
+        try refuseBesideALocalVault()
         let session = try AccountOperations.signIn(r, dataDirectory: dataDirectory, surface: "Passbox")
-        return try openAccountVault(session.vaultKey)
+        return (try? openAccountVault(session.vaultKey)) ?? nil
     }
 
-    /// After a sign-up or sign-in: whatever was open is locked, and the account's vault is opened with its key.
+    /// After a sign-up or sign-in: the account's vault is opened with its key.
     func openAccountVault(_ key: SecretBytes?) throws -> SecretBytes? {
-        lock()
         refreshStore()
         guard let key, store.isAccountVault, store.exists else { return nil }
         try unlock(passwordKey: key)

@@ -44,10 +44,20 @@ struct WebAssets: Sendable {
         }
         guard files["/index.html"] != nil else { throw WebServerError(reason: "the web UI's index.html is missing at \(base)") }
         for language in Language.allCases {
-            files["/strings/\(language.rawValue).json"] = File(bytes: try json(Localization.table(language)), type: types["json"]!)
+            files["/strings/\(language.rawValue).json"] = File(bytes: try json(strings(language)), type: types["json"]!)
         }
         files["/catalog.json"] = File(bytes: try json(catalog()), type: types["json"]!)
         return WebAssets(files: files)
+    }
+
+    /// The first parts of the keys the page words anything with: its own (`ui.`), the errors and the facts
+    /// the agent sends as keys (strength warnings, quick-unlock reasons, sync notices, activity kinds…). The
+    /// command line's help and prompts stay out of the page's weight.
+    static let pagePrefixes: Set<Substring> = ["ui", "error", "check", "sync", "twoFactor", "strength", "activity", "secretKey", "kit", "invitation", "fill", "quickUnlock"]
+
+    /// A language's table as the page gets it: the keys under `pagePrefixes`.
+    static func strings(_ language: Language) -> [String: String] {
+        Localization.table(language).filter { pagePrefixes.contains($0.key.split(separator: ".", maxSplits: 1).first ?? "") }
     }
 
     static func json<T: Encodable>(_ value: T) throws -> [UInt8] {

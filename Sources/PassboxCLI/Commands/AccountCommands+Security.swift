@@ -36,15 +36,9 @@ extension Commands {
 
     static func twoFactorDisable(_ c: Context, _ a: Arguments) throws {
         try a.expectPositionals(0...0, usage: "passbox 2fa disable")
-        let (record, client) = try signedInRecord(c)
+        _ = try signedInRecord(c)
         let password = try c.input.secretText(prompt: c.tr("account.prompt.master"))
-        let secretKey = try SecretKey(parsing: record.secretKey)
-        try password.withUnsafeBytes {
-            try client.disableTwoFactor(
-                email: record.email, password: $0, secretKey: secretKey, salt: Array(record.salt),
-                parameters: record.parameters, keyset: Array(record.keyset),
-                deviceID: record.deviceID, token: record.token ?? "")
-        }
+        try AccountOperations.disableTwoFactor(TwoFactorRequest(password: password), dataDirectory: c.dataDirectory)
         Console.out(c.tr("twoFactor.disabled"))
     }
 }

@@ -22,6 +22,8 @@ enum Wording {
             facts["reason"] = quickUnlockReason(key: facts["reason"] ?? "", days: facts["days"], system: facts["system"], language)
         case .invitationInvalid:
             facts["reason"] = Localization.tr("invitation.\(facts["reason"] ?? "unknown")", language)
+        case .secretKeyInvalid:
+            facts["detail"] = Localization.tr("secretKey.\(facts["problem"] ?? "mistyped")", language, facts)
         case .quickUnlockRefused:
             if facts["triesLeft"] == "0" { key += ".last" } else { facts["count"] = facts["triesLeft"] }
         default:

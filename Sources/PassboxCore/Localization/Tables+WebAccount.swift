@@ -23,6 +23,7 @@ extension Tables {
         "ui.account.code": "Two-factor code",
         "ui.account.code.hint": "The six digits of your authenticator app, or one of your recovery codes.",
         "ui.account.remember": "Remember this device for 30 days (no code at its next sign-ins)",
+        "ui.account.acceptNew": "I changed the account's master password or its settings on another device: accept the server's new settings",
         "ui.account.needCode": "This account signs in with a second factor: type the code of your authenticator app and sign in again.",
         "ui.account.invitation": "Invitation (if the server asks for one)",
         "ui.account.invitation.hint": "Some servers take new accounts by invitation only; the operator gives it to you.",
@@ -33,7 +34,7 @@ extension Tables {
         "ui.account.checking": "Checking the master password…",
         "ui.account.created.title": "Your Secret Key",
         "ui.account.created.text": "The account {email} at {server} is ready, and this is its Secret Key. You need it, with your master password, to sign in on any other device.",
-        "ui.account.created.keep": "It is shown only now. Save your Emergency Kit, which holds it, print it and keep it somewhere safe: nobody can recover a lost Secret Key, not even the server's operator.",
+        "ui.account.created.keep": "Write it down, or save your Emergency Kit now, which holds it (the Account page makes the kit again at any time, after your master password), print it and keep it somewhere safe: nobody can recover a lost Secret Key, not even the server's operator.",
         "ui.account.continue": "Continue to the vault",
         "ui.account.done": "Done",
         "ui.account.title": "Account",
@@ -77,7 +78,10 @@ extension Tables {
         "ui.account.kit.open": "Emergency Kit",
         "ui.error.twoFactorRequired.hint": "type the code of your authenticator app, or a recovery code, and sign in again",
         "ui.error.noAccount.hint": "sign in or create an account on the first screen",
-        "ui.error.alreadySignedIn.hint": "sign out first with \"passbox signout\" on the command line",
+        "ui.error.alreadySignedIn.hint": "sign out first on the command line with \"passbox signout --forget-secret-key\" (after saving your Emergency Kit)",
+        "ui.error.serverParametersRefused.hint": "if you changed the master password or its settings on another device, tick the box below and sign in again; otherwise do not: the server may be trying to weaken your keys",
+        "ui.error.notSignedIn.hint": "this device's session ended (it was signed out from another device); sign out on the command line with \"passbox signout --forget-secret-key\" and sign in again here",
+        "ui.error.vaultExists.hint": "a vault is here already: the page shows it",
     ]
 
     static let webAccountGerman: [String: String] = [
@@ -102,6 +106,7 @@ extension Tables {
         "ui.account.code": "Code für den zweiten Faktor",
         "ui.account.code.hint": "Die sechs Ziffern Ihrer Authenticator-App oder einer Ihrer Wiederherstellungscodes.",
         "ui.account.remember": "Dieses Gerät 30 Tage lang merken (bei den nächsten Anmeldungen kein Code)",
+        "ui.account.acceptNew": "Ich habe Master-Passwort oder Einstellungen des Kontos auf einem anderen Gerät geändert: die neuen Einstellungen des Servers annehmen",
         "ui.account.needCode": "Dieses Konto meldet sich mit einem zweiten Faktor an: Geben Sie den Code Ihrer Authenticator-App ein und melden Sie sich erneut an.",
         "ui.account.invitation": "Einladung (falls der Server eine verlangt)",
         "ui.account.invitation.hint": "Manche Server nehmen neue Konten nur auf Einladung an; der Betreiber gibt sie Ihnen.",
@@ -112,7 +117,7 @@ extension Tables {
         "ui.account.checking": "Das Master-Passwort wird geprüft…",
         "ui.account.created.title": "Ihr Secret Key",
         "ui.account.created.text": "Das Konto {email} bei {server} ist bereit, und dies ist sein Secret Key. Sie brauchen ihn mit Ihrem Master-Passwort, um sich auf jedem anderen Gerät anzumelden.",
-        "ui.account.created.keep": "Er wird nur jetzt angezeigt. Speichern Sie Ihr Emergency Kit, das ihn enthält, drucken Sie es aus und bewahren Sie es sicher auf: Einen verlorenen Secret Key kann niemand wiederherstellen, auch nicht der Betreiber des Servers.",
+        "ui.account.created.keep": "Schreiben Sie ihn auf oder speichern Sie jetzt Ihr Emergency Kit, das ihn enthält (die Kontoseite erstellt das Kit jederzeit neu, nach Ihrem Master-Passwort), drucken Sie es aus und bewahren Sie es sicher auf: Einen verlorenen Secret Key kann niemand wiederherstellen, auch nicht der Betreiber des Servers.",
         "ui.account.continue": "Weiter zum Tresor",
         "ui.account.done": "Fertig",
         "ui.account.title": "Konto",
@@ -156,6 +161,9 @@ extension Tables {
         "ui.account.kit.open": "Emergency Kit",
         "ui.error.twoFactorRequired.hint": "geben Sie den Code Ihrer Authenticator-App oder einen Wiederherstellungscode ein und melden Sie sich erneut an",
         "ui.error.noAccount.hint": "melden Sie sich auf dem ersten Bildschirm an oder legen Sie ein Konto an",
-        "ui.error.alreadySignedIn.hint": "melden Sie sich zuerst auf der Kommandozeile mit \"passbox signout\" ab",
+        "ui.error.alreadySignedIn.hint": "melden Sie sich zuerst auf der Kommandozeile mit \"passbox signout --forget-secret-key\" ab (nachdem Sie Ihr Emergency Kit gespeichert haben)",
+        "ui.error.serverParametersRefused.hint": "wenn Sie Master-Passwort oder Einstellungen auf einem anderen Gerät geändert haben, setzen Sie unten das Häkchen und melden Sie sich erneut an; sonst nicht: Der Server versucht womöglich, Ihre Schlüssel zu schwächen",
+        "ui.error.notSignedIn.hint": "die Sitzung dieses Geräts ist beendet (es wurde von einem anderen Gerät abgemeldet); melden Sie sich auf der Kommandozeile mit \"passbox signout --forget-secret-key\" ab und hier erneut an",
+        "ui.error.vaultExists.hint": "hier gibt es schon einen Tresor: die Seite zeigt ihn",
     ]
 }

@@ -20,19 +20,28 @@ function formError(error, place) {
   place.textContent = errorText(error);
 }
 
+// A sign-up or sign-in the agent finished although its answer said otherwise (another tab, or a vault that
+// did not open): the page follows what the agent now serves.
+async function followAgent(error, place) {
+  if (error.code === 'alreadySignedIn' || error.code === 'vaultExists') { await route(); return; }
+  formError(error, place);
+}
+
 export function signInForm() {
   const error = h('p', { class: 'error', role: 'alert' });
   const second = h('div', { hidden: true },
     ...input('signin-code', 'ui.account.code', { type: 'text', inputmode: 'numeric' }),
     h('p', { class: 'hint' }, t('ui.account.code.hint')),
     h('label', { class: 'check-label', for: 'signin-remember' }, h('input', { id: 'signin-remember', type: 'checkbox' }), t('ui.account.remember')));
+  // Shown when the server offers other key-derivation settings than this device used last.
+  const accept = h('label', { class: 'check-label', for: 'signin-accept', hidden: true }, h('input', { id: 'signin-accept', type: 'checkbox' }), t('ui.account.acceptNew'));
   const submit = h('button', { type: 'submit', class: 'button primary' }, t('ui.account.signIn'));
   const form = h('form', { novalidate: true },
     ...input('signin-server', 'ui.account.server', { type: 'url', placeholder: 'https://vault.example.org', required: true, spellcheck: 'false' }),
     ...input('signin-email', 'ui.account.email', { type: 'email', autocomplete: 'email', required: true }),
     ...input('signin-password', 'ui.account.master', { type: 'password', autocomplete: 'current-password', required: true }),
     ...input('signin-key', 'ui.account.secretKey', { type: 'password', spellcheck: 'false', required: true }),
-    h('p', { class: 'hint' }, t('ui.account.secretKey.hint')), second, error,
+    h('p', { class: 'hint' }, t('ui.account.secretKey.hint')), second, accept, error,
     h('div', { class: 'actions' }, submit));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -43,7 +52,7 @@ export function signInForm() {
       await call('account-signin', {
         server: valueOf(form, 'signin-server'), email: valueOf(form, 'signin-email'), password: new Secret(password.value), secretKey: new Secret(key.value),
         code: second.hidden || !code.value.trim() ? undefined : new Secret(code.value.trim()), rememberDevice: form.querySelector('#signin-remember').checked,
-        acceptNewParameters: false,
+        acceptNewParameters: !accept.hidden && form.querySelector('#signin-accept').checked,
       });
       password.value = ''; key.value = ''; code.value = '';
       await route();
@@ -57,7 +66,8 @@ export function signInForm() {
         code.focus();
         return;
       }
-      formError(e, error);
+      if (e.code === 'serverParametersRefused') accept.hidden = false;
+      await followAgent(e, error);
     }
   });
   return form;
@@ -93,7 +103,7 @@ export function signUpForm() {
       showSecretKey(made);
     } catch (e) {
       submit.disabled = false;
-      formError(e, error);
+      await followAgent(e, error);
     }
   });
   return form;
@@ -189,7 +199,9 @@ const sections = {
       return;
     }
     body.append(h('p', {}, t('ui.account.twoFactor.off')), error, h('div', { class: 'actions' }, button(t('ui.account.twoFactor.enable'), async () => {
-      try { enrol(clear(body), (await call('two-factor-enrol')).body, reload); } catch (e) { formError(e, error); }
+      let setup;
+      try { setup = (await call('two-factor-enrol')).body; } catch (e) { formError(e, error); return; }
+      enrol(clear(body), setup, reload);
     }, 'primary')));
   },
 
@@ -247,7 +259,7 @@ function enrol(body, setup, reload) {
         h('div', { class: 'actions' }, button(t('ui.account.done'), reload, 'primary')));
     } catch (e) { code.value = ''; formError(e, error); }
   });
-  body.append(h('h2', {}, t('ui.account.tab.twoFactor')), h('p', {}, t('ui.account.twoFactor.scan')), qrCode(setup),
+  body.append(h('h2', {}, t('ui.account.tab.twoFactor')), ...(setup.size ? [h('p', {}, t('ui.account.twoFactor.scan')), qrCode(setup)] : []),
     h('p', {}, t('ui.account.twoFactor.key')), h('p', { class: 'mono', id: 'tf-setup-key' }, setup.setupKey), form);
   code.focus();
 }
