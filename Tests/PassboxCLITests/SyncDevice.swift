@@ -16,10 +16,11 @@ final class SyncDevice {
     var client: SyncClient
     var online = true
 
-    init(name: String, directory: String, server: String) throws {
+    /// `now` is the device's clock (a later one purges the trash at unlock).
+    init(name: String, directory: String, server: String, now: @escaping () -> Date = Date.init) throws {
         self.name = name
         self.directory = directory
-        service = VaultService(dataDirectory: directory)
+        service = VaultService(dataDirectory: directory, now: now)
         let record = try AccountRecord.load(directory)!
         client = try SyncClient(server: server, token: record.token!)
     }

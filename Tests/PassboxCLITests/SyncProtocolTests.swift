@@ -150,6 +150,29 @@ import Testing
         }
     }
 
+    /// The trash is purged after 30 days at an unlock, and the purge syncs: the other device loses the item too.
+    @Test func aTrashPurgedAtUnlockIsPurgedOnTheOtherDevice() throws {
+        let dir = try TemporaryDirectory("passbox-sync-purge")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let (a, key) = try SyncDevice.signUp("a", server: server.origin, email: "t@example.org", in: dir)
+        let old = try a.service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Old login")))).saved()
+        let kept = try a.service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Kept login")))).saved()
+        _ = try a.service.perform(.delete(ItemRequest(item: old.id)))
+        try a.sync()
+        let b = try SyncDevice.signIn("b", server: server.origin, email: "t@example.org", secretKey: key, in: dir)
+        try b.sync()
+        #expect(b.vault.items.first { $0.id == old.id }?.trashedAt != nil, "in b's trash")
+        // Device a, 31 days later: its unlock purges the trash, and its next sync tells the server.
+        a.service.lock()
+        let later = try SyncDevice(name: "a", directory: a.directory, server: server.origin, now: { Date().addingTimeInterval(31 * 86_400) })
+        try later.service.unlock(password: SecretText(SyncDevice.password))
+        #expect(!later.vault.items.contains { $0.id == old.id }, "purged at unlock")
+        try later.sync()
+        try b.sync()
+        #expect(!b.vault.items.contains { $0.id == old.id }, "the purge reached the other device")
+        #expect(b.vault.items.contains { $0.id == kept.id && $0.trashedAt == nil })
+    }
+
     /// An entry that a newer Passbox wrote (here: an envelope of version 2, rightly in a signed manifest) is
     /// listed as undecryptable on a device that cannot open it (ERR-6), never deleted, and kept on the server.
     @Test func anEntryThisDeviceCannotOpenIsListedAndKept() throws {
