@@ -294,10 +294,3 @@ function saveFile(file) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
   bytes.fill(0);
 }
-
-// The Emergency Kit reminder in the list, until the kit is confirmed on this device.
-export function kitReminder(openKit) {
-  const account = state.status && state.status.account;
-  if (!account || !account.kitReminder) return null;
-  return h('div', { class: 'notice', role: 'note', id: 'kit-reminder' }, icon('triangle-alert'), ' ', t('ui.account.kit.reminder'), ' ', button(t('ui.account.kit.open'), openKit, 'ghost'));
-}

@@ -4,7 +4,6 @@ import { call, Secret, SessionLost, AgentGone } from './api.js';
 import { t, errorText } from './i18n.js';
 import { h, icon, button, clear } from './dom.js';
 import { state, report, route, dropVaultState } from './main.js';
-import { signInForm, signUpForm } from './account.js';
 
 const root = document.getElementById('root');
 
@@ -28,13 +27,15 @@ function passwordInput(id, labelKey, autocomplete) {
 }
 
 // Onboarding: a new vault on this computer, or an account on a Passbox server (sign in, or make one).
-export function showOnboarding(choice = 'local') {
+export async function showOnboarding(choice = 'local') {
+  // The account forms' module only when asked for (most people start with a vault on this computer).
+  const forms = choice === 'local' ? null : await import('./account.js');
   dropVaultState();
   const choices = [['local', 'ui.onboard.choice.local'], ['signin', 'ui.onboard.choice.signin'], ['signup', 'ui.onboard.choice.signup']];
   const bar = h('div', { class: 'toolbar', role: 'group', 'aria-label': t('ui.onboard.choice') },
     ...choices.map(([name, key]) => button(t(key), () => showOnboarding(name), 'ghost', { 'aria-pressed': String(name === choice), 'data-choice': name })));
   if (choice !== 'local') {
-    const form = choice === 'signin' ? signInForm() : signUpForm();
+    const form = choice === 'signin' ? forms.signInForm() : forms.signUpForm();
     root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
       h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')), bar,
       h('h1', {}, t(choice === 'signin' ? 'ui.account.signIn.title' : 'ui.account.signUp.title')),

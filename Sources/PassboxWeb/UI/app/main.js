@@ -8,7 +8,6 @@ import { showItem, showHistory, maskRevealed } from './item.js';
 import { showEditor, editorIsDirty } from './editor.js';
 import { showCheck } from './check.js';
 import { showGenerator, showTrash, showSettings } from './tools.js';
-import { showAccount, kitReminder } from './account.js';
 
 export const state = {
   status: null, catalog: [], view: 'items', filter: { kind: 'all' }, selected: null, sort: 'az', check: null, tags: [], vaults: [],
@@ -220,8 +219,12 @@ const shownNotices = new Set();
 function renderNotices() {
   const sync = state.status && state.status.sync;
   clear(shell.notices);
-  const reminder = kitReminder(() => navigate({ view: 'account', tab: 'kit' }));
-  if (reminder) shell.notices.append(reminder);
+  // The Emergency Kit reminder, until the kit is confirmed on this device.
+  const account = state.status && state.status.account;
+  if (account && account.kitReminder) {
+    shell.notices.append(h('div', { class: 'notice', role: 'note', id: 'kit-reminder' }, icon('triangle-alert'), ' ', t('ui.account.kit.reminder'), ' ',
+      button(t('ui.account.kit.open'), () => navigate({ view: 'account', tab: 'kit' }), 'ghost')));
+  }
   if (sync) {
     // An account: what is queued, the last sync, the live connection, and a sync now.
     const lines = [t('sync.status', { queued: sync.queued, last: sync.lastSync ? formatDate(sync.lastSync) : t('sync.never') })];
@@ -333,6 +336,12 @@ const shortcutList = [
   ['/', 'ui.keys.search'], ['n', 'ui.keys.new'], ['e', 'ui.keys.edit'], ['c', 'ui.keys.copy'], ['l', 'ui.keys.lock'],
   ['↑ ↓', 'ui.keys.move'], ['Enter', 'ui.keys.open'], ['Esc', 'ui.keys.escape'], ['?', 'ui.keys.help'],
 ];
+
+// The account page's module is loaded when it is first shown (most vaults are local ones).
+async function showAccount(pane, tab) {
+  const { showAccount: show } = await import('./account.js');
+  await show(pane, tab);
+}
 
 function showShortcuts(pane) {
   pane.append(h('h1', {}, t('ui.keys.title')), h('table', { class: 'keys' }, h('tbody', {}, ...shortcutList.map(([k, key]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, t(key)))))),
