@@ -195,6 +195,14 @@ public final class AgentDaemon: @unchecked Sendable {
             case .accountSignIn(let r):
                 if let key = try service.signIn(r) { rememberTyped(key) }
                 return .done
+            case .accountSignOut:
+                // The account's vault closes with everything the agent held of it (clipboard, quick-unlock key).
+                let reply = service.handle(request)
+                if reply == .done {
+                    lock()
+                    forgetQuickUnlock()
+                }
+                return reply
             case .createVault:
                 let reply = service.handle(request)
                 if service.isUnlocked { idle.touch(now: Date()) }

@@ -90,7 +90,10 @@ public struct AccountClient: Sendable {
                 rememberToken: rememberToken)
         } catch let error as ProtocolError where error.code == .twoFactorRequired && secondFactor != nil {
             // The account has two-factor sign-in: ask for the code and sign again over a new challenge.
-            let answer = try secondFactor!().trimmingCharacters(in: .whitespaces)
+            // Apps show a code as "123 456": spaces inside a six-digit code are dropped.
+            var answer = try secondFactor!().trimmingCharacters(in: .whitespaces)
+            let digits = answer.filter { !$0.isWhitespace }
+            if digits.count == 6, digits.allSatisfy(\.isNumber) { answer = digits }
             let isCode = answer.count == 6 && answer.allSatisfy(\.isNumber)
             return try signin(
                 email: email, keys: keys, accountID: secretKey.accountID, salt: Array(pre.salt), parameters: parameters, deviceID: deviceID, deviceName: deviceName,

@@ -146,6 +146,14 @@ public struct FileReply: Codable, Sendable, Equatable {
     }
 }
 
+/// Signs this device out (`passbox signout --forget-secret-key`): the session ends at the server where it still
+/// can, and the account record with the Secret Key leaves this device; the account's vault stays here,
+/// encrypted, and opens again after the next sign-in. `forgetSecretKey` must be true.
+public struct AccountSignOutRequest: Codable, Sendable {
+    public var forgetSecretKey: Bool
+    public init(forgetSecretKey: Bool) { self.forgetSecretKey = forgetSecretKey }
+}
+
 /// What `status` says of the account this data directory is signed in to.
 public struct AccountBrief: Codable, Sendable, Equatable {
     public var email: String

@@ -12,7 +12,7 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case createVault = "create-vault", webOpen = "web-open", readQR = "read-qr"
     case accountSignUp = "account-signup", accountSignIn = "account-signin", accountView = "account-view", accountActivity = "account-activity"
     case deviceSignOut = "device-signout", twoFactorEnrol = "two-factor-enrol", twoFactorConfirm = "two-factor-confirm"
-    case twoFactorDisable = "two-factor-disable", kitPDF = "kit-pdf", kitConfirm = "kit-confirm"
+    case twoFactorDisable = "two-factor-disable", kitPDF = "kit-pdf", kitConfirm = "kit-confirm", accountSignOut = "account-signout"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool {
@@ -81,6 +81,7 @@ public enum Request: Sendable {
     case twoFactorDisable(TwoFactorRequest)
     case kitPDF(KitRequest)
     case kitConfirm(KitRequest)
+    case accountSignOut(AccountSignOutRequest)
 
     public var operation: OperationName {
         switch self {
@@ -134,6 +135,7 @@ public enum Request: Sendable {
         case .twoFactorDisable: .twoFactorDisable
         case .kitPDF: .kitPDF
         case .kitConfirm: .kitConfirm
+        case .accountSignOut: .accountSignOut
         }
     }
 }
@@ -195,6 +197,7 @@ extension Request: Codable {
         case .twoFactorDisable: self = .twoFactorDisable(try body(TwoFactorRequest.self))
         case .kitPDF: self = .kitPDF(try body(KitRequest.self))
         case .kitConfirm: self = .kitConfirm(try body(KitRequest.self))
+        case .accountSignOut: self = .accountSignOut(try body(AccountSignOutRequest.self))
         }
     }
 
@@ -237,6 +240,7 @@ extension Request: Codable {
         case .deviceSignOut(let b): try c.encode(b, forKey: .body)
         case .twoFactorConfirm(let b), .twoFactorDisable(let b): try c.encode(b, forKey: .body)
         case .kitPDF(let b), .kitConfirm(let b): try c.encode(b, forKey: .body)
+        case .accountSignOut(let b): try c.encode(b, forKey: .body)
         }
     }
 }

@@ -161,6 +161,21 @@ public enum AccountOperations {
         return 1
     }
 
+    /// Signs this device out: the session ends at the server (a session already ended there, or a server out
+    /// of reach, does not stop it), and the account record with the Secret Key is removed. Whether the server
+    /// ended it.
+    public static func signOut(_ dataDirectory: String) throws -> Bool {
+        let (record, client) = try signedIn(dataDirectory)
+        var ended = true
+        do {
+            try client.signout(token: record.token ?? "")
+        } catch let error as ProtocolError where error.code == .notSignedIn || error.code == .serverUnreachable {
+            ended = error.code == .notSignedIn
+        }
+        try AccountRecord.remove(dataDirectory)
+        return ended
+    }
+
     // MARK: Two-factor sign-in
 
     /// A pending second factor: its setup key, otpauth address and QR code (no modules without libqrencode:
@@ -175,7 +190,8 @@ public enum AccountOperations {
     /// Turns two-factor sign-in on with a code of the app; the ten recovery codes, shown once.
     public static func confirmTwoFactor(_ r: TwoFactorRequest, dataDirectory: String) throws -> RecoveryCodesReply {
         let (record, client) = try signedIn(dataDirectory)
-        guard let code = r.code?.withUnsafeBytes({ String(decoding: $0, as: UTF8.self) }).trimmingCharacters(in: .whitespaces), !code.isEmpty else {
+        // Apps show a code as "123 456": the spaces are dropped.
+        guard let code = r.code?.withUnsafeBytes({ String(decoding: $0, as: UTF8.self) }).filter({ !$0.isWhitespace }), !code.isEmpty else {
             throw ProtocolError(.twoFactorCodeWrong)
         }
         return RecoveryCodesReply(codes: try client.confirmTwoFactor(token: record.token ?? "", code: code))
@@ -186,7 +202,7 @@ public enum AccountOperations {
         let (record, client) = try signedIn(dataDirectory)
         guard let password = r.password else { throw ProtocolError(.wrongPassword) }
         let secretKey = try SecretKey(parsing: record.secretKey)
-        try countingAttempts(dataDirectory) {
+        try countingAttempts(dataDirectory, password: password) {
             try password.withUnsafeBytes {
                 try client.disableTwoFactor(
                     email: record.email, password: $0, secretKey: secretKey, salt: Array(record.salt), parameters: record.parameters, keyset: Array(record.keyset),
@@ -197,7 +213,9 @@ public enum AccountOperations {
 
     /// A check of the master password counted as the vault's unlock attempts are (security.md §7): a wait after
     /// failures in a row, the count reset when it was right. A failure after the check (the network) stays counted.
-    static func countingAttempts<T>(_ dataDirectory: String, _ body: () throws -> T) throws -> T {
+    static func countingAttempts<T>(_ dataDirectory: String, password: SecretText, _ body: () throws -> T) throws -> T {
+        // Nothing typed is not a guess: it is answered without counting.
+        guard !password.isEmpty else { throw ProtocolError(.wrongPassword) }
         let attempts = VaultStore.serving(dataDirectory).attempts
         try attempts.beginAttempt(now: Date())
         let value = try body()
@@ -213,7 +231,7 @@ public enum AccountOperations {
     public static func kitPage(password: SecretText, language: Language, dataDirectory: String) throws -> EmergencyKitPage {
         let (record, _) = try signedIn(dataDirectory)
         let secretKey = try SecretKey(parsing: record.secretKey)
-        try countingAttempts(dataDirectory) {
+        try countingAttempts(dataDirectory, password: password) {
             let keys = try password.withUnsafeBytes {
                 try AccountKeys.derive(password: $0, salt: Array(record.salt), parameters: record.parameters, secretKey: secretKey)
             }

@@ -47,7 +47,7 @@ extension VaultService {
         case .accountSignIn(let r):
             _ = try signIn(r)
             return .done
-        case .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm:
+        case .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut:
             guard isUnlocked else { throw ProtocolError(.locked) }
             guard store.isAccountVault else { throw ProtocolError(.noAccount) }
         default: return nil
@@ -64,6 +64,13 @@ extension VaultService {
         case .kitPDF(let r): return .file(try AccountOperations.kitPDF(r, directory: dataDirectory, dataDirectory: dataDirectory))
         case .kitConfirm(let r):
             try AccountOperations.confirmKit(r, dataDirectory: dataDirectory)
+            return .done
+        case .accountSignOut(let r):
+            // The Secret Key leaves this device: only when asked for by name (the surface asks first).
+            guard r.forgetSecretKey else { throw ProtocolError(.badRequest, ["reason": "signing out forgets the Secret Key: forgetSecretKey must be true"]) }
+            lock()
+            _ = try AccountOperations.signOut(dataDirectory)
+            refreshStore()
             return .done
         default: return nil
         }

@@ -90,7 +90,7 @@ public final class VaultService: @unchecked Sendable {
             return .done
         case .webOpen, .readQR:
             throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is answered by the agent only"])
-        case .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm:
+        case .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut:
             return try performAccount(request) ?? .done
         default:
             guard let session else { throw ProtocolError(.locked) }

@@ -187,7 +187,7 @@ public final class VaultSession: @unchecked Sendable {
         case .vaultEdit(let r): return .vault(try editVault(r))
         case .move(let r): return .count(try move(r))
         case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .copy, .sync, .vaultList, .createVault, .webOpen, .readQR,
-            .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm:
+            .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut:
             throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is not a vault operation"])
         }
     }

@@ -12,6 +12,7 @@ import Testing
     /// Every operation this suite sends (AgentOperationTests checks that the rest are sent there).
     static let operations: Set<OperationName> = [
         .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm,
+        .accountSignOut,
     ]
     let master = "tulip ocean marble violin anchor"
 
@@ -55,6 +56,8 @@ import Testing
         // The Emergency Kit: the master password first; the PDF holds the Secret Key whole; confirmed by its last four.
         // A wrong master password is counted as a wrong unlock is; the right one resets the count.
         let attempts = VaultStore.serving(first.session.data).attempts
+        #expect(try failure(first, .kitPDF(KitRequest(password: SecretText("")))) == .wrongPassword)
+        #expect(try attempts.failures() == 0, "nothing typed is not a guess")
         #expect(try failure(first, .kitPDF(KitRequest(password: SecretText("not the master password")))) == .wrongPassword)
         #expect(try attempts.failures() == 1)
         let kit = try first.send(.kitPDF(KitRequest(password: SecretText(master), language: "de"))).file()
@@ -76,7 +79,9 @@ import Testing
         #expect(setup.uri.hasPrefix("otpauth://totp/") && setup.modules.count == setup.size && setup.modules.allSatisfy { $0.count == setup.size })
         let code = try Transcript.execute("/usr/bin/oathtool", ["--totp", "-b", setup.setupKey], stdin: [], environment: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         if code != "000000" { #expect(try failure(first, .twoFactorConfirm(TwoFactorRequest(code: SecretText("000000")))) == .twoFactorCodeWrong) }
-        let recovery = try first.send(.twoFactorConfirm(TwoFactorRequest(code: SecretText(code)))).recoveryCodes().codes
+        // As an app shows it, "123 456": the space is dropped.
+        let spaced = String(code.prefix(3)) + " " + String(code.suffix(3))
+        let recovery = try first.send(.twoFactorConfirm(TwoFactorRequest(code: SecretText(spaced)))).recoveryCodes().codes
         #expect(recovery.count == 10)
         view = try first.send(.accountView).account()
         #expect(view.twoFactor.enabled && view.kitConfirmed)
@@ -106,13 +111,21 @@ import Testing
         #expect(try failure(first, .deviceSignOut(DeviceSignOutRequest(device: view.devices.first { $0.isCurrent }!.deviceID))) == .badRequest)
         #expect(try first.send(.deviceSignOut(DeviceSignOutRequest(device: other.deviceID))).count().count == 1)
         #expect(try failure(second, .accountView) == .notSignedIn)
+        // The second signs out here (the Secret Key leaves it, only when asked by name) and signs in again: its
+        // kept vault opens with the item.
+        #expect(try failure(second, .accountSignOut(AccountSignOutRequest(forgetSecretKey: false))) == .badRequest)
+        #expect(try second.send(.accountSignOut(AccountSignOutRequest(forgetSecretKey: true))) == .done)
+        let signedOut = try second.send(.status).status()
+        #expect(signedOut.account == nil && !signedOut.unlocked && signedOut.vaultExists == false)
+        #expect(try second.send(signIn(recovery[1])) == .done)
+        #expect(try second.send(.list(ListRequest())).items().items.contains { $0.title == "Made in the browser" })
         #expect(try first.send(.accountActivity).activity().events.map(\.kind).contains("deviceSignedOut"))
 
         // Two-factor sign-in off, with the master password; a locked agent shows no account page.
         #expect(try failure(first, .twoFactorDisable(TwoFactorRequest(password: SecretText("not the master password")))) == .wrongPassword)
         #expect(try first.send(.twoFactorDisable(TwoFactorRequest(password: SecretText(master)))) == .done)
         #expect(try !first.send(.accountView).account().twoFactor.enabled)
-        #expect(try first.send(.deviceSignOut(DeviceSignOutRequest(others: true))).count().count == 0)
+        #expect(try first.send(.deviceSignOut(DeviceSignOutRequest(others: true))).count().count == 1, "the second device, signed in again")
         #expect(try first.send(.lock(LockRequest())) == .done)
         #expect(try failure(first, .accountView) == .locked)
     }

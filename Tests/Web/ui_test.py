@@ -479,7 +479,7 @@ class Server:
 
 
 def totp(key):
-    return subprocess.run(["oathtool", "--totp", "-b", key], capture_output=True, text=True).stdout.strip()
+    return subprocess.run(["oathtool", "--totp", "-b", key.replace(" ", "")], capture_output=True, text=True).stdout.strip()
 
 
 def account_flows(args, display, language):

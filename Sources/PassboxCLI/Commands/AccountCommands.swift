@@ -87,12 +87,7 @@ extension Commands {
         guard a.flag("forget-secret-key") else {
             throw CLIError(message: c.tr("account.signoutConfirm"), hint: c.tr("account.signoutConfirm.hint"), code: .usage)
         }
-        let client = try AccountClient(server: record.server)
-        var ended = true
-        do { try client.signout(token: record.token ?? "") } catch let error as ProtocolError where error.code == .notSignedIn || error.code == .serverUnreachable {
-            ended = error.code == .notSignedIn
-        }
-        try AccountRecord.remove(c.dataDirectory)
+        let ended = try AccountOperations.signOut(c.dataDirectory)
         Console.out(c.tr(ended ? "account.signedOut" : "account.signedOutOffline", ["email": record.email, "server": record.server]))
     }
 

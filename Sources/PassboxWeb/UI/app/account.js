@@ -20,6 +20,11 @@ function formError(error, place) {
   place.textContent = errorText(error);
 }
 
+// The first of `ids` left empty (its label names it in the message).
+function missingField(form, ids) {
+  return ids.map((id) => form.querySelector('#' + id)).find((el) => !el.value.trim()) || null;
+}
+
 // A sign-up or sign-in the agent finished although its answer said otherwise (another tab, or a vault that
 // did not open): the page follows what the agent now serves.
 async function followAgent(error, place) {
@@ -41,18 +46,21 @@ export function signInForm() {
     ...input('signin-email', 'ui.account.email', { type: 'email', autocomplete: 'email', required: true }),
     ...input('signin-password', 'ui.account.master', { type: 'password', autocomplete: 'current-password', required: true }),
     ...input('signin-key', 'ui.account.secretKey', { type: 'password', spellcheck: 'false', required: true }),
-    h('p', { class: 'hint' }, t('ui.account.secretKey.hint')), second, accept, error,
+    h('p', { class: 'hint' }, t('ui.account.secretKey.hint')),
+    ...input('signin-device', 'ui.account.deviceName', { type: 'text', placeholder: t('ui.account.deviceName.placeholder'), maxlength: '100' }), second, accept, error,
     h('div', { class: 'actions' }, submit));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const password = form.querySelector('#signin-password'), key = form.querySelector('#signin-key'), code = form.querySelector('#signin-code');
+    const missing = missingField(form, ['signin-server', 'signin-email', 'signin-password', 'signin-key']);
+    if (missing) { error.textContent = t('ui.account.fillIn', { field: missing.labels[0].textContent }); missing.focus(); return; }
     submit.disabled = true;
     error.textContent = t('ui.account.signingIn');
     try {
       await call('account-signin', {
         server: valueOf(form, 'signin-server'), email: valueOf(form, 'signin-email'), password: new Secret(password.value), secretKey: new Secret(key.value),
         code: second.hidden || !code.value.trim() ? undefined : new Secret(code.value.trim()), rememberDevice: form.querySelector('#signin-remember').checked,
-        acceptNewParameters: !accept.hidden && form.querySelector('#signin-accept').checked,
+        acceptNewParameters: !accept.hidden && form.querySelector('#signin-accept').checked, deviceName: valueOf(form, 'signin-device') || undefined,
       });
       password.value = ''; key.value = ''; code.value = '';
       await route();
@@ -84,20 +92,23 @@ export function signUpForm() {
     ...input('signup-password', 'ui.account.newMaster', { type: 'password', autocomplete: 'new-password', required: true }), meter, strength,
     ...input('signup-repeat', 'ui.onboard.confirm', { type: 'password', autocomplete: 'new-password', required: true }),
     ...input('signup-invitation', 'ui.account.invitation', { type: 'password' }),
-    h('p', { class: 'hint' }, t('ui.account.invitation.hint')), error,
+    h('p', { class: 'hint' }, t('ui.account.invitation.hint')),
+    ...input('signup-device', 'ui.account.deviceName', { type: 'text', placeholder: t('ui.account.deviceName.placeholder'), maxlength: '100' }), error,
     h('div', { class: 'actions' }, submit));
   const password = form.querySelector('#signup-password');
   password.addEventListener('input', () => rateStrength(password.value, [valueOf(form, 'signup-email')], meter, strength));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const repeat = form.querySelector('#signup-repeat'), invitation = form.querySelector('#signup-invitation');
-    if (password.value !== repeat.value) { error.textContent = t('ui.onboard.mismatch'); return; }
+    const missing = missingField(form, ['signup-server', 'signup-email', 'signup-password']);
+    if (missing) { error.textContent = t('ui.account.fillIn', { field: missing.labels[0].textContent }); missing.focus(); return; }
+    if (password.value !== repeat.value) { error.textContent = t('ui.onboard.mismatch'); repeat.focus(); return; }
     submit.disabled = true;
     error.textContent = t('ui.account.creating');
     try {
       const made = (await call('account-signup', {
         server: valueOf(form, 'signup-server'), email: valueOf(form, 'signup-email'), password: new Secret(password.value),
-        invitation: invitation.value.trim() ? new Secret(invitation.value.trim()) : undefined,
+        invitation: invitation.value.trim() ? new Secret(invitation.value.trim()) : undefined, deviceName: valueOf(form, 'signup-device') || undefined,
       })).body;
       password.value = ''; repeat.value = ''; invitation.value = '';
       showSecretKey(made);
@@ -118,7 +129,7 @@ function showSecretKey(made) {
     h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
     h('h1', {}, t('ui.account.created.title')),
     h('p', {}, t('ui.account.created.text', { email: made.email, server: made.server })),
-    h('p', { class: 'secretkey mono', id: 'secret-key', 'aria-label': t('ui.account.secretKey') }, made.secretKey),
+    h('p', { class: 'secretkey mono', id: 'secret-key' }, ...made.secretKey.split('-').flatMap((part, i, all) => [i < all.length - 1 ? part + '-' : part, h('wbr')])),
     h('p', { class: 'hint' }, t('ui.account.created.keep')),
     h('div', { class: 'actions' },
       button([icon('file-key'), t('ui.account.kit.open')], () => go({ view: 'account', tab: 'kit' }), 'primary'),
@@ -132,7 +143,16 @@ function showSecretKey(made) {
 const tabs = [['devices', 'server', 'ui.account.tab.devices'], ['activity', 'history', 'ui.account.tab.activity'], ['twoFactor', 'shield-check', 'ui.account.tab.twoFactor'], ['kit', 'file-key', 'ui.account.tab.kit']];
 
 export async function showAccount(pane, tab = 'devices') {
-  const account = (await call('account-view')).body;
+  let account;
+  try {
+    account = (await call('account-view')).body;
+  } catch (e) {
+    // This device's session ended at the server (signed out from another device): say so, and offer to sign
+    // out here, after which the first screen signs in again.
+    if (e.code !== 'notSignedIn') throw e;
+    pane.append(h('h1', {}, t('ui.account.title')), h('p', { class: 'notice', role: 'alert' }, t('ui.account.endedHere')), signOutHere());
+    return;
+  }
   const body = h('div');
   const bar = h('div', { class: 'toolbar', role: 'group', 'aria-label': t('ui.account.sections') });
   const open = async (name) => {
@@ -155,7 +175,7 @@ export async function showAccount(pane, tab = 'devices') {
 const sections = {
   async devices(body, account, reload) {
     const rows = account.devices.map((d) => h('tr', {},
-      h('td', {}, d.name, d.isCurrent ? h('span', { class: 'chip' }, t('ui.account.thisDevice')) : null),
+      h('td', {}, d.name, d.isCurrent ? [' ', h('span', { class: 'chip' }, t('ui.account.thisDevice'))] : null),
       h('td', {}, d.address), h('td', {}, formatDate(d.lastSeen)),
       h('td', {}, d.isCurrent ? null : button(t('ui.account.signOutDevice'), async () => {
         const ok = await dialog(t('ui.account.signOutDevice.title', { name: d.name }), h('p', {}, t('ui.account.signOutDevice.text')), [{ label: t('ui.cancel'), value: false }, { label: t('ui.account.signOutDevice'), value: true, danger: true }]);
@@ -169,7 +189,7 @@ const sections = {
         const ok = await dialog(t('ui.account.signOutOthers'), h('p', {}, t('ui.account.signOutOthers.text', { count: others })), [{ label: t('ui.cancel'), value: false }, { label: t('ui.account.signOutOthers'), value: true, danger: true }]);
         if (!ok) return;
         try { const n = (await call('device-signout', { others: true })).body.count; toast(t('ui.account.signedOutOthers', { count: n })); await reload(); } catch (e) { report(e); }
-      }, 'danger')) : '');
+      }, 'danger')) : '', signOutHere());
   },
 
   async activity(body) {
@@ -193,7 +213,7 @@ const sections = {
       form.addEventListener('submit', async (event) => {
         event.preventDefault();
         error.textContent = t('ui.account.checking');
-        try { await call('two-factor-disable', { password: new Secret(password.value) }); password.value = ''; toast(t('twoFactor.disabled')); await reload(); } catch (e) { password.value = ''; formError(e, error); }
+        try { await call('two-factor-disable', { password: new Secret(password.value) }); password.value = ''; toast(t('twoFactor.disabled')); await reload(); } catch (e) { password.value = ''; formError(e, error); password.focus(); }
       });
       body.append(form);
       return;
@@ -213,6 +233,7 @@ const sections = {
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary' }, icon('file-key'), t('ui.account.kit.download'))));
     download.addEventListener('submit', async (event) => {
       event.preventDefault();
+      if (!password.value) { error.textContent = t('ui.account.typeMaster'); password.focus(); return; }
       error.textContent = t('ui.account.checking');
       try {
         const file = (await call('kit-pdf', { password: new Secret(password.value), language })).body;
@@ -220,7 +241,7 @@ const sections = {
         saveFile(file);
         error.textContent = '';
         toast(t('ui.account.kit.saved'));
-      } catch (e) { password.value = ''; formError(e, error); }
+      } catch (e) { password.value = ''; formError(e, error); password.focus(); }
     });
     body.append(h('h2', {}, t('ui.account.tab.kit')), download);
     if (account.kitConfirmed) { body.append(h('p', { class: 'notice', role: 'note' }, t('ui.account.kit.confirmed'))); return; }
@@ -236,7 +257,7 @@ const sections = {
         toast(t('kit.confirmed'));
         await refreshNotices();
         await reload();
-      } catch (e) { formError(e, confirmError); }
+      } catch (e) { formError(e, confirmError); lastFour.focus(); }
     });
     body.append(confirm);
   },
@@ -257,10 +278,10 @@ function enrol(body, setup, reload) {
       clear(body).append(h('h2', {}, t('ui.account.tab.twoFactor')), h('p', {}, t('twoFactor.enabled')), h('p', {}, t('twoFactor.keepCodes')),
         h('ul', { class: 'chips', id: 'recovery-codes' }, ...codes.map((c) => h('li', { class: 'chip mono' }, c))),
         h('div', { class: 'actions' }, button(t('ui.account.done'), reload, 'primary')));
-    } catch (e) { code.value = ''; formError(e, error); }
+    } catch (e) { code.value = ''; formError(e, error); code.focus(); }
   });
   body.append(h('h2', {}, t('ui.account.tab.twoFactor')), ...(setup.size ? [h('p', {}, t('ui.account.twoFactor.scan')), qrCode(setup)] : []),
-    h('p', {}, t('ui.account.twoFactor.key')), h('p', { class: 'mono', id: 'tf-setup-key' }, setup.setupKey), form);
+    h('p', {}, t('ui.account.twoFactor.key')), h('p', { class: 'mono', id: 'tf-setup-key' }, setup.setupKey.replace(/(.{4})(?=.)/g, '$1 ')), form);
   code.focus();
 }
 
@@ -293,4 +314,15 @@ function saveFile(file) {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
   bytes.fill(0);
+}
+
+// Signing this device out: the Secret Key leaves it (asked first, with the Emergency Kit named); the vault
+// stays here encrypted and opens again after the next sign-in.
+function signOutHere() {
+  return h('div', { class: 'signout' }, h('h3', {}, t('ui.account.signOutHere')), h('p', { class: 'hint' }, t('ui.account.signOutHere.text')),
+    button(t('ui.account.signOutHere'), async () => {
+      const ok = await dialog(t('ui.account.signOutHere.title'), h('p', {}, t('ui.account.signOutHere.confirm')), [{ label: t('ui.cancel'), value: false }, { label: t('ui.account.signOutHere'), value: true, danger: true }]);
+      if (!ok) return;
+      try { await call('account-signout', { forgetSecretKey: true }); await route(); } catch (e) { report(e); }
+    }, 'danger'));
 }

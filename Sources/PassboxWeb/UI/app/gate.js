@@ -85,7 +85,7 @@ export async function rateStrength(password, userInputs, meter, text) {
     const label = t('strength.label.' + s.score);
     const parts = [t('ui.strength.text', { label, log10: Math.round(s.guessesLog10) })];
     if (s.warning) parts.push(t(s.warning));
-    text.textContent = parts.join(' ');
+    text.textContent = parts.join('. ');
   } catch (e) { /* the meter is advice: without it the form still works */ }
 }
 

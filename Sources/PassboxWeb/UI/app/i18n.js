@@ -43,8 +43,11 @@ export function errorText(error) {
   // The page's own hint where the command line's names a command (the web UI has a form for it).
   const hintKey = has('ui.' + key + '.hint') ? 'ui.' + key + '.hint' : key + '.hint';
   const hint = t(hintKey, facts);
-  const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? '' : '.');
-  return hint && hint !== hintKey ? `${sentence(message)} ${sentence(hint)}` : sentence(message);
+  // A sentence starts with a capital, unless it starts with what the user typed (an address, an email).
+  // (34 is the double quote a template may open with, as in "{address}" is not an address.)
+  const typedFirst = (template) => (template || '').startsWith('{') || (template || '').charCodeAt(0) === 34;
+  const sentence = (text, template) => (typedFirst(template) ? text : text.charAt(0).toUpperCase() + text.slice(1)) + (/[.!?]$/.test(text) ? '' : '.');
+  return hint && hint !== hintKey ? `${sentence(message, table[key])} ${sentence(hint, table[hintKey])}` : sentence(message, table[key]);
 }
 
 export function formatDate(ms) {

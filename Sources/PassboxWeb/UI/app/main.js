@@ -97,9 +97,12 @@ async function poll() {
     const reply = await call('status');
     const wasUnlocked = state.status && state.status.unlocked;
     const noticesBefore = JSON.stringify(state.status && [state.status.sync, state.status.account]);
+    const vaultBefore = state.status && state.status.vault + '|' + state.status.vaultExists;
     state.status = reply.body;
     if (offline) { offline = false; await route(); return; }
     if (wasUnlocked && !state.status.unlocked) { showLock(); return; }
+    // Locked, and the data directory now serves another vault (signed out or in elsewhere): its screen.
+    if (!state.status.unlocked && vaultBefore !== state.status.vault + '|' + state.status.vaultExists) { await route(reply); return; }
     // The notices only when they changed (so a focused Sync now button keeps its focus).
     if (state.status.unlocked && shell.notices && document.body.contains(shell.notices) && JSON.stringify([state.status.sync, state.status.account]) !== noticesBefore) renderNotices();
   } catch (e) {
@@ -230,7 +233,10 @@ function renderNotices() {
     const lines = [t('sync.status', { queued: sync.queued, last: sync.lastSync ? formatDate(sync.lastSync) : t('sync.never') })];
     if (sync.live !== undefined && sync.live !== null) lines.push(t(sync.live ? 'sync.live.on' : 'sync.live.off'));
     if (sync.lastFailure) lines.push(t('sync.lastFailure', { reason: t('error.' + sync.lastFailure) }));
-    shell.notices.append(h('div', { class: 'notice', role: 'status' }, lines.join(' '), ' ', button(t('ui.sync.now'), syncNow, 'ghost')));
+    // Signed out from another device: the way on is the account page (sign out here, then sign in again).
+    const ended = sync.lastFailure === 'notSignedIn';
+    shell.notices.append(h('div', { class: 'notice', role: 'status' }, lines.join(' '), ' ',
+      ended ? button(t('ui.nav.account'), () => navigate({ view: 'account' }), 'ghost') : button(t('ui.sync.now'), syncNow, 'ghost')));
     showMergeNotices(sync.notices || []);
   }
   if (sync && sync.undecryptable && sync.undecryptable.length) {

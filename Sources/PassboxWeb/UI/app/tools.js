@@ -139,7 +139,7 @@ export async function showSettings(pane) {
   });
   pane.append(h('div', { class: 'editor' }, h('h1', {}, t('ui.settings.title')),
     ...select('set-autolock', t('ui.settings.autoLock'), minutes, s.autoLockMinutes, (v) => change('auto-lock', v)),
-    ...select('set-language', t('ui.settings.language'), [['en', t('ui.settings.english')], ['de', t('ui.settings.german')]], language, (v) => setLanguage(v).catch(report)),
+    ...select('set-language', t('ui.settings.language'), [['en', t('ui.settings.nativeEnglish')], ['de', t('ui.settings.nativeGerman')]], language, (v) => setLanguage(v).catch(report)),
     ...select('set-theme', t('ui.settings.theme'), [['dark', t('ui.settings.dark')], ['light', t('ui.settings.light')]], document.documentElement.dataset.theme, (v) => setTheme(v).catch(report)),
     h('label', { class: 'check-label', for: 'set-quick' }, quick, t('ui.settings.quickUnlock')),
     ...select('set-reminder', t('ui.settings.reminder'), reminder, s.reminderDays, (v) => change('reminder', v === '0' ? 'never' : v)),
