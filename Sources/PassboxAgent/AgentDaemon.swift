@@ -198,7 +198,7 @@ public final class AgentDaemon: @unchecked Sendable {
             case .accountSignOut:
                 // The account's vault closes with everything the agent held of it (clipboard, quick-unlock key).
                 let reply = service.handle(request)
-                if reply == .done {
+                if !service.isUnlocked {
                     lock()
                     forgetQuickUnlock()
                 }

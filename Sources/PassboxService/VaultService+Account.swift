@@ -68,10 +68,11 @@ extension VaultService {
         case .accountSignOut(let r):
             // The Secret Key leaves this device: only when asked for by name (the surface asks first).
             guard r.forgetSecretKey else { throw ProtocolError(.badRequest, ["reason": "signing out forgets the Secret Key: forgetSecretKey must be true"]) }
+            // Signed out first: a sign-out that fails leaves the vault open as it was.
+            let ended = try AccountOperations.signOut(dataDirectory)
             lock()
-            _ = try AccountOperations.signOut(dataDirectory)
             refreshStore()
-            return .done
+            return .count(CountReply(count: ended ? 1 : 0))
         default: return nil
         }
     }

@@ -87,6 +87,9 @@ extension Commands {
         guard a.flag("forget-secret-key") else {
             throw CLIError(message: c.tr("account.signoutConfirm"), hint: c.tr("account.signoutConfirm.hint"), code: .usage)
         }
+        // A running agent locks first and forgets its quick-unlock key: the account's vault it holds open
+        // must not outlive the sign-out.
+        if c.endpoint.agentIsRunning { _ = try? c.endpoint.send(.lock(LockRequest(forget: true))) }
         let ended = try AccountOperations.signOut(c.dataDirectory)
         Console.out(c.tr(ended ? "account.signedOut" : "account.signedOutOffline", ["email": record.email, "server": record.server]))
     }

@@ -95,7 +95,8 @@ extension Tables {
         "ui.error.noAccount.hint": "sign in or create an account on the first screen",
         "ui.error.alreadySignedIn.hint": "sign out first on the command line with \"passbox signout --forget-secret-key\" (after saving your Emergency Kit)",
         "ui.error.serverParametersRefused.hint": "if you changed the master password or its settings on another device, tick the box below and sign in again; otherwise do not: the server may be trying to weaken your keys",
-        "ui.error.notSignedIn.hint": "this device's session ended (it was signed out from another device); sign out on the command line with \"passbox signout --forget-secret-key\" and sign in again here",
+        "ui.error.notSignedIn.hint": "this device's session ended (it was signed out from another device): open Account, choose Sign out of this device, then sign in again",
+        "ui.account.signedOutOffline": "Signed out of this device. The server could not be reached, so it keeps this device's session until it expires; sign this device out from another one to end it now.",
         "ui.error.vaultExists.hint": "a vault is here already: the page shows it",
     ]
 
@@ -193,7 +194,8 @@ extension Tables {
         "ui.error.noAccount.hint": "melden Sie sich auf dem ersten Bildschirm an oder legen Sie ein Konto an",
         "ui.error.alreadySignedIn.hint": "melden Sie sich zuerst auf der Kommandozeile mit \"passbox signout --forget-secret-key\" ab (nachdem Sie Ihr Emergency Kit gespeichert haben)",
         "ui.error.serverParametersRefused.hint": "wenn Sie Master-Passwort oder Einstellungen auf einem anderen Gerät geändert haben, setzen Sie unten das Häkchen und melden Sie sich erneut an; sonst nicht: Der Server versucht womöglich, Ihre Schlüssel zu schwächen",
-        "ui.error.notSignedIn.hint": "die Sitzung dieses Geräts ist beendet (es wurde von einem anderen Gerät abgemeldet); melden Sie sich auf der Kommandozeile mit \"passbox signout --forget-secret-key\" ab und hier erneut an",
+        "ui.error.notSignedIn.hint": "die Sitzung dieses Geräts ist beendet (es wurde von einem anderen Gerät abgemeldet): Öffnen Sie Konto, wählen Sie Dieses Gerät abmelden und melden Sie sich erneut an",
+        "ui.account.signedOutOffline": "Dieses Gerät ist abgemeldet. Der Server war nicht erreichbar und behält die Sitzung dieses Geräts, bis sie abläuft; melden Sie das Gerät von einem anderen ab, um sie sofort zu beenden.",
         "ui.error.vaultExists.hint": "hier gibt es schon einen Tresor: die Seite zeigt ihn",
     ]
 }

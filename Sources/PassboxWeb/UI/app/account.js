@@ -124,7 +124,9 @@ export function signUpForm() {
 function showSecretKey(made) {
   const root = document.getElementById('root');
   clear(root);
-  const go = async (view) => { state.pendingView = view; await route(); };
+  // Held while shown: a status change (the vault made here) does not take the page away; a lock does.
+  state.holdScreen = true;
+  const go = async (view) => { state.holdScreen = false; state.pendingView = view; await route(); };
   root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
     h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
     h('h1', {}, t('ui.account.created.title')),
@@ -323,6 +325,11 @@ function signOutHere() {
     button(t('ui.account.signOutHere'), async () => {
       const ok = await dialog(t('ui.account.signOutHere.title'), h('p', {}, t('ui.account.signOutHere.confirm')), [{ label: t('ui.cancel'), value: false }, { label: t('ui.account.signOutHere'), value: true, danger: true }]);
       if (!ok) return;
-      try { await call('account-signout', { forgetSecretKey: true }); await route(); } catch (e) { report(e); }
+      try {
+        const ended = (await call('account-signout', { forgetSecretKey: true })).body.count === 1;
+        await route();
+        // Out of reach, the server still holds the session until it expires: said once the first screen shows.
+        if (!ended) toast(t('ui.account.signedOutOffline'), null, 12);
+      } catch (e) { report(e); }
     }, 'danger'));
 }

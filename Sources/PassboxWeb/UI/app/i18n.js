@@ -44,8 +44,8 @@ export function errorText(error) {
   const hintKey = has('ui.' + key + '.hint') ? 'ui.' + key + '.hint' : key + '.hint';
   const hint = t(hintKey, facts);
   // A sentence starts with a capital, unless it starts with what the user typed (an address, an email).
-  // (34 is the double quote a template may open with, as in "{address}" is not an address.)
-  const typedFirst = (template) => (template || '').startsWith('{') || (template || '').charCodeAt(0) === 34;
+  // Only facts the user typed keep their case (an address, an email, a server, a path; \x22 is a quote).
+  const typedFirst = (template) => /^\x22?\{(address|email|server|path)\}/.test(template || '');
   const sentence = (text, template) => (typedFirst(template) ? text : text.charAt(0).toUpperCase() + text.slice(1)) + (/[.!?]$/.test(text) ? '' : '.');
   return hint && hint !== hintKey ? `${sentence(message, table[key])} ${sentence(hint, table[hintKey])}` : sentence(message, table[key]);
 }

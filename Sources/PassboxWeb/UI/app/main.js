@@ -100,7 +100,9 @@ async function poll() {
     const vaultBefore = state.status && state.status.vault + '|' + state.status.vaultExists;
     state.status = reply.body;
     if (offline) { offline = false; await route(); return; }
-    if (wasUnlocked && !state.status.unlocked) { showLock(); return; }
+    // A lock drops the screen (and a sign-out in another tab leaves no vault to unlock: route says which).
+    if (wasUnlocked && !state.status.unlocked) { state.holdScreen = false; await route(reply); return; }
+    if (state.holdScreen) return;
     // Locked, and the data directory now serves another vault (signed out or in elsewhere): its screen.
     if (!state.status.unlocked && vaultBefore !== state.status.vault + '|' + state.status.vaultExists) { await route(reply); return; }
     // The notices only when they changed (so a focused Sync now button keeps its focus).
