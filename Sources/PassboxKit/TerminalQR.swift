@@ -1,16 +1,14 @@
-internal import CQRSupport
 import Foundation
 
 /// A QR code drawn with block characters, two module rows per text line, with the quiet zone around it;
 /// nil when libqrencode is missing.
 public enum TerminalQR {
     public static func render(_ text: String) -> String? {
-        var width: Int32 = 0
-        guard let modules = CQR_encode(text, &width) else { return nil }
-        defer { free(modules) }
-        let n = Int(width), quiet = 2
+        guard let (n, rows) = QRModules.encode(text) else { return nil }
+        let modules = rows.map { $0.utf8.map { $0 == UInt8(ascii: "1") } }
+        let quiet = 2
         func dark(_ x: Int, _ y: Int) -> Bool {
-            x >= 0 && y >= 0 && x < n && y < n && modules[y * n + x] == 1
+            x >= 0 && y >= 0 && x < n && y < n && modules[y][x]
         }
         // Light text on a dark terminal is the common case, so dark modules are drawn as spaces inside a
         // light field (full blocks), which phone cameras read either way.

@@ -38,10 +38,9 @@ extension Commands {
 
     /// Until the kit is confirmed, every command says so (on standard error).
     static func remindOfTheKit(_ c: Context, command: String?) {
-        // Every command passes here: without an account record (the common case) one access(2) call decides,
-        // before Foundation's file APIs (whose first use costs a command milliseconds) are touched.
-        guard access(AccountRecord.path(c.dataDirectory), F_OK) == 0 else { return }
-        guard command != "kit", command != "signout", let record = try? AccountRecord.load(c.dataDirectory), record.kitConfirmed != true else { return }
+        // Every command passes here: without an account record (the common case) `brief`'s one access(2) call
+        // decides, before Foundation's file APIs (whose first use costs a command milliseconds) are touched.
+        guard command != "kit", command != "signout", AccountOperations.brief(c.dataDirectory)?.kitReminder == true else { return }
         Console.err("passbox: " + c.tr("kit.reminder"))
     }
 }

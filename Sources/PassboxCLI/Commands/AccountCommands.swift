@@ -119,15 +119,10 @@ extension Commands {
         return (client.origin, normalized)
     }
 
+    /// What is wrong with a typed Secret Key, worded from the facts `AccountOperations` gives every surface.
     static func secretKeyProblem(_ error: TypedCodeError, _ c: Context) -> String {
-        switch error {
-        case .empty: c.tr("secretKey.empty")
-        case .missingVersion(let expected): c.tr("secretKey.missingVersion", ["version": expected])
-        case .unknownVersion(let found): c.tr("secretKey.unknownVersion", ["version": found])
-        case .invalidCharacter(let character, let position): c.tr("secretKey.invalidCharacter", ["character": Console.visible(character), "position": String(position)])
-        case .charactersMissing(let count, let after): c.tr("secretKey.missing", ["count": String(count), "version": after])
-        case .charactersExtra(let count): c.tr("secretKey.extra", ["count": String(count)])
-        case .mistyped: c.tr("secretKey.mistyped")
-        }
+        var facts = AccountOperations.secretKeyFacts(error)
+        if let character = facts["character"] { facts["character"] = Console.visible(character) }
+        return c.tr("secretKey.\(facts["problem"] ?? "mistyped")", facts)
     }
 }
