@@ -203,6 +203,14 @@ public final class AgentDaemon: @unchecked Sendable {
                     forgetQuickUnlock()
                 }
                 return reply
+            case .deleteAllData:
+                // Every vault is gone: nothing the agent held of the open one stays (clipboard, quick-unlock key).
+                let reply = service.handle(request)
+                if !service.isUnlocked {
+                    lock()
+                    forgetQuickUnlock()
+                }
+                return reply
             case .createVault:
                 let reply = service.handle(request)
                 if service.isUnlocked { idle.touch(now: Date()) }

@@ -104,6 +104,10 @@ public struct ItemChanges: Codable, Sendable, Equatable {
     /// The custom fields' labels in the order they should have (the web editor's reorder); custom fields it
     /// does not name keep their places after those it names. Typed fields keep their category's order.
     public var customOrder: [String]?
+    /// A new killphrase or search passphrase (read from standard input, never argv); an empty one takes the
+    /// item's off. Absent: unchanged. Local vault only.
+    public var killphrase: String?
+    public var searchPassphrase: String?
 
     public init(
         title: String? = nil, username: String? = nil, websites: [String]? = nil, tags: [String]? = nil, favorite: Bool? = nil,

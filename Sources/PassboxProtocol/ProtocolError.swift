@@ -42,6 +42,13 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case mustWait  // facts: minutes
     case attemptCounterDamaged  // facts: path, minutes
     case passwordUnchanged
+    /// The next wrong password would be the tenth in a row: only the unlock prompt tries it (G20).
+    case unlockPromptOnly
+    case duressSameAsOwn
+    case wrongDuressPassword
+    /// Duress passwords, phrases, erasing and Delete All Data are for the local vault.
+    case localVaultOnly
+    case invalidPhrase  // facts: limit
     /// The vault is an account's: its password is the master password (`passwd --account`).
     case accountVaultPassword
     case quickUnlockNotOffered  // facts: reason (a key of quickUnlock.*), days
@@ -125,7 +132,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
 
     public var exitCode: Int32 {
         switch self {
-        case .locked, .wrongPassword, .mustWait, .attemptCounterDamaged, .quickUnlockNotOffered, .quickUnlockRefused, .signInFailed,
+        case .locked, .wrongPassword, .wrongDuressPassword, .unlockPromptOnly, .mustWait, .attemptCounterDamaged, .quickUnlockNotOffered, .quickUnlockRefused, .signInFailed,
             .challengeExpired, .notSignedIn, .rateLimited, .twoFactorRequired, .twoFactorCodeWrong:
             3
         case .badRequest, .unknownCategory, .unknownSort, .unknownScope, .unknownFindingKind, .unknownSetting, .invalidSetting,

@@ -13,6 +13,7 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case accountSignUp = "account-signup", accountSignIn = "account-signin", accountView = "account-view", accountActivity = "account-activity"
     case deviceSignOut = "device-signout", twoFactorEnrol = "two-factor-enrol", twoFactorConfirm = "two-factor-confirm"
     case twoFactorDisable = "two-factor-disable", kitPDF = "kit-pdf", kitConfirm = "kit-confirm", accountSignOut = "account-signout"
+    case duressSet = "duress-set", duressChange = "duress-change", eraseSetting = "erase-setting", deleteAllData = "delete-all-data"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool {
@@ -82,6 +83,10 @@ public enum Request: Sendable {
     case kitPDF(KitRequest)
     case kitConfirm(KitRequest)
     case accountSignOut(AccountSignOutRequest)
+    case duressSet(DuressRequest)
+    case duressChange(DuressRequest)
+    case eraseSetting(EraseSettingRequest)
+    case deleteAllData(DeleteAllDataRequest)
 
     public var operation: OperationName {
         switch self {
@@ -136,6 +141,10 @@ public enum Request: Sendable {
         case .kitPDF: .kitPDF
         case .kitConfirm: .kitConfirm
         case .accountSignOut: .accountSignOut
+        case .duressSet: .duressSet
+        case .duressChange: .duressChange
+        case .eraseSetting: .eraseSetting
+        case .deleteAllData: .deleteAllData
         }
     }
 }
@@ -198,6 +207,10 @@ extension Request: Codable {
         case .kitPDF: self = .kitPDF(try body(KitRequest.self))
         case .kitConfirm: self = .kitConfirm(try body(KitRequest.self))
         case .accountSignOut: self = .accountSignOut(try body(AccountSignOutRequest.self))
+        case .duressSet: self = .duressSet(try body(DuressRequest.self))
+        case .duressChange: self = .duressChange(try body(DuressRequest.self))
+        case .eraseSetting: self = .eraseSetting(try body(EraseSettingRequest.self))
+        case .deleteAllData: self = .deleteAllData(try body(DeleteAllDataRequest.self))
         }
     }
 
@@ -241,6 +254,9 @@ extension Request: Codable {
         case .twoFactorConfirm(let b), .twoFactorDisable(let b): try c.encode(b, forKey: .body)
         case .kitPDF(let b), .kitConfirm(let b): try c.encode(b, forKey: .body)
         case .accountSignOut(let b): try c.encode(b, forKey: .body)
+        case .duressSet(let b), .duressChange(let b): try c.encode(b, forKey: .body)
+        case .eraseSetting(let b): try c.encode(b, forKey: .body)
+        case .deleteAllData(let b): try c.encode(b, forKey: .body)
         }
     }
 }
@@ -249,7 +265,8 @@ extension Request {
     /// Whether the request holds `SecretText` values (sent after its JSON).
     public var carriesSecrets: Bool {
         switch self {
-        case .unlock, .quickUnlock, .changePassword, .createVault, .strength, .accountSignUp, .accountSignIn, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm: true
+        case .unlock, .quickUnlock, .changePassword, .createVault, .strength, .accountSignUp, .accountSignIn, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm,
+            .duressSet, .duressChange, .eraseSetting, .deleteAllData: true
         default: false
         }
     }

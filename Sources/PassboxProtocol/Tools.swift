@@ -211,6 +211,8 @@ public struct SettingsView: Codable, Sendable, Equatable {
     public var webLanguage: String?
     public var webTheme: String?
     public var webShortcuts: Bool?
+    /// Erase every vault after ten wrong passwords in a row: this machine's setting (since version 7).
+    public var eraseAfterFailures: Bool?
 
     public init(autoLockMinutes: Int, quickUnlock: Bool?, reminderDays: Int, breachCheck: Bool, rangeURL: String, damagedFile: String?) {
         self.autoLockMinutes = autoLockMinutes

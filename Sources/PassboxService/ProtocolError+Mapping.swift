@@ -37,6 +37,10 @@ extension ProtocolError {
         case .io(let operation, let path, let code): ProtocolError(.io, ["operation": operation, "path": path, "reason": String(cString: strerror(code))])
         case .passwordUnchanged: ProtocolError(.passwordUnchanged)
         case .accountVaultPassword: ProtocolError(.accountVaultPassword)
+        case .unlockPromptOnly: ProtocolError(.unlockPromptOnly)
+        case .duressSameAsOwn: ProtocolError(.duressSameAsOwn)
+        case .wrongDuressPassword: ProtocolError(.wrongDuressPassword)
+        case .localVaultOnly: ProtocolError(.localVaultOnly)
         case .attemptCounterDamaged(let path, let seconds): ProtocolError(.attemptCounterDamaged, ["path": path, "minutes": String((seconds + 59) / 60)])
         case .directoryNotOwned(let path, let owner): ProtocolError(.directoryNotOwned, ["path": path, "owner": String(owner)])
         }
@@ -50,6 +54,7 @@ extension ProtocolError {
         case .itemInTrash(let title): ProtocolError(.itemInTrash, ["title": title])
         case .itemNotInTrash(let title): ProtocolError(.itemNotInTrash, ["title": title])
         case .versionNotFound(let version): ProtocolError(.versionNotFound, ["version": version])
+        case .invalidPhrase: ProtocolError(.invalidPhrase, ["limit": String(Phrases.maximumLength)])
         }
     }
 }

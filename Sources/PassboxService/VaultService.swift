@@ -90,6 +90,8 @@ public final class VaultService: @unchecked Sendable {
             return .done
         case .webOpen, .readQR:
             throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is answered by the agent only"])
+        case .duressSet, .duressChange, .eraseSetting, .deleteAllData:
+            return try performCoercion(request)
         case .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut:
             return try performAccount(request) ?? .done
         default:
@@ -175,6 +177,7 @@ public final class VaultService: @unchecked Sendable {
         view.webLanguage = s.webLanguage.flatMap { Settings.webLanguages.contains($0) ? $0 : nil }
         view.webTheme = s.webTheme.flatMap { Settings.webThemes.contains($0) ? $0 : nil }
         view.webShortcuts = s.webShortcuts ?? true
+        view.eraseAfterFailures = store.isAccountVault ? nil : ((try? store.attempts.eraseIsOn()) ?? false)
         return view
     }
 

@@ -67,6 +67,13 @@ extension VaultSession {
             guard let s = SearchScope(rawValue: name) else { throw ProtocolError(.unknownScope, ["name": name]) }
             return s
         } ?? .all
+        // A killphrase deletes its item at once, silently, and the answer is a search that matched nothing
+        // (G1), even when saving fails. Only this interactive search checks phrases (G2).
+        let doomed = vault.killphraseMatches(r.query)
+        if !doomed.isEmpty {
+            _ = try? update(reindexing: { _ in doomed }) { $0.deleteSilently(ids: Set(doomed)) }
+            return ItemListReply(items: [], total: 0, vaultIsEmpty: !vault.items.contains { !$0.isTrashed })
+        }
         if searchIndex == nil { searchIndex = SearchIndex(vault: vault) }
         let hits = searchIndex!.search(r.query, scope: scope, limit: max(1, min(r.limit, ListRequest.maximumPage)))
         let tiers = ["title-prefix", "title-word", "title", "field", "near"]
@@ -78,7 +85,8 @@ extension VaultSession {
             for i in items.indices { positions[items[i].id] = i }
             idPositions = positions
         }
-        var summaries = [ItemSummary]()
+        // Hidden items whose passphrase the whole query is come first; nothing else ever shows them (G8).
+        var summaries = vault.hiddenMatches(r.query).map { ItemViews.summary($0, match: "title") }
         for hit in hits {
             guard let i = idPositions?[hit.itemID], i < items.count, items[i].id == hit.itemID else { continue }
             summaries.append(ItemViews.summary(items[i], match: tiers[hit.tier.rawValue]))
@@ -92,7 +100,11 @@ extension VaultSession {
         var item = Item(category: category)
         let weak = try r.changes.apply(to: &item)
         item.vaultID = try r.vault.map { try resolveVault($0).id } ?? vault.vaults.first?.id
-        let saved = try update(reindexing: { [$0.id] }) { try $0.add(item, now: now()) }
+        try refusePhrasesOutsideLocalVault(r.changes)
+        let saved = try update(reindexing: { [$0.id] }) { vault in
+            try Self.applyPhrases(r.changes, to: &item, in: &vault)
+            return try vault.add(item, now: now())
+        }
         return SavedReply(id: saved.id, title: saved.title, categoryName: saved.category.displayName, weakPassword: weak)
     }
 
@@ -100,11 +112,14 @@ extension VaultSession {
         let target = try resolve(r.item)
         var edited = target
         let weak = try r.changes.apply(to: &edited)
-        guard edited != target else {
+        try refusePhrasesOutsideLocalVault(r.changes)
+        let phrases = r.changes.killphrase != nil || r.changes.searchPassphrase != nil
+        guard edited != target || phrases else {
             return SavedReply(id: target.id, title: target.title, categoryName: target.category.displayName, changed: false)
         }
         let saved = try update(reindexing: { [$0.id] }) { vault in
-            try vault.update(id: target.id, now: now()) { item in item = edited }
+            try Self.applyPhrases(r.changes, to: &edited, in: &vault)
+            return try vault.update(id: target.id, now: now()) { item in item = edited }
         }
         return SavedReply(id: saved.id, title: saved.title, categoryName: saved.category.displayName, weakPassword: weak)
     }
@@ -166,5 +181,23 @@ extension VaultSession {
         guard !vault.trashedItems.isEmpty else { return CountReply(count: 0) }
         let trashed = vault.trashedItems.map(\.id)
         return CountReply(count: try update(reindexing: { _ in trashed }) { $0.emptyTrash() })
+    }
+}
+
+extension VaultSession {
+    /// Phrases live in the local vault only: an account's vault syncs its items to other devices and to the
+    /// server's history, where a hidden item or a deleted one would not stay hidden or deleted.
+    func refusePhrasesOutsideLocalVault(_ changes: ItemChanges) throws {
+        if changes.killphrase != nil || changes.searchPassphrase != nil, opened.isAccountVault { throw ProtocolError(.localVaultOnly) }
+    }
+
+    /// Digests the phrases a change sets (an empty one takes it off), with the vault's keys.
+    static func applyPhrases(_ changes: ItemChanges, to item: inout Item, in vault: inout Vault) throws {
+        if let phrase = changes.killphrase {
+            item.killphrase = phrase.isEmpty ? nil : try vault.phraseDigest(phrase, kind: .killphrase)
+        }
+        if let phrase = changes.searchPassphrase {
+            item.searchPassphrase = phrase.isEmpty ? nil : try vault.phraseDigest(phrase, kind: .searchPassphrase)
+        }
     }
 }

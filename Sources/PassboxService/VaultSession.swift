@@ -32,6 +32,9 @@ public final class VaultSession: @unchecked Sendable {
     var vaultsAssigned = false
     /// When this session last synced (a sync that changed nothing is not written to the file).
     var lastSyncHere: Date?
+    /// A hidden item the request names by its exact id (`resolve`): the next change finds it among the
+    /// items, and it is hidden again when the change is saved.
+    var exposing: String?
 
     /// Opens a session on an unlocked vault; items trashed more than 30 days ago are purged now.
     public init(opened: OpenVault, dataDirectory: String, now: @escaping () -> Date = Date.init) throws {
@@ -81,10 +84,13 @@ public final class VaultSession: @unchecked Sendable {
     /// which items changed (`naming`, from the result; nil: unknown). A throw leaves the file and the session
     /// as they were.
     private func commit<T>(_ change: (inout Vault) throws -> T, naming: (T) -> Set<String>?) throws -> T {
+        defer { exposing = nil }
         if var working = opened.takeVaultForChange() {
             // The vault is changed in place (no copy of every item); a failure puts back the saved one.
             do {
+                if let id = exposing { working.exposeHiddenItem(id: id) }
                 let result = try change(&working)
+                working.settleHiddenItems()
                 try opened.save(working, changedItemIDs: naming(result))
                 return result
             } catch {
@@ -93,7 +99,9 @@ public final class VaultSession: @unchecked Sendable {
             }
         }
         var copy = opened.vault
+        if let id = exposing { copy.exposeHiddenItem(id: id) }
         let result = try change(&copy)
+        copy.settleHiddenItems()
         try opened.save(copy, changedItemIDs: naming(result))
         return result
     }
@@ -133,6 +141,11 @@ public final class VaultSession: @unchecked Sendable {
         do {
             return try opened.vault.resolve(reference, inTrash: inTrash)
         } catch VaultError.itemNotFound(let name) {
+            // A hidden item answers only to its whole id, which only a search for its passphrase shows.
+            if let hidden = opened.vault.hiddenItems.first(where: { $0.id == reference && $0.isTrashed == inTrash }) {
+                exposing = hidden.id
+                return hidden
+            }
             guard let other = try? opened.vault.resolve(reference, inTrash: !inTrash) else { throw VaultError.itemNotFound(name) }
             throw ProtocolError(inTrash ? .itemNotInTrash : .itemInTrash, ["title": other.title, "id": other.id])
         }
@@ -160,6 +173,7 @@ public final class VaultSession: @unchecked Sendable {
 
     /// Answers one request that needs the vault.
     public func perform(_ request: Request) throws -> Reply {
+        exposing = nil
         switch request {
         case .list(let r): return .items(try list(r))
         case .show(let r): return .item(ItemViews.detail(try resolve(r.item), reveal: r.reveal, now: now()))
@@ -187,7 +201,8 @@ public final class VaultSession: @unchecked Sendable {
         case .vaultEdit(let r): return .vault(try editVault(r))
         case .move(let r): return .count(try move(r))
         case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .copy, .sync, .vaultList, .createVault, .webOpen, .readQR,
-            .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut:
+            .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut,
+            .duressSet, .duressChange, .eraseSetting, .deleteAllData:
             throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is not a vault operation"])
         }
     }

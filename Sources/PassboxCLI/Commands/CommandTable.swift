@@ -144,9 +144,23 @@ enum CommandTable {
         },
         CommandSpec(name: "categories", summary: "every category and its typed fields", usage: "passbox categories") { _, _, _ in Commands.categories() },
         CommandSpec(
-            name: "settings", summary: "auto-lock, quick unlock, the master password reminder and the clipboard time",
-            usage: "passbox settings [auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never | clipboard 10-600]"
+            name: "settings", summary: "auto-lock, quick unlock, the master password reminder, the clipboard time, erasing after failures",
+            usage: "passbox settings [auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never | clipboard 10-600 | erase-after-failures on|off]"
         ) { c, a, _ in try Commands.settings(c, a) },
+        CommandSpec(
+            name: "duress", summary: "a duress password: it opens a separate vault of its own", usage: Commands.duressUsage,
+            subcommands: [
+                CommandSpec(name: "set", summary: "set a new duress password (replaces this vault's earlier duress vault)", usage: "passbox duress set", usesAgent: true) {
+                    c, a, _ in try Commands.duressSet(c, a)
+                },
+                CommandSpec(name: "change", summary: "change the duress password; its vault keeps what it holds", usage: "passbox duress change", usesAgent: true) {
+                    c, a, _ in try Commands.duressChange(c, a)
+                },
+            ]
+        ) { _, _, _ in throw CLIError.usage("passbox duress takes set or change", hint: Commands.duressUsage) },
+        CommandSpec(
+            name: "delete-all-data", summary: "erase every vault in the vault file (asks for the password, then DELETE)", usage: "passbox delete-all-data", usesAgent: true
+        ) { c, a, _ in try Commands.deleteAllData(c, a) },
         CommandSpec(
             name: "unlock", summary: "start the agent and unlock: no password per command until it locks", usage: "passbox unlock [--quick | --master]",
             valued: testValued, flags: ["quick", "master"]

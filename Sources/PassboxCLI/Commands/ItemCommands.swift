@@ -3,7 +3,7 @@ import PassboxCore
 import PassboxProtocol
 
 extension Commands {
-    static let addUsage = "passbox add CATEGORY --title T [--username U] [--url URL ...] [--tag T ...] [--field LABEL=VALUE ...] [--secret-field LABEL ...] [--password-stdin | --generate [--length N]] [--notes-stdin] [--favorite] [--vault VAULT]"
+    static let addUsage = "passbox add CATEGORY --title T [--username U] [--url URL ...] [--tag T ...] [--field LABEL=VALUE ...] [--secret-field LABEL ...] [--password-stdin | --generate [--length N]] [--notes-stdin] [--killphrase-stdin] [--search-passphrase-stdin] [--favorite] [--vault VAULT]"
 
     /// `passbox add CATEGORY …`
     static func add(_ context: Context, _ args: Arguments) throws {

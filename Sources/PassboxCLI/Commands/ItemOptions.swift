@@ -6,7 +6,7 @@ import PassboxProtocol
 /// come on standard input: `--password-stdin`, then each `--secret-field`, then `--notes-stdin`.
 enum ItemOptions {
     static let valued: Set<String> = ["title", "username", "url", "tag", "field", "secret-field"]
-    static let flags: Set<String> = ["password-stdin", "generate", "notes-stdin", "favorite"]
+    static let flags: Set<String> = ["password-stdin", "generate", "notes-stdin", "favorite", "killphrase-stdin", "search-passphrase-stdin"]
 
     static func changes(_ args: Arguments, context: Context) throws -> ItemChanges {
         var changes = ItemChanges()
@@ -32,6 +32,11 @@ enum ItemOptions {
         if args.flag("generate") { changes.generatePassword = try GeneratorOptions.request(args) }
         for label in args.all("secret-field") {
             changes.secretFields.append(FieldAssignment(label: label, value: try context.input.secret(prompt: "\(label): ")))
+        }
+        // Phrases are secrets too: read like passwords, never from argv. An empty one takes the item's off.
+        if args.flag("killphrase-stdin") { changes.killphrase = try context.input.secret(prompt: "Killphrase (searching for it deletes the item): ") }
+        if args.flag("search-passphrase-stdin") {
+            changes.searchPassphrase = try context.input.secret(prompt: "Search passphrase (the item shows only when you search for it): ")
         }
         if args.flag("notes-stdin") {
             if context.input.isTerminal { Console.err("Notes (end with Ctrl-D on an empty line):") }

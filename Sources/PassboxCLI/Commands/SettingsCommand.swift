@@ -15,9 +15,10 @@ extension Commands {
             Console.out("quick unlock: \(quick)")
             Console.out("master password reminder: \(settings.reminderDays == 0 ? "never" : "every \(settings.reminderDays) days")")
             Console.out("clipboard: cleared after \(settings.clipboardSeconds ?? Settings.defaultClipboardSeconds) seconds")
+            if let erase = settings.eraseAfterFailures { Console.out("erase after 10 wrong passwords in a row: \(erase ? "on" : "off")") }
             return
         }
-        try args.expectPositionals(2...2, usage: "passbox settings auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never | clipboard 10-600")
+        try args.expectPositionals(2...2, usage: "passbox settings auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never | clipboard 10-600 | erase-after-failures on|off")
         let value = args.positionals[1]
         switch args.positionals[0] {
         case "auto-lock":
@@ -47,8 +48,11 @@ extension Commands {
             guard let seconds = Int(value), Settings.clipboardRange.contains(seconds) else { throw CLIError.usage("clipboard takes 10 to 600 seconds") }
             try context.send(.changeSetting(SettingRequest(name: "clipboard", value: value)))
             Console.out("Copied values are cleared from the clipboard after \(seconds) seconds.")
+        case "erase-after-failures":
+            guard ["on", "off"].contains(value) else { throw CLIError.usage("erase-after-failures takes on or off") }
+            try eraseSetting(context, on: value == "on")
         default:
-            throw CLIError.usage("unknown setting \"\(Console.visible(args.positionals[0]))\"", hint: "settings: auto-lock, quick-unlock, reminder, clipboard")
+            throw CLIError.usage("unknown setting \"\(Console.visible(args.positionals[0]))\"", hint: "settings: auto-lock, quick-unlock, reminder, clipboard, erase-after-failures")
         }
     }
 }

@@ -93,6 +93,10 @@ final class Endpoint {
                 throw CLIError.failure("the agent did not answer", hint: "stop it with \"passbox lock --stop\" and run the command again")
             }
         } else {
+            if let current = request.currentPassword, !localService().isUnlocked, localService().store.exists {
+                // Without an agent the vault is opened with the password the command just asked for (one prompt).
+                try localService().unlock(password: current)
+            }
             try prepare(request.operation)
             reply = localService().handle(request)
         }

@@ -16,7 +16,7 @@ extension Item {
         let presentDates = dates.filter { $0.1 != nil }
         let count = 4 + presentDates.count + (websites.isEmpty ? 0 : 1) + (notes.isEmpty ? 0 : 1) + (tags.isEmpty ? 0 : 1)
             + (isFavorite ? 1 : 0) + (history.isEmpty ? 0 : 1) + (dismissals.isEmpty ? 0 : 1) + (passwordBreach == nil ? 0 : 1) + unknown.count
-            + (vaultID == nil ? 0 : 1) + (syncBase == nil ? 0 : 1) + (syncPending ? 1 : 0)
+            + (vaultID == nil ? 0 : 1) + (syncBase == nil ? 0 : 1) + (syncPending ? 1 : 0) + (killphrase == nil ? 0 : 1) + (searchPassphrase == nil ? 0 : 1)
         w.writeMapHeader(count)
         w.write("id")
         w.write(id)
@@ -96,6 +96,11 @@ extension Item {
             w.write("syncPending")
             w.write(true)
         }
+        for (key, digest) in [("killphrase", killphrase), ("searchPassphrase", searchPassphrase)] {
+            guard let digest else { continue }
+            w.write(key)
+            digest.pack(into: &w)
+        }
         w.writeUnknown(unknown)
     }
 
@@ -153,6 +158,8 @@ extension Item {
                 }
                 syncBase = base
             case "syncPending": syncPending = try r.readBool()
+            case "killphrase": killphrase = try PhraseDigest(unpacking: &r)
+            case "searchPassphrase": searchPassphrase = try PhraseDigest(unpacking: &r)
             default: unknown[key] = try r.readValue()
             }
         }
@@ -228,5 +235,31 @@ extension Field {
             default: unknown[name] = try r.readValue()
             }
         }
+    }
+}
+
+extension PhraseDigest {
+    func pack(into w: inout MessagePackWriter) {
+        w.writeMapHeader(2)
+        w.write("salt")
+        w.write(binary: salt)
+        w.write("digest")
+        w.write(binary: digest)
+    }
+
+    init(unpacking r: inout MessagePackReader) throws {
+        var salt: [UInt8]?
+        var digest: [UInt8]?
+        for _ in 0..<(try r.readMapHeader()) {
+            switch try r.readString() {
+            case "salt": salt = try r.readBinary()
+            case "digest": digest = try r.readBinary()
+            default: _ = try r.readValue()
+            }
+        }
+        guard let salt, let digest, salt.count == Phrases.saltLength, digest.count == 32 else {
+            throw MessagePackError(reason: "a phrase digest is not 16 bytes of salt and 32 of digest")
+        }
+        self.init(salt: salt, digest: digest)
     }
 }

@@ -36,7 +36,8 @@ extension Vault {
     }
 
     private func writePrelude(into w: inout MessagePackWriter) {
-        w.writeMapHeader(2 + (created == nil ? 0 : 1) + (lastBreachCheck == nil ? 0 : 1) + (vaults.isEmpty ? 0 : 1) + (sync == nil ? 0 : 1) + unknown.count)
+        w.writeMapHeader(2 + (created == nil ? 0 : 1) + (lastBreachCheck == nil ? 0 : 1) + (vaults.isEmpty ? 0 : 1) + (sync == nil ? 0 : 1) + (hiddenItems.isEmpty ? 0 : 1)
+                + (keyrings.killphrase.isEmpty ? 0 : 1) + (keyrings.searchPassphrase.isEmpty ? 0 : 1) + unknown.count)
         w.write("items")
         w.writeArrayHeader(items.count)
     }
@@ -62,6 +63,16 @@ extension Vault {
             // Device-local bookkeeping, as JSON inside the payload (docs/FORMATS.md "Sync state").
             w.write("sync")
             w.write(binary: Array((try? SyncState.encoder.encode(sync)) ?? Data()))
+        }
+        if !hiddenItems.isEmpty {
+            w.write("hiddenItems")
+            w.writeArrayHeader(hiddenItems.count)
+            for item in hiddenItems { item.pack(into: &w) }
+        }
+        for (key, ring) in [("killphraseKeys", keyrings.killphrase), ("searchPassphraseKeys", keyrings.searchPassphrase)] where !ring.isEmpty {
+            w.write(key)
+            w.writeArrayHeader(ring.count)
+            for k in ring { w.write(binary: k) }
         }
         w.writeUnknown(unknown)
     }
@@ -108,6 +119,16 @@ extension Vault {
                 guard let state = try? JSONDecoder().decode(SyncState.self, from: Data(bytes)) else { throw MessagePackError(reason: "the sync state does not read") }
                 guard state.v <= SyncState.currentVersion else { throw MessagePackError(reason: "the sync state is of a newer version (\(state.v))") }
                 sync = state
+            case "hiddenItems":
+                for _ in 0..<(try r.readArrayHeader()) { hiddenItems.append(try Item(unpacking: &r)) }
+            case "killphraseKeys", "searchPassphraseKeys":
+                var ring = [[UInt8]]()
+                for _ in 0..<(try r.readArrayHeader()) {
+                    let k = try r.readBinary()
+                    guard k.count == Phrases.keyLength else { throw MessagePackError(reason: "a phrase key is not 32 bytes") }
+                    ring.append(k)
+                }
+                if key == "killphraseKeys" { keyrings.killphrase = ring } else { keyrings.searchPassphrase = ring }
             default: unknown[key] = try r.readValue()
             }
         }

@@ -37,6 +37,10 @@ public struct Item: Sendable, Equatable {
     public var syncBase: SyncBase?
     /// Whether this device changed the item since the server last held it (to be pushed).
     public var syncPending = false
+    /// Searching for this phrase deletes the item silently (local vault; security.md §7).
+    public var killphrase: PhraseDigest?
+    /// The item is hidden except while the whole search is this phrase.
+    public var searchPassphrase: PhraseDigest?
 
     public init(
         id: String = Identifier.generateItemID(), category: Category, title: String = "", fields: [Field]? = nil,

@@ -15,6 +15,11 @@ public struct Vault: Sendable, Equatable {
     public var unknown: [String: PackedValue]
     /// The vaults items are kept in (VLT-1); empty in a file made before vaults existed.
     public var vaults: [VaultInfo] = []
+    /// Items with a search passphrase: out of `items`, so no list, search, count or check sees them; a
+    /// search whose whole query is an item's passphrase shows it (security.md §7, G8).
+    public var hiddenItems: [Item] = []
+    /// The keys phrase digests are made under (G7); empty in a vault made before phrases existed.
+    public var keyrings = PhraseKeyrings()
     /// An account's sync state (account vaults only).
     public var sync: SyncState? {
         get { syncBox.first }
@@ -176,6 +181,8 @@ public enum VaultError: Error, Equatable, Sendable {
     case itemInTrash(String)
     case itemNotInTrash(String)
     case versionNotFound(String)
+    /// A killphrase or search passphrase that is empty (after trimming) or longer than `Phrases.maximumLength`.
+    case invalidPhrase
 }
 
 extension Vault {

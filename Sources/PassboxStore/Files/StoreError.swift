@@ -34,6 +34,14 @@ public enum StoreError: Error, Equatable, Sendable {
     case passwordUnchanged
     /// The vault is an account's: its password is the account's master password (`passwd --account`).
     case accountVaultPassword
+    /// The next wrong password would be the tenth in a row: it may only be tried at the unlock prompt (G20).
+    case unlockPromptOnly
+    /// The new duress password is the open vault's own password (G14).
+    case duressSameAsOwn
+    /// The password given as this vault's duress password does not open it.
+    case wrongDuressPassword
+    /// Duress passwords, killphrases, erasing and Delete All Data are for the local vault.
+    case localVaultOnly
 
     /// Whether this is the "wrong password or locked" class (exit code 3).
     public var isAuthentication: Bool {

@@ -55,6 +55,8 @@ public final class OpenVault: @unchecked Sendable {
 
     /// The Argon2id parameters kept in the file's header.
     public var kdfParameters: Argon2Parameters { header.kdf }
+    /// Whether this is an account's vault (its password is the master password; no duress or phrases).
+    public var isAccountVault: Bool { store.isAccountVault }
     /// The current slot size in bytes.
     public var slotSize: Int { header.slotSize }
 
@@ -170,6 +172,7 @@ public final class OpenVault: @unchecked Sendable {
     /// The same with NFC UTF-8 bytes (the agent's, which never become Strings).
     public func changePassword(current: SecretBytes, new: SecretBytes) throws {
         if store.isAccountVault { throw StoreError.accountVaultPassword }
+        try store.attempts.refuseTenthOutsideUnlock()
         let check = try store.unlock(password: current)
         guard check.slotIndex == slotIndex else { throw StoreError.wrongPassword }
         try check.rekey(current: current, new: new)

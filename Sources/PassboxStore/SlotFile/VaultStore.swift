@@ -18,6 +18,8 @@ public final class VaultStore: @unchecked Sendable {
     public private(set) var lastWork = UnlockWork()
     /// How a password becomes a slot key (Argon2id for a local vault; the account's keys for an account's).
     public let keySource: SlotKeySource
+    /// Called after each step of an erase (tests stop it there to check that the next open finishes it).
+    public var eraseStepHook: ((EraseStep) throws -> Void)?
 
     public init(directory: String, fileSystem: FileSystem = POSIXFileSystem(), clock: UnlockClock = SystemClock(), keySource: SlotKeySource = .password) {
         self.directory = directory
@@ -31,7 +33,7 @@ public final class VaultStore: @unchecked Sendable {
     }
 
     /// Whether a vault file exists in the directory.
-    public var exists: Bool { FileManager.default.fileExists(atPath: vaultPath) }
+    public var exists: Bool { FileManager.default.fileExists(atPath: vaultPath) && !FileManager.default.fileExists(atPath: eraseJournalPath) }
 
     // MARK: Creating
 
@@ -55,6 +57,7 @@ public final class VaultStore: @unchecked Sendable {
         try POSIX.ensurePrivateDirectory(directory)
         let lock = try FileLock(path: lockPath)
         defer { withExtendedLifetime(lock) {} }
+        try finishInterruptedErase()
         guard !exists else { throw StoreError.vaultExists(path: vaultPath) }
         try settleLocked()
         let header = VaultHeader(slotSize: VaultHeader.minimumSlotSize, kdf: parameters, salt: SecureRandom.bytes(count: 32))
@@ -68,7 +71,9 @@ public final class VaultStore: @unchecked Sendable {
         let opened = OpenVault(
             store: self, header: header, slotIndex: index, slotNonce: slotNonce, wrapKey: wrapKey,
             dataKey: .generate(count: 32), generation: generation, layout: .format2,
-            vault: Vault(slotOrder: Self.randomPermutation(VaultHeader.slotCount), created: clock.now()))
+            vault: isAccountVault
+                ? Vault(slotOrder: Self.randomPermutation(VaultHeader.slotCount), created: clock.now())
+                : .newLocal(slotOrder: Self.randomPermutation(VaultHeader.slotCount), created: clock.now()))
         let (ownSlot, groups) = try opened.sealedSlot(for: opened.vault, header: header, generation: generation)
         // Written one slot at a time: the file is never held in memory whole.
         try commitNewFile(target: resolvedVaultPath(), size: header.fileSize, check: (slotOffset(index, header), ownSlot)) { append in
@@ -135,11 +140,17 @@ public final class VaultStore: @unchecked Sendable {
         // file, so a save that renames a grown file over this one meanwhile cannot mix two files (which would
         // turn the right password into a counted failure); this unlock then opens the file as it was.
         try POSIX.ensurePrivateDirectory(directory, creating: false)
+        try finishInterruptedErase()
         let fd = try openVaultFile()
         defer { close(fd) }
         let header = try readHeader(fd: fd)
         try cleanUpIfIdle()
         try attempts.beginAttempt(now: clock.now())
+        if try attempts.eraseWasDue() {
+            // An erase that was due and did not happen (the process was stopped) comes before any trial.
+            try eraseEverything()
+            throw StoreError.wrongPassword
+        }
         var work = UnlockWork()
         let start = clock.monotonic()
         defer { lastWork = work }
@@ -149,7 +160,7 @@ public final class VaultStore: @unchecked Sendable {
         // half of it. A journal a crash left is settled first.
         let (found, body, bodyIndex) = try withWriteLock {
             try settleLocked()
-            var found: (index: Int, nonce: [UInt8], wrapKey: SecretBytes, box: SlotCodec.KeyBox, layout: SlotCodec.Layout)?
+            var found: FoundSlot?
             for index in 0..<VaultHeader.slotCount {
                 // Every slot is tried, with no early exit, so the work does not depend on which slot opens.
                 let prefix = try POSIX.readExactly(fd: fd, offset: slotOffset(index, header), count: SlotCodec.prefixLength, path: vaultPath)
@@ -159,8 +170,12 @@ public final class VaultStore: @unchecked Sendable {
                 // In a format-2 file both layouts are tried in every slot (a converted file may hold format-1
                 // slots of other vaults, and no clear byte says which).
                 for layout in SlotCodec.layouts(for: header) {
-                    if let box = SlotCodec.openKeyBox(slotPrefix: prefix, header: header, index: index, wrapKey: wrapKey, layout: layout), found == nil {
-                        found = (index, nonce, wrapKey, box, layout)
+                    // Two slots a password opens (a duress password set equal to another vault's): the vault
+                    // wrapped most recently wins (G14).
+                    if let box = SlotCodec.openKeyBox(slotPrefix: prefix, header: header, index: index, wrapKey: wrapKey, layout: layout),
+                        found == nil || box.wrappedAt > found!.box.wrappedAt
+                    {
+                        found = FoundSlot(index: index, nonce: nonce, wrapKey: wrapKey, box: box, layout: layout)
                     }
                 }
             }
@@ -174,26 +189,22 @@ public final class VaultStore: @unchecked Sendable {
         work.bodyOpens += 1
         var outcome: Result<OpenVault, Error>
         do {
-            let key = found?.box.dataKey ?? SecretBytes.generate(count: 32)
-            let nonce = found?.nonce ?? SecureRandom.bytes(count: SlotCodec.nonceLength)
-            var inflated = try body.withUnsafeBytes {
-                try SlotCodec.openBody(
-                    body: $0, header: header, index: bodyIndex, slotNonce: nonce, dataKey: key,
-                    layout: found?.layout ?? SlotCodec.layouts(for: header)[0], path: vaultPath, keepingChunks: true)
+            guard let found else {
+                // The same body open with a throwaway key (it cannot authenticate).
+                _ = try? body.withUnsafeBytes {
+                    try SlotCodec.openBody(
+                        body: $0, header: header, index: bodyIndex, slotNonce: SecureRandom.bytes(count: SlotCodec.nonceLength),
+                        dataKey: SecretBytes.generate(count: 32), layout: SlotCodec.layouts(for: header)[0], path: vaultPath, keepingChunks: true)
+                }
+                throw StoreError.wrongPassword
             }
-            defer { ConstantTime.wipe(&inflated.payload) }
-            guard let found else { throw StoreError.wrongPassword }
-            var itemEnds = [Int]()
-            let vault = try PayloadCodec.decode(inflated.payload, path: vaultPath, itemEnds: &itemEnds)
-            let groups = PayloadCodec.groupChunks(of: inflated, vault: vault, itemEnds: itemEnds)
-            inflated.chunks = []
-            outcome = .success(
-                OpenVault(
-                    store: self, header: header, slotIndex: found.index, slotNonce: found.nonce, wrapKey: found.wrapKey,
-                    dataKey: found.box.dataKey, generation: found.box.generation, layout: found.layout, vault: vault,
-                    groupChunks: groups))
+            outcome = .success(try openedVault(found, body: body, header: header))
         } catch {
             outcome = .failure(found == nil ? StoreError.wrongPassword : error)
+        }
+        if found == nil, (try? attempts.eraseIsDue()) == true {
+            // The tenth wrong password in a row with erasing on: every vault goes before the answer (G18).
+            try eraseEverything()
         }
         if found != nil {
             // The password opened a key box, so it is right: the count resets even when the body then turns out
@@ -207,6 +218,32 @@ public final class VaultStore: @unchecked Sendable {
         return (try outcome.get(), passwordKey)
     }
 
+    /// A slot a password key opened: where, its nonce and wrap key, its key box and layout.
+    struct FoundSlot {
+        let index: Int
+        let nonce: [UInt8]
+        let wrapKey: SecretBytes
+        let box: SlotCodec.KeyBox
+        let layout: SlotCodec.Layout
+    }
+
+    /// The vault in a slot whose key box opened, from its body's bytes.
+    func openedVault(_ found: FoundSlot, body: [UInt8], header: VaultHeader) throws -> OpenVault {
+        var inflated = try body.withUnsafeBytes {
+            try SlotCodec.openBody(
+                body: $0, header: header, index: found.index, slotNonce: found.nonce, dataKey: found.box.dataKey, layout: found.layout, path: vaultPath,
+                keepingChunks: true)
+        }
+        defer { ConstantTime.wipe(&inflated.payload) }
+        var itemEnds = [Int]()
+        let vault = try PayloadCodec.decode(inflated.payload, path: vaultPath, itemEnds: &itemEnds)
+        let groups = PayloadCodec.groupChunks(of: inflated, vault: vault, itemEnds: itemEnds)
+        inflated.chunks = []
+        return OpenVault(
+            store: self, header: header, slotIndex: found.index, slotNonce: found.nonce, wrapKey: found.wrapKey, dataKey: found.box.dataKey,
+            generation: found.box.generation, layout: found.layout, vault: vault, groupChunks: groups)
+    }
+
     /// Changes the password of the vault `current` opens: one counted unlock attempt held to the deadline,
     /// then only that vault's slot is rewritten with a new nonce and data key.
     public func changePassword(current: String, new: String) throws {
@@ -217,6 +254,7 @@ public final class VaultStore: @unchecked Sendable {
     public func changePassword(current: SecretBytes, new: SecretBytes) throws {
         // An account's vault follows the master password, which `passwd --account` changes on the server.
         if isAccountVault { throw StoreError.accountVaultPassword }
+        try attempts.refuseTenthOutsideUnlock()
         let opened = try unlock(password: current)
         try opened.rekey(current: current, new: new)
     }

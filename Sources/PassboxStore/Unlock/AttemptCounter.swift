@@ -26,7 +26,12 @@ public struct AttemptCounter: Sendable {
     struct Record: Codable {
         var failures: Int
         var lastAttemptMs: Int64
+        /// Erase after ten wrong passwords in a row (G18): a setting of this machine, off when absent.
+        var erase: Bool?
     }
+
+    /// The wrong password in a row that erases when erasing is on.
+    public static let eraseAfter = 10
 
     /// What the file says: a record, nothing yet, or something that is not a counter.
     private enum Reading {
@@ -88,11 +93,60 @@ public struct AttemptCounter: Sendable {
         try write(record)
     }
 
-    /// Resets the count after a password opened a vault; if this fails the caller must stay locked.
+    /// Resets the count after a password opened a vault; if this fails the caller must stay locked. The
+    /// erase setting stays.
     public func succeeded() throws {
         let lock = try FileLock(path: lockPath)
         defer { withExtendedLifetime(lock) {} }
-        try write(Record(failures: 0, lastAttemptMs: 0))
+        let erase = if case .record(let r) = try read() { r.erase } else { Bool?.none }
+        try write(Record(failures: 0, lastAttemptMs: 0, erase: erase))
+    }
+
+    /// Whether erasing after ten wrong passwords is on.
+    public func eraseIsOn() throws -> Bool {
+        if case .record(let r) = try read() { return r.erase ?? false }
+        return false
+    }
+
+    /// Turns erasing on or off, keeping the count.
+    public func setErase(_ on: Bool) throws {
+        let lock = try FileLock(path: lockPath)
+        defer { withExtendedLifetime(lock) {} }
+        var record = Record(failures: 0, lastAttemptMs: 0)
+        switch try read() {
+        case .record(let r): record = r
+        case .damaged: record = Record(failures: AttemptCounter.damagedFailures, lastAttemptMs: Int64(Date().timeIntervalSince1970 * 1000))
+        case .missing: break
+        }
+        record.erase = on ? true : nil
+        try write(record)
+    }
+
+    /// After a wrong password (already counted): whether it was the tenth in a row with erasing on. The
+    /// record is read whether erasing is on or off, so the time taken does not tell the setting.
+    func eraseIsDue() throws -> Bool {
+        guard case .record(let r) = try read() else { return false }
+        return r.failures >= AttemptCounter.eraseAfter && r.erase == true
+    }
+
+    /// Right after an attempt was counted: whether an erase was already due before it (one that a stopped
+    /// process did not make), which then comes before any trial.
+    func eraseWasDue() throws -> Bool {
+        guard case .record(let r) = try read() else { return false }
+        return r.failures > AttemptCounter.eraseAfter && r.erase == true
+    }
+
+    /// Settings flows (a password change, a duress password, the erase setting, Delete All Data) never make the
+    /// tenth attempt in a row: that one is made only at the unlock prompt (G20). Nothing is tried or counted.
+    public func refuseTenthOutsideUnlock() throws {
+        if try failures() >= AttemptCounter.eraseAfter - 1 { throw StoreError.unlockPromptOnly }
+    }
+
+    /// Removes the record (an erase: the next vault starts with no count and erasing off).
+    func remove() throws {
+        let lock = try FileLock(path: lockPath)
+        defer { withExtendedLifetime(lock) {} }
+        guard unlink(path) == 0 || errno == ENOENT else { throw StoreError.io(operation: "remove", path: path, errno: errno) }
     }
 
     /// Wrong passwords in a row so far (for tests; never shown to users).
