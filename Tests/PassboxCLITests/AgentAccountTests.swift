@@ -44,6 +44,11 @@ import Testing
         #expect(status.account == AccountBrief(email: "web@example.org", server: server.origin, kitReminder: true))
         #expect(try failure(first, .accountSignUp(AccountSignUpRequest(server: server.origin, email: "other@example.org", password: SecretText(master)))) == .alreadySignedIn)
         _ = try first.add("login", ItemChanges(title: "Made in the browser", username: "web"))
+        // Phrases and duress passwords are the local vault's: an account's vault syncs every item.
+        var phrased = ItemChanges(title: "Phrased")
+        phrased.killphrase = "a killphrase"
+        #expect(try failure(first, .add(AddRequest(category: "note", changes: phrased))) == .localVaultOnly)
+        #expect(try failure(first, .duressSet(DuressRequest(current: SecretText(master), duress: SecretText("a duress password")))) == .localVaultOnly)
         #expect(try first.send(.sync(SyncRequest())).synced().status.queued == 0)
 
         // The account page and its activity.

@@ -1,0 +1,154 @@
+import Foundation
+import PassboxAgent
+import PassboxCore
+import PassboxProtocol
+import PassboxStore
+import PassboxTestSupport
+import Testing
+
+/// Duress passwords, erasing, Delete All Data, killphrases and hidden items through a real agent, as the
+/// CLI and the web UI reach them.
+@Suite struct AgentCoercionTests {
+    /// The operations these tests cover (AgentOperationTests counts them as sent).
+    static let operations: Set<OperationName> = [.duressSet, .duressChange, .eraseSetting, .deleteAllData]
+    /// The error codes these tests provoke.
+    static let errorCodes: Set<ErrorCode> = [.duressSameAsOwn, .wrongDuressPassword, .unlockPromptOnly, .invalidPhrase]
+
+    let real = RealAgent.password
+    let duress = "a duress password nobody guesses"
+
+    func text(_ s: String) -> SecretText { SecretText(s) }
+
+    func json(_ reply: Reply) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(reply), as: UTF8.self)
+    }
+
+    /// The replies that name no item, compared between vaults: only their item-dependent parts may differ.
+    func shape(_ agent: RealAgent) throws -> [String] {
+        var status = try agent.send(.status).status()
+        status.pid = 0
+        status.locksInSeconds = 0
+        return [try json(.status(status)), try json(agent.send(.settings))]
+    }
+
+    @Test func aDuressVaultLooksLikeAnyVaultThroughTheAgent() throws {
+        let agent = try RealAgent()
+        try agent.unlock()
+        _ = try agent.add("login", ItemChanges(title: "Real bank", username: "me"))
+        let realShape = try shape(agent)
+
+        #expect(try agent.failure(.duressSet(DuressRequest(current: text("not it"), duress: text(duress)))).code == .wrongPassword)
+        #expect(try agent.failure(.duressSet(DuressRequest(current: text(real), duress: text(real)))).code == .duressSameAsOwn)
+        #expect(try agent.send(.duressSet(DuressRequest(current: text(real), duress: text(duress)))) == .done)
+        #expect(try agent.send(.list(ListRequest())).items().items.map(\.title) == ["Real bank"], "the agent stays in the real vault")
+
+        #expect(try agent.send(.lock(LockRequest())) == .done)
+        try agent.unlock(duress)
+        let inDuress = try agent.send(.list(ListRequest())).items()
+        #expect(inDuress.items.isEmpty && inDuress.vaultIsEmpty)
+        #expect(try shape(agent) == realShape, "status and settings say nothing of which vault is open")
+        _ = try agent.add("note", ItemChanges(title: "Decoy"))
+
+        // From inside the duress vault, another duress password, and a change of its own password.
+        let second = "second level duress password"
+        #expect(try agent.send(.duressSet(DuressRequest(current: text(duress), duress: text(second)))) == .done)
+        #expect(try agent.send(.changePassword(ChangePasswordRequest(current: text(duress), new: text("renamed duress password")))) == .done)
+        #expect(try agent.send(.list(ListRequest())).items().items.map(\.title) == ["Decoy"])
+
+        #expect(try agent.send(.lock(LockRequest())) == .done)
+        try agent.unlock()
+        let wrongOld = DuressRequest(current: text(real), duress: text(duress), new: text("a third duress password"))
+        #expect(try agent.failure(.duressChange(wrongOld)).code == .wrongDuressPassword, "the duress vault's password was changed from inside it")
+        let change = DuressRequest(current: text(real), duress: text("renamed duress password"), new: text("a third duress password"))
+        #expect(try agent.send(.duressChange(change)) == .done)
+        #expect(try agent.send(.lock(LockRequest())) == .done)
+        try agent.unlock("a third duress password")
+        #expect(try agent.send(.list(ListRequest())).items().items.map(\.title) == ["Decoy"], "a change keeps what the vault holds")
+        #expect(try agent.send(.lock(LockRequest())) == .done)
+        try agent.unlock(second)
+        #expect(try agent.send(.list(ListRequest())).items().total == 0)
+    }
+
+    @Test func erasingIsASettingOfThisMachineAndTheTenthAttemptIsLeftToTheUnlockPrompt() throws {
+        let agent = try RealAgent()
+        try agent.unlock()
+        #expect(try agent.send(.settings).settings().eraseAfterFailures == false)
+        #expect(try agent.failure(.eraseSetting(EraseSettingRequest(current: text("not it"), on: true))).code == .wrongPassword)
+        #expect(try agent.send(.eraseSetting(EraseSettingRequest(current: text(real), on: true))).settings().eraseAfterFailures == true)
+
+        // Nine wrong in a row: a settings flow refuses without trying or counting (G20).
+        let attempts = agent.session.data + "/attempts"
+        try Data(#"{"failures":9,"lastAttemptMs":0,"erase":true}"#.utf8).write(to: URL(fileURLWithPath: attempts))
+        #expect(try agent.failure(.changePassword(ChangePasswordRequest(current: text(real), new: text("another long password")))).code == .unlockPromptOnly)
+        #expect(try agent.failure(.duressSet(DuressRequest(current: text(real), duress: text(duress)))).code == .unlockPromptOnly)
+        #expect(try agent.failure(.deleteAllData(DeleteAllDataRequest(current: text(real)))).code == .unlockPromptOnly)
+        #expect(try String(contentsOfFile: attempts, encoding: .utf8).contains(#""failures":9"#))
+
+        // The tenth wrong password at the unlock prompt erases everything, and answers as a wrong password.
+        #expect(try agent.send(.lock(LockRequest())) == .done)
+        #expect(try agent.failure(.unlock(UnlockRequest(password: text("a wrong password")))).code == .wrongPassword)
+        #expect(!FileManager.default.fileExists(atPath: agent.vaultPath))
+        #expect(try agent.failure(.unlock(UnlockRequest(password: text(real)))).code == .noVault)
+        #expect(try agent.send(.settings).settings().eraseAfterFailures == false, "a fresh start: erasing is off")
+    }
+
+    @Test func deleteAllDataAsksForThePasswordAndLeavesAFirstRunDirectory() throws {
+        let agent = try RealAgent()
+        try agent.unlock()
+        #expect(try agent.failure(.deleteAllData(DeleteAllDataRequest(current: text("not it")))).code == .wrongPassword)
+        #expect(FileManager.default.fileExists(atPath: agent.vaultPath))
+        #expect(try agent.send(.deleteAllData(DeleteAllDataRequest(current: text(real)))) == .done)
+        #expect(try !agent.send(.status).status().unlocked)
+        #expect(!FileManager.default.fileExists(atPath: agent.vaultPath))
+        #expect(try agent.send(.createVault(CreateVaultRequest(password: text(real)))) == .done, "onboarding starts again")
+    }
+
+    @Test func killphrasesAndHiddenItemsThroughTheAgent() throws {
+        let agent = try RealAgent()
+        try agent.unlock()
+        var hiddenChanges = ItemChanges(title: "Hidden account", username: "quiet", websites: ["https://hidden.example"])
+        hiddenChanges.searchPassphrase = "Ünder the Bridge"
+        hiddenChanges.secretFields = [FieldAssignment(label: "password", value: "123456")]
+        let hidden = try agent.add("login", hiddenChanges)
+        var doomedChanges = ItemChanges(title: "Doomed account", username: "gone")
+        doomedChanges.killphrase = "burn after reading"
+        let doomed = try agent.add("login", doomedChanges)
+        _ = try agent.add("login", ItemChanges(title: "Ordinary account", username: "plain", websites: ["https://hidden.example"]))
+        var tooLong = ItemChanges(title: "x")
+        tooLong.killphrase = String(repeating: "k", count: Phrases.maximumLength + 1)
+        #expect(try agent.failure(.add(AddRequest(category: "note", changes: tooLong))).code == .invalidPhrase)
+
+        // Nowhere but a search for its passphrase: list, searches, counts, Security Check, fill, vaults.
+        let replies: [Request] = [
+            .list(ListRequest()), .list(ListRequest(category: "login")), .search(SearchRequest(query: "account")),
+            .search(SearchRequest(query: "quiet")), .search(SearchRequest(query: "under the")), .check(CheckRequest()),
+            .fill(FillRequest(address: "https://hidden.example")), .vaultList, .trashList(ListRequest()),
+        ]
+        for request in replies {
+            let body = try json(agent.send(request))
+            #expect(!body.contains(hidden.id) && !body.contains("Hidden account") && !body.contains("quiet"), "\(request.operation.rawValue): \(body.prefix(300))")
+        }
+        #expect(try agent.send(.list(ListRequest())).items().total == 2)
+        #expect(try agent.send(.vaultList).vaults().vaults.map(\.items).reduce(0, +) == 2)
+        let found = try agent.send(.search(SearchRequest(query: "  under the bridge "))).items()
+        #expect(found.items.map(\.id) == [hidden.id], "case, accents and the ends do not matter")
+        // Named by its whole id it is an item like any other, and stays hidden after an edit.
+        #expect(try agent.send(.show(ShowRequest(item: hidden.id))).item().summary.title == "Hidden account")
+        #expect(try agent.send(.edit(EditRequest(item: hidden.id, changes: ItemChanges(title: "Hidden account 2")))).saved().changed)
+        #expect(try agent.send(.list(ListRequest())).items().total == 2)
+        #expect(try agent.failure(.show(ShowRequest(item: String(hidden.id.prefix(8))))).code == .itemNotFound, "a prefix does not name it")
+
+        // A killphrase: the answer is a search that matched nothing; the item is gone from the file.
+        let nothing = try json(agent.send(.search(SearchRequest(query: "no such thing anywhere"))))
+        let burnt = try json(agent.send(.search(SearchRequest(query: "Burn After Reading"))))
+        #expect(burnt == nothing, "\(burnt) vs \(nothing)")
+        #expect(try agent.failure(.show(ShowRequest(item: doomed.id))).code == .itemNotFound)
+        #expect(try agent.send(.list(ListRequest())).items().items.map(\.title) == ["Ordinary account"])
+        #expect(try agent.send(.lock(LockRequest())) == .done)
+        let opened = try VaultStore(directory: agent.session.data).unlock(password: real)
+        #expect(!(opened.vault.items + opened.vault.hiddenItems).contains { $0.id == doomed.id })
+        #expect(opened.vault.hiddenItems.map(\.title) == ["Hidden account 2"])
+    }
+}
