@@ -2,6 +2,8 @@ import Foundation
 import PassboxAgent
 import PassboxCore
 import PassboxProtocol
+import PassboxService
+import PassboxCrypto
 import PassboxStore
 import PassboxTestSupport
 import Testing
@@ -150,5 +152,42 @@ import Testing
         let opened = try VaultStore(directory: agent.session.data).unlock(password: real)
         #expect(!(opened.vault.items + opened.vault.hiddenItems).contains { $0.id == doomed.id })
         #expect(opened.vault.hiddenItems.map(\.title) == ["Hidden account 2"])
+    }
+}
+
+extension AgentCoercionTests {
+    /// A killphrase search rewrites the vault's slot without the item: its history and a trashed item with the
+    /// same phrase go too, the slot's old bytes are gone (every byte of one slot differs, the others not at
+    /// all), the other items stay, and the search answers as one that matched nothing.
+    @Test func aKillphraseSearchRemovesTheItemsBytesFromTheFile() throws {
+        let dir = try TemporaryDirectory()
+        let service = VaultService(dataDirectory: dir.path)
+        _ = try service.create(password: real, parameters: Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
+        var changes = ItemChanges(title: "Whistleblower contact", username: "source")
+        changes.killphrase = "Grüne Wiese"
+        let doomed = try service.perform(.add(AddRequest(category: "login", changes: changes))).saved()
+        #expect(try service.perform(.edit(EditRequest(item: doomed.id, changes: ItemChanges(username: "source 2")))).saved().changed)
+        var trashedChanges = ItemChanges(title: "Old contact")
+        trashedChanges.killphrase = "grune wiese"
+        let trashed = try service.perform(.add(AddRequest(category: "note", changes: trashedChanges))).saved()
+        _ = try service.perform(.delete(ItemRequest(item: trashed.id)))
+        _ = try service.perform(.add(AddRequest(category: "note", changes: ItemChanges(title: "Shopping list"))))
+        let before = Array(try Data(contentsOf: dir.file("vault.pbx")))
+
+        let nothing = try service.perform(.search(SearchRequest(query: "zzz no match")))
+        #expect(try service.perform(.search(SearchRequest(query: "GRÜNE WIESE"))) == nothing)
+        let after = Array(try Data(contentsOf: dir.file("vault.pbx")))
+        let slotSize = 1 << 20
+        #expect(after.count == before.count)
+        var changedSlots = [Int: Int]()
+        for i in 128..<after.count where after[i] != before[i] { changedSlots[(i - 128) / slotSize, default: 0] += 1 }
+        #expect(changedSlots.count == 1, "one slot rewritten")
+        #expect((changedSlots.values.first ?? 0) > slotSize * 99 / 100, "its old bytes are gone")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).allSatisfy { !$0.contains("journal") && !$0.contains("tmp") })
+
+        service.lock()
+        let opened = try VaultStore(directory: dir.path).unlock(password: real)
+        #expect(opened.vault.items.map(\.title) == ["Shopping list"])
+        #expect(opened.vault.hiddenItems.isEmpty)
     }
 }
