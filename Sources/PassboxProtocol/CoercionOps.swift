@@ -24,6 +24,16 @@ public struct EraseSettingRequest: Codable, Sendable {
     }
 }
 
+/// `item-protect`, `item-unprotect` and `item-open`: an item and its own password (after the JSON).
+public struct ProtectItemRequest: Codable, Sendable {
+    public var item: String
+    public var password: SecretText
+    public init(item: String, password: SecretText) {
+        self.item = item
+        self.password = password
+    }
+}
+
 /// `delete-all-data`: every vault of the file erased, after the open vault's password.
 public struct DeleteAllDataRequest: Codable, Sendable {
     public var current: SecretText

@@ -17,11 +17,14 @@ public struct ItemSummary: Codable, Sendable, Equatable {
     public var trashedAt: Date?
     /// How a search matched: title-prefix, title-word, title, field, near.
     public var match: String?
+    /// The item's content is sealed under a password of its own.
+    public var locked: Bool?
 
     public init(
         id: String, title: String, category: String, categoryName: String, summary: String, websites: [String], tags: [String], favorite: Bool,
-        created: Date?, lastChanged: Date?, lastUsed: Date?, trashedAt: Date? = nil, match: String? = nil
+        created: Date?, lastChanged: Date?, lastUsed: Date?, trashedAt: Date? = nil, match: String? = nil, locked: Bool? = nil
     ) {
+        self.locked = locked
         self.id = id
         self.title = title
         self.category = category
@@ -146,6 +149,8 @@ public struct SavedReply: Codable, Sendable, Equatable {
     public var changed: Bool
     /// The strength of a password typed by the user, when it is below "strong".
     public var weakPassword: StrengthReply?
+    /// The warning a recovery phrase's or private key's check gave (a wording key), when it did not check.
+    public var keyCheck: String?
     /// Restored or replaced version, for history restore.
     public var version: String?
 

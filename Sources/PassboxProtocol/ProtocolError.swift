@@ -49,6 +49,18 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     /// Duress passwords, phrases, erasing and Delete All Data are for the local vault.
     case localVaultOnly
     case invalidPhrase  // facts: limit
+    // Items with their own password
+    case cannotProtect  // facts: category
+    case alreadyProtected  // facts: title
+    case notProtected  // facts: title
+    case alwaysProtected  // facts: category
+    case itemProtected  // facts: title
+    case wrongItemPassword
+    case itemPasswordTooShort  // facts: minimum
+    case itemPasswordNeeded  // facts: category
+    case newerItemSeal  // facts: version
+    case notEnoughMemory  // facts: neededMiB, availableMiB
+    case neverCopied  // facts: title
     /// The vault is an account's: its password is the master password (`passwd --account`).
     case accountVaultPassword
     case quickUnlockNotOffered  // facts: reason (a key of quickUnlock.*), days
@@ -132,7 +144,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
 
     public var exitCode: Int32 {
         switch self {
-        case .locked, .wrongPassword, .wrongDuressPassword, .unlockPromptOnly, .mustWait, .attemptCounterDamaged, .quickUnlockNotOffered, .quickUnlockRefused, .signInFailed,
+        case .locked, .wrongPassword, .wrongDuressPassword, .wrongItemPassword, .unlockPromptOnly, .mustWait, .attemptCounterDamaged, .quickUnlockNotOffered, .quickUnlockRefused, .signInFailed,
             .challengeExpired, .notSignedIn, .rateLimited, .twoFactorRequired, .twoFactorCodeWrong:
             3
         case .badRequest, .unknownCategory, .unknownSort, .unknownScope, .unknownFindingKind, .unknownSetting, .invalidSetting,

@@ -14,6 +14,7 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case deviceSignOut = "device-signout", twoFactorEnrol = "two-factor-enrol", twoFactorConfirm = "two-factor-confirm"
     case twoFactorDisable = "two-factor-disable", kitPDF = "kit-pdf", kitConfirm = "kit-confirm", accountSignOut = "account-signout"
     case duressSet = "duress-set", duressChange = "duress-change", eraseSetting = "erase-setting", deleteAllData = "delete-all-data"
+    case itemProtect = "item-protect", itemUnprotect = "item-unprotect", itemOpen = "item-open"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool {
@@ -87,6 +88,10 @@ public enum Request: Sendable {
     case duressChange(DuressRequest)
     case eraseSetting(EraseSettingRequest)
     case deleteAllData(DeleteAllDataRequest)
+    case itemProtect(ProtectItemRequest)
+    case itemUnprotect(ProtectItemRequest)
+    /// The item with its content opened with its own password (nothing is saved).
+    case itemOpen(ProtectItemRequest)
 
     public var operation: OperationName {
         switch self {
@@ -145,6 +150,9 @@ public enum Request: Sendable {
         case .duressChange: .duressChange
         case .eraseSetting: .eraseSetting
         case .deleteAllData: .deleteAllData
+        case .itemProtect: .itemProtect
+        case .itemUnprotect: .itemUnprotect
+        case .itemOpen: .itemOpen
         }
     }
 }
@@ -211,6 +219,9 @@ extension Request: Codable {
         case .duressChange: self = .duressChange(try body(DuressRequest.self))
         case .eraseSetting: self = .eraseSetting(try body(EraseSettingRequest.self))
         case .deleteAllData: self = .deleteAllData(try body(DeleteAllDataRequest.self))
+        case .itemProtect: self = .itemProtect(try body(ProtectItemRequest.self))
+        case .itemUnprotect: self = .itemUnprotect(try body(ProtectItemRequest.self))
+        case .itemOpen: self = .itemOpen(try body(ProtectItemRequest.self))
         }
     }
 
@@ -257,6 +268,7 @@ extension Request: Codable {
         case .duressSet(let b), .duressChange(let b): try c.encode(b, forKey: .body)
         case .eraseSetting(let b): try c.encode(b, forKey: .body)
         case .deleteAllData(let b): try c.encode(b, forKey: .body)
+        case .itemProtect(let b), .itemUnprotect(let b), .itemOpen(let b): try c.encode(b, forKey: .body)
         }
     }
 }
@@ -266,7 +278,8 @@ extension Request {
     public var carriesSecrets: Bool {
         switch self {
         case .unlock, .quickUnlock, .changePassword, .createVault, .strength, .accountSignUp, .accountSignIn, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm,
-            .duressSet, .duressChange, .eraseSetting, .deleteAllData: true
+            .duressSet, .duressChange, .eraseSetting, .deleteAllData, .itemProtect, .itemUnprotect, .itemOpen: true
+        case .add(let r): r.itemPassword != nil
         default: false
         }
     }

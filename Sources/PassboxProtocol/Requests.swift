@@ -93,10 +93,14 @@ public struct AddRequest: Codable, Sendable {
     public var changes: ItemChanges
     /// The vault the item goes to (its name or id); the first vault when absent.
     public var vault: String?
-    public init(category: String, changes: ItemChanges, vault: String? = nil) {
+    /// The item's own password: its content is sealed before it is saved (recovery phrases and private keys
+    /// are saved only so).
+    public var itemPassword: SecretText?
+    public init(category: String, changes: ItemChanges, vault: String? = nil, itemPassword: SecretText? = nil) {
         self.category = category
         self.changes = changes
         self.vault = vault
+        self.itemPassword = itemPassword
     }
 }
 

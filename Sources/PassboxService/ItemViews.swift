@@ -17,7 +17,7 @@ public enum ItemViews {
         ItemSummary(
             id: item.id, title: cut(item.title), category: item.category.rawValue, categoryName: item.category.displayName, summary: cut(item.summary),
             websites: item.websites.map(cut), tags: item.tags.map(cut), favorite: item.isFavorite, created: item.created, lastChanged: item.lastChanged,
-            lastUsed: item.lastUsed, trashedAt: item.trashedAt, match: match)
+            lastUsed: item.lastUsed, trashedAt: item.trashedAt, match: match, locked: item.sealed == nil ? nil : true)
     }
 
     public static func detail(_ item: Item, reveal: Bool, now: Date) -> ItemDetail {

@@ -55,6 +55,16 @@ extension ProtocolError {
         case .itemNotInTrash(let title): ProtocolError(.itemNotInTrash, ["title": title])
         case .versionNotFound(let version): ProtocolError(.versionNotFound, ["version": version])
         case .invalidPhrase: ProtocolError(.invalidPhrase, ["limit": String(Phrases.maximumLength)])
+        case .cannotProtect(let category): ProtocolError(.cannotProtect, ["category": category])
+        case .alreadyProtected(let title): ProtocolError(.alreadyProtected, ["title": title])
+        case .notProtected(let title): ProtocolError(.notProtected, ["title": title])
+        case .alwaysProtected(let category): ProtocolError(.alwaysProtected, ["category": category])
+        case .itemProtected(let title): ProtocolError(.itemProtected, ["title": title])
+        case .wrongItemPassword: ProtocolError(.wrongItemPassword)
+        case .itemPasswordTooShort(let minimum): ProtocolError(.itemPasswordTooShort, ["minimum": String(minimum)])
+        case .itemPasswordNeeded(let category): ProtocolError(.itemPasswordNeeded, ["category": category])
+        case .newerItemSeal(let version): ProtocolError(.newerItemSeal, ["version": String(version)])
+        case .notEnoughMemory(let needed, let available): ProtocolError(.notEnoughMemory, ["neededMiB": String(needed), "availableMiB": String(available)])
         }
     }
 }

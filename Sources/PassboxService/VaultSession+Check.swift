@@ -113,6 +113,7 @@ extension VaultSession {
                 continue
             }
             let item = try resolve(reference.item)
+            try Self.refuseHandingOut(item, field: reference.field)
             values.append(try reference.value(in: item, now: now()))
             used.insert(item.id)
         }

@@ -47,6 +47,7 @@ extension VaultSession {
 
     func fieldValue(_ r: FieldRequest) throws -> ValueReply {
         let item = try resolve(r.item)
+        try Self.refuseHandingOut(item, field: r.field)
         if ["code", "totp"].contains(r.field.lowercased()) {
             let code = try code(item.id)
             return ValueReply(itemID: item.id, title: item.title, value: code.code ?? "")
@@ -101,15 +102,27 @@ extension VaultSession {
         let weak = try r.changes.apply(to: &item)
         item.vaultID = try r.vault.map { try resolveVault($0).id } ?? vault.vaults.first?.id
         try refusePhrasesOutsideLocalVault(r.changes)
+        // A recovery phrase or private key is saved only sealed under its own password (G41, G102); what its
+        // check says is told, and it is saved as typed either way (G104).
+        let check = Self.keyCheck(item)
+        if let password = r.itemPassword {
+            try ItemSeal.checkMemory()
+            try Self.lockedBytes(password) { try ItemSeal.seal(&item, password: $0) }
+        } else if ItemSeal.alwaysProtected.contains(category) {
+            throw VaultError.itemPasswordNeeded(category.displayName)
+        }
         let saved = try update(reindexing: { [$0.id] }) { vault in
             try Self.applyPhrases(r.changes, to: &item, in: &vault)
             return try vault.add(item, now: now())
         }
-        return SavedReply(id: saved.id, title: saved.title, categoryName: saved.category.displayName, weakPassword: weak)
+        var reply = SavedReply(id: saved.id, title: saved.title, categoryName: saved.category.displayName, weakPassword: weak)
+        reply.keyCheck = check?.warningKey
+        return reply
     }
 
     func edit(_ r: EditRequest) throws -> SavedReply {
         let target = try resolve(r.item)
+        try Self.refuseContentChange(r.changes, of: target)
         var edited = target
         let weak = try r.changes.apply(to: &edited)
         try refusePhrasesOutsideLocalVault(r.changes)

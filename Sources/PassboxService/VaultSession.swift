@@ -200,6 +200,9 @@ public final class VaultSession: @unchecked Sendable {
         case .vaultCreate(let r): return .vault(try createVault(r))
         case .vaultEdit(let r): return .vault(try editVault(r))
         case .move(let r): return .count(try move(r))
+        case .itemProtect(let r): return .saved(try protect(r))
+        case .itemUnprotect(let r): return .saved(try unprotect(r))
+        case .itemOpen(let r): return .item(try openProtected(r))
         case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .copy, .sync, .vaultList, .createVault, .webOpen, .readQR,
             .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut,
             .duressSet, .duressChange, .eraseSetting, .deleteAllData:

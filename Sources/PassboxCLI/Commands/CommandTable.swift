@@ -159,6 +159,17 @@ enum CommandTable {
             ]
         ) { _, _, _ in throw CLIError.usage("passbox duress takes set or change", hint: Commands.duressUsage) },
         CommandSpec(
+            name: "item", summary: "an item's own password: protect (seal its content) or unprotect", usage: Commands.itemUsage,
+            subcommands: [
+                CommandSpec(name: "protect", summary: "lock an item's content with a password of its own (asks twice)", usage: "passbox item protect ITEM", usesAgent: true) {
+                    c, a, _ in try Commands.itemProtect(c, a)
+                },
+                CommandSpec(name: "unprotect", summary: "take the item's own password off", usage: "passbox item unprotect ITEM", usesAgent: true) {
+                    c, a, _ in try Commands.itemUnprotect(c, a)
+                },
+            ]
+        ) { _, _, _ in throw CLIError.usage("passbox item takes protect or unprotect", hint: Commands.itemUsage) },
+        CommandSpec(
             name: "delete-all-data", summary: "erase every vault in the vault file (asks for the password, then DELETE)", usage: "passbox delete-all-data", usesAgent: true
         ) { c, a, _ in try Commands.deleteAllData(c, a) },
         CommandSpec(

@@ -3,7 +3,7 @@ import PassboxCore
 import PassboxProtocol
 
 extension Commands {
-    static let addUsage = "passbox add CATEGORY --title T [--username U] [--url URL ...] [--tag T ...] [--field LABEL=VALUE ...] [--secret-field LABEL ...] [--password-stdin | --generate [--length N]] [--notes-stdin] [--killphrase-stdin] [--search-passphrase-stdin] [--favorite] [--vault VAULT]"
+    static let addUsage = "passbox add CATEGORY --title T [--username U] [--url URL ...] [--tag T ...] [--field LABEL=VALUE ...] [--secret-field LABEL ...] [--password-stdin | --generate [--length N]] [--notes-stdin] [--killphrase-stdin] [--search-passphrase-stdin] [--item-password-stdin] [--favorite] [--vault VAULT]"
 
     /// `passbox add CATEGORY …`
     static func add(_ context: Context, _ args: Arguments) throws {
@@ -11,14 +11,22 @@ extension Commands {
         guard let category = Category.named(args.positionals[0]) else { throw ProtocolError(.unknownCategory, ["name": args.positionals[0]]) }
         try context.endpoint.prepare(.add)
         let changes = try ItemOptions.changes(args, context: context)
-        let saved = try context.send(.add(AddRequest(category: category.rawValue, changes: changes, vault: args.value("vault")))).saved()
+        // A recovery phrase or private key is always locked with a password of its own; a note or an SSH key is
+        // when asked (--item-password-stdin). It is read last, after the item's own secrets.
+        var itemPassword: SecretText?
+        if ItemSeal.alwaysProtected.contains(category) || args.flag("item-password-stdin") {
+            itemPassword = SecretText(try newItemPassword(context))
+        }
+        let saved = try context.send(.add(AddRequest(category: category.rawValue, changes: changes, vault: args.value("vault"), itemPassword: itemPassword))).saved()
         ItemOptions.warnIfWeak(saved, context)
+        if let key = saved.keyCheck { Console.err("passbox: warning: \(context.tr(key))") }
         Console.out(Console.visible("Added \"\(Console.visibleLine(saved.title))\" (\(saved.categoryName)) \(saved.id)"))
     }
 
     /// `passbox edit ITEM …`
     static func edit(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(1...1, usage: "passbox edit ITEM [options of add] [--remove-field NAME] [--no-favorite]")
+        if args.flag("item-password-stdin") { throw CLIError.usage("an existing item gets its own password with passbox item protect ITEM") }
         try context.endpoint.prepare(.edit)
         let changes = try ItemOptions.changes(args, context: context)
         let saved = try context.send(.edit(EditRequest(item: args.positionals[0], changes: changes))).saved()
@@ -76,7 +84,15 @@ extension Commands {
             return
         }
         let reveal = args.flag("reveal")
-        let item = try context.send(.show(ShowRequest(item: reference, reveal: reveal))).item()
+        var item = try context.send(.show(ShowRequest(item: reference, reveal: reveal))).item()
+        if reveal, item.summary.category == Category.recoveryPhrase.rawValue, isatty(STDOUT_FILENO) != 1 {
+            // G41: a recovery phrase is shown to a person at a terminal, never into a pipe or a file.
+            throw ProtocolError(.neverCopied, ["title": item.summary.title])
+        }
+        if reveal, item.summary.locked == true {
+            let password = try context.input.secretText(prompt: "Item password: ")
+            item = try context.send(.itemOpen(ProtectItemRequest(item: item.summary.id, password: password))).item()
+        }
         if args.flag("json") {
             try Output.json(item)
             return
@@ -115,6 +131,9 @@ extension Commands {
         }
         if item.fields.contains(where: { $0.masked && $0.kind != "otp" }) {
             Console.err("(concealed values are masked; add --reveal to show them)")
+        }
+        if item.summary.locked == true, !reveal {
+            Console.err("(locked with its own password: add --reveal to open it; it asks for the item password)")
         }
     }
 

@@ -6,7 +6,7 @@ import PassboxProtocol
 /// come on standard input: `--password-stdin`, then each `--secret-field`, then `--notes-stdin`.
 enum ItemOptions {
     static let valued: Set<String> = ["title", "username", "url", "tag", "field", "secret-field"]
-    static let flags: Set<String> = ["password-stdin", "generate", "notes-stdin", "favorite", "killphrase-stdin", "search-passphrase-stdin"]
+    static let flags: Set<String> = ["password-stdin", "generate", "notes-stdin", "favorite", "killphrase-stdin", "search-passphrase-stdin", "item-password-stdin"]
 
     static func changes(_ args: Arguments, context: Context) throws -> ItemChanges {
         var changes = ItemChanges()

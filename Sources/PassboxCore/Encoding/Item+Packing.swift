@@ -1,4 +1,5 @@
 import Foundation
+import PassboxCrypto
 
 /// The stored form of an item, its history versions and fields (docs/FORMATS.md, "Payload").
 extension Item {
@@ -17,6 +18,7 @@ extension Item {
         let count = 4 + presentDates.count + (websites.isEmpty ? 0 : 1) + (notes.isEmpty ? 0 : 1) + (tags.isEmpty ? 0 : 1)
             + (isFavorite ? 1 : 0) + (history.isEmpty ? 0 : 1) + (dismissals.isEmpty ? 0 : 1) + (passwordBreach == nil ? 0 : 1) + unknown.count
             + (vaultID == nil ? 0 : 1) + (syncBase == nil ? 0 : 1) + (syncPending ? 1 : 0) + (killphrase == nil ? 0 : 1) + (searchPassphrase == nil ? 0 : 1)
+            + (sealed == nil ? 0 : 1)
         w.writeMapHeader(count)
         w.write("id")
         w.write(id)
@@ -101,6 +103,10 @@ extension Item {
             w.write(key)
             digest.pack(into: &w)
         }
+        if let sealed {
+            w.write("sealed")
+            sealed.pack(into: &w)
+        }
         w.writeUnknown(unknown)
     }
 
@@ -160,6 +166,7 @@ extension Item {
             case "syncPending": syncPending = try r.readBool()
             case "killphrase": killphrase = try PhraseDigest(unpacking: &r)
             case "searchPassphrase": searchPassphrase = try PhraseDigest(unpacking: &r)
+            case "sealed": sealed = try SealedContent(unpacking: &r)
             default: unknown[key] = try r.readValue()
             }
         }
@@ -261,5 +268,46 @@ extension PhraseDigest {
             throw MessagePackError(reason: "a phrase digest is not 16 bytes of salt and 32 of digest")
         }
         self.init(salt: salt, digest: digest)
+    }
+}
+
+extension SealedContent {
+    func pack(into w: inout MessagePackWriter) {
+        w.writeMapHeader(7)
+        w.write("v")
+        w.write(version)
+        w.write("memoryKiB")
+        w.write(Int(kdf.memoryKiB))
+        w.write("passes")
+        w.write(Int(kdf.passes))
+        w.write("lanes")
+        w.write(Int(kdf.lanes))
+        w.write("salt")
+        w.write(binary: salt)
+        w.write("nonce")
+        w.write(binary: nonce)
+        w.write("box")
+        w.write(binary: box)
+    }
+
+    init(unpacking r: inout MessagePackReader) throws {
+        var v = 0, memory = 0, passes = 0, lanes = 0
+        var salt = [UInt8](), nonce = [UInt8](), box = [UInt8]()
+        for _ in 0..<(try r.readMapHeader()) {
+            switch try r.readString() {
+            case "v": v = Int(try r.readInt())
+            case "memoryKiB": memory = Int(try r.readInt())
+            case "passes": passes = Int(try r.readInt())
+            case "lanes": lanes = Int(try r.readInt())
+            case "salt": salt = try r.readBinary()
+            case "nonce": nonce = try r.readBinary()
+            case "box": box = try r.readBinary()
+            default: _ = try r.readValue()
+            }
+        }
+        guard v >= 1, (8...(4 << 20)).contains(memory), (1...128).contains(passes), [1, 2, 4].contains(lanes), salt.count == 16, nonce.count == 24, box.count >= 16 else {
+            throw MessagePackError(reason: "an item's seal is malformed")
+        }
+        self.init(version: v, kdf: Argon2Parameters(memoryKiB: UInt32(memory), passes: UInt32(passes), lanes: UInt8(lanes)), salt: salt, nonce: nonce, box: box)
     }
 }

@@ -41,6 +41,8 @@ public struct Item: Sendable, Equatable {
     public var killphrase: PhraseDigest?
     /// The item is hidden except while the whole search is this phrase.
     public var searchPassphrase: PhraseDigest?
+    /// The fields and notes, sealed under the item's own password (nil: not protected).
+    public var sealed: SealedContent?
 
     public init(
         id: String = Identifier.generateItemID(), category: Category, title: String = "", fields: [Field]? = nil,
@@ -121,6 +123,7 @@ public struct Item: Sendable, Equatable {
 
     /// A one-line summary safe to show in lists: never a secret, never a note's text.
     public var summary: String {
+        if sealed != nil { return "Locked with its own password" }
         switch category {
         case .creditCard:
             if let number = value(of: "number") {

@@ -96,6 +96,17 @@ public struct Vault: Sendable, Equatable {
         return edited
     }
 
+    /// Puts `item` in place of the item `id` without keeping a version: sealing an item under its own
+    /// password (whose earlier versions held the content in the clear) and taking the password off.
+    public mutating func replaceContent(id: String, with item: Item, now: Date) throws {
+        let i = try index(of: id)
+        guard !items[i].isTrashed else { throw VaultError.itemInTrash(items[i].title) }
+        var replaced = item
+        replaced.lastChanged = now.storedPrecision
+        replaced.markSyncPending()
+        items[i] = replaced
+    }
+
     /// Records use of an item (a copy or reveal) without creating a version.
     public mutating func markUsed(id: String, now: Date) throws {
         let now = now.storedPrecision
@@ -183,6 +194,20 @@ public enum VaultError: Error, Equatable, Sendable {
     case versionNotFound(String)
     /// A killphrase or search passphrase that is empty (after trimming) or longer than `Phrases.maximumLength`.
     case invalidPhrase
+    /// Only notes, recovery phrases, private keys and SSH keys take a password of their own.
+    case cannotProtect(String)
+    case alreadyProtected(String)
+    case notProtected(String)
+    /// Recovery phrases and private keys always keep their own password.
+    case alwaysProtected(String)
+    /// The item has its own password: its content changes only after `item unprotect`.
+    case itemProtected(String)
+    case wrongItemPassword
+    case itemPasswordTooShort(Int)
+    /// A recovery phrase or private key is saved only with a password of its own.
+    case itemPasswordNeeded(String)
+    case newerItemSeal(Int)
+    case notEnoughMemory(neededMiB: Int, availableMiB: Int)
 }
 
 extension Vault {
