@@ -12,9 +12,12 @@ import Testing
 /// CLI and the web UI reach them.
 @Suite struct AgentCoercionTests {
     /// The operations these tests cover (AgentOperationTests counts them as sent).
-    static let operations: Set<OperationName> = [.duressSet, .duressChange, .eraseSetting, .deleteAllData]
+    static let operations: Set<OperationName> = [.duressSet, .duressChange, .eraseSetting, .deleteAllData, .itemProtect, .itemUnprotect, .itemOpen]
     /// The error codes these tests provoke.
-    static let errorCodes: Set<ErrorCode> = [.duressSameAsOwn, .wrongDuressPassword, .unlockPromptOnly, .invalidPhrase]
+    static let errorCodes: Set<ErrorCode> = [
+        .duressSameAsOwn, .wrongDuressPassword, .unlockPromptOnly, .invalidPhrase, .cannotProtect, .alreadyProtected, .notProtected, .alwaysProtected,
+        .itemProtected, .wrongItemPassword, .itemPasswordTooShort, .itemPasswordNeeded, .neverCopied,
+    ]
 
     let real = RealAgent.password
     let duress = "a duress password nobody guesses"
@@ -189,5 +192,47 @@ extension AgentCoercionTests {
         let opened = try VaultStore(directory: dir.path).unlock(password: real)
         #expect(opened.vault.items.map(\.title) == ["Shopping list"])
         #expect(opened.vault.hiddenItems.isEmpty)
+    }
+}
+
+extension AgentCoercionTests {
+    /// Items with their own password through the agent: a recovery phrase is saved only sealed and never
+    /// handed out; a note is sealed, opened for one answer, edited only where it stays readable, and freed.
+    @Test func itemsWithTheirOwnPasswordThroughTheAgent() throws {
+        let agent = try RealAgent()
+        try agent.unlock()
+        let words = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+        let phrase = ItemChanges(title: "Cold wallet", secretFields: [FieldAssignment(label: "phrase", value: words)])
+        #expect(try agent.failure(.add(AddRequest(category: "recovery-phrase", changes: phrase))).code == .itemPasswordNeeded)
+        #expect(try agent.failure(.add(AddRequest(category: "recovery-phrase", changes: phrase, itemPassword: text("short")))).code == .itemPasswordTooShort)
+        let wallet = try agent.send(.add(AddRequest(category: "recovery-phrase", changes: phrase, itemPassword: text("wallet password")))).saved()
+        #expect(wallet.keyCheck == nil, "a phrase that checks has no warning")
+        var bad = phrase
+        bad.secretFields = [FieldAssignment(label: "phrase", value: "legal winner thank year wave sausage worth useful legal winner yellow thank")]
+        #expect(try agent.send(.add(AddRequest(category: "recovery-phrase", changes: bad, itemPassword: text("wallet password")))).saved().keyCheck == "keyCheck.bip39.checksum")
+
+        let shown = try agent.send(.show(ShowRequest(item: wallet.id, reveal: true))).item()
+        #expect(shown.summary.locked == true && shown.fields.isEmpty, "revealing shows nothing of a sealed item")
+        #expect(!(try json(agent.send(.list(ListRequest())))).contains("legal winner"))
+        #expect(try agent.failure(.field(FieldRequest(item: wallet.id, field: "phrase"))).code == .neverCopied)
+        #expect(try agent.failure(.resolve(ResolveRequest(references: ["passbox://local/\(wallet.id)/phrase"]))).code == .neverCopied)
+        #expect(try agent.failure(.itemOpen(ProtectItemRequest(item: wallet.id, password: text("not the password")))).code == .wrongItemPassword)
+        let opened = try agent.send(.itemOpen(ProtectItemRequest(item: wallet.id, password: text("wallet password")))).item()
+        #expect(opened.fields.first { $0.key == "phrase" }?.value == words)
+        #expect(try agent.failure(.itemUnprotect(ProtectItemRequest(item: wallet.id, password: text("wallet password")))).code == .alwaysProtected)
+
+        let login = try agent.add("login", ItemChanges(title: "A login", username: "me"))
+        #expect(try agent.failure(.itemProtect(ProtectItemRequest(item: login.id, password: text("an item password")))).code == .cannotProtect)
+        let note = try agent.add("note", ItemChanges(title: "Plans", notes: "meet at the old mill"))
+        #expect(try agent.failure(.itemUnprotect(ProtectItemRequest(item: note.id, password: text("an item password")))).code == .notProtected)
+        #expect(try agent.send(.itemProtect(ProtectItemRequest(item: note.id, password: text("an item password")))).saved().id == note.id)
+        #expect(try agent.failure(.itemProtect(ProtectItemRequest(item: note.id, password: text("an item password")))).code == .alreadyProtected)
+        #expect(try agent.send(.show(ShowRequest(item: note.id))).item().notes.isEmpty)
+        #expect(try agent.failure(.edit(EditRequest(item: note.id, changes: ItemChanges(notes: "changed")))).code == .itemProtected)
+        #expect(try agent.send(.edit(EditRequest(item: note.id, changes: ItemChanges(title: "Plans 2")))).saved().changed, "the title stays editable")
+        #expect(try agent.send(.search(SearchRequest(query: "old mill"))).items().total == 0, "sealed content is not searched")
+        #expect(try agent.send(.itemUnprotect(ProtectItemRequest(item: note.id, password: text("an item password")))).saved().title == "Plans 2")
+        #expect(try agent.send(.show(ShowRequest(item: note.id))).item().notes == "meet at the old mill")
+        #expect(try agent.send(.search(SearchRequest(query: "old mill"))).items().total == 1)
     }
 }

@@ -524,6 +524,8 @@ enum RawExchange {
             .kitMismatch, .notAnEmail, .masterTooWeak, .secretKeyInvalid,
             // An account's vault: AgentAccountTests provokes it.
             .localVaultOnly,
+            // A seal from a newer Passbox, or too little memory for an item password's derivation.
+            .newerItemSeal, .notEnoughMemory,
         ]
         let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked).subtracting(AgentCoercionTests.errorCodes)
         #expect(missed.isEmpty, "codes never provoked: \(missed.map(\.rawValue).sorted())")

@@ -10,12 +10,13 @@ extension Commands {
         try args.expectPositionals(1...1, usage: addUsage)
         guard let category = Category.named(args.positionals[0]) else { throw ProtocolError(.unknownCategory, ["name": args.positionals[0]]) }
         try context.endpoint.prepare(.add)
-        let changes = try ItemOptions.changes(args, context: context)
         // A recovery phrase or private key is always locked with a password of its own; a note or an SSH key is
-        // when asked (--item-password-stdin). It is read last, after the item's own secrets.
+        // when asked (--item-password-stdin). It is read after the item's own secrets, before the notes.
         var itemPassword: SecretText?
-        if ItemSeal.alwaysProtected.contains(category) || args.flag("item-password-stdin") {
-            itemPassword = SecretText(try newItemPassword(context))
+        let changes = try ItemOptions.changes(args, context: context) {
+            if ItemSeal.alwaysProtected.contains(category) || args.flag("item-password-stdin") {
+                itemPassword = SecretText(try newItemPassword(context))
+            }
         }
         let saved = try context.send(.add(AddRequest(category: category.rawValue, changes: changes, vault: args.value("vault"), itemPassword: itemPassword))).saved()
         ItemOptions.warnIfWeak(saved, context)

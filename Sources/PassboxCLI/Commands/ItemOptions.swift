@@ -8,7 +8,9 @@ enum ItemOptions {
     static let valued: Set<String> = ["title", "username", "url", "tag", "field", "secret-field"]
     static let flags: Set<String> = ["password-stdin", "generate", "notes-stdin", "favorite", "killphrase-stdin", "search-passphrase-stdin", "item-password-stdin"]
 
-    static func changes(_ args: Arguments, context: Context) throws -> ItemChanges {
+    /// `beforeNotes` reads what comes after the item's own secrets and before `--notes-stdin` (which takes the
+    /// rest of standard input): `add`'s item password.
+    static func changes(_ args: Arguments, context: Context, beforeNotes: () throws -> Void = {}) throws -> ItemChanges {
         var changes = ItemChanges()
         changes.title = args.value("title")
         changes.username = args.value("username")
@@ -38,6 +40,7 @@ enum ItemOptions {
         if args.flag("search-passphrase-stdin") {
             changes.searchPassphrase = try context.input.secret(prompt: "Search passphrase (the item shows only when you search for it): ")
         }
+        try beforeNotes()
         if args.flag("notes-stdin") {
             if context.input.isTerminal { Console.err("Notes (end with Ctrl-D on an empty line):") }
             changes.notes = try context.input.readRest()
