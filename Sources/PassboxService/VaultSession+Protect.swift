@@ -46,7 +46,7 @@ extension VaultSession {
     static func keyCheck(_ item: Item) -> KeyCheck? {
         switch item.category {
         case .recoveryPhrase: item.value(of: "phrase").map(RecoveryPhraseCheck.check)
-        case .privateKey, .sshKey: item.value(of: "private-key").map(PrivateKeyCheck.check)
+        case .privateKey: item.value(of: "private-key").map(PrivateKeyCheck.check)
         default: nil
         }
     }
@@ -64,7 +64,7 @@ extension VaultSession {
     static func refuseContentChange(_ changes: ItemChanges, of item: Item) throws {
         guard item.sealed != nil else { return }
         if changes.username != nil || !changes.fieldsFromCommandLine.isEmpty || !changes.secretFields.isEmpty || !changes.removeFields.isEmpty
-            || changes.notes != nil || changes.generatePassword != nil || changes.customOrder != nil
+            || changes.notes.map({ !$0.isEmpty }) ?? false || changes.generatePassword != nil || !(changes.customOrder ?? []).isEmpty
         {
             throw VaultError.itemProtected(item.title)
         }

@@ -180,6 +180,21 @@ struct WebUIFileTests {
         #expect(assets.file("/index.html") != nil && assets.file("/strings/en.json") != nil && assets.file("/catalog.json") != nil)
     }
 
+    /// Scripts are served without their comment-only lines: no string or template literal has a line that
+    /// starts with `//` (it would be cut), and what is left still has every other line.
+    @Test func scriptsLoseOnlyTheirCommentLines() throws {
+        for (name, text) in try Self.sources("js") {
+            for literal in Self.literals(text) {
+                for line in literal.split(separator: "\n").dropFirst() {
+                    #expect(!line.trimmingCharacters(in: .whitespaces).hasPrefix("//"), "\(name): a literal line would be cut")
+                }
+            }
+            let served = String(decoding: WebAssets.withoutCommentLines(Array(text.utf8)), as: UTF8.self)
+            let kept = text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+            #expect(served == kept.joined(separator: "\n"), "\(name)")
+        }
+    }
+
     /// The page sends the agent's protocol version: a page of another version would be refused on every call.
     @Test func thePageSpeaksTheAgentsProtocolVersion() throws {
         let api = try String(contentsOf: Self.ui.appendingPathComponent("app/api.js"), encoding: .utf8)

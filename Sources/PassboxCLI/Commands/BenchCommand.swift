@@ -14,7 +14,8 @@ extension Commands {
         case "server": try ServerBenchmark.run(args, context)
         case "sync": try SyncBenchmark.run(args, context)
         case "ui": try UIBenchmark.run(args)
-        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server, sync, ui")
+        case "duress": try CoercionBenchmark.run(args)
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server, sync, ui, duress")
         }
     }
 }

@@ -1,6 +1,6 @@
 // The editor: every category's typed fields, custom fields (add, reorder, remove, concealed or not), the
 // generator inline, the strength meter with its reason, and a prompt before unsaved changes are lost.
-import { call } from './api.js';
+import { call, Secret } from './api.js';
 import { t, errorText } from './i18n.js';
 import { h, icon, iconButton, button, clear, toast } from './dom.js';
 import { state, report, categoryName, openItem, refreshList, mainPane } from './main.js';
@@ -42,6 +42,22 @@ export async function showEditor(pane, { id, category }) {
   const tags = h('input', { id: 'edit-tags', type: 'text', value: fullTags.join(', '), autocomplete: 'off' });
   const notes = h('textarea', { id: 'edit-notes' }, detail ? detail.notes : '');
   const favorite = h('input', { id: 'edit-favorite', type: 'checkbox', checked: detail ? detail.summary.favorite : false });
+  // Phrases (the local vault's): written, never shown, so the editor looks the same whether an item has one.
+  const secretInput = (id) => h('input', { id, type: 'password', autocomplete: 'off', spellcheck: 'false' });
+  const killphrase = secretInput('edit-killphrase');
+  const passphrase = secretInput('edit-passphrase');
+  const dropPhrases = h('input', { id: 'edit-drop-phrases', type: 'checkbox' });
+  const phrases = state.status && state.status.account ? null : h('details', {}, h('summary', {}, t('ui.edit.phrases')), h('p', { class: 'hint' }, t('ui.edit.phrasesHint')),
+    h('label', { for: 'edit-killphrase' }, t('ui.edit.killphrase')), killphrase, h('label', { for: 'edit-passphrase' }, t('ui.edit.passphrase')), passphrase,
+    detail ? h('label', { class: 'check-label', for: 'edit-drop-phrases' }, dropPhrases, t('ui.edit.dropPhrases')) : null);
+  // A new recovery phrase or private key is saved only with a password of its own (a note or SSH key may be).
+  const itemPassword = secretInput('edit-item-password');
+  const itemPasswordBox = h('div');
+  const renderItemPassword = () => {
+    clear(itemPasswordBox);
+    if (detail || !['recovery-phrase', 'private-key', 'secure-note', 'ssh-key'].includes(chosen)) return;
+    itemPasswordBox.append(h('label', { for: 'edit-item-password' }, t(['recovery-phrase', 'private-key'].includes(chosen) ? 'ui.edit.itemPasswordNeeded' : 'ui.edit.itemPassword')), itemPassword);
+  };
   // A new item's vault, when there is more than one (the default vault first chosen).
   const vaultSelect = !detail && state.vaults.length > 1
     ? h('select', { id: 'edit-vault' }, ...state.vaults.map((v) => h('option', { value: v.id, selected: v.isDefault }, v.name))) : null;
@@ -92,8 +108,9 @@ export async function showEditor(pane, { id, category }) {
     });
   };
 
-  categorySelect.addEventListener('change', () => { chosen = categorySelect.value; heading.textContent = t('ui.edit.new', { category: categoryName(chosen) }); renderTyped(); });
+  categorySelect.addEventListener('change', () => { chosen = categorySelect.value; heading.textContent = t('ui.edit.new', { category: categoryName(chosen) }); renderTyped(); renderItemPassword(); });
   renderTyped();
+  renderItemPassword();
   renderCustoms();
   form.addEventListener('input', () => { dirty = true; });
 
@@ -127,16 +144,19 @@ export async function showEditor(pane, { id, category }) {
       (c.concealed ? changes.secretFields : changes.fieldsFromCommandLine).push({ label: c.label.trim(), value: c.value });
     }
     changes.customOrder = customs.filter((c) => c.label.trim()).map((c) => c.label.trim());
+    if (dropPhrases.checked) { changes.killphrase = ''; changes.searchPassphrase = ''; }
+    if (killphrase.value) changes.killphrase = killphrase.value;
+    if (passphrase.value) changes.searchPassphrase = passphrase.value;
     try {
       const reply = detail
         ? await call('edit', { item: detail.summary.id, changes })
-        : await call('add', { category: chosen, changes, vault: vaultSelect ? vaultSelect.value : undefined });
+        : await call('add', { category: chosen, changes, vault: vaultSelect ? vaultSelect.value : undefined, itemPassword: itemPassword.value ? new Secret(itemPassword.value) : undefined });
       dirty = false;
       const saved = reply.body;
       if (saved.weakPassword) {
         const label = t('strength.label.' + saved.weakPassword.score);
         toast(saved.weakPassword.warning ? t('ui.edit.weak', { label, reason: t(saved.weakPassword.warning) }) : t('ui.edit.weakNoReason', { label }), null, 8);
-      } else toast(t('ui.edit.saved', { title: saved.title }));
+      } else toast(saved.keyCheck ? t(saved.keyCheck) : t('ui.edit.saved', { title: saved.title }), null, saved.keyCheck ? 8 : 4);
       state.check = null;
       await refreshList();
       await openItem(saved.id);
@@ -154,6 +174,7 @@ export async function showEditor(pane, { id, category }) {
     h('label', { for: 'edit-tags' }, t('ui.edit.tags')), tags,
     h('label', { for: 'edit-notes' }, t('ui.edit.notes')), notes,
     h('label', { class: 'check-label', for: 'edit-favorite' }, favorite, t('ui.edit.favorite')),
+    itemPasswordBox, phrases,
     h('h2', {}, t('ui.edit.custom')), customBox,
     button([icon('plus'), t('ui.edit.addField')], () => { customs.push({ label: '', value: '', concealed: false }); dirty = true; renderCustoms(); const inputs = customBox.querySelectorAll('input[type="text"]'); if (inputs.length) inputs[inputs.length - 2].focus(); }),
     error,

@@ -97,7 +97,7 @@ function codeField(itemId, field, label) {
   return row;
 }
 
-function fieldRow(itemId, field) {
+function fieldRow(itemId, field, noCopy) {
   const label = fieldLabel(field);
   if (field.kind === 'otp') return codeField(itemId, field, label);
   const valueEl = h('span', { class: 'value' + (field.concealed ? ' mono' : '') }, field.masked ? '••••••••' : field.value);
@@ -120,7 +120,7 @@ function fieldRow(itemId, field) {
     });
     row.append(toggle);
   }
-  if (field.value !== '' || field.masked) {
+  if ((field.value !== '' || field.masked) && !noCopy) {
     row.append(iconButton('maximize-2', t('ui.item.large', { label }), () => largeType(itemId, field, label)));
     row.append(iconButton('copy', t('ui.item.copy', { label }), () => copyField(itemId, field, label), { 'data-copy': field.key || field.id }));
   }
@@ -173,6 +173,8 @@ export async function showItem(pane, id) {
   const detail = (await call('show', { item: id, reveal: false })).body;
   const s = detail.summary;
   const favLabel = s.favorite ? t('ui.item.unfavorite') : t('ui.item.favorite');
+  // Items that can have a password of their own load the page's coercion module (nothing else needs it).
+  const sealing = ['recovery-phrase', 'private-key', 'secure-note', 'ssh-key'].includes(s.category) ? await import('./coercion.js') : null;
   pane.append(
     h('div', { class: 'detailhead' }, h('span', { class: 'avatar' }, icon(categoryIcons[s.category] || 'file-text')),
       h('div', { class: 'grow' }, h('h1', {}, s.title), h('span', { class: 'muted' }, categoryName(s.category)))),
@@ -180,8 +182,10 @@ export async function showItem(pane, id) {
       button([icon('pencil'), t('ui.item.edit')], () => editItem(id)),
       button([icon('star'), favLabel], () => toggleFavorite(detail), '', { 'aria-pressed': s.favorite ? 'true' : 'false' }),
       button([icon('history'), t('ui.item.history')], () => openHistory(id), '', { disabled: detail.historyCount === 0 }),
-      button([icon('timer'), t('ui.item.addCode')], () => addCode(id)),
+      s.locked ? null : button([icon('timer'), t('ui.item.addCode')], () => addCode(id)),
+      ...(sealing ? sealing.protectButtons(detail) : []),
       button([icon('trash-2'), t('ui.item.delete')], () => moveToTrash(id, s.title), 'danger')));
+  if (s.locked && sealing) pane.append(sealing.lockedPanel(detail, (hide) => revealed.push(hide)));
   // Move to another vault, when there is more than one.
   const others = state.vaults;
   if (others.length > 1) {
@@ -200,7 +204,8 @@ export async function showItem(pane, id) {
   const findings = h('div');
   pane.append(findings);
   const fields = detail.fields.filter((f) => f.value !== '' || f.masked || f.kind === 'otp');
-  if (fields.length) pane.append(h('div', { class: 'fields' }, ...fields.map((f) => fieldRow(id, f))));
+  // A recovery phrase's words are never copied (G41), not even from one kept without its own password.
+  if (fields.length) pane.append(h('div', { class: 'fields' }, ...fields.map((f) => fieldRow(id, f, s.category === 'recovery-phrase'))));
   if (s.websites.length) pane.append(h('h3', {}, t('ui.item.websites')), h('div', { class: 'fields' }, ...s.websites.map((w) => h('div', { class: 'field' }, h('span', { class: 'texts' }, h('span', { class: 'value' }, w))))));
   if (detail.notes) pane.append(h('h3', {}, t('ui.item.notes')), h('div', { class: 'fields' }, h('div', { class: 'field' }, h('span', { class: 'value' }, detail.notes))));
   if (s.tags.length) pane.append(h('h3', {}, t('ui.item.tags')), h('div', { class: 'chips' }, ...s.tags.map((tag) => h('span', { class: 'chip' }, tag))));

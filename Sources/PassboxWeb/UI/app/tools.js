@@ -144,5 +144,7 @@ export async function showSettings(pane) {
     h('label', { class: 'check-label', for: 'set-quick' }, quick, t('ui.settings.quickUnlock')),
     ...select('set-reminder', t('ui.settings.reminder'), reminder, s.reminderDays, (v) => change('reminder', v === '0' ? 'never' : v)),
     h('label', { for: 'set-clipboard' }, t('ui.settings.clipboard')), clipboard,
-    h('label', { class: 'check-label', for: 'set-keys' }, keys, t('ui.settings.shortcuts')), form));
+    h('label', { class: 'check-label', for: 'set-keys' }, keys, t('ui.settings.shortcuts')), form,
+    // Duress passwords, erasing and Delete All Data are the local vault's (an account's vault has none).
+    ...(state.status && state.status.account ? [] : (await import('./coercion.js')).coercionSettings(s))));
 }
