@@ -87,7 +87,7 @@ extension VaultSession {
             idPositions = positions
         }
         // Hidden items whose passphrase the whole query is come first; nothing else ever shows them (G8).
-        var summaries = vault.hiddenMatches(r.query).map { ItemViews.summary($0, match: "title") }
+        var summaries = vault.hiddenMatches(r.query).map { ItemViews.summary($0, match: "passphrase") }
         for hit in hits {
             guard let i = idPositions?[hit.itemID], i < items.count, items[i].id == hit.itemID else { continue }
             summaries.append(ItemViews.summary(items[i], match: tiers[hit.tier.rawValue]))

@@ -582,6 +582,115 @@ def account_flows(args, display, language):
         server.stop()
 
 
+WORDS = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+DURESS = "a duress password nobody guesses"
+
+
+def coercion_flows(args, display, language):
+    """Killphrases, hidden items, an item with its own password, a duress vault, erasing and Delete All Data."""
+    agent = Agent(args.passbox, display)
+    ui = UI(args, agent, language)
+    try:
+        t = ui.t
+        ui.type_into("#new-password", PASSWORD)
+        ui.type_into("#confirm-password", PASSWORD)
+        ui.click(t("ui.onboard.create"))
+        ui.find("#search")
+
+        def titles(d):
+            return [e.text for e in d.find_elements(By.CSS_SELECTOR, ".itemrow .title")]
+
+        def new_item(title, category="login", phrase=None, field=None, item_password=None, shot=None):
+            ui.click(t("ui.nav.new"))
+            Select(ui.find("#edit-category")).select_by_value(category)
+            ui.type_into("#edit-title", title)
+            if field:
+                ui.type_into(field[0], field[1])
+            if phrase:
+                ui.find_xpath(f"//summary[normalize-space()='{t('ui.edit.phrases')}']").click()
+                ui.type_into(phrase[0], phrase[1])
+            if item_password:
+                ui.type_into("#edit-item-password", item_password)
+            if shot:
+                ui.shot(shot)
+                ui.axe(shot)
+            ui.click(t("ui.save"))
+            ui.wait(lambda d: ui.heading() == title, f"the saved item {title}")
+
+        def form(heading):
+            return ui.find_xpath(f"//form[h2[normalize-space()='{heading}']]")
+
+        def fill(heading, *values):
+            f = form(heading)
+            for e, v in zip([e for e in f.find_elements(By.CSS_SELECTOR, "input[type=password]")], values):
+                e.clear()
+                e.send_keys(v)
+            f.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+        new_item("Everyday login")
+        new_item("Source contact", phrase=("#edit-killphrase", "Grüne Wiese"))
+        new_item("Safe house", phrase=("#edit-passphrase", "under the bridge"), shot="editor-phrases")
+        ui.wait(lambda d: titles(d) == ["Everyday login", "Source contact"], "the list without the hidden item")
+        ui.type_into("#search", "house")
+        ui.wait(lambda d: ui.find("#search").get_attribute("value") == "house" and titles(d) == [], "a search that does not show the hidden item")
+        ui.type_into("#search", "  Under the Bridge")
+        ui.wait(lambda d: titles(d) == ["Safe house"], "the hidden item shown by its passphrase")
+        ui.shot("search-passphrase")
+        # The killphrase, typed key by key: the item goes, and the search shows what a search with no match shows.
+        ui.type_into("#search", "grune wiese")
+        ui.wait(lambda d: titles(d) == [] and t("ui.list.none") in d.find_element(By.TAG_NAME, "body").text, "the killphrase answered as no match")
+        login = f"//nav//button[span[normalize-space()='{t('ui.category.login')}']]"
+        ui.wait(lambda d: d.find_element(By.XPATH, login).text.split()[-1] == "1", "the counts without the killed item")
+        check(ui.find("main .empty").text == t("ui.item.none"), "the hidden item stayed open after another search")
+        ui.find("#search").send_keys(Keys.ESCAPE)
+        ui.wait(lambda d: titles(d) == ["Everyday login"], "the list without the killed item")
+
+        # A recovery phrase is saved only with a password of its own, and opens for one look.
+        new_item("Cold wallet", category="recovery-phrase", field=("#edit-field-phrase", WORDS), item_password="wallet password")
+        ui.text_appears(t("ui.sealed.locked"))
+        ui.shot("item-sealed")
+        ui.axe("item-sealed")
+        ui.type_into(".sealed input[type=password]", "wallet password")
+        ui.click(t("ui.sealed.open"))
+        masked = ui.find(".sealed .value.nocopy")
+        check(WORDS not in ui.driver.find_element(By.TAG_NAME, "body").text, "the words showed before a click")
+        check(not ui.driver.find_elements(By.CSS_SELECTOR, ".sealed [data-copy]"), "a recovery phrase offered a copy button")
+        masked.click()
+        ui.text_appears(WORDS)
+        ui.shot("item-sealed-open")
+        ui.click(t("ui.sealed.close"))
+        ui.wait(lambda d: WORDS not in d.find_element(By.TAG_NAME, "body").text, "the words locked again")
+
+        # Settings: a duress password, and erasing after ten wrong passwords.
+        ui.click(t("ui.nav.settings"))
+        fill(t("ui.duress.title"), "not the password", DURESS, DURESS)
+        ui.wait(lambda d: t("error.wrongPassword").lower() in form(t("ui.duress.title")).text.lower(), "a wrong current password said")
+        fill(t("ui.duress.title"), PASSWORD, DURESS, DURESS)
+        ui.text_appears(t("ui.duress.done"))
+        ui.find("#co-erase").click()
+        fill(t("ui.erase.title"), PASSWORD)
+        ui.text_appears(t("ui.erase.on"))
+        ui.shot("settings-coercion")
+        ui.axe("settings-coercion")
+        # The duress password opens a vault of its own, which looks like any vault.
+        ui.click(t("ui.nav.lock"))
+        ui.wait(lambda d: ui.heading() == t("ui.lock.title"), "the lock page")
+        ui.unlock(DURESS)
+        ui.find("#search", timeout=20)
+        ui.wait(lambda d: titles(d) == [] and t("ui.list.empty") in d.find_element(By.TAG_NAME, "body").text, "the empty duress vault")
+        ui.shot("duress-vault")
+        # Delete All Data from the duress vault: every vault goes, and the page starts again.
+        ui.click(t("ui.nav.settings"))
+        fill(t("ui.wipe.title"), DURESS)
+        ui.find("dialog .button.danger").click()
+        ui.find("#new-password", timeout=20)
+        check(not os.path.exists(os.path.join(agent.data, "vault.pbx")), "the vault file is still there")
+        ui.check_logs()
+    finally:
+        ui.quit()
+        agent.stop()
+
+
 def timer_lock(args, display, language):
     """The agent's own timer locks the vault; the open page goes to the lock page by itself."""
     agent = Agent(args.passbox, display, auto_lock=4)
@@ -621,7 +730,7 @@ def main():
     try:
         time.sleep(0.5)
         for language in ("en", "de"):
-            for test in (main_flows, account_flows, timer_lock):
+            for test in (main_flows, account_flows, coercion_flows, timer_lock):
                 name = f"{test.__name__} ({language})"
                 try:
                     test(args, display, language)
@@ -634,7 +743,7 @@ def main():
     finally:
         xvfb.terminate()
     shots = len([f for f in os.listdir(args.artifacts) if f.endswith(".png")]) if os.path.isdir(args.artifacts) else 0
-    print(f"web UI: {6 - len(failures)} of 6 browser tests passed in {time.time() - started:.0f} s; {shots} screenshots in {args.artifacts}")
+    print(f"web UI: {8 - len(failures)} of 8 browser tests passed in {time.time() - started:.0f} s; {shots} screenshots in {args.artifacts}")
     sys.exit(1 if failures else 0)
 
 

@@ -43,7 +43,7 @@ export async function showEditor(pane, { id, category }) {
   const notes = h('textarea', { id: 'edit-notes' }, detail ? detail.notes : '');
   const favorite = h('input', { id: 'edit-favorite', type: 'checkbox', checked: detail ? detail.summary.favorite : false });
   // Phrases (the local vault's): written, never shown, so the editor looks the same whether an item has one.
-  const secretInput = (id) => h('input', { id, type: 'password', autocomplete: 'off', spellcheck: 'false' });
+  const secretInput = (id) => h('input', { id, type: 'password', autocomplete: 'new-password', spellcheck: 'false' });
   const killphrase = secretInput('edit-killphrase');
   const passphrase = secretInput('edit-passphrase');
   const dropPhrases = h('input', { id: 'edit-drop-phrases', type: 'checkbox' });
@@ -158,6 +158,8 @@ export async function showEditor(pane, { id, category }) {
         toast(saved.weakPassword.warning ? t('ui.edit.weak', { label, reason: t(saved.weakPassword.warning) }) : t('ui.edit.weakNoReason', { label }), null, 8);
       } else toast(saved.keyCheck ? t(saved.keyCheck) : t('ui.edit.saved', { title: saved.title }), null, saved.keyCheck ? 8 : 4);
       state.check = null;
+      // A hidden item just saved stays open until the next search (it is in no list).
+      state.hiddenOpen = changes.searchPassphrase ? saved.id : (state.hiddenOpen === saved.id ? saved.id : null);
       await refreshList();
       await openItem(saved.id);
     } catch (e) {

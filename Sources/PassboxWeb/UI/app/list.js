@@ -153,6 +153,10 @@ export class ItemList {
       const reply = (await call('search', { query: this.query, limit: SEARCH_LIMIT })).body;
       if (generation !== this.generation) return;
       this.rows = reply.items.map((item) => ({ item }));
+      // No match may be a killphrase that just deleted an item (the answer is the same by design): once the
+      // typing pauses, the page's copy of the list and the counts are fetched again, so nothing of it stays.
+      clearTimeout(this.refreshTimer);
+      if (!reply.items.length) this.refreshTimer = setTimeout(async () => { try { this.all = await this.everything(); if (this.onLoaded) this.onLoaded(); } catch (e) { report(e); } }, 600);
       this.total = reply.items.length;
       this.sections = [];
       this.firstItemRow = 0;
@@ -206,7 +210,7 @@ export class ItemList {
       'aria-setsize': String(this.itemRows), 'aria-posinset': String(index + 1 - this.sectionsBefore(index)),
     },
     h('span', { class: 'avatar' }, icon(item ? (categoryIcons[item.category] || 'file-text') : 'clock')),
-    h('span', { class: 'texts' }, h('span', { class: 'title', elementtiming: index === (this.firstItemRow || 0) && item ? 'first-row' : undefined }, item ? item.title : t('ui.loading')), h('span', { class: 'sub' }, item ? (item.summary || '') : '')),
+    h('span', { class: 'texts' }, h('span', { class: 'title', elementtiming: index === (this.firstItemRow || 0) && item ? 'first-row' : undefined }, item ? item.title : t('ui.loading')), h('span', { class: 'sub' }, item ? (item.locked ? t('ui.sealed.summary') : (item.summary || '')) : '')),
     item && item.favorite ? h('span', { class: 'icon i-star star', role: 'img', 'aria-label': t('ui.list.favorite') }) : null);
     el.style.top = top;
     if (index === this.active) el.classList.add('active');

@@ -186,14 +186,21 @@ async function showShell() {
     h('div', { class: 'listhead' }, h('div', { class: 'searchbox', role: 'search' }, icon('search'), shell.search), h('div', { class: 'filters' }, shell.sort)),
     shell.notices, shell.info, shell.scroller);
   root.append(h('div', { class: 'shell' }, shell.nav, listPane, shell.main));
-  list = new ItemList(shell.scroller, shell.info, (item) => openItem(item.id));
-  shell.search.addEventListener('input', (event) => list.search(shell.search.value, event.timeStamp));
+  list = new ItemList(shell.scroller, shell.info, (item) => { openItem(item.id); state.hiddenOpen = item.match === 'passphrase' ? item.id : null; });
+  // A hidden item shows only while the search is its passphrase: another search closes it.
+  const closeHidden = () => { if (state.hiddenOpen) { state.hiddenOpen = null; state.selected = null; showPlaceholder(); } };
+  shell.search.addEventListener('input', (event) => { closeHidden(); list.search(shell.search.value, event.timeStamp); });
   shell.search.addEventListener('keydown', (event) => {
     if (event.key === 'ArrowDown') { event.preventDefault(); list.focus(); }
-    if (event.key === 'Escape') { shell.search.value = ''; list.search(''); }
+    if (event.key === 'Escape') { closeHidden(); shell.search.value = ''; list.search(''); }
   });
   shell.sort.addEventListener('change', () => { state.sort = shell.sort.value; list.load(state.filter, state.sort); });
-  list.onLoaded = () => { state.tags = list.tags(); renderNav(); };
+  list.onLoaded = () => {
+    state.tags = list.tags();
+    renderNav();
+    // An item gone meanwhile (a killphrase) leaves the detail pane too.
+    if (state.view === 'item' && state.selected && state.selected !== state.hiddenOpen && !list.all.some((i) => i && i.id === state.selected)) showPlaceholder();
+  };
   renderNav();
   renderNotices();
   showPlaceholder();
