@@ -120,6 +120,7 @@ public final class VaultService: @unchecked Sendable {
             try installSyncKeys(password: Self.lockedCopy(password))
             return try store.unlockKeepingKey(password: Self.lockedCopy(password)).passwordKey
         }
+        try store.finishInterruptedErase()
         guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
         let (opened, key) = try store.unlockKeepingKey(password: Self.lockedCopy(password))
         session = try openSession(opened)

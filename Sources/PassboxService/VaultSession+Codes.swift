@@ -29,6 +29,7 @@ extension VaultSession {
 
     func setOneTimePassword(_ r: SetOneTimePasswordRequest) throws -> CodeReply {
         let item = try resolve(r.item)
+        if item.sealed != nil { throw VaultError.itemProtected(item.title) }
         guard let setup = r.setups.first(where: { $0.lowercased().hasPrefix("otpauth") }) ?? r.setups.first else { throw ProtocolError(.nothingToImport) }
         let parameters = try OTPInput.parse(setup, issuer: item.title)
         let at = now()

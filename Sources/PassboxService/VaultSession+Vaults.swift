@@ -121,6 +121,8 @@ extension VaultSession {
             for id in ids {
                 guard let i = vault.items.firstIndex(where: { $0.id == id }) else { continue }
                 if r.copy {
+                    // A seal is bound to its item's id: a copy (a new id) could never be opened.
+                    if vault.items[i].sealed != nil { throw VaultError.itemProtected(vault.items[i].title) }
                     var copy = vault.items[i].synced
                     copy.id = Identifier.generateItemID()
                     copy.history = []

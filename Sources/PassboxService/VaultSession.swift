@@ -34,7 +34,7 @@ public final class VaultSession: @unchecked Sendable {
     var lastSyncHere: Date?
     /// A hidden item the request names by its exact id (`resolve`): the next change finds it among the
     /// items, and it is hidden again when the change is saved.
-    var exposing: String?
+    var exposing = Set<String>()
 
     /// Opens a session on an unlocked vault; items trashed more than 30 days ago are purged now.
     public init(opened: OpenVault, dataDirectory: String, now: @escaping () -> Date = Date.init) throws {
@@ -84,11 +84,11 @@ public final class VaultSession: @unchecked Sendable {
     /// which items changed (`naming`, from the result; nil: unknown). A throw leaves the file and the session
     /// as they were.
     private func commit<T>(_ change: (inout Vault) throws -> T, naming: (T) -> Set<String>?) throws -> T {
-        defer { exposing = nil }
+
         if var working = opened.takeVaultForChange() {
             // The vault is changed in place (no copy of every item); a failure puts back the saved one.
             do {
-                if let id = exposing { working.exposeHiddenItem(id: id) }
+                for id in exposing { working.exposeHiddenItem(id: id) }
                 let result = try change(&working)
                 working.settleHiddenItems()
                 try opened.save(working, changedItemIDs: naming(result))
@@ -99,7 +99,7 @@ public final class VaultSession: @unchecked Sendable {
             }
         }
         var copy = opened.vault
-        if let id = exposing { copy.exposeHiddenItem(id: id) }
+        for id in exposing { copy.exposeHiddenItem(id: id) }
         let result = try change(&copy)
         copy.settleHiddenItems()
         try opened.save(copy, changedItemIDs: naming(result))
@@ -141,9 +141,12 @@ public final class VaultSession: @unchecked Sendable {
         do {
             return try opened.vault.resolve(reference, inTrash: inTrash)
         } catch VaultError.itemNotFound(let name) {
-            // A hidden item answers only to its whole id, which only a search for its passphrase shows.
-            if let hidden = opened.vault.hiddenItems.first(where: { $0.id == reference && $0.isTrashed == inTrash }) {
-                exposing = hidden.id
+            // A hidden item answers only to its id or a prefix of at least 8 characters (40 random bits: not
+            // to be found by trying prefixes), which only a search for its passphrase shows.
+            let wanted = reference.lowercased()
+            let candidates = wanted.count >= 8 ? opened.vault.hiddenItems.filter { $0.id.hasPrefix(wanted) && $0.isTrashed == inTrash } : []
+            if candidates.count == 1, let hidden = candidates.first {
+                exposing.insert(hidden.id)
                 return hidden
             }
             guard let other = try? opened.vault.resolve(reference, inTrash: !inTrash) else { throw VaultError.itemNotFound(name) }
@@ -173,7 +176,8 @@ public final class VaultSession: @unchecked Sendable {
 
     /// Answers one request that needs the vault.
     public func perform(_ request: Request) throws -> Reply {
-        exposing = nil
+        exposing = []
+        defer { exposing = [] }
         switch request {
         case .list(let r): return .items(try list(r))
         case .show(let r): return .item(ItemViews.detail(try resolve(r.item), reveal: r.reveal, now: now()))

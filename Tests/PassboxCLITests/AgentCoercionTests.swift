@@ -143,7 +143,8 @@ import Testing
         #expect(try agent.send(.show(ShowRequest(item: hidden.id))).item().summary.title == "Hidden account")
         #expect(try agent.send(.edit(EditRequest(item: hidden.id, changes: ItemChanges(title: "Hidden account 2")))).saved().changed)
         #expect(try agent.send(.list(ListRequest())).items().total == 2)
-        #expect(try agent.failure(.show(ShowRequest(item: String(hidden.id.prefix(8))))).code == .itemNotFound, "a prefix does not name it")
+        #expect(try agent.failure(.show(ShowRequest(item: String(hidden.id.prefix(7))))).code == .itemNotFound, "a short prefix does not name it")
+        #expect(try agent.send(.show(ShowRequest(item: String(hidden.id.prefix(8))))).item().summary.id == hidden.id, "the 8 characters search shows do")
 
         // A killphrase: the answer is a search that matched nothing; the item is gone from the file.
         let nothing = try json(agent.send(.search(SearchRequest(query: "no such thing anywhere"))))
@@ -234,5 +235,30 @@ extension AgentCoercionTests {
         #expect(try agent.send(.itemUnprotect(ProtectItemRequest(item: note.id, password: text("an item password")))).saved().title == "Plans 2")
         #expect(try agent.send(.show(ShowRequest(item: note.id))).item().notes == "meet at the old mill")
         #expect(try agent.send(.search(SearchRequest(query: "old mill"))).items().total == 1)
+    }
+}
+
+extension AgentCoercionTests {
+    /// An erase stopped right after its journal was written is finished by the service's next unlock (not
+    /// only the store's), and a new vault can then be made: the create finishes it before taking its lock.
+    @Test func theServiceFinishesAnEraseStoppedPartWay() throws {
+        struct Stop: Error {}
+        let dir = try TemporaryDirectory()
+        let cheap = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)
+        _ = try VaultService(dataDirectory: dir.path).create(password: real, parameters: cheap)
+        try Data(#"{"failures":9,"lastAttemptMs":0,"erase":true}"#.utf8).write(to: dir.file("attempts"))
+        let store = VaultStore(directory: dir.path)
+        store.eraseStepHook = { if $0 == .journalWritten { throw Stop() } }
+        #expect(throws: Stop.self) { try store.unlock(password: "a wrong password") }
+        #expect(FileManager.default.fileExists(atPath: dir.file("vault.pbx").path), "stopped before the file was touched")
+        let service = VaultService(dataDirectory: dir.path)
+        #expect(throws: StoreError.noVault(path: dir.file("vault.pbx").path)) { try service.unlock(password: SecretText(real)) }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("vault.pbx").path) && !FileManager.default.fileExists(atPath: dir.file("erase-journal").path))
+        // Stopped again, then made anew: create finishes the erase first.
+        _ = try VaultService(dataDirectory: dir.path).create(password: real, parameters: cheap)
+        try Data(#"{"failures":9,"lastAttemptMs":0,"erase":true}"#.utf8).write(to: dir.file("attempts"))
+        #expect(throws: Stop.self) { try store.unlock(password: "a wrong password") }
+        _ = try VaultService(dataDirectory: dir.path).create(password: real, parameters: cheap)
+        #expect(try VaultStore(directory: dir.path).unlock(password: real).vault.items.isEmpty)
     }
 }

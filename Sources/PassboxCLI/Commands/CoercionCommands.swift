@@ -37,7 +37,7 @@ extension Commands {
         }
         let current = try context.input.secretText(prompt: "Current vault password: ")
         try context.send(.eraseSetting(EraseSettingRequest(current: current, on: on)))
-        Console.out(on ? "Ten wrong passwords in a row now erase every vault on this computer." : "Wrong passwords no longer erase anything.")
+        Console.out(on ? "Ten wrong passwords in a row now erase every vault in the vault file." : "Wrong passwords no longer erase anything.")
     }
 
     /// `passbox delete-all-data`: asks for the password, then for DELETE; erases every vault of the file.

@@ -94,6 +94,8 @@ final class Endpoint {
             }
         } else {
             if let current = request.currentPassword, !localService().isUnlocked, localService().store.exists {
+                // The tenth attempt in a row is left to the unlock prompt (G20), here too.
+                try localService().store.attempts.refuseTenthOutsideUnlock()
                 // Without an agent the vault is opened with the password the command just asked for (one prompt).
                 try localService().unlock(password: current)
             }

@@ -158,6 +158,8 @@ public struct Vault: Sendable, Equatable {
         let before = items.count
         for item in items where item.isTrashed { noteRemoval(item) }
         items.removeAll(where: \.isTrashed)
+        // Trashed hidden items go too; they are not counted (no count tells of a hidden item).
+        hiddenItems.removeAll(where: \.isTrashed)
         return before - items.count
     }
 
@@ -168,6 +170,7 @@ public struct Vault: Sendable, Equatable {
         let before = items.count
         for item in items where (item.trashedAt.map { $0 < cutoff }) ?? false { noteRemoval(item) }
         items.removeAll { ($0.trashedAt.map { $0 < cutoff }) ?? false }
+        hiddenItems.removeAll { ($0.trashedAt.map { $0 < cutoff }) ?? false }
         return before - items.count
     }
 

@@ -52,7 +52,7 @@ extension VaultStore {
     }
 
     /// Finishes an erase a crash stopped (the journal is there), before anything else touches the directory.
-    func finishInterruptedErase() throws {
+    public func finishInterruptedErase() throws {
         guard FileManager.default.fileExists(atPath: eraseJournalPath) else { return }
         try eraseEverything()
     }

@@ -55,9 +55,10 @@ public final class VaultStore: @unchecked Sendable {
 
     func create(parameters: Argon2Parameters, key: (VaultHeader) throws -> SecretBytes) throws -> OpenVault {
         try POSIX.ensurePrivateDirectory(directory)
+        // Before the lock: the erase takes the write lock itself.
+        try finishInterruptedErase()
         let lock = try FileLock(path: lockPath)
         defer { withExtendedLifetime(lock) {} }
-        try finishInterruptedErase()
         guard !exists else { throw StoreError.vaultExists(path: vaultPath) }
         try settleLocked()
         let header = VaultHeader(slotSize: VaultHeader.minimumSlotSize, kdf: parameters, salt: SecureRandom.bytes(count: 32))
@@ -145,6 +146,12 @@ public final class VaultStore: @unchecked Sendable {
         defer { close(fd) }
         let header = try readHeader(fd: fd)
         try cleanUpIfIdle()
+        // An erase that was due and did not happen (the process was stopped) comes before anything else,
+        // before a wait too.
+        if try attempts.eraseIsDue() {
+            try eraseEverything()
+            throw StoreError.wrongPassword
+        }
         try attempts.beginAttempt(now: clock.now())
         if try attempts.eraseWasDue() {
             // An erase that was due and did not happen (the process was stopped) comes before any trial.
@@ -202,10 +209,6 @@ public final class VaultStore: @unchecked Sendable {
         } catch {
             outcome = .failure(found == nil ? StoreError.wrongPassword : error)
         }
-        if found == nil, (try? attempts.eraseIsDue()) == true {
-            // The tenth wrong password in a row with erasing on: every vault goes before the answer (G18).
-            try eraseEverything()
-        }
         if found != nil {
             // The password opened a key box, so it is right: the count resets even when the body then turns out
             // damaged (a damaged file must not lock its owner out). If the reset cannot be written, stay locked.
@@ -213,6 +216,11 @@ public final class VaultStore: @unchecked Sendable {
         }
         work.workSeconds = clock.monotonic() - start
         let deadline = timing.deadline(forWork: work.workSeconds)
+        if found == nil, try attempts.eraseIsDue() {
+            // The tenth wrong password in a row with erasing on: every vault goes before the answer (G18). Its
+            // time is not unlock work (the deadline, kept after the erase, must not tell of one).
+            try eraseEverything()
+        }
         work.deadlineSeconds = deadline
         clock.sleep(until: start + deadline)
         return (try outcome.get(), passwordKey)

@@ -67,8 +67,8 @@ export function coercionSettings(settings) {
 // or loses focus; a recovery phrase's words cannot be selected, copied or dragged.
 export function lockedPanel(detail, reveal) {
   const box = h('div', { class: 'fields sealed' });
-  const phrase = detail.summary.category === 'recovery-phrase';
-  const hide = () => { clear(box).append(form); };
+  const phrase = ALWAYS_PROTECTED.includes(detail.summary.category);
+  const hide = () => { window.removeEventListener('blur', hide); clear(box).append(form); };
   const pw = password(t('ui.sealed.password'));
   const error = h('p', { class: 'error', role: 'alert' });
   const form = h('form', {}, h('p', {}, icon('lock'), ' ', t('ui.sealed.locked')), ...pw.nodes, error,
@@ -88,11 +88,11 @@ export function lockedPanel(detail, reveal) {
       }
       if (opened.notes) box.append(h('div', { class: 'field' }, h('span', { class: 'value' }, opened.notes)));
       box.append(button([icon('eye-off'), t('ui.sealed.close')], hide));
+      window.addEventListener('blur', hide);
       reveal(hide);
     } catch (e) { error.textContent = errorText(e); pw.input.value = ''; pw.input.focus(); }
   });
   if (phrase) for (const type of ['copy', 'cut', 'dragstart', 'selectstart']) box.addEventListener(type, (e) => e.preventDefault());
-  window.addEventListener('blur', hide, { once: true });
   hide();
   return box;
 }
