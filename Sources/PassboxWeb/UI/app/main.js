@@ -176,7 +176,7 @@ function markNav() {
 async function showShell() {
   dropVaultState();
   shell.nav = h('nav', { class: 'nav', 'aria-label': t('ui.nav.label') });
-  shell.search = h('input', { id: 'search', type: 'search', spellcheck: 'false', autocomplete: 'off', placeholder: t('ui.search.placeholder'), 'aria-label': t('ui.search.label') });
+  shell.search = h('input', { id: 'search', type: 'search', spellcheck: 'false', placeholder: t('ui.search.placeholder'), 'aria-label': t('ui.search.label') });
   shell.sort = h('select', { id: 'sort', 'aria-label': t('ui.list.sort') }, ...['az', 'za', 'newest', 'oldest', 'recent'].map((s) => h('option', { value: s }, t('ui.sort.' + s))));
   shell.notices = h('div');
   shell.info = h('div', { class: 'listinfo', 'aria-live': 'polite' });
