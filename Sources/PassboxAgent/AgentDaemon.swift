@@ -195,16 +195,9 @@ public final class AgentDaemon: @unchecked Sendable {
             case .accountSignIn(let r):
                 if let key = try service.signIn(r) { rememberTyped(key) }
                 return .done
-            case .accountSignOut:
-                // The account's vault closes with everything the agent held of it (clipboard, quick-unlock key).
-                let reply = service.handle(request)
-                if !service.isUnlocked {
-                    lock()
-                    forgetQuickUnlock()
-                }
-                return reply
-            case .deleteAllData:
-                // Every vault is gone: nothing the agent held of the open one stays (clipboard, quick-unlock key).
+            case .accountSignOut, .deleteAllData:
+                // The vault closes (signed out, or every vault erased) with everything the agent held of it
+                // (clipboard, quick-unlock key).
                 let reply = service.handle(request)
                 if !service.isUnlocked {
                     lock()
