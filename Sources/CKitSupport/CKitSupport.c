@@ -5,6 +5,7 @@
 #include <cairo/cairo.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct CKit_API {
@@ -28,6 +29,18 @@ struct CKit_API {
     cairo_status_t (*surface_status)(cairo_surface_t *);
     void (*surface_destroy)(cairo_surface_t *);
     const char *(*status_to_string)(cairo_status_t);
+    unsigned char *(*image_surface_get_data)(cairo_surface_t *);
+    int (*image_surface_get_stride)(cairo_surface_t *);
+    void (*surface_flush)(cairo_surface_t *);
+    void (*surface_mark_dirty)(cairo_surface_t *);
+    void (*save)(cairo_t *);
+    void (*restore)(cairo_t *);
+    void (*translate)(cairo_t *, double, double);
+    void (*scale)(cairo_t *, double, double);
+    void (*set_source_surface)(cairo_t *, cairo_surface_t *, double, double);
+    cairo_pattern_t *(*get_source)(cairo_t *);
+    void (*pattern_set_filter)(cairo_pattern_t *, cairo_filter_t);
+    void (*paint)(cairo_t *);
     int loaded;
 };
 
@@ -58,6 +71,18 @@ static void CKit_loadOnce(void) {
     CKIT_LOAD(surface_status, "cairo_surface_status")
     CKIT_LOAD(surface_destroy, "cairo_surface_destroy")
     CKIT_LOAD(status_to_string, "cairo_status_to_string")
+    CKIT_LOAD(image_surface_get_data, "cairo_image_surface_get_data")
+    CKIT_LOAD(image_surface_get_stride, "cairo_image_surface_get_stride")
+    CKIT_LOAD(surface_flush, "cairo_surface_flush")
+    CKIT_LOAD(surface_mark_dirty, "cairo_surface_mark_dirty")
+    CKIT_LOAD(save, "cairo_save")
+    CKIT_LOAD(restore, "cairo_restore")
+    CKIT_LOAD(translate, "cairo_translate")
+    CKIT_LOAD(scale, "cairo_scale")
+    CKIT_LOAD(set_source_surface, "cairo_set_source_surface")
+    CKIT_LOAD(get_source, "cairo_get_source")
+    CKIT_LOAD(pattern_set_filter, "cairo_pattern_set_filter")
+    CKIT_LOAD(paint, "cairo_paint")
     api.loaded = 1;
 }
 
@@ -116,6 +141,70 @@ int CKit_writePDF(const char *path, double width, double height, const CKit_Text
         api.show_text(cr, texts[i].text);
     }
     api.show_page(cr);
+    cairo_status_t status = api.status(cr);
+    api.destroy(cr);
+    api.surface_finish(surface);
+    if (status == CAIRO_STATUS_SUCCESS) status = api.surface_status(surface);
+    api.surface_destroy(surface);
+    if (status != CAIRO_STATUS_SUCCESS) {
+        snprintf(error, 256, "%s", api.status_to_string(status));
+        return -1;
+    }
+    return 0;
+}
+
+// One QR code as a tiny image (a pixel a module, with the four-module quiet zone), scaled up with the nearest
+// filter so its modules stay sharp in the PDF and small in the file.
+static void CKit_drawQR(cairo_t *cr, const CKit_QR *code) {
+    int n = code->modules, side = n + 8;
+    cairo_surface_t *image = api.image_surface_create(CAIRO_FORMAT_RGB24, side, side);
+    if (api.surface_status(image) != CAIRO_STATUS_SUCCESS) { api.surface_destroy(image); return; }
+    api.surface_flush(image);
+    unsigned char *data = api.image_surface_get_data(image);
+    int stride = api.image_surface_get_stride(image);
+    for (int y = 0; y < side; y++) {
+        uint32_t *row = (uint32_t *)(data + (size_t)y * (size_t)stride);
+        for (int x = 0; x < side; x++) {
+            int mx = x - 4, my = y - 4;
+            int dark = mx >= 0 && my >= 0 && mx < n && my < n && code->data[my * n + mx];
+            row[x] = dark ? 0x000000 : 0xFFFFFF;
+        }
+    }
+    api.surface_mark_dirty(image);
+    api.save(cr);
+    api.translate(cr, code->x, code->y);
+    api.scale(cr, code->size / side, code->size / side);
+    api.set_source_surface(cr, image, 0, 0);
+    api.pattern_set_filter(api.get_source(cr), CAIRO_FILTER_NEAREST);
+    api.paint(cr);
+    api.restore(cr);
+    api.surface_destroy(image);
+}
+
+int CKit_writePages(const char *path, double width, double height, const CKit_Page *pages, int pageCount, char *error) {
+    error[0] = 0;
+    if (!CKit_available()) {
+        snprintf(error, 256, "libcairo.so.2 could not be loaded (install libcairo2)");
+        return -1;
+    }
+    cairo_surface_t *surface = api.pdf_surface_create(path, width, height);
+    if (api.surface_status(surface) != CAIRO_STATUS_SUCCESS) {
+        snprintf(error, 256, "%s", api.status_to_string(api.surface_status(surface)));
+        api.surface_destroy(surface);
+        return -1;
+    }
+    cairo_t *cr = api.create(surface);
+    for (int p = 0; p < pageCount; p++) {
+        const CKit_Page *page = &pages[p];
+        for (int i = 0; i < page->codeCount; i++) CKit_drawQR(cr, &page->codes[i]);
+        api.set_source_rgb(cr, 0, 0, 0);
+        for (int i = 0; i < page->textCount; i++) {
+            CKit_font(cr, page->texts[i].size, page->texts[i].bold, page->texts[i].monospace);
+            api.move_to(cr, page->texts[i].x, page->texts[i].y);
+            api.show_text(cr, page->texts[i].text);
+        }
+        api.show_page(cr);
+    }
     cairo_status_t status = api.status(cr);
     api.destroy(cr);
     api.surface_finish(surface);

@@ -44,7 +44,10 @@ public final class AgentDaemon: @unchecked Sendable {
         self.testAutoLockSeconds = testAutoLockSeconds
         self.pamService = pamService
         service = VaultService(dataDirectory: dataDirectory)
-        if testCheapKDF { service.newVaultParameters = { Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1) } }
+        if testCheapKDF {
+            service.newVaultParameters = { Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1) }
+            service.backupParameters = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)
+        }
         service.buildsSearchIndexAtUnlock = true
         service.quickUnlockUnavailable = { [pamService] in SystemAuthentication.unavailability(service: pamService) }
     }
@@ -149,6 +152,7 @@ public final class AgentDaemon: @unchecked Sendable {
         reply.sync?.live = liveConnected
         reply.vaultExists = service.store.exists || service.store.isAccountVault
         reply.account = AccountOperations.brief(dataDirectory)
+        service.addBackupStatus(&reply)
         return reply
     }
 

@@ -47,6 +47,7 @@ extension Request {
         case .duressSet(let r), .duressChange(let r): r.current
         case .eraseSetting(let r): r.current
         case .deleteAllData(let r): r.current
+        case .backupPassword(let r): r.current
         default: nil
         }
     }

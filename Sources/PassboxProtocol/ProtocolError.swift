@@ -138,13 +138,28 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case vaultNotFound  // facts: reference
     case vaultNameInvalid  // facts: reason
     case localVault  // the command needs an account's vault; this data directory serves the local vault
+    // Backups
+    case noBackupPassword
+    case notABackup  // facts: source
+    case backupNewerFormat  // facts: version
+    case backupTruncated  // facts: source
+    case wrongBackupPassword  // the backup's own password does not open it, or it was changed
+    case backupTooLarge  // facts: limitMiB
+    case backupCodesMissing  // facts: missing (numbers, comma-separated), count, total
+    case backupCodeDamaged  // facts: number, total
+    case backupCodeOutOfRange  // facts: number, total
+    case backupCodeConflict  // facts: number, total
+    case backupCodeInvalid
+    case noBackupCodes
+    case backupFolderInvalid  // facts: path, reason
+    case fileExists  // facts: path
     // Web UI
     case webUnavailable  // facts: reason (the agent could not start its web server)
     case imageUnreadable  // facts: message, hint (an image without a readable QR code)
 
     public var exitCode: Int32 {
         switch self {
-        case .locked, .wrongPassword, .wrongDuressPassword, .wrongItemPassword, .unlockPromptOnly, .mustWait, .attemptCounterDamaged, .quickUnlockNotOffered, .quickUnlockRefused, .signInFailed,
+        case .locked, .wrongPassword, .wrongDuressPassword, .wrongBackupPassword, .wrongItemPassword, .unlockPromptOnly, .mustWait, .attemptCounterDamaged, .quickUnlockNotOffered, .quickUnlockRefused, .signInFailed,
             .challengeExpired, .notSignedIn, .rateLimited, .twoFactorRequired, .twoFactorCodeWrong:
             3
         case .badRequest, .unknownCategory, .unknownSort, .unknownScope, .unknownFindingKind, .unknownSetting, .invalidSetting,

@@ -29,11 +29,14 @@ public enum Reply: Sendable, Equatable {
     case twoFactorSetup(TwoFactorSetupReply)
     case recoveryCodes(RecoveryCodesReply)
     case file(FileReply)
+    case backup(BackupView)
+    case backupMade(BackupMadeReply)
+    case restored(RestoredReply)
     case failure(ProtocolError)
 
     public enum Kind: String, Codable, Sendable {
         case done, status, items, item, value, saved, history, count, code, imported, generated, strength, check, fill, settings, resolved, prefixes
-        case synced, vaults, vault, web, signedUp, account, activity, twoFactorSetup, recoveryCodes, file
+        case synced, vaults, vault, web, signedUp, account, activity, twoFactorSetup, recoveryCodes, file, backup, backupMade, restored
         case failure
     }
 
@@ -66,6 +69,9 @@ public enum Reply: Sendable, Equatable {
         case .twoFactorSetup: .twoFactorSetup
         case .recoveryCodes: .recoveryCodes
         case .file: .file
+        case .backup: .backup
+        case .backupMade: .backupMade
+        case .restored: .restored
         case .failure: .failure
         }
     }
@@ -105,6 +111,9 @@ extension Reply: Codable {
         case .twoFactorSetup: self = .twoFactorSetup(try body(TwoFactorSetupReply.self))
         case .recoveryCodes: self = .recoveryCodes(try body(RecoveryCodesReply.self))
         case .file: self = .file(try body(FileReply.self))
+        case .backup: self = .backup(try body(BackupView.self))
+        case .backupMade: self = .backupMade(try body(BackupMadeReply.self))
+        case .restored: self = .restored(try body(RestoredReply.self))
         case .failure: self = .failure(try body(ProtocolError.self))
         }
     }
@@ -140,6 +149,9 @@ extension Reply: Codable {
         case .twoFactorSetup(let b): try c.encode(b, forKey: .body)
         case .recoveryCodes(let b): try c.encode(b, forKey: .body)
         case .file(let b): try c.encode(b, forKey: .body)
+        case .backup(let b): try c.encode(b, forKey: .body)
+        case .backupMade(let b): try c.encode(b, forKey: .body)
+        case .restored(let b): try c.encode(b, forKey: .body)
         case .failure(let b): try c.encode(b, forKey: .body)
         }
     }
@@ -179,5 +191,8 @@ extension Reply {
     public func twoFactorSetup() throws -> TwoFactorSetupReply { if case .twoFactorSetup(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func recoveryCodes() throws -> RecoveryCodesReply { if case .recoveryCodes(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func file() throws -> FileReply { if case .file(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func backup() throws -> BackupView { if case .backup(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func backupMade() throws -> BackupMadeReply { if case .backupMade(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func restored() throws -> RestoredReply { if case .restored(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func status() throws -> StatusReply { if case .status(let v) = try get() { return v }; throw Self.unexpected(self) }
 }

@@ -15,6 +15,7 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case twoFactorDisable = "two-factor-disable", kitPDF = "kit-pdf", kitConfirm = "kit-confirm", accountSignOut = "account-signout"
     case duressSet = "duress-set", duressChange = "duress-change", eraseSetting = "erase-setting", deleteAllData = "delete-all-data"
     case itemProtect = "item-protect", itemUnprotect = "item-unprotect", itemOpen = "item-open"
+    case backupPassword = "backup-password", backupView = "backup-view", backupMake = "backup-make", backupAuto = "backup-auto", backupRestore = "backup-restore"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool {
@@ -92,6 +93,11 @@ public enum Request: Sendable {
     case itemUnprotect(ProtectItemRequest)
     /// The item with its content opened with its own password (nothing is saved).
     case itemOpen(ProtectItemRequest)
+    case backupPassword(BackupPasswordRequest)
+    case backupView
+    case backupMake(BackupMakeRequest)
+    case backupAuto(BackupAutoRequest)
+    case backupRestore(BackupRestoreRequest)
 
     public var operation: OperationName {
         switch self {
@@ -153,6 +159,11 @@ public enum Request: Sendable {
         case .itemProtect: .itemProtect
         case .itemUnprotect: .itemUnprotect
         case .itemOpen: .itemOpen
+        case .backupPassword: .backupPassword
+        case .backupView: .backupView
+        case .backupMake: .backupMake
+        case .backupAuto: .backupAuto
+        case .backupRestore: .backupRestore
         }
     }
 }
@@ -222,6 +233,11 @@ extension Request: Codable {
         case .itemProtect: self = .itemProtect(try body(ProtectItemRequest.self))
         case .itemUnprotect: self = .itemUnprotect(try body(ProtectItemRequest.self))
         case .itemOpen: self = .itemOpen(try body(ProtectItemRequest.self))
+        case .backupPassword: self = .backupPassword(try body(BackupPasswordRequest.self))
+        case .backupView: self = .backupView
+        case .backupMake: self = .backupMake(try body(BackupMakeRequest.self))
+        case .backupAuto: self = .backupAuto(try body(BackupAutoRequest.self))
+        case .backupRestore: self = .backupRestore(try body(BackupRestoreRequest.self))
         }
     }
 
@@ -229,7 +245,7 @@ extension Request: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(operation, forKey: .op)
         switch self {
-        case .status, .trashEmpty, .settings, .breachPrefixes, .vaultList, .webOpen, .accountView, .accountActivity, .twoFactorEnrol: break
+        case .status, .trashEmpty, .settings, .breachPrefixes, .vaultList, .webOpen, .accountView, .accountActivity, .twoFactorEnrol, .backupView: break
         case .unlock(let b): try c.encode(b, forKey: .body)
         case .quickUnlock(let b): try c.encode(b, forKey: .body)
         case .lock(let b): try c.encode(b, forKey: .body)
@@ -269,6 +285,10 @@ extension Request: Codable {
         case .eraseSetting(let b): try c.encode(b, forKey: .body)
         case .deleteAllData(let b): try c.encode(b, forKey: .body)
         case .itemProtect(let b), .itemUnprotect(let b), .itemOpen(let b): try c.encode(b, forKey: .body)
+        case .backupPassword(let b): try c.encode(b, forKey: .body)
+        case .backupMake(let b): try c.encode(b, forKey: .body)
+        case .backupAuto(let b): try c.encode(b, forKey: .body)
+        case .backupRestore(let b): try c.encode(b, forKey: .body)
         }
     }
 }
@@ -278,7 +298,7 @@ extension Request {
     public var carriesSecrets: Bool {
         switch self {
         case .unlock, .quickUnlock, .changePassword, .createVault, .strength, .accountSignUp, .accountSignIn, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm,
-            .duressSet, .duressChange, .eraseSetting, .deleteAllData, .itemProtect, .itemUnprotect, .itemOpen: true
+            .duressSet, .duressChange, .eraseSetting, .deleteAllData, .itemProtect, .itemUnprotect, .itemOpen, .backupPassword, .backupRestore: true
         case .add(let r): r.itemPassword != nil
         default: false
         }

@@ -257,6 +257,9 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var vaultExists: Bool?
     /// The account this data directory is signed in to (nil for the local vault).
     public var account: AccountBrief?
+    /// When the open vault's last backup was saved (G79), and whether it has a backup password.
+    public var lastBackup: Date?
+    public var backupPasswordSet: Bool?
 
     public init(unlocked: Bool, vault: String, locksInSeconds: Int, autoLockMinutes: Int, pid: Int, lockSignals: String, quickUnlock: QuickUnlockView, protocolVersion: Int = ProtocolVersion.current) {
         self.unlocked = unlocked

@@ -11,6 +11,7 @@ extension ProtocolError {
         case let e as ProtocolError: return e
         case let e as StoreError: return from(e)
         case let e as VaultError: return from(e)
+        case let e as BackupError: return from(e)
         case let e as ValidationError: return ProtocolError(.invalidValue, ["message": e.message, "hint": e.hint])
         case let e as PasswordStrength.Unavailable: return missing(e.libraries, e.packages)
         case let e as DomainRules.Unavailable: return missing(e.libraries, e.packages)
@@ -65,6 +66,28 @@ extension ProtocolError {
         case .itemPasswordNeeded(let category): ProtocolError(.itemPasswordNeeded, ["category": category])
         case .newerItemSeal(let version): ProtocolError(.newerItemSeal, ["version": String(version)])
         case .notEnoughMemory(let needed, let available): ProtocolError(.notEnoughMemory, ["neededMiB": String(needed), "availableMiB": String(available)])
+        }
+    }
+
+    static func from(_ e: BackupError) -> ProtocolError {
+        switch e {
+        case .notABackup: ProtocolError(.notABackup)
+        case .newerFormat(let version): ProtocolError(.backupNewerFormat, ["version": String(version)])
+        case .truncated: ProtocolError(.backupTruncated)
+        case .wrongPassword: ProtocolError(.wrongBackupPassword)
+        case .tooLarge(let limit): ProtocolError(.backupTooLarge, ["limitMiB": String(limit)])
+        case .noBackupPassword: ProtocolError(.noBackupPassword)
+        case .shards(let s):
+            switch s {
+            case .invalid: ProtocolError(.backupCodeInvalid)
+            case .none: ProtocolError(.noBackupCodes)
+            case .outOfRange(let n, let total): ProtocolError(.backupCodeOutOfRange, ["number": String(n), "total": String(total)])
+            case .damaged(let n, let total): ProtocolError(.backupCodeDamaged, ["number": String(n), "total": String(total)])
+            case .conflicting(let n, let total): ProtocolError(.backupCodeConflict, ["number": String(n), "total": String(total)])
+            case .missing(let numbers, let total):
+                // At most 20 numbers named; the count says how many in all.
+                ProtocolError(.backupCodesMissing, ["missing": numbers.prefix(20).map(String.init).joined(separator: ", ") + (numbers.count > 20 ? ", …" : ""), "count": String(numbers.count), "total": String(total)])
+            }
         }
     }
 }

@@ -65,6 +65,7 @@ public final class VaultService: @unchecked Sendable {
                 lockSignals: "", quickUnlock: QuickUnlockView(offered: false, reason: "quickUnlock.noAgent", days: nil, available: false, user: nil))
             reply.sync = syncStatus()
             reply.account = AccountOperations.brief(dataDirectory)
+            addBackupStatus(&reply)
             return .status(reply)
         case .unlock(let r):
             _ = try unlock(password: r.password)
@@ -92,6 +93,9 @@ public final class VaultService: @unchecked Sendable {
             throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is answered by the agent only"])
         case .duressSet, .duressChange, .eraseSetting, .deleteAllData:
             return try performCoercion(request)
+        case .backupPassword(let r):
+            guard let session else { throw ProtocolError(.locked) }
+            return .backup(try session.setBackupPassword(r, parameters: backupParameters))
         case .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut:
             return try performAccount(request) ?? .done
         default:
@@ -104,6 +108,13 @@ public final class VaultService: @unchecked Sendable {
                 throw error
             }
         }
+    }
+
+    /// The open vault's last backup and whether it has a backup password (nothing while locked).
+    public func addBackupStatus(_ reply: inout StatusReply) {
+        guard let session else { return }
+        reply.lastBackup = session.vault.backup?.lastBackup
+        reply.backupPasswordSet = session.vault.backup != nil
     }
 
     // MARK: Locking
@@ -158,6 +169,10 @@ public final class VaultService: @unchecked Sendable {
     /// The key-derivation cost of a vault made through `create-vault`: measured on this machine (about a
     /// second), or, for an agent started with the debug build's test option, the cheapest.
     public var newVaultParameters: () throws -> Argon2Parameters = { try Argon2Calibration.calibrate().parameters }
+
+    /// The backup password's derivation: security.md §8's (512 MiB × 32 × 4), or, for the debug build's
+    /// test option only, the cheapest (G55: no surface can choose it).
+    public var backupParameters = BackupFile.parameters
 
     /// Creates the local vault.
     public func create(password: String, parameters: Argon2Parameters) throws -> Argon2Parameters {

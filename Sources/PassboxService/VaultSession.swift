@@ -35,6 +35,8 @@ public final class VaultSession: @unchecked Sendable {
     /// A hidden item the request names by its exact id (`resolve`): the next change finds it among the
     /// items, and it is hidden again when the change is saved.
     var exposing = Set<String>()
+    /// Set while only backup settings are saved: they make no auto-backup of their own.
+    var recordingBackupSettings = false
 
     /// Opens a session on an unlocked vault; items trashed more than 30 days ago are purged now.
     public init(opened: OpenVault, dataDirectory: String, now: @escaping () -> Date = Date.init) throws {
@@ -69,6 +71,7 @@ public final class VaultSession: @unchecked Sendable {
             return changed.flatMap { $0.isEmpty ? nil : Set($0) }
         }
         refreshAfterChange(changed)
+        autoBackupAfterChange()
         return result
     }
 
@@ -77,6 +80,7 @@ public final class VaultSession: @unchecked Sendable {
     func updateNaming<T>(_ changed: Set<String>, _ change: (inout Vault) throws -> T) throws -> T {
         let result = try commit(change) { _ in changed }
         refreshAfterChange(Array(changed))
+        autoBackupAfterChange()
         return result
     }
 
@@ -207,7 +211,12 @@ public final class VaultSession: @unchecked Sendable {
         case .itemProtect(let r): return .saved(try protect(r))
         case .itemUnprotect(let r): return .saved(try unprotect(r))
         case .itemOpen(let r): return .item(try openProtected(r))
-        case .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .copy, .sync, .vaultList, .createVault, .webOpen, .readQR,
+        case .backupView: return .backup(backupView())
+        case .backupMake(let r): return .backupMade(try makeBackup(r))
+        case .backupAuto(let r): return .backup(try setAutoBackup(r))
+        case .backupRestore(let r): return .restored(try restore(r))
+        case .backupPassword,
+            .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .copy, .sync, .vaultList, .createVault, .webOpen, .readQR,
             .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut,
             .duressSet, .duressChange, .eraseSetting, .deleteAllData:
             throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is not a vault operation"])

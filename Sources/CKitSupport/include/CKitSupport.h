@@ -25,4 +25,21 @@ int CKit_writePDF(const char *path, double width, double height, const CKit_Text
 /// The width in points `text` takes in the given font (for centring and for keeping the Secret Key on one line).
 double CKit_textWidth(const char *text, double size, int bold, int monospace);
 
+/// One QR code: `modules` × `modules` bytes (1 dark), drawn as a square of `size` points at (x, y), top left.
+typedef struct CKit_QR {
+    double x, y, size;
+    int modules;
+    const unsigned char *data;
+} CKit_QR;
+
+typedef struct CKit_Page {
+    const CKit_Text *texts;
+    int textCount;
+    const CKit_QR *codes;
+    int codeCount;
+} CKit_Page;
+
+/// Writes a PDF of `pageCount` pages of texts and QR codes (a PDF backup). Returns 0, or -1 with a reason.
+int CKit_writePages(const char *path, double width, double height, const CKit_Page *pages, int pageCount, char *error);
+
 #endif

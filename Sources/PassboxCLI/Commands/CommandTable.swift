@@ -170,6 +170,23 @@ enum CommandTable {
             ]
         ) { _, _, _ in throw CLIError.usage("passbox item takes protect or unprotect", hint: Commands.itemUsage) },
         CommandSpec(
+            name: "backup", summary: "an encrypted backup of the vault: a file, a PDF of QR codes, or auto-backup", usage: Commands.backupUsage,
+            valued: ["file", "pdf", "paper"],
+            subcommands: [
+                CommandSpec(name: "password", summary: "set or change the backup password (asks for the vault password first)", usage: "passbox backup password [--hint TEXT]",
+                    valued: ["hint"], flags: testFlags, usesAgent: true) { c, a, _ in try Commands.backupPassword(c, a) },
+                CommandSpec(name: "auto", summary: "a new backup in DIR after each change, kept N days (or off)", usage: "passbox backup auto DIR [--keep-days N] [--yes] | off",
+                    valued: ["keep-days"], flags: ["yes"], usesAgent: true) { c, a, _ in try Commands.backupAuto(c, a) },
+                CommandSpec(name: "status", summary: "the backup password, auto-backup and the last backup", usage: "passbox backup status [--json]", flags: ["json"], usesAgent: true) {
+                    c, a, _ in try Commands.backupStatus(c, a)
+                },
+            ], usesAgent: true
+        ) { c, a, _ in try Commands.backup(c, a) },
+        CommandSpec(
+            name: "restore", summary: "restore a backup (a file, a PDF, or images of its codes) as new vaults, or --replace this one", usage: Commands.restoreUsage,
+            flags: ["replace"], usesAgent: true
+        ) { c, a, _ in try Commands.restore(c, a) },
+        CommandSpec(
             name: "delete-all-data", summary: "erase every vault in the vault file (asks for the password, then DELETE)", usage: "passbox delete-all-data", usesAgent: true
         ) { c, a, _ in try Commands.deleteAllData(c, a) },
         CommandSpec(

@@ -37,7 +37,7 @@ extension Vault {
 
     private func writePrelude(into w: inout MessagePackWriter) {
         w.writeMapHeader(2 + (created == nil ? 0 : 1) + (lastBreachCheck == nil ? 0 : 1) + (vaults.isEmpty ? 0 : 1) + (sync == nil ? 0 : 1) + (hiddenItems.isEmpty ? 0 : 1)
-                + (keyrings.killphrase.isEmpty ? 0 : 1) + (keyrings.searchPassphrase.isEmpty ? 0 : 1) + unknown.count)
+                + (keyrings.killphrase.isEmpty ? 0 : 1) + (keyrings.searchPassphrase.isEmpty ? 0 : 1) + (backup == nil ? 0 : 1) + unknown.count)
         w.write("items")
         w.writeArrayHeader(items.count)
     }
@@ -73,6 +73,10 @@ extension Vault {
             w.write(key)
             w.writeArrayHeader(ring.count)
             for k in ring { w.write(binary: k) }
+        }
+        if let backup {
+            w.write("backup")
+            backup.pack(into: &w)
         }
         w.writeUnknown(unknown)
     }
@@ -129,6 +133,7 @@ extension Vault {
                     ring.append(k)
                 }
                 if key == "killphraseKeys" { keyrings.killphrase = ring } else { keyrings.searchPassphrase = ring }
+            case "backup": backup = try BackupSettings(unpacking: &r)
             default: unknown[key] = try r.readValue()
             }
         }

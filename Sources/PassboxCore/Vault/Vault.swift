@@ -20,6 +20,9 @@ public struct Vault: Sendable, Equatable {
     public var hiddenItems: [Item] = []
     /// The keys phrase digests are made under (G7); empty in a vault made before phrases existed.
     public var keyrings = PhraseKeyrings()
+    /// The vault's backup password (as its derived key), auto-backup and last backup (G59); nil until a
+    /// backup password is set. Kept out of backups themselves (`Vault.forBackup`).
+    public var backup: BackupSettings?
     /// An account's sync state (account vaults only).
     public var sync: SyncState? {
         get { syncBox.first }

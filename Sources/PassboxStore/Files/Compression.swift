@@ -3,6 +3,8 @@ internal import CZlib
 
 /// zlib (deflate) compression of vault payloads (compression id 1 in the body header, and each chunk of id 2).
 enum Deflate {
+    /// The reason a stream that would expand past its limit (a decompression bomb) is refused with.
+    static let beyondLimit = "the payload expands beyond its limit"
     /// Deflates in one pass into a buffer that grows as needed (a vault payload compresses to about a
     /// third, so no buffer of the input's size is ever made). Level 1: on vault payloads it is about 1.5×
     /// faster than level 3 for a stream under 1 % larger; the format is the same deflate stream.
@@ -61,7 +63,7 @@ enum Deflate {
         stream.avail_in = uInt(input.count)
         while true {
             if produced == out.count {
-                guard out.count < limit else { throw StoreError.damaged(path: "vault payload", reason: "the payload expands beyond its limit") }
+                guard out.count < limit else { throw StoreError.damaged(path: "vault payload", reason: Deflate.beyondLimit) }
                 out.append(contentsOf: repeatElement(0, count: min(max(out.count, 4096), limit - out.count)))
             }
             let status: Int32 = out.withUnsafeMutableBufferPointer { o in

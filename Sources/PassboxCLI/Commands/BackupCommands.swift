@@ -1,0 +1,153 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxImaging
+import PassboxProtocol
+import PassboxStore
+
+/// Backups (docs/CLI.md "Backups"): the backup password, a file or a PDF of QR codes, auto-backup, and
+/// restoring from a file, a PDF, or photos and screenshots of its pages.
+extension Commands {
+    static let backupUsage = "passbox backup --file F | --pdf F [--paper a4|letter] | password [--hint TEXT] | auto DIR [--keep-days N] | auto off | status"
+    static let restoreUsage = "passbox restore FILE... [--replace]"
+
+    /// `passbox backup --file F` or `--pdf F`: the whole vault, encrypted under its backup password.
+    static func backup(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(0...0, usage: backupUsage)
+        let file = args.value("file"), pdf = args.value("pdf")
+        guard (file == nil) != (pdf == nil) else { throw CLIError.usage("passbox backup takes --file F or --pdf F", hint: backupUsage) }
+        let path = absolute(file ?? pdf!)
+        let made = try context.send(.backupMake(BackupMakeRequest(format: file != nil ? "file" : "pdf", paper: args.value("paper"), path: path, language: context.language.rawValue))).backupMade()
+        if file != nil {
+            Console.out("Saved a backup of \(made.bytes) bytes to \(path)")
+        } else {
+            Console.out("Saved a PDF backup to \(path): \(made.codes) QR codes on \(made.pages) \(made.pages == 1 ? "page" : "pages")")
+        }
+        Console.err("It opens only with the backup password. Keep it somewhere other than this machine.")
+    }
+
+    /// `passbox backup password [--hint TEXT]`: the vault's password, then the new backup password (twice).
+    static func backupPassword(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(0...0, usage: "passbox backup password [--hint TEXT]")
+        if args.flag("insecure-test-kdf") {
+            Console.err("passbox: warning: --insecure-test-kdf makes backups that are cheap to attack; use it only for tests")
+            context.endpoint.localService().backupParameters = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)
+        }
+        Console.err("Backups open only with the backup password; Passbox keeps a key made from it, never the password, so it can back up without asking. Choose one you will remember in years: there is no way around it.")
+        let current = try context.input.secretText(prompt: "Current vault password: ")
+        let password = try newPassword(context, prompt: "New backup password: ")
+        Console.err("Deriving the backup key (512 MiB of memory, about 6 seconds)…")
+        _ = try context.send(.backupPassword(BackupPasswordRequest(current: current, password: SecretText(password), hint: args.value("hint")))).backup()
+        Console.out("Set the backup password.")
+    }
+
+    /// `passbox backup auto DIR [--keep-days N]` or `passbox backup auto off`.
+    static func backupAuto(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(1...1, usage: "passbox backup auto DIR [--keep-days N] | off")
+        let days = try args.value("keep-days").map { value -> Int in
+            guard let n = Int(value), (1...3650).contains(n) else { throw CLIError.usage("--keep-days takes 1 to 3650", hint: "passbox backup auto DIR --keep-days 30") }
+            return n
+        }
+        if args.positionals[0] == "off" {
+            _ = try context.send(.backupAuto(BackupAutoRequest(folder: nil))).backup()
+            Console.out("Auto-backup is off. The files it wrote stay where they are.")
+            return
+        }
+        try context.endpoint.prepare(.backupView)
+        let before = try context.send(.backupView).backup()
+        if let days, before.folder != nil, days < before.retentionDays, !args.flag("yes") {
+            // G62: a shorter retention deletes files sooner; asked first.
+            if context.input.isTerminal { Console.err("Keep auto-backups for \(days) days instead of \(before.retentionDays)? Older ones are deleted at the next backup. Type yes:") }
+            guard context.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
+                throw CLIError.failure("nothing was changed", hint: "add --yes, or type yes when asked")
+            }
+        }
+        let folder = absolute(args.positionals[0])
+        let view = try context.send(.backupAuto(BackupAutoRequest(folder: folder, retentionDays: days))).backup()
+        Console.out("Auto-backup is on: after each change, a new backup in \(folder), kept \(view.retentionDays) days (the newest always).")
+    }
+
+    /// `passbox backup status`: the backup password, auto-backup and the last backup.
+    static func backupStatus(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(0...0, usage: "passbox backup status")
+        let view = try context.send(.backupView).backup()
+        if args.flag("json") { return try Output.json(view) }
+        Console.out("Backup password: \(view.passwordSet ? "set" : "not set (passbox backup password)")")
+        if !view.hint.isEmpty { Console.out("Hint: \(Console.visible(view.hint))") }
+        Console.out("Auto-backup: \(view.folder.map { "into \($0), kept \(view.retentionDays) days, \(view.autoBackups) files" } ?? "off")")
+        Console.out("Last backup: \(view.lastBackup == nil ? "never" : Output.date(view.lastBackup))")
+        if let problem = view.problem {
+            let (message, hint) = Wording.error(problem, context.language)
+            Console.out("The last auto-backup failed: \(message)\(hint.map { " (\($0))" } ?? "")")
+        }
+    }
+
+    /// `passbox restore FILE... [--replace]`: a .pbbackup file, a PDF backup, or images of its codes.
+    static func restore(_ context: Context, _ args: Arguments) throws {
+        guard !args.positionals.isEmpty else { throw CLIError.usage("passbox restore needs a backup file, a PDF or images of its codes", hint: restoreUsage) }
+        let sources = args.positionals.map(absolute)
+        var backupFile: String?
+        var codes: [String] = []
+        for path in sources {
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw CLIError.failure("cannot read \(path)", hint: "check the path and permissions")
+            }
+            let head = [UInt8]((try? handle.read(upToCount: 8)) ?? Data())
+            try? handle.close()
+            if head == BackupFile.magic {
+                guard sources.count == 1 else { throw CLIError.usage("a backup file is restored on its own", hint: "passbox restore FILE.pbbackup") }
+                backupFile = path
+            } else if head.starts(with: Array("%PDF".utf8)) {
+                codes += try codesFromPDF(path)
+            } else {
+                do {
+                    codes += try QRCodeReader.decode(file: path)
+                } catch let e as QRCodeReader.ReadError {
+                    throw CLIError.failure("\(e.message) (\(path))", hint: e.hint)
+                }
+            }
+        }
+        try context.endpoint.prepare(.backupRestore)
+        let password = try context.input.secretText(prompt: "Backup password: ")
+        let mode = args.flag("replace") ? "replace" : "new"
+        if mode == "replace" { Console.err("Replacing everything this vault holds with the backup…") }
+        let request = BackupRestoreRequest(password: password, mode: mode, path: backupFile, codes: backupFile == nil ? codes : nil, language: context.language.rawValue)
+        let restored = try context.send(.backupRestore(request)).restored()
+        let made = Output.date(restored.made)
+        if mode == "replace" {
+            Console.out("Replaced this vault with the backup made \(made): \(restored.items) items, \(restored.trashed) in the trash.")
+        } else {
+            Console.out("Restored the backup made \(made) as \(restored.vaults.map { "\"\($0)\"" }.joined(separator: ", ")): \(restored.items) items, \(restored.trashed) in the trash.")
+        }
+        if restored.repeatedCodes > 0 { Console.err("\(restored.repeatedCodes) codes read twice were used once.") }
+        if restored.foreignCodes > 0 { Console.err("\(restored.foreignCodes) codes of another backup were left out.") }
+    }
+
+    /// The codes on a PDF backup's pages: each page rendered by pdftoppm (poppler-utils) into a private
+    /// folder, read with libzbar, and removed.
+    static func codesFromPDF(_ path: String) throws -> [String] {
+        guard let pdftoppm = ["/usr/bin/pdftoppm", "/usr/local/bin/pdftoppm"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw CLIError.failure("reading a PDF needs pdftoppm", hint: "install it with \"apt-get install poppler-utils\", or restore from photos or screenshots of the pages")
+        }
+        let folder = NSTemporaryDirectory() + "passbox-pages-" + SecureRandom.bytes(count: 8).map { String(format: "%02x", $0) }.joined()
+        guard mkdir(folder, 0o700) == 0 else { throw CLIError.failure("cannot make a folder for the PDF's pages", hint: String(cString: strerror(errno))) }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: pdftoppm)
+        process.arguments = ["-r", "300", "-gray", "-png", path, folder + "/page"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CLIError.failure("pdftoppm could not read \(path)", hint: "check it is the PDF backup, or restore from photos of its pages") }
+        var codes: [String] = []
+        for page in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() {
+            // A page whose codes zbar cannot find is left to the shard check, which names the codes missing.
+            codes += (try? QRCodeReader.decode(file: folder + "/" + page)) ?? []
+        }
+        return codes
+    }
+
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+}
