@@ -127,6 +127,10 @@ public struct CheckReply: Codable, Sendable, Equatable {
     public var breachedPasswordsFound: Int?
     /// The date of the breach catalogue's snapshot.
     public var catalogueDate: Date?
+    /// A reminder to back up: "never" (no backup saved yet) or "old" (the last is older than 30 days); nil
+    /// when the last backup is recent.
+    public var backupReminder: String?
+    public var lastBackup: Date?
 
     public init(
         score: Int, rating: String, logins: Int, secureLogins: Int, tiles: [String: Int], deductions: [String: Double], fixFirst: [FixFirstView],

@@ -22,7 +22,7 @@ extension VaultSession {
             SecurityCheckInput(vault: vault, now: now(), breaches: breaches, twoFactor: twoFactor, domains: DomainRules.shared, breachCheckEnabled: settings.breachCheck))
         var titles = [String: String]()
         for item in vault.items { titles[item.id] = item.title }
-        return CheckReply(
+        var reply = CheckReply(
             score: report.score, rating: report.rating.rawValue, logins: report.loginCount, secureLogins: report.secureLoginCount,
             tiles: ["atRisk": report.tiles.atRisk, "reused": report.tiles.reused, "weak": report.tiles.weak, "secure": report.tiles.secure],
             deductions: Dictionary(uniqueKeysWithValues: report.deductions.map { ($0.key.rawValue, $0.value) }),
@@ -31,7 +31,18 @@ extension VaultSession {
                 FindingView(kind: $0.kind.rawValue, itemID: $0.itemID, title: titles[$0.itemID] ?? "", details: $0.details, dismissed: $0.isDismissed, group: $0.group)
             },
             breachCheckEnabled: settings.breachCheck, lastBreachCheck: vault.lastBreachCheck, breachedPasswordsFound: found, catalogueDate: breaches.snapshotDate)
+        // The Security Check reminds of backups (G79): none saved yet, or the last older than 30 days.
+        reply.lastBackup = vault.backup?.lastBackup
+        if let last = reply.lastBackup {
+            if now().timeIntervalSince(last) > Double(Self.backupReminderDays) * 86_400 { reply.backupReminder = "old" }
+        } else {
+            reply.backupReminder = "never"
+        }
+        return reply
     }
+
+    /// A backup older than this many days is reminded of.
+    static let backupReminderDays = 30
 
     /// The prefixes the client fetches for the breached-password check: only five hex characters of each
     /// distinct login password's SHA-1 leave the agent.

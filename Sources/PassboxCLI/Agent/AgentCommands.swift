@@ -136,6 +136,11 @@ enum AgentCommands {
             Console.out("Locks in \(s.locksInSeconds / 60) min \(s.locksInSeconds % 60) s without use.")
             Console.out("Lock signals: \(s.lockSignals)")
             if let sync = s.sync { for line in Commands.syncStatusLines(sync, context) { Console.out(line) } }
+            if s.backupPasswordSet == true {
+                Console.out("Last backup: \(s.lastBackup == nil ? "never (passbox backup --file F)" : Output.date(s.lastBackup))")
+            } else if s.backupPasswordSet == false {
+                Console.out("Backups: no backup password yet (passbox backup password)")
+            }
         } else if let s {
             Console.out("Locked: \(context.store.vaultPath)")
             if s.quickUnlock.offered {

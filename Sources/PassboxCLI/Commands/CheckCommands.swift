@@ -70,6 +70,11 @@ extension Commands {
             } else {
                 Console.out(context.tr("check.breaches.off"))
             }
+            switch report.backupReminder {
+            case "never": Console.out(context.tr("check.backup.never"))
+            case "old": Console.out(context.tr("check.backup.old", ["date": Output.date(report.lastBackup)]))
+            default: break
+            }
             if !report.fixFirst.isEmpty {
                 Console.out("\n" + context.tr("check.fixFirst"))
                 for (i, fix) in report.fixFirst.enumerated() {

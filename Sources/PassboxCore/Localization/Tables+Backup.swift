@@ -35,6 +35,8 @@ extension Tables {
         "backup.pdf.hint": "Hint: {hint}",
         "backup.pdf.code": "{number} / {total}",
         "backup.restoredName": "{name} (restored)",
+        "check.backup.never": "Backups: none saved yet (passbox backup --file F, or --pdf F to print)",
+        "check.backup.old": "Backups: the last was saved {date}, more than 30 days ago (passbox backup --file F)",
     ]
 
     static let backupGerman: [String: String] = [
@@ -72,5 +74,7 @@ extension Tables {
         "backup.pdf.hint": "Hinweis: {hint}",
         "backup.pdf.code": "{number} / {total}",
         "backup.restoredName": "{name} (wiederhergestellt)",
+        "check.backup.never": "Backups: noch keines gespeichert (passbox backup --file F, oder --pdf F zum Drucken)",
+        "check.backup.old": "Backups: das letzte wurde am {date} gespeichert, vor mehr als 30 Tagen (passbox backup --file F)",
     ]
 }
