@@ -105,7 +105,8 @@ public enum BackupShards {
         }
         guard !order.isEmpty else { throw .none }
         let complete = order.filter { set in sets[set]!.count == sets[set]!.first!.value.total }
-        guard let chosen = complete.first else {
+        // Of two complete backups, the one with more codes (one stray code can make a small backup complete).
+        guard let chosen = complete.max(by: { sets[$0]!.count < sets[$1]!.count }) else {
             // The backup most of the codes belong to is the one being restored.
             let set = order.max { sets[$0]!.count < sets[$1]!.count }!
             let total = sets[set]!.first!.value.total

@@ -97,7 +97,7 @@ public enum BackupFile {
         content.write("format")
         content.write(contentFormat)
         content.write("made")
-        content.write(Int(made.timeIntervalSince1970 * 1000))
+        content.write(Int((made.timeIntervalSince1970 * 1000).rounded()))
         content.write("vault")
         var payload = portable(vault).packed()
         content.write(binary: payload)
