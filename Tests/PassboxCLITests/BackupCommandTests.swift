@@ -1,0 +1,133 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxProtocol
+import PassboxService
+import PassboxStore
+import PassboxTestSupport
+import Testing
+
+/// Backups as a person uses them on the command line, without an agent: a file and a PDF, the PDF read
+/// back through pdftoppm and libzbar from its pages in any order, missing pages named, the golden PDF made
+/// once still restoring at the real derivation, and auto-backup's retention.
+@Suite struct BackupCommandTests {
+    let password = "correct horse battery"
+    let backupPassword = "a backup password of its own"
+
+    func session() throws -> AgentEndToEndTests.Session {
+        let s = try AgentEndToEndTests.Session()
+        #expect(try s.run(["init", "--insecure-test-kdf"], [password]).status == 0)
+        return s
+    }
+
+    func sha(_ path: String) throws -> String { Hex.string(Hash.sha256(Array(try Data(contentsOf: URL(fileURLWithPath: path))))) }
+
+    /// The PDF's pages as PNG images, rendered by poppler's pdftoppm as a scanner or a screenshot would.
+    func pages(_ pdf: String, into dir: String) throws -> [String] {
+        let rendered = try Transcript.execute("/usr/bin/pdftoppm", ["-r", "300", "-gray", "-png", pdf, dir + "/page"], stdin: [], environment: [:])
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        return try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("page") }.sorted().map { dir + "/" + $0 }
+    }
+
+    @Test func aFileAndAPDFBackupRestoreAndBadOnesChangeNothing() throws {
+        let s = try session()
+        #expect(try s.run(["add", "login", "--title", "Mail", "--username", "me@example.com", "--killphrase-stdin"], [password, "burn the mail"]).status == 0)
+        for n in 0..<30 { #expect(try s.run(["add", "login", "--title", "Site \(n)", "--username", "user\(n)"], [password]).status == 0) }
+        let none = try s.run(["backup", "--file", s.dir.path + "/a.pbbackup"], [password])
+        #expect(none.status == 1 && none.stderr.contains("this vault has no backup password yet"))
+        let set = try s.run(["backup", "password", "--hint", "the long one", "--insecure-test-kdf"], [password, backupPassword])
+        #expect(set.status == 0 && set.stdout == "Set the backup password.\n", "\(set.stderr)")
+        #expect(try s.run(["check"], [password]).stdout.contains("Backups: none saved yet"))
+
+        let file = s.dir.path + "/vault.pbbackup", pdf = s.dir.path + "/vault.pdf"
+        let madeFile = try s.run(["backup", "--file", file], [password])
+        #expect(madeFile.status == 0 && madeFile.stdout == "Saved a backup of 32768 bytes to \(file)\n")
+        let again = try s.run(["backup", "--file", file], [password])
+        #expect(again.status == 1 && again.stderr.contains("already exists"), "a backup never replaces a file")
+        let madePDF = try s.run(["backup", "--pdf", pdf, "--paper", "a4"], [password])
+        #expect(madePDF.status == 0 && madePDF.stdout.contains("33 QR codes on 3 pages"), "\(madePDF.stderr)")
+        let status = try s.run(["backup", "status"], [password])
+        #expect(status.stdout.contains("Backup password: set") && status.stdout.contains("Hint: the long one") && !status.stdout.contains("Last backup: never"))
+        #expect(!(try s.run(["check"], [password])).stdout.contains("Backups: none saved yet"))
+
+        // The PDF shows in plain text only what G58 allows.
+        let text = try Transcript.execute("/usr/bin/pdftotext", [pdf, "-"], stdin: [], environment: [:]).stdout
+        #expect(text.contains("Passbox backup") && text.contains("page 1 of 3") && text.contains("33 QR codes") && text.contains("Hint: the long one") && text.contains("33 / 33"))
+        #expect(!text.contains("Mail") && !text.contains("Site"))
+
+        // Pages in any order, one twice; then with a page missing, the codes on it are named.
+        let dir = try TemporaryDirectory()
+        let images = try pages(pdf, into: dir.path)
+        #expect(images.count == 3)
+        let vault = s.data + "/vault.pbx"
+        let before = try sha(vault)
+        let missing = try s.run(["restore", images[2], images[0]], [password, backupPassword])
+        #expect(missing.status == 1 && missing.stderr.contains("codes 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24 of 33 are missing"), "\(missing.stderr)")
+        let wrong = try s.run(["restore", file], [password, "not the backup password"])
+        #expect(wrong.status == 3 && wrong.stderr.contains("the backup password does not open this backup"))
+        let cut = s.dir.path + "/cut.pbbackup"
+        try Data(try Data(contentsOf: URL(fileURLWithPath: file)).prefix(10_000)).write(to: URL(fileURLWithPath: cut))
+        #expect(try s.run(["restore", cut], [password, backupPassword]).stderr.contains("the backup is cut off"))
+        #expect(try s.run(["restore", images[0], file], [password]).status == 2, "a file is restored on its own")
+        #expect(try sha(vault) == before, "nothing changed")
+
+        let fromImages = try s.run(["restore", images[2], images[0], images[1], images[0]], [password, backupPassword])
+        #expect(fromImages.status == 0 && fromImages.stdout.contains("as \"Personal (restored)\": 31 items"), "\(fromImages.stdout)\(fromImages.stderr)")
+        #expect(fromImages.stderr.contains("12 codes read twice were used once."))
+        let fromPDF = try s.run(["restore", pdf], [password, backupPassword])
+        #expect(fromPDF.status == 0 && fromPDF.stdout.contains("\"Personal (restored) 2\": 31 items"), "\(fromPDF.stderr)")
+        let replaced = try s.run(["restore", file, "--replace"], [password, backupPassword])
+        #expect(replaced.status == 0 && replaced.stdout.contains("Replaced this vault with the backup made"))
+        #expect(try s.run(["vault", "list"], [password]).stdout.contains("(restored)") == false)
+        // The killphrase came back with its key (G9): searching it deletes the item as before.
+        #expect(try s.run(["search", "burn the mail"], [password]).stdout.contains("Mail") == false)
+        #expect(!(try s.run(["list"], [password])).stdout.contains("Mail"))
+    }
+
+    /// `Transcripts/fixtures/backup-v1.pdf`: the coercion fixture's real vault backed up once as a PDF (A4,
+    /// hint "the fixture's") with the backup password "backup fixture password v1" at the real parameters.
+    @Test func theGoldenPDFBackupStillRestores() throws {
+        let url = try #require(Bundle.module.url(forResource: "Transcripts/fixtures/backup-v1", withExtension: "pdf"))
+        #expect(try sha(url.path) == "d67c0a89e587dc37baffffde263dfc77a5a95e61ad387269f219ce0f2306dc7c")
+        let s = try session()
+        let restored = try s.run(["restore", url.path], [password, "backup fixture password v1"])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(restored.stdout.contains("as \"Personal (restored)\": 5 items, 0 in the trash"), "\(restored.stdout)")
+        let list = try s.run(["list"], [password]).stdout
+        for title in ["Burnable login", "Cold wallet", "Everyday mail", "Paper key", "Protected note"] { #expect(list.contains(title)) }
+        #expect(try s.run(["search", "safe house address"], [password]).stdout.contains("Hidden note"), "the hidden note and its passphrase's key came with it")
+    }
+
+    /// G62 with a clock: files past the retention are deleted, only auto-backup's own, never the newest.
+    @Test func autoBackupKeepsItsRetentionAndTouchesNothingElse() throws {
+        let dir = try TemporaryDirectory()
+        let data = dir.path + "/data", folder = dir.path + "/auto"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var clock = Date(timeIntervalSince1970: 1_800_000_000)
+        let service = VaultService(dataDirectory: data, now: { clock })
+        service.backupParameters = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)
+        _ = try service.create(password: password, parameters: Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
+        _ = try service.perform(.backupPassword(BackupPasswordRequest(current: SecretText(password), password: SecretText(backupPassword))))
+        _ = try service.perform(.backupAuto(BackupAutoRequest(folder: folder, retentionDays: 2)))
+        let mine = folder + "/passbox-auto-mine.pbbackup"
+        try Data("the user's own file".utf8).write(to: URL(fileURLWithPath: mine))
+        for day in 0..<5 {
+            _ = try service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Day \(day)"))))
+            clock = clock.addingTimeInterval(86_400)
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        // Made on days 0–4; at day 4's backup the cutoff is day 2: days 2, 3 and 4 stay, with the user's file.
+        #expect(files.count == 4 && files.contains("passbox-auto-mine.pbbackup"), "\(files)")
+        #expect(try service.perform(.backupView).backup().autoBackups == 3)
+        // A long quiet spell: the newest is kept however old.
+        clock = clock.addingTimeInterval(100 * 86_400)
+        _ = try service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Much later"))))
+        let later = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0 != "passbox-auto-mine.pbbackup" }
+        #expect(later.count == 1)
+        #expect(try String(contentsOfFile: mine, encoding: .utf8) == "the user's own file")
+        // Two changes in one second: a new name, never over the first (O_EXCL).
+        _ = try service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Same second A"))))
+        _ = try service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Same second B"))))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).contains { $0.hasSuffix("-2.pbbackup") })
+    }
+}
