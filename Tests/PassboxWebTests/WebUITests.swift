@@ -168,15 +168,26 @@ struct WebUIFileTests {
     }
 
     /// What the first visit loads: the page, its styles (with the icons inside) and scripts, one language's
-    /// strings, the catalogue, the fonts and the tab's icon. Printed beside the target.
+    /// strings, the catalogue, the fonts and the tab's icon; not the modules only ever loaded with
+    /// `import()` when their screen is first shown (the account pages, coercion and backup settings), which
+    /// are weighed with the rest against a second bound. Printed beside the targets.
     @Test func thePageWeighsUnder250KiB() throws {
         let assets = try WebAssets.load()
-        let loaded = assets.paths.filter { path in
+        let scripts = assets.paths.filter { $0.hasSuffix(".js") }.map { String(decoding: assets.file($0)?.bytes ?? [], as: UTF8.self) }
+        let lazy = Set(assets.paths.filter { path in
+            let name = "./" + (path.split(separator: "/").last.map(String.init) ?? "")
+            return path.hasSuffix(".js") && scripts.contains { $0.contains("import('\(name)')") } && !scripts.contains { $0.contains("from '\(name)'") }
+        })
+        #expect(lazy.contains("/app/backup.js") && lazy.contains("/app/account.js") && !lazy.contains("/app/main.js"), "\(lazy.sorted())")
+        let everything = assets.paths.filter { path in
             !path.hasPrefix("/strings/de") && !path.hasSuffix(".txt") && (!path.hasPrefix("/icons/") || path == "/icons/shield-check.svg")
         }
+        let loaded = everything.filter { !lazy.contains($0) }
         let bytes = loaded.reduce(0) { $0 + (assets.file($1)?.bytes.count ?? 0) }
-        print("web UI page weight: \(bytes / 1024) KiB in \(loaded.count) files (target: under 250 KiB before compression)")
+        let all = everything.reduce(0) { $0 + (assets.file($1)?.bytes.count ?? 0) }
+        print("web UI page weight: \(bytes / 1024) KiB in \(loaded.count) files at the first visit (target: under 250 KiB before compression); \(all / 1024) KiB with the \(lazy.count) modules loaded later (under 300 KiB)")
         #expect(bytes < 250 * 1024)
+        #expect(all < 300 * 1024)
         #expect(assets.file("/index.html") != nil && assets.file("/strings/en.json") != nil && assets.file("/catalog.json") != nil)
     }
 

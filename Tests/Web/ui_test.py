@@ -11,7 +11,7 @@ Screenshots of every screen in both themes and languages go to --artifacts (docs
 
 Usage: ui_test.py --passbox PATH --axe PATH/axe.min.js --artifacts DIR
 """
-import argparse, http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, time, traceback
+import argparse, base64, http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, time, traceback
 
 from selenium import webdriver
 from selenium.common.exceptions import ElementClickInterceptedException, StaleElementReferenceException, TimeoutException
@@ -592,6 +592,7 @@ def account_flows(args, display, language):
 
 WORDS = "legal winner thank year wave sausage worth useful legal winner thank yellow"
 DURESS = "a duress password nobody guesses"
+BACKUP = "a backup password of its own"
 
 
 def coercion_flows(args, display, language):
@@ -698,6 +699,102 @@ def coercion_flows(args, display, language):
         ui.quit()
         agent.stop()
 
+def backup_flows(args, display, language):
+    """The backup password, a backup file and a PDF saved through the browser, a restore from the PDF's pages
+    (rendered by pdftoppm) and from the file, and a transfer read back from screenshots of its codes."""
+    agent = Agent(args.passbox, display)
+    ui = UI(args, agent, language)
+    try:
+        t = ui.t
+        restored_name = {"en": "Personal (restored)", "de": "Personal (wiederhergestellt)"}[language]
+        ui.type_into("#new-password", PASSWORD)
+        ui.type_into("#confirm-password", PASSWORD)
+        ui.click(t("ui.onboard.create"))
+        ui.find("#search")
+        ui.click(t("ui.nav.new"))
+        ui.type_into("#edit-title", "Backed-up login")
+        ui.click(t("ui.save"))
+        ui.wait(lambda d: ui.heading() == "Backed-up login", "the saved item")
+        ui.click(t("ui.nav.check"))
+        ui.wait(lambda d: d.find_element(By.ID, "check-backup").text == t("ui.check.backup.never"), "the Security Check's backup reminder")
+
+        def backups():
+            return ui.find("section.backups")
+
+        def form(heading):
+            return ui.find_xpath(f"//section[contains(@class,'backups')]//form[h3[normalize-space()='{heading}']]")
+
+        ui.click(t("ui.nav.settings"))
+        ui.wait(lambda d: t("ui.backup.never") in backups().text, "no backup yet")
+        f = form(t("ui.backup.set"))
+        for e, v in zip(f.find_elements(By.CSS_SELECTOR, "input[type=password]"), [PASSWORD, BACKUP, BACKUP]):
+            e.send_keys(v)
+        f.find_element(By.CSS_SELECTOR, "input[type=text]").send_keys("the long one")
+        f.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        ui.wait(lambda d: d.find_elements(By.XPATH, f"//form[h3[normalize-space()='{t('ui.backup.change')}']]"), "the backup password set", timeout=30)
+        ui.shot("settings-backups")
+        ui.axe("settings-backups")
+
+        # Save: a file and a PDF land in the browser's downloads; the last backup is shown.
+        ui.find("#bk-file").click()
+        ui.wait(lambda d: any(n.endswith(".pbbackup") for n in os.listdir(ui.downloads)), "the backup file saved", timeout=30)
+        ui.find("#bk-pdf").click()
+        ui.wait(lambda d: any(n.endswith(".pdf") and not n.endswith(".crdownload") for n in os.listdir(ui.downloads)), "the PDF saved", timeout=30)
+        ui.wait(lambda d: d.find_element(By.ID, "bk-last").text.startswith(t("ui.backup.last", date="").strip()), "the last backup shown")
+        pdf = os.path.join(ui.downloads, next(n for n in os.listdir(ui.downloads) if n.endswith(".pdf")))
+        text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True).stdout
+        check("the long one" in text and "Backed-up login" not in text, "the PDF's plain text: " + text[:200])
+        pages = tempfile.mkdtemp(prefix="passbox-web-pages-")
+        subprocess.run(["pdftoppm", "-r", "300", "-gray", "-png", pdf, os.path.join(pages, "page")], check=True)
+
+        def restore(paths, mode="new"):
+            f = form(t("ui.backup.restore"))
+            f.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys("\n".join(paths))
+            Select(f.find_element(By.ID, "bk-mode")).select_by_value(mode)
+            f.find_element(By.CSS_SELECTOR, "input[type=password]").send_keys(BACKUP)
+            f.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+        restore(sorted(os.path.join(pages, n) for n in os.listdir(pages))[::-1])
+        ui.text_appears(t("ui.backup.restored", count=1, vaults=restored_name), timeout=30)
+        ui.click(t("ui.nav.settings"))
+        restore([os.path.join(ui.downloads, next(n for n in os.listdir(ui.downloads) if n.endswith(".pbbackup")))], mode="replace")
+        ui.find("dialog .button.danger").click()
+        ui.text_appears(t("ui.backup.replaced", count=1), timeout=30)
+
+        # A transfer: codes one after another, captured from the screen and restored from the captures.
+        ui.click(t("ui.nav.settings"))
+        ui.find("#bk-transfer").click()
+        first = ui.find("#bk-code-number").text
+        total = int(first.split()[-1])
+        shots = {}
+        deadline = time.time() + 6 * total + 10
+
+        def readable(path):
+            with open(path, "rb") as f:
+                return ui.api("read-qr", {"image": base64.b64encode(f.read()).decode()}) == "resolved"
+
+        while len(shots) < total and time.time() < deadline:
+            caption = ui.find("#bk-code-number").text
+            number = caption.split()[1]
+            if number not in shots:
+                path = os.path.join(pages, f"transfer-{number}.png")
+                ui.find(".transfer svg.qr").screenshot(path)
+                # A capture taken as the next code replaced this one is dropped; the code comes round again.
+                if ui.find("#bk-code-number").text == caption and readable(path):
+                    shots[number] = path
+            time.sleep(0.3)
+        check(len(shots) == total, f"captured {len(shots)} of {total} transfer codes")
+        ui.shot("transfer")
+        ui.find("#bk-stop").click()
+        ui.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, ".transfer svg"), "the codes gone when stopped")
+        restore(list(shots.values()))
+        ui.text_appears(t("ui.backup.restored", count=1, vaults=restored_name), timeout=30)
+        shutil.rmtree(pages, ignore_errors=True)
+        ui.check_logs()
+    finally:
+        ui.quit()
+        agent.stop()
+
 
 def timer_lock(args, display, language):
     """The agent's own timer locks the vault; the open page goes to the lock page by itself."""
@@ -738,7 +835,7 @@ def main():
     try:
         time.sleep(0.5)
         for language in ("en", "de"):
-            for test in (main_flows, account_flows, coercion_flows, timer_lock):
+            for test in (main_flows, account_flows, coercion_flows, backup_flows, timer_lock):
                 name = f"{test.__name__} ({language})"
                 try:
                     test(args, display, language)
@@ -751,7 +848,7 @@ def main():
     finally:
         xvfb.terminate()
     shots = len([f for f in os.listdir(args.artifacts) if f.endswith(".png")]) if os.path.isdir(args.artifacts) else 0
-    print(f"web UI: {8 - len(failures)} of 8 browser tests passed in {time.time() - started:.0f} s; {shots} screenshots in {args.artifacts}")
+    print(f"web UI: {10 - len(failures)} of 10 browser tests passed in {time.time() - started:.0f} s; {shots} screenshots in {args.artifacts}")
     sys.exit(1 if failures else 0)
 
 

@@ -71,8 +71,8 @@ extension Commands {
                 Console.out(context.tr("check.breaches.off"))
             }
             switch report.backupReminder {
-            case "never": Console.out(context.tr("check.backup.never"))
-            case "old": Console.out(context.tr("check.backup.old", ["date": Output.date(report.lastBackup)]))
+            case "never": Console.out(context.tr("backup.check.never"))
+            case "old": Console.out(context.tr("backup.check.old", ["date": Output.date(report.lastBackup)]))
             default: break
             }
             if !report.fixFirst.isEmpty {

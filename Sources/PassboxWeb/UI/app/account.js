@@ -3,7 +3,7 @@
 // the page only ever talks to the agent.
 import { call, Secret, SessionLost, AgentGone } from './api.js';
 import { t, errorText, formatDate, language } from './i18n.js';
-import { h, icon, button, clear, toast, dialog, announce } from './dom.js';
+import { h, icon, button, clear, toast, dialog, announce, qrCode, saveFile } from './dom.js';
 import { state, report, route, refreshNotices } from './main.js';
 import { rateStrength } from './gate.js';
 
@@ -282,40 +282,9 @@ function enrol(body, setup, reload) {
         h('div', { class: 'actions' }, button(t('ui.account.done'), reload, 'primary')));
     } catch (e) { code.value = ''; formError(e, error); code.focus(); }
   });
-  body.append(h('h2', {}, t('ui.account.tab.twoFactor')), ...(setup.size ? [h('p', {}, t('ui.account.twoFactor.scan')), qrCode(setup)] : []),
+  body.append(h('h2', {}, t('ui.account.tab.twoFactor')), ...(setup.size ? [h('p', {}, t('ui.account.twoFactor.scan')), qrCode(setup, t('ui.account.twoFactor.qr'))] : []),
     h('p', {}, t('ui.account.twoFactor.key')), h('p', { class: 'mono', id: 'tf-setup-key' }, setup.setupKey.replace(/(.{4})(?=.)/g, '$1 ')), form);
   code.focus();
-}
-
-// A QR code as an SVG of its dark modules, dark on light whatever the theme (as cameras read it best).
-function qrCode(setup) {
-  const ns = 'http://www.w3.org/2000/svg', quiet = 4, size = setup.size + 2 * quiet;
-  const svg = document.createElementNS(ns, 'svg');
-  svg.setAttribute('viewBox', `0 0 ${size} ${size}`);
-  svg.setAttribute('class', 'qr');
-  svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', t('ui.account.twoFactor.qr'));
-  const background = document.createElementNS(ns, 'rect');
-  for (const [k, v] of [['width', size], ['height', size], ['fill', '#fff']]) background.setAttribute(k, String(v));
-  let d = '';
-  setup.modules.forEach((row, y) => { for (let x = 0; x < row.length; x++) if (row[x] === '1') d += `M${x + quiet} ${y + quiet}h1v1h-1z`; });
-  const path = document.createElementNS(ns, 'path');
-  path.setAttribute('d', d);
-  path.setAttribute('fill', '#000');
-  svg.append(background, path);
-  return svg;
-}
-
-// A file from the agent, saved by the browser (never kept by the page).
-function saveFile(file) {
-  const bytes = Uint8Array.from(atob(file.base64), (c) => c.charCodeAt(0));
-  const url = URL.createObjectURL(new Blob([bytes], { type: file.mediaType }));
-  const a = h('a', { href: url, download: file.name, hidden: true });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-  bytes.fill(0);
 }
 
 // Signing this device out: the Secret Key leaves it (asked first, with the Emergency Kit named); the vault

@@ -95,5 +95,7 @@ export async function showCheck(pane) {
     try { await call('change-setting', { name: 'breach-check', value: check.breachCheckEnabled ? 'off' : 'on' }); await rerun(); } catch (e) { report(e); }
   }));
   pane.append(breaches);
+  // G79: a reminder while no backup was saved, or the last is older than 30 days (Settings makes one).
+  if (check.backupReminder) pane.append(h('p', { class: 'notice', role: 'note', id: 'check-backup' }, t(`ui.check.backup.${check.backupReminder}`, { date: formatDate(check.lastBackup) })));
   pane.append(h('p', { class: 'hint' }, t('check.source', { date: check.catalogueDate ? formatDate(check.catalogueDate) : '' })));
 }

@@ -63,3 +63,34 @@ export function dialog(title, body, choices, cls = '') {
     d.showModal();
   });
 }
+
+// A QR code as an SVG of its dark modules, dark on light whatever the theme (as cameras read it best).
+export function qrCode(setup, label) {
+  const ns = 'http://www.w3.org/2000/svg', quiet = 4, size = setup.size + 2 * quiet;
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${size} ${size}`);
+  svg.setAttribute('class', 'qr');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', label);
+  const background = document.createElementNS(ns, 'rect');
+  for (const [k, v] of [['width', size], ['height', size], ['fill', '#fff']]) background.setAttribute(k, String(v));
+  let d = '';
+  setup.modules.forEach((row, y) => { for (let x = 0; x < row.length; x++) if (row[x] === '1') d += `M${x + quiet} ${y + quiet}h1v1h-1z`; });
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', d);
+  path.setAttribute('fill', '#000');
+  svg.append(background, path);
+  return svg;
+}
+
+// A file from the agent, saved by the browser (never kept by the page).
+export function saveFile(file) {
+  const bytes = Uint8Array.from(atob(file.base64), (c) => c.charCodeAt(0));
+  const url = URL.createObjectURL(new Blob([bytes], { type: file.mediaType }));
+  const a = h('a', { href: url, download: file.name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  bytes.fill(0);
+}

@@ -146,5 +146,7 @@ export async function showSettings(pane) {
     h('label', { for: 'set-clipboard' }, t('ui.settings.clipboard')), clipboard,
     h('label', { class: 'check-label', for: 'set-keys' }, keys, t('ui.settings.shortcuts')), form,
     // Duress passwords, erasing and Delete All Data are the local vault's (an account's vault has none).
-    ...(state.status && state.status.account ? [] : (await import('./coercion.js')).coercionSettings(s))));
+    ...(state.status && state.status.account ? [] : (await import('./coercion.js')).coercionSettings(s)),
+    // Backups: for the local vault and an account's alike.
+    await (await import('./backup.js')).backupSettings()));
 }
