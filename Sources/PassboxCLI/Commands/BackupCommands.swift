@@ -36,7 +36,7 @@ extension Commands {
         Console.err("Backups open only with the backup password; Passbox keeps a key made from it, never the password, so it can back up without asking. Choose one you will remember in years: there is no way around it.")
         let current = try context.input.secretText(prompt: "Current vault password: ")
         let password = try newPassword(context, prompt: "New backup password: ")
-        Console.err("Deriving the backup key (512 MiB of memory, about 6 seconds)…")
+        Console.err("Deriving the backup key (512 MiB of memory, about 10 seconds on two cores)…")
         _ = try context.send(.backupPassword(BackupPasswordRequest(current: current, password: SecretText(password), hint: args.value("hint")))).backup()
         Console.out("Set the backup password.")
     }

@@ -15,7 +15,8 @@ extension Commands {
         case "sync": try SyncBenchmark.run(args, context)
         case "ui": try UIBenchmark.run(args)
         case "duress": try CoercionBenchmark.run(args)
-        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server, sync, ui, duress")
+        case "backup": try BackupBenchmark.run(args)
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server, sync, ui, duress, backup")
         }
     }
 }
