@@ -211,6 +211,11 @@ extension VaultSession {
         if mode == "replace", opened.isAccountVault { throw ProtocolError(.localVaultOnly) }
         let contents = try BackupFile.open(bytes, password: VaultService.lockedCopy(password))
         let backup = contents.vault
+        // What another Passbox wrote is checked as an edit would be (G77: one-time code periods and counters,
+        // field limits…), and its ids must be distinct, before anything is written.
+        for item in backup.items + backup.hiddenItems { _ = try item.validated() }
+        let ids = (backup.items + backup.hiddenItems).map(\.id)
+        guard Set(ids).count == ids.count, Set(backup.vaults.map(\.id)).count == backup.vaults.count else { throw BackupError.notABackup }
         var names: [String] = []
         try update { v in
             var keyrings = v.keyrings
