@@ -110,20 +110,41 @@ double CKit_textWidth(const char *text, double size, int bold, int monospace) {
     return extents.x_advance;
 }
 
-int CKit_writePDF(const char *path, double width, double height, const CKit_Text *texts, int textCount, const CKit_Box *boxes,
-                  int boxCount, char *error) {
+// A PDF surface at `path` and its context, or NULL with a reason in `error` (256 bytes).
+static cairo_t *CKit_begin(const char *path, double width, double height, cairo_surface_t **surface, char *error) {
     error[0] = 0;
     if (!CKit_available()) {
         snprintf(error, 256, "libcairo.so.2 could not be loaded (install libcairo2)");
+        return NULL;
+    }
+    *surface = api.pdf_surface_create(path, width, height);
+    if (api.surface_status(*surface) != CAIRO_STATUS_SUCCESS) {
+        snprintf(error, 256, "%s", api.status_to_string(api.surface_status(*surface)));
+        api.surface_destroy(*surface);
+        return NULL;
+    }
+    return api.create(*surface);
+}
+
+// Finishes the file: 0, or -1 with cairo's reason.
+static int CKit_end(cairo_t *cr, cairo_surface_t *surface, char *error) {
+    cairo_status_t status = api.status(cr);
+    api.destroy(cr);
+    api.surface_finish(surface);
+    if (status == CAIRO_STATUS_SUCCESS) status = api.surface_status(surface);
+    api.surface_destroy(surface);
+    if (status != CAIRO_STATUS_SUCCESS) {
+        snprintf(error, 256, "%s", api.status_to_string(status));
         return -1;
     }
-    cairo_surface_t *surface = api.pdf_surface_create(path, width, height);
-    if (api.surface_status(surface) != CAIRO_STATUS_SUCCESS) {
-        snprintf(error, 256, "%s", api.status_to_string(api.surface_status(surface)));
-        api.surface_destroy(surface);
-        return -1;
-    }
-    cairo_t *cr = api.create(surface);
+    return 0;
+}
+
+int CKit_writePDF(const char *path, double width, double height, const CKit_Text *texts, int textCount, const CKit_Box *boxes,
+                  int boxCount, char *error) {
+    cairo_surface_t *surface;
+    cairo_t *cr = CKit_begin(path, width, height, &surface, error);
+    if (!cr) return -1;
     api.set_source_rgb(cr, 0, 0, 0);
     api.set_line_width(cr, 1);
     for (int i = 0; i < boxCount; i++) {
@@ -141,16 +162,7 @@ int CKit_writePDF(const char *path, double width, double height, const CKit_Text
         api.show_text(cr, texts[i].text);
     }
     api.show_page(cr);
-    cairo_status_t status = api.status(cr);
-    api.destroy(cr);
-    api.surface_finish(surface);
-    if (status == CAIRO_STATUS_SUCCESS) status = api.surface_status(surface);
-    api.surface_destroy(surface);
-    if (status != CAIRO_STATUS_SUCCESS) {
-        snprintf(error, 256, "%s", api.status_to_string(status));
-        return -1;
-    }
-    return 0;
+    return CKit_end(cr, surface, error);
 }
 
 // One QR code as a tiny image (a pixel a module, with the four-module quiet zone), scaled up with the nearest
@@ -182,18 +194,9 @@ static void CKit_drawQR(cairo_t *cr, const CKit_QR *code) {
 }
 
 int CKit_writePages(const char *path, double width, double height, const CKit_Page *pages, int pageCount, char *error) {
-    error[0] = 0;
-    if (!CKit_available()) {
-        snprintf(error, 256, "libcairo.so.2 could not be loaded (install libcairo2)");
-        return -1;
-    }
-    cairo_surface_t *surface = api.pdf_surface_create(path, width, height);
-    if (api.surface_status(surface) != CAIRO_STATUS_SUCCESS) {
-        snprintf(error, 256, "%s", api.status_to_string(api.surface_status(surface)));
-        api.surface_destroy(surface);
-        return -1;
-    }
-    cairo_t *cr = api.create(surface);
+    cairo_surface_t *surface;
+    cairo_t *cr = CKit_begin(path, width, height, &surface, error);
+    if (!cr) return -1;
     for (int p = 0; p < pageCount; p++) {
         const CKit_Page *page = &pages[p];
         for (int i = 0; i < page->codeCount; i++) CKit_drawQR(cr, &page->codes[i]);
@@ -205,14 +208,5 @@ int CKit_writePages(const char *path, double width, double height, const CKit_Pa
         }
         api.show_page(cr);
     }
-    cairo_status_t status = api.status(cr);
-    api.destroy(cr);
-    api.surface_finish(surface);
-    if (status == CAIRO_STATUS_SUCCESS) status = api.surface_status(surface);
-    api.surface_destroy(surface);
-    if (status != CAIRO_STATUS_SUCCESS) {
-        snprintf(error, 256, "%s", api.status_to_string(status));
-        return -1;
-    }
-    return 0;
+    return CKit_end(cr, surface, error);
 }

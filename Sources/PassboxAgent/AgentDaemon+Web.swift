@@ -32,6 +32,11 @@ extension AgentDaemon {
             case .webOpen:
                 // A page must not mint sessions for other pages.
                 reply = .failure(ProtocolError(.badRequest, ["reason": "web-open is answered on the agent's socket only"]))
+            case .backupMake(let r) where r.path != nil:
+                // The page saves a backup through the browser (Save and Print only); it names no file of the agent's.
+                reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI's backups come back as downloads, not paths"]))
+            case .backupRestore(let r) where r.path != nil:
+                reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI restores what it uploads, not paths"]))
             case .copy(var r):
                 // The agent's own display, and the clipboard time as the settings say now.
                 r.display = display

@@ -38,9 +38,13 @@ extension VaultSession {
         guard var settings = vault.backup else { throw BackupError.noBackupPassword }
         if let folder = r.folder {
             try Self.checkFolder(folder)
+            // The record of files written belongs to one folder: another folder starts a new one (the files in
+            // the old folder stay, and are the user's now).
+            if settings.folder != folder { settings.written = [] }
             settings.folder = folder
         } else {
             settings.folder = nil
+            settings.written = []
         }
         settings.problem = nil
         if let days = r.retentionDays {
@@ -75,26 +79,27 @@ extension VaultSession {
             let bytes = try BackupFile.seal(vault, settings: settings, made: made, padding: .fixed)
             let codes = BackupShards.split(bytes, kind: .backup)
             let name = "passbox-backup-\(stamp).pdf"
-            let target = r.path ?? dataDirectory + "/backup-\(SecureRandom.bytes(count: 8).map { String(format: "%02x", $0) }.joined()).pdf"
-            // The file is made new and 0600 before cairo writes into it, so it never overwrites one nor is readable by others.
-            try Self.writeNew([], to: target)
+            guard codes.count <= BackupShards.maximumTotal else { throw BackupError.tooLarge(limitMiB: BackupFile.expandedLimit >> 20) }
+            // Drawn into a 0600 file of the data directory (made new; cairo opens it by name), read back and
+            // removed; the user's path is then written new (O_EXCL, so never through a link or over a file).
+            let scratch = dataDirectory + "/backup-\(SecureRandom.bytes(count: 8).map { String(format: "%02x", $0) }.joined()).pdf"
+            try Self.writeNew([], to: scratch)
+            defer { unlink(scratch) }
             do {
-                try writePDF(codes: codes, paper: paper, to: target, made: made, hint: settings.hint, language: language)
+                try writePDF(codes: codes, paper: paper, to: scratch, made: made, hint: settings.hint, language: language)
             } catch {
-                unlink(target)
-                throw ProtocolError(.io, ["operation": "write", "path": target, "reason": String(describing: error)])
+                throw ProtocolError(.io, ["operation": "write", "path": r.path ?? "the PDF", "reason": String(describing: error)])
             }
+            let drawn = Array(try Data(contentsOf: URL(fileURLWithPath: scratch)))
             var base64: String?
-            if r.path == nil {
-                defer { unlink(target) }
-                base64 = try Data(contentsOf: URL(fileURLWithPath: target)).base64EncodedString()
-            }
+            if let path = r.path { try Self.writeNew(drawn, to: path) } else { base64 = Data(drawn).base64EncodedString() }
             try noteSaved(made)
             return BackupMadeReply(name: name, mediaType: "application/pdf", base64: base64, path: r.path, bytes: bytes.count, codes: codes.count, pages: BackupPDF.pageCount(codes: codes.count))
         case "transfer":
             // Padded by a random amount, saved nowhere, and no "last backup" (G57, G79, TR-1).
             let bytes = try BackupFile.seal(vault, settings: settings, made: made, padding: .random)
             let codes = BackupShards.split(bytes, kind: .transfer)
+            guard codes.count <= BackupShards.maximumTotal else { throw BackupError.tooLarge(limitMiB: BackupFile.expandedLimit >> 20) }
             var views: [QRCodeView] = []
             for code in codes {
                 guard let qr = QRModules.encode(code) else { throw ProtocolError(.libraryMissing, ["libraries": "libqrencode.so.4", "packages": "libqrencode4"]) }
@@ -125,6 +130,14 @@ extension VaultSession {
     /// A saved backup (never a transfer) is the vault's "last backup" (G79).
     func noteSaved(_ made: Date) throws {
         try recordingBackup { $0.backup?.lastBackup = made.storedPrecision }
+    }
+
+    /// Runs `body` (a record of use: a copy, a fill) without an auto-backup of the change it saves.
+    func withoutAutoBackup<T>(_ body: () throws -> T) rethrows -> T {
+        let was = recordingBackupSettings
+        recordingBackupSettings = true
+        defer { recordingBackupSettings = was }
+        return try body()
     }
 
     /// A change to the backup settings alone: saved, and no auto-backup made of it.
@@ -167,7 +180,13 @@ extension VaultSession {
                 return unlink(folder + "/" + file.name) != 0 && errno != ENOENT
             }
             settings.problem = nil
-            try recordingBackup { $0.backup = settings }
+            do {
+                try recordingBackup { $0.backup = settings }
+            } catch {
+                // Not recorded, so never deleted by the retention: not kept either.
+                unlink(folder + "/" + name)
+                throw error
+            }
         } catch {
             // Kept in the vault's settings, so `backup status` and the web UI say so whichever process made the change.
             let problem = (try? JSONEncoder().encode(ProtocolError.from(error))).map { String(decoding: $0, as: UTF8.self) }
@@ -186,10 +205,15 @@ extension VaultSession {
 
     /// Writes a new file (0600), never over an existing one.
     static func writeNew(_ bytes: [UInt8], to path: String) throws {
+        guard path.hasPrefix("/") else { throw ProtocolError(.badRequest, ["reason": "a backup's path must be absolute"]) }
         do {
             try bytes.withUnsafeBytes { try POSIXFileSystem().writeNewFile(at: path, contents: $0) }
         } catch StoreError.io(_, _, EEXIST) {
             throw ProtocolError(.fileExists, ["path": path])
+        } catch {
+            // Made here and not whole (a full disk): removed, so no cut-off backup is left behind.
+            unlink(path)
+            throw error
         }
     }
 
@@ -216,14 +240,24 @@ extension VaultSession {
         for item in backup.items + backup.hiddenItems { _ = try item.validated() }
         let ids = (backup.items + backup.hiddenItems).map(\.id)
         guard Set(ids).count == ids.count, Set(backup.vaults.map(\.id)).count == backup.vaults.count else { throw BackupError.notABackup }
+        // Vault names as `vault create` and `vault edit` take them: within the limit, without control characters, distinct.
+        let vaultNames = try backup.vaults.map { try Self.checkedName($0.name).lowercased() }
+        guard Set(vaultNames).count == vaultNames.count else { throw BackupError.notABackup }
         var names: [String] = []
         try update { v in
             var keyrings = v.keyrings
             for k in backup.keyrings.killphrase where !keyrings.killphrase.contains(k) { keyrings.killphrase.append(k) }
             for k in backup.keyrings.searchPassphrase where !keyrings.searchPassphrase.contains(k) { keyrings.searchPassphrase.append(k) }
             if mode == "replace" {
-                v.items = backup.items
-                v.hiddenItems = backup.hiddenItems
+                // An item naming a vault the backup does not have belongs to its first vault.
+                let known = Set(backup.vaults.map(\.id))
+                func placed(_ item: Item) -> Item {
+                    var copy = item
+                    if let id = copy.vaultID, !known.contains(id) { copy.vaultID = nil }
+                    return copy
+                }
+                v.items = backup.items.map(placed)
+                v.hiddenItems = backup.hiddenItems.map(placed)
                 v.vaults = backup.vaults
                 v.lastBreachCheck = backup.lastBreachCheck
                 v.keyrings = keyrings
@@ -241,13 +275,15 @@ extension VaultSession {
             let sources = backup.vaults.isEmpty ? [VaultInfo(id: "", name: "Personal")] : backup.vaults
             var mapped: [String: String] = [:]
             for source in sources {
-                var name = Localization.tr("backup.restoredName", language, ["name": source.name])
+                // The source's name cut first, so the suffix and the number always fit the limit.
+                let base = Localization.tr("backup.restoredName", language, ["name": String(source.name.prefix(VaultInfo.nameLimit - 30))])
+                var name = base
                 var n = 2
                 while v.vaults.contains(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) {
-                    name = Localization.tr("backup.restoredName", language, ["name": source.name]) + " \(n)"
+                    name = base + " \(n)"
                     n += 1
                 }
-                try AccountSync.makeVault(&v, name: String(name.prefix(VaultInfo.nameLimit)), icon: source.icon, colour: source.colour, now: now())
+                try AccountSync.makeVault(&v, name: name, icon: source.icon, colour: source.colour, now: now())
                 mapped[source.id] = v.vaults.last!.id
                 names.append(v.vaults.last!.name)
             }

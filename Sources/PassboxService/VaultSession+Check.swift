@@ -101,7 +101,7 @@ extension VaultSession {
         }
         let name = r.field ?? "password"
         guard let value = item.value(of: name) else { throw ProtocolError(.noField, ["title": item.title, "field": name, "id": item.id]) }
-        try update(reindexing: { [item.id] }) { try $0.markFilled(id: item.id, now: now()) }
+        try withoutAutoBackup { try update(reindexing: { [item.id] }) { try $0.markFilled(id: item.id, now: now()) } }
         return .value(ValueReply(itemID: item.id, title: item.title, value: value))
     }
 
@@ -130,7 +130,7 @@ extension VaultSession {
         }
         if r.markUsed {
             let at = now()
-            try update(reindexing: { Array(used) }) { vault in for id in used { try vault.markUsed(id: id, now: at) } }
+            try withoutAutoBackup { try update(reindexing: { Array(used) }) { vault in for id in used { try vault.markUsed(id: id, now: at) } } }
         }
         return ResolveReply(values: values)
     }

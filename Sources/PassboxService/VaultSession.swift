@@ -78,9 +78,12 @@ public final class VaultSession: @unchecked Sendable {
     /// A change that names exactly the items it changes (an empty set: none, only vault-level state such as the
     /// sync state), as sync makes them: only their groups are compressed again.
     func updateNaming<T>(_ changed: Set<String>, _ change: (inout Vault) throws -> T) throws -> T {
+        // Sync saves its own bookkeeping this way many times a run: an auto-backup only when what a backup
+        // holds changed (vault creation, pulled items), compared only while auto-backup is on.
+        let before = vault.backup?.folder == nil || recordingBackupSettings ? nil : BackupFile.portable(vault)
         let result = try commit(change) { _ in changed }
         refreshAfterChange(Array(changed))
-        autoBackupAfterChange()
+        if let before, BackupFile.portable(vault) != before { autoBackupAfterChange() }
         return result
     }
 

@@ -197,6 +197,12 @@ import Testing
         #expect(problem.code == .backupFolderInvalid && problem.facts["reason"] == "missing")
         #expect(try agent.send(.list(ListRequest())).items().items.contains { $0.title == "After" })
         let off = try agent.send(.backupAuto(BackupAutoRequest(folder: nil))).backup()
-        #expect(off.folder == nil && off.problem == nil)
+        #expect(off.folder == nil && off.problem == nil && off.autoBackups == 0, "the record belongs to the folder it was made in")
+        // Another folder starts a record of its own: nothing of the first is deleted from it.
+        let second = dir.path + "/second"
+        try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: false)
+        #expect(try agent.send(.backupAuto(BackupAutoRequest(folder: second, retentionDays: 1))).backup().autoBackups == 0)
+        _ = try agent.add("login", ItemChanges(title: "In the second"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: second).count == 1)
     }
 }

@@ -46,6 +46,8 @@ import Testing
         #expect(again.status == 1 && again.stderr.contains("already exists"), "a backup never replaces a file")
         let madePDF = try s.run(["backup", "--pdf", pdf, "--paper", "a4"], [password])
         #expect(madePDF.status == 0 && madePDF.stdout.contains("33 QR codes on 3 pages"), "\(madePDF.stderr)")
+        let pdfAgain = try s.run(["backup", "--pdf", pdf], [password])
+        #expect(pdfAgain.status == 1 && pdfAgain.stderr.contains("already exists"), "a PDF never replaces a file either")
         let status = try s.run(["backup", "status"], [password])
         #expect(status.stdout.contains("Backup password: set") && status.stdout.contains("Hint: the long one") && !status.stdout.contains("Last backup: never"))
         #expect(!(try s.run(["check"], [password])).stdout.contains("Backups: none saved yet"))

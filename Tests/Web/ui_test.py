@@ -735,6 +735,9 @@ def backup_flows(args, display, language):
         ui.shot("settings-backups")
         ui.axe("settings-backups")
 
+        # The page names no file of the agent's: a path in a backup request is refused.
+        check(ui.api("backup-make", {"format": "file", "path": os.path.join(agent.data, "from-the-page.pbbackup")}) == "failure", "a path from the page was taken")
+        check(not os.path.exists(os.path.join(agent.data, "from-the-page.pbbackup")), "the page wrote a file of the agent's")
         # Save: a file and a PDF land in the browser's downloads; the last backup is shown.
         ui.find("#bk-file").click()
         ui.wait(lambda d: any(n.endswith(".pbbackup") for n in os.listdir(ui.downloads)), "the backup file saved", timeout=30)

@@ -103,6 +103,7 @@ public enum BackupFile {
         content.write(binary: payload)
         ConstantTime.wipe(&payload)
         var packed = content.bytes
+        content = MessagePackWriter()  // the writer's reference dropped, so the wipe below is of the only copy
         defer { ConstantTime.wipe(&packed) }
         guard packed.count <= expandedLimit else { throw BackupError.tooLarge(limitMiB: expandedLimit >> 20) }
         var compressed = try packed.withUnsafeBytes { try Deflate.compress($0, level: 6) }
@@ -136,8 +137,9 @@ public enum BackupFile {
         func u32(_ at: Int) -> UInt32 { (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
         let kdf = Argon2Parameters(memoryKiB: u32(12), passes: u32(16), lanes: bytes[20])
         // A hostile header could ask for any amount of work: the bounds of what Passbox ever writes, and some.
-        guard (8...(1 << 21)).contains(kdf.memoryKiB), (1...64).contains(kdf.passes), (1...16).contains(kdf.lanes),
-            kdf.memoryKiB >= 8 * UInt32(kdf.lanes)
+        // At most 1 GiB and twice the work of the parameters Passbox writes (a restore must not take minutes).
+        guard (8...(1 << 20)).contains(kdf.memoryKiB), (1...64).contains(kdf.passes), (1...16).contains(kdf.lanes),
+            kdf.memoryKiB >= 8 * UInt32(kdf.lanes), kdf.work <= 2 * parameters.work
         else { throw BackupError.notABackup }
         return Header(padding: padding, kdf: kdf, salt: Array(bytes[24..<40]), nonce: Array(bytes[40..<64]))
     }
@@ -146,28 +148,36 @@ public enum BackupFile {
     public static func open(_ bytes: [UInt8], password: SecretBytes) throws -> Contents {
         let header = try header(of: bytes)
         guard bytes.count >= headerLength + 8 + XChaCha20Poly1305.tagLength else { throw BackupError.truncated }
+        // A cut-off saved backup is told before the derivation's 512 MiB and seconds.
+        if header.padding == .fixed, bytes.count < minimumSize || bytes.count & (bytes.count - 1) != 0 { throw BackupError.truncated }
         let key = try deriveKey(password: password, salt: header.salt, parameters: header.kdf)
         return try open(bytes, header: header, key: key)
     }
 
     static func open(_ bytes: [UInt8], header: Header, key: SecretBytes) throws -> Contents {
         if header.padding == .fixed, bytes.count < minimumSize || bytes.count & (bytes.count - 1) != 0 { throw BackupError.truncated }
-        let sealed = Array(bytes[headerLength...])
-        guard let packed = try? XChaCha20Poly1305.open(sealed, key: key, nonce: header.nonce, associatedData: Array(bytes.prefix(headerLength))) else {
+        // The plaintext stays in libsodium's buffer, wiped when this returns; only the inflated content leaves it.
+        let inflated: Result<[UInt8], BackupError>
+        do {
+            inflated = try bytes.withUnsafeBytes { raw in
+                try XChaCha20Poly1305.open(UnsafeRawBufferPointer(rebasing: raw[headerLength...]), key: key, nonce: header.nonce, associatedData: Array(bytes.prefix(headerLength))) {
+                    plain -> Result<[UInt8], BackupError> in
+                    guard plain.count >= 8 else { return .failure(.notABackup) }
+                    let length = (0..<8).reduce(UInt64(0)) { $0 | UInt64(plain[$1]) << (8 * UInt64($1)) }
+                    guard length <= UInt64(plain.count - 8) else { return .failure(.notABackup) }
+                    do {
+                        return .success(try Deflate.decompress(UnsafeRawBufferPointer(rebasing: plain[8..<(8 + Int(length))]), limit: expandedLimit))
+                    } catch StoreError.damaged(_, let reason) where reason == Deflate.beyondLimit {
+                        return .failure(.tooLarge(limitMiB: expandedLimit >> 20))
+                    } catch {
+                        return .failure(.notABackup)
+                    }
+                }
+            }
+        } catch {
             throw BackupError.wrongPassword
         }
-        var plain = packed
-        defer { ConstantTime.wipe(&plain) }
-        let length = plain.prefix(8).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
-        guard length <= UInt64(plain.count - 8) else { throw BackupError.notABackup }
-        var content: [UInt8]
-        do {
-            content = try plain.withUnsafeBytes { try Deflate.decompress(UnsafeRawBufferPointer(rebasing: $0[8..<(8 + Int(length))]), limit: expandedLimit) }
-        } catch StoreError.damaged(_, let reason) where reason == Deflate.beyondLimit {
-            throw BackupError.tooLarge(limitMiB: expandedLimit >> 20)
-        } catch {
-            throw BackupError.notABackup
-        }
+        var content = try inflated.get()
         defer { ConstantTime.wipe(&content) }
         var vault: Vault?
         var made = Date(timeIntervalSince1970: 0)
