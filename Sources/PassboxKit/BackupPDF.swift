@@ -39,13 +39,18 @@ public enum BackupPDF {
         defer { strings.forEach { free($0) } }
         var pageTexts: [[CKit_Text]] = []
         var pageCodes: [[(x: Double, y: Double, size: Double, index: Int)]] = []
-        let headerHeight = 62.0
+        // The heading's lines wrapped to the page (a long hint, even one without spaces, is never cut off).
+        let usable = width - 2 * margin
+        let headings = (1...pages).map { page in
+            heading(page, pages).enumerated().flatMap { i, line in i == 0 ? [line] : wrapped(line, size: 9.5, width: usable) }
+        }
+        let headerHeight = 30 + 15 * Double(headings.map(\.count).max() ?? 1)
         let cellWidth = (width - 2 * margin) / Double(columns)
         let cellHeight = (height - 2 * margin - headerHeight) / Double(rows)
         let codeSize = min(cellWidth, cellHeight - 16) - 8
         for page in 0..<pages {
             var texts: [CKit_Text] = []
-            for (i, line) in heading(page + 1, pages).enumerated() {
+            for (i, line) in headings[page].enumerated() {
                 let s = strdup(line)!
                 strings.append(s)
                 texts.append(CKit_Text(x: margin, y: margin + 14 + Double(i) * 15, size: i == 0 ? 14 : 9.5, bold: i == 0 ? 1 : 0, monospace: 0, text: UnsafePointer(s)))
@@ -99,5 +104,24 @@ public enum BackupPDF {
         guard result == 0 else {
             throw EmergencyKitError(reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
+    }
+
+    /// `text` in lines no wider than `width`, broken between words, and inside a word too long for a line.
+    static func wrapped(_ text: String, size: Double, width: Double) -> [String] {
+        var lines: [String] = []
+        for line in EmergencyKit.wrap(text, size: size, width: width) {
+            var current = ""
+            for character in line {
+                let candidate = current + String(character)
+                if !current.isEmpty, CKit_textWidth(candidate, size, 0, 0) > width {
+                    lines.append(current)
+                    current = String(character)
+                } else {
+                    current = candidate
+                }
+            }
+            if !current.isEmpty { lines.append(current) }
+        }
+        return lines
     }
 }

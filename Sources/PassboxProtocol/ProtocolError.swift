@@ -153,6 +153,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case noBackupCodes
     case backupFolderInvalid  // facts: path, reason
     case fileExists  // facts: path
+    case backupHintInvalid  // facts: limit (one line of at most that many characters)
+    case hintRevealsPassword  // the hint holds the backup password or the vault password
     // Web UI
     case webUnavailable  // facts: reason (the agent could not start its web server)
     case imageUnreadable  // facts: message, hint (an image without a readable QR code)

@@ -127,8 +127,8 @@ public struct CheckReply: Codable, Sendable, Equatable {
     public var breachedPasswordsFound: Int?
     /// The date of the breach catalogue's snapshot.
     public var catalogueDate: Date?
-    /// A reminder to back up: "never" (no backup saved yet) or "old" (the last is older than 30 days); nil
-    /// when the last backup is recent.
+    /// A reminder to back up: "noPassword" (no backup password yet), "never" (no backup saved yet), "old"
+    /// (the last is older than 30 days) or "failing" (the last auto-backup failed); nil when all is well.
     public var backupReminder: String?
     public var lastBackup: Date?
 

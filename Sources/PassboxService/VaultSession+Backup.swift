@@ -20,11 +20,19 @@ extension VaultSession {
     /// new password derived once at `parameters` under a new salt. Auto-backup settings and the record of
     /// its files stay.
     func setBackupPassword(_ r: BackupPasswordRequest, parameters: Argon2Parameters) throws -> BackupView {
-        let hint = (r.hint ?? vault.backup?.hint ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let hint = (r.hint ?? vault.backup?.hint ?? "").trimmingCharacters(in: .whitespaces)
         guard hint.count <= BackupSettings.hintLimit, !hint.contains(where: \.isNewline) else {
-            throw ProtocolError(.valueTooLong, ["label": "hint", "length": String(hint.count), "limit": String(BackupSettings.hintLimit)])
+            throw ProtocolError(.backupHintInvalid, ["limit": String(BackupSettings.hintLimit)])
         }
         try r.password.withUnsafeBytes { try PasswordRules.checkLocalVaultPassword(utf8: $0) }
+        // The hint is printed in the clear on every PDF: it must not hold either password (G58).
+        if !hint.isEmpty {
+            let folded = hint.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+            for secret in [r.password, r.current] {
+                let text = secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+                if !text.isEmpty, folded.contains(text) { throw ProtocolError(.hintRevealsPassword) }
+            }
+        }
         try opened.checkOwnPassword(VaultService.lockedCopy(r.current))
         var settings = try BackupFile.settings(password: VaultService.lockedCopy(r.password), hint: hint, parameters: parameters)
         if let old = vault.backup {
@@ -38,6 +46,10 @@ extension VaultSession {
         guard var settings = vault.backup else { throw BackupError.noBackupPassword }
         if let folder = r.folder {
             try Self.checkFolder(folder)
+            // Not the data directory or inside it: a backup beside the vault it copies is no backup.
+            let data = URL(fileURLWithPath: dataDirectory).standardizedFileURL.resolvingSymlinksInPath().path
+            let chosen = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
+            if chosen == data || chosen.hasPrefix(data + "/") { throw ProtocolError(.backupFolderInvalid, ["path": folder, "reason": "dataDirectory"]) }
             // The record of files written belongs to one folder: another folder starts a new one (the files in
             // the old folder stay, and are the user's now).
             if settings.folder != folder { settings.written = [] }

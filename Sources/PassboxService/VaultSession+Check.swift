@@ -33,7 +33,11 @@ extension VaultSession {
             breachCheckEnabled: settings.breachCheck, lastBreachCheck: vault.lastBreachCheck, breachedPasswordsFound: found, catalogueDate: breaches.snapshotDate)
         // The Security Check reminds of backups (G79): none saved yet, or the last older than 30 days.
         reply.lastBackup = vault.backup?.lastBackup
-        if let last = reply.lastBackup {
+        if vault.backup?.problem != nil {
+            reply.backupReminder = "failing"
+        } else if vault.backup == nil {
+            reply.backupReminder = "noPassword"
+        } else if let last = reply.lastBackup {
             if now().timeIntervalSince(last) > Double(Self.backupReminderDays) * 86_400 { reply.backupReminder = "old" }
         } else {
             reply.backupReminder = "never"

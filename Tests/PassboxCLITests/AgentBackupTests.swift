@@ -15,7 +15,7 @@ import Testing
     /// The error codes these tests provoke.
     static let errorCodes: Set<ErrorCode> = [
         .noBackupPassword, .notABackup, .backupNewerFormat, .backupTruncated, .wrongBackupPassword, .backupCodesMissing, .backupCodeDamaged,
-        .backupCodeOutOfRange, .backupCodeConflict, .backupCodeInvalid, .noBackupCodes, .backupFolderInvalid, .fileExists,
+        .backupCodeOutOfRange, .backupCodeConflict, .backupCodeInvalid, .noBackupCodes, .backupFolderInvalid, .fileExists, .backupHintInvalid, .hintRevealsPassword,
     ]
 
     let real = RealAgent.password
@@ -45,6 +45,11 @@ import Testing
         #expect(try agent.send(.status).status().backupPasswordSet == false)
         #expect(try agent.failure(.backupPassword(BackupPasswordRequest(current: SecretText("not the password"), password: SecretText(backupPassword)))).code == .wrongPassword)
         #expect(try agent.failure(.backupPassword(BackupPasswordRequest(current: SecretText(real), password: SecretText("1234567890")))).code == .invalidValue)
+        #expect(try agent.failure(.backupPassword(BackupPasswordRequest(current: SecretText(real), password: SecretText(backupPassword), hint: "line one\nline two"))).code == .backupHintInvalid)
+        #expect(try agent.failure(.backupPassword(BackupPasswordRequest(current: SecretText(real), password: SecretText(backupPassword), hint: String(repeating: "h", count: 121)))).code == .backupHintInvalid)
+        // The hint is printed in the clear: it may hold neither password (folded for case and accents).
+        #expect(try agent.failure(.backupPassword(BackupPasswordRequest(current: SecretText(real), password: SecretText(backupPassword), hint: "mine: A Backup Password of its own"))).code == .hintRevealsPassword)
+        #expect(try agent.failure(.backupPassword(BackupPasswordRequest(current: SecretText(real), password: SecretText(backupPassword), hint: "as the vault's: \(real)"))).code == .hintRevealsPassword)
         let view = try agent.send(.backupPassword(BackupPasswordRequest(current: SecretText(real), password: SecretText(backupPassword), hint: "the long one"))).backup()
         #expect(view.passwordSet && view.hint == "the long one" && view.lastBackup == nil)
 
@@ -171,6 +176,7 @@ import Testing
         let relative = try agent.failure(.backupAuto(BackupAutoRequest(folder: "backups")))
         #expect(relative.code == .backupFolderInvalid && relative.facts["reason"] == "relative")
         #expect(try agent.failure(.backupAuto(BackupAutoRequest(folder: (dir.path + "/none")))).facts["reason"] == "missing")
+        #expect(try agent.failure(.backupAuto(BackupAutoRequest(folder: agent.session.data))).facts["reason"] == "dataDirectory", "not beside the vault it copies")
         try Data().write(to: URL(fileURLWithPath: (dir.path + "/a-file")))
         #expect(try agent.failure(.backupAuto(BackupAutoRequest(folder: (dir.path + "/a-file")))).facts["reason"] == "notDirectory")
         let folder = (dir.path + "/auto")

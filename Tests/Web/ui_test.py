@@ -716,7 +716,7 @@ def backup_flows(args, display, language):
         ui.click(t("ui.save"))
         ui.wait(lambda d: ui.heading() == "Backed-up login", "the saved item")
         ui.click(t("ui.nav.check"))
-        ui.wait(lambda d: d.find_element(By.ID, "check-backup").text == t("ui.check.backup.never"), "the Security Check's backup reminder")
+        ui.wait(lambda d: d.find_element(By.ID, "check-backup").text == t("ui.check.backup.noPassword"), "the Security Check's backup reminder")
 
         def backups():
             return ui.find("section.backups")

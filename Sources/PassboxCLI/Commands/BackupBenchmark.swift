@@ -69,7 +69,7 @@ enum BackupBenchmark {
                 let pdfTime = clock.monotonic() - start
                 let size = (try? FileManager.default.attributesOfItem(atPath: pdf)[.size] as? Int) ?? 0
                 start = clock.monotonic()
-                let codes = try Commands.codesFromPDF(pdf)
+                let codes = try Commands.codesFromPDF(pdf).codes
                 _ = try service.perform(.backupRestore(BackupRestoreRequest(password: SecretText(backupPassword), mode: "replace", codes: codes)))
                 let pdfRestore = clock.monotonic() - start
                 line += pad(kib(size), 9) + pad(String(printed.codes), 7) + pad(String(printed.pages), 7) + pad(seconds(pdfTime), 10) + seconds(pdfRestore)

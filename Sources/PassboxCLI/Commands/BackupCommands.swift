@@ -9,7 +9,7 @@ import PassboxStore
 /// restoring from a file, a PDF, or photos and screenshots of its pages.
 extension Commands {
     static let backupUsage = "passbox backup --file F | --pdf F [--paper a4|letter] | password [--hint TEXT] | auto DIR [--keep-days N] | auto off | status"
-    static let restoreUsage = "passbox restore FILE... [--replace]"
+    static let restoreUsage = "passbox restore FILE... [--replace [--yes]]"
 
     /// `passbox backup --file F` or `--pdf F`: the whole vault, encrypted under its backup password.
     static func backup(_ context: Context, _ args: Arguments) throws {
@@ -17,6 +17,9 @@ extension Commands {
         let file = args.value("file"), pdf = args.value("pdf")
         guard (file == nil) != (pdf == nil) else { throw CLIError.usage("passbox backup takes --file F or --pdf F", hint: backupUsage) }
         let path = absolute(file ?? pdf!)
+        if let paper = args.value("paper"), !["a4", "letter"].contains(paper) {
+            throw CLIError.usage("--paper takes a4 or letter", hint: "passbox backup --pdf F --paper letter")
+        }
         let made = try context.send(.backupMake(BackupMakeRequest(format: file != nil ? "file" : "pdf", paper: args.value("paper"), path: path, language: context.language.rawValue))).backupMade()
         if file != nil {
             Console.out("Saved a backup of \(made.bytes) bytes to \(path)")
@@ -29,6 +32,9 @@ extension Commands {
     /// `passbox backup password [--hint TEXT]`: the vault's password, then the new backup password (twice).
     static func backupPassword(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(0...0, usage: "passbox backup password [--hint TEXT]")
+        if let hint = args.value("hint"), hint.count > BackupSettings.hintLimit || hint.contains(where: \.isNewline) {
+            throw ProtocolError(.backupHintInvalid, ["limit": String(BackupSettings.hintLimit)])
+        }
         if args.flag("insecure-test-kdf") {
             Console.err("passbox: warning: --insecure-test-kdf makes backups that are cheap to attack; use it only for tests")
             context.endpoint.localService().backupParameters = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)
@@ -57,14 +63,14 @@ extension Commands {
         let before = try context.send(.backupView).backup()
         if let days, before.folder != nil, days < before.retentionDays, !args.flag("yes") {
             // G62: a shorter retention deletes files sooner; asked first.
-            if context.input.isTerminal { Console.err("Keep auto-backups for \(days) days instead of \(before.retentionDays)? Older ones are deleted at the next backup. Type yes:") }
+            Console.err("Keeping auto-backups \(days) \(days == 1 ? "day" : "days") instead of \(before.retentionDays) deletes the older ones at the next backup. Type yes to go on:")
             guard context.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
-                throw CLIError.failure("nothing was changed", hint: "add --yes, or type yes when asked")
+                throw CLIError.failure("nothing was changed: a shorter retention deletes older auto-backups sooner, so it asks first", hint: "type yes when asked, or add --yes")
             }
         }
         let folder = absolute(args.positionals[0])
         let view = try context.send(.backupAuto(BackupAutoRequest(folder: folder, retentionDays: days))).backup()
-        Console.out("Auto-backup is on: after each change, a new backup in \(folder), kept \(view.retentionDays) days (the newest always).")
+        Console.out("Auto-backup is on: after each change, a new backup in \(folder), kept \(plural(view.retentionDays, "day")) (the newest always).")
     }
 
     /// `passbox backup status`: the backup password, auto-backup and the last backup.
@@ -74,11 +80,11 @@ extension Commands {
         if args.flag("json") { return try Output.json(view) }
         Console.out("Backup password: \(view.passwordSet ? "set" : "not set (passbox backup password)")")
         if !view.hint.isEmpty { Console.out("Hint: \(Console.visible(view.hint))") }
-        Console.out("Auto-backup: \(view.folder.map { "into \($0), kept \(view.retentionDays) days, \(view.autoBackups) files" } ?? "off")")
+        Console.out("Auto-backup: \(view.folder.map { "into \($0), kept \(plural(view.retentionDays, "day")), \(plural(view.autoBackups, "file"))" } ?? "off")")
         Console.out("Last backup: \(view.lastBackup == nil ? "never" : Output.date(view.lastBackup))")
         if let problem = view.problem {
             let (message, hint) = Wording.error(problem, context.language)
-            Console.out("The last auto-backup failed: \(message)\(hint.map { " (\($0))" } ?? "")")
+            Console.out("The last auto-backup failed: \(message).\(hint.map { " Fix: \($0)." } ?? "")")
         }
     }
 
@@ -88,7 +94,13 @@ extension Commands {
         let sources = args.positionals.map(absolute)
         var backupFile: String?
         var codes: [String] = []
+        // Images (or PDF pages) on which no code could be read: named if codes turn out missing.
+        var unreadable: [String] = []
         for path in sources {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+                throw CLIError.failure("\(path) is a folder", hint: "name the backup file, the PDF or the images themselves")
+            }
             guard let handle = FileHandle(forReadingAtPath: path) else {
                 throw CLIError.failure("cannot read \(path)", hint: "check the path and permissions")
             }
@@ -98,34 +110,56 @@ extension Commands {
                 guard sources.count == 1 else { throw CLIError.usage("a backup file is restored on its own", hint: "passbox restore FILE.pbbackup") }
                 backupFile = path
             } else if head.starts(with: Array("%PDF".utf8)) {
-                codes += try codesFromPDF(path)
-            } else {
+                let (found, blank) = try codesFromPDF(path)
+                codes += found
+                unreadable += blank.map { "page \($0) of \(path)" }
+            } else if head.starts(with: [0x89, 0x50, 0x4e, 0x47]) || head.starts(with: [0xff, 0xd8, 0xff]) {
                 do {
                     codes += try QRCodeReader.decode(file: path)
+                } catch let e as QRCodeReader.ReadError where e.message.hasPrefix("no QR code") {
+                    unreadable.append(path)
                 } catch let e as QRCodeReader.ReadError {
-                    throw CLIError.failure("\(e.message) (\(path))", hint: e.hint)
+                    throw CLIError.failure(e.message, hint: e.hint)
                 }
+            } else {
+                throw CLIError.failure("\(path) is not a Passbox backup, a PDF backup or an image of its codes", hint: "name a .pbbackup file, the PDF, or PNG or JPEG images of its pages")
             }
+        }
+        if backupFile == nil, codes.isEmpty, !unreadable.isEmpty {
+            throw CLIError.failure("no QR code could be read on \(unreadable.joined(separator: ", "))", hint: "scan the pages at 300 dpi, or photograph each one closer and sharper")
         }
         try context.endpoint.prepare(.backupRestore)
         let password = try context.input.secretText(prompt: "Backup password: ")
         let mode = args.flag("replace") ? "replace" : "new"
-        if mode == "replace" { Console.err("Replacing everything this vault holds with the backup…") }
+        if mode == "replace", !args.flag("yes") {
+            Console.err("This replaces everything this vault holds (its items, history, trash and vaults) with the backup. Type REPLACE to go on:")
+            guard context.input.readLine()?.trimmingCharacters(in: .whitespaces) == "REPLACE" else {
+                throw CLIError.failure("nothing was changed: the confirmation was not REPLACE", hint: "run it again and type REPLACE, or add --yes; without --replace the backup comes back beside what is here")
+            }
+        }
         let request = BackupRestoreRequest(password: password, mode: mode, path: backupFile, codes: backupFile == nil ? codes : nil, language: context.language.rawValue)
-        let restored = try context.send(.backupRestore(request)).restored()
+        let restored: RestoredReply
+        do {
+            restored = try context.send(.backupRestore(request)).restored()
+        } catch let e as ProtocolError where e.code == .backupCodesMissing && !unreadable.isEmpty {
+            let (message, _) = Wording.error(e, context.language)
+            throw CLIError.failure(message, hint: "no code could be read on \(unreadable.joined(separator: ", ")): scan them at 300 dpi, or photograph them closer and sharper")
+        }
         let made = Output.date(restored.made)
         if mode == "replace" {
-            Console.out("Replaced this vault with the backup made \(made): \(restored.items) items, \(restored.trashed) in the trash.")
+            Console.out("Replaced this vault with the backup made \(made): \(plural(restored.items, "item")), \(restored.trashed) in the trash.")
         } else {
-            Console.out("Restored the backup made \(made) as \(restored.vaults.map { "\"\($0)\"" }.joined(separator: ", ")): \(restored.items) items, \(restored.trashed) in the trash.")
+            Console.out("Restored the backup made \(made) as \(restored.vaults.map { "\"\($0)\"" }.joined(separator: ", ")): \(plural(restored.items, "item")), \(restored.trashed) in the trash.")
         }
-        if restored.repeatedCodes > 0 { Console.err("\(restored.repeatedCodes) codes read twice were used once.") }
-        if restored.foreignCodes > 0 { Console.err("\(restored.foreignCodes) codes of another backup were left out.") }
+        if restored.repeatedCodes > 0 { Console.err("\(plural(restored.repeatedCodes, "code")) read more than once \(restored.repeatedCodes == 1 ? "was" : "were") used once.") }
+        if restored.foreignCodes > 0 { Console.err("\(plural(restored.foreignCodes, "code")) of another backup \(restored.foreignCodes == 1 ? "was" : "were") left out.") }
     }
 
-    /// The codes on a PDF backup's pages: each page rendered by pdftoppm (poppler-utils) into a private
-    /// folder, read with libzbar, and removed.
-    static func codesFromPDF(_ path: String) throws -> [String] {
+    static func plural(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+    /// The codes on a PDF backup's pages, and the pages (numbered from 1) on which none could be read: each
+    /// page rendered by pdftoppm (poppler-utils) into a private folder, read with libzbar, and removed.
+    static func codesFromPDF(_ path: String) throws -> (codes: [String], unreadable: [Int]) {
         guard let pdftoppm = ["/usr/bin/pdftoppm", "/usr/local/bin/pdftoppm"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw CLIError.failure("reading a PDF needs pdftoppm", hint: "install it with \"apt-get install poppler-utils\", or restore from photos or screenshots of the pages")
         }
@@ -140,11 +174,14 @@ extension Commands {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw CLIError.failure("pdftoppm could not read \(path)", hint: "check it is the PDF backup, or restore from photos of its pages") }
         var codes: [String] = []
-        for page in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() {
+        var unreadable: [Int] = []
+        for (n, page) in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().enumerated() {
             // A page whose codes zbar cannot find is left to the shard check, which names the codes missing.
-            codes += (try? QRCodeReader.decode(file: folder + "/" + page)) ?? []
+            let found = (try? QRCodeReader.decode(file: folder + "/" + page)) ?? []
+            if found.isEmpty { unreadable.append(n + 1) }
+            codes += found
         }
-        return codes
+        return (codes, unreadable)
     }
 
     static func absolute(_ path: String) -> String {

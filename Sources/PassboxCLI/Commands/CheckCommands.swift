@@ -71,6 +71,8 @@ extension Commands {
                 Console.out(context.tr("check.breaches.off"))
             }
             switch report.backupReminder {
+            case "noPassword": Console.out(context.tr("backup.check.noPassword"))
+            case "failing": Console.out(context.tr("backup.check.failing"))
             case "never": Console.out(context.tr("backup.check.never"))
             case "old": Console.out(context.tr("backup.check.old", ["date": Output.date(report.lastBackup)]))
             default: break

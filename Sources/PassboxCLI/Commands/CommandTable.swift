@@ -184,7 +184,7 @@ enum CommandTable {
         ) { c, a, _ in try Commands.backup(c, a) },
         CommandSpec(
             name: "restore", summary: "restore a backup (a file, a PDF, or images of its codes) as new vaults, or --replace this one", usage: Commands.restoreUsage,
-            flags: ["replace"], usesAgent: true
+            flags: ["replace", "yes"], usesAgent: true
         ) { c, a, _ in try Commands.restore(c, a) },
         CommandSpec(
             name: "delete-all-data", summary: "erase every vault in the vault file (asks for the password, then DELETE)", usage: "passbox delete-all-data", usesAgent: true

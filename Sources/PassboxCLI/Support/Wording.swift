@@ -26,6 +26,8 @@ enum Wording {
             facts["detail"] = Localization.tr("secretKey.\(facts["problem"] ?? "mistyped")", language, facts)
         case .quickUnlockRefused:
             if facts["triesLeft"] == "0" { key += ".last" } else { facts["count"] = facts["triesLeft"] }
+        case .backupFolderInvalid:
+            facts["reason"] = Localization.tr("error.backupFolderInvalid.\(facts["reason"] ?? "missing")", language)
         default:
             break
         }

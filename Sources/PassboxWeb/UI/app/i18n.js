@@ -37,6 +37,7 @@ export function errorText(error) {
     case 'quickUnlockRefused': if (facts.triesLeft === '0') key += '.last'; else facts.count = facts.triesLeft; break;
     case 'otherSite': if (!facts.saved) facts.saved = t('fill.noWebsite'); break;
     case 'secretKeyInvalid': facts.detail = t('secretKey.' + (facts.problem || 'mistyped'), facts); break;
+    case 'backupFolderInvalid': facts.reason = t('error.backupFolderInvalid.' + (facts.reason || 'missing')); break;
     default: break;
   }
   const message = t(key, facts);
