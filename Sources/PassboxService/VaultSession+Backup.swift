@@ -157,7 +157,8 @@ extension VaultSession {
         let was = recordingBackupSettings
         recordingBackupSettings = true
         defer { recordingBackupSettings = was }
-        try update(reindexing: { _ in [] as [String] }) { try change(&$0) }
+        // Vault-level state only: no item group is compressed again.
+        try updateNaming([]) { try change(&$0) }
     }
 
     // MARK: Auto-backup (G62)
