@@ -42,7 +42,7 @@ public enum BackupPDF {
         // The heading's lines wrapped to the page (a long hint, even one without spaces, is never cut off).
         let usable = width - 2 * margin
         let headings = (1...pages).map { page in
-            heading(page, pages).enumerated().flatMap { i, line in i == 0 ? [line] : wrapped(line, size: 9.5, width: usable) }
+            heading(page, pages).enumerated().flatMap { i, line in i == 0 ? [line] : EmergencyKit.wrap(line, size: 9.5, width: usable) }
         }
         let headerHeight = 30 + 15 * Double(headings.map(\.count).max() ?? 1)
         let cellWidth = (width - 2 * margin) / Double(columns)
@@ -104,24 +104,5 @@ public enum BackupPDF {
         guard result == 0 else {
             throw EmergencyKitError(reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-    }
-
-    /// `text` in lines no wider than `width`, broken between words, and inside a word too long for a line.
-    static func wrapped(_ text: String, size: Double, width: Double) -> [String] {
-        var lines: [String] = []
-        for line in EmergencyKit.wrap(text, size: size, width: width) {
-            var current = ""
-            for character in line {
-                let candidate = current + String(character)
-                if !current.isEmpty, CKit_textWidth(candidate, size, 0, 0) > width {
-                    lines.append(current)
-                    current = String(character)
-                } else {
-                    current = candidate
-                }
-            }
-            if !current.isEmpty { lines.append(current) }
-        }
-        return lines
     }
 }

@@ -107,17 +107,30 @@ public enum EmergencyKit {
         }
     }
 
-    /// `text` in lines no wider than `width` at `size`, broken between words.
+    /// `text` in lines no wider than `width` at `size`, broken between words, and inside a word that is
+    /// wider than a line on its own (a backup's hint written without spaces is never cut off).
     static func wrap(_ text: String, size: Double, width: Double) -> [String] {
         var lines: [String] = []
         var current = ""
+        func fits(_ s: String) -> Bool { CKit_textWidth(s, size, 0, 0) <= width }
         for word in text.split(separator: " ") {
             let candidate = current.isEmpty ? String(word) : current + " " + word
-            if !current.isEmpty, CKit_textWidth(candidate, size, 0, 0) > width {
+            if current.isEmpty || fits(candidate) {
+                current = candidate
+            } else {
                 lines.append(current)
                 current = String(word)
-            } else {
-                current = candidate
+            }
+            while !fits(current), current.count > 1 {
+                // The longest head of the word that fits is a line of its own.
+                var head = ""
+                for character in current {
+                    if !head.isEmpty, !fits(head + String(character)) { break }
+                    head.append(character)
+                }
+                guard head.count < current.count else { break }
+                lines.append(head)
+                current.removeFirst(head.count)
             }
         }
         if !current.isEmpty { lines.append(current) }

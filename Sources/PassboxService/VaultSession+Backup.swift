@@ -154,11 +154,8 @@ extension VaultSession {
 
     /// A change to the backup settings alone: saved, and no auto-backup made of it.
     func recordingBackup(_ change: (inout Vault) throws -> Void) throws {
-        let was = recordingBackupSettings
-        recordingBackupSettings = true
-        defer { recordingBackupSettings = was }
         // Vault-level state only: no item group is compressed again.
-        try updateNaming([]) { try change(&$0) }
+        try withoutAutoBackup { try updateNaming([]) { try change(&$0) } }
     }
 
     // MARK: Auto-backup (G62)
@@ -250,8 +247,9 @@ extension VaultSession {
         let backup = contents.vault
         // What another Passbox wrote is checked as an edit would be (G77: one-time code periods and counters,
         // field limits…), and its ids must be distinct, before anything is written.
-        for item in backup.items + backup.hiddenItems { _ = try item.validated() }
-        let ids = (backup.items + backup.hiddenItems).map(\.id)
+        let brought = backup.items + backup.hiddenItems
+        for item in brought { _ = try item.validated() }
+        let ids = brought.map(\.id)
         guard Set(ids).count == ids.count, Set(backup.vaults.map(\.id)).count == backup.vaults.count else { throw BackupError.notABackup }
         // Vault names as `vault create` and `vault edit` take them: within the limit, without control characters, distinct.
         let vaultNames = try backup.vaults.map { try Self.checkedName($0.name).lowercased() }

@@ -70,7 +70,7 @@ extension Commands {
         }
         let folder = absolute(args.positionals[0])
         let view = try context.send(.backupAuto(BackupAutoRequest(folder: folder, retentionDays: days))).backup()
-        Console.out("Auto-backup is on: after each change, a new backup in \(folder), kept \(plural(view.retentionDays, "day")) (the newest always).")
+        Console.out("Auto-backup is on: after each change, a new backup in \(folder), kept \(Output.count(view.retentionDays, "day")) (the newest always).")
     }
 
     /// `passbox backup status`: the backup password, auto-backup and the last backup.
@@ -80,7 +80,7 @@ extension Commands {
         if args.flag("json") { return try Output.json(view) }
         Console.out("Backup password: \(view.passwordSet ? "set" : "not set (passbox backup password)")")
         if !view.hint.isEmpty { Console.out("Hint: \(Console.visible(view.hint))") }
-        Console.out("Auto-backup: \(view.folder.map { "into \($0), kept \(plural(view.retentionDays, "day")), \(plural(view.autoBackups, "file"))" } ?? "off")")
+        Console.out("Auto-backup: \(view.folder.map { "into \($0), kept \(Output.count(view.retentionDays, "day")), \(Output.count(view.autoBackups, "file"))" } ?? "off")")
         Console.out("Last backup: \(view.lastBackup == nil ? "never" : Output.date(view.lastBackup))")
         if let problem = view.problem {
             let (message, hint) = Wording.error(problem, context.language)
@@ -147,15 +147,13 @@ extension Commands {
         }
         let made = Output.date(restored.made)
         if mode == "replace" {
-            Console.out("Replaced this vault with the backup made \(made): \(plural(restored.items, "item")), \(restored.trashed) in the trash.")
+            Console.out("Replaced this vault with the backup made \(made): \(Output.count(restored.items, "item")), \(restored.trashed) in the trash.")
         } else {
-            Console.out("Restored the backup made \(made) as \(restored.vaults.map { "\"\($0)\"" }.joined(separator: ", ")): \(plural(restored.items, "item")), \(restored.trashed) in the trash.")
+            Console.out("Restored the backup made \(made) as \(restored.vaults.map { "\"\($0)\"" }.joined(separator: ", ")): \(Output.count(restored.items, "item")), \(restored.trashed) in the trash.")
         }
-        if restored.repeatedCodes > 0 { Console.err("\(plural(restored.repeatedCodes, "code")) read more than once \(restored.repeatedCodes == 1 ? "was" : "were") used once.") }
-        if restored.foreignCodes > 0 { Console.err("\(plural(restored.foreignCodes, "code")) of another backup \(restored.foreignCodes == 1 ? "was" : "were") left out.") }
+        if restored.repeatedCodes > 0 { Console.err("\(Output.count(restored.repeatedCodes, "code")) read more than once \(restored.repeatedCodes == 1 ? "was" : "were") used once.") }
+        if restored.foreignCodes > 0 { Console.err("\(Output.count(restored.foreignCodes, "code")) of another backup \(restored.foreignCodes == 1 ? "was" : "were") left out.") }
     }
-
-    static func plural(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     /// The codes on a PDF backup's pages, and the pages (numbered from 1) on which none could be read: each
     /// page rendered by pdftoppm (poppler-utils) into a private folder, read with libzbar, and removed.

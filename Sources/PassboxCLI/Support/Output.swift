@@ -14,6 +14,9 @@ enum Output {
         return f
     }()
 
+    /// "1 item", "2 items": a count with its noun (English nouns that take an s).
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
     static func date(_ date: Date?) -> String { date.map { dateFormatter.string(from: $0) } ?? "" }
 
     static func day(_ date: Date) -> String {

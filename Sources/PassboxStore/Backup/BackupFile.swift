@@ -144,18 +144,23 @@ public enum BackupFile {
         return Header(padding: padding, kdf: kdf, salt: Array(bytes[24..<40]), nonce: Array(bytes[40..<64]))
     }
 
+    /// A saved backup is a power of two of at least 32 KiB: anything else was cut off.
+    static func checkLength(_ bytes: [UInt8], _ header: Header) throws {
+        if header.padding == .fixed, bytes.count < minimumSize || bytes.count & (bytes.count - 1) != 0 { throw BackupError.truncated }
+    }
+
     /// Opens a backup with its password (G59: always asked, never the kept key).
     public static func open(_ bytes: [UInt8], password: SecretBytes) throws -> Contents {
         let header = try header(of: bytes)
         guard bytes.count >= headerLength + 8 + XChaCha20Poly1305.tagLength else { throw BackupError.truncated }
         // A cut-off saved backup is told before the derivation's 512 MiB and seconds.
-        if header.padding == .fixed, bytes.count < minimumSize || bytes.count & (bytes.count - 1) != 0 { throw BackupError.truncated }
+        try checkLength(bytes, header)
         let key = try deriveKey(password: password, salt: header.salt, parameters: header.kdf)
         return try open(bytes, header: header, key: key)
     }
 
     static func open(_ bytes: [UInt8], header: Header, key: SecretBytes) throws -> Contents {
-        if header.padding == .fixed, bytes.count < minimumSize || bytes.count & (bytes.count - 1) != 0 { throw BackupError.truncated }
+        try checkLength(bytes, header)
         // The plaintext stays in libsodium's buffer, wiped when this returns; only the inflated content leaves it.
         let inflated: Result<[UInt8], BackupError>
         do {

@@ -63,3 +63,15 @@ export async function call(op, body) {
   if (reply.kind === 'failure') throw Object.assign(new Error(reply.body.code), { code: reply.body.code, facts: reply.body.facts || {} });
   return reply;
 }
+
+// The API takes 4 MiB a request: about 3 MiB of a file once it is base64.
+export const UPLOAD_LIMIT = 3 << 20;
+
+// A chosen file's bytes as base64, for read-qr and backup-restore.
+export async function fileBase64(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  bytes.fill(0);
+  return btoa(binary);
+}

@@ -1,7 +1,7 @@
 // Backups in the page (docs/SECURITY.md "Backups"): the backup password, a backup file or PDF to save or
 // print (never to copy), auto-backup, a transfer shown as QR codes one after another, and restoring from a
 // file or from images of the codes. Loaded when Settings is first shown.
-import { call, Secret } from './api.js';
+import { call, Secret, fileBase64, UPLOAD_LIMIT } from './api.js';
 import { t, errorText, formatDate, language } from './i18n.js';
 import { h, button, clear, toast, dialog, qrCode, saveFile } from './dom.js';
 import { refreshList } from './main.js';
@@ -117,13 +117,13 @@ function restoreForm(section) {
     const chosen = [...files.input.files];
     if (!chosen.length) { error.textContent = t('ui.backup.choose'); return; }
     if (mode.value === 'replace' && !await dialog(t('ui.backup.restore'), h('p', {}, t('ui.backup.replaceConfirm')), [{ label: t('ui.cancel'), value: false }, { label: t('ui.backup.replace'), value: true, danger: true }])) return;
-    const base64 = async (f) => { const b = new Uint8Array(await f.arrayBuffer()); let s = ''; for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000)); return btoa(s); };
+    if (chosen.some((f) => f.size > UPLOAD_LIMIT)) { error.textContent = t('ui.backup.tooLarge'); return; }
     const body = { password: new Secret(password.input.value), mode: mode.value, language };
     if (chosen.length === 1 && chosen[0].name.endsWith('.pbbackup')) {
-      body.base64 = await base64(chosen[0]);
+      body.base64 = await fileBase64(chosen[0]);
     } else {
       body.codes = [];
-      for (const f of chosen) body.codes.push(...(await call('read-qr', { image: await base64(f) })).body.values);
+      for (const f of chosen) body.codes.push(...(await call('read-qr', { image: await fileBase64(f) })).body.values);
     }
     const done = (await call('backup-restore', body)).body;
     error.textContent = '';

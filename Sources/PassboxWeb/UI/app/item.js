@@ -1,6 +1,6 @@
 // An item's detail: fields masked until revealed, copy through the agent's clipboard, one-time codes with
 // their ring, large type, history with its changes and restore, and the item's Security Check findings.
-import { call } from './api.js';
+import { call, fileBase64, UPLOAD_LIMIT } from './api.js';
 import { t, has, formatDate, errorText } from './i18n.js';
 import { h, icon, iconButton, button, clear, toast, dialog, announce } from './dom.js';
 import { state, report, categoryName, categoryIcons, openItem, openHistory, editItem, refreshList, mainPane, loadVaults } from './main.js';
@@ -136,12 +136,8 @@ async function addCode(itemId) {
   try {
     let setups = text.value.trim() ? [text.value.trim()] : [];
     if (file.files && file.files[0]) {
-      // The API takes 4 MiB a request: about 3 MiB of image once it is base64.
-      if (file.files[0].size > 3 << 20) { toast(t('ui.item.imageTooLarge'), null, 8); return; }
-      const bytes = new Uint8Array(await file.files[0].arrayBuffer());
-      let binary = '';
-      for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-      setups = (await call('read-qr', { image: btoa(binary) })).body.values;
+      if (file.files[0].size > UPLOAD_LIMIT) { toast(t('ui.item.imageTooLarge'), null, 8); return; }
+      setups = (await call('read-qr', { image: await fileBase64(file.files[0]) })).body.values;
     }
     if (!setups.length) return;
     await call('set-one-time-password', { item: itemId, setups });
