@@ -17,7 +17,7 @@ BENCH_PACKAGES := wrk
 # postgres user it makes; nothing is left behind). chromium, chromium-driver and python3-selenium drive the web
 # UI's browser test (Tests/Web/ui_test.py); python3-pip fetches axe-core for its accessibility checks.
 TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon postgresql \
-  chromium chromium-driver python3-selenium python3-pip
+  chromium chromium-driver python3-selenium python3-pip keepassxc
 SWIFT ?= swift
 BIN := .build/release/passbox
 # The release binary links the C++ runtime the Swift runtime needs statically too: a directory holding only

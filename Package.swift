@@ -47,6 +47,7 @@ let package = Package(
         .target(name: "PassboxCore", dependencies: ["PassboxCrypto", "CZxcvbnSupport"]),
         .target(name: "PassboxStore", dependencies: ["PassboxCore", "PassboxCrypto", "CZlib", "CLinux"]),
         .target(name: "PassboxSync", dependencies: ["PassboxCore", "PassboxCrypto"]),
+        .target(name: "PassboxInterop", dependencies: ["PassboxCore", "PassboxCrypto", "PassboxStore"]),
         .target(name: "PassboxSQL"),
         .target(name: "PassboxSQLite", dependencies: ["PassboxSQL", "CSQLite"]),
         .systemLibrary(name: "CPQ", providers: [.apt(["libpq-dev"])]),
@@ -62,7 +63,7 @@ let package = Package(
         .target(name: "PassboxDomains", dependencies: ["PassboxCore", "CPSLSupport", "CIDN2Support", "CICUSupport"]),
         .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto", "PassboxProtocol", "CCurlSupport"]),
         .target(
-            name: "PassboxService", dependencies: ["PassboxProtocol", "PassboxCore", "PassboxStore", "PassboxCrypto", "PassboxDomains", "PassboxClient", "PassboxSync", "PassboxKit"],
+            name: "PassboxService", dependencies: ["PassboxProtocol", "PassboxCore", "PassboxStore", "PassboxCrypto", "PassboxDomains", "PassboxClient", "PassboxSync", "PassboxKit", "PassboxInterop"],
             resources: [.copy("Data")]),
         .target(name: "PassboxWeb", dependencies: ["PassboxHTTP", "PassboxCore", "PassboxCrypto"], resources: [.copy("UI")]),
         .target(name: "PassboxAgent", dependencies: ["PassboxWeb", "PassboxImaging", "PassboxService", "PassboxProtocol", "PassboxCore", "PassboxStore", "CLinux", "CLogindSupport", "CPAMSupport"]),
@@ -75,6 +76,9 @@ let package = Package(
             resources: [.copy("Vectors")]),
         .testTarget(name: "PassboxCoreTests", dependencies: ["PassboxCore", "PassboxProtocol", "PassboxTestSupport"], resources: [.copy("Data")]),
         .testTarget(name: "PassboxServerTests", dependencies: ["PassboxServer", "PassboxProtocol", "PassboxCore", "PassboxCrypto", "PassboxSQLite", "PassboxPostgres", "PassboxTestSupport"]),
+        .testTarget(
+            name: "PassboxInteropTests", dependencies: ["PassboxInterop", "PassboxCore", "PassboxCrypto", "PassboxStore", "PassboxTestSupport"],
+            resources: [.copy("Fixtures")]),
         .testTarget(name: "PassboxSyncTests", dependencies: ["PassboxSync", "PassboxCore", "PassboxCrypto", "PassboxTestSupport"]),
         .testTarget(name: "PassboxHTTPTests", dependencies: ["PassboxHTTP", "PassboxTestSupport"]),
         .testTarget(name: "PassboxSQLiteTests", dependencies: ["PassboxSQLite", "PassboxTestSupport"]),

@@ -1,4 +1,5 @@
-// Loads libcrypto with dlopen once and forwards the calls PassboxCrypto makes (HKDF, HMAC, SHA-1).
+// Loads libcrypto with dlopen once and forwards the calls PassboxCrypto makes (HKDF, HMAC, SHA-1, and AES for
+// reading and writing KeePass files).
 #include "CCryptoSupport.h"
 
 #include <dlfcn.h>
@@ -24,6 +25,14 @@ static struct {
     __typeof__(&EVP_sha512) sha512Digest;
     __typeof__(&HMAC) hmac;
     __typeof__(&SHA1) sha1;
+    __typeof__(&EVP_CIPHER_CTX_new) cipherNew;
+    __typeof__(&EVP_CIPHER_CTX_free) cipherFree;
+    __typeof__(&EVP_CipherInit_ex) cipherInit;
+    __typeof__(&EVP_CipherUpdate) cipherUpdate;
+    __typeof__(&EVP_CipherFinal_ex) cipherFinal;
+    __typeof__(&EVP_CIPHER_CTX_set_padding) cipherPadding;
+    __typeof__(&EVP_aes_256_cbc) aes256CBC;
+    __typeof__(&EVP_aes_256_ecb) aes256ECB;
     int loaded;
 } api;
 
@@ -48,6 +57,14 @@ static void loadOnce(void) {
     LOAD(sha512Digest, "EVP_sha512");
     LOAD(hmac, "HMAC");
     LOAD(sha1, "SHA1");
+    LOAD(cipherNew, "EVP_CIPHER_CTX_new");
+    LOAD(cipherFree, "EVP_CIPHER_CTX_free");
+    LOAD(cipherInit, "EVP_CipherInit_ex");
+    LOAD(cipherUpdate, "EVP_CipherUpdate");
+    LOAD(cipherFinal, "EVP_CipherFinal_ex");
+    LOAD(cipherPadding, "EVP_CIPHER_CTX_set_padding");
+    LOAD(aes256CBC, "EVP_aes_256_cbc");
+    LOAD(aes256ECB, "EVP_aes_256_ecb");
     api.loaded = 1;
 }
 
@@ -98,4 +115,34 @@ int CCrypto_sha1(const uint8_t *data, size_t length, uint8_t *out) {
     if (!CCrypto_available()) return 0;
     static const uint8_t empty = 0;
     return api.sha1(length ? data : &empty, length, out) != NULL;
+}
+
+long CCrypto_aes256CBC(int encrypt, const uint8_t *key, const uint8_t *iv, const uint8_t *input, size_t length, uint8_t *out) {
+    if (!CCrypto_available() || length > 0x7fffff00) return -1;
+    EVP_CIPHER_CTX *context = api.cipherNew();
+    if (!context) return -1;
+    long written = -1;
+    int part = 0, last = 0;
+    static const uint8_t empty = 0;
+    if (api.cipherInit(context, api.aes256CBC(), NULL, key, iv, encrypt ? 1 : 0) == 1
+        && api.cipherUpdate(context, out, &part, length ? input : &empty, (int)length) == 1
+        && api.cipherFinal(context, out + part, &last) == 1) {
+        written = (long)part + last;
+    }
+    api.cipherFree(context);
+    return written;
+}
+
+int CCrypto_aesKDF(const uint8_t *seed, uint8_t *block, uint64_t rounds) {
+    if (!CCrypto_available()) return 0;
+    EVP_CIPHER_CTX *context = api.cipherNew();
+    if (!context) return 0;
+    int ok = api.cipherInit(context, api.aes256ECB(), NULL, seed, NULL, 1) == 1;
+    if (ok) api.cipherPadding(context, 0);
+    int written = 0;
+    for (uint64_t i = 0; ok && i < rounds; i++) {
+        ok = api.cipherUpdate(context, block, &written, block, 32) == 1 && written == 32;
+    }
+    api.cipherFree(context);
+    return ok;
 }

@@ -1,0 +1,107 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+
+/// Passbox items as a KeePass database (docs/FORMATS.md "KeePass files"): a group per Passbox vault, each
+/// item an entry with Title, UserName, Password, URL (further websites as KeePassXC's `KP2A_URL…`), Notes,
+/// its one-time password as KeePassXC's `otp`, every other field under its label (concealed ones
+/// protected), tags, times and history; the category in the entry's custom data, so importing the file
+/// back gives the same kinds of items.
+public enum KeePassExport {
+    public struct Result: Sendable {
+        public var database: KeePassDatabase
+        public var entries: Int
+        /// Reason code → how many items were left out ("sealed", "trashed").
+        public var leftOut: [String: Int]
+    }
+
+    /// `items` are the vault's visible items (never its hidden ones); `vaults` name the groups.
+    public static func database(items: [Item], vaults: [VaultInfo], name: String) -> Result {
+        var leftOut: [String: Int] = [:]
+        var groups: [String: KeePassGroup] = [:]
+        let firstVault = vaults.first?.id ?? ""
+        var count = 0
+        for item in items {
+            if item.isTrashed {
+                leftOut["trashed", default: 0] += 1
+                continue
+            }
+            if item.sealed != nil {
+                // Its content is sealed under its own password, which the export cannot open.
+                leftOut["sealed", default: 0] += 1
+                continue
+            }
+            var entry = entry(for: item)
+            entry.history = item.history.map { version in
+                var old = self.entry(for: version.item)
+                old.uuid = entry.uuid
+                return old
+            }
+            let vaultID = item.vaultID ?? firstVault
+            let vaultName = vaults.first { $0.id == vaultID }?.name ?? name
+            groups[vaultID, default: KeePassGroup(name: vaultName)].entries.append(entry)
+            count += 1
+        }
+        // The groups in the order of the vaults.
+        let ordered = vaults.map(\.id).compactMap { groups[$0] } + groups.filter { id, _ in !vaults.contains { $0.id == id } }.map(\.value)
+        let root: KeePassGroup
+        if ordered.count == 1 {
+            root = ordered[0]
+        } else {
+            root = KeePassGroup(name: name, groups: ordered)
+        }
+        return Result(database: KeePassDatabase(name: name, root: root), entries: count, leftOut: leftOut)
+    }
+
+    static func entry(for item: Item) -> KeePassEntry {
+        var e = KeePassEntry(uuid: uuid(item.id), tags: item.tags, created: item.created, modified: item.lastChanged ?? item.created)
+        var used: Set<String> = KeePassEntry.standardKeys
+        func add(_ key: String, _ value: String, protected: Bool) {
+            var name = key.isEmpty ? "Field" : key
+            var n = 2
+            while used.contains(name) || name == "otp" || name.hasPrefix("KP2A_URL") {
+                name = "\(key) (\(n))"
+                n += 1
+            }
+            used.insert(name)
+            e.strings.append(.init(key: name, value: value, isProtected: protected))
+        }
+        e.strings.append(.init(key: "Title", value: item.title, isProtected: false))
+        e.strings.append(.init(key: "UserName", value: item.value(of: "username") ?? "", isProtected: false))
+        e.strings.append(.init(key: "Password", value: item.value(of: "password") ?? "", isProtected: true))
+        e.strings.append(.init(key: "URL", value: item.websites.first ?? "", isProtected: false))
+        e.strings.append(.init(key: "Notes", value: item.notes, isProtected: false))
+        for (n, site) in item.websites.dropFirst().enumerated() {
+            e.strings.append(.init(key: n == 0 ? "KP2A_URL" : "KP2A_URL_\(n)", value: site, isProtected: false))
+        }
+        var wroteOTP = false
+        for field in item.fields where !field.value.isEmpty {
+            if field.key == "username" || field.key == "password" { continue }
+            if field.kind == .otp, !wroteOTP, let link = otpLink(field.value, item: item) {
+                e.strings.append(.init(key: "otp", value: link, isProtected: true))
+                wroteOTP = true
+                continue
+            }
+            add(field.label, field.value, protected: field.kind.isConcealed)
+        }
+        e.customData[KeePassImport.categoryKey] = item.category.rawValue
+        return e
+    }
+
+    /// KeePassXC reads `otp` as an otpauth link: a bare setup key becomes one.
+    static func otpLink(_ value: String, item: Item) -> String? {
+        guard let p = try? OTPInput.parse(value, issuer: item.title) else { return nil }
+        if value.lowercased().hasPrefix("otpauth:") { return value }
+        let label = item.title.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "Passbox"
+        var link = "otpauth://\(p.kind.rawValue)/\(label)?secret=\(Base32.encode(p.secret))&algorithm=\(p.algorithm.rawValue)&digits=\(p.digits)"
+        link += p.kind == .totp ? "&period=\(p.period)" : "&counter=\(p.counter)"
+        return link
+    }
+
+    /// The entry's UUID: the first 16 bytes of the SHA-256 of the item's id, so exporting twice gives the
+    /// same entries (and history versions the same UUID as their entry).
+    static func uuid(_ id: String) -> UUID {
+        let b = Hash.sha256(Array("passbox/kdbx-entry/".utf8) + Array(id.utf8))
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+}

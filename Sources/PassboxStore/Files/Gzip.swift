@@ -1,0 +1,67 @@
+internal import CZlib
+
+/// gzip (RFC 1952) through zlib, for other apps' files (KeePass compresses its XML with it). Passbox's own
+/// formats use the zlib streams of `Deflate`.
+public enum Gzip {
+    /// Why a stream was refused: corrupt, truncated, or expanding past its limit (a decompression bomb).
+    public struct Failure: Error, Equatable, Sendable {
+        public let reason: String
+    }
+
+    public static func compress(_ input: [UInt8], level: Int32 = 6) throws -> [UInt8] {
+        var stream = z_stream()
+        // 15 + 16: a window of 2^15 bytes, with a gzip header and trailer instead of zlib's.
+        guard deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw Failure(reason: "zlib could not start")
+        }
+        defer { deflateEnd(&stream) }
+        var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 32)
+        let status: Int32 = input.withUnsafeBytes { i in
+            out.withUnsafeMutableBufferPointer { o in
+                stream.next_in = UnsafeMutablePointer(mutating: i.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                stream.avail_in = uInt(i.count)
+                stream.next_out = o.baseAddress
+                stream.avail_out = uInt(o.count)
+                return deflate(&stream, Z_FINISH)
+            }
+        }
+        guard status == Z_STREAM_END else { throw Failure(reason: "gzip compression failed") }
+        out.removeSubrange(Int(stream.total_out)...)
+        return out
+    }
+
+    /// Inflates one gzip member, at most `limit` bytes; bytes after the member are refused.
+    public static func decompress(_ input: [UInt8], limit: Int) throws -> [UInt8] {
+        var stream = z_stream()
+        guard inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw Failure(reason: "zlib could not start")
+        }
+        defer { inflateEnd(&stream) }
+        var out = [UInt8](repeating: 0, count: min(max(input.count * 4, 4096), limit))
+        var produced = 0
+        try input.withUnsafeBytes { i in
+            stream.next_in = UnsafeMutablePointer(mutating: i.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            stream.avail_in = uInt(i.count)
+            while true {
+                if produced == out.count {
+                    guard out.count < limit else { throw Failure(reason: "it expands beyond \(limit >> 20) MiB") }
+                    out.append(contentsOf: repeatElement(0, count: min(out.count, limit - out.count)))
+                }
+                let status: Int32 = out.withUnsafeMutableBufferPointer { o in
+                    stream.next_out = o.baseAddress! + produced
+                    stream.avail_out = uInt(o.count - produced)
+                    let s = inflate(&stream, Z_NO_FLUSH)
+                    produced = o.count - Int(stream.avail_out)
+                    return s
+                }
+                if status == Z_STREAM_END { break }
+                guard status == Z_OK || (status == Z_BUF_ERROR && produced == out.count) else {
+                    throw Failure(reason: stream.avail_in == 0 ? "the compressed data is cut off" : "the compressed data is corrupt")
+                }
+            }
+            guard stream.avail_in == 0 else { throw Failure(reason: "bytes follow the compressed data") }
+        }
+        out.removeSubrange(produced...)
+        return out
+    }
+}
