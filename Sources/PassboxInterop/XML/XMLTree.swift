@@ -5,13 +5,16 @@ import Foundation
 #endif
 
 /// An XML element read whole: name, attributes, text and children in document order. Read with Foundation's
-/// XMLParser (libxml2), which resolves no external entity and refuses documents nested deeper than 256
-/// levels or expanding entities without bound; the tree keeps only what KeePass files use.
+/// XMLParser (libxml2), which resolves no external entity and refuses entities that expand without bound;
+/// elements nested deeper than `depthLimit` are refused here (the tree is walked recursively).
 final class XMLTree {
     let name: String
     var attributes: [String: String]
     var text = ""
     var children: [XMLTree] = []
+
+    /// KeePass nests groups a few levels deep; 200 leaves room and keeps recursion shallow.
+    static let depthLimit = 200
 
     init(name: String, attributes: [String: String] = [:]) {
         self.name = name
@@ -23,12 +26,17 @@ final class XMLTree {
 
     /// Parses a whole document; a malformed one is damage, with libxml2's line number.
     static func parse(_ bytes: [UInt8]) throws -> XMLTree {
+        // Foundation's parser traps on an element name that is not UTF-8 (found by the mutation test), so
+        // bytes that are not UTF-8 never reach it. KeePass writes UTF-8 only.
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw InteropError.damaged(reason: "its XML is not UTF-8 text") }
         let parser = XMLParser(data: Data(bytes))
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
         let builder = Builder()
         parser.delegate = builder
-        guard parser.parse(), let root = builder.root, builder.stack.isEmpty else {
+        let parsed = parser.parse()
+        guard !builder.tooDeep else { throw InteropError.damaged(reason: "its XML is nested deeper than \(depthLimit) levels") }
+        guard parsed, let root = builder.root, builder.stack.isEmpty else {
             throw InteropError.damaged(reason: "its XML is malformed (line \(parser.lineNumber))")
         }
         return root
@@ -37,8 +45,14 @@ final class XMLTree {
     private final class Builder: NSObject, XMLParserDelegate {
         var root: XMLTree?
         var stack: [XMLTree] = []
+        var tooDeep = false
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+            guard stack.count < XMLTree.depthLimit else {
+                tooDeep = true
+                parser.abortParsing()
+                return
+            }
             let node = XMLTree(name: name, attributes: attributes)
             if let parent = stack.last {
                 parent.children.append(node)

@@ -45,7 +45,7 @@ public enum Gzip {
             while true {
                 if produced == out.count {
                     guard out.count < limit else { throw Failure(reason: "it expands beyond \(limit >> 20) MiB") }
-                    out.append(contentsOf: repeatElement(0, count: min(out.count, limit - out.count)))
+                    out += [UInt8](repeating: 0, count: min(out.count, limit - out.count))
                 }
                 let status: Int32 = out.withUnsafeMutableBufferPointer { o in
                     stream.next_out = o.baseAddress! + produced

@@ -1,0 +1,147 @@
+import Foundation
+import PassboxCrypto
+import PassboxStore
+import PassboxTestSupport
+import Testing
+
+@testable import PassboxInterop
+
+/// Hostile input: 10,000 mutated KeePass files from real samples. Each either reads (a mutation that
+/// changed nothing that matters) or fails with an `InteropError`; nothing crashes, hangs or allocates without
+/// bound. Half mutate the file as it is (so the header, hashes and HMACs are what they meet); half mutate the
+/// decrypted payload (inner header and XML) and seal it again with valid HMACs, so the parsers behind the
+/// authentication meet the damage too.
+@Suite struct KDBXMutationTests {
+    static let password = KDBXReadTests.password
+
+    /// One mutation: flip bytes, cut, insert, duplicate a run, or overwrite a run with a pattern.
+    static func mutate(_ input: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
+        var bytes = input
+        guard !bytes.isEmpty else { return [UInt8(rng.next() & 0xff)] }
+        switch rng.next() % 6 {
+        case 0:
+            for _ in 0..<(1 + Int(rng.next() % 4)) { bytes[Int(rng.next() % UInt64(bytes.count))] ^= UInt8(1 + rng.next() % 255) }
+        case 1:
+            bytes.removeSubrange(Int(rng.next() % UInt64(bytes.count))...)
+        case 2:
+            let at = Int(rng.next() % UInt64(bytes.count + 1))
+            bytes.insert(contentsOf: (0..<(1 + Int(rng.next() % 16))).map { _ in UInt8(rng.next() & 0xff) }, at: at)
+        case 3:
+            let start = Int(rng.next() % UInt64(bytes.count))
+            let end = min(bytes.count, start + 1 + Int(rng.next() % 64))
+            bytes.insert(contentsOf: bytes[start..<end], at: end)
+        case 4:
+            let start = Int(rng.next() % UInt64(bytes.count))
+            for i in start..<min(bytes.count, start + 1 + Int(rng.next() % 8)) { bytes[i] = [0x00, 0xff, 0x7f, 0x80][Int(rng.next() % 4)] }
+        default:
+            // A length-like field set huge: 4 bytes of 0xff.
+            let start = Int(rng.next() % UInt64(bytes.count))
+            for i in start..<min(bytes.count, start + 4) { bytes[i] = 0xff }
+        }
+        return bytes
+    }
+
+    static func credentials() -> KeePassCredentials { KDBXReadTests.credentials() }
+
+    /// The seeds are fixed so a failure repeats; PASSBOX_MUTATION_SEED explores others.
+    static func seed(_ fixed: UInt64) -> UInt64 {
+        ProcessInfo.processInfo.environment["PASSBOX_MUTATION_SEED"].flatMap { UInt64($0) }.map { $0 ^ fixed } ?? fixed
+    }
+
+    @Test func mutatedFilesNeverCrash() throws {
+        let sample = try KDBXReadTests.fixture("pykeepass-cheap.kdbx")
+        var rng = SplitMix64(seed: Self.seed(0x6b64_6278))
+        var outcomes: [String: Int] = [:]
+        for _ in 0..<5_000 {
+            let mutated = Self.mutate(sample, &rng)
+            do {
+                _ = try KDBXFile.read(mutated, credentials: Self.credentials())
+                outcomes["read", default: 0] += 1
+            } catch let e as InteropError {
+                outcomes[String(describing: e).prefix(while: { $0 != "(" }).description, default: 0] += 1
+            }
+        }
+        // The outer layers catch nearly everything: most mutations end at a hash, an HMAC or a truncation.
+        #expect(outcomes.values.reduce(0, +) == 5_000)
+        #expect((outcomes["damaged"] ?? 0) + (outcomes["truncated"] ?? 0) + (outcomes["wrongPassword"] ?? 0) > 4_000, "\(outcomes)")
+    }
+
+    @Test func mutatedPayloadsSealedAgainNeverCrash() throws {
+        // The decrypted payload of a real file: its inner header and XML.
+        let sample = try KDBXReadTests.fixture("pykeepass-cheap.kdbx")
+        let plaintext = try Self.payload(of: sample)
+        var rng = SplitMix64(seed: Self.seed(0x786d_6c21))
+        var read = 0, refused = 0
+        let cheap = Argon2Parameters(memoryKiB: 8, passes: 1, lanes: 1)
+        for n in 0..<5_000 {
+            var mutated = plaintext
+            // The XML text (after the inner header) takes most mutations; every tenth hits the inner header.
+            let headerLength = plaintext.count - (try Self.xmlLength(plaintext))
+            if n % 10 == 0 {
+                mutated = Self.mutate(Array(plaintext.prefix(headerLength)), &rng) + plaintext[headerLength...]
+            } else {
+                mutated = Array(plaintext.prefix(headerLength)) + Self.mutate(Array(plaintext[headerLength...]), &rng)
+            }
+            let file = try KDBXFile.seal(mutated, credentials: Self.credentials(), parameters: cheap)
+            do {
+                _ = try KDBXFile.read(file, credentials: Self.credentials())
+                read += 1
+            } catch is InteropError {
+                refused += 1
+            }
+        }
+        #expect(read + refused == 5_000)
+        // Both happen: some damage is harmless text, most breaks the XML or the inner header.
+        #expect(read > 0 && refused > 2_500, "read \(read), refused \(refused)")
+    }
+
+    @Test func hostileStructuresAreRefusedClearly() throws {
+        let cheap = Argon2Parameters(memoryKiB: 8, passes: 1, lanes: 1)
+        let inner: [UInt8] = [1, 4, 0, 0, 0, 3, 0, 0, 0, 2, 4, 0, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 0]
+        func sealed(_ xml: String) throws -> [UInt8] { try KDBXFile.seal(inner + Array(xml.utf8), credentials: Self.credentials(), parameters: cheap) }
+        // Entities that expand without bound (libxml2 refuses them), and an external entity (never fetched).
+        let laughs = """
+            <?xml version="1.0"?><!DOCTYPE k [<!ENTITY a "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa">\
+            <!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">\
+            <!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;">\
+            <!ENTITY f "&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;"><!ENTITY g "&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;">]>\
+            <KeePassFile><Root><Group><Name>&g;</Name></Group></Root></KeePassFile>
+            """
+        do {
+            let (db, _) = try KDBXFile.read(try sealed(laughs), credentials: Self.credentials())
+            // If libxml2 expanded it at all, it stayed within its amplification limit.
+            #expect(db.root.name.utf8.count < 64 << 20)
+        } catch is InteropError {}
+        let external = #"<?xml version="1.0"?><!DOCTYPE k [<!ENTITY x SYSTEM "file:///etc/passwd">]><KeePassFile><Root><Group><Name>&x;</Name></Group></Root></KeePassFile>"#
+        if let (db, _) = try? KDBXFile.read(try sealed(external), credentials: Self.credentials()) {
+            #expect(!db.root.name.contains("root:"))
+        }
+        // Groups nested past the depth limit.
+        let deep = "<KeePassFile><Root>" + String(repeating: "<Group><Name>g</Name>", count: 5_000) + String(repeating: "</Group>", count: 5_000) + "</Root></KeePassFile>"
+        let refused = (try? KDBXFile.read(try sealed(deep), credentials: Self.credentials())) == nil
+        #expect(refused)
+        #expect(throws: InteropError.damaged(reason: "its XML is nested deeper than 200 levels")) { _ = try XMLTree.parse(Array(deep.utf8)) }
+        // A gzip bomb: 300 MiB of zeros, over the 256 MiB limit.
+        let zeros = [UInt8](repeating: 0, count: 300 << 20)
+        let bomb = try KDBXFile.seal(zeros, credentials: Self.credentials(), parameters: cheap)
+        #expect(bomb.count < 1 << 20)
+        #expect(throws: InteropError.damaged(reason: "its compressed payload: it expands beyond 256 MiB")) { try KDBXFile.read(bomb, credentials: Self.credentials()) }
+    }
+
+    /// The gunzipped payload of a file (test helper: the reader's steps up to the inner header).
+    static func payload(of file: [UInt8]) throws -> [UInt8] {
+        let (header, length) = try KDBXHeader.read(file)
+        let keys = KDBXKeys(masterSeed: header.masterSeed, transformed: try credentials().transformedKey(header.kdf))
+        var r = ByteReader(file, offset: length + 64)
+        let encrypted = try KDBXFile.readHMACBlocks(&r, keys: keys)
+        return try KDBXFile.inflate(try KDBXFile.decrypt(encrypted, header: header, key: keys.cipherKey, wrongKeyIsDamage: true))
+    }
+
+    /// How many bytes of the payload are XML (from the first "<").
+    static func xmlLength(_ payload: [UInt8]) throws -> Int {
+        var r = ByteReader(payload)
+        while try r.uint8() != 0 { _ = try r.take(Int(try r.uint32())) }
+        _ = try r.take(Int(try r.uint32()))
+        return r.remaining
+    }
+}
