@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "PassboxWeb", dependencies: ["PassboxHTTP", "PassboxCore", "PassboxCrypto"], resources: [.copy("UI")]),
         .target(name: "PassboxAgent", dependencies: ["PassboxWeb", "PassboxImaging", "PassboxService", "PassboxProtocol", "PassboxCore", "PassboxStore", "CLinux", "CLogindSupport", "CPAMSupport"]),
         .target(
-            name: "PassboxCLI", dependencies: ["PassboxService", "PassboxProtocol", "PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "PassboxServer", "PassboxHTTP", "PassboxKit", "PassboxSQLite", "PassboxPostgres", "CXcbSupport"]),
+            name: "PassboxCLI", dependencies: ["PassboxService", "PassboxProtocol", "PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "PassboxServer", "PassboxHTTP", "PassboxKit", "PassboxSQLite", "PassboxPostgres", "PassboxInterop", "CXcbSupport"]),
         .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),
         .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxAgent", "PassboxPostgres"], resources: [.copy("Scripts")]),
         .testTarget(
@@ -93,7 +93,7 @@ let package = Package(
             name: "PassboxCLITests",
             dependencies: [
                 "PassboxCLI", "PassboxProtocol", "PassboxAgent", "PassboxHTTP", "PassboxSQLite", "PassboxTestSupport", "PassboxService", "PassboxClient", "PassboxCore",
-                "PassboxStore", "PassboxSync", "PassboxCrypto",
+                "PassboxStore", "PassboxSync", "PassboxCrypto", "PassboxInterop",
             ],
             resources: [.copy("Transcripts")]),
     ],

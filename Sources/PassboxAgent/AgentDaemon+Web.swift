@@ -37,6 +37,11 @@ extension AgentDaemon {
                 reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI's backups come back as downloads, not paths"]))
             case .backupRestore(let r) where r.path != nil:
                 reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI restores what it uploads, not paths"]))
+            case .importItems(let r) where r.path != nil || r.keyFilePath != nil:
+                reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI imports what it uploads, not paths"]))
+            case .exportItems:
+                // An export is written to a path, which a page may not name.
+                reply = .failure(ProtocolError(.badRequest, ["reason": "exports are made with the command line (passbox export)"]))
             case .copy(var r):
                 // The agent's own display, and the clipboard time as the settings say now.
                 r.display = display

@@ -47,6 +47,7 @@ public final class AgentDaemon: @unchecked Sendable {
         if testCheapKDF {
             service.newVaultParameters = { Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1) }
             service.backupParameters = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)
+            service.exportParameters = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)
         }
         service.buildsSearchIndexAtUnlock = true
         service.quickUnlockUnavailable = { [pamService] in SystemAuthentication.unavailability(service: pamService) }

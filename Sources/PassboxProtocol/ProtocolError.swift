@@ -155,17 +155,26 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case fileExists  // facts: path
     case backupHintInvalid  // facts: limit (one line of at most that many characters)
     case hintRevealsPassword  // the hint holds the backup password or the vault password
+    // Imports and exports of other apps' files
+    case importNotThisFormat  // facts: format (the file is not of that format)
+    case importDamaged  // facts: reason (a few words: a hash, a length, the XML)
+    case importTruncated
+    case importWrongPassword  // the file's own password or key file does not open it (or it was changed)
+    case importUnsupported  // facts: what (a cipher, a key derivation, a version)
+    case importTooLarge  // facts: limitMiB
+    case importEmpty  // the file holds nothing an import can make
+    case unknownFormat  // facts: format, formats (the ones taken)
     // Web UI
     case webUnavailable  // facts: reason (the agent could not start its web server)
     case imageUnreadable  // facts: message, hint (an image without a readable QR code)
 
     public var exitCode: Int32 {
         switch self {
-        case .locked, .wrongPassword, .wrongDuressPassword, .wrongBackupPassword, .wrongItemPassword, .unlockPromptOnly, .mustWait, .attemptCounterDamaged, .quickUnlockNotOffered, .quickUnlockRefused, .signInFailed,
+        case .locked, .wrongPassword, .wrongDuressPassword, .wrongBackupPassword, .wrongItemPassword, .importWrongPassword, .unlockPromptOnly, .mustWait, .attemptCounterDamaged, .quickUnlockNotOffered, .quickUnlockRefused, .signInFailed,
             .challengeExpired, .notSignedIn, .rateLimited, .twoFactorRequired, .twoFactorCodeWrong:
             3
         case .badRequest, .unknownCategory, .unknownSort, .unknownScope, .unknownFindingKind, .unknownSetting, .invalidSetting,
-            .concealedOnCommandLine, .conflictingOptions, .selectionOutOfRange, .notAnAddress, .invalidGenerator, .insecureServer, .notAnEmail, .secretKeyInvalid:
+            .concealedOnCommandLine, .conflictingOptions, .selectionOutOfRange, .notAnAddress, .invalidGenerator, .insecureServer, .notAnEmail, .secretKeyInvalid, .unknownFormat:
             2
         default: 1
         }

@@ -32,11 +32,14 @@ public enum Reply: Sendable, Equatable {
     case backup(BackupView)
     case backupMade(BackupMadeReply)
     case restored(RestoredReply)
+    case importPreview(ImportPreviewReply)
+    case exported(ExportedReply)
     case failure(ProtocolError)
 
     public enum Kind: String, Codable, Sendable {
         case done, status, items, item, value, saved, history, count, code, imported, generated, strength, check, fill, settings, resolved, prefixes
         case synced, vaults, vault, web, signedUp, account, activity, twoFactorSetup, recoveryCodes, file, backup, backupMade, restored
+        case importPreview, exported
         case failure
     }
 
@@ -72,6 +75,8 @@ public enum Reply: Sendable, Equatable {
         case .backup: .backup
         case .backupMade: .backupMade
         case .restored: .restored
+        case .importPreview: .importPreview
+        case .exported: .exported
         case .failure: .failure
         }
     }
@@ -114,6 +119,8 @@ extension Reply: Codable {
         case .backup: self = .backup(try body(BackupView.self))
         case .backupMade: self = .backupMade(try body(BackupMadeReply.self))
         case .restored: self = .restored(try body(RestoredReply.self))
+        case .importPreview: self = .importPreview(try body(ImportPreviewReply.self))
+        case .exported: self = .exported(try body(ExportedReply.self))
         case .failure: self = .failure(try body(ProtocolError.self))
         }
     }
@@ -152,6 +159,8 @@ extension Reply: Codable {
         case .backup(let b): try c.encode(b, forKey: .body)
         case .backupMade(let b): try c.encode(b, forKey: .body)
         case .restored(let b): try c.encode(b, forKey: .body)
+        case .importPreview(let b): try c.encode(b, forKey: .body)
+        case .exported(let b): try c.encode(b, forKey: .body)
         case .failure(let b): try c.encode(b, forKey: .body)
         }
     }
@@ -194,5 +203,7 @@ extension Reply {
     public func backup() throws -> BackupView { if case .backup(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func backupMade() throws -> BackupMadeReply { if case .backupMade(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func restored() throws -> RestoredReply { if case .restored(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func importPreview() throws -> ImportPreviewReply { if case .importPreview(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func exported() throws -> ExportedReply { if case .exported(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func status() throws -> StatusReply { if case .status(let v) = try get() { return v }; throw Self.unexpected(self) }
 }

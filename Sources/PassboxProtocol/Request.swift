@@ -16,6 +16,7 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case duressSet = "duress-set", duressChange = "duress-change", eraseSetting = "erase-setting", deleteAllData = "delete-all-data"
     case itemProtect = "item-protect", itemUnprotect = "item-unprotect", itemOpen = "item-open"
     case backupPassword = "backup-password", backupView = "backup-view", backupMake = "backup-make", backupAuto = "backup-auto", backupRestore = "backup-restore"
+    case importItems = "import-items", exportItems = "export-items"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool {
@@ -98,6 +99,8 @@ public enum Request: Sendable {
     case backupMake(BackupMakeRequest)
     case backupAuto(BackupAutoRequest)
     case backupRestore(BackupRestoreRequest)
+    case importItems(ItemsImportRequest)
+    case exportItems(ItemsExportRequest)
 
     public var operation: OperationName {
         switch self {
@@ -164,6 +167,8 @@ public enum Request: Sendable {
         case .backupMake: .backupMake
         case .backupAuto: .backupAuto
         case .backupRestore: .backupRestore
+        case .importItems: .importItems
+        case .exportItems: .exportItems
         }
     }
 }
@@ -238,6 +243,8 @@ extension Request: Codable {
         case .backupMake: self = .backupMake(try body(BackupMakeRequest.self))
         case .backupAuto: self = .backupAuto(try body(BackupAutoRequest.self))
         case .backupRestore: self = .backupRestore(try body(BackupRestoreRequest.self))
+        case .importItems: self = .importItems(try body(ItemsImportRequest.self))
+        case .exportItems: self = .exportItems(try body(ItemsExportRequest.self))
         }
     }
 
@@ -289,6 +296,8 @@ extension Request: Codable {
         case .backupMake(let b): try c.encode(b, forKey: .body)
         case .backupAuto(let b): try c.encode(b, forKey: .body)
         case .backupRestore(let b): try c.encode(b, forKey: .body)
+        case .importItems(let b): try c.encode(b, forKey: .body)
+        case .exportItems(let b): try c.encode(b, forKey: .body)
         }
     }
 }
@@ -298,7 +307,8 @@ extension Request {
     public var carriesSecrets: Bool {
         switch self {
         case .unlock, .quickUnlock, .changePassword, .createVault, .strength, .accountSignUp, .accountSignIn, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm,
-            .duressSet, .duressChange, .eraseSetting, .deleteAllData, .itemProtect, .itemUnprotect, .itemOpen, .backupPassword, .backupRestore: true
+            .duressSet, .duressChange, .eraseSetting, .deleteAllData, .itemProtect, .itemUnprotect, .itemOpen, .backupPassword, .backupRestore, .exportItems: true
+        case .importItems(let r): r.password != nil
         case .add(let r): r.itemPassword != nil
         default: false
         }

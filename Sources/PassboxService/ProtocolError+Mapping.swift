@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxDomains
+import PassboxInterop
 import PassboxProtocol
 import PassboxStore
 
@@ -12,6 +13,7 @@ extension ProtocolError {
         case let e as StoreError: return from(e)
         case let e as VaultError: return from(e)
         case let e as BackupError: return from(e)
+        case let e as InteropError: return from(e)
         case let e as ValidationError: return ProtocolError(.invalidValue, ["message": e.message, "hint": e.hint])
         case let e as PasswordStrength.Unavailable: return missing(e.libraries, e.packages)
         case let e as DomainRules.Unavailable: return missing(e.libraries, e.packages)
@@ -66,6 +68,18 @@ extension ProtocolError {
         case .itemPasswordNeeded(let category): ProtocolError(.itemPasswordNeeded, ["category": category])
         case .newerItemSeal(let version): ProtocolError(.newerItemSeal, ["version": String(version)])
         case .notEnoughMemory(let needed, let available): ProtocolError(.notEnoughMemory, ["neededMiB": String(needed), "availableMiB": String(available)])
+        }
+    }
+
+    static func from(_ e: InteropError) -> ProtocolError {
+        switch e {
+        case .notThisFormat(let format): ProtocolError(.importNotThisFormat, ["format": format])
+        case .truncated: ProtocolError(.importTruncated)
+        case .damaged(let reason): ProtocolError(.importDamaged, ["reason": reason])
+        case .wrongPassword: ProtocolError(.importWrongPassword)
+        case .unsupported(let what): ProtocolError(.importUnsupported, ["what": what])
+        case .tooLarge(let limit): ProtocolError(.importTooLarge, ["limitMiB": String(limit)])
+        case .empty: ProtocolError(.importEmpty)
         }
     }
 

@@ -96,6 +96,9 @@ public final class VaultService: @unchecked Sendable {
         case .backupPassword(let r):
             guard let session else { throw ProtocolError(.locked) }
             return .backup(try session.setBackupPassword(r, parameters: backupParameters))
+        case .exportItems(let r):
+            guard let session else { throw ProtocolError(.locked) }
+            return .exported(try session.exportItems(r, parameters: exportParameters))
         case .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut:
             return try performAccount(request) ?? .done
         default:
@@ -173,6 +176,10 @@ public final class VaultService: @unchecked Sendable {
     /// The backup password's derivation: security.md §8's (512 MiB × 32 × 4), or, for the debug build's
     /// test option only, the cheapest (G55: no surface can choose it).
     public var backupParameters = BackupFile.parameters
+
+    /// A KeePass export's key derivation: Argon2id 256 MiB × 4 passes × 2 lanes (about half a second here, the
+    /// local vault's floor; KeePassXC opens it as it is), or the cheapest for the debug build's test option.
+    public var exportParameters = Argon2Parameters(memoryKiB: 256 * 1024, passes: 4, lanes: 2)
 
     /// Creates the local vault.
     public func create(password: String, parameters: Argon2Parameters) throws -> Argon2Parameters {

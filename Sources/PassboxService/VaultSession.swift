@@ -218,7 +218,8 @@ public final class VaultSession: @unchecked Sendable {
         case .backupMake(let r): return .backupMade(try makeBackup(r))
         case .backupAuto(let r): return .backup(try setAutoBackup(r))
         case .backupRestore(let r): return .restored(try restore(r))
-        case .backupPassword,
+        case .importItems(let r): return .importPreview(try importItems(r))
+        case .backupPassword, .exportItems,
             .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .copy, .sync, .vaultList, .createVault, .webOpen, .readQR,
             .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut,
             .duressSet, .duressChange, .eraseSetting, .deleteAllData:

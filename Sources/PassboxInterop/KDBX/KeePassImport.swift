@@ -18,7 +18,8 @@ public enum KeePassImport {
                 guard var item = item(from: entry, plan: &plan) else { continue }
                 if !trash, !groupsAsVaults, !path.isEmpty { item.tags.append(path.joined(separator: "/")) }
                 if groupsAsVaults, path.count > 1 { item.tags.append(path.dropFirst().joined(separator: "/")) }
-                if trash { item.trashedAt = (entry.modified ?? now).storedPrecision }
+                // Trashed now, so it stays its 30 days in the trash (an older date would purge it at the next unlock).
+                if trash { item.trashedAt = now.storedPrecision }
                 item.history = history(of: entry, current: item, plan: &plan, now: now)
                 plan.entries.append(.init(item: item, vaultName: groupsAsVaults && !trash ? topName : nil))
             }

@@ -1,0 +1,104 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxInterop
+import PassboxProtocol
+
+/// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports").
+extension Commands {
+    static let importUsage = "passbox import FILE [--format kdbx] [--key-file F] [--groups tags|vaults] [--vault VAULT] [--keep-duplicates] [--dry-run] [--yes] [--json]"
+    static let exportUsage = "passbox export FILE [--format kdbx] [--vault VAULT]"
+
+    /// `passbox import FILE`: reads the file (its password asked), shows what it would make, and after a yes
+    /// brings it all in with one save.
+    static func importFile(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(1...1, usage: importUsage)
+        let path = absolute(args.positionals[0])
+        if let groups = args.value("groups"), !["tags", "vaults"].contains(groups) {
+            throw CLIError.usage("--groups takes tags or vaults", hint: "passbox import FILE --groups vaults")
+        }
+        let format = try args.value("format") ?? detectFormat(path)
+        let keyFile = args.value("key-file").map(absolute)
+        if let keyFile, !FileManager.default.isReadableFile(atPath: keyFile) {
+            throw CLIError.failure("cannot read the key file \(keyFile)", hint: "check the path and permissions")
+        }
+        try context.endpoint.prepare(.importItems)
+        let password = try context.input.secretText(prompt: "Password of \((path as NSString).lastPathComponent): ")
+        func request(confirm: Bool) -> ItemsImportRequest {
+            ItemsImportRequest(
+                format: format, path: path, password: password, keyFilePath: keyFile, groups: args.value("groups"), vault: args.value("vault"),
+                keepDuplicates: args.flag("keep-duplicates"), confirm: confirm)
+        }
+        let preview = try context.send(.importItems(request(confirm: false))).importPreview()
+        if args.flag("json"), args.flag("dry-run") || !args.flag("yes") { return try Output.json(preview) }
+        printPreview(preview, path: path, context: context)
+        guard preview.items + preview.trashed > 0 else {
+            Console.out("Nothing to import: everything in the file is here already or cannot be brought over.")
+            return
+        }
+        if args.flag("dry-run") { return Console.err("Nothing was changed (--dry-run).") }
+        if !args.flag("yes") {
+            Console.err("Import \(Output.count(preview.items + preview.trashed, "item"))? Type yes to go on:")
+            guard context.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
+                throw CLIError.failure("nothing was changed: the answer was not yes", hint: "run it again and type yes, or add --yes")
+            }
+        }
+        let done = try context.send(.importItems(request(confirm: true))).importPreview()
+        if args.flag("json") { return try Output.json(done) }
+        let into = done.newVaults.isEmpty ? "into \"\(done.vault)\"" : "into \"\(done.vault)\" and the new \(done.newVaults.count == 1 ? "vault" : "vaults") \(done.newVaults.map { "\"\($0)\"" }.joined(separator: ", "))"
+        Console.out("Imported \(Output.count(done.items, "item")) \(into)\(done.trashed > 0 ? ", and \(done.trashed) into the trash" : "").")
+    }
+
+    static func printPreview(_ p: ImportPreviewReply, path: String, context: Context) {
+        Console.out("Read \(path) (\(p.source)).")
+        let categories = p.categories.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.map { "\(Category(rawValue: $0.key).displayName): \($0.value)" }
+        Console.out("It would make \(Output.count(p.items, "item")) in \"\(p.vault)\"\(categories.isEmpty ? "" : ": " + categories.joined(separator: ", "))\(p.trashed > 0 ? "; \(p.trashed) in the trash" : "").")
+        if !p.newVaults.isEmpty { Console.out("New vaults: \(p.newVaults.map(Console.visibleLine).joined(separator: ", "))") }
+        if p.duplicates > 0 {
+            let names = p.duplicateTitles.map(Console.visibleLine).joined(separator: ", ") + (p.duplicates > p.duplicateTitles.count ? ", …" : "")
+            Console.out("Left out: \(Output.count(p.duplicates, "duplicate")) of items already here (\(names)); --keep-duplicates brings them too.")
+        }
+        for (reason, n) in p.notBrought.sorted(by: { $0.key < $1.key }) {
+            Console.out("Cannot be brought over (\(n)): \(Localization.tr("import.notBrought.\(reason)", context.language)).")
+        }
+        if p.refused > 0 {
+            Console.out("Left out, because they fail a check (\(p.refused)):")
+            for r in p.refusals {
+                let (message, _) = Wording.error(r.error, context.language)
+                Console.out("  \(Console.visibleLine(r.title)): \(message)")
+            }
+        }
+    }
+
+    /// The format of a file by its first bytes (only KeePass files are read so far).
+    static func detectFormat(_ path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError.failure("cannot read \(path)", hint: "check the path and permissions") }
+        let head = [UInt8]((try? handle.read(upToCount: 8)) ?? Data())
+        try? handle.close()
+        if KDBXFile.looksLikeKDBX(head) { return "kdbx" }
+        throw CLIError.failure("\(path) is not a file Passbox can import", hint: "Passbox imports KeePass files (.kdbx) so far; name the format with --format kdbx if it is one")
+    }
+
+    /// `passbox export FILE`: the items as a KeePass 4 file under a new password (asked twice), written new
+    /// and 0600.
+    static func exportFile(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(1...1, usage: exportUsage)
+        let path = absolute(args.positionals[0])
+        let format = args.value("format") ?? "kdbx"
+        guard format == "kdbx" else { throw ProtocolError(.unknownFormat, ["format": format, "formats": "kdbx"]) }
+        guard !FileManager.default.fileExists(atPath: path) else { throw ProtocolError(.fileExists, ["path": path]) }
+        if args.flag("insecure-test-kdf") {
+            Console.err("passbox: warning: --insecure-test-kdf makes files that are cheap to attack; use it only for tests")
+            context.endpoint.localService().exportParameters = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)
+        }
+        try context.endpoint.prepare(.exportItems)
+        Console.err("The file opens with its own password in KeePassXC, KeePass and other apps. Choose one as strong as your vault's.")
+        let password = try newPassword(context, prompt: "Password for the new file: ")
+        let done = try context.send(.exportItems(ItemsExportRequest(format: format, path: path, password: SecretText(password), vault: args.value("vault")))).exported()
+        Console.out("Exported \(Output.count(done.entries, "item")) to \(path) (KeePass 4, \(done.bytes) bytes, readable by you only).")
+        for (reason, n) in done.leftOut.sorted(by: { $0.key < $1.key }) {
+            Console.err("Left out (\(n)): \(Localization.tr("export.leftOut.\(reason)", context.language)).")
+        }
+        Console.err("The file is outside Passbox now: keep it safe, and delete it when it has served.")
+    }
+}

@@ -1,0 +1,53 @@
+// The texts of imports and exports of other apps' files: their errors and the reasons something cannot be
+// brought over.
+extension Tables {
+    static let interopEnglish: [String: String] = [
+        "error.importNotThisFormat": "that file is not a {format} file",
+        "error.importNotThisFormat.hint": "choose the file the other app exported, or name its format with --format",
+        "error.importDamaged": "the file is damaged: {reason}",
+        "error.importDamaged.hint": "export it again from the app that made it; nothing was changed",
+        "error.importTruncated": "the file is cut off",
+        "error.importTruncated.hint": "copy or download the whole file again; nothing was changed",
+        "error.importWrongPassword": "the file's password (or key file) does not open it, or the file was changed",
+        "error.importWrongPassword.hint": "type the password of that file, not of Passbox, and give --key-file if it has one; nothing was changed",
+        "error.importUnsupported": "the file uses {what}, which Passbox does not read",
+        "error.importUnsupported.hint": "save it again in the other app with supported settings; nothing was changed",
+        "error.importTooLarge": "the file is larger than {limitMiB} MiB, the most an import reads",
+        "error.importTooLarge.hint": "it is damaged or not that kind of file; nothing was changed",
+        "error.importEmpty": "the file holds nothing Passbox can make an item of",
+        "error.importEmpty.hint": "check it is the right file; nothing was changed",
+        "error.unknownFormat": "Passbox does not know the format \"{format}\"",
+        "error.unknownFormat.hint": "use one of: {formats}",
+        "import.notBrought.attachment": "attachments (Passbox has no attachments yet; they stay in the file)",
+        "import.notBrought.emptyEntry": "empty entries",
+        "import.notBrought.recoveryPhrase": "recovery phrases (add each with passbox add recovery-phrase: they need a password of their own)",
+        "import.notBrought.privateKey": "private keys (add each with passbox add private-key: they need a password of their own)",
+        "export.leftOut.trashed": "items in the trash",
+        "export.leftOut.sealed": "items locked with their own password (open each with passbox show ITEM --reveal and copy it over by hand)",
+    ]
+
+    static let interopGerman: [String: String] = [
+        "error.importNotThisFormat": "diese Datei ist keine {format}-Datei",
+        "error.importNotThisFormat.hint": "wähle die Datei, die die andere App exportiert hat, oder nenne ihr Format mit --format",
+        "error.importDamaged": "die Datei ist beschädigt: {reason}",
+        "error.importDamaged.hint": "exportiere sie erneut aus der App, die sie gemacht hat; nichts wurde geändert",
+        "error.importTruncated": "die Datei ist abgeschnitten",
+        "error.importTruncated.hint": "kopiere oder lade die ganze Datei erneut; nichts wurde geändert",
+        "error.importWrongPassword": "das Passwort der Datei (oder die Schlüsseldatei) öffnet sie nicht, oder die Datei wurde verändert",
+        "error.importWrongPassword.hint": "gib das Passwort dieser Datei ein, nicht das von Passbox, und nenne --key-file, wenn sie eine hat; nichts wurde geändert",
+        "error.importUnsupported": "die Datei verwendet {what}, was Passbox nicht liest",
+        "error.importUnsupported.hint": "speichere sie in der anderen App mit unterstützten Einstellungen neu; nichts wurde geändert",
+        "error.importTooLarge": "die Datei ist größer als {limitMiB} MiB, mehr liest ein Import nicht",
+        "error.importTooLarge.hint": "sie ist beschädigt oder keine solche Datei; nichts wurde geändert",
+        "error.importEmpty": "die Datei enthält nichts, woraus Passbox einen Eintrag machen kann",
+        "error.importEmpty.hint": "prüfe, ob es die richtige Datei ist; nichts wurde geändert",
+        "error.unknownFormat": "Passbox kennt das Format „{format}“ nicht",
+        "error.unknownFormat.hint": "nimm eines von: {formats}",
+        "import.notBrought.attachment": "Anhänge (Passbox hat noch keine Anhänge; sie bleiben in der Datei)",
+        "import.notBrought.emptyEntry": "leere Einträge",
+        "import.notBrought.recoveryPhrase": "Wiederherstellungsphrasen (lege jede mit passbox add recovery-phrase an: sie brauchen ein eigenes Passwort)",
+        "import.notBrought.privateKey": "private Schlüssel (lege jeden mit passbox add private-key an: sie brauchen ein eigenes Passwort)",
+        "export.leftOut.trashed": "Einträge im Papierkorb",
+        "export.leftOut.sealed": "mit eigenem Passwort gesperrte Einträge (öffne jeden mit passbox show EINTRAG --reveal und übertrage ihn von Hand)",
+    ]
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// `import-items`: another app's file read and shown as a preview (`confirm` false), or brought in (`confirm`
+/// true) in one save: all or nothing. `format` "kdbx" (KeePass 3.1 and 4.x). The file comes from `path` (the
+/// CLI: the agent reads it) or `base64`; its own `password` travels after the JSON, and a `keyFilePath` names a
+/// KeePass key file. Groups become tags (`groups` "tags", the default) or vaults ("vaults"); items go into
+/// `vault` (a name or id; the first vault when nil). Items that duplicate one already here (same category,
+/// title, username, website and password) are left out unless `keepDuplicates`.
+public struct ItemsImportRequest: Codable, Sendable {
+    public var format: String
+    public var path: String?
+    public var base64: String?
+    public var password: SecretText?
+    public var keyFilePath: String?
+    public var groups: String?
+    public var vault: String?
+    public var keepDuplicates: Bool
+    public var confirm: Bool
+    public init(
+        format: String, path: String? = nil, base64: String? = nil, password: SecretText?, keyFilePath: String? = nil, groups: String? = nil, vault: String? = nil,
+        keepDuplicates: Bool = false, confirm: Bool
+    ) {
+        self.format = format
+        self.path = path
+        self.base64 = base64
+        self.password = password
+        self.keyFilePath = keyFilePath
+        self.groups = groups
+        self.vault = vault
+        self.keepDuplicates = keepDuplicates
+        self.confirm = confirm
+    }
+}
+
+/// An item the import cannot make, and why (the item model's check, worded as for an edit).
+public struct ImportRefusal: Codable, Sendable, Equatable {
+    public var title: String
+    public var error: ProtocolError
+    public init(title: String, error: ProtocolError) {
+        self.title = title
+        self.error = error
+    }
+}
+
+/// What `import-items` would make, or made (`imported`).
+public struct ImportPreviewReply: Codable, Sendable, Equatable {
+    public var format: String
+    /// The source as read: "KDBX 4.0, ChaCha20, Argon2d, 64 MiB × 10 passes × 2 lanes".
+    public var source: String
+    /// Items to make (or made) outside the trash, and in it.
+    public var items: Int
+    public var trashed: Int
+    /// Category (raw name) → items, of those made.
+    public var categories: [String: Int]
+    /// Items left out as duplicates of items already here (none when `keepDuplicates`), with up to 20 titles.
+    public var duplicates: Int
+    public var duplicateTitles: [String]
+    /// What cannot be brought over, by reason ("attachment", "emptyEntry", "recoveryPhrase", "privateKey").
+    public var notBrought: [String: Int]
+    /// Items that fail the item model's checks (left out), with the first 20 named.
+    public var refused: Int
+    public var refusals: [ImportRefusal]
+    /// The vault items go into, and the vaults to be made (groups as vaults).
+    public var vault: String
+    public var newVaults: [String]
+    /// Whether the items were written (a confirmed import).
+    public var imported: Bool
+    /// Seconds the file's key derivation took (the rest of the import is the benchmark's figure).
+    public var kdfSeconds: Double
+    public init(
+        format: String, source: String, items: Int, trashed: Int, categories: [String: Int], duplicates: Int, duplicateTitles: [String], notBrought: [String: Int],
+        refused: Int, refusals: [ImportRefusal], vault: String, newVaults: [String], imported: Bool, kdfSeconds: Double
+    ) {
+        self.format = format
+        self.source = source
+        self.items = items
+        self.trashed = trashed
+        self.categories = categories
+        self.duplicates = duplicates
+        self.duplicateTitles = duplicateTitles
+        self.notBrought = notBrought
+        self.refused = refused
+        self.refusals = refusals
+        self.vault = vault
+        self.newVaults = newVaults
+        self.imported = imported
+        self.kdfSeconds = kdfSeconds
+    }
+}
+
+/// `export-items`: the open vault's items (or one `vault`'s) written as `format` "kdbx" (KeePass 4,
+/// encrypted under `password`, which travels after the JSON) to `path`, a new file (0600, never over one).
+/// Hidden items, trashed items and items locked with their own password are left out, and counted.
+public struct ItemsExportRequest: Codable, Sendable {
+    public var format: String
+    public var path: String
+    public var password: SecretText
+    public var vault: String?
+    public init(format: String, path: String, password: SecretText, vault: String? = nil) {
+        self.format = format
+        self.path = path
+        self.password = password
+        self.vault = vault
+    }
+}
+
+/// What `export-items` wrote.
+public struct ExportedReply: Codable, Sendable, Equatable {
+    public var path: String
+    public var entries: Int
+    public var bytes: Int
+    /// Reason ("trashed", "sealed") → items left out.
+    public var leftOut: [String: Int]
+    public init(path: String, entries: Int, bytes: Int, leftOut: [String: Int]) {
+        self.path = path
+        self.entries = entries
+        self.bytes = bytes
+        self.leftOut = leftOut
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxInterop
+import PassboxProtocol
+import PassboxStore
+
+/// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports"): a preview first,
+/// then everything in one save or nothing; exports written new and 0600.
+extension VaultSession {
+    static let importFormats = ["kdbx"]
+    /// The largest key file read (KeePass key files are a few hundred bytes; any file may be one).
+    static let keyFileLimit = 16 << 20
+
+    /// Reads the file, plans the items and, when confirmed, adds them in one save (a failure adds none).
+    func importItems(_ r: ItemsImportRequest) throws -> ImportPreviewReply {
+        guard Self.importFormats.contains(r.format) else {
+            throw ProtocolError(.unknownFormat, ["format": String(r.format.prefix(20)), "formats": Self.importFormats.joined(separator: ", ")])
+        }
+        guard r.groups == nil || r.groups == "tags" || r.groups == "vaults" else { throw ProtocolError(.invalidSetting, ["name": "groups", "value": String(r.groups!.prefix(20))]) }
+        let groupsAsVaults = r.groups == "vaults"
+        let bytes = try Self.importBytes(path: r.path, base64: r.base64, limit: KDBXFile.sizeLimit)
+        let keyFile = try r.keyFilePath.map { try Self.importBytes(path: $0, base64: nil, limit: Self.keyFileLimit) }
+        let password = r.password.map(VaultService.lockedCopy)
+        let (database, info) = try KDBXFile.read(bytes, credentials: KeePassCredentials(password: password, keyFile: keyFile))
+        var plan = KeePassImport.plan(database, groupsAsVaults: groupsAsVaults, now: now())
+        plan.source = info.description
+        let target = try r.vault.map(resolveVault) ?? vault.vaults.first
+
+        // Checked as an edit is; duplicates of what is here left out unless kept.
+        var accepted: [ImportPlan.Entry] = []
+        var refusals: [ImportRefusal] = []
+        var refused = 0
+        var duplicates: [String] = []
+        // A live item duplicates a live one here; a trashed one any item here (so a second import adds no
+        // second copy to the trash).
+        let known = Set(vault.activeItems.map(Self.duplicateKey))
+        let knownAnywhere = Set(vault.items.map(Self.duplicateKey))
+        for var entry in plan.entries {
+            do {
+                try Self.checkLimits(entry.item)
+                entry.item = try entry.item.validated()
+            } catch {
+                refused += 1
+                if refusals.count < 20 { refusals.append(ImportRefusal(title: String(entry.item.title.prefix(100)), error: ProtocolError.from(error))) }
+                continue
+            }
+            if !r.keepDuplicates, (entry.item.isTrashed ? knownAnywhere : known).contains(Self.duplicateKey(entry.item)) {
+                duplicates.append(entry.item.title)
+                continue
+            }
+            accepted.append(entry)
+        }
+        guard !accepted.isEmpty || refused > 0 || !duplicates.isEmpty else { throw InteropError.empty }
+        let existing = Set(vault.vaults.map { $0.name.lowercased() })
+        var newVaults: [String] = []
+        for name in accepted.compactMap(\.vaultName) where !existing.contains(name.lowercased()) && !newVaults.contains(where: { $0.lowercased() == name.lowercased() }) {
+            newVaults.append(name)
+        }
+        var categories: [String: Int] = [:]
+        for entry in accepted where !entry.item.isTrashed { categories[entry.item.category.rawValue, default: 0] += 1 }
+        var reply = ImportPreviewReply(
+            format: r.format, source: info.description, items: accepted.filter { !$0.item.isTrashed }.count, trashed: accepted.filter(\.item.isTrashed).count,
+            categories: categories, duplicates: duplicates.count, duplicateTitles: Array(duplicates.prefix(20)), notBrought: plan.notBrought, refused: refused,
+            refusals: refusals, vault: target?.name ?? "Personal", newVaults: newVaults, imported: false, kdfSeconds: info.kdfSeconds)
+        guard r.confirm, !accepted.isEmpty else { return reply }
+        for name in newVaults { _ = try Self.checkedName(name) }
+
+        let added = try update(reindexing: { $0 }) { v -> [String] in
+            if v.vaults.isEmpty {
+                // As at `vault create`: the items of a file without vaults go into a first vault, made now.
+                try AccountSync.makeVault(&v, name: "Personal", icon: nil, colour: nil, now: now())
+                for i in v.items.indices where v.items[i].vaultID == nil {
+                    if v.sync != nil { v.items[i].markSyncPending() }
+                    v.items[i].vaultID = v.vaults[0].id
+                }
+            }
+            for name in newVaults { try AccountSync.makeVault(&v, name: try Self.checkedName(name), icon: nil, colour: nil, now: now()) }
+            let targetID = target?.id ?? v.vaults[0].id
+            let at = now().storedPrecision
+            var ids: [String] = []
+            for entry in accepted {
+                var item = entry.item
+                item.vaultID = entry.vaultName.flatMap { name in v.vaults.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.id } ?? targetID
+                item.created = item.created ?? at
+                item.lastChanged = item.lastChanged ?? at
+                item.syncBase = nil
+                item.syncPending = v.sync != nil
+                v.items.append(item)
+                ids.append(item.id)
+            }
+            return ids
+        }
+        reply.imported = !added.isEmpty
+        return reply
+    }
+
+    /// The same limits as an edit (ItemLimits), for items that never went through `ItemChanges`.
+    static func checkLimits(_ item: Item) throws {
+        guard item.fields.count <= ItemLimits.maximumFields else { throw ProtocolError(.tooManyFields, ["count": String(item.fields.count), "limit": String(ItemLimits.maximumFields)]) }
+        if item.title.utf8.count > ItemLimits.maximumTitle {
+            throw ProtocolError(.valueTooLong, ["label": "title", "length": String(item.title.utf8.count), "limit": String(ItemLimits.maximumTitle)])
+        }
+        if item.notes.utf8.count > ItemLimits.maximumNotes {
+            throw ProtocolError(.valueTooLong, ["label": "notes", "length": String(item.notes.utf8.count), "limit": String(ItemLimits.maximumNotes)])
+        }
+        for f in item.fields where f.value.utf8.count > ItemLimits.maximumValue {
+            throw ProtocolError(.valueTooLong, ["label": f.label, "length": String(f.value.utf8.count), "limit": String(ItemLimits.maximumValue)])
+        }
+    }
+
+    /// Two items are the same entry when category, title (ignoring case), username, first website's host and
+    /// password all match.
+    static func duplicateKey(_ item: Item) -> String {
+        let host = item.websites.first.flatMap { Validation.host(of: $0) } ?? ""
+        return [item.category.rawValue, item.title.lowercased(), item.username ?? "", host, item.password ?? ""].joined(separator: "\u{1F}")
+    }
+
+    /// A file's bytes (from a path the agent reads, or base64 from the web UI), refusing anything past `limit`.
+    static func importBytes(path: String?, base64: String?, limit: Int) throws -> [UInt8] {
+        if let base64 {
+            guard base64.utf8.count <= limit / 3 * 4 + 4, let data = Data(base64Encoded: base64) else { throw ProtocolError(.badRequest, ["reason": "the file is not base64"]) }
+            return Array(data)
+        }
+        guard let path else { throw ProtocolError(.badRequest, ["reason": "import-items needs path or base64"]) }
+        guard path.hasPrefix("/") else { throw ProtocolError(.badRequest, ["reason": "a path must be absolute"]) }
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw ProtocolError(.io, ["operation": "read", "path": path, "reason": String(cString: strerror(errno))]) }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw ProtocolError(.io, ["operation": "read", "path": path, "reason": "it is not a file"]) }
+        guard Int(st.st_size) <= limit else { throw InteropError.tooLarge(limitMiB: limit >> 20) }
+        guard let data = FileManager.default.contents(atPath: path) else { throw ProtocolError(.io, ["operation": "read", "path": path, "reason": "unreadable"]) }
+        return Array(data)
+    }
+
+    // MARK: Export
+
+    /// Writes the visible items (or one vault's) as a KeePass 4 file under its own password.
+    func exportItems(_ r: ItemsExportRequest, parameters: Argon2Parameters) throws -> ExportedReply {
+        guard r.format == "kdbx" else { throw ProtocolError(.unknownFormat, ["format": String(r.format.prefix(20)), "formats": "kdbx"]) }
+        try r.password.withUnsafeBytes { try PasswordRules.checkLocalVaultPassword(utf8: $0) }
+        let chosen = try r.vault.map(resolveVault)
+        let firstVault = vault.vaults.first?.id
+        let items = vault.items.filter { item in chosen.map { (item.vaultID ?? firstVault) == $0.id } ?? true }
+        let vaults = chosen.map { [$0] } ?? vault.vaults
+        let result = KeePassExport.database(items: items, vaults: vaults, name: chosen?.name ?? "Passbox")
+        guard result.entries > 0 else { throw InteropError.empty }
+        let bytes = try KDBXFile.write(result.database, credentials: KeePassCredentials(password: VaultService.lockedCopy(r.password)), parameters: parameters)
+        try Self.writeNew(bytes, to: r.path)
+        return ExportedReply(path: r.path, entries: result.entries, bytes: bytes.count, leftOut: result.leftOut)
+    }
+}

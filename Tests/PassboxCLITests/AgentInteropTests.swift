@@ -1,0 +1,138 @@
+import Foundation
+import PassboxInterop
+import PassboxProtocol
+import PassboxTestSupport
+import Testing
+
+/// Imports and exports through a real agent (the operations `import-items` and `export-items` and each of
+/// their error codes): a preview writes nothing, a confirmed import writes everything in one save, a file
+/// that fails changes nothing, and an export is a new 0600 file KeePassXC opens.
+@Suite struct AgentInteropTests {
+    /// The operations these tests send (AgentOperationTests checks every operation is sent somewhere).
+    static let operations: Set<OperationName> = [.importItems, .exportItems]
+    /// The error codes these tests provoke.
+    static let errorCodes: Set<ErrorCode> = [
+        .importNotThisFormat, .importDamaged, .importTruncated, .importWrongPassword, .importUnsupported, .importTooLarge, .importEmpty, .unknownFormat,
+    ]
+
+    /// The KeePass fixtures of PassboxInteropTests (made once by keepassxc-cli and pykeepass), read where they are.
+    static func fixture(_ name: String) throws -> String {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("PassboxInteropTests/Fixtures/\(name)").path
+        try #require(FileManager.default.fileExists(atPath: path), "\(path)")
+        return path
+    }
+
+    func importing(_ path: String, password: String = "fixture-password", keyFile: String? = nil, groups: String? = nil, keep: Bool = false, confirm: Bool) -> Request {
+        .importItems(ItemsImportRequest(format: "kdbx", path: path, password: SecretText(password), keyFilePath: keyFile, groups: groups, keepDuplicates: keep, confirm: confirm))
+    }
+
+    func vaultBytes(_ agent: RealAgent) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: agent.vaultPath)) }
+
+    @Test func aPreviewWritesNothingAndAConfirmedImportWritesAll() throws {
+        let agent = try RealAgent(agentArguments: ["--insecure-test-kdf"])
+        try agent.unlock()
+        let file = try Self.fixture("keepassxc-4.kdbx")
+        let before = try vaultBytes(agent)
+        let preview = try agent.send(importing(file, confirm: false)).importPreview()
+        #expect(preview.items == 3 && preview.trashed == 1 && !preview.imported)
+        #expect(preview.categories == ["login": 2, "secure-note": 1])
+        #expect(preview.notBrought == ["attachment": 1])
+        #expect(preview.source == "KDBX 4.0, AES-256, AES-KDF, 5555555 rounds")
+        #expect(try vaultBytes(agent) == before, "a preview writes nothing")
+        let wrong = try agent.failure(importing(file, password: "not it", confirm: true))
+        #expect(wrong.code == .importWrongPassword && wrong.exitCode == 3)
+        #expect(try vaultBytes(agent) == before, "a file that fails changes nothing")
+
+        let done = try agent.send(importing(file, confirm: true)).importPreview()
+        #expect(done.imported && done.items == 3)
+        let listed = try agent.send(.list(ListRequest())).items().items
+        #expect(Set(listed.map(\.title)) == ["GitHub", "Wi-Fi at home — Ünïcødé", "build box"])
+        #expect(listed.first { $0.title == "build box" }?.tags == ["Work/Servers"])
+        #expect(try agent.send(.trashList(ListRequest())).items().items.map(\.title) == ["Old forum"])
+        let github = try agent.send(.show(ShowRequest(item: "GitHub", reveal: true))).item()
+        #expect(github.fields.first { $0.label == "Password" }?.value == "new-Secret-2024")
+        #expect(try agent.send(.history(ShowRequest(item: "GitHub", reveal: true))).history().versions.count == 1)
+        #expect(try agent.send(.code(ItemRequest(item: "GitHub"))).code().code?.count == 6)
+
+        // Again: every item is a duplicate now, so nothing more is made.
+        let again = try agent.send(importing(file, confirm: true)).importPreview()
+        #expect(again.duplicates == 4 && again.items == 0 && !again.imported)
+        #expect(Set(again.duplicateTitles) == ["GitHub", "Wi-Fi at home — Ünïcødé", "build box", "Old forum"])
+        let kept = try agent.send(importing(file, keep: true, confirm: true)).importPreview()
+        #expect(kept.items == 3 && kept.imported)
+        #expect(try agent.send(.list(ListRequest())).items().items.count == 6)
+    }
+
+    @Test func groupsBecomeVaultsAndKeyFilesOpenFiles() throws {
+        let agent = try RealAgent(agentArguments: ["--insecure-test-kdf"])
+        try agent.unlock()
+        let done = try agent.send(importing(try Self.fixture("keepassxc-3.1.kdbx"), groups: "vaults", confirm: true)).importPreview()
+        #expect(done.newVaults == ["Work"] && done.imported)
+        let vaults = try agent.send(.vaultList).vaults().vaults
+        #expect(vaults.map(\.name) == ["Personal", "Work"])
+        #expect(vaults.map(\.items) == [2, 1])
+        let keyed = try Self.fixture("pykeepass-keyfile.kdbx")
+        #expect(try agent.failure(importing(keyed, confirm: false)).code == .importWrongPassword)
+        let withKey = try agent.send(importing(keyed, keyFile: try Self.fixture("pykeepass.key"), confirm: false)).importPreview()
+        #expect(withKey.items == 3)
+        // Through the web UI's route: the file as base64.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: try Self.fixture("pykeepass-chacha20.kdbx")))
+        let uploaded = try agent.send(.importItems(ItemsImportRequest(format: "kdbx", base64: bytes.base64EncodedString(), password: SecretText("fixture-password"), vault: "Work", confirm: true))).importPreview()
+        #expect(uploaded.vault == "Work" && uploaded.items == 3)
+        #expect(try agent.send(.vaultList).vaults().vaults.map(\.items) == [2, 4])
+    }
+
+    @Test func everyBadFileIsNamedAndChangesNothing() throws {
+        let agent = try RealAgent(agentArguments: ["--insecure-test-kdf"])
+        try agent.unlock()
+        let dir = try TemporaryDirectory()
+        let before = try vaultBytes(agent)
+        let good = Array(try Data(contentsOf: URL(fileURLWithPath: try Self.fixture("pykeepass-cheap.kdbx"))))
+        func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+            let path = dir.file(name).path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        #expect(try agent.failure(importing(try write("text.kdbx", Array("just some text".utf8)), confirm: true)).code == .importNotThisFormat)
+        var seed = good
+        seed[60] ^= 1  // the master seed, inside the header: its SHA-256 no longer matches
+        #expect(try agent.failure(importing(try write("damaged.kdbx", seed), confirm: true)).code == .importDamaged)
+        #expect(try agent.failure(importing(try write("cut.kdbx", Array(good.prefix(good.count / 2))), confirm: true)).code == .importTruncated)
+        var newer = good
+        newer[10] = 5
+        let unsupported = try agent.failure(importing(try write("newer.kdbx", newer), confirm: true))
+        #expect(unsupported.code == .importUnsupported && unsupported.facts["what"] == "KDBX 5.0, newer than this Passbox reads")
+        // A sparse file past the limit is refused by its size, before it is read.
+        let huge = dir.file("huge.kdbx").path
+        #expect(FileManager.default.createFile(atPath: huge, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: huge))
+        try handle.truncate(atOffset: UInt64(KDBXFile.sizeLimit + 1))
+        try handle.close()
+        #expect(try agent.failure(importing(huge, confirm: true)).code == .importTooLarge)
+        let empty = try KDBXFile.write(
+            KeePassDatabase(name: "", root: KeePassGroup(name: "Root", entries: [KeePassEntry()])),
+            credentials: KeePassCredentials(password: .init(copying: Array("fixture-password".utf8))), parameters: .init(memoryKiB: 64, passes: 1, lanes: 1))
+        #expect(try agent.failure(importing(try write("empty.kdbx", empty), confirm: true)).code == .importEmpty)
+        #expect(try agent.failure(.importItems(ItemsImportRequest(format: "1pux", path: huge, password: nil, confirm: true))).code == .unknownFormat)
+        #expect(try vaultBytes(agent) == before)
+    }
+
+    @Test func anExportIsANewPrivateFileKeePassXCOpens() throws {
+        let agent = try RealAgent(agentArguments: ["--insecure-test-kdf"])
+        try agent.unlock()
+        _ = try agent.send(importing(try Self.fixture("keepassxc-4.kdbx"), confirm: true))
+        let dir = try TemporaryDirectory()
+        let out = dir.file("export.kdbx").path
+        let password = "an export password"
+        #expect(try agent.failure(.exportItems(ItemsExportRequest(format: "kdbx", path: out, password: SecretText("123")))).code == .invalidValue)
+        #expect(try agent.failure(.exportItems(ItemsExportRequest(format: "csv", path: out, password: SecretText(password)))).code == .unknownFormat)
+        let done = try agent.send(.exportItems(ItemsExportRequest(format: "kdbx", path: out, password: SecretText(password)))).exported()
+        #expect(done.entries == 3 && done.leftOut == ["trashed": 1])
+        #expect((try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int) == 0o600)
+        #expect(try agent.failure(.exportItems(ItemsExportRequest(format: "kdbx", path: out, password: SecretText(password)))).code == .fileExists)
+        guard let cli = try Peers.find("/usr/bin/keepassxc-cli", package: "keepassxc") else { return }
+        let shown = try Transcript.execute(cli, ["show", "-s", "-a", "Password", "-a", "Recovery codes", out, "GitHub"], stdin: [password], environment: [:])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout == "new-Secret-2024\n1111-2222\n3333-4444\n")
+    }
+}
