@@ -1,79 +1,69 @@
 import Foundation
+internal import CXMLSupport
 
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
-
-/// An XML element read whole: name, attributes, text and children in document order. Read with Foundation's
-/// XMLParser (libxml2), which resolves no external entity and refuses entities that expand without bound;
-/// elements nested deeper than `depthLimit` are refused here (the tree is walked recursively).
+/// An XML element read whole: name, attributes, text and children in document order. Read with libxml2's
+/// streaming reader (loaded on first use): no network, no external entity, no DTD; a document's own entities,
+/// nesting deeper than `depthLimit` and malformed XML are refused.
 final class XMLTree {
     let name: String
-    var attributes: [String: String]
+    var attributes: [String: String] = [:]
     var text = ""
     var children: [XMLTree] = []
 
     /// KeePass nests groups a few levels deep; 200 leaves room and keeps recursion shallow.
     static let depthLimit = 200
 
-    init(name: String, attributes: [String: String] = [:]) {
+    init(name: String) {
         self.name = name
-        self.attributes = attributes
     }
 
     func child(_ name: String) -> XMLTree? { children.first { $0.name == name } }
     func children(_ name: String) -> [XMLTree] { children.filter { $0.name == name } }
 
-    /// Parses a whole document; a malformed one is damage, with libxml2's line number.
+    /// Parses a whole document.
     static func parse(_ bytes: [UInt8]) throws -> XMLTree {
-        // Foundation's parser traps on an element name that is not UTF-8 (found by the mutation test), so
-        // bytes that are not UTF-8 never reach it. KeePass writes UTF-8 only.
+        // KeePass writes UTF-8 only; anything else is refused before libxml2 sees it.
         guard String(validating: bytes, as: UTF8.self) != nil else { throw InteropError.damaged(reason: "its XML is not UTF-8 text") }
-        let parser = XMLParser(data: Data(bytes))
-        parser.shouldResolveExternalEntities = false
-        parser.shouldProcessNamespaces = false
         let builder = Builder()
-        parser.delegate = builder
-        let parsed = parser.parse()
-        guard !builder.tooDeep else { throw InteropError.damaged(reason: "its XML is nested deeper than \(depthLimit) levels") }
-        guard parsed, let root = builder.root, builder.stack.isEmpty else {
-            throw InteropError.damaged(reason: "its XML is malformed (line \(parser.lineNumber))")
+        var callbacks = CXML_Callbacks(
+            start: { context, name in Builder.from(context).start(String(cString: name!)) },
+            attribute: { context, name, value in Builder.from(context).stack.last?.attributes[String(cString: name!)] = String(cString: value!) },
+            end: { context in _ = Builder.from(context).stack.popLast() },
+            text: { context, text in Builder.from(context).stack.last?.text += String(cString: text!) })
+        var line: Int32 = 0
+        let result = bytes.withUnsafeBufferPointer { b in
+            withExtendedLifetime(builder) {
+                CXML_parse(b.baseAddress, b.count, Int32(depthLimit), &callbacks, Unmanaged.passUnretained(builder).toOpaque(), &line)
+            }
         }
+        switch result {
+        case 0: break
+        case -1: throw InteropError.unsupported(what: "XML without libxml2 (apt-get install libxml2)")
+        case -3: throw InteropError.damaged(reason: "its XML is nested deeper than \(depthLimit) levels")
+        case -4: throw InteropError.damaged(reason: "its XML declares entities of its own")
+        default: throw InteropError.damaged(reason: line > 0 ? "its XML is malformed (line \(line))" : "its XML is malformed")
+        }
+        guard let root = builder.root, builder.stack.isEmpty, !builder.extraRoot else { throw InteropError.damaged(reason: "its XML is malformed") }
         return root
     }
 
-    private final class Builder: NSObject, XMLParserDelegate {
+    private final class Builder {
         var root: XMLTree?
         var stack: [XMLTree] = []
-        var tooDeep = false
+        var extraRoot = false
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
-            guard stack.count < XMLTree.depthLimit else {
-                tooDeep = true
-                parser.abortParsing()
-                return
-            }
-            let node = XMLTree(name: name, attributes: attributes)
+        static func from(_ context: UnsafeMutableRawPointer?) -> Builder { Unmanaged<Builder>.fromOpaque(context!).takeUnretainedValue() }
+
+        func start(_ name: String) {
+            let node = XMLTree(name: name)
             if let parent = stack.last {
                 parent.children.append(node)
             } else if root == nil {
                 root = node
             } else {
-                parser.abortParsing()
+                extraRoot = true
             }
             stack.append(node)
-        }
-
-        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-            _ = stack.popLast()
-        }
-
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            stack.last?.text += string
-        }
-
-        func parser(_ parser: XMLParser, foundCDATA data: Data) {
-            stack.last?.text += String(decoding: data, as: UTF8.self)
         }
     }
 }
