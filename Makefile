@@ -8,16 +8,17 @@
 SHELL := /bin/bash
 DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcairo2-dev libqrencode-dev fonts-dejavu-core libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev \
   libpsl-dev publicsuffix libidn2-dev libicu-dev libcurl4-openssl-dev \
-  libsystemd-dev libpam0g-dev libxcb1-dev g++ libstdc++-12-dev libpq-dev poppler-utils
+  libsystemd-dev libpam0g-dev libxcb1-dev g++ libstdc++-12-dev libpq-dev poppler-utils libxml2
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X
 # server and xclip for the clipboard test; python3 for the range server and the other-user socket client;
 # dbus-daemon for private buses, python3-dbus and python3-gi for the peer that plays systemd-logind in the lock-signal tests.
-BENCH_PACKAGES := wrk
+BENCH_PACKAGES := wrk keepassxc python3-pykeepass bc
 # postgresql: the server tests start a throwaway cluster of it (initdb in a temporary directory, run as the
 # postgres user it makes; nothing is left behind). chromium, chromium-driver and python3-selenium drive the web
-# UI's browser test (Tests/Web/ui_test.py); python3-pip fetches axe-core for its accessibility checks.
+# UI's browser test (Tests/Web/ui_test.py); python3-pip fetches axe-core for its accessibility checks. keepassxc
+# (keepassxc-cli) and python3-pykeepass read Passbox's KeePass exports and made the import fixtures.
 TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon postgresql \
-  chromium chromium-driver python3-selenium python3-pip keepassxc
+  chromium chromium-driver python3-selenium python3-pip keepassxc python3-pykeepass
 SWIFT ?= swift
 BIN := .build/release/passbox
 # The release binary links the C++ runtime the Swift runtime needs statically too: a directory holding only
@@ -76,7 +77,7 @@ pam-service:
 test: deps test-deps static-cxx
 	$(SWIFT) build --build-tests
 	$(SWIFT) build $(RELEASE_FLAGS) --product passbox
-	PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_RELEASE_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build
+	PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_REQUIRE_PEERS=1 PASSBOX_RELEASE_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build
 	scripts/fetch-axe.sh .build/web-tools
 	/usr/bin/python3 Tests/Web/ui_test.py --passbox .build/debug/passbox --axe .build/web-tools/axe.min.js --artifacts .build/ui-screenshots
 
@@ -88,6 +89,7 @@ bench: build
 	$(BIN) bench agent
 	$(BIN) bench ui
 	scripts/bench-server.sh $(CURDIR)/$(BIN)
+	scripts/bench-import.sh $(CURDIR)/$(BIN)
 
 # Builds apart from the normal build (.build/fuzz); exits non-zero on a crash, its input in Fuzz/crashes/.
 fuzz: deps

@@ -16,7 +16,8 @@ extension Commands {
         case "ui": try UIBenchmark.run(args)
         case "duress": try CoercionBenchmark.run(args)
         case "backup": try BackupBenchmark.run(args)
-        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server, sync, ui, duress, backup")
+        case "import": try ImportBenchmark.run(args, input: context.input)
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server, sync, ui, duress, backup, import")
         }
     }
 }

@@ -1,0 +1,44 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxInterop
+import PassboxProtocol
+import PassboxService
+import PassboxStore
+
+/// `passbox bench import --file F [--runs N]` (the file's password on standard input): a KeePass file imported
+/// into a new vault through the service, as `passbox import --yes` does, the median of N runs, with the file's
+/// key derivation shown apart. scripts/bench-import.sh makes the 10,000-entry file with pykeepass and times
+/// `keepassxc-cli export` of it in the same run (issue 16's anchor).
+enum ImportBenchmark {
+    static func run(_ args: Arguments, input: InputSource) throws {
+        guard let file = args.value("file") else { throw CLIError.usage("passbox bench import needs --file F (scripts/bench-import.sh makes one)", hint: "passbox bench import --file big.kdbx < password.txt") }
+        let path = Commands.absolute(file)
+        let runs = max(1, Int(args.value("runs") ?? "3") ?? 3)
+        let password = try input.secretText(prompt: "Password of \((path as NSString).lastPathComponent): ")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("passbox-bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let clock = SystemClock()
+        var totals: [Double] = [], kdfs: [Double] = []
+        var last: ImportPreviewReply?
+        for n in 0..<runs {
+            let service = VaultService(dataDirectory: root + "/\(n)")
+            _ = try service.create(password: "benchmark vault password", parameters: Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
+            let start = clock.monotonic()
+            let reply = try service.perform(.importItems(ItemsImportRequest(format: "kdbx", path: path, password: password, confirm: true))).importPreview()
+            totals.append(clock.monotonic() - start)
+            kdfs.append(reply.kdfSeconds)
+            last = reply
+            service.lock()
+        }
+        guard let last else { return }
+        let besides = zip(totals, kdfs).map { $0 - $1 }.sorted()
+        let median = besides[besides.count / 2]
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        Console.out("File: \(path) (\(BackupBenchmark.kib(size)); \(last.source))")
+        Console.out("Imported \(last.items) items (\(last.trashed) trashed) into a new vault, \(runs) \(runs == 1 ? "run" : "runs").")
+        Console.out("Passbox import besides the key derivation (read, decrypt, parse, map, check, save): \(BackupBenchmark.seconds(median)) median (\(besides.map(BackupBenchmark.seconds).joined(separator: ", "))); per item \(String(format: "%.1f µs", median / Double(max(1, last.items + last.trashed)) * 1e6))")
+        Console.out("The file's key derivation: \(BackupBenchmark.seconds(kdfs.sorted()[kdfs.count / 2])) median")
+    }
+}

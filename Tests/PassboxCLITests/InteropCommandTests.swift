@@ -1,0 +1,81 @@
+import Foundation
+import PassboxCrypto
+import PassboxTestSupport
+import Testing
+
+/// `passbox import` and `passbox export` as a person uses them, without an agent: the preview, the question,
+/// a wrong password and a bad file changing nothing, and an export that KeePassXC opens.
+@Suite struct InteropCommandTests {
+    let password = "correct horse battery"
+
+    func session() throws -> AgentEndToEndTests.Session {
+        let s = try AgentEndToEndTests.Session()
+        #expect(try s.run(["init", "--insecure-test-kdf"], [password]).status == 0)
+        return s
+    }
+
+    func vaultHash(_ s: AgentEndToEndTests.Session) throws -> [UInt8] { Hash.sha256(Array(try Data(contentsOf: URL(fileURLWithPath: s.data + "/vault.pbx")))) }
+
+    @Test func importShowsWhatItMakesAsksAndChangesNothingUntilYes() throws {
+        let s = try session()
+        let file = try AgentInteropTests.fixture("keepassxc-3.1.kdbx")
+        let before = try vaultHash(s)
+        let preview = try s.run(["import", file, "--dry-run"], [password, "fixture-password"])
+        #expect(preview.status == 0, "\(preview.stderr)")
+        #expect(preview.stdout == """
+            Read \(file) (KDBX 3.1, AES-256, AES-KDF, 5454545 rounds).
+            It would make 3 items in "Personal": Login: 2, Secure Note: 1; 1 in the trash.
+            Cannot be brought over (1): attachments (Passbox has no attachments yet; they stay in the file).
+
+            """)
+        #expect(preview.stderr.contains("Nothing was changed (--dry-run)."))
+        let declined = try s.run(["import", file], [password, "fixture-password", "no"])
+        #expect(declined.status == 1 && declined.stderr.contains("nothing was changed: the answer was not yes"))
+        let wrong = try s.run(["import", file, "--yes"], [password, "not the file's password"])
+        #expect(wrong.status == 3 && wrong.stderr.contains("the file's password (or key file) does not open it"))
+        let notKeePass = s.dir.file("notes.txt").path
+        try Data("just notes".utf8).write(to: URL(fileURLWithPath: notKeePass))
+        let refused = try s.run(["import", notKeePass], [password])
+        #expect(refused.status == 1 && refused.stderr.contains("is not a file Passbox can import"))
+        let forced = try s.run(["import", notKeePass, "--format", "kdbx", "--yes"], [password, "x"])
+        #expect(forced.status == 1 && forced.stderr.contains("that file is not a kdbx file"))
+        #expect(try s.run(["import", file, "--groups", "folders"], [password]).status == 2)
+        #expect(try vaultHash(s) == before, "nothing written before yes")
+
+        let done = try s.run(["import", file], [password, "fixture-password", "yes"])
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(done.stdout.hasSuffix("Imported 3 items into \"Personal\", and 1 into the trash.\n"))
+        let list = try s.run(["list"], [password])
+        #expect(list.stdout.contains("GitHub") && list.stdout.contains("build box") && list.stdout.contains("Wi-Fi at home"))
+        #expect(try s.run(["show", "GitHub", "--field", "password"], [password]).stdout == "new-Secret-2024\n")
+        let json = try s.run(["import", file, "--json"], [password, "fixture-password"])
+        let reply = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(reply?["duplicates"] as? Int == 4 && reply?["imported"] as? Bool == false)
+    }
+
+    @Test func exportWritesANewPrivateFileThatKeePassXCOpens() throws {
+        let s = try session()
+        #expect(try s.run(["add", "login", "--title", "Mail", "--username", "me@example.org", "--url", "mail.example.org", "--password-stdin"], [password, "Mail-Pa55-word"]).status == 0)
+        #expect(try s.run(["add", "note", "--title", "Plans", "--notes-stdin"], [password, "first line"]).status == 0)
+        let out = s.dir.file("out.kdbx").path
+        let weak = try s.run(["export", out, "--insecure-test-kdf"], [password, "1234"])
+        #expect(weak.status != 0 && !FileManager.default.fileExists(atPath: out))
+        let done = try s.run(["export", out, "--insecure-test-kdf"], [password, "an export password"])
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(done.stdout.hasPrefix("Exported 2 items to \(out) (KeePass 4,"))
+        #expect(done.stderr.contains("The file is outside Passbox now"))
+        #expect((try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int) == 0o600)
+        let again = try s.run(["export", out], [password, "an export password"])
+        #expect(again.status == 1 && again.stderr.contains("already exists"))
+        #expect(try s.run(["export", s.dir.file("x.csv").path, "--format", "csv"], [password]).status == 2)
+        if let cli = try Peers.find("/usr/bin/keepassxc-cli", package: "keepassxc") {
+            let shown = try Transcript.execute(cli, ["show", "-s", "-a", "UserName", "-a", "Password", "-a", "URL", out, "Mail"], stdin: ["an export password"], environment: [:])
+            #expect(shown.stdout == "me@example.org\nMail-Pa55-word\nhttps://mail.example.org\n", "\(shown.stderr)")
+        }
+        // And back: a second vault imports the export as it was.
+        let t = try session()
+        let back = try t.run(["import", out, "--yes"], [password, "an export password"])
+        #expect(back.status == 0 && back.stdout.contains("Login: 1, Secure Note: 1"), "\(back.stderr)")
+        #expect(try t.run(["show", "Plans", "--reveal"], [password]).stdout.contains("first line"))
+    }
+}
