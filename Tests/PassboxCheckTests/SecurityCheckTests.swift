@@ -89,6 +89,18 @@ import Testing
         #expect(reusedGroups.count == 1)
     }
 
+    @Test func anImportedEntrysExpiryIsFoundOnAnyCategory() throws {
+        // A KeePass entry that expires comes in as a login with an "expiry" date field (PassboxInterop).
+        var vault = Vault()
+        var login = Item(category: .login, title: "Rotating", websites: ["https://rotate.example"])
+        login.setValue("user", for: "username")
+        login.setValue("Zq8!rT3#mW6$kP1&", for: "password")
+        login.fields.append(Field(key: "expiry", label: "Expires", kind: .date, value: "2026-12-31"))
+        let id = try vault.add(login, now: Self.now - 10 * Self.day).id
+        let r = Self.report(vault)
+        #expect(r.findings.contains { $0.kind == .expired && $0.itemID == id && $0.details["expiry"] == "2026-12-31" })
+    }
+
     @Test func similarityRule() {
         #expect(SecurityCheck.similarGroups(["Summer2023!", "Summer2024!", "unrelated-thing"]) == [["Summer2023!", "Summer2024!"]])
         #expect(SecurityCheck.similarGroups(["tiger", "tigre"]).isEmpty)  // under 6 characters and different letters

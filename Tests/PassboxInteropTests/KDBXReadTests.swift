@@ -127,6 +127,26 @@ import Testing
         #expect(throws: InteropError.self) { try KeePassCredentials.keyFileKey(Array(badHash.utf8)) }
     }
 
+    /// Passbox's own export, made once (docs/FORMATS.md "Fixture"): it must keep opening, and keep importing as
+    /// the items it was made from.
+    @Test func passboxExportV1KeepsOpening() throws {
+        let (db, info) = try Self.read("passbox-export-v1.kdbx", password: "export fixture password v1")
+        #expect(info.description == "KDBX 4.0, ChaCha20, Argon2id, 0 MiB × 1 passes × 1 lanes")
+        #expect(db.root.name == "Passbox")
+        #expect(db.root.entries.map { $0["Title"] } == ["GitHub", "Visa", "Plans"])
+        let plan = KeePassImport.plan(db, groupsAsVaults: false, now: Date())
+        let items = plan.entries.map(\.item)
+        #expect(items.map(\.category) == [.login, .creditCard, .secureNote])
+        #expect(items[0].password == "Gh-Newer-2026" && items[0].username == "octocat")
+        #expect(items[0].websites == ["https://github.com", "https://gist.github.com"])
+        #expect(items[0].tags == ["code"])
+        #expect(try OTPInput.parse(try #require(items[0].value(of: "otp"))).secret == Base32.decode("JBSWY3DPEHPK3PXP"))
+        #expect(items[0].history.map { $0.item.password } == ["Gh-Secret-2026", "Gh-Secret-2026"])
+        #expect(items[1].value(of: "number") == "4111111111111111" && items[1].value(of: "cvc") == "123" && items[1].value(of: "expiry") == "2029-04")
+        #expect(items[1].field(named: "number")?.kind == .hidden)
+        #expect(items[2].notes == "line one")
+    }
+
     @Test func notKeePassAndNewerVersionsAreNamed() throws {
         #expect(throws: InteropError.notThisFormat(format: "kdbx")) { try KDBXFile.read(Array("hello world, not a database".utf8), credentials: Self.credentials()) }
         var newer = try Self.fixture("pykeepass-cheap.kdbx")

@@ -26,6 +26,9 @@ import Testing
         #expect(github.field(named: "Recovery codes")?.kind == .multilineHidden)
         #expect(github.field(named: "Account ID")?.kind == .text)
         #expect(github.tags == ["code", "work"])
+        guard case .map(let kept)? = github.unknown[KeePassImport.customDataKey] else { Issue.record("no custom data kept"); return }
+        #expect(kept["KPXC_BROWSER_HIDE"] == .string("true"), "KeePassXC's own data kept")
+        #expect(KeePassExport.entry(for: github).customData["KPXC_BROWSER_HIDE"] == "true", "and written back")
         #expect(github.history.count == 1)
         #expect(github.history[0].item.password == "old-Secret-2023")
         #expect(github.history[0].replacedAt == ISO8601DateFormatter().date(from: "2024-03-05T10:00:00Z"))
@@ -33,6 +36,7 @@ import Testing
         let wifi = try #require(items.first { $0.title.hasPrefix("Wi-Fi") })
         #expect(wifi.category == .secureNote)
         #expect(wifi.field(named: "Expires")?.value == "2031-04-30")
+        #expect(wifi.field(named: "Expires")?.key == "expiry", "keyed so Security Check sees it")
         let server = try #require(items.first { $0.title == "build box" })
         #expect(server.tags == ["Work/Servers"])
         #expect(server.field(named: "URL")?.value == "ssh://build.example.org:2222" || server.websites == ["ssh://build.example.org:2222"])

@@ -1,12 +1,10 @@
 import Foundation
 
 extension SecurityCheck {
-    /// Categories whose items carry an expiry date.
-    static let expiringCategories: [Category] = [.creditCard, .idDocument, .driverLicence, .apiCredential, .softwareLicence, .bankAccount]
-
-    /// Cards and documents (not in the trash) past their expiry, or within `expiryWarningDays` of it.
+    /// Cards, documents and any item with an `expiry` field (an imported KeePass entry's expiry), not in the
+    /// trash, past their expiry or within `expiryWarningDays` of it.
     static func findExpiries(_ items: [Item], now: Date, into findings: inout FindingList) {
-        for item in items where !item.isTrashed && expiringCategories.contains(item.category) {
+        for item in items where !item.isTrashed {
             guard let expiry = expiryDate(item) else { continue }
             if expiry < now {
                 findings.add(.expired, item, ["expiry": dayString(expiry)])

@@ -43,32 +43,7 @@ public enum KDBXFile {
             let encrypted = try readHMACBlocks(&r, keys: keys)
             var payload = try decrypt(encrypted, header: header, key: keys.cipherKey, wrongKeyIsDamage: true)
             if header.compressed { payload = try inflate(payload) }
-            var inner = ByteReader(payload)
-            var streamID: UInt32?
-            var streamKey: [UInt8] = []
-            var binaries: [[UInt8]] = []
-            fieldLoop: while true {
-                let id = try inner.uint8()
-                let data = try inner.take(Int(try inner.uint32()))
-                switch id {
-                case 0: break fieldLoop
-                case 1:
-                    var d = ByteReader(data)
-                    guard data.count == 4 else { throw InteropError.damaged(reason: "the inner stream id has the wrong size") }
-                    streamID = try d.uint32()
-                case 2: streamKey = data
-                case 3:
-                    guard !data.isEmpty else { throw InteropError.damaged(reason: "an attachment without its flags") }
-                    binaries.append(Array(data.dropFirst()))
-                default: throw InteropError.damaged(reason: "an unknown inner header field \(id)")
-                }
-            }
-            guard let raw = streamID, let kind = KDBXHeader.InnerStream(rawValue: raw), !streamKey.isEmpty else {
-                throw InteropError.unsupported(what: "its inner stream (only ChaCha20 and Salsa20 are read)")
-            }
-            let stream = try innerCipher(kind, key: streamKey)
-            let xml = Array(payload[inner.offset...])
-            var database = try KeePassXML.read(xml, stream: stream, binaries: binaries)
+            var database = try readPayload(payload)
             database.version = "\(header.major).\(header.minor)"
             return (database, info)
         }
@@ -97,6 +72,36 @@ public enum KDBXFile {
         var database = try KeePassXML.read(payload, stream: stream, binaries: nil)
         database.version = "\(header.major).\(header.minor)"
         return (database, info)
+    }
+
+    /// A KDBX 4 payload once decrypted and decompressed: the inner header (inner stream, attachments), then
+    /// the XML. Everything before it is authenticated; this is what the fuzz target KDBXPayload feeds.
+    static func readPayload(_ payload: [UInt8]) throws -> KeePassDatabase {
+        var inner = ByteReader(payload)
+        var streamID: UInt32?
+        var streamKey: [UInt8] = []
+        var binaries: [[UInt8]] = []
+        fieldLoop: while true {
+            let id = try inner.uint8()
+            let data = try inner.take(Int(try inner.uint32()))
+            switch id {
+            case 0: break fieldLoop
+            case 1:
+                var d = ByteReader(data)
+                guard data.count == 4 else { throw InteropError.damaged(reason: "the inner stream id has the wrong size") }
+                streamID = try d.uint32()
+            case 2: streamKey = data
+            case 3:
+                guard !data.isEmpty else { throw InteropError.damaged(reason: "an attachment without its flags") }
+                binaries.append(Array(data.dropFirst()))
+            default: throw InteropError.damaged(reason: "an unknown inner header field \(id)")
+            }
+        }
+        guard let raw = streamID, let kind = KDBXHeader.InnerStream(rawValue: raw), !streamKey.isEmpty else {
+            throw InteropError.unsupported(what: "its inner stream (only ChaCha20 and Salsa20 are read)")
+        }
+        let stream = try innerCipher(kind, key: streamKey)
+        return try KeePassXML.read(Array(payload[inner.offset...]), stream: stream, binaries: binaries)
     }
 
     /// KDBX 4's HMAC block stream: each block's HMAC covers its index, size and data, so a block removed,

@@ -84,6 +84,9 @@ public enum KeePassExport {
             }
             add(field.label, field.value, protected: field.kind.isConcealed)
         }
+        if case .map(let kept)? = item.unknown[KeePassImport.customDataKey] {
+            for (key, value) in kept { if case .string(let text) = value { e.customData[key] = text } }
+        }
         e.customData[KeePassImport.categoryKey] = item.category.rawValue
         return e
     }

@@ -9,6 +9,9 @@ import PassboxCore
 public enum KeePassImport {
     /// The entry field that names the Passbox category an export came from (a round trip keeps it).
     public static let categoryKey = "Passbox.Category"
+    /// Where an entry's other custom data (KeePassXC's and plugins' own) is kept on the item, unread, so an
+    /// export writes it back.
+    public static let customDataKey = "x-kdbx-custom-data"
 
     public static func plan(_ database: KeePassDatabase, groupsAsVaults: Bool, now: Date) -> ImportPlan {
         var plan = ImportPlan()
@@ -60,6 +63,8 @@ public enum KeePassImport {
             category = hasLogin ? .login : .secureNote
         }
         var item = Item(category: category, title: entry["Title"], notes: entry["Notes"], tags: entry.tags)
+        let custom = entry.customData.filter { $0.key != categoryKey }
+        if !custom.isEmpty { item.unknown[customDataKey] = .map(custom.mapValues { .string($0) }) }
         item.created = entry.created?.storedPrecision
         item.lastChanged = entry.modified?.storedPrecision
         var websites = [entry["URL"]] + urlKeys(entry).map { entry[$0] }
@@ -93,8 +98,9 @@ public enum KeePassImport {
             let value = f.string(from: expires)
             if category.fieldTemplates.contains(where: { $0.key == "expiry" && $0.kind == .date }) {
                 item.setValue(value, for: "expiry")
-            } else {
-                item.fields.append(Field(label: uniqueLabel("Expires", in: item), kind: .date, value: value))
+            } else if !category.fieldTemplates.contains(where: { $0.key == "expiry" }) {
+                // Keyed "expiry" so Security Check tells when it is near or past, as for a card or a passport.
+                item.fields.append(Field(key: "expiry", label: uniqueLabel("Expires", in: item), kind: .date, value: value))
             }
         }
         let isEmpty = item.title.isEmpty && item.notes.isEmpty && item.websites.isEmpty && item.fields.allSatisfy { $0.value.isEmpty }
