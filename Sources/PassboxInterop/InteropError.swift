@@ -15,4 +15,8 @@ public enum InteropError: Error, Equatable, Sendable {
     case tooLarge(limitMiB: Int)
     /// Nothing in the file could be brought over.
     case empty
+    /// A CSV file whose columns are none Passbox knows, and no mapping names them.
+    case unknownColumns(columns: String)
+    /// A CSV mapping that names a target or a column that does not exist.
+    case badMapping(name: String, columns: String)
 }

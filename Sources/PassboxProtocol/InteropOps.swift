@@ -1,7 +1,10 @@
 import Foundation
 
 /// `import-items`: another app's file read and shown as a preview (`confirm` false), or brought in (`confirm`
-/// true) in one save: all or nothing. `format` "kdbx" (KeePass 3.1 and 4.x). The file comes from `path` (the
+/// true) in one save: all or nothing. `format` "kdbx" (KeePass 3.1 and 4.x), "bitwarden-json" (Bitwarden's
+/// unencrypted JSON export) or "csv" (Chrome, Firefox, Bitwarden and 1Password CSV, or any CSV with
+/// `mapping`: target → column, targets title, username, password, url, notes, otp, folder, tags, favorite).
+/// The file comes from `path` (the
 /// CLI: the agent reads it) or `base64`; its own `password` travels after the JSON, and a `keyFilePath` names a
 /// KeePass key file. Groups become tags (`groups` "tags", the default) or vaults ("vaults"); items go into
 /// `vault` (a name or id; the first vault when nil). Items that duplicate one already here (same category,
@@ -16,10 +19,12 @@ public struct ItemsImportRequest: Codable, Sendable {
     public var vault: String?
     public var keepDuplicates: Bool
     public var confirm: Bool
+    public var mapping: [String: String]?
     public init(
         format: String, path: String? = nil, base64: String? = nil, password: SecretText?, keyFilePath: String? = nil, groups: String? = nil, vault: String? = nil,
-        keepDuplicates: Bool = false, confirm: Bool
+        keepDuplicates: Bool = false, confirm: Bool, mapping: [String: String]? = nil
     ) {
+        self.mapping = mapping
         self.format = format
         self.path = path
         self.base64 = base64
@@ -55,7 +60,8 @@ public struct ImportPreviewReply: Codable, Sendable, Equatable {
     /// Items left out as duplicates of items already here (none when `keepDuplicates`), with up to 20 titles.
     public var duplicates: Int
     public var duplicateTitles: [String]
-    /// What cannot be brought over, by reason ("attachment", "emptyEntry", "recoveryPhrase", "privateKey").
+    /// What cannot be brought over, by reason ("attachment", "emptyEntry", "recoveryPhrase", "privateKey",
+    /// "linkedField", "unknownType").
     public var notBrought: [String: Int]
     /// Items that fail the item model's checks (left out), with the first 20 named.
     public var refused: Int

@@ -163,6 +163,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case importUnsupported  // facts: what (a cipher, a key derivation, a version)
     case importTooLarge  // facts: limitMiB
     case importEmpty  // the file holds nothing an import can make
+    case importColumnsUnknown  // facts: columns (a CSV's, none of them known, and no mapping)
+    case importMappingInvalid  // facts: name (a target or column that does not exist), columns
     case unknownFormat  // facts: format, formats (the ones taken)
     // Web UI
     case webUnavailable  // facts: reason (the agent could not start its web server)
@@ -174,7 +176,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
             .challengeExpired, .notSignedIn, .rateLimited, .twoFactorRequired, .twoFactorCodeWrong:
             3
         case .badRequest, .unknownCategory, .unknownSort, .unknownScope, .unknownFindingKind, .unknownSetting, .invalidSetting,
-            .concealedOnCommandLine, .conflictingOptions, .selectionOutOfRange, .notAnAddress, .invalidGenerator, .insecureServer, .notAnEmail, .secretKeyInvalid, .unknownFormat:
+            .concealedOnCommandLine, .conflictingOptions, .selectionOutOfRange, .notAnAddress, .invalidGenerator, .insecureServer, .notAnEmail, .secretKeyInvalid, .unknownFormat, .importMappingInvalid:
             2
         default: 1
         }

@@ -80,6 +80,8 @@ extension ProtocolError {
         case .unsupported(let what): ProtocolError(.importUnsupported, ["what": what])
         case .tooLarge(let limit): ProtocolError(.importTooLarge, ["limitMiB": String(limit)])
         case .empty: ProtocolError(.importEmpty)
+        case .unknownColumns(let columns): ProtocolError(.importColumnsUnknown, ["columns": columns])
+        case .badMapping(let name, let columns): ProtocolError(.importMappingInvalid, ["name": name, "columns": columns])
         }
     }
 

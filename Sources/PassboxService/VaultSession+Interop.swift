@@ -8,7 +8,7 @@ import PassboxStore
 /// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports"): a preview first,
 /// then everything in one save or nothing; exports written new and 0600.
 extension VaultSession {
-    static let importFormats = ["kdbx"]
+    static let importFormats = ["kdbx", "bitwarden-json", "csv"]
     /// The largest key file read (KeePass key files are a few hundred bytes; any file may be one).
     static let keyFileLimit = 16 << 20
 
@@ -20,11 +20,21 @@ extension VaultSession {
         guard r.groups == nil || r.groups == "tags" || r.groups == "vaults" else { throw ProtocolError(.invalidSetting, ["name": "groups", "value": String(r.groups!.prefix(20))]) }
         let groupsAsVaults = r.groups == "vaults"
         let bytes = try Self.importBytes(path: r.path, base64: r.base64, limit: KDBXFile.sizeLimit)
-        let keyFile = try r.keyFilePath.map { try Self.importBytes(path: $0, base64: nil, limit: Self.keyFileLimit) }
-        let password = r.password.map(VaultService.lockedCopy)
-        let (database, info) = try KDBXFile.read(bytes, credentials: KeePassCredentials(password: password, keyFile: keyFile))
-        var plan = KeePassImport.plan(database, groupsAsVaults: groupsAsVaults, now: now())
-        plan.source = info.description
+        var plan: ImportPlan
+        var kdfSeconds = 0.0
+        switch r.format {
+        case "kdbx":
+            let keyFile = try r.keyFilePath.map { try Self.importBytes(path: $0, base64: nil, limit: Self.keyFileLimit) }
+            let password = r.password.map(VaultService.lockedCopy)
+            let (database, info) = try KDBXFile.read(bytes, credentials: KeePassCredentials(password: password, keyFile: keyFile))
+            plan = KeePassImport.plan(database, groupsAsVaults: groupsAsVaults, now: now())
+            plan.source = info.description
+            kdfSeconds = info.kdfSeconds
+        case "bitwarden-json":
+            plan = try BitwardenImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now())
+        default:
+            plan = try CSVImport.plan(bytes, mapping: r.mapping ?? [:], groupsAsVaults: groupsAsVaults, now: now())
+        }
         let target = try r.vault.map(resolveVault) ?? vault.vaults.first
 
         // Checked as an edit is; duplicates of what is here left out unless kept.
@@ -60,9 +70,9 @@ extension VaultSession {
         var categories: [String: Int] = [:]
         for entry in accepted where !entry.item.isTrashed { categories[entry.item.category.rawValue, default: 0] += 1 }
         var reply = ImportPreviewReply(
-            format: r.format, source: info.description, items: accepted.filter { !$0.item.isTrashed }.count, trashed: accepted.filter(\.item.isTrashed).count,
+            format: r.format, source: plan.source, items: accepted.filter { !$0.item.isTrashed }.count, trashed: accepted.filter(\.item.isTrashed).count,
             categories: categories, duplicates: duplicates.count, duplicateTitles: Array(duplicates.prefix(20)), notBrought: plan.notBrought, refused: refused,
-            refusals: refusals, vault: target?.name ?? "Personal", newVaults: newVaults, imported: false, kdfSeconds: info.kdfSeconds)
+            refusals: refusals, vault: target?.name ?? "Personal", newVaults: newVaults, imported: false, kdfSeconds: kdfSeconds)
         guard r.confirm, !accepted.isEmpty else { return reply }
         for name in newVaults { _ = try Self.checkedName(name) }
 

@@ -13,6 +13,7 @@ import Testing
     /// The error codes these tests provoke.
     static let errorCodes: Set<ErrorCode> = [
         .importNotThisFormat, .importDamaged, .importTruncated, .importWrongPassword, .importUnsupported, .importTooLarge, .importEmpty, .unknownFormat,
+        .importColumnsUnknown, .importMappingInvalid,
     ]
 
     /// The KeePass fixtures of PassboxInteropTests (made once by keepassxc-cli and pykeepass), read where they are.
@@ -114,7 +115,18 @@ import Testing
             credentials: KeePassCredentials(password: .init(copying: Array("fixture-password".utf8))), parameters: .init(memoryKiB: 64, passes: 1, lanes: 1))
         #expect(try agent.failure(importing(try write("empty.kdbx", empty), confirm: true)).code == .importEmpty)
         #expect(try agent.failure(.importItems(ItemsImportRequest(format: "1pux", path: huge, password: nil, confirm: true))).code == .unknownFormat)
+        let csv = Data("Site;Login;Secret\nrouter.local;admin;R0uter!\n".utf8).base64EncodedString()
+        func csvImport(_ mapping: [String: String]?) -> Request {
+            .importItems(ItemsImportRequest(format: "csv", base64: csv, password: nil, confirm: true, mapping: mapping))
+        }
+        #expect(try agent.failure(csvImport(nil)).code == .importColumnsUnknown)
+        let bad = try agent.failure(csvImport(["url": "Website"]))
+        #expect(bad.code == .importMappingInvalid && bad.facts == ["name": "Website", "columns": "Site, Login, Secret"])
+        #expect(try agent.failure(.importItems(ItemsImportRequest(format: "bitwarden-json", base64: Data("{\"encrypted\": true}".utf8).base64EncodedString(), password: nil, confirm: true))).code == .importUnsupported)
         #expect(try vaultBytes(agent) == before)
+        let mapped = try agent.send(csvImport(["url": "Site", "username": "Login", "password": "Secret"])).importPreview()
+        #expect(mapped.imported && mapped.items == 1 && mapped.source == "CSV; columns Site, Login, Secret")
+        #expect(try agent.send(.show(ShowRequest(item: "router.local", reveal: true))).item().fields.first { $0.label == "Password" }?.value == "R0uter!")
     }
 
     @Test func anExportIsANewPrivateFileKeePassXCOpens() throws {

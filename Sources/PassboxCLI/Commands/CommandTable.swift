@@ -187,8 +187,8 @@ enum CommandTable {
             flags: ["replace", "yes"], usesAgent: true
         ) { c, a, _ in try Commands.restore(c, a) },
         CommandSpec(
-            name: "import", summary: "bring in another app's file (KeePass .kdbx): shows what it makes, then asks", usage: Commands.importUsage,
-            valued: ["format", "key-file", "groups", "vault"], flags: ["keep-duplicates", "dry-run", "yes", "json"], usesAgent: true
+            name: "import", summary: "bring in another app's file (KeePass, Bitwarden JSON, CSV): shows what it makes, then asks", usage: Commands.importUsage,
+            valued: ["format", "key-file", "groups", "vault", "map"], flags: ["keep-duplicates", "dry-run", "yes", "json"], usesAgent: true
         ) { c, a, _ in try Commands.importFile(c, a) },
         CommandSpec(
             name: "export", summary: "write the items as a KeePass 4 file under a password of its own (new file, 0600)", usage: Commands.exportUsage,

@@ -6,7 +6,7 @@ import PassboxProtocol
 
 /// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports").
 extension Commands {
-    static let importUsage = "passbox import FILE [--format kdbx] [--key-file F] [--groups tags|vaults] [--vault VAULT] [--keep-duplicates] [--dry-run] [--yes] [--json]"
+    static let importUsage = "passbox import FILE [--format kdbx|bitwarden-json|csv] [--key-file F] [--map TARGET=COLUMN,…] [--groups tags|vaults] [--vault VAULT] [--keep-duplicates] [--dry-run] [--yes] [--json]"
     static let exportUsage = "passbox export FILE [--format kdbx] [--vault VAULT]"
 
     /// `passbox import FILE`: reads the file (its password asked), shows what it would make, and after a yes
@@ -22,12 +22,15 @@ extension Commands {
         if let keyFile, !FileManager.default.isReadableFile(atPath: keyFile) {
             throw CLIError.failure("cannot read the key file \(keyFile)", hint: "check the path and permissions")
         }
+        let mapping = try args.value("map").map(parseMapping)
+        if mapping != nil, format != "csv" { throw CLIError.usage("--map is for CSV files", hint: "passbox import FILE.csv --map title=Name,password=Secret") }
         try context.endpoint.prepare(.importItems)
-        let password = try context.input.secretText(prompt: "Password of \((path as NSString).lastPathComponent): ")
+        // Only a KeePass file has a password of its own; the other formats are plain text.
+        let password = format == "kdbx" ? try context.input.secretText(prompt: "Password of \((path as NSString).lastPathComponent): ") : nil
         func request(confirm: Bool) -> ItemsImportRequest {
             ItemsImportRequest(
                 format: format, path: path, password: password, keyFilePath: keyFile, groups: args.value("groups"), vault: args.value("vault"),
-                keepDuplicates: args.flag("keep-duplicates"), confirm: confirm)
+                keepDuplicates: args.flag("keep-duplicates"), confirm: confirm, mapping: mapping)
         }
         let preview = try context.send(.importItems(request(confirm: false))).importPreview()
         if args.flag("json"), args.flag("dry-run") || !args.flag("yes") { return try Output.json(preview) }
@@ -70,13 +73,29 @@ extension Commands {
         }
     }
 
-    /// The format of a file by its first bytes (only KeePass files are read so far).
+    /// The format of a file by its first bytes, else its name.
     static func detectFormat(_ path: String) throws -> String {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError.failure("cannot read \(path)", hint: "check the path and permissions") }
-        let head = [UInt8]((try? handle.read(upToCount: 8)) ?? Data())
+        let head = [UInt8]((try? handle.read(upToCount: 4096)) ?? Data())
         try? handle.close()
         if KDBXFile.looksLikeKDBX(head) { return "kdbx" }
-        throw CLIError.failure("\(path) is not a file Passbox can import", hint: "Passbox imports KeePass files (.kdbx) so far; name the format with --format kdbx if it is one")
+        if BitwardenImport.looksLikeBitwarden(head) { return "bitwarden-json" }
+        if path.lowercased().hasSuffix(".csv") || path.lowercased().hasSuffix(".tsv") { return "csv" }
+        throw CLIError.failure(
+            "\(path) is not a file Passbox can import", hint: "Passbox imports KeePass (.kdbx), Bitwarden JSON and CSV files; name the format with --format kdbx|bitwarden-json|csv")
+    }
+
+    /// `--map title=Name,username=Login`: target → column.
+    static func parseMapping(_ text: String) throws -> [String: String] {
+        var mapping: [String: String] = [:]
+        for pair in text.split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, CSVImport.targets.contains(parts[0].lowercased()), !parts[1].isEmpty else {
+                throw CLIError.usage("--map takes TARGET=COLUMN pairs, TARGET one of \(CSVImport.targets.sorted().joined(separator: ", "))", hint: "passbox import FILE.csv --map title=Name,password=Secret")
+            }
+            mapping[parts[0].lowercased()] = parts[1]
+        }
+        return mapping
     }
 
     /// `passbox export FILE`: the items as a KeePass 4 file under a new password (asked twice), written new

@@ -1,0 +1,114 @@
+import Foundation
+import PassboxCore
+import PassboxTestSupport
+import Testing
+
+@testable import PassboxInterop
+
+/// CSV (Chrome, Firefox, Bitwarden, 1Password, any CSV with a mapping) and Bitwarden's JSON export as items.
+/// The samples follow each app's documented export columns and keys (written by hand: these apps cannot run
+/// here); each parser also meets 10,000 mutations of its samples.
+@Suite struct TextImportTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func plan(_ name: String, mapping: [String: String] = [:], vaults: Bool = false) throws -> ImportPlan {
+        let bytes = try KDBXReadTests.fixture(name)
+        return name.hasSuffix(".json") ? try BitwardenImport.plan(bytes, groupsAsVaults: vaults, now: now) : try CSVImport.plan(bytes, mapping: mapping, groupsAsVaults: vaults, now: now)
+    }
+
+    @Test func chromeCSVWithQuotesAndLineBreaks() throws {
+        let p = try plan("chrome.csv")
+        let items = p.entries.map(\.item)
+        #expect(items.map(\.title) == ["GitHub", "Bank", "Note only"])
+        #expect(items[0].password == "Gh,pa\"ss" && items[0].username == "octocat" && items[0].websites == ["https://github.com/login"])
+        #expect(items[1].notes == "two\r\nlines")
+        #expect(items[2].category == .secureNote && items[2].notes == "just a note")
+        #expect(p.notBrought == ["emptyEntry": 1])
+        for item in items { _ = try item.validated() }
+    }
+
+    @Test func firefoxCSVKeepsCreationTimesAndDropsFormDetails() throws {
+        let items = try plan("firefox.csv").entries.map(\.item)
+        #expect(items.count == 2)
+        #expect(items[0].username == "me@example.org" && items[0].password == "Fx-Secret-1")
+        #expect(items[0].created == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(items[0].fields.filter(\.isCustom).isEmpty, "guid, form origin and times are not fields")
+        #expect(items[1].websites == ["ftp://files.example.org"])
+    }
+
+    @Test func bitwardenCSVFoldersFavouritesAndCodes() throws {
+        let p = try plan("bitwarden.csv")
+        let jira = try #require(p.entries.first { $0.item.title == "Jira" }?.item)
+        #expect(jira.isFavorite && jira.tags == ["Work"] && jira.value(of: "otp") != nil)
+        #expect(p.entries.first { $0.item.title == "Wifi" }?.item.category == .secureNote)
+        let asVaults = try plan("bitwarden.csv", vaults: true)
+        #expect(asVaults.entries.first { $0.item.title == "Jira" }?.vaultName == "Work")
+    }
+
+    @Test func anyCSVThroughAMapping() throws {
+        #expect(throws: InteropError.unknownColumns(columns: "Site, Login, Secret, Comment, Room")) { try plan("custom.csv") }
+        let p = try plan("custom.csv", mapping: ["url": "Site", "username": "login", "password": "Secret", "notes": "Comment"])
+        let item = try #require(p.entries.first?.item)
+        #expect(item.username == "admin" && item.password == "R0uter!" && item.notes == "in the hall; top shelf")
+        #expect(item.field(named: "Room")?.value == "2", "an unmapped column is kept as a field")
+        #expect(item.title.isEmpty)
+        #expect(try item.validated().title == "router.local")
+        #expect(throws: InteropError.badMapping(name: "Nope", columns: "Site, Login, Secret, Comment, Room")) { try plan("custom.csv", mapping: ["url": "Nope"]) }
+        #expect(throws: InteropError.badMapping(name: "colour", columns: "Site, Login, Secret, Comment, Room")) { try plan("custom.csv", mapping: ["colour": "Site"]) }
+    }
+
+    @Test func csvEdgeCases() throws {
+        #expect(throws: InteropError.damaged(reason: "a quoted field that starts on line 2 never ends")) { try CSVTable(parsing: Array("name,password\n\"open,x\n".utf8)) }
+        #expect(throws: InteropError.empty) { try CSVTable(parsing: Array("\n\n".utf8)) }
+        let tabs = try CSVTable(parsing: Array("\u{FEFF}title\tpassword\r\na\tb".utf8))
+        #expect(tabs.header == ["title", "password"] && tabs.rows == [["a", "b"]])
+        #expect(throws: InteropError.damaged(reason: "it is not UTF-8 text")) { try CSVTable(parsing: [0x61, 0xff, 0x0a]) }
+    }
+
+    @Test func bitwardenJSONEveryKind() throws {
+        let p = try plan("bitwarden.json")
+        #expect(p.notBrought == ["linkedField": 1])
+        let byTitle = Dictionary(uniqueKeysWithValues: p.entries.map { ($0.item.title, $0) })
+        let github = try #require(byTitle["GitHub"]?.item)
+        #expect(github.isFavorite && github.tags == ["Work"] && github.notes == "Work account")
+        #expect(github.password == "current-GitHub-3" && github.value(of: "otp")?.hasPrefix("otpauth://") == true)
+        #expect(github.websites == ["https://github.com/login", "androidapp://com.github.android"])
+        #expect(github.field(named: "PIN")?.kind == .hidden && github.field(named: "Recovery email")?.value == "backup@example.org")
+        #expect(github.history.map { $0.item.password } == ["oldest-GitHub-1", "older-GitHub-2"])
+        #expect(github.created == ISO8601DateFormatter().date(from: "2022-01-02T03:04:05Z"))
+        #expect(byTitle["Safe combination"]?.item.category == .secureNote)
+        let card = try #require(byTitle["Visa"]?.item).validated()
+        #expect(card.value(of: "number") == "4111111111111111" && card.value(of: "expiry") == "2029-04" && card.value(of: "cvc") == "123")
+        let me = try #require(byTitle["Me"]?.item).validated()
+        #expect(me.value(of: "first-name") == "Jane Q" && me.value(of: "address") == "1 Main Street\n12345 Springfield\nUS")
+        #expect(me.field(named: "Social security number")?.kind == .hidden)
+        #expect(byTitle["Old forum"]?.item.isTrashed == true)
+        #expect(try plan("bitwarden.json", vaults: true).entries.first { $0.item.title == "GitHub" }?.vaultName == "Work")
+        for entry in p.entries { _ = try entry.item.validated() }
+    }
+
+    @Test func encryptedBitwardenExportsAreNamed() throws {
+        let protected = #"{"encrypted": true, "passwordProtected": true, "salt": "x", "kdfType": 0, "kdfIterations": 600000, "data": "2.x|y|z"}"#
+        #expect(throws: InteropError.self) { try BitwardenImport.plan(Array(protected.utf8), groupsAsVaults: false, now: now) }
+        #expect(throws: InteropError.notThisFormat(format: "Bitwarden JSON")) { try BitwardenImport.plan(Array("[1,2]".utf8), groupsAsVaults: false, now: now) }
+    }
+
+    @Test(arguments: ["chrome.csv", "firefox.csv", "bitwarden.csv", "bitwarden.json"])
+    func tenThousandMutationsNeverCrash(_ name: String) throws {
+        let sample = try KDBXReadTests.fixture(name)
+        var rng = SplitMix64(seed: KDBXMutationTests.seed(0x7465_7874) ^ UInt64(name.utf8.count))
+        var read = 0, refused = 0
+        for _ in 0..<10_000 {
+            let mutated = KDBXMutationTests.mutate(sample, &rng)
+            do {
+                let p = name.hasSuffix(".json") ? try BitwardenImport.plan(mutated, groupsAsVaults: false, now: now) : try CSVImport.plan(mutated, mapping: [:], groupsAsVaults: false, now: now)
+                for entry in p.entries { _ = try? entry.item.validated() }
+                read += 1
+            } catch is InteropError {
+                refused += 1
+            }
+        }
+        #expect(read + refused == 10_000)
+        #expect(read > 0, "some mutations leave a readable file")
+    }
+}
