@@ -53,6 +53,25 @@ import Testing
         #expect(reply?["duplicates"] as? Int == 4 && reply?["imported"] as? Bool == false)
     }
 
+    @Test func bitwardenJSONAndCSVNeedNoFilePassword() throws {
+        let s = try session()
+        let json = try AgentInteropTests.fixture("bitwarden.json")
+        let preview = try s.run(["import", json, "--dry-run"], [password])
+        #expect(preview.status == 0, "\(preview.stderr)")
+        #expect(preview.stdout.contains("(Bitwarden JSON export, unencrypted)") && preview.stdout.contains("It would make 4 items in \"Personal\": Credit Card: 1, Identity: 1, Login: 1, Secure Note: 1; 1 in the trash."))
+        #expect(preview.stdout.contains("Cannot be brought over (1): linked fields"))
+        let csv = try AgentInteropTests.fixture("custom.csv")
+        let unknown = try s.run(["import", csv, "--yes"], [password])
+        #expect(unknown.status == 1 && unknown.stderr.contains("Passbox knows none of this CSV file's columns (Site, Login, Secret, Comment, Room)"))
+        #expect(try s.run(["import", csv, "--map", "colour=Site"], [password]).status == 2)
+        #expect(try s.run(["import", json, "--map", "title=name"], [password]).status == 2, "--map is for CSV")
+        let mapped = try s.run(["import", csv, "--map", "url=Site,username=Login,password=Secret,notes=Comment", "--yes"], [password])
+        #expect(mapped.status == 0 && mapped.stdout.hasSuffix("Imported 1 item into \"Personal\".\n"), "\(mapped.stderr)")
+        #expect(try s.run(["show", "router.local", "--field", "password"], [password]).stdout == "R0uter!\n")
+        #expect(try s.run(["import", json, "--yes"], [password]).stdout.contains("Imported 4 items"))
+        #expect(try s.run(["history", "GitHub", "--reveal"], [password]).stdout.contains("older-GitHub-2"))
+    }
+
     @Test func exportWritesANewPrivateFileThatKeePassXCOpens() throws {
         let s = try session()
         #expect(try s.run(["add", "login", "--title", "Mail", "--username", "me@example.org", "--url", "mail.example.org", "--password-stdin"], [password, "Mail-Pa55-word"]).status == 0)
