@@ -33,6 +33,9 @@ static struct {
     __typeof__(&EVP_CIPHER_CTX_set_padding) cipherPadding;
     __typeof__(&EVP_aes_256_cbc) aes256CBC;
     __typeof__(&EVP_aes_256_ecb) aes256ECB;
+    __typeof__(&EVP_aes_256_gcm) aes256GCM;
+    __typeof__(&EVP_CIPHER_CTX_ctrl) cipherControl;
+    __typeof__(&PKCS5_PBKDF2_HMAC) pbkdf2;
     int loaded;
 } api;
 
@@ -65,6 +68,9 @@ static void loadOnce(void) {
     LOAD(cipherPadding, "EVP_CIPHER_CTX_set_padding");
     LOAD(aes256CBC, "EVP_aes_256_cbc");
     LOAD(aes256ECB, "EVP_aes_256_ecb");
+    LOAD(aes256GCM, "EVP_aes_256_gcm");
+    LOAD(cipherControl, "EVP_CIPHER_CTX_ctrl");
+    LOAD(pbkdf2, "PKCS5_PBKDF2_HMAC");
     api.loaded = 1;
 }
 
@@ -145,4 +151,32 @@ int CCrypto_aesKDF(const uint8_t *seed, uint8_t *block, uint64_t rounds) {
     }
     api.cipherFree(context);
     return ok;
+}
+
+long CCrypto_aes256GCMOpen(const uint8_t *key, const uint8_t *nonce, size_t nonceLength, const uint8_t *input, size_t length,
+                           const uint8_t *tag, uint8_t *out) {
+    if (!CCrypto_available() || length > 0x7fffff00 || nonceLength == 0 || nonceLength > 64) return -1;
+    EVP_CIPHER_CTX *context = api.cipherNew();
+    if (!context) return -1;
+    long written = -1;
+    int part = 0, last = 0;
+    static const uint8_t empty = 0;
+    if (api.cipherInit(context, api.aes256GCM(), NULL, NULL, NULL, 0) == 1
+        && api.cipherControl(context, EVP_CTRL_GCM_SET_IVLEN, (int)nonceLength, NULL) == 1
+        && api.cipherInit(context, NULL, NULL, key, nonce, 0) == 1
+        && api.cipherUpdate(context, out, &part, length ? input : &empty, (int)length) == 1
+        && api.cipherControl(context, EVP_CTRL_GCM_SET_TAG, 16, (void *)tag) == 1
+        && api.cipherFinal(context, out + part, &last) == 1) {
+        written = (long)part + last;
+    }
+    api.cipherFree(context);
+    return written;
+}
+
+int CCrypto_pbkdf2SHA256(const uint8_t *password, size_t passwordLength, const uint8_t *salt, size_t saltLength, uint32_t rounds,
+                         uint8_t *out, size_t outLength) {
+    if (!CCrypto_available() || passwordLength > 0x7fffffff || saltLength > 0x7fffffff || rounds == 0 || rounds > 0x7fffffff) return 0;
+    static const uint8_t empty = 0;
+    return api.pbkdf2((const char *)(passwordLength ? password : &empty), (int)passwordLength, saltLength ? salt : &empty, (int)saltLength,
+                      (int)rounds, api.sha256Digest(), (int)outLength, out) == 1;
 }

@@ -36,6 +36,48 @@ public enum AES256CBC {
     }
 }
 
+/// AES-256-GCM (Aegis vaults), from libcrypto: opening only.
+public enum AES256GCM {
+    /// A wrong key and a changed ciphertext are both `authenticationFailed`.
+    public static func open(_ ciphertext: [UInt8], key: [UInt8], nonce: [UInt8], tag: [UInt8]) throws -> [UInt8] {
+        guard key.count == 32, (1...64).contains(nonce.count), tag.count == 16 else { throw CryptoError.invalidInput("AES-256-GCM needs a 32-byte key, a nonce and a 16-byte tag") }
+        guard CCrypto_available() == 1 else { throw CryptoError.libraryFailure("libcrypto.so.3 is missing") }
+        var out = [UInt8](repeating: 0, count: max(ciphertext.count, 1))
+        let written = out.withUnsafeMutableBufferPointer { o in
+            CCrypto_aes256GCMOpen(key, nonce, nonce.count, ciphertext, ciphertext.count, tag, o.baseAddress)
+        }
+        guard written >= 0 else { throw CryptoError.authenticationFailed }
+        out.removeSubrange(Int(written)...)
+        return out
+    }
+}
+
+/// scrypt (Aegis vaults' password slots), from libsodium. Bounded: N up to 2^20, r up to 32, p up to 16, and
+/// at most 1 GiB of memory (128 × N × r bytes).
+public enum Scrypt {
+    public static func derive(password: [UInt8], salt: [UInt8], n: UInt64, r: UInt32, p: UInt32, length: Int = 32) throws -> [UInt8] {
+        guard n >= 2, n & (n - 1) == 0, n <= 1 << 20, (1...32).contains(r), (1...16).contains(p), 128 * n * UInt64(r) <= 1 << 30, (16...64).contains(length) else {
+            throw CryptoError.invalidInput("scrypt parameters out of range")
+        }
+        Sodium.ensureInitialised()
+        var out = [UInt8](repeating: 0, count: length)
+        let result = crypto_pwhash_scryptsalsa208sha256_ll(password, password.count, salt, salt.count, n, r, p, &out, length)
+        guard result == 0 else { throw CryptoError.libraryFailure("scrypt ran out of memory") }
+        return out
+    }
+}
+
+/// PBKDF2-HMAC-SHA256 (2FAS exports), from libcrypto. Read only: Passbox's own formats use Argon2id.
+public enum PBKDF2 {
+    public static func deriveSHA256(password: [UInt8], salt: [UInt8], rounds: UInt32, length: Int) throws -> [UInt8] {
+        guard rounds >= 1, rounds <= 10_000_000, (16...64).contains(length) else { throw CryptoError.invalidInput("PBKDF2 parameters out of range") }
+        guard CCrypto_available() == 1 else { throw CryptoError.libraryFailure("libcrypto.so.3 is missing") }
+        var out = [UInt8](repeating: 0, count: length)
+        guard CCrypto_pbkdf2SHA256(password, password.count, salt, salt.count, rounds, &out, length) == 1 else { throw CryptoError.libraryFailure("PBKDF2 failed") }
+        return out
+    }
+}
+
 /// KeePass's AES-KDF: the 32-byte composite key encrypted `rounds` times with AES-256-ECB under the seed,
 /// then SHA-256. Slow by rounds, not by memory: read only, never used for Passbox's own formats.
 public enum AESKDF {

@@ -8,7 +8,7 @@ import PassboxStore
 /// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports"): a preview first,
 /// then everything in one save or nothing; exports written new and 0600.
 extension VaultSession {
-    static let importFormats = ["kdbx", "bitwarden-json", "csv"]
+    static let importFormats = ["kdbx", "bitwarden-json", "csv", "aegis", "2fas"]
     /// The largest key file read (KeePass key files are a few hundred bytes; any file may be one).
     static let keyFileLimit = 16 << 20
 
@@ -32,6 +32,10 @@ extension VaultSession {
             kdfSeconds = info.kdfSeconds
         case "bitwarden-json":
             plan = try BitwardenImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now())
+        case "aegis":
+            plan = try AuthenticatorImport.planAegis(bytes, password: r.password.map(VaultService.lockedCopy), groupsAsVaults: groupsAsVaults)
+        case "2fas":
+            plan = try AuthenticatorImport.planTwoFAS(bytes, password: r.password.map(VaultService.lockedCopy), groupsAsVaults: groupsAsVaults)
         default:
             plan = try CSVImport.plan(bytes, mapping: r.mapping ?? [:], groupsAsVaults: groupsAsVaults, now: now())
         }
@@ -119,11 +123,12 @@ extension VaultSession {
         }
     }
 
-    /// Two items are the same entry when category, title (ignoring case), username, first website's host and
-    /// password all match.
+    /// Two items are the same entry when category, title (ignoring case), username, first website's host,
+    /// password and one-time-password key all match.
     static func duplicateKey(_ item: Item) -> String {
         let host = item.websites.first.flatMap { Validation.host(of: $0) } ?? ""
-        return [item.category.rawValue, item.title.lowercased(), item.username ?? "", host, item.password ?? ""].joined(separator: "\u{1F}")
+        let otp = item.value(of: "otp").flatMap { try? OTPInput.parse($0).secret }.map(Base32.encode) ?? ""
+        return [item.category.rawValue, item.title.lowercased(), item.username ?? "", host, item.password ?? "", otp].joined(separator: "\u{1F}")
     }
 
     /// A file's bytes (from a path the agent reads, or base64 from the web UI), refusing anything past `limit`.

@@ -72,6 +72,21 @@ import Testing
         #expect(try s.run(["history", "GitHub", "--reveal"], [password]).stdout.contains("older-GitHub-2"))
     }
 
+    @Test func authenticatorExportsAskForTheirPasswordOnlyWhenEncrypted() throws {
+        let s = try session()
+        let plain = try s.run(["import", try AgentInteropTests.fixture("2fas-plain.2fas"), "--yes"], [password])
+        #expect(plain.status == 0 && plain.stdout.contains("One-Time Password: 2"), "\(plain.stderr)")
+        let aegis = try AgentInteropTests.fixture("aegis-encrypted.json")
+        let wrong = try s.run(["import", aegis, "--yes"], [password, "not it"])
+        #expect(wrong.status == 3)
+        let done = try s.run(["import", aegis, "--yes", "--groups", "vaults"], [password, "authenticator fixture"])
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(done.stdout.contains("(Aegis export, encrypted (scrypt, AES-256-GCM))") && done.stdout.contains("Cannot be brought over (1): one-time codes of a kind Passbox does not compute"))
+        // GitHub's code was already there from the 2FAS file: a duplicate; Bank's is new.
+        #expect(done.stdout.contains("Left out: 1 duplicate of items already here (GitHub)"))
+        #expect(try s.run(["totp", "Bank"], [password]).status == 0)
+    }
+
     @Test func exportWritesANewPrivateFileThatKeePassXCOpens() throws {
         let s = try session()
         #expect(try s.run(["add", "login", "--title", "Mail", "--username", "me@example.org", "--url", "mail.example.org", "--password-stdin"], [password, "Mail-Pa55-word"]).status == 0)

@@ -29,4 +29,13 @@ long CCrypto_aes256CBC(int encrypt, const uint8_t *key, const uint8_t *iv, const
 /// 1 on success, 0 on failure.
 int CCrypto_aesKDF(const uint8_t *seed, uint8_t *block, uint64_t rounds);
 
+/// AES-256-GCM decryption with a 16-byte tag (Aegis vaults): the bytes written (`length`), or -1 when the tag
+/// does not verify or libcrypto fails.
+long CCrypto_aes256GCMOpen(const uint8_t *key, const uint8_t *nonce, size_t nonceLength, const uint8_t *input, size_t length,
+                           const uint8_t *tag, uint8_t *out);
+
+/// PBKDF2-HMAC-SHA256 (2FAS exports): 1 on success, 0 on failure.
+int CCrypto_pbkdf2SHA256(const uint8_t *password, size_t passwordLength, const uint8_t *salt, size_t saltLength, uint32_t rounds,
+                         uint8_t *out, size_t outLength);
+
 #endif

@@ -6,7 +6,7 @@ import PassboxProtocol
 
 /// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports").
 extension Commands {
-    static let importUsage = "passbox import FILE [--format kdbx|bitwarden-json|csv] [--key-file F] [--map TARGET=COLUMN,…] [--groups tags|vaults] [--vault VAULT] [--keep-duplicates] [--dry-run] [--yes] [--json]"
+    static let importUsage = "passbox import FILE [--format kdbx|bitwarden-json|csv|aegis|2fas] [--key-file F] [--map TARGET=COLUMN,…] [--groups tags|vaults] [--vault VAULT] [--keep-duplicates] [--dry-run] [--yes] [--json]"
     static let exportUsage = "passbox export FILE [--format kdbx] [--vault VAULT]"
 
     /// `passbox import FILE`: reads the file (its password asked), shows what it would make, and after a yes
@@ -25,8 +25,9 @@ extension Commands {
         let mapping = try args.value("map").map(parseMapping)
         if mapping != nil, format != "csv" { throw CLIError.usage("--map is for CSV files", hint: "passbox import FILE.csv --map title=Name,password=Secret") }
         try context.endpoint.prepare(.importItems)
-        // Only a KeePass file has a password of its own; the other formats are plain text.
-        let password = format == "kdbx" ? try context.input.secretText(prompt: "Password of \((path as NSString).lastPathComponent): ") : nil
+        // A KeePass file, and an encrypted Aegis or 2FAS export, have a password of their own.
+        let encrypted = format == "kdbx" || ((format == "aegis" || format == "2fas") && AuthenticatorImport.isEncrypted(Array(FileManager.default.contents(atPath: path) ?? Data()), format: format))
+        let password = encrypted ? try context.input.secretText(prompt: "Password of \((path as NSString).lastPathComponent): ") : nil
         func request(confirm: Bool) -> ItemsImportRequest {
             ItemsImportRequest(
                 format: format, path: path, password: password, keyFilePath: keyFile, groups: args.value("groups"), vault: args.value("vault"),
@@ -79,10 +80,12 @@ extension Commands {
         let head = [UInt8]((try? handle.read(upToCount: 4096)) ?? Data())
         try? handle.close()
         if KDBXFile.looksLikeKDBX(head) { return "kdbx" }
+        if AuthenticatorImport.looksLikeAegis(head) { return "aegis" }
+        if AuthenticatorImport.looksLikeTwoFAS(head) { return "2fas" }
         if BitwardenImport.looksLikeBitwarden(head) { return "bitwarden-json" }
         if path.lowercased().hasSuffix(".csv") || path.lowercased().hasSuffix(".tsv") { return "csv" }
         throw CLIError.failure(
-            "\(path) is not a file Passbox can import", hint: "Passbox imports KeePass (.kdbx), Bitwarden JSON and CSV files; name the format with --format kdbx|bitwarden-json|csv")
+            "\(path) is not a file Passbox can import", hint: "Passbox imports KeePass (.kdbx), Bitwarden JSON, CSV, Aegis and 2FAS files; name the format with --format kdbx|bitwarden-json|csv|aegis|2fas")
     }
 
     /// `--map title=Name,username=Login`: target → column.

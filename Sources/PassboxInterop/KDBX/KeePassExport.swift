@@ -94,11 +94,7 @@ public enum KeePassExport {
     /// KeePassXC reads `otp` as an otpauth link: a bare setup key becomes one.
     static func otpLink(_ value: String, item: Item) -> String? {
         guard let p = try? OTPInput.parse(value, issuer: item.title) else { return nil }
-        if value.lowercased().hasPrefix("otpauth:") { return value }
-        let label = item.title.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "Passbox"
-        var link = "otpauth://\(p.kind.rawValue)/\(label)?secret=\(Base32.encode(p.secret))&algorithm=\(p.algorithm.rawValue)&digits=\(p.digits)"
-        link += p.kind == .totp ? "&period=\(p.period)" : "&counter=\(p.counter)"
-        return link
+        return value.lowercased().hasPrefix("otpauth:") ? value : p.uri
     }
 
     /// The entry's UUID: the first 16 bytes of the SHA-256 of the item's id, so exporting twice gives the

@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCore
+import PassboxCrypto
 
 /// KeePass entries as Passbox items (docs/FORMATS.md "KeePass files"): Title, UserName, Password, URL and
 /// Notes to their places, further URLs (KeePassXC's `KP2A_URL…`) as websites, one-time-password settings
@@ -165,10 +166,11 @@ public enum KeePassImport {
         }
         guard !secret.isEmpty else { return nil }
         if secret.lowercased().hasPrefix("otpauth:") { return (try? OTPInput.parse(secret)) != nil ? secret : nil }
-        var link = "otpauth://totp/\(entry["Title"].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")?secret=\(Base32.clean(secret))"
-        if let p = Int(period), p > 0 { link += "&period=\(p)" }
-        if let d = Int(digits), d > 0 { link += "&digits=\(d)" }
-        if ["SHA1", "SHA256", "SHA512"].contains(algorithm.uppercased()) { link += "&algorithm=\(algorithm.uppercased())" }
-        return (try? OTPInput.parse(link)) != nil ? link : nil
+        guard let key = try? Base32.decode(secret) else { return nil }
+        var p = OTPParameters(secret: key, issuer: entry["Title"])
+        if let period = UInt64(period), period > 0 { p.period = period }
+        if let digits = Int(digits), digits > 0 { p.digits = digits }
+        if let algorithm = HMAC.Algorithm(rawValue: algorithm.uppercased()) { p.algorithm = algorithm }
+        return (try? p.validate()) != nil ? p.uri : nil
     }
 }
