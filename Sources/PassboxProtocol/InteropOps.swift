@@ -95,18 +95,22 @@ public struct ImportPreviewReply: Codable, Sendable, Equatable {
 }
 
 /// `export-items`: the open vault's items (or one `vault`'s) written as `format` "kdbx" (KeePass 4,
-/// encrypted under `password`, which travels after the JSON) to `path`, a new file (0600, never over one).
-/// Hidden items, trashed items and items locked with their own password are left out, and counted.
+/// encrypted under `password`, which travels after the JSON) or "bitwarden-json" (Bitwarden's JSON, not
+/// encrypted: only with `plainConfirmed`, which a surface sets after asking twice) to `path`, a new file
+/// (0600, never over one). Hidden items, trashed items and items locked with their own password are left
+/// out, and counted.
 public struct ItemsExportRequest: Codable, Sendable {
     public var format: String
     public var path: String
-    public var password: SecretText
+    public var password: SecretText?
     public var vault: String?
-    public init(format: String, path: String, password: SecretText, vault: String? = nil) {
+    public var plainConfirmed: Bool?
+    public init(format: String, path: String, password: SecretText?, vault: String? = nil, plainConfirmed: Bool? = nil) {
         self.format = format
         self.path = path
         self.password = password
         self.vault = vault
+        self.plainConfirmed = plainConfirmed
     }
 }
 

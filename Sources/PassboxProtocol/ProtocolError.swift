@@ -165,6 +165,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case importEmpty  // the file holds nothing an import can make
     case importColumnsUnknown  // facts: columns (a CSV's, none of them known, and no mapping)
     case importMappingInvalid  // facts: name (a target or column that does not exist), columns
+    case plainExportNotConfirmed  // facts: path (a plain export needs plainConfirmed, set after asking twice)
     case unknownFormat  // facts: format, formats (the ones taken)
     // Web UI
     case webUnavailable  // facts: reason (the agent could not start its web server)

@@ -307,8 +307,9 @@ extension Request {
     public var carriesSecrets: Bool {
         switch self {
         case .unlock, .quickUnlock, .changePassword, .createVault, .strength, .accountSignUp, .accountSignIn, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm,
-            .duressSet, .duressChange, .eraseSetting, .deleteAllData, .itemProtect, .itemUnprotect, .itemOpen, .backupPassword, .backupRestore, .exportItems: true
+            .duressSet, .duressChange, .eraseSetting, .deleteAllData, .itemProtect, .itemUnprotect, .itemOpen, .backupPassword, .backupRestore: true
         case .importItems(let r): r.password != nil
+        case .exportItems(let r): r.password != nil
         case .add(let r): r.itemPassword != nil
         default: false
         }

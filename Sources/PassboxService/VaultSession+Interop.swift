@@ -149,18 +149,31 @@ extension VaultSession {
 
     // MARK: Export
 
-    /// Writes the visible items (or one vault's) as a KeePass 4 file under its own password.
+    /// Writes the visible items (or one vault's) as a KeePass 4 file under its own password, or, confirmed,
+    /// as Bitwarden's plain JSON.
     func exportItems(_ r: ItemsExportRequest, parameters: Argon2Parameters) throws -> ExportedReply {
-        guard r.format == "kdbx" else { throw ProtocolError(.unknownFormat, ["format": String(r.format.prefix(20)), "formats": "kdbx"]) }
-        try r.password.withUnsafeBytes { try PasswordRules.checkLocalVaultPassword(utf8: $0) }
+        guard r.format == "kdbx" || r.format == "bitwarden-json" else {
+            throw ProtocolError(.unknownFormat, ["format": String(r.format.prefix(20)), "formats": "kdbx, bitwarden-json"])
+        }
         let chosen = try r.vault.map(resolveVault)
         let firstVault = vault.vaults.first?.id
         let items = vault.items.filter { item in chosen.map { (item.vaultID ?? firstVault) == $0.id } ?? true }
         let vaults = chosen.map { [$0] } ?? vault.vaults
-        let result = KeePassExport.database(items: items, vaults: vaults, name: chosen?.name ?? "Passbox")
-        guard result.entries > 0 else { throw InteropError.empty }
-        let bytes = try KDBXFile.write(result.database, credentials: KeePassCredentials(password: VaultService.lockedCopy(r.password)), parameters: parameters)
+        let bytes: [UInt8], entries: Int, leftOut: [String: Int]
+        if r.format == "bitwarden-json" {
+            // Not encrypted: every surface asks twice first, and says where the file goes.
+            guard r.plainConfirmed == true else { throw ProtocolError(.plainExportNotConfirmed, ["path": r.path]) }
+            let result = try BitwardenExport.export(items: items, vaults: vaults)
+            (bytes, entries, leftOut) = (result.json, result.entries, result.leftOut)
+        } else {
+            guard let password = r.password else { throw ProtocolError(.badRequest, ["reason": "a KeePass export needs its password"]) }
+            try password.withUnsafeBytes { try PasswordRules.checkLocalVaultPassword(utf8: $0) }
+            let result = KeePassExport.database(items: items, vaults: vaults, name: chosen?.name ?? "Passbox")
+            guard result.entries > 0 else { throw InteropError.empty }
+            bytes = try KDBXFile.write(result.database, credentials: KeePassCredentials(password: VaultService.lockedCopy(password)), parameters: parameters)
+            (entries, leftOut) = (result.entries, result.leftOut)
+        }
         try Self.writeNew(bytes, to: r.path)
-        return ExportedReply(path: r.path, entries: result.entries, bytes: bytes.count, leftOut: result.leftOut)
+        return ExportedReply(path: r.path, entries: entries, bytes: bytes.count, leftOut: leftOut)
     }
 }

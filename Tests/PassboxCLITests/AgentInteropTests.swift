@@ -13,7 +13,7 @@ import Testing
     /// The error codes these tests provoke.
     static let errorCodes: Set<ErrorCode> = [
         .importNotThisFormat, .importDamaged, .importTruncated, .importWrongPassword, .importUnsupported, .importTooLarge, .importEmpty, .unknownFormat,
-        .importColumnsUnknown, .importMappingInvalid,
+        .importColumnsUnknown, .importMappingInvalid, .plainExportNotConfirmed,
     ]
 
     /// The KeePass fixtures of PassboxInteropTests (made once by keepassxc-cli and pykeepass), read where they are.
@@ -142,6 +142,15 @@ import Testing
         #expect(done.entries == 3 && done.leftOut == ["trashed": 1])
         #expect((try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int) == 0o600)
         #expect(try agent.failure(.exportItems(ItemsExportRequest(format: "kdbx", path: out, password: SecretText(password)))).code == .fileExists)
+        // A plain export only when confirmed; it imports back as the same items.
+        let plain = dir.file("export.json").path
+        #expect(try agent.failure(.exportItems(ItemsExportRequest(format: "bitwarden-json", path: plain, password: nil))).code == .plainExportNotConfirmed)
+        #expect(!FileManager.default.fileExists(atPath: plain))
+        let json = try agent.send(.exportItems(ItemsExportRequest(format: "bitwarden-json", path: plain, password: nil, plainConfirmed: true))).exported()
+        #expect(json.entries == 3 && json.leftOut == ["trashed": 1])
+        #expect((try FileManager.default.attributesOfItem(atPath: plain)[.posixPermissions] as? Int) == 0o600)
+        let back = try agent.send(.importItems(ItemsImportRequest(format: "bitwarden-json", path: plain, password: nil, confirm: false))).importPreview()
+        #expect(back.items == 0 && back.duplicates == 3, "every exported item is recognised as already here")
         guard let cli = try Peers.find("/usr/bin/keepassxc-cli", package: "keepassxc") else { return }
         let shown = try Transcript.execute(cli, ["show", "-s", "-a", "Password", "-a", "Recovery codes", out, "GitHub"], stdin: [password], environment: [:])
         #expect(shown.status == 0, "\(shown.stderr)")

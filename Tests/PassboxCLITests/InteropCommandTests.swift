@@ -87,6 +87,19 @@ import Testing
         #expect(try s.run(["totp", "Bank"], [password]).status == 0)
     }
 
+    @Test func aPlainExportAsksTwice() throws {
+        let s = try session()
+        #expect(try s.run(["add", "login", "--title", "Mail", "--username", "me@example.org", "--password-stdin"], [password, "Mail-Pa55-word"]).status == 0)
+        let out = s.dir.file("plain.json").path
+        let once = try s.run(["export", out, "--format", "bitwarden-json"], [password, "yes", "no"])
+        #expect(once.status == 1 && once.stderr.contains("\(out) will hold every exported password") && once.stderr.contains("Once more: write the plain-text export to \(out)"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let done = try s.run(["export", out, "--format", "bitwarden-json"], [password, "yes", "EXPORT"])
+        #expect(done.status == 0 && done.stdout.contains("(Bitwarden JSON, not encrypted,"), "\(done.stderr)")
+        #expect((try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int) == 0o600)
+        #expect(try String(contentsOfFile: out, encoding: .utf8).contains("\"password\" : \"Mail-Pa55-word\""))
+    }
+
     @Test func exportWritesANewPrivateFileThatKeePassXCOpens() throws {
         let s = try session()
         #expect(try s.run(["add", "login", "--title", "Mail", "--username", "me@example.org", "--url", "mail.example.org", "--password-stdin"], [password, "Mail-Pa55-word"]).status == 0)

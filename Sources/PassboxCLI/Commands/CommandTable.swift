@@ -191,7 +191,7 @@ enum CommandTable {
             valued: ["format", "key-file", "groups", "vault", "map"], flags: ["keep-duplicates", "dry-run", "yes", "json"], usesAgent: true
         ) { c, a, _ in try Commands.importFile(c, a) },
         CommandSpec(
-            name: "export", summary: "write the items as a KeePass 4 file under a password of its own (new file, 0600)", usage: Commands.exportUsage,
+            name: "export", summary: "write the items as a KeePass 4 file under a password of its own, or as Bitwarden JSON (new file, 0600)", usage: Commands.exportUsage,
             valued: ["format", "vault"], flags: testFlags, usesAgent: true
         ) { c, a, _ in try Commands.exportFile(c, a) },
         CommandSpec(

@@ -7,7 +7,7 @@ import PassboxProtocol
 /// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports").
 extension Commands {
     static let importUsage = "passbox import FILE [--format kdbx|bitwarden-json|csv|aegis|2fas] [--key-file F] [--map TARGET=COLUMN,…] [--groups tags|vaults] [--vault VAULT] [--keep-duplicates] [--dry-run] [--yes] [--json]"
-    static let exportUsage = "passbox export FILE [--format kdbx] [--vault VAULT]"
+    static let exportUsage = "passbox export FILE [--format kdbx|bitwarden-json] [--vault VAULT]"
 
     /// `passbox import FILE`: reads the file (its password asked), shows what it would make, and after a yes
     /// brings it all in with one save.
@@ -101,23 +101,39 @@ extension Commands {
         return mapping
     }
 
-    /// `passbox export FILE`: the items as a KeePass 4 file under a new password (asked twice), written new
-    /// and 0600.
+    /// `passbox export FILE`: the items as a KeePass 4 file under a new password (asked twice), or with
+    /// `--format bitwarden-json` as plain JSON after two confirmations; written new and 0600.
     static func exportFile(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(1...1, usage: exportUsage)
         let path = absolute(args.positionals[0])
         let format = args.value("format") ?? "kdbx"
-        guard format == "kdbx" else { throw ProtocolError(.unknownFormat, ["format": format, "formats": "kdbx"]) }
+        guard format == "kdbx" || format == "bitwarden-json" else { throw ProtocolError(.unknownFormat, ["format": format, "formats": "kdbx, bitwarden-json"]) }
         guard !FileManager.default.fileExists(atPath: path) else { throw ProtocolError(.fileExists, ["path": path]) }
         if args.flag("insecure-test-kdf") {
             Console.err("passbox: warning: --insecure-test-kdf makes files that are cheap to attack; use it only for tests")
             context.endpoint.localService().exportParameters = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)
         }
         try context.endpoint.prepare(.exportItems)
-        Console.err("The file opens with its own password in KeePassXC, KeePass and other apps. Choose one as strong as your vault's.")
-        let password = try newPassword(context, prompt: "Password for the new file: ")
-        let done = try context.send(.exportItems(ItemsExportRequest(format: format, path: path, password: SecretText(password), vault: args.value("vault")))).exported()
-        Console.out("Exported \(Output.count(done.entries, "item")) to \(path) (KeePass 4, \(done.bytes) bytes, readable by you only).")
+        let request: ItemsExportRequest
+        if format == "bitwarden-json" {
+            // Asked twice, and where it goes said both times: the file holds every password in plain text.
+            Console.err("This export is NOT encrypted: \(path) will hold every exported password, key and note in plain text, readable by anyone who gets the file. Type yes to go on:")
+            guard context.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
+                throw CLIError.failure("nothing was written: the answer was not yes", hint: "export a KeePass file instead (passbox export FILE.kdbx), which is encrypted")
+            }
+            Console.err("Once more: write the plain-text export to \(path) (0600, readable by you only)? Type EXPORT to go on:")
+            guard context.input.readLine()?.trimmingCharacters(in: .whitespaces) == "EXPORT" else {
+                throw CLIError.failure("nothing was written: the answer was not EXPORT", hint: "run it again and type EXPORT, or export a KeePass file instead")
+            }
+            request = ItemsExportRequest(format: format, path: path, password: nil, vault: args.value("vault"), plainConfirmed: true)
+        } else {
+            Console.err("The file opens with its own password in KeePassXC, KeePass and other apps. Choose one as strong as your vault's.")
+            let password = try newPassword(context, prompt: "Password for the new file: ")
+            request = ItemsExportRequest(format: format, path: path, password: SecretText(password), vault: args.value("vault"))
+        }
+        let done = try context.send(.exportItems(request)).exported()
+        let kind = format == "kdbx" ? "KeePass 4" : "Bitwarden JSON, not encrypted"
+        Console.out("Exported \(Output.count(done.entries, "item")) to \(path) (\(kind), \(done.bytes) bytes, readable by you only).")
         for (reason, n) in done.leftOut.sorted(by: { $0.key < $1.key }) {
             Console.err("Left out (\(n)): \(Localization.tr("export.leftOut.\(reason)", context.language)).")
         }
