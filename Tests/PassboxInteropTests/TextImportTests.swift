@@ -87,6 +87,23 @@ import Testing
         for entry in p.entries { _ = try entry.item.validated() }
     }
 
+    @Test func bitwardenExportRoundTrips() throws {
+        let (items, vaults) = KeePassMappingTests.sampleItems()
+        let result = try BitwardenExport.export(items: items, vaults: vaults)
+        #expect(result.entries == 3 && result.leftOut == ["trashed": 1, "sealed": 1])
+        let back = try BitwardenImport.plan(result.json, groupsAsVaults: true, now: now)
+        let login = try #require(back.entries.first { $0.item.title == "GitHub" })
+        #expect(login.vaultName == "Personal")
+        #expect(login.item.username == "octocat" && login.item.password == "Pa55-word-🙂" && login.item.websites == items[0].websites)
+        #expect(try OTPInput.parse(try #require(login.item.value(of: "otp"))).secret == Base32.decode("JBSWY3DPEHPK3PXP"))
+        #expect(login.item.field(named: "Recovery codes")?.kind == .multilineHidden && login.item.field(named: "Account ID")?.value == "42")
+        #expect(login.item.history.map { $0.item.password } == ["old-password"])
+        #expect(login.item.notes == items[0].notes && login.item.created == items[0].created)
+        let card = try #require(back.entries.first { $0.item.title == "Visa" }?.item).validated()
+        #expect(card.value(of: "number") == "4111111111111111" && card.value(of: "expiry") == "2029-04" && card.value(of: "cvc") == "123" && card.value(of: "cardholder") == "A. Person")
+        #expect(back.entries.first { $0.item.title == "Plans" }?.item.notes == "secret plans")
+    }
+
     @Test func encryptedBitwardenExportsAreNamed() throws {
         let protected = #"{"encrypted": true, "passwordProtected": true, "salt": "x", "kdfType": 0, "kdfIterations": 600000, "data": "2.x|y|z"}"#
         #expect(throws: InteropError.self) { try BitwardenImport.plan(Array(protected.utf8), groupsAsVaults: false, now: now) }
