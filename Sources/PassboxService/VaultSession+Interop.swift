@@ -8,7 +8,7 @@ import PassboxStore
 /// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports"): a preview first,
 /// then everything in one save or nothing; exports written new and 0600.
 extension VaultSession {
-    static let importFormats = ["kdbx", "bitwarden-json", "csv", "aegis", "2fas"]
+    static let importFormats = ["kdbx", "bitwarden-json", "1pux", "csv", "aegis", "2fas"]
     /// The largest key file read (KeePass key files are a few hundred bytes; any file may be one).
     static let keyFileLimit = 16 << 20
 
@@ -32,6 +32,8 @@ extension VaultSession {
             kdfSeconds = info.kdfSeconds
         case "bitwarden-json":
             plan = try BitwardenImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now())
+        case "1pux":
+            plan = try OnePasswordImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now())
         case "aegis":
             plan = try AuthenticatorImport.planAegis(bytes, password: r.password.map(VaultService.lockedCopy), groupsAsVaults: groupsAsVaults)
         case "2fas":

@@ -104,13 +104,37 @@ import Testing
         #expect(back.entries.first { $0.item.title == "Plans" }?.item.notes == "secret plans")
     }
 
+    @Test func onePasswordOnePUX() throws {
+        let p = try OnePasswordImport.plan(try KDBXReadTests.fixture("onepassword.1pux"), groupsAsVaults: true, now: now)
+        #expect(p.notBrought == ["attachment": 1, "recoveryPhrase": 1])
+        let byTitle = Dictionary(uniqueKeysWithValues: p.entries.map { ($0.item.title, $0) })
+        let github = try #require(byTitle["GitHub"])
+        #expect(github.vaultName == "Private" && github.item.isFavorite && github.item.tags == ["code"])
+        #expect(github.item.username == "octocat" && github.item.password == "Op-Current-3" && github.item.notes == "login notes")
+        #expect(github.item.websites == ["https://github.com/login", "https://gist.github.com"])
+        #expect(try OTPInput.parse(try #require(github.item.value(of: "otp"))).secret == Base32.decode("JBSWY3DPEHPK3PXP"))
+        #expect(github.item.field(named: "recovery key")?.kind == .hidden)
+        #expect(github.item.history.map { $0.item.password } == ["Op-Old-1", "Op-Old-2"])
+        #expect(github.item.created == Date(timeIntervalSince1970: 1_600_000_000))
+        let card = try #require(byTitle["Visa"]?.item).validated()
+        #expect(card.value(of: "number") == "4111111111111111" && card.value(of: "cvc") == "123" && card.value(of: "expiry") == "2029-04" && card.value(of: "cardholder") == "Jane Doe")
+        #expect(byTitle["Archived note"]?.item.isTrashed == true)
+        let wifi = try #require(byTitle["Home Wi-Fi"])
+        #expect(wifi.vaultName == "Shared" && wifi.item.category == .wifi && wifi.item.value(of: "ssid") == "HomeNet" && wifi.item.password == "wifi-pass-1")
+        for entry in p.entries { _ = try entry.item.validated() }
+        // Not a ZIP, a ZIP without export.data, and a cut-off archive.
+        #expect(throws: InteropError.notThisFormat(format: "1pux")) { try OnePasswordImport.plan(Array("not a zip at all, no".utf8), groupsAsVaults: false, now: now) }
+        let zip = try KDBXReadTests.fixture("onepassword.1pux")
+        #expect(throws: InteropError.self) { try OnePasswordImport.plan(Array(zip.prefix(zip.count - 30)), groupsAsVaults: false, now: now) }
+    }
+
     @Test func encryptedBitwardenExportsAreNamed() throws {
         let protected = #"{"encrypted": true, "passwordProtected": true, "salt": "x", "kdfType": 0, "kdfIterations": 600000, "data": "2.x|y|z"}"#
         #expect(throws: InteropError.self) { try BitwardenImport.plan(Array(protected.utf8), groupsAsVaults: false, now: now) }
         #expect(throws: InteropError.notThisFormat(format: "Bitwarden JSON")) { try BitwardenImport.plan(Array("[1,2]".utf8), groupsAsVaults: false, now: now) }
     }
 
-    @Test(arguments: ["chrome.csv", "firefox.csv", "bitwarden.csv", "bitwarden.json"])
+    @Test(arguments: ["chrome.csv", "firefox.csv", "bitwarden.csv", "bitwarden.json", "onepassword.1pux"])
     func tenThousandMutationsNeverCrash(_ name: String) throws {
         let sample = try KDBXReadTests.fixture(name)
         var rng = SplitMix64(seed: KDBXMutationTests.seed(0x7465_7874) ^ UInt64(name.utf8.count))
@@ -118,7 +142,10 @@ import Testing
         for _ in 0..<10_000 {
             let mutated = KDBXMutationTests.mutate(sample, &rng)
             do {
-                let p = name.hasSuffix(".json") ? try BitwardenImport.plan(mutated, groupsAsVaults: false, now: now) : try CSVImport.plan(mutated, mapping: [:], groupsAsVaults: false, now: now)
+                let p =
+                    name.hasSuffix(".json")
+                    ? try BitwardenImport.plan(mutated, groupsAsVaults: false, now: now)
+                    : name.hasSuffix(".1pux") ? try OnePasswordImport.plan(mutated, groupsAsVaults: false, now: now) : try CSVImport.plan(mutated, mapping: [:], groupsAsVaults: false, now: now)
                 for entry in p.entries { _ = try? entry.item.validated() }
                 read += 1
             } catch is InteropError {

@@ -1,7 +1,7 @@
 internal import CZlib
 
-/// gzip (RFC 1952) through zlib, for other apps' files (KeePass compresses its XML with it). Passbox's own
-/// formats use the zlib streams of `Deflate`.
+/// gzip (RFC 1952) and raw deflate (RFC 1951) through zlib, for other apps' files (KeePass compresses its XML
+/// with gzip; ZIP entries are raw deflate). Passbox's own formats use the zlib streams of `Deflate`.
 public enum Gzip {
     /// Why a stream was refused: corrupt, truncated, or expanding past its limit (a decompression bomb).
     public struct Failure: Error, Equatable, Sendable {
@@ -32,8 +32,17 @@ public enum Gzip {
 
     /// Inflates one gzip member, at most `limit` bytes; bytes after the member are refused.
     public static func decompress(_ input: [UInt8], limit: Int) throws -> [UInt8] {
+        try run(input, limit: limit, windowBits: 15 + 16)
+    }
+
+    /// Inflates a raw deflate stream (a ZIP entry), at most `limit` bytes.
+    public static func inflateRaw(_ input: [UInt8], limit: Int) throws -> [UInt8] {
+        try run(input, limit: limit, windowBits: -15)
+    }
+
+    private static func run(_ input: [UInt8], limit: Int, windowBits: Int32) throws -> [UInt8] {
         var stream = z_stream()
-        guard inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+        guard inflateInit2_(&stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw Failure(reason: "zlib could not start")
         }
         defer { inflateEnd(&stream) }
