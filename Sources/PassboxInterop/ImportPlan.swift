@@ -23,3 +23,50 @@ public struct ImportPlan: Sendable {
         notBrought[reason, default: 0] += count
     }
 }
+
+/// What every importer does alike with an item it is making.
+extension Item {
+    /// Nothing to keep: no title, notes, website or field value.
+    var isBlank: Bool { title.isEmpty && notes.isEmpty && websites.isEmpty && fields.allSatisfy { $0.value.isEmpty } }
+
+    /// A website when it is an address; otherwise kept as a text field (`cmd://…`, `androidapp://…`, a place name)
+    /// rather than refused.
+    mutating func addWebsite(_ site: String, fieldLabel: String = "URL") {
+        let site = site.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !site.isEmpty, !websites.contains(site) else { return }
+        if (try? Validation.normalizedURL(site)) != nil {
+            websites.append(site)
+        } else {
+            fields.append(Field(label: KeePassImport.uniqueLabel(fieldLabel, in: self), kind: .text, value: site))
+        }
+    }
+
+    /// A one-time-password setup in the item's own field when it reads, else kept concealed under its name.
+    mutating func addOneTimePassword(_ setup: String) {
+        guard !setup.isEmpty else { return }
+        if (try? OTPInput.parse(setup)) != nil, category.fieldTemplates.contains(where: { $0.key == "otp" }) {
+            setValue(setup, for: "otp")
+        } else {
+            fields.append(Field(label: KeePassImport.uniqueLabel("One-time password setup", in: self), kind: .hidden, value: setup))
+        }
+    }
+}
+
+/// Which items an export writes: never the trashed ones, nor those sealed under their own password (which an
+/// export cannot open); both are counted by reason ("trashed", "sealed"). Hidden items never reach an export.
+enum ExportSelection {
+    static func split(_ items: [Item]) -> (kept: [Item], leftOut: [String: Int]) {
+        var leftOut: [String: Int] = [:]
+        var kept: [Item] = []
+        for item in items {
+            if item.isTrashed {
+                leftOut["trashed", default: 0] += 1
+            } else if item.sealed != nil {
+                leftOut["sealed", default: 0] += 1
+            } else {
+                kept.append(item)
+            }
+        }
+        return (kept, leftOut)
+    }
+}

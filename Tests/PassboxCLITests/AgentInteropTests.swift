@@ -114,7 +114,7 @@ import Testing
             KeePassDatabase(name: "", root: KeePassGroup(name: "Root", entries: [KeePassEntry()])),
             credentials: KeePassCredentials(password: .init(copying: Array("fixture-password".utf8))), parameters: .init(memoryKiB: 64, passes: 1, lanes: 1))
         #expect(try agent.failure(importing(try write("empty.kdbx", empty), confirm: true)).code == .importEmpty)
-        #expect(try agent.failure(.importItems(ItemsImportRequest(format: "1pux", path: huge, password: nil, confirm: true))).code == .unknownFormat)
+        #expect(try agent.failure(.importItems(ItemsImportRequest(format: "proton-pass", path: huge, password: nil, confirm: true))).code == .unknownFormat)
         let csv = Data("Site;Login;Secret\nrouter.local;admin;R0uter!\n".utf8).base64EncodedString()
         func csvImport(_ mapping: [String: String]?) -> Request {
             .importItems(ItemsImportRequest(format: "csv", base64: csv, password: nil, confirm: true, mapping: mapping))

@@ -187,7 +187,7 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "octocat|Pa55-word-🙂|https://github.com/login|['code']|42|1|old-password")
-        #expect(lines.dropFirst().first?.hasPrefix("otpauth://totp/GitHub?secret=JBSWY3DPEHPK3PXP") == true)
+        #expect(lines.dropFirst().first?.hasPrefix("otpauth://totp/GitHub%3Aoctocat?secret=JBSWY3DPEHPK3PXP") == true, "\(lines)")
         #expect(lines.last == "Work")
     }
 }

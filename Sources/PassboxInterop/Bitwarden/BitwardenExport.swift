@@ -84,21 +84,13 @@ public enum BitwardenExport {
 
     /// `items` are the vault's visible items (never its hidden ones); `vaults` become folders.
     public static func export(items: [Item], vaults: [VaultInfo]) throws -> Result {
-        var leftOut: [String: Int] = [:]
+        let (kept, leftOut) = ExportSelection.split(items)
         var out: [ExportItem] = []
         let dates = ISO8601DateFormatter()
         dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let folderIDs = Dictionary(uniqueKeysWithValues: vaults.map { ($0.id, uuid("folder/" + $0.id)) })
         let firstVault = vaults.first?.id
-        for item in items {
-            if item.isTrashed {
-                leftOut["trashed", default: 0] += 1
-                continue
-            }
-            if item.sealed != nil {
-                leftOut["sealed", default: 0] += 1
-                continue
-            }
+        for item in kept {
             var e = ExportItem(
                 id: uuid("item/" + item.id), folderId: (item.vaultID ?? firstVault).flatMap { folderIDs[$0] }, type: 2, name: item.title,
                 notes: item.notes.isEmpty ? nil : item.notes, favorite: item.isFavorite, fields: [],

@@ -130,12 +130,8 @@ public enum BitwardenImport {
         case .login:
             set(s.login?.username, "username")
             set(s.login?.password, "password")
-            if let totp = s.login?.totp, !totp.isEmpty {
-                if (try? OTPInput.parse(totp)) != nil { set(totp, "otp") } else { item.fields.append(Field(label: "One-time password setup", kind: .hidden, value: totp)) }
-            }
-            for (n, uri) in (s.login?.uris ?? []).compactMap(\.uri).filter({ !$0.isEmpty }).enumerated() {
-                if (try? Validation.normalizedURL(uri)) != nil { item.websites.append(uri) } else { item.fields.append(Field(label: KeePassImport.uniqueLabel(n == 0 ? "URL" : "URL \(n + 1)", in: item), kind: .text, value: uri)) }
-            }
+            item.addOneTimePassword(s.login?.totp ?? "")
+            for uri in (s.login?.uris ?? []).compactMap(\.uri) { item.addWebsite(uri) }
         case .creditCard:
             set(s.card?.cardholderName, "cardholder")
             set(s.card?.number?.filter { !$0.isWhitespace }, "number")
@@ -192,7 +188,7 @@ public enum BitwardenImport {
                 item.history.append(ItemVersion(replacedAt: date(old.lastUsedDate) ?? item.lastChanged ?? now.storedPrecision, item: snapshot))
             }
         }
-        if item.title.isEmpty, item.notes.isEmpty, item.websites.isEmpty, item.fields.allSatisfy({ $0.value.isEmpty }) {
+        if item.isBlank {
             plan.skip("emptyEntry")
             return nil
         }

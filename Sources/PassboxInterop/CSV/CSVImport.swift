@@ -58,12 +58,8 @@ public enum CSVImport {
             var item = Item(category: isLogin ? .login : .secureNote, title: value("title"), notes: columns["notes"].flatMap { row.indices.contains($0) ? row[$0] : nil } ?? "")
             if !username.isEmpty { item.setValue(username, for: "username") }
             if !password.isEmpty { item.setValue(password, for: "password") }
-            if !otp.isEmpty {
-                if (try? OTPInput.parse(otp)) != nil { item.setValue(otp, for: "otp") } else { item.fields.append(Field(label: "One-time password setup", kind: .hidden, value: otp)) }
-            }
-            if !url.isEmpty {
-                if (try? Validation.normalizedURL(url)) != nil { item.websites = [url] } else { item.fields.append(Field(label: "URL", kind: .text, value: url)) }
-            }
+            item.addOneTimePassword(otp)
+            item.addWebsite(url)
             item.tags = value("tags").split(whereSeparator: { $0 == "," || $0 == ";" }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             item.isFavorite = ["1", "true", "yes", "x"].contains(value("favorite").lowercased())
             if let t = firefoxTime, t < row.count, let ms = Double(row[t]), ms > 0 { item.created = Date(timeIntervalSince1970: ms / 1000).storedPrecision }
@@ -72,7 +68,7 @@ public enum CSVImport {
             }
             let extra = row.count > table.header.count ? row[table.header.count...].filter { !$0.isEmpty } : []
             for cell in extra { item.fields.append(Field(label: KeePassImport.uniqueLabel("Column", in: item), kind: .text, value: cell)) }
-            if item.title.isEmpty, item.notes.isEmpty, item.websites.isEmpty, item.fields.allSatisfy({ $0.value.isEmpty }) {
+            if item.isBlank {
                 plan.skip("emptyEntry")
                 continue
             }

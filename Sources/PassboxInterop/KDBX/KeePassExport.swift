@@ -93,8 +93,10 @@ public enum KeePassExport {
 
     /// KeePassXC reads `otp` as an otpauth link: a bare setup key becomes one.
     static func otpLink(_ value: String, item: Item) -> String? {
-        guard let p = try? OTPInput.parse(value, issuer: item.title) else { return nil }
-        return value.lowercased().hasPrefix("otpauth:") ? value : p.uri
+        guard var p = try? OTPInput.parse(value, issuer: item.title) else { return nil }
+        if value.lowercased().hasPrefix("otpauth:") { return value }
+        if p.account.isEmpty { p.account = item.username ?? "" }
+        return p.uri
     }
 
     /// The entry's UUID: the first 16 bytes of the SHA-256 of the item's id, so exporting twice gives the

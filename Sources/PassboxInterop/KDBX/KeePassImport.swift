@@ -68,16 +68,7 @@ public enum KeePassImport {
         if !custom.isEmpty { item.unknown[customDataKey] = .map(custom.mapValues { .string($0) }) }
         item.created = entry.created?.storedPrecision
         item.lastChanged = entry.modified?.storedPrecision
-        var websites = [entry["URL"]] + urlKeys(entry).map { entry[$0] }
-        websites = websites.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-        for (n, site) in websites.enumerated() {
-            if (try? Validation.normalizedURL(site)) != nil {
-                item.websites.append(site)
-            } else {
-                // "cmd://…", a place name, a field reference: kept as text rather than refused.
-                item.fields.append(Field(label: n == 0 ? "URL" : "URL \(n + 1)", kind: .text, value: site))
-            }
-        }
+        for site in [entry["URL"]] + urlKeys(entry).map({ entry[$0] }) { item.addWebsite(site) }
         place(entry["UserName"], key: "username", label: "UserName", concealed: false, in: &item)
         place(entry["Password"], key: "password", label: "Password", concealed: true, in: &item)
         if let otp { place(otp, key: "otp", label: "otp", concealed: true, in: &item) }
@@ -104,8 +95,7 @@ public enum KeePassImport {
                 item.fields.append(Field(key: "expiry", label: uniqueLabel("Expires", in: item), kind: .date, value: value))
             }
         }
-        let isEmpty = item.title.isEmpty && item.notes.isEmpty && item.websites.isEmpty && item.fields.allSatisfy { $0.value.isEmpty }
-        if isEmpty {
+        if item.isBlank {
             plan.skip("emptyEntry")
             return nil
         }

@@ -170,10 +170,7 @@ public enum OnePasswordImport {
         }
         if category == .document { category = .secureNote }
         var item = Item(category: category, title: s.overview?.title ?? "", notes: s.details?.notesPlain ?? "", tags: s.overview?.tags ?? [], isFavorite: (s.favIndex ?? 0) > 0)
-        let sites = ([s.overview?.url] + (s.overview?.urls ?? []).map(\.url)).compactMap { $0 }.filter { !$0.isEmpty }
-        for site in sites where !item.websites.contains(site) {
-            if (try? Validation.normalizedURL(site)) != nil { item.websites.append(site) } else { item.fields.append(Field(label: KeePassImport.uniqueLabel("URL", in: item), kind: .text, value: site)) }
-        }
+        for site in ([s.overview?.url] + (s.overview?.urls ?? []).map(\.url)).compactMap({ $0 }) { item.addWebsite(site) }
         func place(_ value: String, key: String?, label: String, concealed: Bool, kind: FieldKind? = nil) {
             guard !value.isEmpty else { return }
             if let key, category.fieldTemplates.contains(where: { $0.key == key }), item.value(of: key) == nil {
@@ -217,7 +214,7 @@ public enum OnePasswordImport {
                 item.history.append(ItemVersion(replacedAt: Date(timeIntervalSince1970: old.time ?? 0).storedPrecision, item: snapshot))
             }
         }
-        if item.title.isEmpty, item.notes.isEmpty, item.websites.isEmpty, item.fields.allSatisfy({ $0.value.isEmpty }) {
+        if item.isBlank {
             plan.skip("emptyEntry")
             return nil
         }

@@ -53,9 +53,10 @@ enum Deflate {
     /// all), and advances `produced`. With `wholeInput`, the stream must end exactly at the end of `input`
     /// (a chunk of the chunked layout); the single-stream layout has always ignored bytes after its stream.
     /// Past the limit (a decompression bomb), a truncated or corrupt stream: damage.
-    static func inflateStream(_ input: UnsafeRawBufferPointer, into out: inout [UInt8], produced: inout Int, limit: Int, wholeInput: Bool) throws {
+    /// `windowBits` 15 is a zlib stream; 31 a gzip member and -15 raw deflate (other apps' files, `Gzip`).
+    static func inflateStream(_ input: UnsafeRawBufferPointer, into out: inout [UInt8], produced: inout Int, limit: Int, wholeInput: Bool, windowBits: Int32 = 15) throws {
         var stream = z_stream()
-        guard inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+        guard inflateInit2_(&stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw StoreError.damaged(path: "vault payload", reason: "zlib could not start")
         }
         defer { inflateEnd(&stream) }

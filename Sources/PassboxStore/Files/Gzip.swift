@@ -40,35 +40,14 @@ public enum Gzip {
         try run(input, limit: limit, windowBits: -15)
     }
 
+    /// Deflate's loop (Compression.swift) with gzip's or raw deflate's framing; bytes after the stream are refused.
     private static func run(_ input: [UInt8], limit: Int, windowBits: Int32) throws -> [UInt8] {
-        var stream = z_stream()
-        guard inflateInit2_(&stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw Failure(reason: "zlib could not start")
-        }
-        defer { inflateEnd(&stream) }
         var out = [UInt8](repeating: 0, count: min(max(input.count * 4, 4096), limit))
         var produced = 0
-        try input.withUnsafeBytes { i in
-            stream.next_in = UnsafeMutablePointer(mutating: i.baseAddress?.assumingMemoryBound(to: UInt8.self))
-            stream.avail_in = uInt(i.count)
-            while true {
-                if produced == out.count {
-                    guard out.count < limit else { throw Failure(reason: "it expands beyond \(limit >> 20) MiB") }
-                    out += [UInt8](repeating: 0, count: min(out.count, limit - out.count))
-                }
-                let status: Int32 = out.withUnsafeMutableBufferPointer { o in
-                    stream.next_out = o.baseAddress! + produced
-                    stream.avail_out = uInt(o.count - produced)
-                    let s = inflate(&stream, Z_NO_FLUSH)
-                    produced = o.count - Int(stream.avail_out)
-                    return s
-                }
-                if status == Z_STREAM_END { break }
-                guard status == Z_OK || (status == Z_BUF_ERROR && produced == out.count) else {
-                    throw Failure(reason: stream.avail_in == 0 ? "the compressed data is cut off" : "the compressed data is corrupt")
-                }
-            }
-            guard stream.avail_in == 0 else { throw Failure(reason: "bytes follow the compressed data") }
+        do {
+            try input.withUnsafeBytes { try Deflate.inflateStream($0, into: &out, produced: &produced, limit: limit, wholeInput: true, windowBits: windowBits) }
+        } catch StoreError.damaged(_, let reason) {
+            throw Failure(reason: reason == Deflate.beyondLimit ? "it expands beyond \(limit >> 20) MiB" : reason)
         }
         out.removeSubrange(produced...)
         return out
