@@ -6,8 +6,6 @@ import Foundation
 struct CSVTable {
     var header: [String]
     var rows: [[String]]
-    /// The line each row starts on (1-based), for messages.
-    var lines: [Int]
 
     static let columnLimit = 1_000
 
@@ -22,7 +20,7 @@ struct CSVTable {
             if s == "\"" { quoted.toggle() } else if !quoted, s == "\n" || s == "\r" { break } else if !quoted, counts[s] != nil { counts[s]! += 1 }
         }
         let separator = counts.max { a, b in a.value < b.value || (a.value == b.value && a.key != ",") }?.key ?? ","
-        var records: [[String]] = [], starts: [Int] = []
+        var records: [[String]] = []
         var record: [String] = [], field = String.UnicodeScalarView()
         var i = 0, line = 1, recordLine = 1
         var inQuotes = false, wasQuoted = false
@@ -37,7 +35,6 @@ struct CSVTable {
             // A line with nothing on it is no record.
             if !(record.count == 1 && record[0].isEmpty) {
                 records.append(record)
-                starts.append(recordLine)
             }
             record = []
         }
@@ -75,6 +72,5 @@ struct CSVTable {
         guard let first = records.first else { throw InteropError.empty }
         header = first.map { $0.trimmingCharacters(in: .whitespaces) }
         rows = Array(records.dropFirst())
-        lines = Array(starts.dropFirst())
     }
 }
