@@ -39,6 +39,10 @@ extension AgentDaemon {
                 reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI restores what it uploads, not paths"]))
             case .importItems(let r) where r.path != nil || r.keyFilePath != nil:
                 reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI imports what it uploads, not paths"]))
+            case .attach(let r) where r.path != nil:
+                reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI attaches what it uploads, not paths"]))
+            case .saveAttachment(let r) where r.path != nil:
+                reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI downloads attachments, it names no file of the agent's"]))
             case .exportItems:
                 // An export is written to a path, which a page may not name.
                 reply = .failure(ProtocolError(.badRequest, ["reason": "exports are made with the command line (passbox export)"]))

@@ -167,6 +167,14 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case importMappingInvalid  // facts: name (a target or column that does not exist), columns
     case plainExportNotConfirmed  // facts: path (a plain export needs plainConfirmed, set after asking twice)
     case unknownFormat  // facts: format, formats (the ones taken)
+    // Attachments
+    case attachmentNotFound  // facts: title, attachment (the item has no attachment of that name or id), names
+    case attachmentAmbiguous  // facts: title, attachment, count (several attachments have that name: use the id)
+    case attachmentMissing  // facts: name (its encrypted file is not on this device)
+    case attachmentDamaged  // facts: name, reason (cut short, changed, or another file's)
+    case attachmentTooLarge  // facts: limitMiB
+    case attachmentUnreadable  // facts: path, reason (the file to attach)
+    case attachmentOnLockedItem  // facts: title (the item is locked with its own password; open it first)
     // Web UI
     case webUnavailable  // facts: reason (the agent could not start its web server)
     case imageUnreadable  // facts: message, hint (an image without a readable QR code)

@@ -34,12 +34,14 @@ public enum Reply: Sendable, Equatable {
     case restored(RestoredReply)
     case importPreview(ImportPreviewReply)
     case exported(ExportedReply)
+    case attachments(AttachmentsReply)
+    case attachmentSaved(AttachmentSavedReply)
     case failure(ProtocolError)
 
     public enum Kind: String, Codable, Sendable {
         case done, status, items, item, value, saved, history, count, code, imported, generated, strength, check, fill, settings, resolved, prefixes
         case synced, vaults, vault, web, signedUp, account, activity, twoFactorSetup, recoveryCodes, file, backup, backupMade, restored
-        case importPreview, exported
+        case importPreview, exported, attachments, attachmentSaved
         case failure
     }
 
@@ -77,6 +79,8 @@ public enum Reply: Sendable, Equatable {
         case .restored: .restored
         case .importPreview: .importPreview
         case .exported: .exported
+        case .attachments: .attachments
+        case .attachmentSaved: .attachmentSaved
         case .failure: .failure
         }
     }
@@ -121,6 +125,8 @@ extension Reply: Codable {
         case .restored: self = .restored(try body(RestoredReply.self))
         case .importPreview: self = .importPreview(try body(ImportPreviewReply.self))
         case .exported: self = .exported(try body(ExportedReply.self))
+        case .attachments: self = .attachments(try body(AttachmentsReply.self))
+        case .attachmentSaved: self = .attachmentSaved(try body(AttachmentSavedReply.self))
         case .failure: self = .failure(try body(ProtocolError.self))
         }
     }
@@ -161,6 +167,8 @@ extension Reply: Codable {
         case .restored(let b): try c.encode(b, forKey: .body)
         case .importPreview(let b): try c.encode(b, forKey: .body)
         case .exported(let b): try c.encode(b, forKey: .body)
+        case .attachments(let b): try c.encode(b, forKey: .body)
+        case .attachmentSaved(let b): try c.encode(b, forKey: .body)
         case .failure(let b): try c.encode(b, forKey: .body)
         }
     }
@@ -205,5 +213,7 @@ extension Reply {
     public func restored() throws -> RestoredReply { if case .restored(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func importPreview() throws -> ImportPreviewReply { if case .importPreview(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func exported() throws -> ExportedReply { if case .exported(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func attachments() throws -> AttachmentsReply { if case .attachments(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func attachmentSaved() throws -> AttachmentSavedReply { if case .attachmentSaved(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func status() throws -> StatusReply { if case .status(let v) = try get() { return v }; throw Self.unexpected(self) }
 }

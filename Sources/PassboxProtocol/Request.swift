@@ -17,6 +17,7 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case itemProtect = "item-protect", itemUnprotect = "item-unprotect", itemOpen = "item-open"
     case backupPassword = "backup-password", backupView = "backup-view", backupMake = "backup-make", backupAuto = "backup-auto", backupRestore = "backup-restore"
     case importItems = "import-items", exportItems = "export-items"
+    case attach, attachments, detach, saveAttachment = "save-attachment"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool {
@@ -101,6 +102,10 @@ public enum Request: Sendable {
     case backupRestore(BackupRestoreRequest)
     case importItems(ItemsImportRequest)
     case exportItems(ItemsExportRequest)
+    case attach(AttachRequest)
+    case attachments(AttachmentsRequest)
+    case detach(AttachmentsRequest)
+    case saveAttachment(SaveAttachmentRequest)
 
     public var operation: OperationName {
         switch self {
@@ -169,6 +174,10 @@ public enum Request: Sendable {
         case .backupRestore: .backupRestore
         case .importItems: .importItems
         case .exportItems: .exportItems
+        case .attach: .attach
+        case .attachments: .attachments
+        case .detach: .detach
+        case .saveAttachment: .saveAttachment
         }
     }
 }
@@ -245,6 +254,10 @@ extension Request: Codable {
         case .backupRestore: self = .backupRestore(try body(BackupRestoreRequest.self))
         case .importItems: self = .importItems(try body(ItemsImportRequest.self))
         case .exportItems: self = .exportItems(try body(ItemsExportRequest.self))
+        case .attach: self = .attach(try body(AttachRequest.self))
+        case .attachments: self = .attachments(try body(AttachmentsRequest.self))
+        case .detach: self = .detach(try body(AttachmentsRequest.self))
+        case .saveAttachment: self = .saveAttachment(try body(SaveAttachmentRequest.self))
         }
     }
 
@@ -298,6 +311,10 @@ extension Request: Codable {
         case .backupRestore(let b): try c.encode(b, forKey: .body)
         case .importItems(let b): try c.encode(b, forKey: .body)
         case .exportItems(let b): try c.encode(b, forKey: .body)
+        case .attach(let b): try c.encode(b, forKey: .body)
+        case .attachments(let b): try c.encode(b, forKey: .body)
+        case .detach(let b): try c.encode(b, forKey: .body)
+        case .saveAttachment(let b): try c.encode(b, forKey: .body)
         }
     }
 }

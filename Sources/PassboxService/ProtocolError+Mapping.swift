@@ -14,6 +14,7 @@ extension ProtocolError {
         case let e as VaultError: return from(e)
         case let e as BackupError: return from(e)
         case let e as InteropError: return from(e)
+        case let e as AttachmentError: return from(e)
         case let e as ValidationError: return ProtocolError(.invalidValue, ["message": e.message, "hint": e.hint])
         case let e as PasswordStrength.Unavailable: return missing(e.libraries, e.packages)
         case let e as DomainRules.Unavailable: return missing(e.libraries, e.packages)
@@ -68,6 +69,15 @@ extension ProtocolError {
         case .itemPasswordNeeded(let category): ProtocolError(.itemPasswordNeeded, ["category": category])
         case .newerItemSeal(let version): ProtocolError(.newerItemSeal, ["version": String(version)])
         case .notEnoughMemory(let needed, let available): ProtocolError(.notEnoughMemory, ["neededMiB": String(needed), "availableMiB": String(available)])
+        }
+    }
+
+    static func from(_ e: AttachmentError) -> ProtocolError {
+        switch e {
+        case .missing(let name): ProtocolError(.attachmentMissing, ["name": name])
+        case .damaged(let name, let reason): ProtocolError(.attachmentDamaged, ["name": name, "reason": reason])
+        case .tooLarge(let limit): ProtocolError(.attachmentTooLarge, ["limitMiB": String(limit)])
+        case .unreadable(let path, let reason): ProtocolError(.attachmentUnreadable, ["path": path, "reason": reason])
         }
     }
 

@@ -9,6 +9,8 @@ import PassboxProtocol
 extension VaultSession {
     func protect(_ r: ProtectItemRequest) throws -> SavedReply {
         let item = try resolve(r.item)
+        // An attachment's key would stay readable beside the sealed fields: such items are not sealed.
+        guard item.attachments.isEmpty else { throw ProtocolError(.attachmentOnLockedItem, ["title": item.title]) }
         try ItemSeal.checkMemory()
         var sealed = item
         try Self.lockedBytes(r.password) { try ItemSeal.seal(&sealed, password: $0) }

@@ -37,12 +37,18 @@ public final class VaultSession: @unchecked Sendable {
     var exposing = Set<String>()
     /// Set while only backup settings are saved: they make no auto-backup of their own.
     var recordingBackupSettings = false
+    /// Whether any blob may belong to this vault (its folder had blobs at the start, or one was added since):
+    /// only then does a save look for blobs it no longer refers to.
+    var mayHaveBlobs = false
+    /// Fetches an attachment's blob this device lacks (an account's vault: from the server); nil for a local vault.
+    public var blobFetcher: ((Attachment) throws -> Void)?
 
     /// Opens a session on an unlocked vault; items trashed more than 30 days ago are purged now.
     public init(opened: OpenVault, dataDirectory: String, now: @escaping () -> Date = Date.init) throws {
         self.opened = opened
         self.dataDirectory = dataDirectory
         self.now = now
+        mayHaveBlobs = !opened.blobs.allIDs().isEmpty
         let cutoff = now().addingTimeInterval(-Double(Vault.trashRetentionDays) * 86_400)
         if opened.vault.items.contains(where: { ($0.trashedAt.map { $0 < cutoff }) ?? false }) {
             try update { _ = $0.purgeTrash(now: now()) }
@@ -91,6 +97,13 @@ public final class VaultSession: @unchecked Sendable {
     /// which items changed (`naming`, from the result; nil: unknown). A throw leaves the file and the session
     /// as they were.
     private func commit<T>(_ change: (inout Vault) throws -> T, naming: (T) -> Set<String>?) throws -> T {
+        let blobsBefore = mayHaveBlobs ? Self.referencedBlobs(opened.vault) : []
+        let result = try commitChange(change, naming: naming)
+        collectBlobs(before: blobsBefore)
+        return result
+    }
+
+    private func commitChange<T>(_ change: (inout Vault) throws -> T, naming: (T) -> Set<String>?) throws -> T {
 
         if var working = opened.takeVaultForChange() {
             // The vault is changed in place (no copy of every item); a failure puts back the saved one.
@@ -219,6 +232,10 @@ public final class VaultSession: @unchecked Sendable {
         case .backupAuto(let r): return .backup(try setAutoBackup(r))
         case .backupRestore(let r): return .restored(try restore(r))
         case .importItems(let r): return .importPreview(try importItems(r))
+        case .attach(let r): return .attachments(try attach(r))
+        case .attachments(let r): return .attachments(try listAttachments(r))
+        case .detach(let r): return .attachments(try detach(r))
+        case .saveAttachment(let r): return .attachmentSaved(try saveAttachment(r))
         case .backupPassword, .exportItems,
             .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .copy, .sync, .vaultList, .createVault, .webOpen, .readQR,
             .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut,

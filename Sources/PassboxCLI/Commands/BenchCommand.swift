@@ -17,7 +17,8 @@ extension Commands {
         case "duress": try CoercionBenchmark.run(args)
         case "backup": try BackupBenchmark.run(args)
         case "import": try ImportBenchmark.run(args, input: context.input)
-        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server, sync, ui, duress, backup, import")
+        case "attach": try AttachBenchmark.run(args)
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server, sync, ui, duress, backup, import, attach")
         }
     }
 }

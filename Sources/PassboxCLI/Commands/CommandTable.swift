@@ -195,6 +195,20 @@ enum CommandTable {
             valued: ["format", "vault"], flags: testFlags, usesAgent: true
         ) { c, a, _ in try Commands.exportFile(c, a) },
         CommandSpec(
+            name: "attach", summary: "keep a file with an item (photo, scan, PDF, any file), encrypted under its own key", usage: Commands.attachUsage,
+            valued: ["name", "type"], flags: ["json"], usesAgent: true
+        ) { c, a, _ in try Commands.attach(c, a) },
+        CommandSpec(name: "attachments", summary: "an item's files: names, sizes, ids", usage: Commands.attachmentsUsage, flags: ["json"], usesAgent: true) {
+            c, a, _ in try Commands.attachments(c, a)
+        },
+        CommandSpec(
+            name: "save-attachment", summary: "decrypt an attachment into a new file (0600; it leaves the vault)", usage: Commands.saveAttachmentUsage,
+            valued: ["out"], usesAgent: true
+        ) { c, a, _ in try Commands.saveAttachment(c, a) },
+        CommandSpec(name: "detach", summary: "remove an attachment from an item (asks first)", usage: Commands.detachUsage, flags: ["yes"], usesAgent: true) {
+            c, a, _ in try Commands.detach(c, a)
+        },
+        CommandSpec(
             name: "delete-all-data", summary: "erase every vault in the vault file (asks for the password, then DELETE)", usage: "passbox delete-all-data", usesAgent: true
         ) { c, a, _ in try Commands.deleteAllData(c, a) },
         CommandSpec(
@@ -296,8 +310,8 @@ enum CommandTable {
         ) { c, a, _ in try Commands.server(c, a) },
         CommandSpec(name: "welcome", summary: "where your data lives, and a short tour", usage: "passbox welcome") { c, a, _ in try Commands.welcome(c, a) },
         CommandSpec(
-            name: "bench", summary: "the speed figures beside their targets", usage: "passbox bench vault|search|check|agent|server|sync|ui|duress|backup|import [--items N] [--runs N] [--queries N] [--seconds N] [--database URI] [--file F]",
-            valued: ["items", "runs", "queries", "seconds", "database", "file"], flags: ["json", "full-kdf", "no-pdf"]
+            name: "bench", summary: "the speed figures beside their targets", usage: "passbox bench vault|search|check|agent|server|sync|ui|duress|backup|import|attach [--items N] [--runs N] [--queries N] [--seconds N] [--database URI] [--file F]",
+            valued: ["items", "runs", "queries", "seconds", "database", "file", "size-mib"], flags: ["json", "full-kdf", "no-pdf"]
         ) { c, a, _ in try Commands.bench(c, a) },
         CommandSpec(name: "completion", summary: "a shell completion script", usage: "passbox completion bash|zsh|fish") { _, a, _ in try Completion.print(a) },
         CommandSpec(name: "help", summary: "the commands, or one command's options", usage: "passbox help [COMMAND [SUBCOMMAND]]") { _, a, _ in try Help.print(a.positionals) },

@@ -18,7 +18,7 @@ extension Item {
         let count = 4 + presentDates.count + (websites.isEmpty ? 0 : 1) + (notes.isEmpty ? 0 : 1) + (tags.isEmpty ? 0 : 1)
             + (isFavorite ? 1 : 0) + (history.isEmpty ? 0 : 1) + (dismissals.isEmpty ? 0 : 1) + (passwordBreach == nil ? 0 : 1) + unknown.count
             + (vaultID == nil ? 0 : 1) + (syncBase == nil ? 0 : 1) + (syncPending ? 1 : 0) + (killphrase == nil ? 0 : 1) + (searchPassphrase == nil ? 0 : 1)
-            + (sealed == nil ? 0 : 1)
+            + (sealed == nil ? 0 : 1) + (attachments.isEmpty ? 0 : 1)
         w.writeMapHeader(count)
         w.write("id")
         w.write(id)
@@ -107,6 +107,11 @@ extension Item {
             w.write("sealed")
             sealed.pack(into: &w)
         }
+        if !attachments.isEmpty {
+            w.write("attachments")
+            w.writeArrayHeader(attachments.count)
+            for attachment in attachments { attachment.pack(into: &w) }
+        }
         w.writeUnknown(unknown)
     }
 
@@ -167,6 +172,9 @@ extension Item {
             case "killphrase": killphrase = try PhraseDigest(unpacking: &r)
             case "searchPassphrase": searchPassphrase = try PhraseDigest(unpacking: &r)
             case "sealed": sealed = try SealedContent(unpacking: &r)
+            case "attachments":
+                let count = try r.readArrayHeader()
+                for _ in 0..<count { attachments.append(try Attachment(unpacking: &r)) }
             default: unknown[key] = try r.readValue()
             }
         }

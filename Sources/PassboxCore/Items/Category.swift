@@ -151,6 +151,6 @@ extension Category {
             .init("passphrase", "Passphrase", .hidden),
         ]),
         .oneTimePassword: Definition(name: "One-Time Password", fields: [.init("otp", "One-time password", .otp)]),
-        .document: Definition(name: "Document", fields: []),
+        .document: Definition(name: "Document", fields: [.init("expiry", "Expiry date", .date)]),
     ]
 }

@@ -43,6 +43,8 @@ public struct Item: Sendable, Equatable {
     public var searchPassphrase: PhraseDigest?
     /// The fields and notes, sealed under the item's own password (nil: not protected).
     public var sealed: SealedContent?
+    /// Files kept with the item (their keys; the encrypted files are blobs beside the vault).
+    public var attachments: [Attachment] = []
 
     public init(
         id: String = Identifier.generateItemID(), category: Category, title: String = "", fields: [Field]? = nil,

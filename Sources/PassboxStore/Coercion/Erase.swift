@@ -21,7 +21,7 @@ extension VaultStore {
 
     /// Destroys every vault of the file, real and duress alike, without looking at which is open: the journal
     /// first, then every byte of the file (header and all sixteen slots) written over with random bytes and
-    /// synced, the file removed, a save's journal and temporary copies removed, the settings and the attempt
+    /// synced, the file removed, a save's journal, temporary copies and attachments' blobs removed, the settings and the attempt
     /// count removed, the journal last. What is left is a first-run data directory.
     public func eraseEverything() throws {
         try POSIX.ensurePrivateDirectory(directory, creating: false)
@@ -39,6 +39,8 @@ extension VaultStore {
             try fileSystem.syncDirectory(Self.parentDirectory(of: target))
             try eraseStepHook?(.fileRemoved)
             removeStrayTemporaryFiles()
+            // The attachments' keys were in the file: what is left of their blobs cannot be opened; remove it.
+            BlobStore(vaultDirectory: directory).removeAll()
             try fileSystem.remove(Self.journalPath(for: target))
             try eraseStepHook?(.leftoversRemoved)
             try fileSystem.remove(directory + "/" + Settings.fileName)

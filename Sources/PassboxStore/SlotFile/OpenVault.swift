@@ -57,6 +57,10 @@ public final class OpenVault: @unchecked Sendable {
     public var kdfParameters: Argon2Parameters { header.kdf }
     /// Whether this is an account's vault (its password is the master password; no duress or phrases).
     public var isAccountVault: Bool { store.isAccountVault }
+    /// A local vault's file (not an account's), whose slots may hide one another.
+    public var isLocalVault: Bool { !store.isAccountVault }
+    /// The encrypted attachments of this vault file's slots, beside it.
+    public var blobs: BlobStore { BlobStore(vaultDirectory: store.directory) }
     /// The current slot size in bytes.
     public var slotSize: Int { header.slotSize }
 

@@ -1,0 +1,172 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxProtocol
+import PassboxStore
+
+/// Attachments: files kept with an item, each encrypted under a key of its own into a blob beside the vault
+/// (`BlobStore`). The blob is written first and the item saved after it, so a failed save leaves only an
+/// unreferenced blob, which is removed at once; a blob goes when no version of any item of this vault refers
+/// to it any longer (`collectBlobs`).
+extension VaultSession {
+    /// The most attachments one item keeps.
+    static let attachmentsPerItem = 100
+    /// The largest upload the web UI sends as base64 in one request.
+    public static let uploadLimit = 64 << 20
+
+    var blobs: BlobStore { opened.blobs }
+
+    func attach(_ r: AttachRequest) throws -> AttachmentsReply {
+        let item = try resolve(r.item)
+        guard item.sealed == nil else { throw ProtocolError(.attachmentOnLockedItem, ["title": item.title]) }
+        guard item.attachments.count < Self.attachmentsPerItem else {
+            throw ProtocolError(.invalidValue, ["message": "an item keeps at most \(Self.attachmentsPerItem) attachments", "hint": "remove one first"])
+        }
+        let name = try Self.attachmentName(r.name ?? r.path.map { ($0 as NSString).lastPathComponent } ?? "")
+        let mediaType = Self.checkedMediaType(r.mediaType) ?? AttachmentFormat.mediaType(forName: name)
+        let attachment: Attachment
+        if let path = r.path {
+            guard path.hasPrefix("/") else { throw ProtocolError(.badRequest, ["reason": "a path must be absolute"]) }
+            attachment = try blobs.add(file: path, name: name, mediaType: mediaType, now: now())
+        } else if let base64 = r.base64 {
+            guard base64.utf8.count <= Self.uploadLimit / 3 * 4 + 4 else { throw AttachmentError.tooLarge(limitMiB: Self.uploadLimit >> 20) }
+            guard let data = Data(base64Encoded: base64) else { throw ProtocolError(.badRequest, ["reason": "the upload is not base64"]) }
+            attachment = try blobs.add(bytes: Array(data), name: name, mediaType: mediaType, now: now())
+        } else {
+            throw ProtocolError(.badRequest, ["reason": "attach needs path or base64"])
+        }
+        mayHaveBlobs = true
+        do {
+            try update(reindexing: { [item.id] }) { try $0.update(id: item.id, now: now()) { $0.attachments.append(attachment) } }
+        } catch {
+            blobs.remove(attachment.id)
+            throw error
+        }
+        if opened.isLocalVault { writeCoverBlobs(near: attachment.size) }
+        let saved = try resolve(item.id)
+        return attachmentsReply(saved, changed: attachment)
+    }
+
+    func listAttachments(_ r: AttachmentsRequest) throws -> AttachmentsReply {
+        attachmentsReply(try resolve(r.item), changed: nil)
+    }
+
+    func detach(_ r: AttachmentsRequest) throws -> AttachmentsReply {
+        let item = try resolve(r.item)
+        let attachment = try Self.find(r.attachment ?? "", in: item)
+        try update(reindexing: { [item.id] }) { try $0.update(id: item.id, now: now()) { $0.attachments.removeAll { $0.id == attachment.id } } }
+        return attachmentsReply(try resolve(item.id), changed: attachment)
+    }
+
+    /// Decrypts an attachment into a new 0600 file, or (no path: the web UI) into the reply.
+    func saveAttachment(_ r: SaveAttachmentRequest) throws -> AttachmentSavedReply {
+        let item = try resolve(r.item)
+        guard item.sealed == nil else { throw ProtocolError(.attachmentOnLockedItem, ["title": item.title]) }
+        let attachment = try Self.find(r.attachment, in: item)
+        try fetchMissingBlob(attachment)
+        guard let path = r.path else {
+            guard attachment.size <= Self.uploadLimit else { throw AttachmentError.tooLarge(limitMiB: Self.uploadLimit >> 20) }
+            var bytes = [UInt8]()
+            bytes.reserveCapacity(attachment.size)
+            try blobs.read(attachment) { bytes.append(contentsOf: $0) }
+            defer { ConstantTime.wipe(&bytes) }
+            return AttachmentSavedReply(name: attachment.name, mediaType: attachment.mediaType, size: attachment.size, path: nil, base64: Data(bytes).base64EncodedString())
+        }
+        guard path.hasPrefix("/") else { throw ProtocolError(.badRequest, ["reason": "a path must be absolute"]) }
+        do {
+            try POSIXFileSystem().writeNewFile(at: path) { append in try blobs.read(attachment, into: append) }
+        } catch StoreError.io(_, _, EEXIST) {
+            throw ProtocolError(.fileExists, ["path": path])
+        } catch {
+            // Made here and not whole (damage found part-way, a full disk): removed, so no cut-off file is left.
+            unlink(path)
+            throw error
+        }
+        try? markUsed(item.id)
+        return AttachmentSavedReply(name: attachment.name, mediaType: attachment.mediaType, size: attachment.size, path: path, base64: nil)
+    }
+
+    func attachmentsReply(_ item: Item, changed: Attachment?) -> AttachmentsReply {
+        AttachmentsReply(itemID: item.id, title: item.title, attachments: item.attachments.map(view), changed: changed.map(view))
+    }
+
+    func view(_ a: Attachment) -> AttachmentView {
+        AttachmentView(id: a.id, name: a.name, mediaType: a.mediaType, size: a.size, added: a.added, available: blobs.exists(a.id))
+    }
+
+    /// The attachment a reference names: its id, an id prefix of at least 6 characters, or its exact name.
+    static func find(_ reference: String, in item: Item) throws -> Attachment {
+        if let a = item.attachments.first(where: { $0.id == reference }) { return a }
+        let named = item.attachments.filter { $0.name == reference }
+        if named.count == 1 { return named[0] }
+        if named.count > 1 { throw ProtocolError(.attachmentAmbiguous, ["title": item.title, "attachment": reference, "count": String(named.count)]) }
+        let prefixed = reference.count >= 6 ? item.attachments.filter { $0.id.hasPrefix(reference.lowercased()) } : []
+        if prefixed.count == 1 { return prefixed[0] }
+        throw ProtocolError(.attachmentNotFound, ["title": item.title, "attachment": reference, "names": item.attachments.map(\.name).joined(separator: ", ")])
+    }
+
+    /// A name as kept: one line, no folder, at most 255 characters.
+    static func attachmentName(_ raw: String) throws -> String {
+        let name = raw.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), name.count <= 255,
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw ProtocolError(.invalidValue, ["message": "an attachment's name must be one line of 1 to 255 characters without a slash", "hint": "give another name with --name"])
+        }
+        return name
+    }
+
+    /// A media type as given, when it has the shape type/subtype; nil otherwise (then told by the name).
+    static func checkedMediaType(_ raw: String?) -> String? {
+        guard let raw, raw.count <= 100 else { return nil }
+        let parts = raw.lowercased().split(separator: "/", omittingEmptySubsequences: false)
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.+-")
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(allowed.contains) }) else { return nil }
+        return raw.lowercased()
+    }
+
+    /// Records use of the item without a version (as copying a field does).
+    func markUsed(_ id: String) throws {
+        try updateNaming([id]) { try $0.markUsed(id: id, now: now()) }
+    }
+
+    /// Cover blobs after a local vault's attach (security.md §7 as extended in docs/SECURITY.md): none, one or
+    /// two, each as long as a blob of a file between a quarter of this one and this one (log-uniform). No slot
+    /// refers to them, so a slot opened under duress cannot tell another slot's blobs from covers its own
+    /// attaches wrote. A failure to write one leaves the attach done.
+    func writeCoverBlobs(near size: Int) {
+        let count = Int(SecureRandom.uniform(3))
+        for _ in 0..<count {
+            let low = log(Double(max(size / 4, 1)))
+            let high = log(Double(max(size, 2)))
+            let fraction = Double(SecureRandom.uniform(1 << 20)) / Double(1 << 20)
+            try? blobs.addCover(size: Int(exp(low + (high - low) * fraction)))
+        }
+    }
+
+    /// Every blob id an item or a version in its history refers to.
+    static func referencedBlobs(_ vault: Vault) -> Set<String> {
+        var ids = Set<String>()
+        func add(_ item: Item) {
+            for a in item.attachments { ids.insert(a.id) }
+            for version in item.history { for a in version.item.attachments { ids.insert(a.id) } }
+        }
+        for item in vault.items { add(item) }
+        for item in vault.hiddenItems { add(item) }
+        return ids
+    }
+
+    /// After a save: blobs this vault referred to before and no longer does are removed. Only this vault's own
+    /// ids can be removed (their ids are random), never another slot's or a cover blob.
+    func collectBlobs(before: Set<String>) {
+        guard !before.isEmpty else { return }
+        for id in before.subtracting(Self.referencedBlobs(vault)) { blobs.remove(id) }
+    }
+
+    /// For an account's vault, a blob another device made is fetched from the server when first read.
+    func fetchMissingBlob(_ attachment: Attachment) throws {
+        guard !blobs.exists(attachment.id) else { return }
+        if let fetch = blobFetcher { try fetch(attachment) }
+        guard blobs.exists(attachment.id) else { throw AttachmentError.missing(name: attachment.name) }
+    }
+}
