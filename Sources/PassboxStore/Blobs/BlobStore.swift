@@ -41,8 +41,14 @@ public struct BlobStore: Sendable {
     public func add(
         name: String, mediaType: String, now: Date, read: (UnsafeMutableRawBufferPointer) throws -> Int
     ) throws -> Attachment {
+        try add(id: Hexadecimal.random(16), name: name, mediaType: mediaType, now: now, read: read)
+    }
+
+    /// `add` under a given id (the fixture's, which tests pin).
+    func add(
+        id: String, name: String, mediaType: String, now: Date, read: (UnsafeMutableRawBufferPointer) throws -> Int
+    ) throws -> Attachment {
         try POSIX.ensurePrivateDirectory(directory)
-        let id = Hexadecimal.random(16)
         let key = SecretBytes.generate(count: SecretStream.keyLength)
         let temporary = directory + "/.tmp-" + Hexadecimal.random(8)
         let fd = CLinux_openFile(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
