@@ -368,7 +368,7 @@ enum RawExchange {
         #expect(try agent.send(.readQR(ReadQRRequest(image: png.base64EncodedString()))).resolved().values == [setup])
 
         // The account's operations need a server: AgentAccountTests sends each of them.
-        let missed = Set(OperationName.allCases).subtracting(agent.sent).subtracting(AgentAccountTests.operations).subtracting(AgentCoercionTests.operations).subtracting(AgentBackupTests.operations).subtracting(AgentInteropTests.operations)
+        let missed = Set(OperationName.allCases).subtracting(agent.sent).subtracting(AgentAccountTests.operations).subtracting(AgentCoercionTests.operations).subtracting(AgentBackupTests.operations).subtracting(AgentInteropTests.operations).subtracting(AgentAttachmentTests.operations)
         #expect(missed.isEmpty, "operations never sent: \(missed.map(\.rawValue).sorted())")
     }
 
@@ -529,7 +529,7 @@ enum RawExchange {
             // A backup that would expand past 64 MiB: BackupFileTests seals one with the right key.
             .backupTooLarge,
         ]
-        let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked).subtracting(AgentCoercionTests.errorCodes).subtracting(AgentBackupTests.errorCodes).subtracting(AgentInteropTests.errorCodes)
+        let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked).subtracting(AgentCoercionTests.errorCodes).subtracting(AgentBackupTests.errorCodes).subtracting(AgentInteropTests.errorCodes).subtracting(AgentAttachmentTests.errorCodes)
         #expect(missed.isEmpty, "codes never provoked: \(missed.map(\.rawValue).sorted())")
         #expect(agent.isRunning)
     }
