@@ -6,7 +6,7 @@ import PassboxCore
 /// database, driver licence, passport, Wi-Fi, server, API credential, SSH key; others as secure notes), its
 /// login fields, sections' fields (concealed ones concealed, one-time passwords as the item's), websites,
 /// tags, favourite, times and password history. Archived items go to the trash; files and documents are
-/// counted, not brought (Passbox has no attachments yet); crypto wallets need an item password of their own.
+/// counted, not brought (imports bring no attachments yet); crypto wallets need an item password of their own.
 public enum OnePasswordImport {
     struct Export: Decodable {
         struct Account: Decodable { var vaults: [Vault] }

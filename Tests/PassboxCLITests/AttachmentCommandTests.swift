@@ -1,0 +1,49 @@
+import Foundation
+import PassboxCrypto
+import PassboxTestSupport
+import Testing
+
+/// `passbox attach`, `attachments`, `save-attachment` and `detach` as a person uses them, without an agent.
+@Suite struct AttachmentCommandTests {
+    let password = "correct horse battery"
+
+    @Test func attachListSaveAndDetachFromTheCommandLine() throws {
+        let s = try AgentEndToEndTests.Session()
+        #expect(try s.run(["init", "--insecure-test-kdf"], [password]).status == 0)
+        #expect(try s.run(["add", "document", "--title", "Passport"], [password]).status == 0)
+        let scan = s.dir.file("scan.png").path
+        let bytes = SecureRandom.bytes(count: 150_000)
+        try Data(bytes).write(to: URL(fileURLWithPath: scan))
+
+        let attached = try s.run(["attach", "Passport", scan], [password])
+        #expect(attached.status == 0, "\(attached.stderr)")
+        #expect(attached.stdout == "Attached scan.png (146.5 KiB, image/png) to \"Passport\", encrypted.\n")
+        #expect(attached.stderr.contains("The original at \(scan) is still there, not encrypted"))
+        let listed = try s.run(["attachments", "Passport"], [password])
+        #expect(listed.status == 0 && listed.stdout.hasPrefix("NAME") && listed.stdout.contains("scan.png") && listed.stdout.contains("146.5 KiB"))
+        let json = try s.run(["attachments", "Passport", "--json"], [password])
+        let reply = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let first = try #require((reply?["attachments"] as? [[String: Any]])?.first)
+        #expect(first["size"] as? Int == 150_000 && first["key"] == nil, "a listing never carries the key")
+
+        let out = s.dir.file("out.png").path
+        let saved = try s.run(["save-attachment", "Passport", "scan.png", "--out", out], [password])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(saved.stderr.contains("outside the vault and not encrypted"))
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out))) == bytes)
+        let again = try s.run(["save-attachment", "Passport", "scan.png", "--out", out], [password])
+        #expect(again.status == 1 && again.stderr.contains(out))
+        #expect(try s.run(["save-attachment", "Passport", "scan.png"], [password]).status == 2)
+        let unknown = try s.run(["save-attachment", "Passport", "visa.png", "--out", s.dir.file("v.png").path], [password])
+        #expect(unknown.status == 1 && unknown.stderr.contains("\"Passport\" has no attachment \"visa.png\" (its attachments: scan.png)"))
+
+        let german = try s.run(["save-attachment", "Passport", "visa.png", "--out", s.dir.file("v.png").path], [password], env: ["PASSBOX_LANG": "de"])
+        #expect(german.stderr.contains("„Passport“ hat keinen Anhang „visa.png“"))
+
+        let declined = try s.run(["detach", "Passport", "scan.png"], [password, "no"])
+        #expect(declined.status == 1 && declined.stderr.contains("nothing was changed"))
+        let detached = try s.run(["detach", "Passport", "scan.png"], [password, "yes"])
+        #expect(detached.status == 0 && detached.stdout.contains("Removed scan.png from \"Passport\""))
+        #expect(try s.run(["attachments", "Passport"], [password]).stdout == "\"Passport\" has no attachments.\n")
+    }
+}
