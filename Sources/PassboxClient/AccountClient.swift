@@ -331,6 +331,10 @@ public struct AccountClient: Sendable {
             if error.code == .invitationInvalid, let reason = error.facts["reason"], ["missing", "unknown", "used", "expired", "otherEmail"].contains(reason) {
                 return ProtocolError(.invitationInvalid, ["reason": reason])
             }
+            // The quota and what is used, as whole numbers of MiB: numbers, never words.
+            if error.code == .blobQuotaExceeded, let quota = error.facts["quotaMiB"].flatMap(Int.init), let used = error.facts["usedMiB"].flatMap(Int.init), quota >= 0, used >= 0 {
+                return ProtocolError(.blobQuotaExceeded, ["quotaMiB": String(quota), "usedMiB": String(used)])
+            }
             if error.code == .rateLimited, let minutes = error.facts["minutes"].flatMap(Int.init), (1...1440).contains(minutes) {
                 return ProtocolError(.rateLimited, ["minutes": String(minutes)])
             }

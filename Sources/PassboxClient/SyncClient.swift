@@ -70,3 +70,43 @@ public struct SyncClient: Sendable {
         return try decode(SyncWaitReply.self, try exchange("/v1/sync/wait", body, timeoutSeconds: SyncWaitRequest.seconds + 15)).revision
     }
 }
+
+// MARK: Blobs
+
+extension SyncClient {
+    /// One blob request: raw bytes both ways, the bearer token, no JSON.
+    func blobExchange(_ method: String, _ path: String, body: [UInt8]?, headers extra: [String] = [], limit: Int) throws -> [UInt8] {
+        var headers = ["User-Agent: passbox", "Authorization: Bearer \(token)"] + extra
+        if body != nil { headers.append("Content-Type: application/octet-stream") }
+        let answer: (status: Int, body: [UInt8])
+        do {
+            answer = try HTTPGet.exchange(method, origin + path, headers: headers, body: body, timeoutSeconds: 120, limit: limit)
+        } catch let failure as HTTPGet.Failure {
+            throw ProtocolError(.serverUnreachable, ["server": origin, "reason": failure.description])
+        }
+        traffic.add(sent: body?.count ?? 0, received: answer.body.count)
+        guard answer.status / 100 == 2 else { throw account.failure(answer) }
+        return answer.body
+    }
+
+    /// Sends a blob of `length` bytes a part at a time (`read` gives the bytes of a range), then marks it
+    /// complete. Sending a blob the server has whole again costs its requests and changes nothing.
+    public func uploadBlob(id: String, length: Int, read: (Range<Int>) throws -> [UInt8]) throws {
+        for part in 0..<BlobTransfer.parts(length) {
+            let bytes = try read(BlobTransfer.partRange(part, length: length))
+            _ = try blobExchange("PUT", "/v1/blobs/\(id)/\(part)", body: bytes, headers: ["\(BlobTransfer.lengthHeader): \(length)"], limit: 64 << 10)
+        }
+        _ = try blobExchange("POST", "/v1/blobs/\(id)/complete", body: [], limit: 64 << 10)
+    }
+
+    /// Fetches a blob of `length` bytes a part at a time into `write`. A part of another length than the
+    /// blob's layout says is a bad answer (what it holds is checked when the blob is opened).
+    public func downloadBlob(id: String, length: Int, write: ([UInt8]) throws -> Void) throws {
+        for part in 0..<BlobTransfer.parts(length) {
+            let expected = BlobTransfer.partRange(part, length: length).count
+            let bytes = try blobExchange("GET", "/v1/blobs/\(id)/\(part)", body: nil, limit: expected)
+            guard bytes.count == expected else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "200"]) }
+            try write(bytes)
+        }
+    }
+}

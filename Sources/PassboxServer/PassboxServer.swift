@@ -22,6 +22,8 @@ public final class PassboxServer: Sendable {
         public var signup: SignupMode = .open
         /// Sign-in challenges one address may ask for per minute.
         public var challengesPerMinute = 300
+        /// The attachments' bytes one account may keep on this server, in MiB.
+        public var blobQuotaMiB = 1024
 
         public init(dataDirectory: String) { self.dataDirectory = dataDirectory }
     }
@@ -48,7 +50,8 @@ public final class PassboxServer: Sendable {
         self.sync = sync
         // Other server processes on the same PostgreSQL database announce their pushes with NOTIFY.
         listener = try configuration.postgres.map { try NotificationListener(uri: $0, hub: hub, log: log) }
-        let router = ServerRouter(accounts: accounts, sync: sync, log: log)
+        let blobs = BlobService(pool: pool, quotaBytes: configuration.blobQuotaMiB << 20)
+        let router = ServerRouter(accounts: accounts, sync: sync, blobs: blobs, log: log)
         var limits = configuration.limits
         // On PostgreSQL each handler holds a connection and a server backend: on a small machine more than 16 at
         // once only take turns on the same cores. (On SQLite the waiting handlers join one group commit.)

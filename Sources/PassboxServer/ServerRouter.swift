@@ -9,6 +9,7 @@ import PassboxProtocol
 struct ServerRouter: Sendable {
     let accounts: AccountService
     let sync: SyncService
+    let blobs: BlobService
     let log: @Sendable (String) -> Void
     let metrics = Metrics()
 
@@ -59,6 +60,10 @@ struct ServerRouter: Sendable {
     static func template(_ request: HTTPRequest) -> String {
         if routes.contains("\(request.method) \(request.path)") { return request.path }
         if request.method == "DELETE", request.path.hasPrefix("/v1/devices/") { return "/v1/devices/{device}" }
+        if request.path.hasPrefix("/v1/blobs/") {
+            if request.method == "POST", request.path.hasSuffix("/complete") { return "/v1/blobs/{id}/complete" }
+            if request.method == "PUT" || request.method == "GET" { return "/v1/blobs/{id}/{part}" }
+        }
         return "(unknown route)"
     }
 
@@ -123,8 +128,35 @@ struct ServerRouter: Sendable {
             let id = String(request.path.dropFirst("/v1/devices/".count))
             _ = try accounts.signoutDevice(accounts.session(token: Self.bearer(request), address: request.clientAddress), deviceID: id)
             return HTTPResponse(status: 204)
+        case _ where request.path.hasPrefix("/v1/blobs/"):
+            return try blob(request)
         default:
             throw ProtocolError(.notFound, ["route": Self.routes.contains(where: { $0.hasSuffix(" " + request.path) }) ? route : request.path])
+        }
+    }
+
+    /// The blob routes: `PUT` and `GET /v1/blobs/{id}/{part}`, `POST /v1/blobs/{id}/complete`; bodies are
+    /// the blob's bytes, not JSON.
+    private func blob(_ request: HTTPRequest) throws -> HTTPResponse {
+        let words = request.path.dropFirst("/v1/blobs/".count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard words.count == 2 else { throw ProtocolError(.notFound, ["route": request.path]) }
+        let account = try accounts.session(token: Self.bearer(request), address: request.clientAddress).accountID
+        if request.method == "POST", words[1] == "complete" {
+            try blobs.complete(account: account, id: words[0])
+            return HTTPResponse(status: 204)
+        }
+        guard let part = Int(words[1]), part >= 0 else { throw ProtocolError(.notFound, ["route": request.path]) }
+        switch request.method {
+        case "PUT":
+            guard let length = request.header(BlobTransfer.lengthHeader).flatMap(Int.init) else {
+                throw ProtocolError(.badRequest, ["reason": "a part needs the blob's length in \(BlobTransfer.lengthHeader)"])
+            }
+            try blobs.put(account: account, id: words[0], part: part, length: length, body: request.body)
+            return HTTPResponse(status: 204)
+        case "GET":
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/octet-stream")], body: try blobs.get(account: account, id: words[0], part: part))
+        default:
+            throw ProtocolError(.notFound, ["route": request.path])
         }
     }
 
@@ -149,6 +181,7 @@ struct ServerRouter: Sendable {
             case .notFound, .deviceNotFound: 404
             case .rateLimited: 429
             case .accountExists, .accountIDTaken, .syncConflict: 409
+            case .blobQuotaExceeded: 413
             case .signupClosed, .invitationInvalid: 403
             default: 500
             }

@@ -135,6 +135,24 @@ enum ServerSchema {
                 PRIMARY KEY (account_id, op_id)
             );
             """),
+        Migration(8, """
+            CREATE TABLE sync_blobs (
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                blob_id TEXT NOT NULL,
+                length INTEGER NOT NULL,
+                complete INTEGER NOT NULL,
+                created INTEGER NOT NULL,
+                PRIMARY KEY (account_id, blob_id)
+            );
+            CREATE TABLE sync_blob_parts (
+                account_id TEXT NOT NULL,
+                blob_id TEXT NOT NULL,
+                part INTEGER NOT NULL,
+                body BLOB NOT NULL,
+                PRIMARY KEY (account_id, blob_id, part),
+                FOREIGN KEY (account_id, blob_id) REFERENCES sync_blobs (account_id, blob_id) ON DELETE CASCADE
+            );
+            """),
     ]
 }
 

@@ -52,6 +52,7 @@ public final class VaultService: @unchecked Sendable {
     func openSession(_ opened: OpenVault) throws -> VaultSession {
         let session = try VaultSession(opened: opened, dataDirectory: dataDirectory, now: now)
         if buildsSearchIndexAtUnlock { session.prepareSearchIndex() }
+        if opened.isAccountVault { session.blobFetcher = { [weak self] in try self?.fetchBlob($0) } }
         return session
     }
 

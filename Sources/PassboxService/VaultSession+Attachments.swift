@@ -14,7 +14,7 @@ extension VaultSession {
     /// The largest upload the web UI sends as base64 in one request.
     public static let uploadLimit = 64 << 20
 
-    var blobs: BlobStore { opened.blobs }
+    public var blobs: BlobStore { opened.blobs }
 
     func attach(_ r: AttachRequest) throws -> AttachmentsReply {
         let item = try resolve(r.item)

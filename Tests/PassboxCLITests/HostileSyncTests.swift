@@ -16,6 +16,7 @@ final class MutatingProxy: @unchecked Sendable {
     private var mutation: (@Sendable (SyncPullReply) -> SyncPullReply)?
     private var pulls: [SyncPullReply] = []
     private var refusedPushes: [SyncPushRequest] = []
+    private var blobMutation: (@Sendable (_ path: String, _ body: [UInt8]) -> HTTPResponse)?
     var http: HTTPServer!
     var target = ""
 
@@ -35,6 +36,15 @@ final class MutatingProxy: @unchecked Sendable {
     func disarm() {
         lock.lock()
         mutation = nil
+        blobMutation = nil
+        lock.unlock()
+    }
+
+    /// Changes the answers to blob reads (`GET /v1/blobs/ID/PART`): the path and the server's bytes in, the
+    /// answer out.
+    func armBlobs(_ change: @escaping @Sendable (_ path: String, _ body: [UInt8]) -> HTTPResponse) {
+        lock.lock()
+        blobMutation = change
         lock.unlock()
     }
 
@@ -55,6 +65,7 @@ final class MutatingProxy: @unchecked Sendable {
         var headers = ["Accept: application/json"]
         if let auth = request.header("Authorization") { headers.append("Authorization: \(auth)") }
         if !request.body.isEmpty { headers.append("Content-Type: application/json") }
+        if let length = request.header(BlobTransfer.lengthHeader) { headers.append("\(BlobTransfer.lengthHeader): \(length)") }
         guard
             let answer = try? HTTPGet.exchange(
                 request.method, target + request.path, headers: headers, body: request.body.isEmpty && request.method == "GET" ? nil : request.body, timeoutSeconds: 60)
@@ -63,6 +74,12 @@ final class MutatingProxy: @unchecked Sendable {
             lock.lock()
             refusedPushes.append(push)
             lock.unlock()
+        }
+        if request.method == "GET", request.path.hasPrefix("/v1/blobs/"), answer.status == 200 {
+            lock.lock()
+            let change = blobMutation
+            lock.unlock()
+            if let change { return change(request.path, answer.body) }
         }
         guard request.path == "/v1/sync/pull", answer.status == 200, let reply = try? ProtocolCoding.wireDecode(SyncPullReply.self, from: Data(answer.body)) else {
             return .json(answer.status, answer.body)

@@ -300,7 +300,7 @@ enum CommandTable {
         },
         CommandSpec(
             name: "server", summary: "run the account server here (accounts, sign-in, devices, two-factor; SQLite or PostgreSQL)", usage: Commands.serverUsage,
-            valued: ["listen", "server-data", "database", "origin", "tls-cert", "tls-key", "signup"],
+            valued: ["listen", "server-data", "database", "origin", "tls-cert", "tls-key", "signup", "blob-quota-mib"],
             subcommands: [
                 CommandSpec(
                     name: "invite", summary: "a single-use invitation for an email (for --signup invite)", usage: Commands.inviteUsage,

@@ -4,7 +4,7 @@ import PassboxHTTP
 import PassboxServer
 
 extension Commands {
-    static let serverUsage = "passbox server [--listen ADDRESS:PORT] [--server-data DIR | --database postgresql://USER@HOST/DB] [--origin URL] [--tls-cert FILE --tls-key FILE] [--signup open|invite|closed]"
+    static let serverUsage = "passbox server [--listen ADDRESS:PORT] [--server-data DIR | --database postgresql://USER@HOST/DB] [--origin URL] [--tls-cert FILE --tls-key FILE] [--signup open|invite|closed] [--blob-quota-mib N]"
 
     /// `passbox server`: the account server in the foreground until SIGINT or SIGTERM, one log line per request
     /// on standard error.
@@ -19,6 +19,10 @@ extension Commands {
         configuration.port = port
         configuration.postgres = try postgresURI(a, c)
         configuration.origin = a.value("origin")
+        if let quota = a.value("blob-quota-mib") {
+            guard let mib = Int(quota), (0...(1 << 30)).contains(mib) else { throw CLIError.usage("--blob-quota-mib takes a number of MiB", hint: "passbox server --blob-quota-mib 4096") }
+            configuration.blobQuotaMiB = mib
+        }
         if let mode = a.value("signup") {
             guard let chosen = SignupMode(rawValue: mode) else { throw CLIError.usage(c.tr("server.badSignup", ["value": Console.visibleLine(mode)]), hint: c.tr("server.badSignup.hint")) }
             configuration.signup = chosen

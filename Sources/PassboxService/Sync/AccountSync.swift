@@ -44,6 +44,7 @@ final class AccountSync {
         for _ in 0..<Self.rounds {
             pulled += try pullAll()
             try assignVaults()
+            _ = try uploadBlobs()
             let (count, lost) = try pushAll()
             pushed += count
             allNotices += kept + notices

@@ -177,6 +177,60 @@ public struct BlobStore: Sendable {
     public func remove(_ id: String) {
         guard Attachment.isValidID(id) else { return }
         unlink(path(id))
+        unlink(path(id) + Self.uploadedSuffix)
+    }
+
+    // MARK: An account's blobs on its server
+
+    /// A blob the server has whole is marked by an empty file beside it (`ID.uploaded`): an account's vault
+    /// is not deniable, and its server knows every blob id anyway.
+    static let uploadedSuffix = ".uploaded"
+
+    public func isUploaded(_ id: String) -> Bool { Attachment.isValidID(id) && access(path(id) + Self.uploadedSuffix, F_OK) == 0 }
+
+    public func markUploaded(_ id: String) throws {
+        guard Attachment.isValidID(id) else { return }
+        try POSIX.writeAtomically([], to: path(id) + Self.uploadedSuffix)
+    }
+
+    /// The blob's length on disk (nil when it is not here).
+    public func length(_ id: String) -> Int? {
+        var st = stat()
+        guard Attachment.isValidID(id), stat(path(id), &st) == 0 else { return nil }
+        return Int(st.st_size)
+    }
+
+    /// Bytes of a blob, for an upload's part.
+    public func read(_ id: String, range: Range<Int>) throws -> [UInt8] {
+        let fd = CLinux_openFile(path(id), O_RDONLY | O_CLOEXEC, 0)
+        guard fd >= 0 else { throw StoreError.io(operation: "open", path: path(id), errno: errno) }
+        defer { close(fd) }
+        return try POSIX.readExactly(fd: fd, offset: range.lowerBound, count: range.count, path: path(id))
+    }
+
+    /// Keeps a blob fetched from elsewhere (an account's server): written to a temporary file by `produce`,
+    /// then opened whole with the attachment's key (every chunk and the final tag checked) before it takes its
+    /// name. Anything cut short, changed or another blob's is refused as `damaged`, and nothing is kept.
+    public func install(_ attachment: Attachment, produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        guard Attachment.isValidID(attachment.id) else { throw AttachmentError.damaged(name: attachment.name, reason: "its reference is not valid") }
+        try POSIX.ensurePrivateDirectory(directory)
+        let temporary = directory + "/.tmp-" + Hexadecimal.random(8)
+        do {
+            try POSIXFileSystem().writeNewFile(at: temporary, producing: produce)
+            let fd = CLinux_openFile(temporary, O_RDONLY | O_CLOEXEC, 0)
+            guard fd >= 0 else { throw StoreError.io(operation: "open", path: temporary, errno: errno) }
+            defer { close(fd) }
+            var st = stat()
+            guard fstat(fd, &st) == 0, Int(st.st_size) == AttachmentFormat.blobLength(attachment.size) else {
+                throw AttachmentError.damaged(name: attachment.name, reason: "it is not as long as its file needs")
+            }
+            try BlobReader(attachment: attachment).read(fd: fd, path: temporary) { _ in }
+            try POSIXFileSystem().rename(temporary, to: path(attachment.id))
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        try? markUploaded(attachment.id)
     }
 
     /// Writes a cover blob: random bytes as long as a blob of a file of `size` bytes, under a random name.
