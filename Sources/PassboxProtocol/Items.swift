@@ -78,6 +78,8 @@ public struct ItemDetail: Codable, Sendable, Equatable {
     /// Every website and tag whole (the summary's are cut at 200 characters): what an editor starts from.
     public var websites: [String]?
     public var tags: [String]?
+    /// The item's files (never their keys).
+    public var attachments: [AttachmentView]?
 
     public init(summary: ItemSummary, fields: [FieldView], notes: String, lastFilled: Date?, historyCount: Int) {
         self.summary = summary

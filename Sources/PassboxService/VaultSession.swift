@@ -200,7 +200,11 @@ public final class VaultSession: @unchecked Sendable {
         defer { exposing = [] }
         switch request {
         case .list(let r): return .items(try list(r))
-        case .show(let r): return .item(ItemViews.detail(try resolve(r.item), reveal: r.reveal, now: now()))
+        case .show(let r):
+            let item = try resolve(r.item)
+            var detail = ItemViews.detail(item, reveal: r.reveal, now: now())
+            if !item.attachments.isEmpty { detail.attachments = item.attachments.map(view) }
+            return .item(detail)
         case .field(let r): return .value(try fieldValue(r))
         case .search(let r): return .items(try search(r))
         case .add(let r): return .saved(try add(r))

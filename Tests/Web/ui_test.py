@@ -17,6 +17,7 @@ from selenium import webdriver
 from selenium.common.exceptions import ElementClickInterceptedException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -799,6 +800,79 @@ def backup_flows(args, display, language):
         agent.stop()
 
 
+def attachment_flows(args, display, language):
+    """A document's files (LB-6 to LB-9): an upload, its tile with a preview, the full-size viewer (wheel zoom,
+    double-click to 3x and back, drag to pan, zoom below fit snaps back), the tile's menu by right-click, a
+    download that warns first and holds the same bytes, and a delete that asks first."""
+    agent = Agent(args.passbox, display)
+    ui = UI(args, agent, language)
+    try:
+        t = ui.t
+        ui.type_into("#new-password", PASSWORD)
+        ui.type_into("#confirm-password", PASSWORD)
+        ui.click(t("ui.onboard.create"))
+        ui.find("#search")
+        check(ui.api("add", {"category": "document", "changes": {"title": "Passport", "fieldsFromCommandLine": [], "secretFields": [], "removeFields": []}}) == "saved", "the document was not made")
+        # The page names no file of the agent's: a path is refused.
+        check(ui.api("attach", {"item": "Passport", "path": QR_IMAGE}) == "failure", "a path from the page was taken")
+        ui.driver.refresh()
+        ui.find("#search")
+        ui.find_xpath("//*[normalize-space()='Passport']").click()
+        ui.wait(lambda d: ui.heading() == "Passport", "the document")
+        ui.text_appears(t("ui.attach.none"))
+        ui.driver.find_element(By.ID, "attach-file").send_keys(os.path.realpath(QR_IMAGE))
+        tile = ui.find(".tile .preview img", timeout=20)
+        ui.wait(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", tile), "the preview drawn")
+        check("totp.png" in ui.find(".tile .name").text, "the tile's name")
+        blobs = os.path.join(agent.data, "blobs")
+        check([n for n in os.listdir(blobs) if len(n) == 32], "no blob beside the vault")
+        ui.shot("attachments")
+        ui.axe("attachments")
+
+        # The viewer: fitted, the wheel zooms, a double-click toggles 3x and back, a drag pans, below fit snaps back.
+        ui.find(".tilebutton").click()
+        img = ui.find("#viewer-image")
+        scale = lambda: float(img.get_attribute("data-scale"))
+        check(scale() == 1, "the viewer opens fitted")
+        stage = ui.find("dialog.viewer .stage")
+        ui.driver.execute_script("arguments[0].dispatchEvent(new WheelEvent('wheel', {deltaY: -100, clientX: 500, clientY: 400, bubbles: true, cancelable: true}))", stage)
+        ui.wait(lambda d: scale() > 1, "the wheel zooms in")
+        ui.driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('dblclick', {clientX: 500, clientY: 400, bubbles: true}))", stage)
+        ui.wait(lambda d: scale() == 1, "a double-click goes back to fit")
+        ui.driver.execute_script("arguments[0].dispatchEvent(new MouseEvent('dblclick', {clientX: 500, clientY: 400, bubbles: true}))", stage)
+        ui.wait(lambda d: scale() == 3, "a double-click zooms to 3x")
+        before = img.value_of_css_property("transform")
+        ActionChains(ui.driver).move_to_element(stage).click_and_hold().move_by_offset(60, 40).release().perform()
+        ui.wait(lambda d: img.value_of_css_property("transform") != before, "a drag pans")
+        for _ in range(8):
+            ui.driver.execute_script("arguments[0].dispatchEvent(new WheelEvent('wheel', {deltaY: 100, clientX: 500, clientY: 400, bubbles: true, cancelable: true}))", stage)
+        ui.wait(lambda d: scale() == 1, "zooming below fit snaps back")
+        ui.shot("viewer")
+        ui.find("dialog.viewer .actions button").click()
+        ui.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.viewer"), "the viewer closed")
+
+        # The menu by right-click; a download warns, then holds the same bytes.
+        ActionChains(ui.driver).context_click(ui.find(".tilebutton")).perform()
+        ui.find(".tilemenu")
+        ui.find_xpath(f"//div[contains(@class,'tilemenu')]/button[normalize-space()='{t('ui.attach.download')}']").click()
+        ui.text_appears(t("ui.attach.leaves", name="totp.png"))
+        ui.click(t("ui.attach.downloadConfirm"))
+        saved = os.path.join(ui.downloads, "totp.png")
+        ui.wait(lambda d: os.path.exists(saved) and open(saved, "rb").read() == open(QR_IMAGE, "rb").read(), "the download with the same bytes", timeout=20)
+
+        # Delete asks first, then the tile goes.
+        ActionChains(ui.driver).context_click(ui.find(".tilebutton")).perform()
+        ui.find_xpath(f"//div[contains(@class,'tilemenu')]/button[normalize-space()='{t('ui.attach.delete')}']").click()
+        ui.text_appears(t("ui.attach.deleteAsk", name="totp.png"))
+        ui.find("dialog .button.danger").click()
+        ui.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, ".tile"), "the tile gone")
+        ui.text_appears(t("ui.attach.none"))
+        ui.check_logs()
+    finally:
+        ui.quit()
+        agent.stop()
+
+
 def timer_lock(args, display, language):
     """The agent's own timer locks the vault; the open page goes to the lock page by itself."""
     agent = Agent(args.passbox, display, auto_lock=4)
@@ -829,16 +903,18 @@ def main():
     parser.add_argument("--passbox", required=True)
     parser.add_argument("--axe", required=True)
     parser.add_argument("--artifacts", required=True)
+    parser.add_argument("--only", help="run one flow (its function's name), for working on it")
     args = parser.parse_args()
     shutil.rmtree(args.artifacts, ignore_errors=True)
     display = ":%d" % (90 + os.getpid() % 400)
     xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     started = time.time()
     failures = []
+    flows = [f for f in (main_flows, account_flows, coercion_flows, backup_flows, attachment_flows, timer_lock) if not args.only or f.__name__ == args.only]
     try:
         time.sleep(0.5)
         for language in ("en", "de"):
-            for test in (main_flows, account_flows, coercion_flows, backup_flows, timer_lock):
+            for test in flows:
                 name = f"{test.__name__} ({language})"
                 try:
                     test(args, display, language)
@@ -851,7 +927,8 @@ def main():
     finally:
         xvfb.terminate()
     shots = len([f for f in os.listdir(args.artifacts) if f.endswith(".png")]) if os.path.isdir(args.artifacts) else 0
-    print(f"web UI: {10 - len(failures)} of 10 browser tests passed in {time.time() - started:.0f} s; {shots} screenshots in {args.artifacts}")
+    total = 2 * len(flows)
+    print(f"web UI: {total - len(failures)} of {total} browser tests passed in {time.time() - started:.0f} s; {shots} screenshots in {args.artifacts}")
     sys.exit(1 if failures else 0)
 
 

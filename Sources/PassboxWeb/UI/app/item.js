@@ -5,6 +5,7 @@ import { t, has, formatDate, errorText } from './i18n.js';
 import { h, icon, iconButton, button, clear, toast, dialog, announce } from './dom.js';
 import { state, report, categoryName, categoryIcons, openItem, openHistory, editItem, refreshList, mainPane, loadVaults } from './main.js';
 import { loadCheck, findingAdvice, fixFinding } from './check.js';
+import { attachmentsSection, releasePreviews } from './attachments.js';
 
 const CLIPBOARD_SECONDS_DEFAULT = 90;
 let codeTimer = null;
@@ -166,6 +167,7 @@ export async function moveToTrash(id, title) {
 
 export async function showItem(pane, id) {
   maskRevealed();
+  releasePreviews();
   const detail = (await call('show', { item: id, reveal: false })).body;
   const s = detail.summary;
   const favLabel = s.favorite ? t('ui.item.unfavorite') : t('ui.item.favorite');
@@ -205,6 +207,7 @@ export async function showItem(pane, id) {
   if (s.websites.length) pane.append(h('h3', {}, t('ui.item.websites')), h('div', { class: 'fields' }, ...s.websites.map((w) => h('div', { class: 'field' }, h('span', { class: 'texts' }, h('span', { class: 'value' }, w))))));
   if (detail.notes) pane.append(h('h3', {}, t('ui.item.notes')), h('div', { class: 'fields' }, h('div', { class: 'field' }, h('span', { class: 'value' }, detail.notes))));
   if (s.tags.length) pane.append(h('h3', {}, t('ui.item.tags')), h('div', { class: 'chips' }, ...s.tags.map((tag) => h('span', { class: 'chip' }, tag))));
+  pane.append(attachmentsSection(detail, s.locked));
   pane.append(h('p', { class: 'hint' }, t('ui.item.dates', { created: formatDate(s.created), changed: formatDate(s.lastChanged) })));
   // The item's findings, each with its advice and, where one exists, its fix.
   try {
