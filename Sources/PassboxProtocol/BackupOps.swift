@@ -112,6 +112,10 @@ public struct BackupMadeReply: Codable, Sendable, Equatable {
     public var pages: Int
     /// A transfer's codes, in order.
     public var transfer: [QRCodeView]?
+    /// Attachments' files: copied (encrypted, as they are) into `blobs/` beside a backup file written to a
+    /// path, or left out (a PDF, a transfer, a download through the web UI), which the surfaces say.
+    public var attachmentsCopied: Int?
+    public var attachmentsLeftOut: Int?
     public init(name: String, mediaType: String, base64: String?, path: String?, bytes: Int, codes: Int, pages: Int, transfer: [QRCodeView]? = nil) {
         self.name = name
         self.mediaType = mediaType
@@ -134,6 +138,10 @@ public struct RestoredReply: Codable, Sendable, Equatable {
     /// Codes read twice, and codes of another backup, left out.
     public var repeatedCodes: Int
     public var foreignCodes: Int
+    /// Attachments' files brought back from `blobs/` beside the backup file, and those not found there whole
+    /// (missing, or changed: refused and not kept).
+    public var attachmentsRestored: Int?
+    public var attachmentsMissing: Int?
     public init(mode: String, items: Int, trashed: Int, vaults: [String], made: Date, repeatedCodes: Int = 0, foreignCodes: Int = 0) {
         self.mode = mode
         self.items = items

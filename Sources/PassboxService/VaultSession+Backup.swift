@@ -77,12 +77,14 @@ extension VaultSession {
         case "file":
             let bytes = try BackupFile.seal(vault, settings: settings, made: made, padding: .fixed)
             let name = "passbox-backup-\(stamp).pbbackup"
-            let reply: BackupMadeReply
+            var reply: BackupMadeReply
             if let path = r.path {
                 try Self.writeNew(bytes, to: path)
                 reply = BackupMadeReply(name: name, mediaType: "application/octet-stream", base64: nil, path: path, bytes: bytes.count, codes: 0, pages: 0)
+                reply.attachmentsCopied = try copyAttachments(besideBackup: path)
             } else {
                 reply = BackupMadeReply(name: name, mediaType: "application/octet-stream", base64: Data(bytes).base64EncodedString(), path: nil, bytes: bytes.count, codes: 0, pages: 0)
+                reply.attachmentsLeftOut = backedUpBlobs().count
             }
             try noteSaved(made)
             return reply
@@ -106,7 +108,9 @@ extension VaultSession {
             var base64: String?
             if let path = r.path { try Self.writeNew(drawn, to: path) } else { base64 = Data(drawn).base64EncodedString() }
             try noteSaved(made)
-            return BackupMadeReply(name: name, mediaType: "application/pdf", base64: base64, path: r.path, bytes: bytes.count, codes: codes.count, pages: BackupPDF.pageCount(codes: codes.count))
+            var reply = BackupMadeReply(name: name, mediaType: "application/pdf", base64: base64, path: r.path, bytes: bytes.count, codes: codes.count, pages: BackupPDF.pageCount(codes: codes.count))
+            reply.attachmentsLeftOut = backedUpBlobs().count
+            return reply
         case "transfer":
             // Padded by a random amount, saved nowhere, and no "last backup" (G57, G79, TR-1).
             let bytes = try BackupFile.seal(vault, settings: settings, made: made, padding: .random)
@@ -117,7 +121,9 @@ extension VaultSession {
                 guard let qr = QRModules.encode(code) else { throw ProtocolError(.libraryMissing, ["libraries": "libqrencode.so.4", "packages": "libqrencode4"]) }
                 views.append(QRCodeView(size: qr.size, modules: qr.rows))
             }
-            return BackupMadeReply(name: "", mediaType: "", base64: nil, path: nil, bytes: bytes.count, codes: codes.count, pages: 0, transfer: views)
+            var reply = BackupMadeReply(name: "", mediaType: "", base64: nil, path: nil, bytes: bytes.count, codes: codes.count, pages: 0, transfer: views)
+            reply.attachmentsLeftOut = backedUpBlobs().count
+            return reply
         default:
             throw ProtocolError(.invalidSetting, ["name": "format", "value": String(r.format.prefix(20))])
         }
@@ -172,6 +178,7 @@ extension VaultSession {
             let base = "passbox-auto-\(Self.fileStamp(made))"
             var name = base + ".pbbackup"
             var n = 1
+            _ = try copyAttachments(besideBackup: folder + "/" + base)
             while true {
                 do {
                     try Self.writeNew(bytes, to: folder + "/" + name)
@@ -332,7 +339,31 @@ extension VaultSession {
             return try restore(Array(data), password: r.password, mode: r.mode, language: language)
         }
         guard let path = r.path else { throw ProtocolError(.badRequest, ["reason": "backup-restore needs path, base64 or codes"]) }
-        return try restore(try Self.readBackupFile(path), password: r.password, mode: r.mode, language: language)
+        var reply = try restore(try Self.readBackupFile(path), password: r.password, mode: r.mode, language: language)
+        // The attachments' files the restored items refer to, from `blobs/` beside the backup file.
+        let folder = (path as NSString).deletingLastPathComponent + "/blobs"
+        var restored = 0, missing = 0
+        var seen = Set<String>()
+        for item in vault.items + vault.hiddenItems {
+            for a in item.attachments + item.history.flatMap(\.item.attachments) where seen.insert(a.id).inserted && !blobs.exists(a.id) {
+                // The vault is restored already: a blob missing or damaged there is counted, not kept, and
+                // the attachment is listed as not on this device.
+                if (try? blobs.restore(a, from: folder)) == true { restored += 1 } else { missing += 1 }
+            }
+        }
+        if restored > 0 { mayHaveBlobs = true }
+        (reply.attachmentsRestored, reply.attachmentsMissing) = (restored, missing)
+        return reply
+    }
+
+    /// The blob ids a backup of this vault refers to (items, hidden items and their history).
+    func backedUpBlobs() -> [String] { Self.referencedBlobs(vault).sorted() }
+
+    /// Copies the attachments' blobs into `blobs/` in the folder of a backup file written at `path`.
+    func copyAttachments(besideBackup path: String) throws -> Int {
+        let ids = backedUpBlobs()
+        guard !ids.isEmpty else { return 0 }
+        return try blobs.copy(ids, to: (path as NSString).deletingLastPathComponent + "/blobs")
     }
 
     /// A backup file's bytes, refusing anything larger than a backup can be.

@@ -46,4 +46,49 @@ import Testing
         #expect(detached.status == 0 && detached.stdout.contains("Removed scan.png from \"Passport\""))
         #expect(try s.run(["attachments", "Passport"], [password]).stdout == "\"Passport\" has no attachments.\n")
     }
+
+    /// A backup file carries the attachments' blobs in `blobs/` beside it (encrypted, as they are); a restore
+    /// on another machine brings them back, checked; a PDF says it leaves them out.
+    @Test func aBackupFileCarriesTheAttachmentsBesideIt() throws {
+        let backupPassword = "a backup password of twenty chars"
+        let s = try AgentEndToEndTests.Session()
+        #expect(try s.run(["init", "--insecure-test-kdf"], [password]).status == 0)
+        #expect(try s.run(["add", "document", "--title", "Deed"], [password]).status == 0)
+        let scan = s.dir.file("deed.pdf").path
+        let bytes = SecureRandom.bytes(count: 90_000)
+        try Data(bytes).write(to: URL(fileURLWithPath: scan))
+        #expect(try s.run(["attach", "Deed", scan], [password]).status == 0)
+        #expect(try s.run(["backup", "password", "--insecure-test-kdf"], [password, backupPassword]).status == 0)
+        let folder = s.dir.path + "/backups"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let made = try s.run(["backup", "--file", folder + "/deed.pbbackup"], [password])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(made.stdout.contains("Copied 1 attachment's file (encrypted, as they are) to \(folder)/blobs"))
+        let copied = try FileManager.default.contentsOfDirectory(atPath: folder + "/blobs")
+        #expect(copied.count == 1 && copied[0].count == 32)
+        let pdf = try s.run(["backup", "--pdf", folder + "/deed.pdf"], [password])
+        #expect(pdf.status == 0 && pdf.stderr.contains("1 attachment's file is not in this backup"))
+
+        // Another machine: a new vault, the backup restored as new vaults, the file read back.
+        let other = try AgentEndToEndTests.Session()
+        #expect(try other.run(["init", "--insecure-test-kdf"], [password]).status == 0)
+        let restored = try other.run(["restore", folder + "/deed.pbbackup"], [password, backupPassword])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(restored.stdout.contains("Brought back 1 attachment's file from the blobs folder beside the backup."))
+        let out = other.dir.file("deed-again.pdf").path
+        #expect(try other.run(["save-attachment", "Deed", "deed.pdf", "--out", out], [password]).status == 0)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out))) == bytes)
+
+        // A changed blob beside the backup is refused and not kept: the attachment is listed as missing.
+        let third = try AgentEndToEndTests.Session()
+        #expect(try third.run(["init", "--insecure-test-kdf"], [password]).status == 0)
+        let blob = folder + "/blobs/" + copied[0]
+        var changed = Array(try Data(contentsOf: URL(fileURLWithPath: blob)))
+        changed[100] ^= 1
+        try Data(changed).write(to: URL(fileURLWithPath: blob))
+        let refused = try third.run(["restore", folder + "/deed.pbbackup"], [password, backupPassword])
+        #expect(refused.status == 0 && refused.stderr.contains("1 attachment's file was not found whole in the blobs folder beside the backup"), "\(refused.stderr)")
+        #expect(try third.run(["attachments", "Deed"], [password]).stdout.contains("(not on this device)"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: third.data + "/blobs").filter { !$0.hasPrefix(".") }.allSatisfy { $0 != copied[0] })
+    }
 }

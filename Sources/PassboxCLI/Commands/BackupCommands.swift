@@ -26,6 +26,12 @@ extension Commands {
         } else {
             Console.out("Saved a PDF backup to \(path): \(made.codes) QR codes on \(made.pages) \(made.pages == 1 ? "page" : "pages")")
         }
+        if let copied = made.attachmentsCopied, copied > 0, let path = made.path {
+            Console.out("Copied \(Output.count(copied, "attachment's file")) (encrypted, as they are) to \((path as NSString).deletingLastPathComponent)/blobs: keep that folder with the backup.")
+        }
+        if let left = made.attachmentsLeftOut, left > 0 {
+            Console.err("\(Output.count(left, "attachment's file")) \(left == 1 ? "is" : "are") not in this backup: a backup file (passbox backup --file F) copies them beside it.")
+        }
         Console.err("It opens only with the backup password. Keep it somewhere other than this machine.")
     }
 
@@ -150,6 +156,10 @@ extension Commands {
             Console.out("Replaced this vault with the backup made \(made): \(Output.count(restored.items, "item")), \(restored.trashed) in the trash.")
         } else {
             Console.out("Restored the backup made \(made) as \(restored.vaults.map { "\"\($0)\"" }.joined(separator: ", ")): \(Output.count(restored.items, "item")), \(restored.trashed) in the trash.")
+        }
+        if let n = restored.attachmentsRestored, n > 0 { Console.out("Brought back \(Output.count(n, "attachment's file")) from the blobs folder beside the backup.") }
+        if let n = restored.attachmentsMissing, n > 0 {
+            Console.err("\(Output.count(n, "attachment's file")) \(n == 1 ? "was" : "were") not found whole in the blobs folder beside the backup (missing or damaged, so not kept): \(n == 1 ? "it is" : "they are") listed as not on this device.")
         }
         if restored.repeatedCodes > 0 { Console.err("\(Output.count(restored.repeatedCodes, "code")) read more than once \(restored.repeatedCodes == 1 ? "was" : "were") used once.") }
         if restored.foreignCodes > 0 { Console.err("\(Output.count(restored.foreignCodes, "code")) of another backup \(restored.foreignCodes == 1 ? "was" : "were") left out.") }

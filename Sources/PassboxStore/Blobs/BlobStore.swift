@@ -180,6 +180,64 @@ public struct BlobStore: Sendable {
         unlink(path(id) + Self.uploadedSuffix)
     }
 
+    // MARK: Backups
+
+    /// Copies blobs as they are (ciphertext; their keys are in the vault, so in the backup) into `folder`
+    /// (made 0700), each written whole under a temporary name and renamed. A blob already there with its
+    /// length is left (backups in one folder share them). Returns how many it copied or found there.
+    public func copy(_ ids: [String], to folder: String) throws -> Int {
+        try POSIX.ensurePrivateDirectory(folder)
+        var done = 0
+        for id in ids where Attachment.isValidID(id) {
+            guard let length = length(id) else { continue }
+            var st = stat()
+            if stat(folder + "/" + id, &st) == 0, Int(st.st_size) == length {
+                done += 1
+                continue
+            }
+            let temporary = folder + "/.tmp-" + Hexadecimal.random(8)
+            do {
+                try POSIXFileSystem().writeNewFile(at: temporary) { append in
+                    var offset = 0
+                    while offset < length {
+                        let bytes = try read(id, range: offset..<min(length, offset + (1 << 20)))
+                        try bytes.withUnsafeBytes { try append($0) }
+                        offset += bytes.count
+                    }
+                }
+                try POSIXFileSystem().rename(temporary, to: folder + "/" + id)
+            } catch {
+                unlink(temporary)
+                throw error
+            }
+            done += 1
+        }
+        try? POSIXFileSystem().syncDirectory(folder)
+        return done
+    }
+
+    /// Brings back an attachment's blob from a backup's `blobs/` folder, checked whole before it is kept.
+    /// False when it is not there.
+    public func restore(_ attachment: Attachment, from folder: String) throws -> Bool {
+        guard Attachment.isValidID(attachment.id), !exists(attachment.id) else { return exists(attachment.id) }
+        let source = folder + "/" + attachment.id
+        let fd = CLinux_openFile(source, O_RDONLY | O_CLOEXEC, 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        try install(attachment) { append in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let n = Foundation.read(fd, buffer.baseAddress!, buffer.count)
+                if n < 0, errno == EINTR { continue }
+                if n < 0 { throw StoreError.io(operation: "read", path: source, errno: errno) }
+                if n == 0 { break }
+                try append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            }
+        }
+        return true
+    }
+
     // MARK: An account's blobs on its server
 
     /// A blob the server has whole is marked by an empty file beside it (`ID.uploaded`): an account's vault
