@@ -1,4 +1,4 @@
-// Loads libturbojpeg with dlopen once and forwards the four calls PassboxImaging makes.
+// Loads libturbojpeg with dlopen once and forwards the calls PassboxImaging makes.
 #include "CTurboJPEGSupport.h"
 
 #include <dlfcn.h>
@@ -9,6 +9,9 @@ static struct {
     int (*destroy)(tjhandle);
     int (*decompress_header3)(tjhandle, const unsigned char *, unsigned long, int *, int *, int *, int *);
     int (*decompress2)(tjhandle, const unsigned char *, unsigned long, unsigned char *, int, int, int, int, int);
+    tjhandle (*init_compress)(void);
+    int (*compress2)(tjhandle, const unsigned char *, int, int, int, int, unsigned char **, unsigned long *, int, int, int);
+    void (*free)(unsigned char *);
     int loaded;
 } CTurboJPEG_api;
 
@@ -21,8 +24,11 @@ static void CTurboJPEG_loadOnce(void) {
     *(void **)&CTurboJPEG_api.destroy = dlsym(h, "tjDestroy");
     *(void **)&CTurboJPEG_api.decompress_header3 = dlsym(h, "tjDecompressHeader3");
     *(void **)&CTurboJPEG_api.decompress2 = dlsym(h, "tjDecompress2");
+    *(void **)&CTurboJPEG_api.init_compress = dlsym(h, "tjInitCompress");
+    *(void **)&CTurboJPEG_api.compress2 = dlsym(h, "tjCompress2");
+    *(void **)&CTurboJPEG_api.free = dlsym(h, "tjFree");
     if (!CTurboJPEG_api.init_decompress || !CTurboJPEG_api.destroy || !CTurboJPEG_api.decompress_header3 ||
-        !CTurboJPEG_api.decompress2) {
+        !CTurboJPEG_api.decompress2 || !CTurboJPEG_api.init_compress || !CTurboJPEG_api.compress2 || !CTurboJPEG_api.free) {
         dlclose(h);
         return;
     }
@@ -48,4 +54,16 @@ int CTurboJPEG_decompress(tjhandle handle, const unsigned char *jpeg, unsigned l
                           int pitch, int height, int pixelFormat, int flags) {
     if (!CTurboJPEG_available() || !handle) return -1;
     return CTurboJPEG_api.decompress2(handle, jpeg, size, destination, width, pitch, height, pixelFormat, flags);
+}
+
+tjhandle CTurboJPEG_initCompress(void) { return CTurboJPEG_available() ? CTurboJPEG_api.init_compress() : NULL; }
+
+int CTurboJPEG_compress(tjhandle handle, const unsigned char *source, int width, int pitch, int height, int pixelFormat,
+                        unsigned char **jpeg, unsigned long *size, int subsampling, int quality, int flags) {
+    if (!CTurboJPEG_available() || !handle) return -1;
+    return CTurboJPEG_api.compress2(handle, source, width, pitch, height, pixelFormat, jpeg, size, subsampling, quality, flags);
+}
+
+void CTurboJPEG_free(unsigned char *buffer) {
+    if (CTurboJPEG_available() && buffer) CTurboJPEG_api.free(buffer);
 }

@@ -44,7 +44,7 @@ public enum QRCodeReader {
 
     static let maximumPixels = 64_000_000
 
-    static func decodePNG(_ bytes: [UInt8]) throws -> GrayImage {
+    static func decodePNG(_ bytes: [UInt8], rgb: Bool = false) throws -> GrayImage {
         guard CPNG_available() != 0 else {
             throw ReadError(message: "the PNG decoder (libpng16.so.16) could not be loaded", hint: "install it with \"apt-get install libpng16-16\"")
         }
@@ -57,8 +57,8 @@ public enum QRCodeReader {
         guard Int(image.width) * Int(image.height) <= maximumPixels else {
             throw ReadError(message: "the image is too large (\(image.width) × \(image.height))", hint: "crop the screenshot to the QR code")
         }
-        image.format = UInt32(PNG_FORMAT_GRAY)
-        var pixels = [UInt8](repeating: 0, count: Int(image.width) * Int(image.height))
+        image.format = rgb ? UInt32(PNG_FORMAT_RGB) : UInt32(PNG_FORMAT_GRAY)
+        var pixels = [UInt8](repeating: 0, count: Int(image.width) * Int(image.height) * (rgb ? 3 : 1))
         let ok = bytes.withUnsafeBytes { _ in
             pixels.withUnsafeMutableBytes { CPNG_finishRead(&image, nil, $0.baseAddress, 0, nil) }
         }
@@ -66,7 +66,7 @@ public enum QRCodeReader {
         return GrayImage(width: Int(image.width), height: Int(image.height), pixels: pixels)
     }
 
-    static func decodeJPEG(_ bytes: [UInt8]) throws -> GrayImage {
+    static func decodeJPEG(_ bytes: [UInt8], rgb: Bool = false) throws -> GrayImage {
         guard CTurboJPEG_available() != 0 else {
             throw ReadError(message: "the JPEG decoder (libturbojpeg.so.0) could not be loaded", hint: "install it with \"apt-get install libturbojpeg0\"")
         }
@@ -83,10 +83,10 @@ public enum QRCodeReader {
         guard Int(width) * Int(height) <= maximumPixels else {
             throw ReadError(message: "the image is too large (\(width) × \(height))", hint: "crop the screenshot to the QR code")
         }
-        var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height))
+        var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * (rgb ? 3 : 1))
         let result = mutableBytes.withUnsafeMutableBufferPointer { src in
             pixels.withUnsafeMutableBufferPointer { dst in
-                CTurboJPEG_decompress(handle, src.baseAddress, UInt(src.count), dst.baseAddress, width, 0, height, Int32(TJPF_GRAY.rawValue), 0)
+                CTurboJPEG_decompress(handle, src.baseAddress, UInt(src.count), dst.baseAddress, width, 0, height, Int32((rgb ? TJPF_RGB : TJPF_GRAY).rawValue), 0)
             }
         }
         guard result == 0 else { throw ReadError(message: "the JPEG image is damaged", hint: "save the screenshot again") }

@@ -30,15 +30,18 @@ public struct AttachmentsRequest: Codable, Sendable {
 }
 
 /// `save-attachment`: the file decrypted into `path`, a new file (0600), never over one. The web UI asks
-/// for `base64` instead (`path` nil), which the reply carries.
+/// for `base64` instead (`path` nil), which the reply carries; with `thumbnail` it gets an image's thumbnail
+/// (a JPEG the agent made when it was attached) when there is one, else the file.
 public struct SaveAttachmentRequest: Codable, Sendable {
     public var item: String
     public var attachment: String
     public var path: String?
-    public init(item: String, attachment: String, path: String?) {
+    public var thumbnail: Bool?
+    public init(item: String, attachment: String, path: String?, thumbnail: Bool? = nil) {
         self.item = item
         self.attachment = attachment
         self.path = path
+        self.thumbnail = thumbnail
     }
 }
 
@@ -51,6 +54,8 @@ public struct AttachmentView: Codable, Sendable, Equatable {
     public var added: Date
     /// Whether its encrypted file is on this device (an account's attachment may still be on the server).
     public var available: Bool
+    /// Whether the agent made a thumbnail of it (an image).
+    public var thumbnail: Bool?
     public init(id: String, name: String, mediaType: String, size: Int, added: Date, available: Bool) {
         self.id = id
         self.name = name

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxCrypto
+import PassboxImaging
 import PassboxProtocol
 import PassboxStore
 
@@ -13,6 +14,9 @@ extension VaultSession {
     static let attachmentsPerItem = 100
     /// The largest upload the web UI sends as base64 in one request.
     public static let uploadLimit = 64 << 20
+    /// The images that get a thumbnail, and the largest file of one read whole to make it.
+    static let thumbnailed: Set<String> = ["image/png", "image/jpeg"]
+    static let thumbnailSourceLimit = 32 << 20
 
     public var blobs: BlobStore { opened.blobs }
 
@@ -24,22 +28,36 @@ extension VaultSession {
         }
         let name = try Self.attachmentName(r.name ?? r.path.map { ($0 as NSString).lastPathComponent } ?? "")
         let mediaType = Self.checkedMediaType(r.mediaType) ?? AttachmentFormat.mediaType(forName: name)
-        let attachment: Attachment
+        var attachment: Attachment
+        var image: [UInt8]?
         if let path = r.path {
             guard path.hasPrefix("/") else { throw ProtocolError(.badRequest, ["reason": "a path must be absolute"]) }
             attachment = try blobs.add(file: path, name: name, mediaType: mediaType, now: now())
+            if Self.thumbnailed.contains(mediaType), attachment.size <= Self.thumbnailSourceLimit {
+                image = FileManager.default.contents(atPath: path).map(Array.init)
+            }
         } else if let base64 = r.base64 {
             guard base64.utf8.count <= Self.uploadLimit / 3 * 4 + 4 else { throw AttachmentError.tooLarge(limitMiB: Self.uploadLimit >> 20) }
             guard let data = Data(base64Encoded: base64) else { throw ProtocolError(.badRequest, ["reason": "the upload is not base64"]) }
-            attachment = try blobs.add(bytes: Array(data), name: name, mediaType: mediaType, now: now())
+            let bytes = Array(data)
+            attachment = try blobs.add(bytes: bytes, name: name, mediaType: mediaType, now: now())
+            if Self.thumbnailed.contains(mediaType) { image = bytes }
         } else {
             throw ProtocolError(.badRequest, ["reason": "attach needs path or base64"])
         }
         mayHaveBlobs = true
+        // A photo's or scan's thumbnail, made here and encrypted as a blob of its own; none when it cannot be made.
+        if var bytes = image {
+            if var small = Thumbnail.make(bytes), let made = try? blobs.add(bytes: small, name: name, mediaType: "image/jpeg", now: now()) {
+                attachment.thumbnail = AttachmentThumbnail(id: made.id, size: made.size, key: made.key)
+                ConstantTime.wipe(&small)
+            }
+            ConstantTime.wipe(&bytes)
+        }
         do {
             try update(reindexing: { [item.id] }) { try $0.update(id: item.id, now: now()) { $0.attachments.append(attachment) } }
         } catch {
-            blobs.remove(attachment.id)
+            for b in attachment.blobs { blobs.remove(b.id) }
             throw error
         }
         if opened.isLocalVault { writeCoverBlobs(near: attachment.size) }
@@ -62,7 +80,9 @@ extension VaultSession {
     func saveAttachment(_ r: SaveAttachmentRequest) throws -> AttachmentSavedReply {
         let item = try resolve(r.item)
         guard item.sealed == nil else { throw ProtocolError(.attachmentOnLockedItem, ["title": item.title]) }
-        let attachment = try Self.find(r.attachment, in: item)
+        let found = try Self.find(r.attachment, in: item)
+        // The thumbnail only for the page, never written to a path.
+        let attachment = r.thumbnail == true && r.path == nil ? (found.blobs.count > 1 ? found.blobs[1] : found) : found
         try fetchMissingBlob(attachment)
         guard let path = r.path else {
             guard attachment.size <= Self.uploadLimit else { throw AttachmentError.tooLarge(limitMiB: Self.uploadLimit >> 20) }
@@ -91,7 +111,9 @@ extension VaultSession {
     }
 
     func view(_ a: Attachment) -> AttachmentView {
-        AttachmentView(id: a.id, name: a.name, mediaType: a.mediaType, size: a.size, added: a.added, available: blobs.exists(a.id))
+        var v = AttachmentView(id: a.id, name: a.name, mediaType: a.mediaType, size: a.size, added: a.added, available: blobs.exists(a.id))
+        if a.thumbnail != nil { v.thumbnail = true }
+        return v
     }
 
     /// The attachment a reference names: its id, an id prefix of at least 6 characters, or its exact name.
@@ -148,8 +170,8 @@ extension VaultSession {
     static func referencedBlobs(_ vault: Vault) -> Set<String> {
         var ids = Set<String>()
         func add(_ item: Item) {
-            for a in item.attachments { ids.insert(a.id) }
-            for version in item.history { for a in version.item.attachments { ids.insert(a.id) } }
+            for a in item.attachments { for b in a.blobs { ids.insert(b.id) } }
+            for version in item.history { for a in version.item.attachments { for b in a.blobs { ids.insert(b.id) } } }
         }
         for item in vault.items { add(item) }
         for item in vault.hiddenItems { add(item) }

@@ -128,6 +128,22 @@ import Testing
         _ = try agent.send(.trashDelete(ItemRequest(item: "Deed")))
         #expect(!blobs(agent).contains(deed.id))
 
+        // An image gets a thumbnail, a JPEG in a blob of its own; both go when the attachment does.
+        let png = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("PassboxImagingTests/Images/screenshot.jpg").path
+        _ = try agent.add("document", ItemChanges(title: "Photo"))
+        let photo = try #require(try agent.send(.attach(AttachRequest(item: "Photo", path: png))).attachments().changed)
+        #expect(photo.thumbnail == true && photo.mediaType == "image/jpeg")
+        let small = try agent.send(.saveAttachment(SaveAttachmentRequest(item: "Photo", attachment: photo.id, path: nil, thumbnail: true))).attachmentSaved()
+        let smallBytes = try #require(small.base64.flatMap { Data(base64Encoded: $0) })
+        #expect(small.mediaType == "image/jpeg" && smallBytes.count < 30_000 && smallBytes.starts(with: [0xFF, 0xD8]))
+        let full = try agent.send(.saveAttachment(SaveAttachmentRequest(item: "Photo", attachment: photo.id, path: nil))).attachmentSaved()
+        #expect(full.size == 52_949)
+        let withThumbnail = blobs(agent)
+        _ = try agent.send(.detach(AttachmentsRequest(item: "Photo", attachment: photo.id)))
+        _ = try agent.send(.delete(ItemRequest(item: "Photo")))
+        _ = try agent.send(.trashDelete(ItemRequest(item: "Photo")))
+        #expect(withThumbnail.subtracting(blobs(agent)).count == 2, "the file's blob and its thumbnail's go together")
+
         // The real vault's blob, then a duress vault's.
         _ = try agent.add("document", ItemChanges(title: "Real will"))
         let will = try #require(try agent.send(.attach(AttachRequest(item: "Real will", base64: upload, name: "will.pdf"))).attachments().changed)

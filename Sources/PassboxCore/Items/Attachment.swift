@@ -17,6 +17,8 @@ public struct Attachment: Sendable, Equatable {
     public var added: Date
     /// The blob format (1).
     public var format: Int
+    /// A small JPEG of an image, made when it was attached and encrypted as a blob of its own.
+    public var thumbnail: AttachmentThumbnail?
     /// Keys written by a newer Passbox, kept unchanged.
     public var unknown: [String: PackedValue]
 
@@ -38,6 +40,25 @@ public struct Attachment: Sendable, Equatable {
 
     /// Whether the file is an image a browser shows (the web UI's thumbnails and viewer).
     public var isImage: Bool { ["image/png", "image/jpeg", "image/gif", "image/webp"].contains(mediaType) }
+
+    /// Every blob of this attachment as a reference that opens it: the file's, and its thumbnail's.
+    public var blobs: [Attachment] {
+        guard let t = thumbnail else { return [self] }
+        return [self, Attachment(id: t.id, name: name + " (thumbnail)", mediaType: "image/jpeg", size: t.size, key: t.key, added: added)]
+    }
+}
+
+/// An image attachment's thumbnail: a JPEG of at most 320 pixels a side, in a blob of its own under a key of
+/// its own (the same format as any attachment's).
+public struct AttachmentThumbnail: Sendable, Equatable {
+    public var id: String
+    public var size: Int
+    public var key: [UInt8]
+    public init(id: String, size: Int, key: [UInt8]) {
+        self.id = id
+        self.size = size
+        self.key = key
+    }
 }
 
 /// The blob format, version 1 (docs/FORMATS.md "Attachments"): a secretstream header (24 bytes), then the
@@ -84,7 +105,7 @@ public enum AttachmentFormat {
 
 extension Attachment {
     func pack(into w: inout MessagePackWriter) {
-        w.writeMapHeader(7 + unknown.count)
+        w.writeMapHeader(7 + (thumbnail == nil ? 0 : 1) + unknown.count)
         w.write("id")
         w.write(id)
         w.write("name")
@@ -99,6 +120,16 @@ extension Attachment {
         w.write(added.passboxMilliseconds)
         w.write("format")
         w.write(format)
+        if let t = thumbnail {
+            w.write("thumbnail")
+            w.writeMapHeader(3)
+            w.write("id")
+            w.write(t.id)
+            w.write("size")
+            w.write(t.size)
+            w.write("key")
+            w.write(binary: t.key)
+        }
         w.writeUnknown(unknown)
     }
 
@@ -114,6 +145,20 @@ extension Attachment {
             case "key": self.key = try r.readBinary()
             case "added": added = Date(passboxMilliseconds: try r.readInt())
             case "format": format = Int(try r.readInt())
+            case "thumbnail":
+                var t = AttachmentThumbnail(id: "", size: 0, key: [])
+                for _ in 0..<(try r.readMapHeader()) {
+                    switch try r.readString() {
+                    case "id": t.id = try r.readString()
+                    case "size": t.size = Int(try r.readInt())
+                    case "key": t.key = try r.readBinary()
+                    default: _ = try r.readValue()
+                    }
+                }
+                guard Self.isValidID(t.id), t.key.count == 32, t.size >= 0, t.size <= AttachmentFormat.maximumSize else {
+                    throw MessagePackError(reason: "an attachment's thumbnail is incomplete")
+                }
+                thumbnail = t
             default: unknown[key] = try r.readValue()
             }
         }

@@ -1,6 +1,7 @@
-// An item's files (LB-1, LB-6–9): tiles with a preview of each image, a full-size viewer with zoom and pan,
-// a menu on each tile (right-click or a long press) to view, download or delete, an upload (or a photo from
-// the camera), and a download that says first that the file leaves the vault.
+// An item's files (LB-1, LB-6–9): tiles with a thumbnail of each image (made and kept encrypted by the
+// agent), a full-size viewer with zoom and pan, a menu on each tile (right-click or a long press) to view,
+// download or delete, an upload (or a photo from the camera), and a download that says first that the file
+// leaves the vault.
 import { call, fileBase64, UPLOAD_LIMIT } from './api.js';
 import { t } from './i18n.js';
 import { h, icon, button, toast, dialog, announce, saveFile } from './dom.js';
@@ -23,12 +24,14 @@ function sizeText(bytes) {
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
 // The decrypted file, as the agent hands it to this page (never to a file of the agent's).
-async function fetchFile(itemId, attachment) {
-  return (await call('save-attachment', { item: itemId, attachment: attachment.id })).body;
+async function fetchFile(itemId, attachment, thumbnail = false) {
+  return (await call('save-attachment', { item: itemId, attachment: attachment.id, thumbnail: thumbnail || undefined })).body;
 }
 
-async function imageURL(itemId, attachment) {
-  const file = await fetchFile(itemId, attachment);
+// A preview's or the viewer's image: the agent's thumbnail (a small JPEG it made and keeps encrypted) for a
+// tile, the file itself for the viewer.
+async function imageURL(itemId, attachment, thumbnail = false) {
+  const file = await fetchFile(itemId, attachment, thumbnail);
   const bytes = Uint8Array.from(atob(file.base64), (c) => c.charCodeAt(0));
   const url = URL.createObjectURL(new Blob([bytes], { type: file.mediaType }));
   bytes.fill(0);
@@ -80,7 +83,7 @@ function tile(itemId, a) {
   const open = h('button', { type: 'button', class: 'tilebutton', 'aria-haspopup': 'menu', 'aria-label': t('ui.attach.menuFor', { name: a.name }) }, preview, label, meta);
   const li = h('li', { class: 'tile', 'data-attachment': a.id }, open);
   if (IMAGE_TYPES.includes(a.mediaType) && a.available) {
-    imageURL(itemId, a).then((url) => {
+    imageURL(itemId, a, true).then((url) => {
       preview.replaceChildren(h('img', { src: url, alt: t('ui.attach.preview', { name: a.name }), draggable: 'false' }));
     }).catch(() => {});
   }
