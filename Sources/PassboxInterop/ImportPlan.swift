@@ -8,6 +8,14 @@ public struct ImportPlan: Sendable {
         public var item: Item
         /// The vault (by name) the item goes into; nil: the vault the import targets.
         public var vaultName: String?
+        /// Files the entry carries (KeePass attachments), encrypted as attachments when the import is confirmed.
+        public var files: [File] = []
+    }
+
+    /// A file an entry carries: its name and bytes (shared with the file's pool, not copied).
+    public struct File: Sendable {
+        public var name: String
+        public var bytes: [UInt8]
     }
 
     public var entries: [Entry] = []

@@ -73,6 +73,8 @@ public struct ImportPreviewReply: Codable, Sendable, Equatable {
     public var imported: Bool
     /// Seconds the file's key derivation took (the rest of the import is the benchmark's figure).
     public var kdfSeconds: Double
+    /// Files the items carry (KeePass attachments), kept as encrypted attachments when confirmed.
+    public var attachments: Int?
     public init(
         format: String, source: String, items: Int, trashed: Int, categories: [String: Int], duplicates: Int, duplicateTitles: [String], notBrought: [String: Int],
         refused: Int, refusals: [ImportRefusal], vault: String, newVaults: [String], imported: Bool, kdfSeconds: Double

@@ -2,6 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 import PassboxImaging
+import PassboxInterop
 import PassboxProtocol
 import PassboxStore
 
@@ -46,12 +47,8 @@ extension VaultSession {
             throw ProtocolError(.badRequest, ["reason": "attach needs path or base64"])
         }
         mayHaveBlobs = true
-        // A photo's or scan's thumbnail, made here and encrypted as a blob of its own; none when it cannot be made.
         if var bytes = image {
-            if var small = Thumbnail.make(bytes), let made = try? blobs.add(bytes: small, name: name, mediaType: "image/jpeg", now: now()) {
-                attachment.thumbnail = AttachmentThumbnail(id: made.id, size: made.size, key: made.key)
-                ConstantTime.wipe(&small)
-            }
+            addThumbnail(&attachment, image: bytes)
             ConstantTime.wipe(&bytes)
         }
         do {
@@ -63,6 +60,37 @@ extension VaultSession {
         if opened.isLocalVault { writeCoverBlobs(near: attachment.size) }
         let saved = try resolve(item.id)
         return attachmentsReply(saved, changed: attachment)
+    }
+
+    /// A photo's or scan's thumbnail, made here and encrypted as a blob of its own; none when it cannot be made.
+    func addThumbnail(_ attachment: inout Attachment, image: [UInt8]) {
+        guard Self.thumbnailed.contains(attachment.mediaType), image.count <= Self.thumbnailSourceLimit else { return }
+        guard var small = Thumbnail.make(image) else { return }
+        defer { ConstantTime.wipe(&small) }
+        if let made = try? blobs.add(bytes: small, name: attachment.name, mediaType: "image/jpeg", now: now()) {
+            attachment.thumbnail = AttachmentThumbnail(id: made.id, size: made.size, key: made.key)
+        }
+    }
+
+    /// Files an import brings: each a new attachment (and thumbnail) on its item. The caller removes the blobs
+    /// if the save that follows fails.
+    func storeImportedFiles(_ files: [ImportPlan.File], on item: inout Item) throws -> [String] {
+        var made: [String] = []
+        do {
+            for file in files.prefix(Self.attachmentsPerItem) {
+                var name = file.name.replacingOccurrences(of: "/", with: "_").trimmingCharacters(in: .whitespaces)
+                if (try? Self.attachmentName(name)) == nil { name = "attachment" }
+                var attachment = try blobs.add(bytes: file.bytes, name: name, mediaType: AttachmentFormat.mediaType(forName: name), now: now())
+                addThumbnail(&attachment, image: file.bytes)
+                made += attachment.blobs.map(\.id)
+                item.attachments.append(attachment)
+            }
+        } catch {
+            for id in made { blobs.remove(id) }
+            throw error
+        }
+        mayHaveBlobs = true
+        return made
     }
 
     func listAttachments(_ r: AttachmentsRequest) throws -> AttachmentsReply {

@@ -79,8 +79,21 @@ extension VaultSession {
             format: r.format, source: plan.source, items: accepted.filter { !$0.item.isTrashed }.count, trashed: accepted.filter(\.item.isTrashed).count,
             categories: categories, duplicates: duplicates.count, duplicateTitles: Array(duplicates.prefix(20)), notBrought: plan.notBrought, refused: refused,
             refusals: refusals, vault: target?.name ?? "Personal", newVaults: newVaults, imported: false, kdfSeconds: kdfSeconds)
+        let files = accepted.reduce(0) { $0 + $1.files.count }
+        if files > 0 { reply.attachments = files }
         guard r.confirm, !accepted.isEmpty else { return reply }
         for name in newVaults { _ = try Self.checkedName(name) }
+        // The files first, as blobs; the one save after them refers to them, and a failed save removes them.
+        var blobIDs: [String] = []
+        do {
+            for i in accepted.indices where !accepted[i].files.isEmpty {
+                blobIDs += try storeImportedFiles(accepted[i].files, on: &accepted[i].item)
+            }
+        } catch {
+            for id in blobIDs { blobs.remove(id) }
+            throw error
+        }
+        defer { if !reply.imported { for id in blobIDs { blobs.remove(id) } } }
 
         let added = try update(reindexing: { $0 }) { v -> [String] in
             if v.vaults.isEmpty {
@@ -170,7 +183,14 @@ extension VaultSession {
         } else {
             guard let password = r.password else { throw ProtocolError(.badRequest, ["reason": "a KeePass export needs its password"]) }
             try password.withUnsafeBytes { try PasswordRules.checkLocalVaultPassword(utf8: $0) }
-            let result = KeePassExport.database(items: items, vaults: vaults, name: chosen?.name ?? "Passbox")
+            // Attachments go into the file: each decrypted from its blob (or fetched) as the file is made.
+            let result = try KeePassExport.database(items: items, vaults: vaults, name: chosen?.name ?? "Passbox") { a -> [UInt8]? in
+                guard (try? fetchMissingBlob(a)) != nil else { return nil }
+                var bytes = [UInt8]()
+                bytes.reserveCapacity(a.size)
+                try blobs.read(a) { bytes.append(contentsOf: $0) }
+                return bytes
+            }
             guard result.entries > 0 else { throw InteropError.empty }
             bytes = try KDBXFile.write(result.database, credentials: KeePassCredentials(password: VaultService.lockedCopy(password)), parameters: parameters)
             (entries, leftOut) = (result.entries, result.leftOut)

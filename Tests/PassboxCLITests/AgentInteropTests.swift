@@ -37,7 +37,7 @@ import Testing
         let preview = try agent.send(importing(file, confirm: false)).importPreview()
         #expect(preview.items == 3 && preview.trashed == 1 && !preview.imported)
         #expect(preview.categories == ["login": 2, "secure-note": 1])
-        #expect(preview.notBrought == ["attachment": 1])
+        #expect(preview.notBrought.isEmpty && preview.attachments == 1)
         #expect(preview.source == "KDBX 4.0, AES-256, AES-KDF, 5555555 rounds")
         #expect(try vaultBytes(agent) == before, "a preview writes nothing")
         let wrong = try agent.failure(importing(file, password: "not it", confirm: true))
@@ -155,5 +155,12 @@ import Testing
         let shown = try Transcript.execute(cli, ["show", "-s", "-a", "Password", "-a", "Recovery codes", out, "GitHub"], stdin: [password], environment: [:])
         #expect(shown.status == 0, "\(shown.stderr)")
         #expect(shown.stdout == "new-Secret-2024\n1111-2222\n3333-4444\n")
+        // The imported attachment came as an encrypted file, and went back into the export: KeePassXC reads it.
+        let readme = try agent.send(.saveAttachment(SaveAttachmentRequest(item: "GitHub", attachment: "readme.txt", path: nil))).attachmentSaved()
+        #expect(readme.base64.flatMap { Data(base64Encoded: $0) } == Data("hello attachment\n".utf8))
+        let exported = dir.file("readme-out.txt").path
+        let extracted = try Transcript.execute(cli, ["attachment-export", out, "GitHub", "readme.txt", exported], stdin: [password], environment: [:])
+        #expect(extracted.status == 0, "\(extracted.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: exported)) == Data("hello attachment\n".utf8))
     }
 }

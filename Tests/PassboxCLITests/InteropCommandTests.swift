@@ -25,7 +25,7 @@ import Testing
         #expect(preview.stdout == """
             Read \(file) (KDBX 3.1, AES-256, AES-KDF, 5454545 rounds).
             It would make 3 items in "Personal": Login: 2, Secure Note: 1; 1 in the trash.
-            Cannot be brought over (1): attachments (imports do not bring them yet; they stay in the file: attach them with passbox attach).
+            Files: 1 attachment comes too, each encrypted under a key of its own.
 
             """)
         #expect(preview.stderr.contains("Nothing was changed (--dry-run)."))

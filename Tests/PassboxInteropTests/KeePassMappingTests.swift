@@ -14,7 +14,10 @@ import Testing
     @Test func keepassxcEntriesBecomeItems() throws {
         let (db, _) = try KDBXReadTests.read("keepassxc-4.kdbx")
         let plan = KeePassImport.plan(db, groupsAsVaults: false, now: now)
-        #expect(plan.notBrought == ["attachment": 1])
+        #expect(plan.notBrought.isEmpty)
+        // The attachment comes as a file of its entry.
+        let files = plan.entries.flatMap { entry in entry.files.map { (entry.item.title, $0.name, $0.bytes) } }
+        #expect(files.count == 1 && files[0].0 == "GitHub" && files[0].1 == "readme.txt" && files[0].2 == Array("hello attachment\n".utf8))
         let items = plan.entries.map(\.item)
         #expect(items.count == 4)
         let github = try #require(items.first { $0.title == "GitHub" })
@@ -63,7 +66,8 @@ import Testing
         let (db, _) = try KDBXReadTests.read("pykeepass-chacha20.kdbx")
         let plan = KeePassImport.plan(db, groupsAsVaults: false, now: now)
         #expect(plan.entries.map(\.item.title).sorted() == ["Bank", "Empty", "Mailbox"])
-        #expect(plan.notBrought == ["attachment": 1])
+        #expect(plan.notBrought.isEmpty)
+        #expect(plan.entries.first { $0.item.title == "Mailbox" }?.files.map(\.name) == ["scan.png"])
         #expect(plan.entries.first { $0.item.title == "Empty" }?.item.category == .secureNote)
         var blank = KeePassDatabase(name: "", root: KeePassGroup(name: "Root", entries: [KeePassEntry(strings: [.init(key: "Title", value: "", isProtected: false)])]))
         blank.root.entries.append(KeePassEntry(strings: [.init(key: "Password", value: "x", isProtected: true)]))

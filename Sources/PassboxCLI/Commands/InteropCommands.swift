@@ -58,6 +58,7 @@ extension Commands {
         let categories = p.categories.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.map { "\(Category(rawValue: $0.key).displayName): \($0.value)" }
         Console.out("It would make \(Output.count(p.items, "item")) in \"\(p.vault)\"\(categories.isEmpty ? "" : ": " + categories.joined(separator: ", "))\(p.trashed > 0 ? "; \(p.trashed) in the trash" : "").")
         if !p.newVaults.isEmpty { Console.out("New vaults: \(p.newVaults.map(Console.visibleLine).joined(separator: ", "))") }
+        if let files = p.attachments, files > 0 { Console.out("Files: \(Output.count(files, "attachment")) \(files == 1 ? "comes" : "come") too, each encrypted under a key of its own.") }
         if p.duplicates > 0 {
             let names = p.duplicateTitles.map(Console.visibleLine).joined(separator: ", ") + (p.duplicates > p.duplicateTitles.count ? ", …" : "")
             Console.out("Left out: \(Output.count(p.duplicates, "duplicate")) of items already here (\(names)); --keep-duplicates brings them too.")

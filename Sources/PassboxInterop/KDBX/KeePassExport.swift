@@ -15,9 +15,20 @@ public enum KeePassExport {
         public var leftOut: [String: Int]
     }
 
-    /// `items` are the vault's visible items (never its hidden ones); `vaults` name the groups.
+    /// The most attachment bytes one export carries (a KeePass file holds them all, and is read whole).
+    public static let attachmentBudget = 192 << 20
+
+    /// `items` are the vault's visible items (never its hidden ones); `vaults` name the groups. `file` gives
+    /// an attachment's bytes (nil: not on this device); attachments go into the file's pool until
+    /// `attachmentBudget`, and are counted as left out past it or when missing.
     public static func database(items: [Item], vaults: [VaultInfo], name: String) -> Result {
+        database(items: items, vaults: vaults, name: name, file: { _ in nil })
+    }
+
+    public static func database(items: [Item], vaults: [VaultInfo], name: String, file: (Attachment) throws -> [UInt8]?) rethrows -> Result {
         var leftOut: [String: Int] = [:]
+        var binaries: [[UInt8]] = []
+        var budget = attachmentBudget
         var groups: [String: KeePassGroup] = [:]
         let firstVault = vaults.first?.id ?? ""
         var count = 0
@@ -32,6 +43,15 @@ public enum KeePassExport {
                 continue
             }
             var entry = entry(for: item)
+            for a in item.attachments {
+                guard a.size <= budget, let bytes = try file(a) else {
+                    leftOut[a.size > budget ? "attachmentTooLarge" : "attachmentMissing", default: 0] += 1
+                    continue
+                }
+                budget -= bytes.count
+                entry.attachments.append(.init(name: a.name, reference: binaries.count))
+                binaries.append(bytes)
+            }
             entry.history = item.history.map { version in
                 var old = self.entry(for: version.item)
                 old.uuid = entry.uuid
@@ -50,7 +70,7 @@ public enum KeePassExport {
         } else {
             root = KeePassGroup(name: name, groups: ordered)
         }
-        return Result(database: KeePassDatabase(name: name, root: root), entries: count, leftOut: leftOut)
+        return Result(database: KeePassDatabase(name: name, root: root, binaries: binaries), entries: count, leftOut: leftOut)
     }
 
     static func entry(for item: Item) -> KeePassEntry {

@@ -25,7 +25,11 @@ public enum KeePassImport {
                 // Trashed now, so it stays its 30 days in the trash (an older date would purge it at the next unlock).
                 if trash { item.trashedAt = now.storedPrecision }
                 item.history = history(of: entry, current: item, plan: &plan, now: now)
-                plan.entries.append(.init(item: item, vaultName: groupsAsVaults && !trash ? topName : nil))
+                // The entry's attachments come as files (an earlier version's, in its history, do not).
+                let files = entry.attachments.compactMap { a in
+                    database.binaries.indices.contains(a.reference) ? ImportPlan.File(name: a.name, bytes: database.binaries[a.reference]) : nil
+                }
+                plan.entries.append(.init(item: item, vaultName: groupsAsVaults && !trash ? topName : nil, files: files))
             }
             for child in group.groups {
                 let isTrash = database.recycleBin != nil && child.uuid == database.recycleBin
@@ -51,7 +55,6 @@ public enum KeePassImport {
 
     /// One entry as an item, or nil (counted) when it cannot be one.
     static func item(from entry: KeePassEntry, plan: inout ImportPlan) -> Item? {
-        plan.skip("attachment", entry.attachments.count)
         var category = Category(rawValue: entry.customData[categoryKey] ?? "")
         if category == .recoveryPhrase || category == .privateKey {
             // Saved only sealed under an item password of their own, which an import cannot ask per item.
