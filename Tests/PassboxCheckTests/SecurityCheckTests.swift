@@ -101,6 +101,22 @@ import Testing
         #expect(r.findings.contains { $0.kind == .expired && $0.itemID == id && $0.details["expiry"] == "2026-12-31" })
     }
 
+    @Test func aDocumentsExpiryIsChecked() throws {
+        // LB-14: a Document (its template has an expiry date) past or near its expiry is found.
+        var vault = Vault()
+        var passport = Item(category: .document, title: "Passport scan")
+        #expect(passport.fields.map(\.key) == ["expiry"])
+        passport.setValue("2027-02-01", for: "expiry")
+        var lease = Item(category: .document, title: "Lease")
+        lease.setValue("2026-12-31", for: "expiry")
+        let kept = Item(category: .document, title: "Birth certificate")
+        let ids = try [passport, lease, kept].map { try vault.add($0, now: Self.now - 10 * Self.day).id }
+        let r = Self.report(vault)
+        #expect(r.findings.contains { $0.kind == .expiring && $0.itemID == ids[0] })
+        #expect(r.findings.contains { $0.kind == .expired && $0.itemID == ids[1] })
+        #expect(!r.findings.contains { $0.itemID == ids[2] })
+    }
+
     @Test func similarityRule() {
         #expect(SecurityCheck.similarGroups(["Summer2023!", "Summer2024!", "unrelated-thing"]) == [["Summer2023!", "Summer2024!"]])
         #expect(SecurityCheck.similarGroups(["tiger", "tigre"]).isEmpty)  // under 6 characters and different letters

@@ -128,13 +128,31 @@ import Testing
         #expect(throws: InteropError.self) { try OnePasswordImport.plan(Array(zip.prefix(zip.count - 30)), groupsAsVaults: false, now: now) }
     }
 
+    @Test func otpauthListsOfLinksAndMigrationExports() throws {
+        let p = try OTPAuthListImport.plan(try KDBXReadTests.fixture("otpauth-list.txt"), groupsAsVaults: false)
+        #expect(p.source == "a list of 4 otpauth links")
+        #expect(p.notBrought == ["invalidCode": 1])
+        let items = p.entries.map(\.item)
+        #expect(items.map(\.title) == ["Example", "GitHub", "Bank", "Example", "Bank"])
+        #expect(items.allSatisfy { $0.category == .oneTimePassword })
+        let github = try OTPInput.parse(try #require(items[1].value(of: "otp")))
+        #expect(github.digits == 8 && github.algorithm == .sha256 && items[1].username == "octocat")
+        let bank = try OTPInput.parse(try #require(items[2].value(of: "otp")))
+        #expect(bank.kind == .hotp && bank.counter == 7)
+        // The code of the first account at counter 1, as oathtool computes it for the same secret.
+        let example = try OTPInput.parse(try #require(items[0].value(of: "otp")))
+        #expect(example.code(counter: 1) == "996554")  // oathtool -b JBSWY3DPEHPK3PXP -c 1
+        #expect(throws: InteropError.notThisFormat(format: "otpauth")) { try OTPAuthListImport.plan(Array("# nothing\n\n".utf8), groupsAsVaults: false) }
+        #expect(throws: InteropError.notThisFormat(format: "otpauth")) { try OTPAuthListImport.plan([0xFF, 0xFE, 0x00], groupsAsVaults: false) }
+    }
+
     @Test func encryptedBitwardenExportsAreNamed() throws {
         let protected = #"{"encrypted": true, "passwordProtected": true, "salt": "x", "kdfType": 0, "kdfIterations": 600000, "data": "2.x|y|z"}"#
         #expect(throws: InteropError.self) { try BitwardenImport.plan(Array(protected.utf8), groupsAsVaults: false, now: now) }
         #expect(throws: InteropError.notThisFormat(format: "Bitwarden JSON")) { try BitwardenImport.plan(Array("[1,2]".utf8), groupsAsVaults: false, now: now) }
     }
 
-    @Test(arguments: ["chrome.csv", "firefox.csv", "bitwarden.csv", "bitwarden.json", "onepassword.1pux"])
+    @Test(arguments: ["chrome.csv", "firefox.csv", "bitwarden.csv", "bitwarden.json", "onepassword.1pux", "otpauth-list.txt"])
     func tenThousandMutationsNeverCrash(_ name: String) throws {
         let sample = try KDBXReadTests.fixture(name)
         var rng = SplitMix64(seed: KDBXMutationTests.seed(0x7465_7874) ^ UInt64(name.utf8.count))
@@ -145,7 +163,9 @@ import Testing
                 let p =
                     name.hasSuffix(".json")
                     ? try BitwardenImport.plan(mutated, groupsAsVaults: false, now: now)
-                    : name.hasSuffix(".1pux") ? try OnePasswordImport.plan(mutated, groupsAsVaults: false, now: now) : try CSVImport.plan(mutated, mapping: [:], groupsAsVaults: false, now: now)
+                    : name.hasSuffix(".1pux") ? try OnePasswordImport.plan(mutated, groupsAsVaults: false, now: now)
+                    : name.hasSuffix(".txt") ? try OTPAuthListImport.plan(mutated, groupsAsVaults: false)
+                    : try CSVImport.plan(mutated, mapping: [:], groupsAsVaults: false, now: now)
                 for entry in p.entries { _ = try? entry.item.validated() }
                 read += 1
             } catch is InteropError {

@@ -6,7 +6,7 @@ import PassboxProtocol
 
 /// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports").
 extension Commands {
-    static let importUsage = "passbox import FILE [--format kdbx|bitwarden-json|1pux|csv|aegis|2fas] [--key-file F] [--map TARGET=COLUMN,…] [--groups tags|vaults] [--vault VAULT] [--keep-duplicates] [--dry-run] [--yes] [--json]"
+    static let importUsage = "passbox import FILE [--format kdbx|bitwarden-json|1pux|csv|aegis|2fas|otpauth] [--key-file F] [--map TARGET=COLUMN,…] [--groups tags|vaults] [--vault VAULT] [--keep-duplicates] [--dry-run] [--yes] [--json]"
     static let exportUsage = "passbox export FILE [--format kdbx|bitwarden-json] [--vault VAULT]"
 
     /// `passbox import FILE`: reads the file (its password asked), shows what it would make, and after a yes
@@ -84,10 +84,11 @@ extension Commands {
         if OnePasswordImport.looksLikeOnePUX(head) { return "1pux" }
         if AuthenticatorImport.looksLikeAegis(head) { return "aegis" }
         if AuthenticatorImport.looksLikeTwoFAS(head) { return "2fas" }
+        if OTPAuthListImport.looksLikeList(head) { return "otpauth" }
         if BitwardenImport.looksLikeBitwarden(head) { return "bitwarden-json" }
         if path.lowercased().hasSuffix(".csv") || path.lowercased().hasSuffix(".tsv") { return "csv" }
         throw CLIError.failure(
-            "\(path) is not a file Passbox can import", hint: "Passbox imports KeePass (.kdbx), Bitwarden JSON, 1Password (.1pux), CSV, Aegis and 2FAS files; name the format with --format kdbx|bitwarden-json|1pux|csv|aegis|2fas")
+            "\(path) is not a file Passbox can import", hint: "Passbox imports KeePass (.kdbx), Bitwarden JSON, 1Password (.1pux), CSV, Aegis and 2FAS files and otpauth lists; name the format with --format kdbx|bitwarden-json|1pux|csv|aegis|2fas|otpauth")
     }
 
     /// `--map title=Name,username=Login`: target → column.
