@@ -31,7 +31,7 @@ extension VaultSession {
             plan.source = info.description
             kdfSeconds = info.kdfSeconds
         case "bitwarden-json":
-            plan = try BitwardenImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now())
+            plan = try BitwardenImport.plan(bytes, password: r.password.map(VaultService.lockedCopy), groupsAsVaults: groupsAsVaults, now: now())
         case "1pux":
             plan = try OnePasswordImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now())
         case "aegis":

@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCore
+import PassboxCrypto
 import PassboxTestSupport
 import Testing
 
@@ -146,9 +147,38 @@ import Testing
         #expect(throws: InteropError.notThisFormat(format: "otpauth")) { try OTPAuthListImport.plan([0xFF, 0xFE, 0x00], groupsAsVaults: false) }
     }
 
+    /// Password-protected exports (fixtures made once by make-bitwarden-protected.py in Bitwarden's layout):
+    /// the same items as the plain export, with PBKDF2 and with Argon2id; a wrong password, a changed MAC and
+    /// hostile key-derivation costs are refused.
+    @Test(arguments: ["bitwarden-protected-pbkdf2.json", "bitwarden-protected-argon2.json"])
+    func passwordProtectedBitwardenExports(_ name: String) throws {
+        let bytes = try KDBXReadTests.fixture(name)
+        let password = SecretBytes(copying: Array("fixture-password".utf8))
+        let opened = try BitwardenImport.plan(bytes, password: password, groupsAsVaults: false, now: now)
+        let plain = try plan("bitwarden.json")
+        #expect(opened.entries.map(\.item.title) == plain.entries.map(\.item.title))
+        #expect(opened.entries.map { $0.item.password } == plain.entries.map { $0.item.password })
+        #expect(opened.source.hasPrefix("Bitwarden JSON export, password-protected, " + (name.contains("argon2") ? "Argon2id 64 MiB × 3 passes × 4 lanes" : "PBKDF2-SHA256 100000")))
+        #expect(AuthenticatorImport.isEncrypted(bytes, format: "bitwarden-json"))
+        #expect(throws: InteropError.wrongPassword) { try BitwardenImport.plan(bytes, password: SecretBytes(copying: Array("not it".utf8)), groupsAsVaults: false, now: now) }
+        #expect(throws: InteropError.wrongPassword) { try BitwardenImport.plan(bytes, password: nil, groupsAsVaults: false, now: now) }
+        // One bit of the data's MAC changed: the same answer as a wrong password, nothing decrypted.
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        var data = try #require(json["data"] as? String)
+        let last = data.index(data.endIndex, offsetBy: -3)
+        data.replaceSubrange(last...last, with: data[last] == "A" ? "B" : "A")
+        json["data"] = data
+        #expect(throws: InteropError.wrongPassword) { try BitwardenImport.plan(Array(try JSONSerialization.data(withJSONObject: json)), password: password, groupsAsVaults: false, now: now) }
+        json["kdfType"] = 0
+        json["kdfIterations"] = 2_000_000_000
+        #expect(throws: InteropError.self) { try BitwardenImport.plan(Array(try JSONSerialization.data(withJSONObject: json)), password: password, groupsAsVaults: false, now: now) }
+    }
+
     @Test func encryptedBitwardenExportsAreNamed() throws {
         let protected = #"{"encrypted": true, "passwordProtected": true, "salt": "x", "kdfType": 0, "kdfIterations": 600000, "data": "2.x|y|z"}"#
-        #expect(throws: InteropError.self) { try BitwardenImport.plan(Array(protected.utf8), groupsAsVaults: false, now: now) }
+        #expect(throws: InteropError.self) { try BitwardenImport.plan(Array(protected.utf8), password: SecretBytes(copying: [1, 2, 3]), groupsAsVaults: false, now: now) }
+        let accountBound = #"{"encrypted": true, "items": []}"#
+        #expect(throws: InteropError.self) { try BitwardenImport.plan(Array(accountBound.utf8), groupsAsVaults: false, now: now) }
         #expect(throws: InteropError.notThisFormat(format: "Bitwarden JSON")) { try BitwardenImport.plan(Array("[1,2]".utf8), groupsAsVaults: false, now: now) }
     }
 

@@ -1,10 +1,12 @@
 import Foundation
 import PassboxCore
+import PassboxCrypto
 
 /// Bitwarden's (and Vaultwarden's) JSON export, unencrypted, as items: logins (every URI, TOTP, password
 /// history), secure notes, cards, identities and SSH keys; custom fields (hidden ones concealed, linked ones
-/// left out); folders as tags or vaults; items in the trash as trashed; favourites. An encrypted export
-/// ("encrypted": true) is refused by name.
+/// left out); folders as tags or vaults; items in the trash as trashed; favourites. A password-protected
+/// export is opened with its password (`BitwardenProtected`); an export encrypted with its account's key is
+/// refused by name.
 public enum BitwardenImport {
     struct Export: Decodable {
         var encrypted: Bool?
@@ -74,23 +76,31 @@ public enum BitwardenImport {
         return text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") && (text.contains("\"items\"") || text.contains("\"encrypted\""))
     }
 
-    public static func plan(_ bytes: [UInt8], groupsAsVaults: Bool, now: Date) throws -> ImportPlan {
-        let export: Export
+    public static func plan(_ bytes: [UInt8], password: SecretBytes? = nil, groupsAsVaults: Bool, now: Date) throws -> ImportPlan {
+        var export: Export
         do {
             export = try JSONDecoder().decode(Export.self, from: Data(bytes))
         } catch {
             throw InteropError.notThisFormat(format: "Bitwarden JSON")
         }
+        var source = "Bitwarden JSON export, unencrypted"
         if export.encrypted == true {
-            throw InteropError.unsupported(
-                what: export.passwordProtected == true
-                    ? "a password-protected Bitwarden export (export it as unencrypted JSON, import it, then delete that file)"
-                    : "an encrypted Bitwarden export tied to its account (export it as unencrypted JSON, import it, then delete that file)")
+            guard export.passwordProtected == true else {
+                throw InteropError.unsupported(what: "an encrypted Bitwarden export tied to its account (export it as password-protected or unencrypted JSON)")
+            }
+            let (json, line) = try BitwardenProtected.open(bytes, password: password)
+            source = line
+            do {
+                export = try JSONDecoder().decode(Export.self, from: Data(json))
+            } catch {
+                throw InteropError.damaged(reason: "the decrypted export is not Bitwarden's JSON")
+            }
+            guard export.encrypted != true else { throw InteropError.damaged(reason: "the decrypted export is encrypted again") }
         }
         guard let items = export.items else { throw InteropError.notThisFormat(format: "Bitwarden JSON") }
         let folders = Dictionary((export.folders ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         var plan = ImportPlan()
-        plan.source = "Bitwarden JSON export, unencrypted"
+        plan.source = source
         for source in items {
             guard var item = item(from: source, plan: &plan, now: now) else { continue }
             let folder = source.folderId.flatMap { folders[$0] }
