@@ -2,7 +2,7 @@ import Foundation
 
 /// `import-items`: another app's file read and shown as a preview (`confirm` false), or brought in (`confirm`
 /// true) in one save: all or nothing. `format` "kdbx" (KeePass 3.1 and 4.x), "bitwarden-json" (Bitwarden's
-/// unencrypted JSON export), "1pux" (1Password), "aegis" or "2fas" (authenticator exports, plain or encrypted), "otpauth" (a list of otpauth:// and otpauth-migration:// links, one a line) or "csv" (Chrome, Firefox, Bitwarden and 1Password CSV, or any CSV with
+/// unencrypted JSON export), "1pux" (1Password), "proton-pass" (Proton Pass's unencrypted export, data.json or its ZIP), "aegis" or "2fas" (authenticator exports, plain or encrypted), "otpauth" (a list of otpauth:// and otpauth-migration:// links, one a line) or "csv" (Chrome, Firefox, Bitwarden and 1Password CSV, or any CSV with
 /// `mapping`: target → column, targets title, username, password, url, notes, otp, folder, tags, favorite).
 /// The file comes from `path` (the
 /// CLI: the agent reads it) or `base64`; its own `password` travels after the JSON, and a `keyFilePath` names a

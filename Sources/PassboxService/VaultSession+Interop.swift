@@ -8,7 +8,7 @@ import PassboxStore
 /// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports"): a preview first,
 /// then everything in one save or nothing; exports written new and 0600.
 extension VaultSession {
-    static let importFormats = ["kdbx", "bitwarden-json", "1pux", "csv", "aegis", "2fas", "otpauth"]
+    static let importFormats = ["kdbx", "bitwarden-json", "1pux", "csv", "aegis", "2fas", "otpauth", "proton-pass"]
     /// The largest key file read (KeePass key files are a few hundred bytes; any file may be one).
     static let keyFileLimit = 16 << 20
 
@@ -38,6 +38,8 @@ extension VaultSession {
             plan = try AuthenticatorImport.planAegis(bytes, password: r.password.map(VaultService.lockedCopy), groupsAsVaults: groupsAsVaults)
         case "2fas":
             plan = try AuthenticatorImport.planTwoFAS(bytes, password: r.password.map(VaultService.lockedCopy), groupsAsVaults: groupsAsVaults)
+        case "proton-pass":
+            plan = try ProtonPassImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now())
         case "otpauth":
             plan = try OTPAuthListImport.plan(bytes, groupsAsVaults: groupsAsVaults)
         default:

@@ -129,6 +129,32 @@ import Testing
         #expect(throws: InteropError.self) { try OnePasswordImport.plan(Array(zip.prefix(zip.count - 30)), groupsAsVaults: false, now: now) }
     }
 
+    @Test(arguments: ["protonpass.zip", "protonpass.json"])
+    func protonPassExports(_ name: String) throws {
+        let p = try ProtonPassImport.plan(try KDBXReadTests.fixture(name), groupsAsVaults: false, now: now)
+        #expect(p.source == "Proton Pass export, unencrypted")
+        #expect(p.notBrought == ["passkey": 1, "unknownType": 1])
+        let items = p.entries.map(\.item)
+        #expect(items.map(\.title) == ["Proton Mail", "Visa", "Old note", "Shop alias", "Office Wi-Fi"])
+        let mail = items[0]
+        #expect(mail.username == "me" && mail.password == "Pr0ton-Secret!" && mail.isFavorite && mail.notes == "main account")
+        #expect(mail.websites == ["https://account.proton.me", "https://mail.proton.me"])
+        #expect(mail.value(of: "otp")?.hasPrefix("otpauth://totp/") == true)
+        #expect(mail.field(named: "Email")?.value == "me@proton.me" && mail.field(named: "Recovery PIN")?.kind == .hidden && mail.field(named: "Plan")?.value == "Plus")
+        #expect(mail.created == Date(timeIntervalSince1970: 1_700_000_000) && mail.lastChanged == Date(timeIntervalSince1970: 1_700_003_600))
+        #expect(mail.tags == ["Personal"])
+        let card = items[1]
+        #expect(card.category == .creditCard && card.value(of: "number") == "4111111111111111" && card.value(of: "expiry") == "2029-03" && card.value(of: "cvc") == "123")
+        #expect(items[2].isTrashed && items[2].category == .secureNote)
+        #expect(items[3].username == "shop.x1@passmail.net" && items[3].tags == ["Work"])
+        #expect(items[4].category == .wifi && items[4].value(of: "ssid") == "office" && items[4].password == "wifi-pass-1")
+        for item in items { _ = try item.validated() }
+        let asVaults = try ProtonPassImport.plan(try KDBXReadTests.fixture(name), groupsAsVaults: true, now: now)
+        #expect(asVaults.entries.map { $0.vaultName ?? "-" } == ["Personal", "Personal", "-", "Work", "Work"])
+        #expect(throws: InteropError.self) { try ProtonPassImport.plan(Array("-----BEGIN PGP MESSAGE-----".utf8), groupsAsVaults: false, now: now) }
+        #expect(throws: InteropError.notThisFormat(format: "Proton Pass")) { try ProtonPassImport.plan(Array(#"{"a": 1}"#.utf8), groupsAsVaults: false, now: now) }
+    }
+
     @Test func otpauthListsOfLinksAndMigrationExports() throws {
         let p = try OTPAuthListImport.plan(try KDBXReadTests.fixture("otpauth-list.txt"), groupsAsVaults: false)
         #expect(p.source == "a list of 4 otpauth links")
@@ -182,7 +208,7 @@ import Testing
         #expect(throws: InteropError.notThisFormat(format: "Bitwarden JSON")) { try BitwardenImport.plan(Array("[1,2]".utf8), groupsAsVaults: false, now: now) }
     }
 
-    @Test(arguments: ["chrome.csv", "firefox.csv", "bitwarden.csv", "bitwarden.json", "onepassword.1pux", "otpauth-list.txt"])
+    @Test(arguments: ["chrome.csv", "firefox.csv", "bitwarden.csv", "bitwarden.json", "onepassword.1pux", "otpauth-list.txt", "protonpass.zip", "protonpass.json"])
     func tenThousandMutationsNeverCrash(_ name: String) throws {
         let sample = try KDBXReadTests.fixture(name)
         var rng = SplitMix64(seed: KDBXMutationTests.seed(0x7465_7874) ^ UInt64(name.utf8.count))
@@ -191,10 +217,11 @@ import Testing
             let mutated = KDBXMutationTests.mutate(sample, &rng)
             do {
                 let p =
-                    name.hasSuffix(".json")
+                    name.hasPrefix("bitwarden") && name.hasSuffix(".json")
                     ? try BitwardenImport.plan(mutated, groupsAsVaults: false, now: now)
                     : name.hasSuffix(".1pux") ? try OnePasswordImport.plan(mutated, groupsAsVaults: false, now: now)
                     : name.hasSuffix(".txt") ? try OTPAuthListImport.plan(mutated, groupsAsVaults: false)
+                    : name.hasPrefix("protonpass") ? try ProtonPassImport.plan(mutated, groupsAsVaults: false, now: now)
                     : try CSVImport.plan(mutated, mapping: [:], groupsAsVaults: false, now: now)
                 for entry in p.entries { _ = try? entry.item.validated() }
                 read += 1

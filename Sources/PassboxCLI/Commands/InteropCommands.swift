@@ -6,7 +6,7 @@ import PassboxProtocol
 
 /// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports").
 extension Commands {
-    static let importUsage = "passbox import FILE [--format kdbx|bitwarden-json|1pux|csv|aegis|2fas|otpauth] [--key-file F] [--map TARGET=COLUMN,…] [--groups tags|vaults] [--vault VAULT] [--keep-duplicates] [--dry-run] [--yes] [--json]"
+    static let importUsage = "passbox import FILE [--format kdbx|bitwarden-json|1pux|proton-pass|csv|aegis|2fas|otpauth] [--key-file F] [--map TARGET=COLUMN,…] [--groups tags|vaults] [--vault VAULT] [--keep-duplicates] [--dry-run] [--yes] [--json]"
     static let exportUsage = "passbox export FILE [--format kdbx|bitwarden-json] [--vault VAULT]"
 
     /// `passbox import FILE`: reads the file (its password asked), shows what it would make, and after a yes
@@ -81,14 +81,15 @@ extension Commands {
         let head = [UInt8]((try? handle.read(upToCount: 4096)) ?? Data())
         try? handle.close()
         if KDBXFile.looksLikeKDBX(head) { return "kdbx" }
-        if OnePasswordImport.looksLikeOnePUX(head) { return "1pux" }
+        if OnePasswordImport.looksLikeOnePUX(head) { return path.lowercased().hasSuffix(".1pux") ? "1pux" : (ProtonPassImport.looksLikeProtonPass(head) || path.lowercased().hasSuffix(".zip") ? "proton-pass" : "1pux") }
+        if ProtonPassImport.looksLikeProtonPass(head) { return "proton-pass" }
         if AuthenticatorImport.looksLikeAegis(head) { return "aegis" }
         if AuthenticatorImport.looksLikeTwoFAS(head) { return "2fas" }
         if OTPAuthListImport.looksLikeList(head) { return "otpauth" }
         if BitwardenImport.looksLikeBitwarden(head) { return "bitwarden-json" }
         if path.lowercased().hasSuffix(".csv") || path.lowercased().hasSuffix(".tsv") { return "csv" }
         throw CLIError.failure(
-            "\(path) is not a file Passbox can import", hint: "Passbox imports KeePass (.kdbx), Bitwarden JSON, 1Password (.1pux), CSV, Aegis and 2FAS files and otpauth lists; name the format with --format kdbx|bitwarden-json|1pux|csv|aegis|2fas|otpauth")
+            "\(path) is not a file Passbox can import", hint: "Passbox imports KeePass (.kdbx), Bitwarden JSON, 1Password (.1pux), Proton Pass, CSV, Aegis and 2FAS files and otpauth lists; name the format with --format kdbx|bitwarden-json|1pux|proton-pass|csv|aegis|2fas|otpauth")
     }
 
     /// `--map title=Name,username=Login`: target → column.
