@@ -12,7 +12,7 @@ DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev 
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X
 # server and xclip for the clipboard test; python3 for the range server and the other-user socket client;
 # dbus-daemon for private buses, python3-dbus and python3-gi for the peer that plays systemd-logind in the lock-signal tests.
-BENCH_PACKAGES := wrk keepassxc python3-pykeepass bc
+BENCH_PACKAGES := wrk keepassxc python3-pykeepass bc time
 # postgresql: the server tests start a throwaway cluster of it (initdb in a temporary directory, run as the
 # postgres user it makes; nothing is left behind). chromium, chromium-driver and python3-selenium drive the web
 # UI's browser test (Tests/Web/ui_test.py); python3-pip fetches axe-core for its accessibility checks. keepassxc
@@ -90,6 +90,7 @@ bench: build
 	$(BIN) bench ui
 	scripts/bench-server.sh $(CURDIR)/$(BIN)
 	scripts/bench-import.sh $(CURDIR)/$(BIN)
+	scripts/bench-attach.sh $(CURDIR)/$(BIN)
 
 # Builds apart from the normal build (.build/fuzz); exits non-zero on a crash, its input in Fuzz/crashes/.
 fuzz: deps
