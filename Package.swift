@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "CKitSupport", dependencies: ["CCairo"]),
         .target(name: "CQRSupport", dependencies: ["CQREncode"]),
         .target(name: "PassboxKit", dependencies: ["CKitSupport", "CQRSupport"]),
-        .target(name: "PassboxServer", dependencies: ["PassboxProtocol", "PassboxCore", "PassboxCrypto", "PassboxSQL", "PassboxSQLite", "PassboxPostgres", "PassboxHTTP", "PassboxSync"]),
+        .target(name: "PassboxServer", dependencies: ["PassboxProtocol", "PassboxCrypto", "PassboxSQL", "PassboxSQLite", "PassboxPostgres", "PassboxHTTP", "PassboxSync"]),
         .target(name: "PassboxImaging", dependencies: ["CZbarSupport", "CPNGSupport", "CTurboJPEGSupport"]),
         .target(name: "PassboxDomains", dependencies: ["PassboxCore", "CPSLSupport", "CIDN2Support", "CICUSupport"]),
         .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto", "PassboxProtocol", "CCurlSupport"]),

@@ -8,6 +8,15 @@ public enum BlobTransfer {
 
     public static func parts(_ length: Int) -> Int { (length + partLength - 1) / partLength }
 
+    /// A blob's id as the server takes it: 32 lower-case hex digits (the same rule as `Attachment.isValidID`).
+    public static func isValidID(_ id: String) -> Bool {
+        id.utf8.count == 32 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+
+    /// The longest blob there can be: a 4 GiB file's, a 24-byte header and 65,536 chunks of 64 KiB + 17
+    /// (`AttachmentFormat.blobLength(AttachmentFormat.maximumSize)`, which a test compares).
+    public static let maximumLength = 24 + 65_536 * (65_536 + 17)
+
     public static func partRange(_ part: Int, length: Int) -> Range<Int> {
         part * partLength..<min(length, (part + 1) * partLength)
     }

@@ -1,5 +1,4 @@
 import Foundation
-import PassboxCore
 import PassboxProtocol
 import PassboxSQL
 
@@ -16,10 +15,10 @@ struct BlobService: Sendable {
     static let partLength = BlobTransfer.partLength
 
     /// The longest blob there can be (an attachment of the largest size).
-    static let maximumLength = AttachmentFormat.blobLength(AttachmentFormat.maximumSize)
+    static let maximumLength = BlobTransfer.maximumLength
 
     static func checkedID(_ id: String) throws -> String {
-        guard Attachment.isValidID(id) else { throw ProtocolError(.badRequest, ["reason": "a blob id is 32 lower-case hex digits"]) }
+        guard BlobTransfer.isValidID(id) else { throw ProtocolError(.badRequest, ["reason": "a blob id is 32 lower-case hex digits"]) }
         return id
     }
 

@@ -48,6 +48,8 @@ import Testing
     }
 
     @Test func anAttachmentReachesTheOtherDeviceAndAHostileServerIsCaught() throws {
+        #expect(BlobTransfer.maximumLength == AttachmentFormat.blobLength(AttachmentFormat.maximumSize), "the server's bound is the blob format's")
+        #expect(BlobTransfer.isValidID(String(repeating: "a1", count: 16)) && !BlobTransfer.isValidID("../x"))
         let w = try Self.world("sync")
         let (a, b) = (w.a, w.b)
         _ = try a.service.perform(.add(AddRequest(category: "document", changes: ItemChanges(title: "Lease")))).saved()
