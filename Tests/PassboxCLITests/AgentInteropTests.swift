@@ -114,7 +114,7 @@ import Testing
             KeePassDatabase(name: "", root: KeePassGroup(name: "Root", entries: [KeePassEntry()])),
             credentials: KeePassCredentials(password: .init(copying: Array("fixture-password".utf8))), parameters: .init(memoryKiB: 64, passes: 1, lanes: 1))
         #expect(try agent.failure(importing(try write("empty.kdbx", empty), confirm: true)).code == .importEmpty)
-        #expect(try agent.failure(.importItems(ItemsImportRequest(format: "proton-pass", path: huge, password: nil, confirm: true))).code == .unknownFormat)
+        #expect(try agent.failure(.importItems(ItemsImportRequest(format: "lastpass-vault", path: huge, password: nil, confirm: true))).code == .unknownFormat)
         let csv = Data("Site;Login;Secret\nrouter.local;admin;R0uter!\n".utf8).base64EncodedString()
         func csvImport(_ mapping: [String: String]?) -> Request {
             .importItems(ItemsImportRequest(format: "csv", base64: csv, password: nil, confirm: true, mapping: mapping))
@@ -127,6 +127,23 @@ import Testing
         let mapped = try agent.send(csvImport(["url": "Site", "username": "Login", "password": "Secret"])).importPreview()
         #expect(mapped.imported && mapped.items == 1 && mapped.source == "CSV; columns Site, Login, Secret")
         #expect(try agent.send(.show(ShowRequest(item: "router.local", reveal: true))).item().fields.first { $0.label == "Password" }?.value == "R0uter!")
+    }
+
+    /// The formats of version 10 through the agent: a Proton Pass ZIP, a password-protected Bitwarden export
+    /// (its password sent as a secret), and an otpauth list.
+    @Test func protonPassProtectedBitwardenAndOtpauthListsThroughTheAgent() throws {
+        let agent = try RealAgent(agentArguments: ["--insecure-test-kdf"])
+        try agent.unlock()
+        let proton = try agent.send(.importItems(ItemsImportRequest(format: "proton-pass", path: try Self.fixture("protonpass.zip"), password: nil, confirm: true))).importPreview()
+        #expect(proton.imported && proton.items == 4 && proton.trashed == 1 && proton.notBrought == ["passkey": 1, "unknownType": 1])
+        let before = try vaultBytes(agent)
+        let wrong = try agent.failure(.importItems(ItemsImportRequest(format: "bitwarden-json", path: try Self.fixture("bitwarden-protected-pbkdf2.json"), password: SecretText("not it"), confirm: true)))
+        #expect(wrong.code == .importWrongPassword && wrong.exitCode == 3)
+        #expect(try vaultBytes(agent) == before)
+        let bitwarden = try agent.send(.importItems(ItemsImportRequest(format: "bitwarden-json", path: try Self.fixture("bitwarden-protected-pbkdf2.json"), password: SecretText("fixture-password"), confirm: true))).importPreview()
+        #expect(bitwarden.imported && bitwarden.source.hasPrefix("Bitwarden JSON export, password-protected"))
+        let codes = try agent.send(.importItems(ItemsImportRequest(format: "otpauth", path: try Self.fixture("otpauth-list.txt"), password: nil, confirm: true))).importPreview()
+        #expect(codes.imported && codes.categories == ["one-time-password": 5] && codes.notBrought == ["invalidCode": 1])
     }
 
     @Test func anExportIsANewPrivateFileKeePassXCOpens() throws {

@@ -175,6 +175,13 @@ class UI:
         answer = self.api("change-setting", {"name": name, "value": value})
         check(answer == "settings", f"the setting {name}={value} was not taken: {answer}")
 
+    def create_vault(self):
+        """Onboarding: a new local vault with PASSWORD, then the vault's screens."""
+        self.type_into("#new-password", PASSWORD)
+        self.type_into("#confirm-password", PASSWORD)
+        self.click(self.t("ui.onboard.create"))
+        self.find("#search")
+
     def unlock(self, password):
         """Types the vault password on the lock page (after the first unlock the page offers quick unlock first)."""
         for master in (self.t("ui.lock.master"), self.t("ui.lock.useMaster")):
@@ -294,10 +301,7 @@ def main_flows(args, display, language):
         ui.find("#new-password")
         ui.shot("onboarding")
         ui.axe("onboarding")
-        ui.type_into("#new-password", PASSWORD)
-        ui.type_into("#confirm-password", PASSWORD)
-        ui.click(t("ui.onboard.create"))
-        ui.find("#search")
+        ui.create_vault()
         # A login with a generated password, at an http address (for Security Check).
         ui.click(t("ui.nav.new"))
         ui.type_into("#edit-title", "GitHub")
@@ -602,10 +606,7 @@ def coercion_flows(args, display, language):
     ui = UI(args, agent, language)
     try:
         t = ui.t
-        ui.type_into("#new-password", PASSWORD)
-        ui.type_into("#confirm-password", PASSWORD)
-        ui.click(t("ui.onboard.create"))
-        ui.find("#search")
+        ui.create_vault()
 
         def titles(d):
             return [e.text for e in d.find_elements(By.CSS_SELECTOR, ".itemrow .title")]
@@ -708,10 +709,7 @@ def backup_flows(args, display, language):
     try:
         t = ui.t
         restored_name = {"en": "Personal (restored)", "de": "Personal (wiederhergestellt)"}[language]
-        ui.type_into("#new-password", PASSWORD)
-        ui.type_into("#confirm-password", PASSWORD)
-        ui.click(t("ui.onboard.create"))
-        ui.find("#search")
+        ui.create_vault()
         ui.click(t("ui.nav.new"))
         ui.type_into("#edit-title", "Backed-up login")
         ui.click(t("ui.save"))
@@ -808,10 +806,7 @@ def attachment_flows(args, display, language):
     ui = UI(args, agent, language)
     try:
         t = ui.t
-        ui.type_into("#new-password", PASSWORD)
-        ui.type_into("#confirm-password", PASSWORD)
-        ui.click(t("ui.onboard.create"))
-        ui.find("#search")
+        ui.create_vault()
         check(ui.api("add", {"category": "document", "changes": {"title": "Passport", "fieldsFromCommandLine": [], "secretFields": [], "removeFields": []}}) == "saved", "the document was not made")
         # The page names no file of the agent's: a path is refused.
         check(ui.api("attach", {"item": "Passport", "path": QR_IMAGE}) == "failure", "a path from the page was taken")
@@ -878,10 +873,7 @@ def timer_lock(args, display, language):
     agent = Agent(args.passbox, display, auto_lock=4)
     ui = UI(args, agent, language)
     try:
-        ui.type_into("#new-password", PASSWORD)
-        ui.type_into("#confirm-password", PASSWORD)
-        ui.click(ui.t("ui.onboard.create"))
-        ui.find("#search")
+        ui.create_vault()
         ui.wait(lambda d: ui.heading() == ui.t("ui.lock.title"), "the lock page after the agent's timer", timeout=20)
         check(not ui.driver.find_elements(By.CSS_SELECTOR, "#search"), "the vault's screens stayed after the lock")
         ui.check_logs()

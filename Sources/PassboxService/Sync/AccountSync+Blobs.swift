@@ -37,5 +37,7 @@ extension VaultService {
                 try bytes.withUnsafeBytes { try append($0) }
             }
         }
+        // It came from the server, so the server has it whole.
+        try? session.blobs.markUploaded(attachment.id)
     }
 }

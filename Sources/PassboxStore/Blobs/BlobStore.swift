@@ -288,7 +288,6 @@ public struct BlobStore: Sendable {
             unlink(temporary)
             throw error
         }
-        try? markUploaded(attachment.id)
     }
 
     /// Writes a cover blob: random bytes as long as a blob of a file of `size` bytes, under a random name.
