@@ -2,19 +2,26 @@ import Foundation
 
 /// `attach`: a file kept with an item, encrypted under a key of its own (docs/PROTOCOL.md "Attachments"). The
 /// file comes from `path` (the CLI: the agent reads it a chunk at a time) or `base64` (the web UI's upload);
-/// `name` defaults to the path's last part, `mediaType` to one told by the name's extension.
+/// `name` defaults to the path's last part, `mediaType` to one told by the name's extension. An upload
+/// larger than one request comes in parts: each with the same `uploadID` (the page's random id) and `more`
+/// true but the last; the agent keeps the parts in memory only (at most 64 MiB in all, dropped at lock) and
+/// attaches the file when the last part comes.
 public struct AttachRequest: Codable, Sendable {
     public var item: String
     public var path: String?
     public var base64: String?
     public var name: String?
     public var mediaType: String?
-    public init(item: String, path: String? = nil, base64: String? = nil, name: String? = nil, mediaType: String? = nil) {
+    public var uploadID: String?
+    public var more: Bool?
+    public init(item: String, path: String? = nil, base64: String? = nil, name: String? = nil, mediaType: String? = nil, uploadID: String? = nil, more: Bool? = nil) {
         self.item = item
         self.path = path
         self.base64 = base64
         self.name = name
         self.mediaType = mediaType
+        self.uploadID = uploadID
+        self.more = more
     }
 }
 

@@ -40,7 +40,34 @@ extension VaultSession {
         } else if let base64 = r.base64 {
             guard base64.utf8.count <= Self.uploadLimit / 3 * 4 + 4 else { throw AttachmentError.tooLarge(limitMiB: Self.uploadLimit >> 20) }
             guard let data = Data(base64Encoded: base64) else { throw ProtocolError(.badRequest, ["reason": "the upload is not base64"]) }
-            let bytes = Array(data)
+            var bytes = Array(data)
+            if let uploadID = r.uploadID {
+                // A part of a larger upload: kept in memory until the last part comes.
+                guard (1...64).contains(uploadID.utf8.count), uploadID.utf8.allSatisfy({ $0 < 0x80 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber || $0 == 0x2D) }) else {
+                    throw ProtocolError(.badRequest, ["reason": "an upload id is 1 to 64 letters, digits or -"])
+                }
+                var pending = uploads.removeValue(forKey: uploadID) ?? (item.id, [])
+                guard pending.itemID == item.id else { throw ProtocolError(.badRequest, ["reason": "the upload's parts name different items"]) }
+                let held = uploads.values.reduce(0) { $0 + $1.bytes.count }
+                guard held + pending.bytes.count + bytes.count <= Self.uploadLimit else {
+                    ConstantTime.wipe(&pending.bytes)
+                    throw AttachmentError.tooLarge(limitMiB: Self.uploadLimit >> 20)
+                }
+                pending.bytes += bytes
+                ConstantTime.wipe(&bytes)
+                if r.more == true {
+                    guard uploads.count < 4 else {
+                        ConstantTime.wipe(&pending.bytes)
+                        throw ProtocolError(.badRequest, ["reason": "at most 4 uploads at once"])
+                    }
+                    uploads[uploadID] = pending
+                    return attachmentsReply(item, changed: nil)
+                }
+                // The held bytes become the file's (no copy); they are wiped once attached.
+                bytes = pending.bytes
+                pending.bytes = []
+            }
+            defer { ConstantTime.wipe(&bytes) }
             attachment = try blobs.add(bytes: bytes, name: name, mediaType: mediaType, now: now())
             if Self.thumbnailed.contains(mediaType) { image = bytes }
         } else {

@@ -40,6 +40,9 @@ public final class VaultSession: @unchecked Sendable {
     /// Whether any blob may belong to this vault (its folder had blobs at the start, or one was added since):
     /// only then does a save look for blobs it no longer refers to.
     var mayHaveBlobs = false
+    /// Uploads in parts not finished yet (the web UI's larger files): upload id → the item and the bytes so
+    /// far, in memory only; dropped with the session at lock.
+    var uploads: [String: (itemID: String, bytes: [UInt8])] = [:]
     /// Fetches an attachment's blob this device lacks (an account's vault: from the server); nil for a local vault.
     public var blobFetcher: ((Attachment) throws -> Void)?
 

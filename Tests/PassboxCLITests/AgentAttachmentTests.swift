@@ -144,7 +144,23 @@ import Testing
         _ = try agent.send(.trashDelete(ItemRequest(item: "Photo")))
         #expect(withThumbnail.subtracting(blobs(agent)).count == 2, "the file's blob and its thumbnail's go together")
 
-        // The real vault's blob, then a duress vault's.
+        // A larger upload in parts (the web UI's): kept in memory until the last part, then one attachment.
+        let big = SecureRandom.bytes(count: 300_000)
+        _ = try agent.add("document", ItemChanges(title: "Scan set"))
+        let parts = [big[0..<100_000], big[100_000..<200_000], big[200_000...]].map { Data($0).base64EncodedString() }
+        let first = try agent.send(.attach(AttachRequest(item: "Scan set", base64: parts[0], name: "scans.pdf", uploadID: "up-1", more: true))).attachments()
+        #expect(first.changed == nil && first.attachments.isEmpty, "nothing is attached before the last part")
+        _ = try agent.add("document", ItemChanges(title: "Other document"))
+        let otherItem = try agent.failure(.attach(AttachRequest(item: "Other document", base64: parts[1], name: "scans.pdf", uploadID: "up-1", more: true)))
+        #expect(otherItem.code == .badRequest, "parts of one upload name one item")
+        #expect(try agent.failure(.attach(AttachRequest(item: "Scan set", base64: parts[1], name: "scans.pdf", uploadID: "../x", more: true))).code == .badRequest)
+        _ = try agent.send(.attach(AttachRequest(item: "Scan set", base64: parts[0], name: "scans.pdf", uploadID: "up-2", more: true)))
+        _ = try agent.send(.attach(AttachRequest(item: "Scan set", base64: parts[1], name: "scans.pdf", uploadID: "up-2", more: true)))
+        let whole = try #require(try agent.send(.attach(AttachRequest(item: "Scan set", base64: parts[2], name: "scans.pdf", uploadID: "up-2"))).attachments().changed)
+        #expect(whole.size == 300_000)
+        #expect(try agent.send(.saveAttachment(SaveAttachmentRequest(item: "Scan set", attachment: whole.id, path: nil))).attachmentSaved().base64 == Data(big).base64EncodedString())
+
+
         _ = try agent.add("document", ItemChanges(title: "Real will"))
         let will = try #require(try agent.send(.attach(AttachRequest(item: "Real will", base64: upload, name: "will.pdf"))).attachments().changed)
         let duress = "a duress password nobody guesses"

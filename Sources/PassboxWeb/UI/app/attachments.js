@@ -7,6 +7,10 @@ import { t } from './i18n.js';
 import { h, icon, button, toast, dialog, announce, saveFile } from './dom.js';
 import { report, openItem } from './main.js';
 
+// A file larger than one request goes up in parts of 2 MiB (the agent keeps them in memory, 64 MiB at most).
+const PART = 2 << 20;
+const FILE_LIMIT = 64 << 20;
+
 // Object URLs of the previews on screen, revoked when the item is left.
 let previews = [];
 
@@ -58,17 +62,26 @@ export function attachmentsSection(detail, locked) {
     section.append(picker, camera, h('div', { class: 'row' },
       button([icon('plus'), t('ui.attach.add')], () => picker.click(), '', { id: 'attach-add' }),
       button([icon('id-card'), t('ui.attach.camera')], () => camera.click())),
-    h('p', { class: 'hint' }, t('ui.attach.limit', { size: sizeText(UPLOAD_LIMIT) })));
+    h('p', { class: 'hint' }, t('ui.attach.limit', { size: sizeText(FILE_LIMIT) })));
   }
   return section;
 }
 
 async function upload(itemId, files) {
   for (const file of files) {
-    if (file.size > UPLOAD_LIMIT) { toast(t('ui.attach.tooLarge', { name: file.name, size: sizeText(UPLOAD_LIMIT) })); continue; }
+    if (file.size > FILE_LIMIT) { toast(t('ui.attach.tooLarge', { name: file.name, size: sizeText(FILE_LIMIT) })); continue; }
     try {
-      const base64 = await fileBase64(file);
-      await call('attach', { item: itemId, base64, name: file.name, mediaType: file.type || undefined });
+      const body = { item: itemId, name: file.name, mediaType: file.type || undefined };
+      if (file.size <= UPLOAD_LIMIT) {
+        await call('attach', { ...body, base64: await fileBase64(file) });
+      } else {
+        const uploadID = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+        for (let at = 0; at < file.size; at += PART) {
+          const more = at + PART < file.size;
+          announce(t('ui.attach.uploading', { name: file.name, percent: Math.round((at / file.size) * 100) }));
+          await call('attach', { ...body, base64: await fileBase64(file.slice(at, at + PART)), uploadID, more });
+        }
+      }
       announce(t('ui.attach.added', { name: file.name }));
       toast(t('ui.attach.added', { name: file.name }));
     } catch (e) { report(e); }
