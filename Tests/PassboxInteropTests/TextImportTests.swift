@@ -200,6 +200,22 @@ import Testing
         #expect(throws: InteropError.self) { try BitwardenImport.plan(Array(try JSONSerialization.data(withJSONObject: json)), password: password, groupsAsVaults: false, now: now) }
     }
 
+    /// 300 mutations of a password-protected export (those that keep the JSON reach the key derivation).
+    @Test func mutatedProtectedBitwardenExportsNeverCrash() throws {
+        let sample = try KDBXReadTests.fixture("bitwarden-protected-pbkdf2.json")
+        let password = SecretBytes(copying: Array("fixture-password".utf8))
+        var rng = SplitMix64(seed: KDBXMutationTests.seed(0x6277_7072))
+        var refused = 0
+        for _ in 0..<300 {
+            do {
+                _ = try BitwardenImport.plan(KDBXMutationTests.mutate(sample, &rng), password: password, groupsAsVaults: false, now: now)
+            } catch is InteropError {
+                refused += 1
+            }
+        }
+        #expect(refused > 0, "most mutations are refused, each with a clear error")
+    }
+
     @Test func encryptedBitwardenExportsAreNamed() throws {
         let protected = #"{"encrypted": true, "passwordProtected": true, "salt": "x", "kdfType": 0, "kdfIterations": 600000, "data": "2.x|y|z"}"#
         #expect(throws: InteropError.self) { try BitwardenImport.plan(Array(protected.utf8), password: SecretBytes(copying: [1, 2, 3]), groupsAsVaults: false, now: now) }
