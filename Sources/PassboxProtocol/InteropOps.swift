@@ -20,6 +20,8 @@ public struct ItemsImportRequest: Codable, Sendable {
     public var keepDuplicates: Bool
     public var confirm: Bool
     public var mapping: [String: String]?
+    /// The file's name, which tells a CSV file when `format` is "auto" (told by the file's first bytes).
+    public var name: String?
     public init(
         format: String, path: String? = nil, base64: String? = nil, password: SecretText?, keyFilePath: String? = nil, groups: String? = nil, vault: String? = nil,
         keepDuplicates: Bool = false, confirm: Bool, mapping: [String: String]? = nil

@@ -13,7 +13,16 @@ extension VaultSession {
     static let keyFileLimit = 16 << 20
 
     /// Reads the file, plans the items and, when confirmed, adds them in one save (a failure adds none).
-    func importItems(_ r: ItemsImportRequest) throws -> ImportPreviewReply {
+    func importItems(_ request: ItemsImportRequest) throws -> ImportPreviewReply {
+        var r = request
+        if r.format == "auto" {
+            // The web UI's upload: told by its first bytes, else its name.
+            let head = try Self.importBytes(path: r.path, base64: r.base64, limit: KDBXFile.sizeLimit).prefix(4096)
+            guard let format = ImportFormat.detect(head: Array(head), name: r.name ?? r.path ?? "") else {
+                throw ProtocolError(.unknownFormat, ["format": "auto", "formats": Self.importFormats.joined(separator: ", ")])
+            }
+            r.format = format
+        }
         guard Self.importFormats.contains(r.format) else {
             throw ProtocolError(.unknownFormat, ["format": String(r.format.prefix(20)), "formats": Self.importFormats.joined(separator: ", ")])
         }

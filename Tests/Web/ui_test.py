@@ -25,6 +25,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 HERE = os.path.dirname(os.path.abspath(__file__))
 QR_IMAGE = os.path.join(HERE, "..", "PassboxImagingTests", "Images", "totp.png")
 QR_SECRET = "JBSWY3DPEHPK3PXP"
+KDBX_FIXTURE = os.path.join(HERE, "..", "PassboxInteropTests", "Fixtures", "keepassxc-4.kdbx")
 PASSWORD = "tulip ocean marble violin anchor"
 # The agent's protocol version, as the page's own api.js sends it.
 with open(os.path.join(HERE, "..", "..", "Sources", "PassboxWeb", "UI", "app", "api.js")) as _api:
@@ -871,6 +872,22 @@ def attachment_flows(args, display, language):
         ui.text_appears(t("ui.attach.deleteAsk", name="totp.png"))
         ui.find("dialog .button.danger").click()
         ui.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".tile")) == 1, "the tile gone")
+
+        # An import in the page: a KeePass file uploaded (never a path), a preview, then one save; its
+        # attachment comes along, encrypted.
+        ui.click(t("ui.nav.settings"))
+        ui.find("#im-file").send_keys(os.path.realpath(KDBX_FIXTURE))
+        ui.type_into("#im-password", "fixture-password")
+        ui.driver.execute_script("arguments[0].click()", ui.find("#im-preview-button"))
+        ui.wait(lambda d: t("ui.import.files", count=1) in d.find_element(By.ID, "im-preview").text, "the import's preview", timeout=30)
+        check(ui.find("#im-confirm").text == t("ui.import.confirm", count=4), "the import's button")
+        ui.shot("import")
+        ui.axe("import")
+        ui.driver.execute_script("arguments[0].click()", ui.find("#im-confirm"))
+        ui.wait(lambda d: t("ui.import.done", count=4) in d.find_element(By.ID, "im-preview").text, "the import done", timeout=30)
+        ui.find_xpath("//*[contains(@class,'itemrow')]//*[normalize-space()='GitHub']").click()
+        ui.wait(lambda d: ui.heading() == "GitHub", "the imported item")
+        check("readme.txt" in ui.find(".tile .name").text, "the imported attachment")
         ui.check_logs()
     finally:
         ui.quit()

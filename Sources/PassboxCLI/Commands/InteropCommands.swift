@@ -80,14 +80,7 @@ extension Commands {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError.failure("cannot read \(path)", hint: "check the path and permissions") }
         let head = [UInt8]((try? handle.read(upToCount: 4096)) ?? Data())
         try? handle.close()
-        if KDBXFile.looksLikeKDBX(head) { return "kdbx" }
-        if OnePasswordImport.looksLikeOnePUX(head) { return path.lowercased().hasSuffix(".1pux") ? "1pux" : (ProtonPassImport.looksLikeProtonPass(head) || path.lowercased().hasSuffix(".zip") ? "proton-pass" : "1pux") }
-        if ProtonPassImport.looksLikeProtonPass(head) { return "proton-pass" }
-        if AuthenticatorImport.looksLikeAegis(head) { return "aegis" }
-        if AuthenticatorImport.looksLikeTwoFAS(head) { return "2fas" }
-        if OTPAuthListImport.looksLikeList(head) { return "otpauth" }
-        if BitwardenImport.looksLikeBitwarden(head) { return "bitwarden-json" }
-        if path.lowercased().hasSuffix(".csv") || path.lowercased().hasSuffix(".tsv") { return "csv" }
+        if let format = ImportFormat.detect(head: head, name: path) { return format }
         throw CLIError.failure(
             "\(path) is not a file Passbox can import", hint: "Passbox imports KeePass (.kdbx), Bitwarden JSON, 1Password (.1pux), Proton Pass, CSV, Aegis and 2FAS files and otpauth lists; name the format with --format kdbx|bitwarden-json|1pux|proton-pass|csv|aegis|2fas|otpauth")
     }

@@ -148,5 +148,7 @@ export async function showSettings(pane) {
     // Duress passwords, erasing and Delete All Data are the local vault's (an account's vault has none).
     ...(state.status && state.status.account ? [] : (await import('./coercion.js')).coercionSettings(s)),
     // Backups: for the local vault and an account's alike.
-    await (await import('./backup.js')).backupSettings()));
+    await (await import('./backup.js')).backupSettings(),
+    // Imports of other apps' files (uploads; exports are the command line's).
+    (await import('./importer.js')).importSettings()));
 }

@@ -1,0 +1,20 @@
+import Foundation
+
+/// Which importer reads a file, told by its first bytes, else its name (what `passbox import` and the web UI's
+/// import do when no format is named).
+public enum ImportFormat {
+    public static func detect(head: [UInt8], name: String) -> String? {
+        let lower = name.lowercased()
+        if KDBXFile.looksLikeKDBX(head) { return "kdbx" }
+        if OnePasswordImport.looksLikeOnePUX(head) {
+            return lower.hasSuffix(".1pux") ? "1pux" : (ProtonPassImport.looksLikeProtonPass(head) || lower.hasSuffix(".zip") ? "proton-pass" : "1pux")
+        }
+        if ProtonPassImport.looksLikeProtonPass(head) { return "proton-pass" }
+        if AuthenticatorImport.looksLikeAegis(head) { return "aegis" }
+        if AuthenticatorImport.looksLikeTwoFAS(head) { return "2fas" }
+        if OTPAuthListImport.looksLikeList(head) { return "otpauth" }
+        if BitwardenImport.looksLikeBitwarden(head) { return "bitwarden-json" }
+        if lower.hasSuffix(".csv") || lower.hasSuffix(".tsv") { return "csv" }
+        return nil
+    }
+}
