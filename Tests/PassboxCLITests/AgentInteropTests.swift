@@ -142,6 +142,13 @@ import Testing
         #expect(try vaultBytes(agent) == before)
         let bitwarden = try agent.send(.importItems(ItemsImportRequest(format: "bitwarden-json", path: try Self.fixture("bitwarden-protected-pbkdf2.json"), password: SecretText("fixture-password"), confirm: true))).importPreview()
         #expect(bitwarden.imported && bitwarden.source.hasPrefix("Bitwarden JSON export, password-protected"))
+        // "auto" (the web UI's upload): the format told by the first bytes, else the name.
+        var auto = ItemsImportRequest(format: "auto", base64: try Data(contentsOf: URL(fileURLWithPath: try Self.fixture("protonpass.json"))).base64EncodedString(), password: nil, confirm: false)
+        auto.name = "data.json"
+        #expect(try agent.send(.importItems(auto)).importPreview().format == "proton-pass")
+        var unknown = ItemsImportRequest(format: "auto", base64: Data("just words".utf8).base64EncodedString(), password: nil, confirm: false)
+        unknown.name = "notes.txt"
+        #expect(try agent.failure(.importItems(unknown)).code == .unknownFormat)
         let codes = try agent.send(.importItems(ItemsImportRequest(format: "otpauth", path: try Self.fixture("otpauth-list.txt"), password: nil, confirm: true))).importPreview()
         #expect(codes.imported && codes.categories == ["one-time-password": 5] && codes.notBrought == ["invalidCode": 1])
     }
