@@ -158,6 +158,8 @@ import Testing
     @Test func otpauthListsOfLinksAndMigrationExports() throws {
         let p = try OTPAuthListImport.plan(try KDBXReadTests.fixture("otpauth-list.txt"), groupsAsVaults: false)
         #expect(p.source == "a list of 4 otpauth links")
+        #expect(OTPAuthListImport.looksLikeList(try KDBXReadTests.fixture("otpauth-list.txt")), "a comment line first")
+        #expect(!OTPAuthListImport.looksLikeList(Array("# notes\nnot a link\notpauth://totp/x?secret=JBSWY3DPEHPK3PXP".utf8)))
         #expect(p.notBrought == ["invalidCode": 1])
         let items = p.entries.map(\.item)
         #expect(items.map(\.title) == ["Example", "GitHub", "Bank", "Example", "Bank"])

@@ -885,6 +885,10 @@ def attachment_flows(args, display, language):
         ui.axe("import")
         ui.driver.execute_script("arguments[0].click()", ui.find("#im-confirm"))
         ui.wait(lambda d: t("ui.import.done", count=4) in d.find_element(By.ID, "im-preview").text, "the import done", timeout=30)
+        # What cannot come over is worded, not shown as a key: an otpauth list with a line that does not read.
+        ui.find("#im-file").send_keys(os.path.realpath(os.path.join(os.path.dirname(KDBX_FIXTURE), "otpauth-list.txt")))
+        ui.driver.execute_script("arguments[0].click()", ui.find("#im-preview-button"))
+        ui.wait(lambda d: t("import.notBrought.invalidCode") in d.find_element(By.ID, "im-preview").text, "the reason worded", timeout=30)
         ui.find_xpath("//*[contains(@class,'itemrow')]//*[normalize-space()='GitHub']").click()
         ui.wait(lambda d: ui.heading() == "GitHub", "the imported item")
         check("readme.txt" in ui.find(".tile .name").text, "the imported attachment")

@@ -9,9 +9,15 @@ public enum OTPAuthListImport {
     /// The most lines read (a list of authenticator accounts is a few hundred at most).
     static let lineLimit = 100_000
 
+    /// Whether the first line that is neither blank nor a `#` comment is an otpauth link.
     public static func looksLikeList(_ head: [UInt8]) -> Bool {
-        let text = String(decoding: head.prefix(4096), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        return text.hasPrefix("otpauth://") || text.hasPrefix("otpauth-migration://")
+        let text = String(decoding: head.prefix(4096), as: UTF8.self)
+        for raw in text.split(whereSeparator: \.isNewline) {
+            let line = raw.trimmingCharacters(in: .whitespaces).lowercased()
+            if line.isEmpty || line.hasPrefix("#") || line == "\u{FEFF}" { continue }
+            return line.hasPrefix("otpauth://") || line.hasPrefix("otpauth-migration://") || line.hasPrefix("\u{FEFF}otpauth")
+        }
+        return false
     }
 
     public static func plan(_ bytes: [UInt8], groupsAsVaults: Bool) throws -> ImportPlan {
