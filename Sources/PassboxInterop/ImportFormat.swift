@@ -3,6 +3,17 @@ import Foundation
 /// Which importer reads a file, told by its first bytes, else its name (what `passbox import` and the web UI's
 /// import do when no format is named).
 public enum ImportFormat {
+    /// Whether a file of `format` has a password of its own to ask for: a KeePass file always, a
+    /// password-protected Bitwarden export, an encrypted Aegis or 2FAS export.
+    public static func needsPassword(_ bytes: [UInt8], format: String) -> Bool {
+        switch format {
+        case "kdbx": true
+        case "bitwarden-json": BitwardenProtected.isProtected(bytes)
+        case "aegis", "2fas": AuthenticatorImport.isEncrypted(bytes, format: format)
+        default: false
+        }
+    }
+
     public static func detect(head: [UInt8], name: String) -> String? {
         let lower = name.lowercased()
         if KDBXFile.looksLikeKDBX(head) { return "kdbx" }

@@ -224,12 +224,8 @@ extension VaultSession {
     /// Every blob id an item or a version in its history refers to.
     static func referencedBlobs(_ vault: Vault) -> Set<String> {
         var ids = Set<String>()
-        func add(_ item: Item) {
-            for a in item.attachments { for b in a.blobs { ids.insert(b.id) } }
-            for version in item.history { for a in version.item.attachments { for b in a.blobs { ids.insert(b.id) } } }
-        }
-        for item in vault.items { add(item) }
-        for item in vault.hiddenItems { add(item) }
+        for item in vault.items { for b in item.referencedBlobs { ids.insert(b.id) } }
+        for item in vault.hiddenItems { for b in item.referencedBlobs { ids.insert(b.id) } }
         return ids
     }
 

@@ -345,7 +345,7 @@ extension VaultSession {
         var restored = 0, missing = 0
         var seen = Set<String>()
         for item in vault.items + vault.hiddenItems {
-            for a in (item.attachments + item.history.flatMap(\.item.attachments)).flatMap(\.blobs) where seen.insert(a.id).inserted && !blobs.exists(a.id) {
+            for a in item.referencedBlobs where seen.insert(a.id).inserted && !blobs.exists(a.id) {
                 // The vault is restored already: a blob missing or damaged there is counted, not kept, and
                 // the attachment is listed as not on this device.
                 if (try? blobs.restore(a, from: folder)) == true { restored += 1 } else { missing += 1 }

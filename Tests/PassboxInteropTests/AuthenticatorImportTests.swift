@@ -27,7 +27,7 @@ import Testing
     @Test func aegisPlainAndEncrypted() throws {
         try check(try AuthenticatorImport.planAegis(try KDBXReadTests.fixture("aegis-plain.json"), password: nil, groupsAsVaults: false))
         let encrypted = try KDBXReadTests.fixture("aegis-encrypted.json")
-        #expect(AuthenticatorImport.isEncrypted(encrypted, format: "aegis"))
+        #expect(ImportFormat.needsPassword(encrypted, format: "aegis"))
         let plan = try AuthenticatorImport.planAegis(encrypted, password: Self.secret(Self.password), groupsAsVaults: false)
         try check(plan)
         #expect(plan.source == "Aegis export, encrypted (scrypt, AES-256-GCM)")
@@ -40,7 +40,7 @@ import Testing
     @Test func twoFASPlainAndEncrypted() throws {
         for (name, password) in [("2fas-plain.2fas", nil), ("2fas-encrypted.2fas", Self.password)] as [(String, String?)] {
             let bytes = try KDBXReadTests.fixture(name)
-            #expect(AuthenticatorImport.isEncrypted(bytes, format: "2fas") == (password != nil))
+            #expect(ImportFormat.needsPassword(bytes, format: "2fas") == (password != nil))
             let plan = try AuthenticatorImport.planTwoFAS(bytes, password: password.map(Self.secret), groupsAsVaults: false)
             #expect(plan.entries.map(\.item.title) == ["GitHub", "Mail"])
             #expect(plan.entries[0].item.tags == ["Work"])

@@ -187,7 +187,8 @@ import Testing
         #expect(opened.entries.map(\.item.title) == plain.entries.map(\.item.title))
         #expect(opened.entries.map { $0.item.password } == plain.entries.map { $0.item.password })
         #expect(opened.source.hasPrefix("Bitwarden JSON export, password-protected, " + (name.contains("argon2") ? "Argon2id 64 MiB × 3 passes × 4 lanes" : "PBKDF2-SHA256 100000")))
-        #expect(AuthenticatorImport.isEncrypted(bytes, format: "bitwarden-json"))
+        let plainBytes = try KDBXReadTests.fixture("bitwarden.json")
+        #expect(ImportFormat.needsPassword(bytes, format: "bitwarden-json") && !ImportFormat.needsPassword(plainBytes, format: "bitwarden-json"))
         #expect(throws: InteropError.wrongPassword) { try BitwardenImport.plan(bytes, password: SecretBytes(copying: Array("not it".utf8)), groupsAsVaults: false, now: now) }
         #expect(throws: InteropError.wrongPassword) { try BitwardenImport.plan(bytes, password: nil, groupsAsVaults: false, now: now) }
         // One bit of the data's MAC changed: the same answer as a wrong password, nothing decrypted.

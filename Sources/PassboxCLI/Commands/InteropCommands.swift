@@ -26,7 +26,7 @@ extension Commands {
         if mapping != nil, format != "csv" { throw CLIError.usage("--map is for CSV files", hint: "passbox import FILE.csv --map title=Name,password=Secret") }
         try context.endpoint.prepare(.importItems)
         // A KeePass file, and an encrypted Aegis or 2FAS export, have a password of their own.
-        let encrypted = format == "kdbx" || ((format == "aegis" || format == "2fas" || format == "bitwarden-json") && AuthenticatorImport.isEncrypted(Array(FileManager.default.contents(atPath: path) ?? Data()), format: format))
+        let encrypted = format == "kdbx" || ImportFormat.needsPassword(Array(FileManager.default.contents(atPath: path) ?? Data()), format: format)
         let password = encrypted ? try context.input.secretText(prompt: "Password of \((path as NSString).lastPathComponent): ") : nil
         func request(confirm: Bool) -> ItemsImportRequest {
             ItemsImportRequest(

@@ -48,6 +48,14 @@ public struct Attachment: Sendable, Equatable {
     }
 }
 
+extension Item {
+    /// Every blob the item refers to, as references that open them: its attachments' and their thumbnails',
+    /// and those of the versions in its history (which a restore can bring back).
+    public var referencedBlobs: [Attachment] {
+        (attachments + history.flatMap(\.item.attachments)).flatMap(\.blobs)
+    }
+}
+
 /// An image attachment's thumbnail: a JPEG of at most 320 pixels a side, in a blob of its own under a key of
 /// its own (the same format as any attachment's).
 public struct AttachmentThumbnail: Sendable, Equatable {

@@ -219,8 +219,7 @@ public enum AuthenticatorImport {
     // MARK: Shared
 
     /// Whether an Aegis or 2FAS file is encrypted (so its password is asked for).
-    public static func isEncrypted(_ bytes: [UInt8], format: String) -> Bool {
-        if format == "bitwarden-json" { return (try? JSONDecoder().decode(BitwardenProtected.File.self, from: Data(bytes)))?.data != nil && String(decoding: bytes.prefix(4096), as: UTF8.self).contains("\"passwordProtected\"") }
+    static func isEncrypted(_ bytes: [UInt8], format: String) -> Bool {
         if format == "aegis" { return (try? JSONDecoder().decode(AegisFile.self, from: Data(bytes)))?.encryptedDB != nil }
         if format == "2fas" { return !((try? JSONDecoder().decode(TwoFASFile.self, from: Data(bytes)))?.servicesEncrypted ?? "").isEmpty }
         return false

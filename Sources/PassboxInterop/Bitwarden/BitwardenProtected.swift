@@ -19,6 +19,12 @@ enum BitwardenProtected {
         var data: String?
     }
 
+    /// Whether the bytes are a password-protected export (so its password is asked for).
+    static func isProtected(_ bytes: [UInt8]) -> Bool {
+        guard let file = try? JSONDecoder().decode(File.self, from: Data(bytes)) else { return false }
+        return file.data != nil && file.salt != nil
+    }
+
     /// Bounds on the file's key derivation, so a hostile file cannot make the import work for hours.
     static let maximumIterations = 10_000_000
     static let maximumArgonPasses = 100

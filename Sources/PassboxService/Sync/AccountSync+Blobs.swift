@@ -15,7 +15,7 @@ extension AccountSync {
         var sent = 0
         var seen = Set<String>()
         for item in session.vault.items where item.syncPending {
-            for a in (item.attachments + item.history.flatMap(\.item.attachments)).flatMap(\.blobs) where seen.insert(a.id).inserted {
+            for a in item.referencedBlobs where seen.insert(a.id).inserted {
                 guard !blobs.isUploaded(a.id), let length = blobs.length(a.id) else { continue }
                 try client.uploadBlob(id: a.id, length: length) { try blobs.read(a.id, range: $0) }
                 try blobs.markUploaded(a.id)

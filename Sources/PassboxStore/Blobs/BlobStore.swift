@@ -197,14 +197,10 @@ public struct BlobStore: Sendable {
             }
             let temporary = folder + "/.tmp-" + Hexadecimal.random(8)
             do {
-                try POSIXFileSystem().writeNewFile(at: temporary) { append in
-                    var offset = 0
-                    while offset < length {
-                        let bytes = try read(id, range: offset..<min(length, offset + (1 << 20)))
-                        try bytes.withUnsafeBytes { try append($0) }
-                        offset += bytes.count
-                    }
-                }
+                let fd = CLinux_openFile(path(id), O_RDONLY | O_CLOEXEC, 0)
+                guard fd >= 0 else { throw StoreError.io(operation: "open", path: path(id), errno: errno) }
+                defer { close(fd) }
+                try POSIXFileSystem().writeNewFile(at: temporary) { append in try Self.pump(fd: fd, path: path(id), into: append) }
                 try POSIXFileSystem().rename(temporary, to: folder + "/" + id)
             } catch {
                 unlink(temporary)
@@ -224,18 +220,21 @@ public struct BlobStore: Sendable {
         let fd = CLinux_openFile(source, O_RDONLY | O_CLOEXEC, 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        try install(attachment) { append in
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-            defer { buffer.deallocate() }
-            while true {
-                let n = Foundation.read(fd, buffer.baseAddress!, buffer.count)
-                if n < 0, errno == EINTR { continue }
-                if n < 0 { throw StoreError.io(operation: "read", path: source, errno: errno) }
-                if n == 0 { break }
-                try append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-            }
-        }
+        try install(attachment) { append in try Self.pump(fd: fd, path: source, into: append) }
         return true
+    }
+
+    /// Copies what is left of `fd` into `append`, a mebibyte at a time.
+    static func pump(fd: Int32, path: String, into append: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = Foundation.read(fd, buffer.baseAddress!, buffer.count)
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { throw StoreError.io(operation: "read", path: path, errno: errno) }
+            if n == 0 { return }
+            try append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        }
     }
 
     // MARK: An account's blobs on its server
