@@ -777,14 +777,17 @@ def backup_flows(args, display, language):
                 return ui.api("read-qr", {"image": base64.b64encode(f.read()).decode()}) == "resolved"
 
         while len(shots) < total and time.time() < deadline:
-            caption = ui.find("#bk-code-number").text
-            number = caption.split()[1]
-            if number not in shots:
-                path = os.path.join(pages, f"transfer-{number}.png")
-                ui.find(".transfer svg.qr").screenshot(path)
-                # A capture taken as the next code replaced this one is dropped; the code comes round again.
-                if ui.find("#bk-code-number").text == caption and readable(path):
-                    shots[number] = path
+            try:
+                caption = ui.find("#bk-code-number").text
+                number = caption.split()[1]
+                if number not in shots:
+                    path = os.path.join(pages, f"transfer-{number}.png")
+                    ui.find(".transfer svg.qr").screenshot(path)
+                    # A capture taken as the next code replaced this one is dropped; the code comes round again.
+                    if ui.find("#bk-code-number").text == caption and readable(path):
+                        shots[number] = path
+            except StaleElementReferenceException:
+                pass  # the code was replaced between finding it and capturing it: it comes round again
             time.sleep(0.3)
         check(len(shots) == total, f"captured {len(shots)} of {total} transfer codes")
         ui.shot("transfer")
