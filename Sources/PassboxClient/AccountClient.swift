@@ -335,6 +335,13 @@ public struct AccountClient: Sendable {
             if error.code == .blobQuotaExceeded, let quota = error.facts["quotaMiB"].flatMap(Int.init), let used = error.facts["usedMiB"].flatMap(Int.init), quota >= 0, used >= 0 {
                 return ProtocolError(.blobQuotaExceeded, ["quotaMiB": String(quota), "usedMiB": String(used)])
             }
+            // The blobs a push refers to that the server lacks: ids, each 32 hex digits, as many as a push declares.
+            if error.code == .blobsMissing, let list = error.facts["ids"] {
+                let ids = list.split(separator: ",").map(String.init)
+                if !ids.isEmpty, ids.count <= BlobTransfer.declaredLimit, ids.allSatisfy(BlobTransfer.isValidID) {
+                    return ProtocolError(.blobsMissing, ["ids": ids.joined(separator: ",")])
+                }
+            }
             if error.code == .rateLimited, let minutes = error.facts["minutes"].flatMap(Int.init), (1...1440).contains(minutes) {
                 return ProtocolError(.rateLimited, ["minutes": String(minutes)])
             }

@@ -99,6 +99,13 @@ extension SyncClient {
         _ = try blobExchange("POST", "/v1/blobs/\(id)/complete", body: [], limit: 64 << 10)
     }
 
+    /// Asks the server to remove blobs no item refers to any longer, as this device saw the account at
+    /// `revision` (`syncConflict` when a push came since).
+    public func removeBlobs(revision: Int64, ids: [String]) throws -> BlobRemovalReply {
+        let body = Array(try ProtocolCoding.wireEncode(BlobRemovalRequest(revision: revision, ids: ids)))
+        return try decode(BlobRemovalReply.self, try exchange("/v1/blobs/remove", body, timeoutSeconds: 60))
+    }
+
     /// Fetches a blob of `length` bytes a part at a time into `write`. A part of another length than the
     /// blob's layout says is a bad answer (what it holds is checked when the blob is opened).
     public func downloadBlob(id: String, length: Int, write: ([UInt8]) throws -> Void) throws {

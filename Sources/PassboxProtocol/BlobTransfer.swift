@@ -20,4 +20,33 @@ public enum BlobTransfer {
     public static func partRange(_ part: Int, length: Int) -> Range<Int> {
         part * partLength..<min(length, (part + 1) * partLength)
     }
+
+    /// The most blob ids one `POST /v1/blobs/remove` names.
+    public static let removalLimit = 1_000
+    /// The most blob ids one push declares (`SyncPushRequest.blobs`): 2,000 ids are about 70 KB of the
+    /// body's 1 MiB, beside at most 512 KiB of envelopes.
+    public static let declaredLimit = 2_000
+}
+
+/// `POST /v1/blobs/remove`: blobs no item of the account refers to any longer, as the device saw the account
+/// at `revision`. The server removes them only while the account is still at that revision (else
+/// `syncConflict`: a push since may refer to one of them, and the device looks again after its next pull).
+public struct BlobRemovalRequest: Codable, Sendable, Equatable {
+    public var revision: Int64
+    public var ids: [String]
+    public init(revision: Int64, ids: [String]) {
+        self.revision = revision
+        self.ids = ids
+    }
+}
+
+public struct BlobRemovalReply: Codable, Sendable, Equatable {
+    /// How many of the ids the server had (the rest were gone already).
+    public var removed: Int
+    /// The account's blob bytes left.
+    public var usedBytes: Int64
+    public init(removed: Int, usedBytes: Int64) {
+        self.removed = removed
+        self.usedBytes = usedBytes
+    }
 }

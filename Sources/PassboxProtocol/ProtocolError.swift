@@ -176,6 +176,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case attachmentUnreadable  // facts: path, reason (the file to attach)
     case attachmentOnLockedItem  // facts: title (the item is locked with its own password; open it first)
     case blobQuotaExceeded  // facts: quotaMiB, usedMiB (the account's server keeps no more attachments)
+    case blobsMissing  // facts: ids (comma-separated; a push refers to blobs the server lacks: the device sends them again)
     // Web UI
     case webUnavailable  // facts: reason (the agent could not start its web server)
     case imageUnreadable  // facts: message, hint (an image without a readable QR code)

@@ -89,9 +89,13 @@ public struct SyncManifestRecord: Codable, Sendable, Equatable {
 public struct SyncPushRequest: Codable, Sendable, Equatable {
     public var opID: String
     public var vaults: [SyncVaultWrite]
-    public init(opID: String, vaults: [SyncVaultWrite]) {
+    /// Blob ids the pushed items refer to and the device holds: the server refuses the push as `blobsMissing`
+    /// when it lacks one whole (removed since, or lost), and the device sends those again first.
+    public var blobs: [String]?
+    public init(opID: String, vaults: [SyncVaultWrite], blobs: [String]? = nil) {
         self.opID = opID
         self.vaults = vaults
+        self.blobs = blobs
     }
 }
 

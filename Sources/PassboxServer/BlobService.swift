@@ -83,4 +83,52 @@ struct BlobService: Sendable {
             return body
         }
     }
+
+    /// `POST /v1/blobs/remove`: removes blobs the device found no item refers to, when the account is still at
+    /// the revision the device saw. The account's row of revisions is taken first, as a push takes it: a push
+    /// made since moved the revision (refused as `syncConflict`; the device pulls and looks again), and one
+    /// that comes after waits for this transaction and then finds the blobs gone (`blobsMissing`).
+    func remove(account: String, _ request: BlobRemovalRequest) throws -> BlobRemovalReply {
+        guard request.ids.count <= BlobTransfer.removalLimit else {
+            throw ProtocolError(.badRequest, ["reason": "a removal names at most \(BlobTransfer.removalLimit) blobs"])
+        }
+        let ids = Set(try request.ids.map(Self.checkedID))
+        return try pool.with { db in
+            try db.transaction {
+                let revision = try db.rows("UPDATE sync_accounts SET revision = revision WHERE account_id = ? RETURNING revision", [.text(account)]).first?[0].integer ?? 0
+                guard revision == request.revision else { throw ProtocolError(.syncConflict, ["vault": ""]) }
+                var removed = 0
+                for id in ids.sorted() {
+                    try db.run("DELETE FROM sync_blob_parts WHERE account_id = ? AND blob_id = ?", [.text(account), .text(id)])
+                    removed += try db.run("DELETE FROM sync_blobs WHERE account_id = ? AND blob_id = ?", [.text(account), .text(id)])
+                }
+                let used = try db.rows("SELECT CAST(COALESCE(SUM(length), 0) AS BIGINT) FROM sync_blobs WHERE account_id = ?", [.text(account)]).first?[0].integer ?? 0
+                return BlobRemovalReply(removed: removed, usedBytes: used)
+            }
+        }
+    }
+
+    /// Checks a push's declared blobs (`SyncPushRequest.blobs`) before the transaction.
+    static func checkedDeclared(_ ids: [String]?) throws -> [String] {
+        guard let ids else { return [] }
+        guard ids.count <= BlobTransfer.declaredLimit else { throw ProtocolError(.badRequest, ["reason": "a push declares at most \(BlobTransfer.declaredLimit) blobs"]) }
+        return Array(Set(try ids.map(checkedID))).sorted()
+    }
+
+    /// Inside a push's transaction, after it took the account's row: the declared blobs the account does not
+    /// have whole. The push is refused as `blobsMissing` naming them, so no item refers to a blob the server lacks
+    /// while the device that pushes it still has it.
+    static func missing(_ db: any SQLConnection, account: String, ids: [String]) throws -> [String] {
+        var have = Set<String>()
+        var start = 0
+        while start < ids.count {
+            let slice = Array(ids[start..<min(ids.count, start + 500)])
+            start += slice.count
+            let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+            let rows = try db.rows(
+                "SELECT blob_id FROM sync_blobs WHERE account_id = ? AND complete = 1 AND blob_id IN (\(marks))", [.text(account)] + slice.map { .text($0) })
+            for row in rows { if let id = row[0].text { have.insert(id) } }
+        }
+        return ids.filter { !have.contains($0) }
+    }
 }

@@ -53,7 +53,7 @@ struct ServerRouter: Sendable {
         "GET /metrics", "GET /v1/health", "POST /v1/signup", "POST /v1/prelogin", "POST /v1/signin/challenge", "POST /v1/signin", "GET /v1/account",
         "DELETE /v1/session", "GET /v1/activity", "POST /v1/devices/signout-others", "POST /v1/account/password", "GET /v1/2fa", "POST /v1/2fa/enrol", "POST /v1/2fa/confirm",
         "POST /v1/2fa/disable", "GET /v1/recovery", "POST /v1/recovery", "POST /v1/recovery/blob", "POST /v1/recovery/complete",
-        "POST /v1/sync/pull", "POST /v1/sync/push", "POST /v1/sync/wait",
+        "POST /v1/sync/pull", "POST /v1/sync/push", "POST /v1/sync/wait", "POST /v1/blobs/remove",
     ]
 
     /// The route as logged: its template (no ids), or "(unknown route)".
@@ -119,6 +119,9 @@ struct ServerRouter: Sendable {
                     respond((try? Self.json(SyncWaitReply(revision: revision))) ?? Self.failure(ProtocolError(.internalError)))
                 }
             }
+        case "POST /v1/blobs/remove":
+            let account = try accounts.session(token: Self.bearer(request), address: request.clientAddress).accountID
+            return try Self.json(blobs.remove(account: account, Self.decode(BlobRemovalRequest.self, request)))
         case "GET /v1/activity":
             return try Self.json(accounts.activity(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
         case "POST /v1/devices/signout-others":
@@ -180,7 +183,7 @@ struct ServerRouter: Sendable {
             case .signInFailed, .challengeExpired, .notSignedIn, .twoFactorRequired, .twoFactorCodeWrong: 401
             case .notFound, .deviceNotFound: 404
             case .rateLimited: 429
-            case .accountExists, .accountIDTaken, .syncConflict: 409
+            case .accountExists, .accountIDTaken, .syncConflict, .blobsMissing: 409
             case .blobQuotaExceeded: 413
             case .signupClosed, .invitationInvalid: 403
             default: 500

@@ -30,6 +30,7 @@ struct SyncService: Sendable {
             throw ProtocolError(.badRequest, ["reason": "a push carries at most \(Self.pushItemLimit) items"])
         }
         guard Set(request.vaults.map(\.vaultID)).count == request.vaults.count else { throw ProtocolError(.badRequest, ["reason": "a vault is written twice"]) }
+        let declared = try BlobService.checkedDeclared(request.blobs)
         let account = session.accountID
         let reply: SyncPushReply = try pool.with { db in
             try db.transaction {
@@ -48,6 +49,8 @@ struct SyncService: Sendable {
                     ON CONFLICT (account_id) DO UPDATE SET revision = sync_accounts.revision + 1 RETURNING revision
                     """, [.text(account)]
                 ).first?[0].integer ?? 0
+                let missing = try BlobService.missing(db, account: account, ids: declared)
+                guard missing.isEmpty else { throw ProtocolError(.blobsMissing, ["ids": missing.joined(separator: ",")]) }
                 for write in request.vaults { try apply(db, write, account: account, signer: signer, revision: revision) }
                 try db.run(
                     "INSERT INTO sync_operations (account_id, op_id, revision, created) VALUES (?, ?, ?, ?)",

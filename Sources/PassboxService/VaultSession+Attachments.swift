@@ -230,10 +230,12 @@ extension VaultSession {
     }
 
     /// After a save: blobs this vault referred to before and no longer does are removed. Only this vault's own
-    /// ids can be removed (their ids are random), never another slot's or a cover blob.
+    /// ids can be removed (their ids are random), never another slot's or a cover blob. An account's vault
+    /// also has them removed from its server at the next sync (`AccountSync.removeServerBlobs`).
     func collectBlobs(before: Set<String>) {
         guard !before.isEmpty else { return }
-        for id in before.subtracting(Self.referencedBlobs(vault)) { blobs.remove(id) }
+        let account = vault.sync != nil
+        for id in before.subtracting(Self.referencedBlobs(vault)) { blobs.remove(id, fromServer: account) }
     }
 
     /// For an account's vault, a blob another device made is fetched from the server when first read.

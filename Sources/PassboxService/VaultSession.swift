@@ -37,8 +37,8 @@ public final class VaultSession: @unchecked Sendable {
     var exposing = Set<String>()
     /// Set while only backup settings are saved: they make no auto-backup of their own.
     var recordingBackupSettings = false
-    /// Whether any blob may belong to this vault (its folder had blobs at the start, or one was added since):
-    /// only then does a save look for blobs it no longer refers to.
+    /// Whether any blob may belong to this vault (its folder had blobs at the start, an account's item refers to
+    /// one, or one was added or pulled since): only then does a save look for blobs it no longer refers to.
     var mayHaveBlobs = false
     /// Uploads in parts not finished yet (the web UI's larger files): upload id → the item and the bytes so
     /// far, in memory only; dropped with the session at lock.
@@ -51,7 +51,8 @@ public final class VaultSession: @unchecked Sendable {
         self.opened = opened
         self.dataDirectory = dataDirectory
         self.now = now
-        mayHaveBlobs = !opened.blobs.allIDs().isEmpty
+        // An account's device may refer to blobs it never fetched: their removal still goes to the server.
+        mayHaveBlobs = !opened.blobs.allIDs().isEmpty || (opened.vault.sync != nil && opened.vault.items.contains { !$0.referencedBlobs.isEmpty })
         let cutoff = now().addingTimeInterval(-Double(Vault.trashRetentionDays) * 86_400)
         if opened.vault.items.contains(where: { ($0.trashedAt.map { $0 < cutoff }) ?? false }) {
             try update { _ = $0.purgeTrash(now: now()) }

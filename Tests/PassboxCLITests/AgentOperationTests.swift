@@ -518,8 +518,8 @@ enum RawExchange {
             .internalError, .libraryMissing,
             // Sync needs an account: SyncSimulationTests and HostileSyncTests provoke these.
             .syncConflict, .syncRefused, .syncKeysMissing,
-            // The server's attachment quota: AttachmentSyncTests provokes it.
-            .blobQuotaExceeded,
+            // The server's attachment quota and blobs it lacks: AttachmentSyncTests and AttachmentRemovalSyncTests provoke them.
+            .blobQuotaExceeded, .blobsMissing,
             // The web server failing to start (no free port on 127.0.0.1).
             .webUnavailable,
             // An empty data directory or a signed-in account: AgentAccountTests provokes these.

@@ -110,3 +110,85 @@ import Testing
         #expect(a.vault.items.first { $0.title == "Scans" }?.syncPending == true, "the item waits: no device sees a reference without its blob")
     }
 }
+
+/// Blobs leave the server when no item refers to them any longer, so removing attachments frees the quota;
+/// a removal never takes a blob a push made since refers to, and a push that refers to a blob the server lacks
+/// sends it again first.
+@Suite struct AttachmentRemovalSyncTests {
+    typealias W = AttachmentSyncTests
+
+    /// On SQLite and PostgreSQL alike: the device that removes the item never fetched its file.
+    @Test(arguments: Backend.cases) func removingAnAttachmentFreesTheQuota(_ backend: Backend) throws {
+        let w = try W.world("removal", quotaMiB: 2, backend: backend)
+        let (a, b) = (w.a, w.b)
+        _ = try a.service.perform(.add(AddRequest(category: "document", changes: ItemChanges(title: "Old scan")))).saved()
+        let old = try W.attach(a, item: "Old scan", bytes: SecureRandom.bytes(count: 1_200_000), name: "old.png")
+        try a.sync()
+        _ = try a.service.perform(.add(AddRequest(category: "document", changes: ItemChanges(title: "New scan")))).saved()
+        let fresh = SecureRandom.bytes(count: 1_200_000)
+        _ = try W.attach(a, item: "New scan", bytes: fresh, name: "new.png")
+        #expect(W.failure(a, .sync(SyncRequest()))?.code == .blobQuotaExceeded, "two files do not fit in 2 MiB")
+
+        try b.sync()
+        #expect(!b.session.blobs.exists(old.id), "b never read it")
+        _ = try b.service.perform(.delete(ItemRequest(item: "Old scan")))
+        #expect(b.session.blobs.pendingRemovals().isEmpty, "the trash keeps the item, and so its file")
+        _ = try b.service.perform(.trashDelete(ItemRequest(item: "Old scan")))
+        #expect(b.session.blobs.pendingRemovals() == [old.id], "gone for good: the server is to remove it")
+        try b.sync()
+        #expect(b.session.blobs.pendingRemovals().isEmpty, "removed at the sync")
+        var gone: ProtocolError?
+        do { try b.client.downloadBlob(id: old.id, length: AttachmentFormat.blobLength(old.size)) { _ in } } catch { gone = ProtocolError.from(error) }
+        #expect(gone?.code == .badServerAnswer && gone?.facts["status"] == "404", "\(String(describing: gone))")
+
+        // Now the new file fits: a pulls the removal, pushes its waiting item and its blob.
+        try a.sync()
+        #expect(a.vault.items.allSatisfy { !$0.syncPending })
+        #expect(a.session.blobs.pendingRemovals().isEmpty, "a asked too (the server had it removed already)")
+        try b.sync()
+        #expect(try W.read(b, item: "New scan", attachment: "new.png") == fresh)
+    }
+
+    @Test func aRemovalWaitsForPushesItHasNotSeenAndAPushSendsALostBlobAgain() throws {
+        let w = try W.world("guard")
+        let (a, b) = (w.a, w.b)
+        _ = try a.service.perform(.add(AddRequest(category: "document", changes: ItemChanges(title: "Deed")))).saved()
+        let deed = SecureRandom.bytes(count: 600_000)
+        let file = try W.attach(a, item: "Deed", bytes: deed, name: "deed.pdf")
+        try a.sync()
+        try b.sync()
+        #expect(try W.read(b, item: "Deed", attachment: "deed.pdf") == deed)
+
+        // b pushes a change a has not seen: a removal made on what a saw is refused, and nothing is removed.
+        _ = try b.service.perform(.edit(EditRequest(item: "Deed", changes: ItemChanges(notes: "signed")))).saved()
+        try b.sync()
+        let seen = try #require(a.vault.sync).seenRevision
+        var refused: ProtocolError?
+        do { _ = try a.client.removeBlobs(revision: seen, ids: [file.id]) } catch { refused = ProtocolError.from(error) }
+        #expect(refused?.code == .syncConflict, "\(String(describing: refused))")
+        try a.sync()
+        let latest = try #require(a.vault.sync).seenRevision
+        #expect(latest > seen)
+        #expect(try a.client.removeBlobs(revision: latest, ids: [file.id]).removed == 1, "at the revision a has seen whole it goes")
+        #expect(try a.client.removeBlobs(revision: latest, ids: [file.id]).removed == 0, "a second removal finds nothing")
+
+        // The server lost the blob (as if another device had it removed): b's next push refers to it, is refused
+        // as blobsMissing, sends the file again and then goes through.
+        _ = try b.service.perform(.edit(EditRequest(item: "Deed", changes: ItemChanges(notes: "signed and sealed")))).saved()
+        try b.sync()
+        #expect(b.vault.items.allSatisfy { !$0.syncPending })
+        a.session.blobs.remove(file.id)
+        try a.sync()
+        #expect(try W.read(a, item: "Deed", attachment: "deed.pdf") == deed, "fetched again from the server")
+
+        // A server that keeps saying blobs are missing is believed twice, then its answer is passed on.
+        _ = try b.service.perform(.edit(EditRequest(item: "Deed", changes: ItemChanges(notes: "third")))).saved()
+        let id = file.id
+        w.proxy.armAnswers { path in
+            path == "/v1/sync/push" ? HTTPResponse.json(409, Array(#"{"code":"blobsMissing","facts":{"ids":"\#(id)"}}"#.utf8)) : nil
+        }
+        #expect(W.failure(b, .sync(SyncRequest()))?.code == .blobsMissing)
+        w.proxy.disarm()
+        try b.sync()
+    }
+}

@@ -17,6 +17,7 @@ final class MutatingProxy: @unchecked Sendable {
     private var pulls: [SyncPullReply] = []
     private var refusedPushes: [SyncPushRequest] = []
     private var blobMutation: (@Sendable (_ path: String, _ body: [UInt8]) -> HTTPResponse)?
+    private var override: (@Sendable (_ path: String) -> HTTPResponse?)?
     var http: HTTPServer!
     var target = ""
 
@@ -37,6 +38,14 @@ final class MutatingProxy: @unchecked Sendable {
         lock.lock()
         mutation = nil
         blobMutation = nil
+        override = nil
+        lock.unlock()
+    }
+
+    /// Answers a request itself (without asking the server) when `answer` gives a response for its path.
+    func armAnswers(_ answer: @escaping @Sendable (_ path: String) -> HTTPResponse?) {
+        lock.lock()
+        override = answer
         lock.unlock()
     }
 
@@ -62,6 +71,10 @@ final class MutatingProxy: @unchecked Sendable {
     }
 
     private func forward(_ request: HTTPRequest) -> HTTPResponse {
+        lock.lock()
+        let answer = override
+        lock.unlock()
+        if let made = answer?(request.path) { return made }
         var headers = ["Accept: application/json"]
         if let auth = request.header("Authorization") { headers.append("Authorization: \(auth)") }
         if !request.body.isEmpty { headers.append("Content-Type: application/json") }

@@ -39,6 +39,14 @@ public struct SyncState: Sendable, Equatable, Codable {
     /// so pulls leave them out.
     public var ownRevisions: [Int64]?
 
+    /// The highest revision up to which this device has every push (pulled, or its own).
+    public var seenRevision: Int64 {
+        var seen = revision
+        let own = Set(ownRevisions ?? [])
+        while own.contains(seen + 1) { seen += 1 }
+        return seen
+    }
+
     public init(accountID: String, signSeed: [UInt8], wrapKey: [UInt8], signPublicKey: [UInt8]) {
         self.accountID = accountID
         self.signSeed = Data(signSeed)

@@ -24,6 +24,40 @@ extension AccountSync {
         }
         return sent
     }
+
+    /// The server refused a push for lacking blobs: those it named that the push declared are sent again
+    /// (an id the push did not declare is a bad answer).
+    func uploadAgain(_ ids: [String], declared: [String]) throws {
+        let declared = Set(declared)
+        guard !ids.isEmpty, ids.allSatisfy(declared.contains) else { throw ProtocolError(.badServerAnswer, ["server": client.origin, "status": "409"]) }
+        let blobs = session.blobs
+        for id in ids {
+            blobs.unmarkUploaded(id)
+            guard let length = blobs.length(id) else { continue }
+            try client.uploadBlob(id: id, length: length) { try blobs.read(id, range: $0) }
+            try blobs.markUploaded(id)
+        }
+    }
+
+    /// After a sync that pushed everything: blobs this device stopped referring to are removed from the server,
+    /// unless an item refers to one again (a pulled change brought it back). The server removes them only
+    /// while the account is at the revision this device has seen whole; otherwise they wait for the next sync,
+    /// as they do when the server cannot be reached. Housekeeping: it never fails the sync.
+    func removeServerBlobs() {
+        let blobs = session.blobs
+        let pending = blobs.pendingRemovals()
+        guard !pending.isEmpty else { return }
+        let referenced = VaultSession.referencedBlobs(session.vault)
+        for id in pending where referenced.contains(id) { blobs.forgetRemoval(id) }
+        let ids = pending.filter { !referenced.contains($0) }
+        var start = 0
+        while start < ids.count {
+            let slice = Array(ids[start..<min(ids.count, start + BlobTransfer.removalLimit)])
+            start += slice.count
+            guard (try? client.removeBlobs(revision: state.seenRevision, ids: slice)) != nil else { return }
+            for id in slice { blobs.forgetRemoval(id) }
+        }
+    }
 }
 
 extension VaultService {

@@ -62,6 +62,7 @@ extension AccountSync {
     /// Pushes everything waiting, a batch at a time; how many writes went, and whether one lost a race.
     func pushAll() throws -> (Int, Bool) {
         var pushed = 0
+        var resent = 0
         while let batch = try nextBatch() {
             let body = Array(try ProtocolCoding.wireEncode(batch.request))
             session.syncInFlight = body
@@ -73,6 +74,16 @@ extension AccountSync {
                 session.syncInFlight = nil
                 session.syncInFlightBatch = nil
                 return (pushed, true)
+            } catch let error as ProtocolError where error.code == .blobsMissing {
+                // Nothing of the push was applied. The server lacks blobs this device has (another device had
+                // them removed, or the server lost them): they go up again, then the push is made anew. A server
+                // that keeps saying so after two rounds gets its answer passed on.
+                session.syncInFlight = nil
+                session.syncInFlightBatch = nil
+                resent += 1
+                guard resent <= 2 else { throw error }
+                try uploadAgain((error.facts["ids"] ?? "").split(separator: ",").map(String.init), declared: batch.request.blobs ?? [])
+                continue
             }
             try acknowledge(batch, revision: reply.revision)
             pushed += batch.items.count + batch.metas.count
@@ -91,12 +102,19 @@ extension AccountSync {
         var bytes = 0
         var sealed: [String: Item] = [:]
         let undecryptable = Set(st.undecryptable.map { $0.vaultID + "/" + $0.itemID })
+        // Blobs the items refer to and this device has: the server checks it has them whole.
+        var declared = Set<String>()
+        let blobs = session.blobs
         var full: Bool { items.count >= SyncService_pushItemLimit - 1 || bytes >= Self.batchBytes }
         for item in vault.items where item.syncPending {
             if full { break }
             guard let target = item.vaultID, let v = st.vaults[target] else { continue }
             // An entry this device cannot open is newer than what it has: never written over.
             if undecryptable.contains(target + "/" + item.id) { continue }
+            let referenced = item.referencedBlobs.map(\.id).filter { blobs.length($0) != nil }
+            // An item with more blobs than one push may declare goes without (its blobs are up, or it waits for room).
+            if !declared.isEmpty, declared.count + referenced.count > BlobTransfer.declaredLimit { break }
+            if referenced.count <= BlobTransfer.declaredLimit { declared.formUnion(referenced) }
             let envelope = try ItemSeal.seal(item, vaultID: target, keyVersion: v.keyVersion, key: SecretBytes(copying: v.key))
             sealed[item.id] = item.synced
             writes[target, default: []].append(SyncItemWrite(itemID: item.id, envelope: Data(envelope)))
@@ -140,7 +158,8 @@ extension AccountSync {
                     key: v.manifestVersion == 0 ? v.wrappedKey : nil, meta: metas[vaultID].map { Data($0) }, items: list))
         }
         let opID = SecureRandom.bytes(count: 16).map { String(format: "%02x", $0) }.joined()
-        return Batch(request: SyncPushRequest(opID: opID, vaults: vaultWrites), sealed: sealed, items: items, trees: trees, manifests: manifests, metas: metas)
+        let request = SyncPushRequest(opID: opID, vaults: vaultWrites, blobs: declared.isEmpty ? nil : declared.sorted())
+        return Batch(request: request, sealed: sealed, items: items, trees: trees, manifests: manifests, metas: metas)
     }
 
     /// Records an accepted push: the items' server versions, the vaults' new manifests.

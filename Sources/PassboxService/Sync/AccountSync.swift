@@ -51,6 +51,7 @@ final class AccountSync {
             if !notices.isEmpty { try save([]) { _ in } }
             kept = []
             if !lost {
+                removeServerBlobs()
                 // A sync that changed nothing writes nothing: its time is kept in memory (status shows it).
                 session.lastSyncHere = now().storedPrecision
                 return SyncOutcome(pulled: pulled, pushed: pushed, notices: allNotices, revision: state.revision)
@@ -75,6 +76,10 @@ final class AccountSync {
         }
         kept += gathered
         notices = []
+        // A pulled item may refer to blobs: from now on a save looks for those it no longer refers to.
+        if !session.mayHaveBlobs, session.vault.items.contains(where: { changed.contains($0.id) && !$0.referencedBlobs.isEmpty }) {
+            session.mayHaveBlobs = true
+        }
         return result
     }
 

@@ -173,11 +173,17 @@ public struct BlobStore: Sendable {
         try BlobReader(attachment: attachment).read(fd: fd, path: path(attachment.id), into: write)
     }
 
-    /// Removes a blob (its key goes with the item, so what is left on the disk cannot be opened).
-    public func remove(_ id: String) {
+    /// Removes a blob (its key goes with the item, so what is left on the disk cannot be opened). For an
+    /// account's vault (`fromServer`) it is also remembered to be removed from the server at the next sync,
+    /// whether or not this device ever fetched it.
+    public func remove(_ id: String, fromServer: Bool = false) {
         guard Attachment.isValidID(id) else { return }
         unlink(path(id))
         unlink(path(id) + Self.uploadedSuffix)
+        if fromServer {
+            try? POSIX.ensurePrivateDirectory(directory)
+            try? POSIX.writeAtomically([], to: path(id) + Self.removalSuffix)
+        }
     }
 
     // MARK: Backups
@@ -248,6 +254,30 @@ public struct BlobStore: Sendable {
     public func markUploaded(_ id: String) throws {
         guard Attachment.isValidID(id) else { return }
         try POSIX.writeAtomically([], to: path(id) + Self.uploadedSuffix)
+    }
+
+    /// A blob to be removed from the server at the next sync is marked by an empty file `ID.removed`.
+    static let removalSuffix = ".removed"
+
+    /// The blobs waiting to be removed from the server.
+    public func pendingRemovals() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).compactMap { name in
+            guard name.hasSuffix(Self.removalSuffix) else { return nil }
+            let id = String(name.dropLast(Self.removalSuffix.count))
+            return Attachment.isValidID(id) ? id : nil
+        }.sorted()
+    }
+
+    /// The server removed it, or an item refers to it again: it no longer waits to be removed.
+    public func forgetRemoval(_ id: String) {
+        guard Attachment.isValidID(id) else { return }
+        unlink(path(id) + Self.removalSuffix)
+    }
+
+    /// The server said it lacks a blob marked as uploaded (removed since, or lost): it goes up again.
+    public func unmarkUploaded(_ id: String) {
+        guard Attachment.isValidID(id) else { return }
+        unlink(path(id) + Self.uploadedSuffix)
     }
 
     /// The blob's length on disk (nil when it is not here).
