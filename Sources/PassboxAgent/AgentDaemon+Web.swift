@@ -43,9 +43,9 @@ extension AgentDaemon {
                 reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI attaches what it uploads, not paths"]))
             case .saveAttachment(let r) where r.path != nil:
                 reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI downloads attachments, it names no file of the agent's"]))
-            case .exportItems:
-                // An export is written to a path, which a page may not name.
-                reply = .failure(ProtocolError(.badRequest, ["reason": "exports are made with the command line (passbox export)"]))
+            case .exportItems(let r) where r.path != nil:
+                // The page's exports come back as downloads; it names no file of the agent's.
+                reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI's exports come back as downloads, not paths"]))
             case .copy(var r):
                 // The agent's own display, and the clipboard time as the settings say now.
                 r.display = display

@@ -105,11 +105,12 @@ public struct ImportPreviewReply: Codable, Sendable, Equatable {
 /// out, and counted.
 public struct ItemsExportRequest: Codable, Sendable {
     public var format: String
-    public var path: String
+    /// Where the file is written (absolute, new); absent: the file comes back as base64 (the web UI's download).
+    public var path: String?
     public var password: SecretText?
     public var vault: String?
     public var plainConfirmed: Bool?
-    public init(format: String, path: String, password: SecretText?, vault: String? = nil, plainConfirmed: Bool? = nil) {
+    public init(format: String, path: String?, password: SecretText?, vault: String? = nil, plainConfirmed: Bool? = nil) {
         self.format = format
         self.path = path
         self.password = password
@@ -120,15 +121,23 @@ public struct ItemsExportRequest: Codable, Sendable {
 
 /// What `export-items` wrote.
 public struct ExportedReply: Codable, Sendable, Equatable {
-    public var path: String
+    /// The file written; absent for a download.
+    public var path: String?
     public var entries: Int
     public var bytes: Int
     /// Reason ("trashed", "sealed") → items left out.
     public var leftOut: [String: Int]
-    public init(path: String, entries: Int, bytes: Int, leftOut: [String: Int]) {
+    /// A download's file (without `path`): its bytes, a name to save it under, and its media type.
+    public var base64: String?
+    public var name: String?
+    public var mediaType: String?
+    public init(path: String?, entries: Int, bytes: Int, leftOut: [String: Int], base64: String? = nil, name: String? = nil, mediaType: String? = nil) {
         self.path = path
         self.entries = entries
         self.bytes = bytes
         self.leftOut = leftOut
+        self.base64 = base64
+        self.name = name
+        self.mediaType = mediaType
     }
 }

@@ -187,17 +187,22 @@ extension VaultSession {
         let firstVault = vault.vaults.first?.id
         let items = vault.items.filter { item in chosen.map { (item.vaultID ?? firstVault) == $0.id } ?? true }
         let vaults = chosen.map { [$0] } ?? vault.vaults
-        let bytes: [UInt8], entries: Int, leftOut: [String: Int]
+        var bytes: [UInt8], entries: Int, leftOut: [String: Int]
+        // A download's name: the vault's (or Passbox) and the day, with the format's extension.
+        let day = ISO8601DateFormatter.string(from: now(), timeZone: .current, formatOptions: [.withFullDate])
+        let name = (chosen?.name ?? "Passbox").replacingOccurrences(of: "/", with: "_") + " " + day + (r.format == "kdbx" ? ".kdbx" : ".json")
         if r.format == "bitwarden-json" {
             // Not encrypted: every surface asks twice first, and says where the file goes.
-            guard r.plainConfirmed == true else { throw ProtocolError(.plainExportNotConfirmed, ["path": r.path]) }
+            guard r.plainConfirmed == true else { throw ProtocolError(.plainExportNotConfirmed, ["path": r.path ?? name]) }
             let result = try BitwardenExport.export(items: items, vaults: vaults)
             (bytes, entries, leftOut) = (result.json, result.entries, result.leftOut)
         } else {
             guard let password = r.password else { throw ProtocolError(.badRequest, ["reason": "a KeePass export needs its password"]) }
             try password.withUnsafeBytes { try PasswordRules.checkLocalVaultPassword(utf8: $0) }
             // Attachments go into the file: each decrypted from its blob (or fetched) as the file is made.
-            let result = try KeePassExport.database(items: items, vaults: vaults, name: chosen?.name ?? "Passbox") { a -> [UInt8]? in
+            // A download travels as base64 in one answer: its attachments are bounded tighter.
+            let budget = r.path == nil ? Self.downloadAttachmentBudget : KeePassExport.attachmentBudget
+            let result = try KeePassExport.database(items: items, vaults: vaults, name: chosen?.name ?? "Passbox", attachmentBudget: budget) { a -> [UInt8]? in
                 guard (try? fetchMissingBlob(a)) != nil else { return nil }
                 var bytes = [UInt8]()
                 bytes.reserveCapacity(a.size)
@@ -208,7 +213,15 @@ extension VaultSession {
             bytes = try KDBXFile.write(result.database, credentials: KeePassCredentials(password: VaultService.lockedCopy(password)), parameters: parameters)
             (entries, leftOut) = (result.entries, result.leftOut)
         }
-        try Self.writeNew(bytes, to: r.path)
-        return ExportedReply(path: r.path, entries: entries, bytes: bytes.count, leftOut: leftOut)
+        guard let path = r.path else {
+            defer { ConstantTime.wipe(&bytes) }
+            let mediaType = r.format == "kdbx" ? "application/x-keepass2" : "application/json"
+            return ExportedReply(path: nil, entries: entries, bytes: bytes.count, leftOut: leftOut, base64: Data(bytes).base64EncodedString(), name: name, mediaType: mediaType)
+        }
+        try Self.writeNew(bytes, to: path)
+        return ExportedReply(path: path, entries: entries, bytes: bytes.count, leftOut: leftOut)
     }
+
+    /// The most attachment bytes a download's KeePass file carries (it comes back whole, as base64, in one answer).
+    static let downloadAttachmentBudget = 48 << 20
 }

@@ -69,7 +69,7 @@ struct WebAssets: Sendable {
     /// The first parts of the keys the page words anything with: its own (`ui.`), the errors and the facts
     /// the agent sends as keys (strength warnings, quick-unlock reasons, sync notices, activity kinds…). The
     /// command line's help and prompts stay out of the page's weight.
-    static let pagePrefixes: Set<Substring> = ["ui", "error", "check", "sync", "twoFactor", "strength", "activity", "secretKey", "kit", "invitation", "fill", "quickUnlock", "keyCheck", "import"]
+    static let pagePrefixes: Set<Substring> = ["ui", "error", "check", "sync", "twoFactor", "strength", "activity", "secretKey", "kit", "invitation", "fill", "quickUnlock", "keyCheck", "import", "export"]
 
     /// A language's table as the page gets it: the keys under `pagePrefixes`.
     static func strings(_ language: Language) -> [String: String] {

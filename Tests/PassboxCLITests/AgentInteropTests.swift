@@ -175,6 +175,15 @@ import Testing
         #expect((try FileManager.default.attributesOfItem(atPath: plain)[.posixPermissions] as? Int) == 0o600)
         let back = try agent.send(.importItems(ItemsImportRequest(format: "bitwarden-json", path: plain, password: nil, confirm: false))).importPreview()
         #expect(back.items == 0 && back.duplicates == 3, "every exported item is recognised as already here")
+        // A download (the web UI's): no path; the file comes back as base64 with a name to save it under.
+        #expect(try agent.failure(.exportItems(ItemsExportRequest(format: "bitwarden-json", path: nil, password: nil))).code == .plainExportNotConfirmed)
+        let download = try agent.send(.exportItems(ItemsExportRequest(format: "kdbx", path: nil, password: SecretText(password)))).exported()
+        #expect(download.path == nil && download.name?.hasSuffix(".kdbx") == true && download.mediaType == "application/x-keepass2")
+        let file = try #require(download.base64.flatMap { Data(base64Encoded: $0) })
+        #expect(file.count == download.bytes && file.starts(with: [0x03, 0xD9, 0xA2, 0x9A]), "a KeePass file's signature")
+        var reading = ItemsImportRequest(format: "kdbx", path: nil, password: SecretText(password), confirm: false)
+        reading.base64 = file.base64EncodedString()
+        #expect(try agent.send(.importItems(reading)).importPreview().duplicates == 3, "it opens with its password and holds the same items")
         guard let cli = try Peers.find("/usr/bin/keepassxc-cli", package: "keepassxc") else { return }
         let shown = try Transcript.execute(cli, ["show", "-s", "-a", "Password", "-a", "Recovery codes", out, "GitHub"], stdin: [password], environment: [:])
         #expect(shown.status == 0, "\(shown.stderr)")

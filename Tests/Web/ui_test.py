@@ -895,6 +895,44 @@ def attachment_flows(args, display, language):
         ui.find_xpath("//*[contains(@class,'itemrow')]//*[normalize-space()='GitHub']").click()
         ui.wait(lambda d: ui.heading() == "GitHub", "the imported item")
         check("readme.txt" in ui.find(".tile .name").text, "the imported attachment")
+
+        # An export in the page comes back as a download: a KeePass file pykeepass opens with the password chosen
+        # here (the attachment inside); a plain one only after two confirmations, and nothing when cancelled.
+        ui.click(t("ui.nav.settings"))
+        check(ui.api("export-items", {"format": "bitwarden-json", "path": os.path.join(ui.downloads, "named.json"), "plainConfirmed": True}) == "failure"
+              and not os.path.exists(os.path.join(ui.downloads, "named.json")), "a page named a path for an export")
+        ui.type_into("#ex-password", "export tulip marble 42")
+        ui.type_into("#ex-confirm", "export tulip marble 43")
+        ui.driver.execute_script("arguments[0].click()", ui.find("#ex-go"))
+        ui.text_appears(t("ui.export.mismatch"))
+        ui.type_into("#ex-confirm", "export tulip marble 42")
+        ui.driver.execute_script("arguments[0].click()", ui.find("#ex-go"))
+        done = lambda suffix: [n for n in os.listdir(ui.downloads) if n.endswith(suffix)]
+        ui.wait(lambda d: done(".kdbx"), "the KeePass export downloaded", timeout=60)
+        ui.wait(lambda d: t("ui.export.outside") in d.find_element(By.ID, "ex-result").text, "the export's result", timeout=10)
+        ui.shot("export")
+        ui.axe("export")
+        from pykeepass import PyKeePass
+        kp = PyKeePass(os.path.join(ui.downloads, done(".kdbx")[0]), password="export tulip marble 42")
+        github = kp.find_entries(title="GitHub", first=True)
+        check(github is not None and github.password == "new-Secret-2024", "the exported KeePass file's entry")
+        check([a.filename for a in github.attachments] == ["readme.txt"] and github.attachments[0].data == b"hello attachment\n", "the exported attachment")
+        check(t("ui.export.done", count=len(kp.entries), name=done(".kdbx")[0]) in ui.find("#ex-result").text, "the export's count and file name")
+        Select(ui.find("#ex-format")).select_by_value("bitwarden-json")
+        ui.wait(lambda d: not d.find_element(By.ID, "ex-password").is_displayed(), "no password for a plain export")
+        ui.driver.execute_script("arguments[0].click()", ui.find("#ex-go"))
+        ui.text_appears(t("ui.export.plainWarn"))
+        ui.click(t("ui.cancel"))
+        time.sleep(1)
+        check(not done(".json"), "a cancelled plain export downloaded a file")
+        ui.driver.execute_script("arguments[0].click()", ui.find("#ex-go"))
+        ui.click(t("ui.export.continue"))
+        ui.text_appears(t("ui.export.plainAgain"))
+        ui.click(t("ui.export.plainGo"))
+        ui.wait(lambda d: done(".json"), "the plain export downloaded", timeout=30)
+        with open(os.path.join(ui.downloads, done(".json")[0])) as f:
+            exported = json.load(f)
+        check(any(i.get("name") == "GitHub" and i.get("login", {}).get("password") == "new-Secret-2024" for i in exported.get("items", [])), "the plain export's item")
         ui.check_logs()
     finally:
         ui.quit()

@@ -130,7 +130,7 @@ extension Commands {
         }
         let done = try context.send(.exportItems(request)).exported()
         let kind = format == "kdbx" ? "KeePass 4" : "Bitwarden JSON, not encrypted"
-        Console.out("Exported \(Output.count(done.entries, "item")) to \(path) (\(kind), \(done.bytes) bytes, readable by you only).")
+        Console.out("Exported \(Output.count(done.entries, "item")) to \(done.path ?? path) (\(kind), \(done.bytes) bytes, readable by you only).")
         for (reason, n) in done.leftOut.sorted(by: { $0.key < $1.key }) {
             Console.err("Left out (\(n)): \(Localization.tr("export.leftOut.\(reason)", context.language)).")
         }

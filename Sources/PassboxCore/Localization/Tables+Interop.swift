@@ -53,7 +53,7 @@ extension Tables {
         "import.notBrought.privateKey": "private keys (add each with passbox add private-key: they need a password of their own)",
         "export.leftOut.trashed": "items in the trash",
         "export.leftOut.sealed": "items locked with their own password (open each with passbox show ITEM --reveal and copy it over by hand)",
-        "export.leftOut.attachmentTooLarge": "attachments past the 192 MiB one KeePass file carries here (save them with passbox save-attachment)",
+        "export.leftOut.attachmentTooLarge": "attachments past what one KeePass file carries here, 192 MiB (48 MiB in a web UI download); save them with passbox save-attachment",
         "export.leftOut.attachmentMissing": "attachments whose encrypted file is not on this device",
     ]
 
@@ -109,7 +109,7 @@ extension Tables {
         "import.notBrought.privateKey": "private Schlüssel (lege jeden mit passbox add private-key an: sie brauchen ein eigenes Passwort)",
         "export.leftOut.trashed": "Einträge im Papierkorb",
         "export.leftOut.sealed": "mit eigenem Passwort gesperrte Einträge (öffne jeden mit passbox show EINTRAG --reveal und übertrage ihn von Hand)",
-        "export.leftOut.attachmentTooLarge": "Anhänge über die 192 MiB hinaus, die eine KeePass-Datei hier aufnimmt (speichere sie mit passbox save-attachment)",
+        "export.leftOut.attachmentTooLarge": "Anhänge über das hinaus, was eine KeePass-Datei hier aufnimmt, 192 MiB (48 MiB bei einem Download in der Web-Oberfläche); speichere sie mit passbox save-attachment",
         "export.leftOut.attachmentMissing": "Anhänge, deren verschlüsselte Datei nicht auf diesem Gerät ist",
     ]
 }

@@ -25,7 +25,9 @@ public enum KeePassExport {
         database(items: items, vaults: vaults, name: name, file: { _ in nil })
     }
 
-    public static func database(items: [Item], vaults: [VaultInfo], name: String, file: (Attachment) throws -> [UInt8]?) rethrows -> Result {
+    public static func database(
+        items: [Item], vaults: [VaultInfo], name: String, attachmentBudget: Int = attachmentBudget, file: (Attachment) throws -> [UInt8]?
+    ) rethrows -> Result {
         var leftOut: [String: Int] = [:]
         var binaries: [[UInt8]] = []
         var budget = attachmentBudget

@@ -1,9 +1,10 @@
-// Imports in the page (docs/CLI.md "Imports and exports"): a file another app exported, uploaded to the agent
-// (never a path), read and shown as a preview, then brought in with one save after a second click. The
-// file's own password travels as a secret. Exports stay on the command line: a page has nowhere to write.
+// Imports and exports in the page (docs/CLI.md "Imports and exports"). An import: a file another app
+// exported, uploaded to the agent (never a path), read and shown as a preview, then brought in with one save
+// after a second click; the file's own password travels as a secret. An export: made by the agent and handed
+// back as a download (never a path of the agent's); a plain one only after two confirmations.
 import { call, Secret, fileBase64, UPLOAD_LIMIT } from './api.js';
 import { t, errorText } from './i18n.js';
-import { h, toast, announce } from './dom.js';
+import { h, toast, announce, dialog, saveFile } from './dom.js';
 import { refreshList, loadVaults } from './main.js';
 
 export function importSettings() {
@@ -64,5 +65,54 @@ export function importSettings() {
     h('label', { for: 'im-password' }, t('ui.import.password')), password,
     h('label', { class: 'check-label', for: 'im-vaults' }, vaults, t('ui.import.groupsAsVaults')),
     h('div', { class: 'actions' }, h('button', { type: 'button', class: 'button', id: 'im-preview-button', onclick: preview }, t('ui.import.preview')), go),
+    error, out);
+}
+
+export function exportSettings() {
+  const format = h('select', { id: 'ex-format' },
+    h('option', { value: 'kdbx' }, t('ui.export.kdbx')), h('option', { value: 'bitwarden-json' }, t('ui.export.plain')));
+  const password = h('input', { type: 'password', id: 'ex-password', autocomplete: 'new-password', spellcheck: 'false' });
+  const again = h('input', { type: 'password', id: 'ex-confirm', autocomplete: 'new-password', spellcheck: 'false' });
+  const secret = h('div', { class: 'ex-secret' },
+    h('label', { for: 'ex-password' }, t('ui.export.password')), password, h('label', { for: 'ex-confirm' }, t('ui.export.confirm')), again);
+  const out = h('div', { id: 'ex-result', 'aria-live': 'polite' });
+  const error = h('p', { class: 'error', role: 'alert' });
+  format.addEventListener('change', () => { secret.hidden = format.value !== 'kdbx'; out.replaceChildren(); error.textContent = ''; });
+
+  const go = async () => {
+    error.textContent = '';
+    out.replaceChildren();
+    let request;
+    if (format.value === 'kdbx') {
+      if (password.value !== again.value) { error.textContent = t('ui.export.mismatch'); return; }
+      request = { format: 'kdbx', password: new Secret(password.value) };
+    } else {
+      // Asked twice, as the command line does: the file holds every secret in plain text.
+      const first = await dialog(t('ui.export.plain'), h('p', {}, t('ui.export.plainWarn')),
+        [{ label: t('ui.cancel'), value: false }, { label: t('ui.export.continue'), value: true, danger: true }]);
+      if (!first) return;
+      const second = await dialog(t('ui.export.plain'), h('p', {}, t('ui.export.plainAgain')),
+        [{ label: t('ui.cancel'), value: false }, { label: t('ui.export.plainGo'), value: true, danger: true }]);
+      if (!second) return;
+      request = { format: 'bitwarden-json', plainConfirmed: true };
+    }
+    error.textContent = t('ui.backup.working');
+    try {
+      const done = (await call('export-items', request)).body;
+      error.textContent = '';
+      password.value = '';
+      again.value = '';
+      saveFile(done);
+      const lines = [t('ui.export.done', { count: done.entries, name: done.name })];
+      for (const [reason, n] of Object.entries(done.leftOut)) lines.push(t('ui.export.leftOut', { count: n, what: t('export.leftOut.' + reason) }));
+      lines.push(t('ui.export.outside'));
+      out.replaceChildren(h('ul', {}, ...lines.map((l) => h('li', {}, l))));
+      announce(lines[0]);
+    } catch (e) { error.textContent = errorText(e); }
+  };
+  return h('section', { class: 'exports', 'aria-labelledby': 'ex-title' },
+    h('h2', { id: 'ex-title' }, t('ui.export.title')), h('p', { class: 'hint' }, t('ui.export.hint')),
+    h('label', { for: 'ex-format' }, t('ui.export.format')), format, secret,
+    h('div', { class: 'actions' }, h('button', { type: 'button', class: 'button', id: 'ex-go', onclick: go }, t('ui.export.go'))),
     error, out);
 }

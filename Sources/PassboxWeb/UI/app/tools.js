@@ -149,6 +149,6 @@ export async function showSettings(pane) {
     ...(state.status && state.status.account ? [] : (await import('./coercion.js')).coercionSettings(s)),
     // Backups: for the local vault and an account's alike.
     await (await import('./backup.js')).backupSettings(),
-    // Imports of other apps' files (uploads; exports are the command line's).
-    (await import('./importer.js')).importSettings()));
+    // Imports of other apps' files (uploads) and exports for them (downloads).
+    (await import('./importer.js')).importSettings(), (await import('./importer.js')).exportSettings()));
 }
