@@ -131,7 +131,7 @@ import Testing
 
     /// The formats of version 10 through the agent: a Proton Pass ZIP, a password-protected Bitwarden export
     /// (its password sent as a secret), and an otpauth list.
-    @Test func protonPassProtectedBitwardenAndOtpauthListsThroughTheAgent() throws {
+    @Test func protonPassProtectedBitwardenOtpauthListsAndOnePUXFilesThroughTheAgent() throws {
         let agent = try RealAgent(agentArguments: ["--insecure-test-kdf"])
         try agent.unlock()
         let proton = try agent.send(.importItems(ItemsImportRequest(format: "proton-pass", path: try Self.fixture("protonpass.zip"), password: nil, confirm: true))).importPreview()
@@ -151,6 +151,11 @@ import Testing
         #expect(try agent.failure(.importItems(unknown)).code == .unknownFormat)
         let codes = try agent.send(.importItems(ItemsImportRequest(format: "otpauth", path: try Self.fixture("otpauth-list.txt"), password: nil, confirm: true))).importPreview()
         #expect(codes.imported && codes.categories == ["one-time-password": 5] && codes.notBrought == ["invalidCode": 1])
+        // A 1PUX export's files (a Document item's and a file field's) come as encrypted attachments.
+        let onePUX = try agent.send(.importItems(ItemsImportRequest(format: "1pux", path: try Self.fixture("onepassword.1pux"), password: nil, confirm: true))).importPreview()
+        #expect(onePUX.imported && onePUX.attachments == 2 && onePUX.notBrought == ["attachment": 1, "recoveryPhrase": 1])
+        let scan = try agent.send(.saveAttachment(SaveAttachmentRequest(item: "Passport scan", attachment: "passport.pdf", path: nil))).attachmentSaved()
+        #expect(scan.base64.flatMap { Data(base64Encoded: $0) } == Data("%PDF-1.4\n% a passport scan\n".utf8) && scan.mediaType == "application/pdf")
     }
 
     @Test func anExportIsANewPrivateFileKeePassXCOpens() throws {

@@ -107,9 +107,13 @@ import Testing
 
     @Test func onePasswordOnePUX() throws {
         let p = try OnePasswordImport.plan(try KDBXReadTests.fixture("onepassword.1pux"), groupsAsVaults: true, now: now)
-        #expect(p.notBrought == ["attachment": 1, "recoveryPhrase": 1])
+        #expect(p.notBrought == ["attachment": 1, "recoveryPhrase": 1], "the file no item names is counted")
         let byTitle = Dictionary(uniqueKeysWithValues: p.entries.map { ($0.item.title, $0) })
         let github = try #require(byTitle["GitHub"])
+        #expect(github.files.map(\.name) == ["codes.txt"] && github.files.first?.bytes == Array("1111\n2222\n".utf8), "a file field's file")
+        let passport = try #require(byTitle["Passport scan"])
+        #expect(passport.item.category == .document && passport.item.notes == "scanned 2024")
+        #expect(passport.files.map(\.name) == ["passport.pdf"] && passport.files.first?.bytes == Array("%PDF-1.4\n% a passport scan\n".utf8), "a Document item's file")
         #expect(github.vaultName == "Private" && github.item.isFavorite && github.item.tags == ["code"])
         #expect(github.item.username == "octocat" && github.item.password == "Op-Current-3" && github.item.notes == "login notes")
         #expect(github.item.websites == ["https://github.com/login", "https://gist.github.com"])

@@ -5,8 +5,9 @@ import PassboxCore
 /// tag), each item by its category (login, card, note, identity, password, software licence, bank account,
 /// database, driver licence, passport, Wi-Fi, server, API credential, SSH key; others as secure notes), its
 /// login fields, sections' fields (concealed ones concealed, one-time passwords as the item's), websites,
-/// tags, favourite, times and password history. Archived items go to the trash; files and documents are
-/// counted, not brought (imports bring no attachments yet); crypto wallets need an item password of their own.
+/// tags, favourite, times and password history. Archived items go to the trash. A Document item's file and
+/// a file field's file (`files/DOCUMENTID__NAME` in the archive) come as the item's attachments; a file the
+/// archive lacks, or one no item names, is counted. Crypto wallets need an item password of their own.
 public enum OnePasswordImport {
     struct Export: Decodable {
         struct Account: Decodable { var vaults: [Vault] }
@@ -41,7 +42,10 @@ public enum OnePasswordImport {
             var password: String?
             var documentAttributes: DocumentAttributes?
         }
-        struct DocumentAttributes: Decodable { var fileName: String? }
+        struct DocumentAttributes: Decodable {
+            var fileName: String?
+            var documentId: String?
+        }
         struct Overview: Decodable {
             struct URL: Decodable { var url: String? }
             var title: String?
@@ -64,7 +68,8 @@ public enum OnePasswordImport {
         var id: String?
         var kind: String
         var text: String?
-        var attachment = false
+        /// A file field's file: its name and document id.
+        var file: DocumentRef?
 
         enum Keys: String, CodingKey { case title, id, value }
 
@@ -89,7 +94,8 @@ public enum OnePasswordImport {
             } else if kind == "address", let a = try? value.decode([String: String].self, forKey: key) {
                 text = ["street", "zip", "city", "state", "country"].compactMap { a[$0] }.filter { !$0.isEmpty }.joined(separator: "\n")
             } else if kind == "file" {
-                attachment = true
+                let f = try? value.decode(OPItem.DocumentAttributes.self, forKey: key)
+                file = DocumentRef(name: f?.fileName ?? "", id: f?.documentId ?? "")
             } else if kind == "sshKey", let k = try? value.decode(SSHKeyValue.self, forKey: key) {
                 text = k.privateKey
             }
@@ -107,12 +113,19 @@ public enum OnePasswordImport {
                 f.dateFormat = "yyyy-MM-dd"
                 return f.string(from: Date(timeIntervalSince1970: n))
             case "monthYear":
-                let v = Int(n)
+                // YYYYMM; anything else (a fraction, out of range, not finite) is kept as the number it is.
+                guard let v = Int(exactly: n), (0...999_912).contains(v) else { return String(n) }
                 return String(format: "%04d-%02d", v / 100, v % 100)
             default:
-                return n == n.rounded() ? String(Int(n)) : String(n)
+                return Int(exactly: n).map(String.init) ?? String(n)
             }
         }
+    }
+
+    /// A file an item names: its name and 1Password's document id.
+    struct DocumentRef {
+        var name: String
+        var id: String
     }
 
     static let categories: [String: Category] = [
@@ -148,27 +161,49 @@ public enum OnePasswordImport {
         }
         var plan = ImportPlan()
         plan.source = "1Password 1PUX export"
-        plan.skip("attachment", zip.entries.filter { $0.name.hasPrefix("files/") && !$0.name.hasSuffix("/") }.count)
+        var unclaimed = Set(zip.entries.map(\.name).filter { $0.hasPrefix("files/") && !$0.hasSuffix("/") })
         for account in export.accounts {
             for vault in account.vaults {
                 let vaultName = vault.attrs?.name
                 for source in vault.items {
-                    guard var item = item(from: source, plan: &plan, now: now) else { continue }
+                    guard let (made, documents) = item(from: source, plan: &plan, now: now) else { continue }
+                    var item = made
                     if let vaultName, !groupsAsVaults { item.tags.append(vaultName) }
-                    plan.entries.append(.init(item: item, vaultName: groupsAsVaults && !item.isTrashed ? vaultName : nil))
+                    var files: [ImportPlan.File] = []
+                    for document in documents {
+                        guard let entry = Self.entry(for: document, in: unclaimed), let bytes = try zip.data(entry, limit: KDBXFile.sizeLimit) else {
+                            plan.skip("attachment")
+                            continue
+                        }
+                        unclaimed.remove(entry)
+                        files.append(ImportPlan.File(name: document.name.isEmpty ? "attachment" : document.name, bytes: bytes))
+                    }
+                    plan.entries.append(.init(item: item, vaultName: groupsAsVaults && !item.isTrashed ? vaultName : nil, files: files))
                 }
             }
         }
+        // Files no item names.
+        plan.skip("attachment", unclaimed.count)
         return plan
     }
 
-    static func item(from s: OPItem, plan: inout ImportPlan, now: Date) -> Item? {
-        var category = categories[s.categoryUuid ?? ""] ?? .secureNote
+    /// The archive's entry of a document: `files/ID__NAME` (1Password's layout), else the one entry named by its id.
+    static func entry(for document: DocumentRef, in names: Set<String>) -> String? {
+        guard !document.id.isEmpty, !document.id.contains("/") else { return nil }
+        let exact = "files/" + document.id + "__" + document.name
+        if names.contains(exact) { return exact }
+        let prefixed = names.filter { $0 == "files/" + document.id || $0.hasPrefix("files/" + document.id + "__") }
+        return prefixed.count == 1 ? prefixed.first : nil
+    }
+
+    static func item(from s: OPItem, plan: inout ImportPlan, now: Date) -> (Item, [DocumentRef])? {
+        let category = categories[s.categoryUuid ?? ""] ?? .secureNote
         if category == .recoveryPhrase {
             plan.skip("recoveryPhrase")
             return nil
         }
-        if category == .document { category = .secureNote }
+        var documents: [DocumentRef] = []
+        if let d = s.details?.documentAttributes, let id = d.documentId { documents.append(DocumentRef(name: d.fileName ?? "", id: id)) }
         var item = Item(category: category, title: s.overview?.title ?? "", notes: s.details?.notesPlain ?? "", tags: s.overview?.tags ?? [], isFavorite: (s.favIndex ?? 0) > 0)
         for site in ([s.overview?.url] + (s.overview?.urls ?? []).map(\.url)).compactMap({ $0 }) { item.addWebsite(site) }
         func place(_ value: String, key: String?, label: String, concealed: Bool, kind: FieldKind? = nil) {
@@ -187,8 +222,11 @@ public enum OnePasswordImport {
         if let password = s.details?.password { place(password, key: "password", label: "Password", concealed: true) }
         for section in s.details?.sections ?? [] {
             for f in section.fields ?? [] {
-                // A file field's bytes are among files/, counted once there.
-                if f.attachment { continue }
+                // A file field's bytes are among files/: an attachment of the item.
+                if let file = f.file {
+                    documents.append(file)
+                    continue
+                }
                 guard let text = f.text, !text.isEmpty else { continue }
                 let label = (f.title ?? "").isEmpty ? (f.id ?? "Field") : f.title!
                 switch f.kind {
@@ -214,10 +252,12 @@ public enum OnePasswordImport {
                 item.history.append(ItemVersion(replacedAt: Date(timeIntervalSince1970: old.time ?? 0).storedPrecision, item: snapshot))
             }
         }
+        // An untitled item with a file is named after it: the file is what it keeps.
+        if item.title.isEmpty, let named = documents.first(where: { !$0.name.isEmpty }) { item.title = named.name }
         if item.isBlank {
             plan.skip("emptyEntry")
             return nil
         }
-        return item
+        return (item, documents)
     }
 }

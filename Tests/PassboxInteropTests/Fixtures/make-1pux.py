@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Makes onepassword.1pux once (checked in): a ZIP written by Python's zipfile holding export.attributes,
-export.data in the layout 1Password documents for 1PUX, and one file under files/."""
+export.data in the layout 1Password documents for 1PUX, and files under files/: a file field's, a Document
+item's, and one no item names."""
 import json, zipfile
 
 data = {"accounts": [{"attrs": {"accountName": "Jane", "name": "Jane Doe", "email": "jane@example.org", "uuid": "ACC1", "domain": "my.1password.com"},
@@ -30,7 +31,10 @@ data = {"accounts": [{"attrs": {"accountName": "Jane", "name": "Jane Doe", "emai
        "details": {"notesPlain": "an old note"}, "overview": {"title": "Archived note"}},
       {"uuid": "i4", "favIndex": 0, "createdAt": 1600000000, "updatedAt": 1600000000, "state": "active", "categoryUuid": "115",
        "details": {"sections": [{"title": "", "fields": [{"title": "recovery phrase", "id": "rp", "value": {"concealed": "legal winner thank year wave sausage worth useful legal winner thank yellow"}}]}]},
-       "overview": {"title": "Wallet"}}]},
+       "overview": {"title": "Wallet"}},
+      {"uuid": "i6", "favIndex": 0, "createdAt": 1600000000, "updatedAt": 1600000000, "state": "active", "categoryUuid": "006",
+       "details": {"documentAttributes": {"fileName": "passport.pdf", "documentId": "d2", "decryptedSize": 27}, "notesPlain": "scanned 2024"},
+       "overview": {"title": "Passport scan"}}]},
     {"attrs": {"uuid": "V2", "name": "Shared", "type": "E"}, "items": [
       {"uuid": "i5", "favIndex": 0, "createdAt": 1600000000, "updatedAt": 1600000000, "state": "active", "categoryUuid": "109",
        "details": {"sections": [{"title": "", "fields": [
@@ -41,3 +45,5 @@ with zipfile.ZipFile("onepassword.1pux", "w", zipfile.ZIP_DEFLATED) as z:
     z.writestr("export.attributes", json.dumps({"version": 3, "description": "1Password Unencrypted Export", "createdAt": 1700000000}))
     z.writestr("export.data", json.dumps(data))
     z.writestr("files/d1__codes.txt", "1111\n2222\n")
+    z.writestr("files/d2__passport.pdf", "%PDF-1.4\n% a passport scan\n")
+    z.writestr("files/d9__stray.txt", "no item names this file\n")
