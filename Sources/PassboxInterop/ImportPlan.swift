@@ -10,12 +10,28 @@ public struct ImportPlan: Sendable {
         public var vaultName: String?
         /// Files the entry carries (KeePass attachments), encrypted as attachments when the import is confirmed.
         public var files: [File] = []
+        /// Files of versions in the item's history, by the version's index in `item.history`.
+        public var versionFiles: [Int: [File]] = [:]
+
+        /// How many blobs its files make: a file of the same `reference` is one blob, wherever it is.
+        public var blobCount: Int {
+            let all = files + versionFiles.values.flatMap { $0 }
+            let referenced = Set(all.compactMap(\.reference))
+            return referenced.count + all.filter { $0.reference == nil }.count
+        }
     }
 
-    /// A file an entry carries: its name and bytes (shared with the file's pool, not copied).
+    /// A file an entry carries: its name and bytes (shared with the file's pool, not copied), and where in the
+    /// source's pool it is (a version and the current entry that share a file share one blob).
     public struct File: Sendable {
         public var name: String
         public var bytes: [UInt8]
+        public var reference: Int?
+        public init(name: String, bytes: [UInt8], reference: Int? = nil) {
+            self.name = name
+            self.bytes = bytes
+            self.reference = reference
+        }
     }
 
     public var entries: [Entry] = []

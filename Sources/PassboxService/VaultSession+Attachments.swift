@@ -99,18 +99,32 @@ extension VaultSession {
         }
     }
 
-    /// Files an import brings: each a new attachment (and thumbnail) on its item. The caller removes the blobs
-    /// if the save that follows fails.
-    func storeImportedFiles(_ files: [ImportPlan.File], on item: inout Item) throws -> [String] {
+    /// Files an import brings: each a new attachment (and thumbnail) on its item, and on the versions in its
+    /// history (`versions`: by index); a file of the same pool reference is one blob wherever it appears. The
+    /// caller removes the blobs if the save that follows fails.
+    func storeImportedFiles(_ files: [ImportPlan.File], versions: [Int: [ImportPlan.File]] = [:], on item: inout Item) throws -> [String] {
         var made: [String] = []
+        var byReference: [Int: Attachment] = [:]
+        func attachment(_ file: ImportPlan.File, name: String) throws -> Attachment {
+            if let r = file.reference, let done = byReference[r] {
+                var shared = done
+                shared.name = name
+                return shared
+            }
+            var attachment = try blobs.add(bytes: file.bytes, name: name, mediaType: AttachmentFormat.mediaType(forName: name), now: now())
+            addThumbnail(&attachment, image: file.bytes)
+            made += attachment.blobs.map(\.id)
+            if let r = file.reference { byReference[r] = attachment }
+            return attachment
+        }
+        func named(_ file: ImportPlan.File) -> String {
+            let name = file.name.replacingOccurrences(of: "/", with: "_").trimmingCharacters(in: .whitespaces)
+            return (try? Self.attachmentName(name)) == nil ? "attachment" : name
+        }
         do {
-            for file in files.prefix(Self.attachmentsPerItem) {
-                var name = file.name.replacingOccurrences(of: "/", with: "_").trimmingCharacters(in: .whitespaces)
-                if (try? Self.attachmentName(name)) == nil { name = "attachment" }
-                var attachment = try blobs.add(bytes: file.bytes, name: name, mediaType: AttachmentFormat.mediaType(forName: name), now: now())
-                addThumbnail(&attachment, image: file.bytes)
-                made += attachment.blobs.map(\.id)
-                item.attachments.append(attachment)
+            for file in files.prefix(Self.attachmentsPerItem) { item.attachments.append(try attachment(file, name: named(file))) }
+            for (index, list) in versions.sorted(by: { $0.key < $1.key }) where item.history.indices.contains(index) {
+                item.history[index].item.attachments = try list.prefix(Self.attachmentsPerItem).map { try attachment($0, name: named($0)) }
             }
         } catch {
             for id in made { blobs.remove(id) }

@@ -92,15 +92,15 @@ extension VaultSession {
             format: r.format, source: plan.source, items: accepted.filter { !$0.item.isTrashed }.count, trashed: accepted.filter(\.item.isTrashed).count,
             categories: categories, duplicates: duplicates.count, duplicateTitles: Array(duplicates.prefix(20)), notBrought: plan.notBrought, refused: refused,
             refusals: refusals, vault: target?.name ?? "Personal", newVaults: newVaults, imported: false, kdfSeconds: kdfSeconds)
-        let files = accepted.reduce(0) { $0 + $1.files.count }
+        let files = accepted.reduce(0) { $0 + $1.blobCount }
         if files > 0 { reply.attachments = files }
         guard r.confirm, !accepted.isEmpty else { return reply }
         for name in newVaults { _ = try Self.checkedName(name) }
         // The files first, as blobs; the one save after them refers to them, and a failed save removes them.
         var blobIDs: [String] = []
         do {
-            for i in accepted.indices where !accepted[i].files.isEmpty {
-                blobIDs += try storeImportedFiles(accepted[i].files, on: &accepted[i].item)
+            for i in accepted.indices where !accepted[i].files.isEmpty || !accepted[i].versionFiles.isEmpty {
+                blobIDs += try storeImportedFiles(accepted[i].files, versions: accepted[i].versionFiles, on: &accepted[i].item)
             }
         } catch {
             for id in blobIDs { blobs.remove(id) }

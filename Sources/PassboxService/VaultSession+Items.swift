@@ -147,9 +147,11 @@ extension VaultSession {
         let item = try resolve(r.item)
         let at = now()
         let versions = HistoryDiff.versionChanges(of: item).map { version, changes in
-            VersionView(
-                id: version.id, replacedAt: version.replacedAt, changes: changes.map { Self.view($0, reveal: r.reveal) },
-                item: ItemViews.detail(version.item, reveal: r.reveal, now: at))
+            var detail = ItemViews.detail(version.item, reveal: r.reveal, now: at)
+            // The files the version had (restoring it brings them back).
+            if !version.item.attachments.isEmpty { detail.attachments = version.item.attachments.map(view) }
+            return VersionView(
+                id: version.id, replacedAt: version.replacedAt, changes: changes.map { Self.view($0, reveal: r.reveal) }, item: detail)
         }
         let previous = item.previousPasswords.map { PreviousPasswordView(value: r.reveal ? $0.value : "", masked: !r.reveal, replacedAt: $0.replacedAt) }
         return HistoryReply(id: item.id, title: item.title, versions: versions, previousPasswords: previous)

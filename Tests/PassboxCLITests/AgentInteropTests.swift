@@ -1,4 +1,5 @@
 import Foundation
+import PassboxCrypto
 import PassboxInterop
 import PassboxProtocol
 import PassboxTestSupport
@@ -152,10 +153,38 @@ import Testing
         let codes = try agent.send(.importItems(ItemsImportRequest(format: "otpauth", path: try Self.fixture("otpauth-list.txt"), password: nil, confirm: true))).importPreview()
         #expect(codes.imported && codes.categories == ["one-time-password": 5] && codes.notBrought == ["invalidCode": 1])
         // A 1PUX export's files (a Document item's and a file field's) come as encrypted attachments.
-        let onePUX = try agent.send(.importItems(ItemsImportRequest(format: "1pux", path: try Self.fixture("onepassword.1pux"), password: nil, confirm: true))).importPreview()
+        let onePUX = try agent.send(.importItems(ItemsImportRequest(format: "1pux", path: try Self.fixture("onepassword-documents.1pux"), password: nil, confirm: true))).importPreview()
         #expect(onePUX.imported && onePUX.attachments == 2 && onePUX.notBrought == ["attachment": 1, "recoveryPhrase": 1])
         let scan = try agent.send(.saveAttachment(SaveAttachmentRequest(item: "Passport scan", attachment: "passport.pdf", path: nil))).attachmentSaved()
         #expect(scan.base64.flatMap { Data(base64Encoded: $0) } == Data("%PDF-1.4\n% a passport scan\n".utf8) && scan.mediaType == "application/pdf")
+    }
+
+    /// pykeepass-history-attachments.kdbx: an entry whose earlier version has a file the entry no longer has,
+    /// and a photo both have (one file of the pool).
+    @Test func aVersionKeepsItsAttachmentsThroughImportAndExport() throws {
+        let agent = try RealAgent(agentArguments: ["--insecure-test-kdf"])
+        try agent.unlock()
+        let done = try agent.send(importing(try Self.fixture("pykeepass-history-attachments.kdbx"), confirm: true)).importPreview()
+        #expect(done.imported && done.attachments == 3, "three files, the shared photo once")
+        #expect(try agent.send(.attachments(AttachmentsRequest(item: "Lease"))).attachments().attachments.map(\.name) == ["flat.jpg", "lease signed.pdf"])
+        let versions = try agent.send(.history(ShowRequest(item: "Lease", reveal: false))).history().versions
+        let draft = try #require(versions.first { $0.item.attachments?.contains { $0.name == "lease.pdf" } == true })
+        #expect(draft.item.attachments?.map(\.name) == ["lease.pdf", "flat.jpg"])
+        let shared = Set((versions.flatMap { $0.item.attachments ?? [] } + (try agent.send(.attachments(AttachmentsRequest(item: "Lease"))).attachments().attachments)).map(\.id))
+        #expect(shared.count == 3, "the photo is one attachment in the item and its version")
+
+        // Out again: the version refers to its files in the pool, the photo once.
+        let dir = try TemporaryDirectory()
+        let out = dir.file("lease.kdbx").path
+        _ = try agent.send(.exportItems(ItemsExportRequest(format: "kdbx", path: out, password: SecretText("an export password")))).exported()
+        let (db, _) = try KDBXFile.read(Array(try Data(contentsOf: URL(fileURLWithPath: out))), credentials: KeePassCredentials(password: SecretBytes(copying: Array("an export password".utf8))))
+        let lease = try #require(db.root.entries.first { $0["Title"] == "Lease" })
+        #expect(db.binaries.count == 3)
+        #expect(lease.attachments.map(\.name) == ["flat.jpg", "lease signed.pdf"])
+        let old = try #require(lease.history.first)
+        #expect(old.attachments.map(\.name) == ["lease.pdf", "flat.jpg"])
+        #expect(old.attachments[1].reference == lease.attachments[0].reference, "the photo is one file of the pool")
+        #expect(db.binaries[old.attachments[0].reference] == Array("%PDF-1.4 lease, first draft\n".utf8))
     }
 
     @Test func anExportIsANewPrivateFileKeePassXCOpens() throws {

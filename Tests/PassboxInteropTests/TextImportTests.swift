@@ -107,13 +107,10 @@ import Testing
 
     @Test func onePasswordOnePUX() throws {
         let p = try OnePasswordImport.plan(try KDBXReadTests.fixture("onepassword.1pux"), groupsAsVaults: true, now: now)
-        #expect(p.notBrought == ["attachment": 1, "recoveryPhrase": 1], "the file no item names is counted")
+        #expect(p.notBrought == ["recoveryPhrase": 1])
         let byTitle = Dictionary(uniqueKeysWithValues: p.entries.map { ($0.item.title, $0) })
         let github = try #require(byTitle["GitHub"])
         #expect(github.files.map(\.name) == ["codes.txt"] && github.files.first?.bytes == Array("1111\n2222\n".utf8), "a file field's file")
-        let passport = try #require(byTitle["Passport scan"])
-        #expect(passport.item.category == .document && passport.item.notes == "scanned 2024")
-        #expect(passport.files.map(\.name) == ["passport.pdf"] && passport.files.first?.bytes == Array("%PDF-1.4\n% a passport scan\n".utf8), "a Document item's file")
         #expect(github.vaultName == "Private" && github.item.isFavorite && github.item.tags == ["code"])
         #expect(github.item.username == "octocat" && github.item.password == "Op-Current-3" && github.item.notes == "login notes")
         #expect(github.item.websites == ["https://github.com/login", "https://gist.github.com"])
@@ -131,6 +128,15 @@ import Testing
         #expect(throws: InteropError.notThisFormat(format: "1pux")) { try OnePasswordImport.plan(Array("not a zip at all, no".utf8), groupsAsVaults: false, now: now) }
         let zip = try KDBXReadTests.fixture("onepassword.1pux")
         #expect(throws: InteropError.self) { try OnePasswordImport.plan(Array(zip.prefix(zip.count - 30)), groupsAsVaults: false, now: now) }
+    }
+
+    @Test func onePasswordDocumentsAndStrayFiles() throws {
+        let p = try OnePasswordImport.plan(try KDBXReadTests.fixture("onepassword-documents.1pux"), groupsAsVaults: false, now: now)
+        #expect(p.notBrought == ["attachment": 1, "recoveryPhrase": 1], "the file no item names is counted")
+        let passport = try #require(p.entries.first { $0.item.title == "Passport scan" })
+        #expect(passport.item.category == .document && passport.item.notes == "scanned 2024")
+        #expect(passport.files.map(\.name) == ["passport.pdf"] && passport.files.first?.bytes == Array("%PDF-1.4\n% a passport scan\n".utf8), "a Document item's file")
+        #expect(p.entries.first { $0.item.title == "GitHub" }?.files.map(\.name) == ["codes.txt"])
     }
 
     @Test(arguments: ["protonpass.zip", "protonpass.json"])
@@ -231,7 +237,7 @@ import Testing
         #expect(throws: InteropError.notThisFormat(format: "Bitwarden JSON")) { try BitwardenImport.plan(Array("[1,2]".utf8), groupsAsVaults: false, now: now) }
     }
 
-    @Test(arguments: ["chrome.csv", "firefox.csv", "bitwarden.csv", "bitwarden.json", "onepassword.1pux", "otpauth-list.txt", "protonpass.zip", "protonpass.json"])
+    @Test(arguments: ["chrome.csv", "firefox.csv", "bitwarden.csv", "bitwarden.json", "onepassword.1pux", "onepassword-documents.1pux", "otpauth-list.txt", "protonpass.zip", "protonpass.json"])
     func tenThousandMutationsNeverCrash(_ name: String) throws {
         let sample = try KDBXReadTests.fixture(name)
         var rng = SplitMix64(seed: KDBXMutationTests.seed(0x7465_7874) ^ UInt64(name.utf8.count))

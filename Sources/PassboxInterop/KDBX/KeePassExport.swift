@@ -45,19 +45,31 @@ public enum KeePassExport {
                 continue
             }
             var entry = entry(for: item)
-            for a in item.attachments {
-                guard a.size <= budget, let bytes = try file(a) else {
-                    leftOut[a.size > budget ? "attachmentTooLarge" : "attachmentMissing", default: 0] += 1
-                    continue
+            // One file in the pool per blob: a version in history that keeps the item's file refers to the same one.
+            var pooled: [String: Int] = [:]
+            func add(_ attachments: [Attachment], to target: inout KeePassEntry, counted: Bool) throws {
+                for a in attachments {
+                    if let reference = pooled[a.id] {
+                        target.attachments.append(.init(name: a.name, reference: reference))
+                        continue
+                    }
+                    guard a.size <= budget, let bytes = try file(a) else {
+                        if counted { leftOut[a.size > budget ? "attachmentTooLarge" : "attachmentMissing", default: 0] += 1 }
+                        continue
+                    }
+                    budget -= bytes.count
+                    pooled[a.id] = binaries.count
+                    target.attachments.append(.init(name: a.name, reference: binaries.count))
+                    binaries.append(bytes)
                 }
-                budget -= bytes.count
-                entry.attachments.append(.init(name: a.name, reference: binaries.count))
-                binaries.append(bytes)
             }
-            entry.history = item.history.map { version in
+            try add(item.attachments, to: &entry, counted: true)
+            for version in item.history {
                 var old = self.entry(for: version.item)
                 old.uuid = entry.uuid
-                return old
+                // An earlier version's own files go in while there is room (left out silently: the item's are counted).
+                try add(version.item.attachments, to: &old, counted: false)
+                entry.history.append(old)
             }
             let vaultID = item.vaultID ?? firstVault
             let vaultName = vaults.first { $0.id == vaultID }?.name ?? name

@@ -24,12 +24,17 @@ public enum KeePassImport {
                 if groupsAsVaults, path.count > 1 { item.tags.append(path.dropFirst().joined(separator: "/")) }
                 // Trashed now, so it stays its 30 days in the trash (an older date would purge it at the next unlock).
                 if trash { item.trashedAt = now.storedPrecision }
-                item.history = history(of: entry, current: item, plan: &plan, now: now)
-                // The entry's attachments come as files (an earlier version's, in its history, do not).
-                let files = entry.attachments.compactMap { a in
-                    database.binaries.indices.contains(a.reference) ? ImportPlan.File(name: a.name, bytes: database.binaries[a.reference]) : nil
+                let (versions, sources) = history(of: entry, current: item, plan: &plan, now: now)
+                item.history = versions
+                // The entry's attachments come as files, and its versions' too (one file of the pool is one blob).
+                func files(_ of: KeePassEntry) -> [ImportPlan.File] {
+                    of.attachments.compactMap { a in
+                        database.binaries.indices.contains(a.reference) ? ImportPlan.File(name: a.name, bytes: database.binaries[a.reference], reference: a.reference) : nil
+                    }
                 }
-                plan.entries.append(.init(item: item, vaultName: groupsAsVaults && !trash ? topName : nil, files: files))
+                var versionFiles: [Int: [ImportPlan.File]] = [:]
+                for (i, source) in sources.enumerated() where !source.attachments.isEmpty { versionFiles[i] = files(source) }
+                plan.entries.append(.init(item: item, vaultName: groupsAsVaults && !trash ? topName : nil, files: files(entry), versionFiles: versionFiles))
             }
             for child in group.groups {
                 let isTrash = database.recycleBin != nil && child.uuid == database.recycleBin
@@ -40,8 +45,10 @@ public enum KeePassImport {
         return plan
     }
 
-    static func history(of entry: KeePassEntry, current: Item, plan: inout ImportPlan, now: Date) -> [ItemVersion] {
+    /// The entry's history as versions, and the entry each version came from (for its attachments).
+    static func history(of entry: KeePassEntry, current: Item, plan: inout ImportPlan, now: Date) -> ([ItemVersion], [KeePassEntry]) {
         var versions: [ItemVersion] = []
+        var sources: [KeePassEntry] = []
         for (i, old) in entry.history.enumerated() {
             var discarded = ImportPlan()
             guard var snapshot = item(from: old, plan: &discarded) else { continue }
@@ -49,8 +56,9 @@ public enum KeePassImport {
             // A version was replaced when the next one was made.
             let replaced = (i + 1 < entry.history.count ? entry.history[i + 1].modified : entry.modified) ?? old.modified ?? now
             versions.append(ItemVersion(replacedAt: replaced.storedPrecision, item: snapshot))
+            sources.append(old)
         }
-        return versions
+        return (versions, sources)
     }
 
     /// One entry as an item, or nil (counted) when it cannot be one.

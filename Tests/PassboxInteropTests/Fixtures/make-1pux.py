@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Makes onepassword.1pux once (checked in): a ZIP written by Python's zipfile holding export.attributes,
-export.data in the layout 1Password documents for 1PUX, and files under files/: a file field's, a Document
-item's, and one no item names."""
+export.data in the layout 1Password documents for 1PUX, and one file under files/; with --documents it makes
+onepassword-documents.1pux instead: the same and a Document item with its file, and a file no item names."""
+import sys
 import json, zipfile
 
 data = {"accounts": [{"attrs": {"accountName": "Jane", "name": "Jane Doe", "email": "jane@example.org", "uuid": "ACC1", "domain": "my.1password.com"},
@@ -31,19 +32,23 @@ data = {"accounts": [{"attrs": {"accountName": "Jane", "name": "Jane Doe", "emai
        "details": {"notesPlain": "an old note"}, "overview": {"title": "Archived note"}},
       {"uuid": "i4", "favIndex": 0, "createdAt": 1600000000, "updatedAt": 1600000000, "state": "active", "categoryUuid": "115",
        "details": {"sections": [{"title": "", "fields": [{"title": "recovery phrase", "id": "rp", "value": {"concealed": "legal winner thank year wave sausage worth useful legal winner thank yellow"}}]}]},
-       "overview": {"title": "Wallet"}},
-      {"uuid": "i6", "favIndex": 0, "createdAt": 1600000000, "updatedAt": 1600000000, "state": "active", "categoryUuid": "006",
-       "details": {"documentAttributes": {"fileName": "passport.pdf", "documentId": "d2", "decryptedSize": 27}, "notesPlain": "scanned 2024"},
-       "overview": {"title": "Passport scan"}}]},
+       "overview": {"title": "Wallet"}}]},
     {"attrs": {"uuid": "V2", "name": "Shared", "type": "E"}, "items": [
       {"uuid": "i5", "favIndex": 0, "createdAt": 1600000000, "updatedAt": 1600000000, "state": "active", "categoryUuid": "109",
        "details": {"sections": [{"title": "", "fields": [
            {"title": "network name", "id": "network_name", "value": {"string": "HomeNet"}},
            {"title": "wireless network password", "id": "wireless_password", "value": {"concealed": "wifi-pass-1"}}]}]},
        "overview": {"title": "Home Wi-Fi"}}]}]}]}
-with zipfile.ZipFile("onepassword.1pux", "w", zipfile.ZIP_DEFLATED) as z:
+documents = "--documents" in sys.argv[1:]
+if documents:
+    data["accounts"][0]["vaults"][0]["items"].append(
+      {"uuid": "i6", "favIndex": 0, "createdAt": 1600000000, "updatedAt": 1600000000, "state": "active", "categoryUuid": "006",
+       "details": {"documentAttributes": {"fileName": "passport.pdf", "documentId": "d2", "decryptedSize": 27}, "notesPlain": "scanned 2024"},
+       "overview": {"title": "Passport scan"}})
+with zipfile.ZipFile("onepassword-documents.1pux" if documents else "onepassword.1pux", "w", zipfile.ZIP_DEFLATED) as z:
     z.writestr("export.attributes", json.dumps({"version": 3, "description": "1Password Unencrypted Export", "createdAt": 1700000000}))
     z.writestr("export.data", json.dumps(data))
     z.writestr("files/d1__codes.txt", "1111\n2222\n")
-    z.writestr("files/d2__passport.pdf", "%PDF-1.4\n% a passport scan\n")
-    z.writestr("files/d9__stray.txt", "no item names this file\n")
+    if documents:
+        z.writestr("files/d2__passport.pdf", "%PDF-1.4\n% a passport scan\n")
+        z.writestr("files/d9__stray.txt", "no item names this file\n")

@@ -22,4 +22,5 @@ head -c 64 /dev/urandom > pykeepass.key
 /usr/bin/python3 make-pykeepass.py pykeepass-chacha20.kdbx "$pw" --chacha20-argon2id
 /usr/bin/python3 make-pykeepass.py pykeepass-keyfile.kdbx "$pw" --keyfile pykeepass.key
 /usr/bin/python3 make-pykeepass.py pykeepass-cheap.kdbx "$pw" --chacha20-argon2id --cheap
+/usr/bin/python3 make-pykeepass.py pykeepass-history-attachments.kdbx "$pw" --cheap --history-attachments
 ls -l *.kdbx

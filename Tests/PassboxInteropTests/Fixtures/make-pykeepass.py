@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Makes the pykeepass fixtures (run once by make-fixtures.sh; the files are checked in).
 
-usage: make-pykeepass.py OUT.kdbx PASSWORD [--keyfile F] [--chacha20-argon2id] [--entries N] [--cheap]
+usage: make-pykeepass.py OUT.kdbx PASSWORD [--keyfile F] [--chacha20-argon2id] [--entries N] [--cheap] [--history-attachments]
 """
 import argparse
 import datetime
@@ -15,6 +15,7 @@ p.add_argument("--keyfile")
 p.add_argument("--chacha20-argon2id", action="store_true")
 p.add_argument("--entries", type=int, default=0, help="N generated logins instead of the fixture's entries")
 p.add_argument("--cheap", action="store_true", help="Argon2 at 1 MiB x 1 pass (for the mutation test)")
+p.add_argument("--history-attachments", action="store_true", help="one entry whose earlier version has other attachments")
 a = p.parse_args()
 
 kp = create_database(a.out, password=a.password, keyfile=a.keyfile)
@@ -31,7 +32,18 @@ kdf["M"].value = (1 if a.cheap else 16) * 1024 * 1024
 kdf["P"].value = 1 if a.cheap else 2
 
 when = datetime.datetime(2024, 5, 6, 7, 8, 9, tzinfo=datetime.timezone.utc)
-if a.entries:
+if a.history_attachments:
+    e = kp.add_entry(kp.root_group, "Lease", "jane", "lease-pass-1", notes="flat 3")
+    first = kp.add_binary(b"%PDF-1.4 lease, first draft\n")
+    photo = kp.add_binary(b"\xff\xd8\xff a photo of the flat")
+    e.add_attachment(first, "lease.pdf")
+    e.add_attachment(photo, "flat.jpg")
+    e.save_history()
+    e.delete_attachment(e.attachments[0])
+    signed = kp.add_binary(b"%PDF-1.4 lease, signed\n")
+    e.add_attachment(signed, "lease signed.pdf")
+    e.password = "lease-pass-2"
+elif a.entries:
     g = kp.add_group(kp.root_group, "Bulk")
     for i in range(a.entries):
         e = kp.add_entry(g, f"Site {i}", f"user{i}", f"pw-{i:06d}-Xq9!", url=f"https://site{i}.example.com/login", notes=f"entry {i}")
