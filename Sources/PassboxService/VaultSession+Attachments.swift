@@ -9,7 +9,7 @@ import PassboxStore
 /// Attachments: files kept with an item, each encrypted under a key of its own into a blob beside the vault
 /// (`BlobStore`). The blob is written first and the item saved after it, so a failed save leaves only an
 /// unreferenced blob, which is removed at once; a blob goes when no version of any item of this vault refers
-/// to it any longer (`collectBlobs`).
+/// to it any longer (`commit`, `removeBlobs`).
 extension VaultSession {
     /// The most attachments one item keeps.
     static let attachmentsPerItem = 100
@@ -243,13 +243,12 @@ extension VaultSession {
         return ids
     }
 
-    /// After a save: blobs this vault referred to before and no longer does are removed. Only this vault's own
-    /// ids can be removed (their ids are random), never another slot's or a cover blob. An account's vault
-    /// also has them removed from its server at the next sync (`AccountSync.removeServerBlobs`).
-    func collectBlobs(before: Set<String>) {
-        guard !before.isEmpty else { return }
+    /// After a save: blobs this vault referred to before and no longer does (`commit` finds them) are removed.
+    /// Only this vault's own ids can be removed (their ids are random), never another slot's or a cover blob. An
+    /// account's vault also has them removed from its server at the next sync (`AccountSync.removeServerBlobs`).
+    func removeBlobs(_ gone: Set<String>) {
         let account = vault.sync != nil
-        for id in before.subtracting(Self.referencedBlobs(vault)) { blobs.remove(id, fromServer: account) }
+        for id in gone { blobs.remove(id, fromServer: account) }
     }
 
     /// For an account's vault, a blob another device made is fetched from the server when first read.

@@ -37,6 +37,7 @@ extension VaultSession {
         var settings = try BackupFile.settings(password: VaultService.lockedCopy(r.password), hint: hint, parameters: parameters)
         if let old = vault.backup {
             (settings.folder, settings.retentionDays, settings.written, settings.lastBackup) = (old.folder, old.retentionDays, old.written, old.lastBackup)
+            settings.retiredBlobs = old.retiredBlobs
         }
         try recordingBackup { $0.backup = settings }
         return backupView()
@@ -52,11 +53,11 @@ extension VaultSession {
             if chosen == data || chosen.hasPrefix(data + "/") { throw ProtocolError(.backupFolderInvalid, ["path": folder, "reason": "dataDirectory"]) }
             // The record of files written belongs to one folder: another folder starts a new one (the files in
             // the old folder stay, and are the user's now).
-            if settings.folder != folder { settings.written = [] }
+            if settings.folder != folder { (settings.written, settings.retiredBlobs) = ([], [:]) }
             settings.folder = folder
         } else {
             settings.folder = nil
-            settings.written = []
+            (settings.written, settings.retiredBlobs) = ([], [:])
         }
         settings.problem = nil
         if let days = r.retentionDays {
@@ -196,6 +197,7 @@ extension VaultSession {
                 guard file != newest, file.made < cutoff, !file.name.contains("/") else { return true }
                 return unlink(folder + "/" + file.name) != 0 && errno != ENOENT
             }
+            pruneRetiredBlobs(&settings, folder: folder)
             settings.problem = nil
             do {
                 try recordingBackup { $0.backup = settings }
@@ -208,6 +210,24 @@ extension VaultSession {
             // Kept in the vault's settings, so `backup status` and the web UI say so whichever process made the change.
             let problem = (try? JSONEncoder().encode(ProtocolError.from(error))).map { String(decoding: $0, as: UTF8.self) }
             try? recordingBackup { $0.backup?.problem = problem }
+        }
+    }
+
+    /// Removes the copies in `folder`/blobs of blobs the vault stopped referring to before the oldest auto-backup
+    /// still kept was made: no kept auto-backup refers to them. Only while the folder holds no backup file but
+    /// auto-backup's own (another backup there may refer to them); a blob referred to again leaves the list.
+    func pruneRetiredBlobs(_ settings: inout BackupSettings, folder: String) {
+        guard !settings.retiredBlobs.isEmpty, let oldest = settings.written.map(\.made).min() else { return }
+        let referenced = Self.referencedBlobs(vault)
+        let ours = Set(settings.written.map(\.name))
+        let others = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains { $0.hasSuffix(".pbbackup") && !ours.contains($0) }
+        for (id, at) in settings.retiredBlobs {
+            if referenced.contains(id) || !Attachment.isValidID(id) {
+                settings.retiredBlobs[id] = nil
+                continue
+            }
+            guard !others, at <= oldest else { continue }
+            if unlink(folder + "/blobs/" + id) == 0 || errno == ENOENT { settings.retiredBlobs[id] = nil }
         }
     }
 

@@ -102,8 +102,19 @@ public final class VaultSession: @unchecked Sendable {
     /// as they were.
     private func commit<T>(_ change: (inout Vault) throws -> T, naming: (T) -> Set<String>?) throws -> T {
         let blobsBefore = mayHaveBlobs ? Self.referencedBlobs(opened.vault) : []
-        let result = try commitChange(change, naming: naming)
-        collectBlobs(before: blobsBefore)
+        guard !blobsBefore.isEmpty else { return try commitChange(change, naming: naming) }
+        var gone = Set<String>()
+        let result = try commitChange({ v in
+            let r = try change(&v)
+            gone = blobsBefore.subtracting(Self.referencedBlobs(v))
+            // Auto-backups made until now still refer to them: their copies beside the backups wait for the retention.
+            if !gone.isEmpty, v.backup?.folder != nil {
+                let at = now().storedPrecision
+                for id in gone { v.backup!.retiredBlobs[id] = at }
+            }
+            return r
+        }, naming: naming)
+        removeBlobs(gone)
         return result
     }
 

@@ -141,4 +141,50 @@ import Testing
         _ = try service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Same second B"))))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).contains { $0.hasSuffix("-2.pbbackup") })
     }
+
+    /// Blob copies beside auto-backups go once no kept auto-backup refers to them: a file deleted for good
+    /// keeps its copy while an older auto-backup holds it, and loses it when the retention deleted those;
+    /// a backup file of another's in the folder keeps every copy.
+    @Test func autoBackupsBlobCopiesGoWithTheLastBackupThatNeedsThem() throws {
+        let dir = try TemporaryDirectory()
+        let data = dir.path + "/data", folder = dir.path + "/auto"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var clock = Date(timeIntervalSince1970: 1_800_000_000)
+        let service = VaultService(dataDirectory: data, now: { clock })
+        service.backupParameters = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)
+        _ = try service.create(password: password, parameters: Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
+        _ = try service.perform(.backupPassword(BackupPasswordRequest(current: SecretText(password), password: SecretText(backupPassword))))
+        _ = try service.perform(.backupAuto(BackupAutoRequest(folder: folder, retentionDays: 2)))
+        func attach(_ title: String, _ name: String) throws -> String {
+            _ = try service.perform(.add(AddRequest(category: "document", changes: ItemChanges(title: title))))
+            let reply = try service.perform(.attach(AttachRequest(item: title, base64: Data("the file \(name)".utf8).base64EncodedString(), name: name))).attachments()
+            return try #require(reply.changed).id
+        }
+        let old = try attach("Old lease", "old.txt"), kept = try attach("Lease", "lease.txt")
+        let copy = { (id: String) in FileManager.default.fileExists(atPath: folder + "/blobs/" + id) }
+        #expect(copy(old) && copy(kept))
+
+        // Day 1: the old file deleted for good; the auto-backups of day 0 still refer to it.
+        clock = clock.addingTimeInterval(86_400)
+        _ = try service.perform(.delete(ItemRequest(item: "Old lease")))
+        _ = try service.perform(.trashDelete(ItemRequest(item: "Old lease")))
+        #expect(copy(old), "day 0's auto-backups need it")
+        // The list of retired blobs is kept in the vault file (read again after a lock).
+        service.lock()
+        _ = try service.unlock(password: SecretText(password))
+        #expect(service.session?.vault.backup?.retiredBlobs.keys.contains(old) == true)
+        // A backup file of another's in the folder: its blobs may be among them, so nothing is removed.
+        let theirs = folder + "/my-own.pbbackup"
+        try Data("not auto-backup's".utf8).write(to: URL(fileURLWithPath: theirs))
+        clock = clock.addingTimeInterval(3 * 86_400)
+        _ = try service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Day 4"))))
+        #expect(copy(old) && copy(kept), "another's backup in the folder keeps every copy")
+        // Without it, the next auto-backup's retention (day 2 and older gone) takes the copy no kept backup needs.
+        try FileManager.default.removeItem(atPath: theirs)
+        clock = clock.addingTimeInterval(60)
+        _ = try service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Day 4, later"))))
+        #expect(!copy(old), "no kept auto-backup refers to it")
+        #expect(copy(kept), "the vault and every backup still refer to it")
+        #expect(try service.perform(.backupView).backup().autoBackups == 2)
+    }
 }

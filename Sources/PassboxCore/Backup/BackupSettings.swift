@@ -22,6 +22,9 @@ public struct BackupSettings: Sendable, Equatable {
     public var lastBackup: Date?
     /// Why the last auto-backup could not be written (the error as the service records it), until one is.
     public var problem: String?
+    /// Attachments' blobs the vault stopped referring to while auto-backup was on, and when: auto-backups made
+    /// before then still refer to them, so the copies in `folder`/blobs go once the retention has deleted those.
+    public var retiredBlobs: [String: Date] = [:]
     /// Keys written by a newer Passbox, kept unchanged.
     public var unknown: [String: PackedValue]
 
@@ -52,7 +55,7 @@ public struct BackupSettings: Sendable, Equatable {
     }
 
     func pack(into w: inout MessagePackWriter) {
-        w.writeMapHeader(9 + (folder == nil ? 0 : 1) + (lastBackup == nil ? 0 : 1) + (problem == nil ? 0 : 1) + unknown.count)
+        w.writeMapHeader(9 + (folder == nil ? 0 : 1) + (lastBackup == nil ? 0 : 1) + (problem == nil ? 0 : 1) + (retiredBlobs.isEmpty ? 0 : 2) + unknown.count)
         w.write("key")
         w.write(binary: key)
         w.write("salt")
@@ -84,12 +87,21 @@ public struct BackupSettings: Sendable, Equatable {
             w.write("problem")
             w.write(problem)
         }
+        if !retiredBlobs.isEmpty {
+            let retired = retiredBlobs.sorted { $0.key < $1.key }
+            w.write("retiredIDs")
+            w.write(retired.map(\.key))
+            w.write("retiredAt")
+            w.writeArrayHeader(retired.count)
+            for (_, at) in retired { w.write(at.passboxMilliseconds) }
+        }
         w.writeUnknown(unknown)
     }
 
     init(unpacking r: inout MessagePackReader) throws {
         self.init(key: [], salt: [], kdf: Argon2Parameters(memoryKiB: 0, passes: 0, lanes: 0))
         var names: [String] = [], made: [Int64] = []
+        var retiredIDs: [String] = [], retiredAt: [Int64] = []
         for _ in 0..<(try r.readMapHeader()) {
             let key = try r.readString()
             switch key {
@@ -105,10 +117,15 @@ public struct BackupSettings: Sendable, Equatable {
             case "folder": folder = try r.readString()
             case "lastBackup": lastBackup = Date(passboxMilliseconds: try r.readInt())
             case "problem": problem = try r.readString()
+            case "retiredIDs": retiredIDs = try r.readStrings()
+            case "retiredAt": for _ in 0..<(try r.readArrayHeader()) { retiredAt.append(try r.readInt()) }
             default: unknown[key] = try r.readValue()
             }
         }
-        guard self.key.count == 32, salt.count == 16, names.count == made.count else { throw MessagePackError(reason: "the backup settings do not read") }
+        guard self.key.count == 32, salt.count == 16, names.count == made.count, retiredIDs.count == retiredAt.count else {
+            throw MessagePackError(reason: "the backup settings do not read")
+        }
         written = zip(names, made).map { WrittenBackup(name: $0, made: Date(passboxMilliseconds: $1)) }
+        for (id, at) in zip(retiredIDs, retiredAt) { retiredBlobs[id] = Date(passboxMilliseconds: at) }
     }
 }
