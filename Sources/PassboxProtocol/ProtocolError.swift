@@ -137,6 +137,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case syncKeysMissing
     case vaultNotFound  // facts: reference
     case vaultNameInvalid  // facts: reason
+    case lastVault  // facts: name (the only vault left cannot be deleted)
     case localVault  // the command needs an account's vault; this data directory serves the local vault
     // Backups
     case noBackupPassword

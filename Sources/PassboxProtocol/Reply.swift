@@ -22,6 +22,7 @@ public enum Reply: Sendable, Equatable {
     case synced(SyncReply)
     case vaults(VaultListReply)
     case vault(VaultView)
+    case vaultDeleted(VaultDeletedReply)
     case web(WebOpenReply)
     case signedUp(SignedUpReply)
     case account(AccountView)
@@ -40,7 +41,7 @@ public enum Reply: Sendable, Equatable {
 
     public enum Kind: String, Codable, Sendable {
         case done, status, items, item, value, saved, history, count, code, imported, generated, strength, check, fill, settings, resolved, prefixes
-        case synced, vaults, vault, web, signedUp, account, activity, twoFactorSetup, recoveryCodes, file, backup, backupMade, restored
+        case synced, vaults, vault, vaultDeleted, web, signedUp, account, activity, twoFactorSetup, recoveryCodes, file, backup, backupMade, restored
         case importPreview, exported, attachments, attachmentSaved
         case failure
     }
@@ -67,6 +68,7 @@ public enum Reply: Sendable, Equatable {
         case .synced: .synced
         case .vaults: .vaults
         case .vault: .vault
+        case .vaultDeleted: .vaultDeleted
         case .web: .web
         case .signedUp: .signedUp
         case .account: .account
@@ -113,6 +115,7 @@ extension Reply: Codable {
         case .synced: self = .synced(try body(SyncReply.self))
         case .vaults: self = .vaults(try body(VaultListReply.self))
         case .vault: self = .vault(try body(VaultView.self))
+        case .vaultDeleted: self = .vaultDeleted(try body(VaultDeletedReply.self))
         case .web: self = .web(try body(WebOpenReply.self))
         case .signedUp: self = .signedUp(try body(SignedUpReply.self))
         case .account: self = .account(try body(AccountView.self))
@@ -155,6 +158,7 @@ extension Reply: Codable {
         case .synced(let b): try c.encode(b, forKey: .body)
         case .vaults(let b): try c.encode(b, forKey: .body)
         case .vault(let b): try c.encode(b, forKey: .body)
+        case .vaultDeleted(let b): try c.encode(b, forKey: .body)
         case .web(let b): try c.encode(b, forKey: .body)
         case .signedUp(let b): try c.encode(b, forKey: .body)
         case .account(let b): try c.encode(b, forKey: .body)
@@ -201,6 +205,7 @@ extension Reply {
     public func synced() throws -> SyncReply { if case .synced(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func vaults() throws -> VaultListReply { if case .vaults(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func vault() throws -> VaultView { if case .vault(let v) = try get() { return v }; throw Self.unexpected(self) }
+    public func vaultDeleted() throws -> VaultDeletedReply { if case .vaultDeleted(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func web() throws -> WebOpenReply { if case .web(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func signedUp() throws -> SignedUpReply { if case .signedUp(let v) = try get() { return v }; throw Self.unexpected(self) }
     public func account() throws -> AccountView { if case .account(let v) = try get() { return v }; throw Self.unexpected(self) }

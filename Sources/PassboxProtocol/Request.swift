@@ -8,7 +8,7 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case code, setOneTimePassword = "set-one-time-password", importOneTimePasswords = "import-one-time-passwords"
     case generate, strength, check, breachPrefixes = "breach-prefixes", dismiss, fixHTTPS = "fix-https", fill, settings
     case changeSetting = "change-setting", resolve, copy
-    case sync, vaultList = "vault-list", vaultCreate = "vault-create", vaultEdit = "vault-edit", move
+    case sync, vaultList = "vault-list", vaultCreate = "vault-create", vaultEdit = "vault-edit", vaultDelete = "vault-delete", move
     case createVault = "create-vault", webOpen = "web-open", readQR = "read-qr"
     case accountSignUp = "account-signup", accountSignIn = "account-signin", accountView = "account-view", accountActivity = "account-activity"
     case deviceSignOut = "device-signout", twoFactorEnrol = "two-factor-enrol", twoFactorConfirm = "two-factor-confirm"
@@ -70,6 +70,8 @@ public enum Request: Sendable {
     case vaultList
     case vaultCreate(VaultCreateRequest)
     case vaultEdit(VaultEditRequest)
+    /// Without `confirm`: what deleting the vault would do; with it, its items go to the trash and it goes.
+    case vaultDelete(VaultDeleteRequest)
     case move(MoveRequest)
     case createVault(CreateVaultRequest)
     /// Mints a one-time address for the web UI (served on the agent's socket only, never through the web API).
@@ -145,6 +147,7 @@ public enum Request: Sendable {
         case .vaultList: .vaultList
         case .vaultCreate: .vaultCreate
         case .vaultEdit: .vaultEdit
+        case .vaultDelete: .vaultDelete
         case .move: .move
         case .createVault: .createVault
         case .webOpen: .webOpen
@@ -225,6 +228,7 @@ extension Request: Codable {
         case .vaultList: self = .vaultList
         case .vaultCreate: self = .vaultCreate(try body(VaultCreateRequest.self))
         case .vaultEdit: self = .vaultEdit(try body(VaultEditRequest.self))
+        case .vaultDelete: self = .vaultDelete(try body(VaultDeleteRequest.self))
         case .move: self = .move(try body(MoveRequest.self))
         case .createVault: self = .createVault(try body(CreateVaultRequest.self))
         case .webOpen: self = .webOpen
@@ -292,6 +296,7 @@ extension Request: Codable {
         case .sync(let b): try c.encode(b, forKey: .body)
         case .vaultCreate(let b): try c.encode(b, forKey: .body)
         case .vaultEdit(let b): try c.encode(b, forKey: .body)
+        case .vaultDelete(let b): try c.encode(b, forKey: .body)
         case .move(let b): try c.encode(b, forKey: .body)
         case .createVault(let b): try c.encode(b, forKey: .body)
         case .readQR(let b): try c.encode(b, forKey: .body)

@@ -129,6 +129,35 @@ public struct VaultEditRequest: Codable, Sendable {
     }
 }
 
+public struct VaultDeleteRequest: Codable, Sendable {
+    /// The vault as the user names it: its name or id (prefix).
+    public var vault: String
+    public var confirm: Bool
+    public init(vault: String, confirm: Bool) {
+        self.vault = vault
+        self.confirm = confirm
+    }
+}
+
+/// What deleting a vault does, or did: its items (live ones, and those already in the trash) go to the trash
+/// of the vault named `home` (the first vault left), where they can be restored for 30 days.
+public struct VaultDeletedReply: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var items: Int
+    public var trashed: Int
+    public var home: String
+    public var deleted: Bool
+    public init(id: String, name: String, items: Int, trashed: Int, home: String, deleted: Bool) {
+        self.id = id
+        self.name = name
+        self.items = items
+        self.trashed = trashed
+        self.home = home
+        self.deleted = deleted
+    }
+}
+
 public struct MoveRequest: Codable, Sendable {
     public var items: [String]
     public var vault: String

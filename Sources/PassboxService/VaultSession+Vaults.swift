@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCore
+import PassboxCrypto
 import PassboxProtocol
 import PassboxSync
 
@@ -102,6 +103,47 @@ extension VaultSession {
         }
         let index = vault.vaults.firstIndex { $0.id == target.id } ?? 0
         return vaultView(vault.vaults[index], at: index, counts: itemCounts())
+    }
+
+    /// Deletes a vault (LB-2): its items go to the trash of the first vault left (restorable for 30 days), never
+    /// deleted outright; the only vault cannot go (`lastVault`). Without `confirm` it only says what it would do.
+    /// Hidden items of the vault move to that vault as they are (deleting reveals nothing of them). For an
+    /// account, the vault's name envelope says it was deleted, so the account's other devices drop it too.
+    func deleteVault(_ r: VaultDeleteRequest) throws -> VaultDeletedReply {
+        // A file without vaults lists its one vault as "Personal": the only one.
+        if vault.vaults.isEmpty, r.vault.caseInsensitiveCompare("Personal") == .orderedSame { throw ProtocolError(.lastVault, ["name": "Personal"]) }
+        let target = try resolveVault(r.vault)
+        guard let home = vault.vaults.first(where: { $0.id != target.id }) else { throw ProtocolError(.lastVault, ["name": target.name]) }
+        let first = vault.vaults.first?.id
+        let inside = vault.items.filter { ($0.vaultID ?? first) == target.id }
+        var reply = VaultDeletedReply(
+            id: target.id, name: target.name, items: inside.filter { !$0.isTrashed }.count, trashed: inside.filter(\.isTrashed).count, home: home.name, deleted: false)
+        guard r.confirm else { return reply }
+        let at = now().storedPrecision
+        try update(reindexing: { _ in inside.map(\.id) }) { v in
+            let firstNow = v.vaults.first?.id
+            for i in v.items.indices where (v.items[i].vaultID ?? firstNow) == target.id {
+                if v.sync != nil { v.items[i].markSyncPending() }
+                v.items[i].vaultID = home.id
+                if v.items[i].trashedAt == nil { v.items[i].trashedAt = at }
+            }
+            for i in v.hiddenItems.indices where (v.hiddenItems[i].vaultID ?? firstNow) == target.id { v.hiddenItems[i].vaultID = home.id }
+            v.vaults.removeAll { $0.id == target.id }
+            guard var st = v.sync, var synced = st.vaults[target.id] else { return }
+            if synced.manifestVersion == 0 {
+                // Never pushed: the server has never heard of it.
+                st.vaults[target.id] = nil
+            } else {
+                var gone = target
+                gone.deleted = at
+                synced.meta = Data(try ItemSeal.sealMeta(gone, keyVersion: synced.keyVersion, key: SecretBytes(copying: synced.key)))
+                synced.metaPending = true
+                st.vaults[target.id] = synced
+            }
+            v.sync = st
+        }
+        reply.deleted = true
+        return reply
     }
 
     /// Moves items to another vault (keeping their ids, history, dates and favourite: one server operation

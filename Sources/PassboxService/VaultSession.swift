@@ -242,6 +242,7 @@ public final class VaultSession: @unchecked Sendable {
         case .resolve(let r): return .resolved(try resolve(r))
         case .vaultCreate(let r): return .vault(try createVault(r))
         case .vaultEdit(let r): return .vault(try editVault(r))
+        case .vaultDelete(let r): return .vaultDeleted(try deleteVault(r))
         case .move(let r): return .count(try move(r))
         case .itemProtect(let r): return .saved(try protect(r))
         case .itemUnprotect(let r): return .saved(try unprotect(r))

@@ -350,6 +350,16 @@ enum RawExchange {
         #expect(try agent.send(.list(ListRequest(vault: "Trips"))).items().items.map(\.title) == ["GitHub"])
         #expect(try agent.send(.move(MoveRequest(items: ["GitHub"], vault: "Personal", copy: true))).count().count == 1)
         #expect(try agent.send(.list(ListRequest(vault: "Personal"))).items().items.contains { $0.title == "GitHub" })
+        // Deleting a vault (LB-2): a preview counts its items and changes nothing; then they go to the trash of the
+        // vault left, and the vault is gone.
+        let asked = try agent.send(.vaultDelete(VaultDeleteRequest(vault: "Trips", confirm: false))).vaultDeleted()
+        #expect(asked.name == "Trips" && asked.items == 1 && asked.trashed == 0 && asked.home == "Personal" && !asked.deleted)
+        #expect(try agent.send(.vaultList).vaults().vaults.count == 2, "a preview changes nothing")
+        let deleted = try agent.send(.vaultDelete(VaultDeleteRequest(vault: asked.id, confirm: true))).vaultDeleted()
+        #expect(deleted.deleted && deleted.items == 1)
+        #expect(try agent.send(.vaultList).vaults().vaults.map(\.name) == ["Personal"])
+        #expect(try agent.send(.trashList(ListRequest())).items().items.map(\.title) == ["GitHub"], "the vault's item is in the trash")
+        #expect(try agent.failure(.vaultDelete(VaultDeleteRequest(vault: "Personal", confirm: false))).code == .lastVault)
         #expect(try agent.failure(.sync(SyncRequest())) == ProtocolError(.localVault))
 
         // The web UI's operations: a second vault is refused, a one-time address is minted with its 0600 opener
@@ -459,6 +469,7 @@ enum RawExchange {
         // Vaults and sync
         try expectFailure(.vaultEdit(VaultEditRequest(vault: "Nowhere", name: "x")), .vaultNotFound, ["reference": "Nowhere"])
         try expectFailure(.vaultCreate(VaultCreateRequest(name: "  ")), .vaultNameInvalid, ["reason": "it is empty"])
+        try expectFailure(.vaultDelete(VaultDeleteRequest(vault: "Personal", confirm: true)), .lastVault, ["name": "Personal"])
         try expectFailure(.sync(SyncRequest()), .localVault)
         // Accounts (AgentAccountTests signs up for real, and provokes what an empty data directory checks).
         let nowhere = "http://127.0.0.1:9"

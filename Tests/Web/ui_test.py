@@ -391,6 +391,22 @@ def main_flows(args, display, language):
         ui.find_xpath("//nav//button[span[normalize-space()='Work']]").click()
         ui.wait(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, ".itemrow .title")] == ["GitHub"], "GitHub alone in Work")
         ui.shot("vault")
+        # Deleting the vault (LB-2) asks first with its count; Cancel changes nothing; then its item is in the trash.
+        ui.find("#vault-delete").click()
+        ui.text_appears(t("ui.vault.deleteAsk", count=1, trashed=0, home="Personal"))
+        ui.axe("vault-delete")
+        ui.click(t("ui.cancel"))
+        ui.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog"), "the question closed")
+        check(ui.driver.find_elements(By.XPATH, "//nav//button[span[normalize-space()='Work']]"), "a cancelled deletion took the vault")
+        ui.find("#vault-delete").click()
+        ui.find("dialog .button.danger").click()
+        ui.text_appears(t("ui.vault.deleted", name="Work", count=1, home="Personal"))
+        ui.wait(lambda d: not d.find_elements(By.XPATH, "//nav//button[span[normalize-space()='Work']]"), "the vault gone from the navigation")
+        ui.click(t("ui.nav.trash"))
+        ui.text_appears("GitHub")
+        check(ui.api("trash-restore", {"item": "GitHub"}) == "saved", "GitHub did not come back from the trash")
+        ui.driver.refresh()
+        ui.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".itemrow")) == 3, "GitHub back in the list")
         # The other screens.
         for nav, name in [("ui.nav.generator", "generator"), ("ui.nav.trash", "trash"), ("ui.nav.settings", "settings"), ("ui.nav.shortcuts", "shortcuts")]:
             ui.click(t(nav))

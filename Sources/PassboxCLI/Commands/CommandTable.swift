@@ -222,7 +222,8 @@ enum CommandTable {
             name: "sync", summary: "sync the account's vaults with the server now, and say what was merged", usage: "passbox sync [--json]", flags: ["json"], usesAgent: true
         ) { c, a, _ in try Commands.sync(c, a) },
         CommandSpec(
-            name: "vault", summary: "the vaults: list, create, rename, restyle", usage: "passbox vault [list | create NAME | edit VAULT] [--name N] [--icon I] [--colour C] [--json]",
+            name: "vault", summary: "the vaults: list, create, rename, restyle, delete",
+            usage: "passbox vault [list | create NAME | edit VAULT | delete VAULT] [--name N] [--icon I] [--colour C] [--yes] [--json]",
             flags: ["json"],
             subcommands: [
                 CommandSpec(name: "list", summary: "the vaults with their items", usage: "passbox vault list [--json]", flags: ["json"], usesAgent: true) { c, a, _ in try Commands.vaultList(c, a) },
@@ -233,6 +234,10 @@ enum CommandTable {
                     name: "edit", aliases: ["rename"], summary: "rename a vault or change its icon or colour", usage: "passbox vault edit VAULT [--name NAME] [--icon ICON] [--colour COLOUR]",
                     valued: ["name", "icon", "colour"], usesAgent: true
                 ) { c, a, _ in try Commands.vaultEdit(c, a) },
+                CommandSpec(
+                    name: "delete", summary: "delete a vault: asks first, then its items go to the trash of the first vault left",
+                    usage: "passbox vault delete VAULT [--yes]", flags: ["yes"], usesAgent: true
+                ) { c, a, _ in try Commands.vaultDelete(c, a) },
             ], usesAgent: true
         ) { c, a, _ in try Commands.vaultList(c, a) },
         CommandSpec(

@@ -85,6 +85,23 @@ extension Commands {
         Console.out(context.tr("vault.edited", ["name": Console.visibleLine(view.name), "icon": view.icon, "colour": view.colour]))
     }
 
+    /// LB-2: asks first (saying how many items it holds), then its items go to the trash of the first vault left.
+    static func vaultDelete(_ context: Context, _ args: Arguments) throws {
+        try args.expectPositionals(1...1, usage: "passbox vault delete VAULT [--yes]")
+        try context.endpoint.prepare(.vaultDelete)
+        let preview = try context.send(.vaultDelete(VaultDeleteRequest(vault: args.positionals[0], confirm: false))).vaultDeleted()
+        let facts = ["name": Console.visibleLine(preview.name), "items": String(preview.items), "trashed": String(preview.trashed), "home": Console.visibleLine(preview.home)]
+        if !args.flag("yes") {
+            Console.err(context.tr("vault.delete.ask", facts))
+            guard context.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
+                throw CLIError.failure(context.tr("vault.delete.notYes"), hint: context.tr("vault.delete.notYes.hint"))
+            }
+        }
+        // By its id: the name asked about is the vault deleted, even if another was renamed to it meanwhile.
+        let done = try context.send(.vaultDelete(VaultDeleteRequest(vault: preview.id, confirm: true))).vaultDeleted()
+        Console.out(context.tr("vault.deleted", ["name": Console.visibleLine(done.name), "items": String(done.items), "home": Console.visibleLine(done.home)]))
+    }
+
     static func move(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(1...1000, usage: "passbox move ITEM... --to VAULT [--copy]")
         guard let target = args.value("to") else { throw CLIError.failure(context.tr("move.noTarget"), hint: "passbox move ITEM... --to VAULT") }

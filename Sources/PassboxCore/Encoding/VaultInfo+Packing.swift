@@ -3,7 +3,7 @@ import Foundation
 /// The stored form of a vault's name and look, in the payload and inside its synced name envelope.
 extension VaultInfo {
     func pack(into w: inout MessagePackWriter) {
-        w.writeMapHeader(2 + (icon == nil ? 0 : 1) + (colour == nil ? 0 : 1) + (created == nil ? 0 : 1) + unknown.count)
+        w.writeMapHeader(2 + (icon == nil ? 0 : 1) + (colour == nil ? 0 : 1) + (created == nil ? 0 : 1) + (deleted == nil ? 0 : 1) + unknown.count)
         w.write("id")
         w.write(id)
         w.write("name")
@@ -19,6 +19,10 @@ extension VaultInfo {
         if let created {
             w.write("created")
             w.write(created.passboxMilliseconds)
+        }
+        if let deleted {
+            w.write("deleted")
+            w.write(deleted.passboxMilliseconds)
         }
         w.writeUnknown(unknown)
     }
@@ -51,6 +55,7 @@ extension VaultInfo {
                 let raw = try r.readString()
                 if let known = VaultColour(rawValue: raw) { colour = known } else { unknown[key] = .string(raw) }
             case "created": created = Date(passboxMilliseconds: try r.readInt())
+            case "deleted": deleted = Date(passboxMilliseconds: try r.readInt())
             default: unknown[key] = try r.readValue()
             }
         }

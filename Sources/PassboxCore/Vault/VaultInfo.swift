@@ -20,6 +20,9 @@ public struct VaultInfo: Sendable, Equatable {
     public var icon: VaultIcon?
     public var colour: VaultColour?
     public var created: Date?
+    /// When the vault was deleted (LB-2): only in the synced name envelope that tells an account's other
+    /// devices; a deleted vault is never in a vault's list.
+    public var deleted: Date?
     /// Keys written by a newer Passbox, kept unchanged.
     public var unknown: [String: PackedValue]
 

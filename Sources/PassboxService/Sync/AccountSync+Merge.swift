@@ -27,6 +27,14 @@ extension AccountSync {
             var st = vault.sync!
             st.vaults = verified.vaults
             for (id, info) in verified.infos {
+                // Deleted on another device: gone here too (its items came, or come, in the trash of another vault).
+                if info.deleted != nil {
+                    if vault.vaults.contains(where: { $0.id == id }) {
+                        vault.vaults.removeAll { $0.id == id }
+                        count += 1
+                    }
+                    continue
+                }
                 if let i = vault.vaults.firstIndex(where: { $0.id == id }) {
                     if vault.vaults[i] != info { count += 1 }
                     vault.vaults[i] = info
@@ -136,6 +144,10 @@ extension AccountSync {
             vault.sync = st
         }
         session.syncTrees = verified.trees
+        // An item in a vault deleted on another device (pulled, or here before the deletion came) gets a vault
+        // of those left at the next assignment, which then looks at every item.
+        let live = Set(session.vault.vaults.map(\.id))
+        if session.vault.items.contains(where: { $0.vaultID.map { !live.contains($0) } ?? false }) { session.vaultsAssigned = false }
         return count
     }
 }

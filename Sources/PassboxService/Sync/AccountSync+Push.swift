@@ -140,6 +140,13 @@ extension AccountSync {
             metas[info.id] = try ItemSeal.sealMeta(info, keyVersion: v.keyVersion, key: SecretBytes(copying: v.key))
             writes[info.id] = writes[info.id] ?? []
         }
+        // A vault deleted here: its name envelope, sealed at the deletion, says so (`VaultInfo.deleted`).
+        let live = Set(vault.vaults.map(\.id))
+        for (id, v) in st.vaults where v.metaPending && !live.contains(id) {
+            guard let sealed = v.meta else { continue }
+            metas[id] = Array(sealed)
+            writes[id] = writes[id] ?? []
+        }
         guard !writes.isEmpty else { return nil }
         let signer = try SigningKey(seed: SecretBytes(copying: st.signSeed))
         var manifests: [String: Manifest] = [:]

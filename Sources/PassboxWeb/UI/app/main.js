@@ -276,6 +276,25 @@ async function syncNow() {
 
 function showPlaceholder() {
   clear(shell.main).append(h('p', { class: 'empty' }, t('ui.item.none')));
+  // A vault chosen in the navigation: it can be deleted from here (LB-2), when it is not the only one.
+  const chosen = state.filter.kind === 'vault' && state.vaults.length > 1 ? state.vaults.find((v) => v.id === state.filter.value) : null;
+  if (chosen) {
+    shell.main.append(h('div', { class: 'actions vault-actions' },
+      button(t('ui.vault.delete', { name: chosen.name }), () => deleteVault(chosen).catch(report), 'danger', { id: 'vault-delete' })));
+  }
+}
+
+// Asks first, saying how many items the vault holds and where they go; then they go to that vault's trash.
+async function deleteVault(chosen) {
+  const preview = (await call('vault-delete', { vault: chosen.id, confirm: false })).body;
+  const sure = await dialog(t('ui.vault.delete', { name: preview.name }),
+    h('p', {}, t('ui.vault.deleteAsk', { name: preview.name, count: preview.items, trashed: preview.trashed, home: preview.home })),
+    [{ label: t('ui.cancel'), value: false }, { label: t('ui.vault.deleteConfirm'), value: true, danger: true }]);
+  if (!sure) return;
+  const done = (await call('vault-delete', { vault: preview.id, confirm: true })).body;
+  toast(t('ui.vault.deleted', { name: done.name, count: done.items, home: done.home }));
+  await loadVaults();
+  await navigate({ kind: 'all' });
 }
 
 export async function refreshList() {
