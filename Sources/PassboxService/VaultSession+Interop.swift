@@ -134,6 +134,15 @@ extension VaultSession {
             return ids
         }
         reply.imported = !added.isEmpty
+        // As after an attach: covers beside the local vault's new files, so their count says nothing of a slot's.
+        if reply.imported, opened.isLocalVault {
+            for entry in accepted {
+                var seen = Set<Int>()
+                for file in entry.files + entry.versionFiles.values.flatMap({ $0 }) where file.reference.map({ seen.insert($0).inserted }) ?? true {
+                    writeCoverBlobs(near: file.bytes.count)
+                }
+            }
+        }
         return reply
     }
 

@@ -185,6 +185,15 @@ import Testing
         #expect(old.attachments.map(\.name) == ["lease.pdf", "flat.jpg"])
         #expect(old.attachments[1].reference == lease.attachments[0].reference, "the photo is one file of the pool")
         #expect(db.binaries[old.attachments[0].reference] == Array("%PDF-1.4 lease, first draft\n".utf8))
+
+        // As an attach does, an import into the local vault writes 0–2 cover blobs per file: after 30 more files
+        // (10 imports) the folder holds blobs no item refers to (all 30 drawing none: 3^-30).
+        for _ in 0..<10 { _ = try agent.send(importing(try Self.fixture("pykeepass-history-attachments.kdbx"), keep: true, confirm: true)).importPreview() }
+        let folder = (agent.vaultPath as NSString).deletingLastPathComponent + "/blobs"
+        let onDisk = Set(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.count == 32 })
+        let referenced = try agent.send(.list(ListRequest())).items().items.count
+        #expect(referenced == 11)
+        #expect(onDisk.count > 33, "33 files referred to, and covers beside them: \(onDisk.count)")
     }
 
     @Test func anExportIsANewPrivateFileKeePassXCOpens() throws {
