@@ -109,29 +109,41 @@ import Testing
         #expect(try s.run(["search", "safe house address"], [password]).stdout.contains("Hidden note"), "the hidden note and its passphrase's key came with it")
     }
 
-    /// G62 with a clock: files past the retention are deleted, only auto-backup's own, never the newest.
-    @Test func autoBackupKeepsItsRetentionAndTouchesNothingElse() throws {
-        let dir = try TemporaryDirectory()
+    /// The test's clock, moved by hand.
+    final class Clock: @unchecked Sendable {
+        // @unchecked: one test's thread only.
+        var now = Date(timeIntervalSince1970: 1_800_000_000)
+    }
+
+    /// A vault (cheap key derivations) with a backup password and auto-backup into DIR/auto, kept 2 days, on a clock.
+    func autoBackupVault(_ dir: TemporaryDirectory) throws -> (VaultService, String, Clock) {
         let data = dir.path + "/data", folder = dir.path + "/auto"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var clock = Date(timeIntervalSince1970: 1_800_000_000)
-        let service = VaultService(dataDirectory: data, now: { clock })
+        let clock = Clock()
+        let service = VaultService(dataDirectory: data, now: { clock.now })
         service.backupParameters = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)
         _ = try service.create(password: password, parameters: Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
         _ = try service.perform(.backupPassword(BackupPasswordRequest(current: SecretText(password), password: SecretText(backupPassword))))
         _ = try service.perform(.backupAuto(BackupAutoRequest(folder: folder, retentionDays: 2)))
+        return (service, folder, clock)
+    }
+
+    /// G62 with a clock: files past the retention are deleted, only auto-backup's own, never the newest.
+    @Test func autoBackupKeepsItsRetentionAndTouchesNothingElse() throws {
+        let dir = try TemporaryDirectory()
+        let (service, folder, clock) = try autoBackupVault(dir)
         let mine = folder + "/passbox-auto-mine.pbbackup"
         try Data("the user's own file".utf8).write(to: URL(fileURLWithPath: mine))
         for day in 0..<5 {
             _ = try service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Day \(day)"))))
-            clock = clock.addingTimeInterval(86_400)
+            clock.now = clock.now.addingTimeInterval(86_400)
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         // Made on days 0–4; at day 4's backup the cutoff is day 2: days 2, 3 and 4 stay, with the user's file.
         #expect(files.count == 4 && files.contains("passbox-auto-mine.pbbackup"), "\(files)")
         #expect(try service.perform(.backupView).backup().autoBackups == 3)
         // A long quiet spell: the newest is kept however old.
-        clock = clock.addingTimeInterval(100 * 86_400)
+        clock.now = clock.now.addingTimeInterval(100 * 86_400)
         _ = try service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Much later"))))
         let later = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0 != "passbox-auto-mine.pbbackup" }
         #expect(later.count == 1)
@@ -147,14 +159,7 @@ import Testing
     /// a backup file of another's in the folder keeps every copy.
     @Test func autoBackupsBlobCopiesGoWithTheLastBackupThatNeedsThem() throws {
         let dir = try TemporaryDirectory()
-        let data = dir.path + "/data", folder = dir.path + "/auto"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var clock = Date(timeIntervalSince1970: 1_800_000_000)
-        let service = VaultService(dataDirectory: data, now: { clock })
-        service.backupParameters = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)
-        _ = try service.create(password: password, parameters: Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
-        _ = try service.perform(.backupPassword(BackupPasswordRequest(current: SecretText(password), password: SecretText(backupPassword))))
-        _ = try service.perform(.backupAuto(BackupAutoRequest(folder: folder, retentionDays: 2)))
+        let (service, folder, clock) = try autoBackupVault(dir)
         func attach(_ title: String, _ name: String) throws -> String {
             _ = try service.perform(.add(AddRequest(category: "document", changes: ItemChanges(title: title))))
             let reply = try service.perform(.attach(AttachRequest(item: title, base64: Data("the file \(name)".utf8).base64EncodedString(), name: name))).attachments()
@@ -165,7 +170,7 @@ import Testing
         #expect(copy(old) && copy(kept))
 
         // Day 1: the old file deleted for good; the auto-backups of day 0 still refer to it.
-        clock = clock.addingTimeInterval(86_400)
+        clock.now = clock.now.addingTimeInterval(86_400)
         _ = try service.perform(.delete(ItemRequest(item: "Old lease")))
         _ = try service.perform(.trashDelete(ItemRequest(item: "Old lease")))
         #expect(copy(old), "day 0's auto-backups need it")
@@ -176,12 +181,12 @@ import Testing
         // A backup file of another's in the folder: its blobs may be among them, so nothing is removed.
         let theirs = folder + "/my-own.pbbackup"
         try Data("not auto-backup's".utf8).write(to: URL(fileURLWithPath: theirs))
-        clock = clock.addingTimeInterval(3 * 86_400)
+        clock.now = clock.now.addingTimeInterval(3 * 86_400)
         _ = try service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Day 4"))))
         #expect(copy(old) && copy(kept), "another's backup in the folder keeps every copy")
         // Without it, the next auto-backup's retention (day 2 and older gone) takes the copy no kept backup needs.
         try FileManager.default.removeItem(atPath: theirs)
-        clock = clock.addingTimeInterval(60)
+        clock.now = clock.now.addingTimeInterval(60)
         _ = try service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Day 4, later"))))
         #expect(!copy(old), "no kept auto-backup refers to it")
         #expect(copy(kept), "the vault and every backup still refer to it")
