@@ -226,7 +226,8 @@ extension VaultSession {
                 settings.retiredBlobs[id] = nil
                 continue
             }
-            guard !others, at <= oldest else { continue }
+            // Strictly before: a backup made in the same millisecond may be the one before the change.
+            guard !others, at < oldest else { continue }
             if unlink(folder + "/blobs/" + id) == 0 || errno == ENOENT { settings.retiredBlobs[id] = nil }
         }
     }

@@ -130,7 +130,7 @@ extension VaultSession {
             for i in v.hiddenItems.indices where (v.hiddenItems[i].vaultID ?? firstNow) == target.id { v.hiddenItems[i].vaultID = home.id }
             v.vaults.removeAll { $0.id == target.id }
             guard var st = v.sync, var synced = st.vaults[target.id] else { return }
-            if synced.manifestVersion == 0 {
+            if synced.manifestVersion == 0, syncInFlight == nil {
                 // Never pushed: the server has never heard of it.
                 st.vaults[target.id] = nil
             } else {

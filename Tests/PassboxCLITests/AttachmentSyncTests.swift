@@ -181,6 +181,13 @@ import Testing
         try a.sync()
         #expect(try W.read(a, item: "Deed", attachment: "deed.pdf") == deed, "fetched again from the server")
 
+        // While this device holds work a push could not carry (here: a deletion waiting), it removes no blob: an
+        // item on the server it does not show may still refer to one.
+        var st = try #require(b.vault.sync)
+        #expect(!st.holdsUnpushedWork)
+        st.removals["an-item-elsewhere"] = SyncRemoval(vaultID: "v", hash: [UInt8](repeating: 0, count: 32))
+        #expect(st.holdsUnpushedWork)
+
         // A server that keeps saying blobs are missing is believed twice, then its answer is passed on.
         _ = try b.service.perform(.edit(EditRequest(item: "Deed", changes: ItemChanges(notes: "third")))).saved()
         let id = file.id

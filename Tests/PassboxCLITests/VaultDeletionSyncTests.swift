@@ -49,4 +49,31 @@ import Testing
         do { _ = try c.service.perform(.vaultDelete(VaultDeleteRequest(vault: "Personal", confirm: false))) } catch { refused = ProtocolError.from(error) }
         #expect(refused?.code == .lastVault)
     }
+
+    /// Each of two devices deletes one of the last two vaults: the account keeps a vault, both devices agree on
+    /// it, and every item is still there (in the trash, restorable).
+    @Test func twoDevicesDeletingTheLastTwoVaultsLeaveOne() throws {
+        let dir = try TemporaryDirectory("passbox-vault-delete-two")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, port: try PostgresCluster.freePort())
+        let (a, key) = try SyncDevice.signUp("a", server: server.origin, email: "two@example.org", in: dir)
+        let b = try SyncDevice.signIn("b", server: server.origin, email: "two@example.org", secretKey: key, in: dir)
+        _ = try a.service.perform(.vaultCreate(VaultCreateRequest(name: "Work")))
+        _ = try a.service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Mail", username: "jane"))))
+        _ = try a.service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Wiki", username: "jane"), vault: "Work")))
+        try a.sync()
+        try b.sync()
+        _ = try a.service.perform(.vaultDelete(VaultDeleteRequest(vault: "Work", confirm: true)))
+        _ = try b.service.perform(.vaultDelete(VaultDeleteRequest(vault: "Personal", confirm: true)))
+        for _ in 0..<3 {
+            try a.sync()
+            try b.sync()
+        }
+        let left = try a.service.perform(.vaultList).vaults().vaults.map(\.id)
+        let leftOnB = try b.service.perform(.vaultList).vaults().vaults.map(\.id)
+        #expect(!left.isEmpty && left == leftOnB, "both devices keep the same vaults")
+        for device in [a, b] {
+            #expect(Set(device.vault.items.map(\.title)) == ["Mail", "Wiki"], "\(device.name): no item lost")
+            #expect(device.vault.items.allSatisfy { $0.vaultID.map(left.contains) ?? false }, "\(device.name): every item in a vault left")
+        }
+    }
 }

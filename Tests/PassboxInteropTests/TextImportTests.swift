@@ -139,6 +139,23 @@ import Testing
         #expect(p.entries.first { $0.item.title == "GitHub" }?.files.map(\.name) == ["codes.txt"])
     }
 
+    /// An archive that claims a file larger than the import's budget: that file is counted as not brought,
+    /// before a byte of it is inflated, and the rest comes.
+    @Test func aOnePUXFileClaimingTooMuchIsCountedNotInflated() throws {
+        var zip = try KDBXReadTests.fixture("onepassword-documents.1pux")
+        let name = Array("files/d2__passport.pdf".utf8)
+        // The name's last appearance is in the central directory; its header starts 46 bytes before it, and
+        // the stated (uncompressed) size is at offset 24 of that header.
+        let at = try #require((0...(zip.count - name.count)).last { Array(zip[$0..<$0 + name.count]) == name })
+        let header = at - 46
+        #expect(Array(zip[header..<header + 4]) == [0x50, 0x4B, 0x01, 0x02])
+        for (i, byte) in [UInt8(0xFF), 0xFF, 0xFF, 0x7F].enumerated() { zip[header + 24 + i] = byte }
+        let p = try OnePasswordImport.plan(zip, groupsAsVaults: false, now: now)
+        #expect(p.notBrought["attachment"] == 2, "the stray file and the one past the budget")
+        #expect(p.entries.first { $0.item.title == "Passport scan" }?.files.isEmpty == true)
+        #expect(p.entries.first { $0.item.title == "GitHub" }?.files.map(\.name) == ["codes.txt"])
+    }
+
     @Test(arguments: ["protonpass.zip", "protonpass.json"])
     func protonPassExports(_ name: String) throws {
         let p = try ProtonPassImport.plan(try KDBXReadTests.fixture(name), groupsAsVaults: false, now: now)

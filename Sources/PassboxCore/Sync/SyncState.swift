@@ -39,6 +39,10 @@ public struct SyncState: Sendable, Equatable, Codable {
     /// so pulls leave them out.
     public var ownRevisions: [Int64]?
 
+    /// Whether something of this device's waits that a push could not carry (a deletion, or an entry it cannot
+    /// open): then the server holds items this device's view does not show, and no blob is removed there.
+    public var holdsUnpushedWork: Bool { !removals.isEmpty || !undecryptable.isEmpty }
+
     /// The highest revision up to which this device has every push (pulled, or its own).
     public var seenRevision: Int64 {
         var seen = revision

@@ -161,7 +161,12 @@ public enum OnePasswordImport {
         }
         var plan = ImportPlan()
         plan.source = "1Password 1PUX export"
-        var unclaimed = Set(zip.entries.map(\.name).filter { $0.hasPrefix("files/") && !$0.hasSuffix("/") })
+        let fileNames = Set(zip.entries.map(\.name).filter { $0.hasPrefix("files/") && !$0.hasSuffix("/") })
+        var unclaimed = fileNames
+        // The files' bytes in all, as the archive states them before anything is inflated: past the budget a
+        // file is counted as not brought (a small archive may claim gigabytes).
+        var budget = Self.fileBudget
+        var read: [String: [UInt8]] = [:]
         for account in export.accounts {
             for vault in account.vaults {
                 let vaultName = vault.attrs?.name
@@ -171,11 +176,21 @@ public enum OnePasswordImport {
                     if let vaultName, !groupsAsVaults { item.tags.append(vaultName) }
                     var files: [ImportPlan.File] = []
                     for document in documents {
-                        guard let entry = Self.entry(for: document, in: unclaimed), let bytes = try zip.data(entry, limit: KDBXFile.sizeLimit) else {
+                        guard let entry = Self.entry(for: document, in: fileNames) else {
                             plan.skip("attachment")
                             continue
                         }
                         unclaimed.remove(entry)
+                        var bytes = read[entry]
+                        if bytes == nil, let stated = zip.entries.first(where: { $0.name == entry })?.size, stated <= budget {
+                            bytes = try zip.data(entry, limit: budget)
+                            budget -= bytes?.count ?? 0
+                            read[entry] = bytes
+                        }
+                        guard let bytes else {
+                            plan.skip("attachment")
+                            continue
+                        }
                         files.append(ImportPlan.File(name: document.name.isEmpty ? "attachment" : document.name, bytes: bytes))
                     }
                     plan.entries.append(.init(item: item, vaultName: groupsAsVaults && !item.isTrashed ? vaultName : nil, files: files))
@@ -186,6 +201,9 @@ public enum OnePasswordImport {
         plan.skip("attachment", unclaimed.count)
         return plan
     }
+
+    /// The most file bytes one 1PUX import holds (its files are held in memory until the one save).
+    static let fileBudget = 256 << 20
 
     /// The archive's entry of a document: `files/ID__NAME` (1Password's layout), else the one entry named by its id.
     static func entry(for document: DocumentRef, in names: Set<String>) -> String? {

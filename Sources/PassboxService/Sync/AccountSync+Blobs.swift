@@ -47,6 +47,9 @@ extension AccountSync {
         let blobs = session.blobs
         let pending = blobs.pendingRemovals()
         guard !pending.isEmpty else { return }
+        // Only when this device's view is the server's: everything pushed, nothing it cannot open. Otherwise an
+        // item on the server this device does not show may still refer to a blob; they wait for a later sync.
+        guard !state.holdsUnpushedWork, !session.vault.items.contains(where: \.syncPending) else { return }
         let referenced = VaultSession.referencedBlobs(session.vault)
         for id in pending where referenced.contains(id) { blobs.forgetRemoval(id) }
         let ids = pending.filter { !referenced.contains($0) }

@@ -26,9 +26,15 @@ extension AccountSync {
             }
             var st = vault.sync!
             st.vaults = verified.vaults
-            for (id, info) in verified.infos {
+            for (id, info) in verified.infos.sorted(by: { $0.key < $1.key }) {
                 // Deleted on another device: gone here too (its items came, or come, in the trash of another vault).
                 if info.deleted != nil {
+                    // Two devices that each deleted one of the last two vaults: the last one left here stays, and
+                    // its name goes up again without `deleted`, so the account always keeps a vault.
+                    if vault.vaults.count == 1, vault.vaults[0].id == id {
+                        st.vaults[id]?.metaPending = true
+                        continue
+                    }
                     if vault.vaults.contains(where: { $0.id == id }) {
                         vault.vaults.removeAll { $0.id == id }
                         count += 1

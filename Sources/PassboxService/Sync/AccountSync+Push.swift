@@ -86,6 +86,7 @@ extension AccountSync {
                 continue
             }
             try acknowledge(batch, revision: reply.revision)
+            resent = 0
             pushed += batch.items.count + batch.metas.count
         }
         return (pushed, false)
@@ -143,6 +144,7 @@ extension AccountSync {
         // A vault deleted here: its name envelope, sealed at the deletion, says so (`VaultInfo.deleted`).
         let live = Set(vault.vaults.map(\.id))
         for (id, v) in st.vaults where v.metaPending && !live.contains(id) {
+            // With the first batch of its items' moves (its manifest names this envelope).
             guard let sealed = v.meta else { continue }
             metas[id] = Array(sealed)
             writes[id] = writes[id] ?? []
