@@ -174,6 +174,26 @@ import Testing
         #expect(wrong.status != 0)
     }
 
+    /// The attachment budget goes to every item's own files first: an earlier version's file never crowds out
+    /// a later item's current one.
+    @Test func versionsFilesTakeOnlyTheRoomItemsLeave() throws {
+        func file(_ id: String, _ size: Int) -> PassboxCore.Attachment {
+            PassboxCore.Attachment(id: id, name: id + ".bin", mediaType: "application/octet-stream", size: size, key: [UInt8](repeating: 0, count: 32), added: Date())
+        }
+        var first = Item(category: .secureNote, title: "First")
+        var old = first
+        old.attachments = [file(String(repeating: "a", count: 32), 600)]
+        first.history = [ItemVersion(replacedAt: Date(), item: old)]
+        var second = Item(category: .secureNote, title: "Second")
+        second.attachments = [file(String(repeating: "b", count: 32), 600)]
+        let result = KeePassExport.database(items: [first, second], vaults: [], name: "x", attachmentBudget: 1000) { a in [UInt8](repeating: 1, count: a.size) }
+        #expect(result.leftOut["attachmentTooLarge"] == nil, "the second item's own file went in: \(result.leftOut)")
+        #expect(result.database.binaries.count == 1)
+        let entries = result.database.root.entries
+        #expect(entries.first { $0["Title"] == "Second" }?.attachments.map(\.name) == [String(repeating: "b", count: 32) + ".bin"])
+        #expect(entries.first { $0["Title"] == "First" }?.history.first?.attachments.isEmpty == true, "the old version's file had no room left")
+    }
+
     @Test func pykeepassReadsOurExport() throws {
         guard let python = try Peers.pykeepass() else { return }
         let dir = try TemporaryDirectory()

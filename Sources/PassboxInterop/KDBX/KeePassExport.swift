@@ -34,6 +34,24 @@ public enum KeePassExport {
         var groups: [String: KeePassGroup] = [:]
         let firstVault = vaults.first?.id ?? ""
         var count = 0
+        // One file in the pool per blob (per item): a version in history that keeps the item's file refers to the same one.
+        func add(_ attachments: [Attachment], to target: inout KeePassEntry, pooled: inout [String: Int], counted: Bool) throws {
+            for a in attachments {
+                if let reference = pooled[a.id] {
+                    target.attachments.append(.init(name: a.name, reference: reference))
+                    continue
+                }
+                guard a.size <= budget, let bytes = try file(a) else {
+                    if counted { leftOut[a.size > budget ? "attachmentTooLarge" : "attachmentMissing", default: 0] += 1 }
+                    continue
+                }
+                budget -= bytes.count
+                pooled[a.id] = binaries.count
+                target.attachments.append(.init(name: a.name, reference: binaries.count))
+                binaries.append(bytes)
+            }
+        }
+        var made: [(vaultID: String, entry: KeePassEntry, item: Item, pooled: [String: Int])] = []
         for item in items {
             if item.isTrashed {
                 leftOut["trashed", default: 0] += 1
@@ -45,36 +63,22 @@ public enum KeePassExport {
                 continue
             }
             var entry = entry(for: item)
-            // One file in the pool per blob: a version in history that keeps the item's file refers to the same one.
             var pooled: [String: Int] = [:]
-            func add(_ attachments: [Attachment], to target: inout KeePassEntry, counted: Bool) throws {
-                for a in attachments {
-                    if let reference = pooled[a.id] {
-                        target.attachments.append(.init(name: a.name, reference: reference))
-                        continue
-                    }
-                    guard a.size <= budget, let bytes = try file(a) else {
-                        if counted { leftOut[a.size > budget ? "attachmentTooLarge" : "attachmentMissing", default: 0] += 1 }
-                        continue
-                    }
-                    budget -= bytes.count
-                    pooled[a.id] = binaries.count
-                    target.attachments.append(.init(name: a.name, reference: binaries.count))
-                    binaries.append(bytes)
-                }
-            }
-            try add(item.attachments, to: &entry, counted: true)
+            try add(item.attachments, to: &entry, pooled: &pooled, counted: true)
+            made.append((item.vaultID ?? firstVault, entry, item, pooled))
+            count += 1
+        }
+        // Then the versions in history, with the room the items' own files left: an earlier version's files
+        // never crowd out a later item's current ones (left out silently: the items' own are counted).
+        for (vaultID, var entry, item, var pooled) in made {
             for version in item.history {
                 var old = self.entry(for: version.item)
                 old.uuid = entry.uuid
-                // An earlier version's own files go in while there is room (left out silently: the item's are counted).
-                try add(version.item.attachments, to: &old, counted: false)
+                try add(version.item.attachments, to: &old, pooled: &pooled, counted: false)
                 entry.history.append(old)
             }
-            let vaultID = item.vaultID ?? firstVault
             let vaultName = vaults.first { $0.id == vaultID }?.name ?? name
             groups[vaultID, default: KeePassGroup(name: vaultName)].entries.append(entry)
-            count += 1
         }
         // The groups in the order of the vaults.
         let ordered = vaults.map(\.id).compactMap { groups[$0] } + groups.filter { id, _ in !vaults.contains { $0.id == id } }.map(\.value)
