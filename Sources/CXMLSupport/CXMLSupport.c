@@ -1,9 +1,11 @@
 // Loads libxml2 with dlopen once and walks a document with its streaming reader (xmlTextReader), reporting
 // elements, attributes and text to Swift. The prototypes are libxml2's own (xmlreader.h), declared here with
 // opaque pointers so nothing links the library.
+#define _GNU_SOURCE  // memmem
 #include "CXMLSupport.h"
 
 #include <dlfcn.h>
+#include <string.h>
 #include <pthread.h>
 
 typedef struct _xmlTextReader *Reader;
@@ -11,7 +13,7 @@ typedef void (*ErrorHandler)(void *arg, const char *msg, int severity, void *loc
 
 // libxml2's parser options (xmlParserOption) and reader node types (xmlReaderTypes).
 enum { XML_PARSE_NONET = 1 << 11, XML_PARSE_NOCDATA = 1 << 14 };
-enum { TYPE_ELEMENT = 1, TYPE_TEXT = 3, TYPE_CDATA = 4, TYPE_ENTITY_REFERENCE = 5, TYPE_WHITESPACE = 13, TYPE_SIGNIFICANT_WHITESPACE = 14, TYPE_END_ELEMENT = 15 };
+enum { TYPE_ELEMENT = 1, TYPE_TEXT = 3, TYPE_CDATA = 4, TYPE_ENTITY_REFERENCE = 5, TYPE_DOCUMENT_TYPE = 10, TYPE_WHITESPACE = 13, TYPE_SIGNIFICANT_WHITESPACE = 14, TYPE_END_ELEMENT = 15 };
 
 static struct {
     Reader (*readerForMemory)(const char *buffer, int size, const char *url, const char *encoding, int options);
@@ -69,6 +71,11 @@ int CXML_parse(const uint8_t *data, size_t length, int maxDepth, const CXML_Call
     *line = 0;
     if (!CXML_available()) return -1;
     if (length > 0x7fffffff) return -2;
+    // A document type declaration is refused before libxml2 sees the document: KeePass never writes one, and
+    // its internal subset is where entities are declared that expand inside attribute values (a 1 KB file
+    // once grew to 2 GB that way). The bytes are read as UTF-8 (the encoding is forced below), so the
+    // declaration can only appear as these ASCII bytes; one inside a comment or CDATA is refused too.
+    if (memmem(data, length, "<!DOCTYPE", 9) != NULL) return -5;
     // No network, no entity substitution (a document's own entities come back as references and are refused),
     // no DTD loading, and libxml2's default limits on sizes (XML_PARSE_HUGE is not set).
     Reader reader = api.readerForMemory((const char *)data, (int)length, NULL, "UTF-8", XML_PARSE_NONET | XML_PARSE_NOCDATA);
@@ -98,6 +105,9 @@ int CXML_parse(const uint8_t *data, size_t length, int maxDepth, const CXML_Call
             if (value) callbacks->text(context, (const char *)value);
         } else if (type == TYPE_ENTITY_REFERENCE) {
             result = -4;
+            break;
+        } else if (type == TYPE_DOCUMENT_TYPE) {
+            result = -5;
             break;
         }
     }

@@ -44,9 +44,9 @@ enum CodeViews {
     /// A TOTP code now, or an HOTP counter without a code (showing one must advance the counter).
     static func peek(_ p: OTPParameters, item: Item, now: Date) -> CodeReply {
         if p.kind == .hotp {
-            return CodeReply(kind: "hotp", code: nil, secondsLeft: nil, period: nil, counter: Int(p.counter), itemID: item.id, title: item.title)
+            return CodeReply(kind: "hotp", code: nil, secondsLeft: nil, period: nil, counter: Int(clamping: p.counter), itemID: item.id, title: item.title)
         }
         let current = try? p.currentCode(at: now)
-        return CodeReply(kind: "totp", code: current?.code, secondsLeft: current?.secondsLeft, period: Int(p.period), counter: nil, itemID: item.id, title: item.title)
+        return CodeReply(kind: "totp", code: current?.code, secondsLeft: current?.secondsLeft, period: Int(clamping: p.period), counter: nil, itemID: item.id, title: item.title)
     }
 }

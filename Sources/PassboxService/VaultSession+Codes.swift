@@ -22,9 +22,9 @@ extension VaultSession {
             var next = p
             next.counter += 1
             try update(reindexing: { [item.id] }) { vault in _ = try vault.update(id: item.id, now: at) { $0.fields[index].value = next.uri } }
-            return CodeReply(kind: "hotp", code: current.code, secondsLeft: nil, period: nil, counter: Int(next.counter), itemID: item.id, title: item.title)
+            return CodeReply(kind: "hotp", code: current.code, secondsLeft: nil, period: nil, counter: Int(clamping: next.counter), itemID: item.id, title: item.title)
         }
-        return CodeReply(kind: "totp", code: current.code, secondsLeft: current.secondsLeft, period: Int(p.period), counter: nil, itemID: item.id, title: item.title)
+        return CodeReply(kind: "totp", code: current.code, secondsLeft: current.secondsLeft, period: Int(clamping: p.period), counter: nil, itemID: item.id, title: item.title)
     }
 
     func setOneTimePassword(_ r: SetOneTimePasswordRequest) throws -> CodeReply {
@@ -59,7 +59,7 @@ extension VaultSession {
         }
         guard !accounts.isEmpty else { throw ProtocolError(.nothingToImport) }
         let views = accounts.map {
-            OTPAccountView(issuer: $0.issuer, account: $0.account, kind: $0.kind.rawValue, period: Int($0.period), digits: $0.digits, algorithm: $0.algorithm.rawValue)
+            OTPAccountView(issuer: $0.issuer, account: $0.account, kind: $0.kind.rawValue, period: Int(clamping: $0.period), digits: $0.digits, algorithm: $0.algorithm.rawValue)
         }
         var chosen: [Int]
         if r.all {

@@ -150,6 +150,8 @@ public struct Transcript {
         public let status: Int32
         public let stdout: String
         public let stderr: String
+        /// The child's peak resident memory (wait4's ru_maxrss), in KiB.
+        public var peakKiB: Int = 0
     }
 
     /// Runs the executable with `stdin` lines on standard input (not a terminal). Uses posix_spawn and
@@ -190,10 +192,14 @@ public struct Transcript {
         let outputData = ReadAll(fd: outPipe.read)
         outputData.run()
         while !errorData.finished { usleep(1000) }
-        let exit = ChildProcess.wait(pid)
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         close(outPipe.read)
         close(errPipe.read)
-        return Result(status: exit, stdout: String(decoding: outputData.bytes, as: UTF8.self), stderr: String(decoding: errorData.bytes, as: UTF8.self))
+        return Result(
+            status: exit, stdout: String(decoding: outputData.bytes, as: UTF8.self), stderr: String(decoding: errorData.bytes, as: UTF8.self), peakKiB: usage.ru_maxrss)
     }
 
     /// Starts a long-running helper (an X server, a bus) with its output discarded; returns its pid. Stop it with

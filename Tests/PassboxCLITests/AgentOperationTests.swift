@@ -382,6 +382,55 @@ enum RawExchange {
         #expect(missed.isEmpty, "operations never sent: \(missed.map(\.rawValue).sorted())")
     }
 
+    /// A Google Authenticator export as a link: one HOTP account whose counter is `counter` (protobuf int64).
+    static func migrationLink(counter: UInt64) -> String {
+        func varint(_ v: UInt64) -> [UInt8] {
+            var v = v, out = [UInt8]()
+            while v >= 0x80 { out.append(UInt8(v & 0x7f) | 0x80); v >>= 7 }
+            return out + [UInt8(v)]
+        }
+        let secret = Array("12345678901234567890".utf8), name = Array("Bank:me".utf8)
+        let account = [0x0a, UInt8(secret.count)] + secret + [0x12, UInt8(name.count)] + name + [0x20, 1, 0x28, 1, 0x30, 1, 0x38] + varint(counter)
+        let payload = [0x0a, UInt8(account.count)] + account + [0x10, 1, 0x18, 1, 0x20, 0]
+        let data = Data(payload).base64EncodedString().addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        return "otpauth-migration://offline?data=\(data)"
+    }
+
+    /// HOTP counters past what Passbox counts to (up to 2^64 - 2, which links and exports may carry) arrive as
+    /// QR images and are refused with the reason; the agent keeps serving (a counter above 2^63 - 1 once
+    /// trapped where codes are computed and took the agent down), and the largest accepted counter works.
+    @Test func aHugeHOTPCounterFromAQRImageIsRefusedAndTheAgentKeepsServing() throws {
+        let agent = try RealAgent()
+        try agent.unlock()
+        _ = try agent.add("login", ItemChanges(title: "Bank", username: "me"))
+        let image = NSTemporaryDirectory() + "passbox-hotp-\(getpid()).png"
+        defer { unlink(image) }
+        func qr(_ text: String) throws -> String {
+            _ = try Transcript.execute("/usr/bin/qrencode", ["-o", image, text], stdin: [], environment: [:])
+            let png = try Data(contentsOf: URL(fileURLWithPath: image))
+            let read = try agent.send(.readQR(ReadQRRequest(image: png.base64EncodedString()))).resolved().values
+            #expect(read == [text])
+            return read.first ?? ""
+        }
+        for counter in [UInt64.max - 1, UInt64(Int64.max), OTPParameters.maximumCounter + 1] {
+            let link = try qr("otpauth://hotp/Bank:me?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=\(counter)&issuer=Bank")
+            let refused = try agent.failure(.setOneTimePassword(SetOneTimePasswordRequest(item: "Bank", setups: [link])))
+            #expect(refused.code == .invalidValue && (refused.facts["message"] ?? "").contains("larger than"), "\(refused)")
+            let export = try qr(Self.migrationLink(counter: counter))
+            let imported = try agent.failure(.importOneTimePasswords(ImportRequest(setups: [export], all: true)))
+            #expect(imported.code == .invalidValue, "\(imported)")
+            #expect(try agent.send(.status).status().unlocked, "the agent still serves")
+        }
+        let largest = try qr("otpauth://hotp/Bank:me?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=\(OTPParameters.maximumCounter)&issuer=Bank")
+        _ = try agent.send(.setOneTimePassword(SetOneTimePasswordRequest(item: "Bank", setups: [largest])))
+        let code = try agent.send(.code(ItemRequest(item: "Bank"))).code()
+        #expect(code.kind == "hotp" && code.code?.count == 6 && code.counter == Int.max)
+        #expect(try agent.failure(.code(ItemRequest(item: "Bank"))).code == .invalidValue, "the counter past the largest is refused, not trapped on")
+        let shown = try agent.send(.show(ShowRequest(item: "Bank"))).item()
+        #expect(shown.summary.title == "Bank")
+        #expect(try agent.send(.status).status().unlocked)
+    }
+
     @Test func eachErrorCodeIsProvokedWithItsFacts() throws {
         let agent = try RealAgent()
         var provoked = Set<ErrorCode>()

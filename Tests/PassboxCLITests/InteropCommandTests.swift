@@ -16,6 +16,25 @@ import Testing
 
     func vaultHash(_ s: AgentEndToEndTests.Session) throws -> [UInt8] { Hash.sha256(Array(try Data(contentsOf: URL(fileURLWithPath: s.data + "/vault.pbx")))) }
 
+    /// The hostile KeePass files (PassboxInteropTests/Fixtures/hostile) are refused by `passbox import` with
+    /// their reasons, the vault is unchanged, and the importing process's peak memory stays under 300 MiB
+    /// (these once made it allocate 1.97 GB and 2.85 GB). Their key derivation is AES-KDF with one round or
+    /// Argon2id at 8 KiB, so the figure is the parsers'.
+    @Test func hostileKeePassFilesAreRefusedWithinBoundedMemory() throws {
+        let s = try session()
+        let before = try vaultHash(s)
+        let cases = [
+            ("doctype-attribute-entities.kdbx", "has a document type declaration"), ("doctype-kdbx4.kdbx", "has a document type declaration"),
+            ("binaries-past-budget.kdbx", "more than 128 MiB"),
+        ]
+        for (name, reason) in cases {
+            let result = try s.run(["import", try AgentInteropTests.fixture("hostile/\(name)"), "--dry-run"], [password, "fixture-password"])
+            #expect(result.status == 1 && result.stderr.contains(reason), "\(name): \(result.stderr)")
+            #expect(result.peakKiB > 0 && result.peakKiB < 300 << 10, "\(name): peak \(result.peakKiB >> 10) MiB")
+        }
+        #expect(try vaultHash(s) == before)
+    }
+
     @Test func importShowsWhatItMakesAsksAndChangesNothingUntilYes() throws {
         let s = try session()
         let file = try AgentInteropTests.fixture("keepassxc-3.1.kdbx")

@@ -78,10 +78,16 @@ struct TOTPVector: CustomTestStringConvertible, Sendable {
         #expect(throws: Never.self) { try p.validate() }
         p.period = OTPParameters.maximumPeriod + 1
         #expect(throws: ValidationError.self) { try p.validate() }
-        var h = OTPParameters(kind: .hotp, secret: Array("12345678901234567890".utf8), counter: UInt64.max - 1)
+        // The largest counter leaves room for the next one as a signed 64-bit number; anything above it (up to
+        // 2^64 - 2, which a link or an export may carry) is refused with the reason, never trapped on.
+        var h = OTPParameters(kind: .hotp, secret: Array("12345678901234567890".utf8), counter: OTPParameters.maximumCounter)
         #expect(throws: Never.self) { try h.validate() }
-        h.counter = UInt64.max
-        #expect(throws: ValidationError.self) { try h.validate() }
+        #expect(OTPParameters.maximumCounter + 1 == UInt64(Int64.max))
+        for counter in [OTPParameters.maximumCounter + 1, UInt64(Int64.max) + 1, UInt64.max - 1, UInt64.max] {
+            h.counter = counter
+            #expect(throws: ValidationError.self) { try h.validate() }
+            #expect(throws: ValidationError.self) { try OTPInput.parse("otpauth://hotp/Bank:me?secret=GEZDGNBVGY3TQOJQ&counter=\(counter)") }
+        }
         #expect(throws: ValidationError.self) { _ = try OTPParameters(secret: Array("12345678901234567890".utf8)).currentCode(at: Date(timeIntervalSince1970: -10)) }
     }
 

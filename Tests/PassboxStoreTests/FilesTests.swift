@@ -33,6 +33,31 @@ import Testing
         #expect(try mode(data) == 0o700)
     }
 
+    /// A vault file someone loosened (0644, 0666) is 0600 again after the next save, whether the save
+    /// rewrites one slot in place or the whole file (on 12-01 an in-place save kept the loose mode).
+    @Test(arguments: [0o644, 0o666, 0o640])
+    func aLooseVaultFileIs0600AfterAnySave(_ loose: Int) throws {
+        let dir = try TemporaryDirectory()
+        let store = VaultStore(directory: dir.path)
+        let opened = try store.create(password: password, parameters: cheapKDF)
+        var vault = opened.vault
+        let item = try vault.add(Item(category: .login, title: "First"), now: Date())
+        try opened.save(vault)
+        for step in 0..<3 {
+            chmod(store.vaultPath, mode_t(loose))
+            #expect(try mode(store.vaultPath) == loose)
+            vault = opened.vault
+            try vault.update(id: item.id, now: Date()) { $0.notes = "step \(step)" }
+            try opened.save(vault, changedItemIDs: [item.id])
+            #expect(try mode(store.vaultPath) == 0o600)
+        }
+        chmod(store.vaultPath, mode_t(loose))
+        vault = opened.vault
+        try vault.add(Item(category: .login, title: "Second"), now: Date())
+        try opened.save(vault)
+        #expect(try mode(store.vaultPath) == 0o600)
+    }
+
     /// A data directory that belongs to another user is refused, and left as it was.
     @Test(.enabled(if: geteuid() == 0, "changing a directory's owner needs root"))
     func aDirectoryOfAnotherUserIsRefused() throws {

@@ -187,4 +187,34 @@ func fileBytes(_ store: VaultStore) throws -> [UInt8] { Array(try Data(contentsO
         #expect(throws: StoreError.self) { try fresh.unlock(password: password) }
         #expect(fresh.lastWork.derivations == 0)
     }
+
+    /// A header edited to ask for more than `init` can choose (4 GiB × 128 passes, 2 GiB, 1 GiB × 32 passes)
+    /// is refused as damaged at once, with the right password or a wrong one, and the file is left as it was.
+    @Test(arguments: [(4 << 20, 128), (2 << 20, 1), (1 << 20, 32), (512 << 10, 128)] as [(Int, Int)])
+    func aHeaderAskingForMoreThanInitCanChooseIsDamagedAndNothingIsDerived(memoryKiB: Int, passes: Int) throws {
+        let dir = try TemporaryDirectory()
+        let (store, _) = try makeVault(dir, items: 1)
+        var bytes = try fileBytes(store)
+        bytes.replaceSubrange(18..<22, with: withUnsafeBytes(of: UInt32(memoryKiB).bigEndian, Array.init))
+        bytes.replaceSubrange(22..<26, with: withUnsafeBytes(of: UInt32(passes).bigEndian, Array.init))
+        try Data(bytes).write(to: URL(fileURLWithPath: store.vaultPath))
+        for attempt in [password, "not the password"] {
+            let fresh = VaultStore(directory: dir.path)
+            do {
+                _ = try fresh.unlock(password: attempt)
+                Issue.record("an out-of-range header opened")
+            } catch let StoreError.damaged(_, reason) {
+                #expect(reason.contains("key-derivation parameters"))
+            }
+            #expect(fresh.lastWork.derivations == 0)
+        }
+        #expect(try fileBytes(store) == bytes)
+    }
+
+    /// The largest parameters `init` can choose are still accepted.
+    @Test func theLargestParametersInitCanChooseAreAccepted() {
+        #expect(KDFLimits.accepts(Argon2Parameters(memoryKiB: 1 << 20, passes: 16, lanes: 4)))
+        #expect(KDFLimits.accepts(Argon2Parameters(memoryKiB: 64 << 10, passes: 128, lanes: 1)))
+        #expect(!KDFLimits.accepts(Argon2Parameters(memoryKiB: 1 << 20, passes: 17, lanes: 4)))
+    }
 }

@@ -23,9 +23,9 @@ typedef struct {
 int CXML_available(void);
 
 /// Parses `length` bytes of XML. No network access, no external entity, no DTD loaded; a document that
-/// declares its own entities, nests deeper than `maxDepth` or is malformed is refused. Returns 0 on success;
+/// has a document type declaration (`<!DOCTYPE`), declares its own entities, nests deeper than `maxDepth` or is malformed is refused. Returns 0 on success;
 /// -1 when libxml2 is missing; -2 when the document is malformed (`*line` is the line, when known); -3 when it
-/// nests too deep; -4 when it uses an entity of its own.
+/// nests too deep; -4 when it uses an entity of its own; -5 when it has a document type declaration.
 int CXML_parse(const uint8_t *data, size_t length, int maxDepth, const CXML_Callbacks *callbacks, void *context, int *line);
 
 #endif

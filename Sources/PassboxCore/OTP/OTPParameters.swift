@@ -20,6 +20,10 @@ public struct OTPParameters: Sendable, Equatable {
     /// The longest period accepted: one year. Longer periods are legal in otpauth but no service uses them,
     /// and a typo (an extra zero) should not silently make a code that never changes.
     public static let maximumPeriod: UInt64 = 366 * 86_400
+    /// The largest HOTP counter accepted: one below Int64's largest, so the counter after it is still a
+    /// signed 64-bit number everywhere it travels (protobuf int64, JSON, `Int`). A link, setup key or export
+    /// asking for more is refused at the door rather than trapping where codes are computed.
+    public static let maximumCounter = UInt64(Int64.max) - 1
     /// Shortest secret accepted (RFC 4226 requires 128 bits, many services use 80).
     public static let minimumSecretBytes = 10
 
@@ -48,7 +52,9 @@ public struct OTPParameters: Sendable, Equatable {
                 throw ValidationError("a period of \(period) seconds is longer than a year", hint: "use the period the site gives, usually 30")
             }
         } else {
-            guard counter < UInt64.max else { throw ValidationError("the counter has reached its largest value", hint: "set up the code again with the site") }
+            guard counter <= OTPParameters.maximumCounter else {
+                throw ValidationError("the counter \(counter) is larger than Passbox can count to (\(OTPParameters.maximumCounter))", hint: "set up the code again with the site")
+            }
         }
     }
 

@@ -124,6 +124,7 @@ public enum AuthenticatorImport {
             guard let key = slot.key, let params = slot.key_params, let salt = slot.salt, let n = slot.n, let r = slot.r, let p = slot.p else {
                 throw InteropError.damaged(reason: "a password slot is missing its parameters")
             }
+            try ImportKDFLimits.checkScrypt(n: n, r: r, p: p)
             let derived: [UInt8]
             do {
                 derived = try Scrypt.derive(password: typed, salt: try hex(salt), n: n, r: r, p: p)

@@ -26,7 +26,6 @@ enum BitwardenProtected {
     }
 
     /// Bounds on the file's key derivation, so a hostile file cannot make the import work for hours.
-    static let maximumIterations = 10_000_000
     static let maximumArgonPasses = 100
     static let maximumArgonMiB = 2048
     static let maximumArgonLanes = 16
@@ -51,7 +50,7 @@ enum BitwardenProtected {
         switch file.kdfType ?? 0 {
         case 0:
             let rounds = file.kdfIterations ?? 0
-            guard (1...maximumIterations).contains(rounds) else { throw InteropError.unsupported(what: "PBKDF2 with \(rounds) iterations") }
+            try ImportKDFLimits.checkPBKDF2(rounds: rounds, name: "PBKDF2-SHA256")
             let key = try PBKDF2.deriveSHA256(password: copy, salt: Array(salt.utf8), rounds: UInt32(rounds), length: 32)
             return (SecretBytes(copying: key), "Bitwarden JSON export, password-protected, PBKDF2-SHA256 \(rounds) iterations")
         case 1:
@@ -59,6 +58,8 @@ enum BitwardenProtected {
             guard (1...maximumArgonPasses).contains(passes), (1...maximumArgonMiB).contains(mib), (1...maximumArgonLanes).contains(lanes) else {
                 throw InteropError.unsupported(what: "Argon2id with \(mib) MiB × \(passes) passes × \(lanes) lanes")
             }
+            // The same bounds as every other importer's (64 GiB × passes: 2 GiB × 100 passes is refused).
+            try ImportKDFLimits.checkArgon2(memoryKiB: UInt64(mib) * 1024, passes: UInt64(passes), name: "Argon2id")
             let parameters = Argon2Parameters(memoryKiB: UInt32(mib) * 1024, passes: UInt32(passes), lanes: UInt8(lanes))
             let key = try Argon2.derive(password: copy, salt: Hash.sha256(Array(salt.utf8)), parameters: parameters)
             return (key, "Bitwarden JSON export, password-protected, Argon2id \(mib) MiB × \(passes) passes × \(lanes) lanes")

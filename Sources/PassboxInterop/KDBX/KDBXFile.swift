@@ -5,8 +5,12 @@ import PassboxStore
 /// Reads KDBX 3.1 and 4.x files and writes KDBX 4.0 (docs/FORMATS.md "KeePass files"). Every length and hash
 /// of a hostile file is checked; a file is read whole, and a file or payload past `sizeLimit` is refused.
 public enum KDBXFile {
-    /// The largest file, and the largest decompressed payload, read (256 MiB).
+    /// The largest file read (256 MiB).
     public static let sizeLimit = 256 << 20
+    /// Everything one file may inflate to, all together: its payload and (KDBX 3.1) each compressed
+    /// `<Binary>` draw on this one budget (128 MiB), so an 11 KB file of many small bombs is refused as soon as
+    /// their sum passes it, and an import's memory stays bounded (doubling growth peaks at 1.5 × the budget).
+    public static let inflatedLimit = 128 << 20
     /// HMAC block size of files written (KeePass's own choice, 1 MiB).
     static let blockSize = 1 << 20
 
@@ -42,7 +46,7 @@ public enum KDBXFile {
             guard ConstantTime.equal(mac, expected) else { throw InteropError.wrongPassword }
             let encrypted = try readHMACBlocks(&r, keys: keys)
             var payload = try decrypt(encrypted, header: header, key: keys.cipherKey, wrongKeyIsDamage: true)
-            if header.compressed { payload = try inflate(payload) }
+            if header.compressed { payload = try inflate(payload, budget: inflatedLimit) }
             var database = try readPayload(payload)
             database.version = "\(header.major).\(header.minor)"
             return (database, info)
@@ -67,9 +71,13 @@ public enum KDBXFile {
             guard payload.count <= sizeLimit else { throw InteropError.tooLarge(limitMiB: sizeLimit >> 20) }
             index &+= 1
         }
-        if header.compressed { payload = try inflate(payload) }
+        var budget = inflatedLimit
+        if header.compressed {
+            payload = try inflate(payload, budget: budget)
+            budget -= payload.count
+        }
         let stream = try innerCipher(header.innerStream!, key: header.protectedStreamKey)
-        var database = try KeePassXML.read(payload, stream: stream, binaries: nil)
+        var database = try KeePassXML.read(payload, stream: stream, binaries: nil, inflateBudget: budget)
         database.version = "\(header.major).\(header.minor)"
         return (database, info)
     }
@@ -143,9 +151,14 @@ public enum KDBXFile {
         }
     }
 
-    static func inflate(_ data: [UInt8]) throws -> [UInt8] {
+    /// Inflates `data` to at most `budget` bytes (what is left of `inflatedLimit`); past it the file is refused
+    /// as too large for an import.
+    static func inflate(_ data: [UInt8], budget: Int) throws -> [UInt8] {
+        guard budget > 0 else { throw InteropError.tooLarge(limitMiB: inflatedLimit >> 20) }
         do {
-            return try Gzip.decompress(data, limit: sizeLimit)
+            return try Gzip.decompress(data, limit: budget)
+        } catch let e as Gzip.Failure where e.reason.hasPrefix("it expands beyond") {
+            throw InteropError.tooLarge(limitMiB: inflatedLimit >> 20)
         } catch let e as Gzip.Failure {
             throw InteropError.damaged(reason: "its compressed payload: \(e.reason)")
         }

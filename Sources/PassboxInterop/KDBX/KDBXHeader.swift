@@ -27,11 +27,9 @@ struct KDBXHeader {
         static let argon2dUUID: [UInt8] = [0xEF, 0x63, 0x6D, 0xDF, 0x8C, 0x29, 0x44, 0x4B, 0x91, 0xF7, 0xA9, 0xA4, 0x03, 0xE3, 0x0A, 0x0C]
         static let argon2idUUID: [UInt8] = [0x9E, 0x29, 0x8B, 0x19, 0x56, 0xDB, 0x47, 0x73, 0xB2, 0x3D, 0xFC, 0x3E, 0xC6, 0xF0, 0xA1, 0xE6]
 
-        /// The most a file may ask of this machine: 2 GiB of memory, and memory × passes up to 64 GiB (about
-        /// a minute here); AES-KDF up to 2^31 rounds. A file asking more is refused before any derivation.
-        static let memoryLimitKiB: UInt64 = 2 << 20
-        static let workLimitMiB: UInt64 = 64 << 10
-        static let aesRoundsLimit: UInt64 = 1 << 31
+        /// AES-KDF up to 2^31 rounds; Argon2 within `ImportKDFLimits`. A file asking more is refused before any
+        /// derivation.
+        static let aesRoundsLimit: UInt64 = ImportKDFLimits.aesRoundsLimit
 
         var description: String {
             switch self {
@@ -152,9 +150,7 @@ struct KDBXHeader {
             guard version == 0x13 else { throw InteropError.unsupported(what: "Argon2 version \(version) (only 1.3 is read)") }
             let memoryKiB = memory / 1024
             guard (1...255).contains(lanes), passes >= 1, memoryKiB >= 8 * lanes else { throw InteropError.damaged(reason: "Argon2's parameters are out of range") }
-            guard memoryKiB <= KDF.memoryLimitKiB, memoryKiB / 1024 * passes <= KDF.workLimitMiB, passes <= UInt64(UInt32.max) else {
-                throw InteropError.unsupported(what: "Argon2 with \(memoryKiB / 1024) MiB × \(passes) passes (at most 2 GiB, and 64 GiB × passes)")
-            }
+            try ImportKDFLimits.checkArgon2(memoryKiB: memoryKiB, passes: passes)
             let parameters = Argon2Parameters(memoryKiB: UInt32(memoryKiB), passes: UInt32(passes), lanes: UInt8(lanes))
             return .argon2(variant: uuid == KDF.argon2idUUID ? .argon2id : .argon2d, salt: salt, parameters: parameters, secret: map.bytes("K") ?? [], associatedData: map.bytes("A") ?? [])
         default:

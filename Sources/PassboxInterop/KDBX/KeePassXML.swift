@@ -8,7 +8,8 @@ enum KeePassXML {
     /// Seconds from 0001-01-01 (KDBX 4's epoch) to 1970-01-01.
     static let epochOffset: Int64 = 62_135_596_800
 
-    static func read(_ xml: [UInt8], stream: StreamCipher, binaries: [[UInt8]]?) throws -> KeePassDatabase {
+    /// `inflateBudget`: what KDBX 3.1's compressed `<Binary>` elements may inflate to, all together.
+    static func read(_ xml: [UInt8], stream: StreamCipher, binaries: [[UInt8]]?, inflateBudget: Int = KDBXFile.inflatedLimit) throws -> KeePassDatabase {
         let document = try XMLTree.parse(xml)
         guard document.name == "KeePassFile", let root = document.child("Root"), let top = root.child("Group") else {
             throw InteropError.damaged(reason: "its XML is not a KeePass database")
@@ -16,12 +17,16 @@ enum KeePassXML {
         try unprotect(document, stream: stream)
         let meta = document.child("Meta")
         var pool = binaries ?? []
+        var budget = inflateBudget
         if binaries == nil {
             // KDBX 3.1 keeps attachments in Meta, base64, gzip-compressed when marked so.
             for binary in meta?.child("Binaries")?.children("Binary") ?? [] {
                 guard let id = binary.attributes["ID"].flatMap(Int.init), id >= 0, id < 100_000 else { throw InteropError.damaged(reason: "an attachment without its id") }
                 guard var data = Data(base64Encoded: binary.text.filter { !$0.isWhitespace }).map(Array.init) else { throw InteropError.damaged(reason: "an attachment is not base64") }
-                if binary.attributes["Compressed"]?.lowercased() == "true" { data = try KDBXFile.inflate(data) }
+                if binary.attributes["Compressed"]?.lowercased() == "true" {
+                    data = try KDBXFile.inflate(data, budget: budget)
+                    budget -= data.count
+                }
                 while pool.count <= id { pool.append([]) }
                 pool[id] = data
             }

@@ -152,7 +152,7 @@ public enum OnePasswordImport {
 
     public static func plan(_ bytes: [UInt8], groupsAsVaults: Bool, now: Date) throws -> ImportPlan {
         let zip = try ZipArchive(bytes)
-        guard let data = try zip.data("export.data", limit: KDBXFile.sizeLimit) else { throw InteropError.notThisFormat(format: "1pux") }
+        guard let data = try zip.data("export.data", limit: Self.fileBudget) else { throw InteropError.notThisFormat(format: "1pux") }
         let export: Export
         do {
             export = try JSONDecoder().decode(Export.self, from: Data(data))
@@ -165,7 +165,8 @@ public enum OnePasswordImport {
         var unclaimed = fileNames
         // The files' bytes in all, as the archive states them before anything is inflated: past the budget a
         // file is counted as not brought (a small archive may claim gigabytes).
-        var budget = Self.fileBudget
+        // One budget for everything the archive inflates: export.data has already drawn on it.
+        var budget = Self.fileBudget - data.count
         var read: [String: [UInt8]] = [:]
         for account in export.accounts {
             for vault in account.vaults {

@@ -95,7 +95,7 @@ public enum ProtonPassImport {
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
             let zip = try ZipArchive(bytes)
             guard let entry = zip.entries.first(where: { $0.name == "data.json" || $0.name.hasSuffix("/data.json") }),
-                let data = try zip.data(entry.name, limit: KDBXFile.sizeLimit)
+                let data = try zip.data(entry.name, limit: KDBXFile.inflatedLimit)
             else {
                 if zip.entries.contains(where: { $0.name.hasSuffix(".pgp") }) { throw InteropError.unsupported(what: pgpRefusal) }
                 throw InteropError.notThisFormat(format: "Proton Pass")

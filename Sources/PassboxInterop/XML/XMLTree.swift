@@ -41,6 +41,7 @@ final class XMLTree {
         case -1: throw InteropError.unsupported(what: "XML without libxml2 (apt-get install libxml2)")
         case -3: throw InteropError.damaged(reason: "its XML is nested deeper than \(depthLimit) levels")
         case -4: throw InteropError.damaged(reason: "its XML declares entities of its own")
+        case -5: throw InteropError.damaged(reason: "its XML has a document type declaration, which KeePass never writes")
         default: throw InteropError.damaged(reason: line > 0 ? "its XML is malformed (line \(line))" : "its XML is malformed")
         }
         guard let root = builder.root, builder.stack.isEmpty, !builder.extraRoot else { throw InteropError.damaged(reason: "its XML is malformed") }

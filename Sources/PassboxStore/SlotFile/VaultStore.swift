@@ -277,8 +277,12 @@ public final class VaultStore: @unchecked Sendable {
 
     func derivePasswordKey(_ password: SecretBytes, header: VaultHeader) throws -> SecretBytes {
         switch keySource {
-        case .password: try password.withUnsafeBytes { try Argon2.derive(password: $0, salt: header.salt, parameters: header.kdf) }
-        case .account(let account): try account.slotKey(password: password)
+        case .password:
+            // The header's parameters are in range (KDFLimits); the machine must also have their memory free
+            // (AL-6), or the derivation would push the machine into swap or the OOM killer.
+            try ItemSeal.checkMemory(for: header.kdf)
+            return try password.withUnsafeBytes { try Argon2.derive(password: $0, salt: header.salt, parameters: header.kdf) }
+        case .account(let account): return try account.slotKey(password: password)
         }
     }
 }
