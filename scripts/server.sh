@@ -21,21 +21,25 @@ start)
   else
     mkdir -p "$server_data" && chmod 700 "$data" "$server_data"
     : >"$log" && chmod 600 "$log"
-    setsid "$bin" --data "$data" server --listen "$listen" --server-data "$server_data" </dev/null >>"$log" 2>&1 &
-    echo $! >"$pid_file"
+    rm -f "$pid_file"
+    # The server writes its own pid file and says "passbox-server ready origin=URL pid=N" in every language.
+    setsid "$bin" --data "$data" server --listen "$listen" --server-data "$server_data" --pid-file "$pid_file" </dev/null >>"$log" 2>&1 &
+    started=$!
     for _ in $(seq 1 100); do
-      grep -q "listening at" "$log" && break
-      kill -0 "$(cat "$pid_file")" 2>/dev/null || break
+      grep -q "^passbox-server ready " "$log" && break
+      kill -0 "$started" 2>/dev/null || break
       sleep 0.1
     done
-    if ! grep -q "listening at" "$log"; then
+    if ! grep -q "^passbox-server ready " "$log"; then
       echo "Passbox server did not start:" >&2
       sed 's/^/  /' "$log" >&2
+      # Never leave a server running that this script cannot stop.
+      kill -TERM "$started" 2>/dev/null || true
       rm -f "$pid_file"
       exit 1
     fi
   fi
-  origin="$(grep -o 'http://[^ ]*' "$log" | head -1)"
+  origin="$(sed -n 's/^passbox-server ready origin=\([^ ]*\).*/\1/p' "$log" | tail -1)"
   echo "Passbox server: $origin (accounts in $server_data/server.sqlite; log $log; pid $(cat "$pid_file"))"
   echo "  Make an account:  $bin signup --server $origin --email you@example.org"
   echo "  Stop the server:  make stop"

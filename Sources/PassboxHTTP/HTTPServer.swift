@@ -13,6 +13,19 @@ public struct HTTPRequest: Sendable {
     /// The client's numeric address ("127.0.0.1", "::1").
     public let clientAddress: String
 
+    public init(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8], clientAddress: String) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+        self.clientAddress = clientAddress
+    }
+
+    /// The same request counted under another client address (the one a trusted proxy forwarded).
+    public func with(clientAddress: String) -> HTTPRequest {
+        HTTPRequest(method: method, path: path, headers: headers, body: body, clientAddress: clientAddress)
+    }
+
     /// The first header named `name` (any case).
     public func header(_ name: String) -> String? {
         let lower = name.lowercased()

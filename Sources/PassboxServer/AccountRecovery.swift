@@ -34,7 +34,7 @@ extension AccountService {
     func verifyRecovery(_ db: any SQLConnection, _ proof: RecoveryProof, address: String) throws -> (accountID: String, blob: [UInt8], publicKey: [UInt8]) {
         let email = try Self.checkedEmail(proof.email)
         let device = try Self.checkedDeviceID(proof.deviceID)
-        try RateLimiter.check(db, email: email, address: address)
+        try RateLimiter.check(db, .recovery, email: email, address: address)
         let challenge = try Self.consumeChallenge(db, proof.challengeID, email: email, device: device)
         let row = try db.rows(
             "SELECT a.id, r.public_key, r.blob FROM accounts a JOIN account_recovery r ON r.account_id = a.id WHERE a.email = ?", [.text(email)]
@@ -44,7 +44,7 @@ extension AccountService {
         guard let row, let accountID = row[0].text, SigningKey.isValidSignature(Array(proof.signature), for: transcript, publicKey: row[1].blob ?? [])
         else {
             try db.transaction {
-                try RateLimiter.recordFailure(db, email: email, address: address)
+                try RateLimiter.recordFailure(db, .recovery, email: email, address: address)
                 // A failed recovery of an existing account shows in its Activity and on every device.
                 if let id = try db.rows("SELECT id FROM accounts WHERE email = ?", [.text(email)]).first?[0].text {
                     try Self.record(db, id, "recoveryFailed", address: address, device: "")
@@ -80,7 +80,7 @@ extension AccountService {
                 try db.run("DELETE FROM sessions WHERE account_id = ?", [.text(accountID)])
                 try db.run("DELETE FROM remembered_devices WHERE account_id = ?", [.text(accountID)])
                 let text = try Self.openSession(db, accountID: accountID, device: request.proof.deviceID, name: name, address: address)
-                try RateLimiter.recordSuccess(db, email: SignInTranscript.normalizedEmail(request.proof.email))
+                try RateLimiter.recordSuccess(db, .recovery, email: SignInTranscript.normalizedEmail(request.proof.email), address: address)
                 try Self.record(db, accountID, "recovered", address: address, device: name)
                 return text
             }

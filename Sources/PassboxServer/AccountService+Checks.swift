@@ -32,13 +32,17 @@ extension AccountService {
         return try db.rows("SELECT value FROM server_secrets WHERE name = 'prelogin'", []).first?[0].blob ?? []
     }
 
+    /// The largest keyset kept: a real one is about 225 bytes (two key pairs' private halves in an envelope);
+    /// 1 KiB leaves room for another key without letting an account park 64 KiB per sign-up.
+    static let maximumKeysetBytes = 1024
+
     /// The sizes and key-derivation parameters of new credentials (sign-up, password change, recovery): a
-    /// 16-byte salt, a 32-byte Ed25519 key, a keyset of 1 byte to 64 KiB, parameters between the floor
+    /// 16-byte salt, a 32-byte Ed25519 key, a keyset of 1 byte to 1 KiB, parameters between the floor
     /// (64 MiB, 3 passes) and the ceiling.
     static func checkCredentials(salt: Data, signInPublicKey: Data, keyset: Data, kdf: KDFParameters) throws {
         guard salt.count == 16 else { throw ProtocolError(.badRequest, ["reason": "salt must be 16 bytes"]) }
         guard signInPublicKey.count == 32 else { throw ProtocolError(.badRequest, ["reason": "signInPublicKey must be 32 bytes"]) }
-        guard keyset.count > 0, keyset.count <= 64 * 1024 else { throw ProtocolError(.badRequest, ["reason": "keyset must be 1 byte to 64 KiB"]) }
+        guard keyset.count > 0, keyset.count <= maximumKeysetBytes else { throw ProtocolError(.badRequest, ["reason": "keyset must be 1 to \(maximumKeysetBytes) bytes"]) }
         guard kdf.memoryKiB >= kdfFloor.memoryKiB, kdf.passes >= kdfFloor.passes, kdf.lanes >= 1,
             kdf.memoryKiB <= 4 * 1024 * 1024, kdf.passes <= 64, kdf.lanes <= 16
         else { throw ProtocolError(.badRequest, ["reason": "kdf parameters below the floor (64 MiB, 3 passes) or above the ceiling"]) }

@@ -14,6 +14,11 @@ struct AccountService: Sendable {
     var signup: SignupMode = .open
     /// Challenges one address may ask for per minute (each is a synced write).
     var challengesPerMinute = 300
+    /// Accounts one address (an IPv6 /64) may make per hour, and all addresses together.
+    var signupsPerAddressPerHour = 10
+    var signupsPerHour = 200
+    /// A session unused this long ends (each sync, live update or request refreshes it, to the minute).
+    static let sessionIdleLifetime: TimeInterval = 30 * 86_400
     /// What a new account must at least use (the same floor as the client's).
     static let kdfFloor = KDFParameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1)
     /// What an unknown email's prelogin answers (the parameters new accounts get).
@@ -48,6 +53,10 @@ struct AccountService: Sendable {
                     case .invite: try Self.useInvitation(db, request.invitation, email: email)
                     case .open: break
                     }
+                    // Each account is rows and a keyset on disk: open sign-up is bounded per address and overall
+                    // (a refused sign-up is not counted: the transaction rolls its count back).
+                    try RateLimiter.countRequest(db, key: "signups:" + RateLimiter.key(for: address), limit: signupsPerAddressPerHour, window: 3600)
+                    try RateLimiter.countRequest(db, key: "signups:all", limit: signupsPerHour, window: 3600)
                     if try !db.rows("SELECT 1 FROM accounts WHERE email = ?", [.text(email)]).isEmpty { throw ProtocolError(.accountExists) }
                     if try !db.rows("SELECT 1 FROM accounts WHERE id = ?", [.text(request.accountID)]).isEmpty {
                         throw ProtocolError(.accountIDTaken)
@@ -113,6 +122,9 @@ struct AccountService: Sendable {
         let email = try Self.checkedEmail(request.email)
         let device = try Self.checkedDeviceID(request.deviceID)
         let name = Self.cleanedDeviceName(request.deviceName)
+        // A failed answer waits out the account-wide slowdown after its connection is back in the pool.
+        var slowdown: TimeInterval = 0
+        defer { if slowdown > 0 { Thread.sleep(forTimeInterval: slowdown) } }
         return try pool.with { db in
             try RateLimiter.check(db, email: email, address: address)
             let challenge = try Self.consumeChallenge(db, request.challengeID, email: email, device: device)
@@ -123,7 +135,7 @@ struct AccountService: Sendable {
             guard let account, let accountID = account[0].text, verified else {
                 // Counted for unknown emails too, so the limit tells nothing about which exist.
                 try db.transaction {
-                    try RateLimiter.recordFailure(db, email: email, address: address)
+                    slowdown = try RateLimiter.recordFailure(db, email: email, address: address)
                     if let id = account?[0].text { try Self.record(db, id, "signinFailed", address: address, device: name) }
                 }
                 throw ProtocolError(.signInFailed)
@@ -139,7 +151,7 @@ struct AccountService: Sendable {
                 }
                 guard accepted else {
                     try db.transaction {
-                        try RateLimiter.recordFailure(db, email: email, address: address)
+                        slowdown = try RateLimiter.recordFailure(db, email: email, address: address)
                         try Self.record(db, accountID, "signinFailed", address: address, device: name)
                     }
                     throw ProtocolError(.twoFactorCodeWrong)
@@ -149,7 +161,7 @@ struct AccountService: Sendable {
             let text = try db.transaction { () -> String in
                 // One session per device: signing in again replaces the device's earlier session.
                 let text = try Self.openSession(db, accountID: accountID, device: device, name: name, address: address)
-                try RateLimiter.recordSuccess(db, email: email)
+                try RateLimiter.recordSuccess(db, email: email, address: address)
                 try Self.record(db, accountID, "signin", address: address, device: name)
                 return text
             }
@@ -168,9 +180,14 @@ struct AccountService: Sendable {
         guard let row = try db.rows("SELECT account_id, device_id, device_name, last_seen, address FROM sessions WHERE token_hash = ?", [.blob(hash)]).first,
             let id = row[0].text
         else { throw ProtocolError(.notSignedIn) }
+        let now = milliseconds(Date())
+        // A session unused for 30 days has ended: a token found on an old disk or backup opens nothing.
+        if now - (row[3].integer ?? 0) > Int64(sessionIdleLifetime * 1000) {
+            try db.run("DELETE FROM sessions WHERE token_hash = ?", [.blob(hash)])
+            throw ProtocolError(.notSignedIn)
+        }
         // "Last seen" is kept to the minute: a read that finds it fresh and from the same address writes
         // nothing (a write per request cost a synced commit each).
-        let now = milliseconds(Date())
         if now - (row[3].integer ?? 0) >= 60_000 || row[4].text != address {
             try db.run("UPDATE sessions SET last_seen = ?, address = ? WHERE token_hash = ?", [.integer(now), .text(address), .blob(hash)])
         }
@@ -228,17 +245,18 @@ struct AccountService: Sendable {
     }
 
     /// Checks a fresh proof of the current sign-in key: a signature with the operation's `label` over a new
-    /// challenge of this session's device (used once), rate-limited like sign-in.
+    /// challenge of this session's device (used once). Failures count against this session only, so a
+    /// stranger's failed sign-ins never lock the owner's signed-in device out of it.
     func verifyFreshProof(_ db: any SQLConnection, _ session: Session, challengeID: String, signature: Data, label: String) throws {
         guard let account = try db.rows("SELECT email, signin_public_key FROM accounts WHERE id = ?", [.text(session.accountID)]).first,
             let email = account[0].text
         else { throw ProtocolError(.notSignedIn) }
         let publicKey = account[1].blob ?? []
-        try RateLimiter.check(db, email: email, address: session.address)
+        try RateLimiter.checkSession(db, tokenHash: session.tokenHash)
         let challenge = try Self.consumeChallenge(db, challengeID, email: email, device: session.deviceID)
         let transcript = SignInTranscript.bytes(label: label, origin: origin.current, email: email, challenge: challenge, deviceID: session.deviceID)
         guard SigningKey.isValidSignature(Array(signature), for: transcript, publicKey: publicKey) else {
-            try RateLimiter.recordFailure(db, email: email, address: session.address)
+            try RateLimiter.recordSessionFailure(db, tokenHash: session.tokenHash)
             throw ProtocolError(.signInFailed)
         }
     }

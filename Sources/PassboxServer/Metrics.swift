@@ -1,4 +1,6 @@
 import Foundation
+import PassboxCrypto
+import PassboxHTTP
 
 /// Request counts and latencies of this server process, in Prometheus' text format (`GET /metrics`): by
 /// method, route template and status — never an email, id, token or address.
@@ -41,5 +43,20 @@ final class Metrics: @unchecked Sendable {
             out += "passbox_request_duration_seconds_count{\(series)} \(totals[series]!)\n"
         }
         return out
+    }
+}
+
+/// Who may read `/metrics` on the account API's listener: nobody (the default: live sign-up, failed sign-in,
+/// recovery and two-factor counts are the operator's alone), or a client sending the operator's token as
+/// `Authorization: Bearer TOKEN` (`--metrics-token-file`). `--metrics ADDRESS:PORT` serves them instead on a
+/// listener of their own on a loopback address.
+public enum MetricsAccess: Sendable {
+    case off
+    /// The SHA-256 of the token.
+    case token([UInt8])
+
+    func allows(_ request: HTTPRequest) -> Bool {
+        guard case .token(let hash) = self, let value = request.header("Authorization"), value.hasPrefix("Bearer ") else { return false }
+        return ConstantTime.equal(Hash.sha256(Array(value.dropFirst(7).utf8)), hash)
     }
 }

@@ -24,11 +24,23 @@ public final class PassboxServer: Sendable {
         public var challengesPerMinute = 300
         /// The attachments' bytes one account may keep on this server, in MiB.
         public var blobQuotaMiB = 1024
+        /// Accounts one address (an IPv6 /64) may make per hour, and all addresses together.
+        public var signupsPerAddressPerHour = 10
+        public var signupsPerHour = 200
+        /// `/metrics` on the API's listener: off, or for the holder of a token (`MetricsAccess`).
+        public var metrics = MetricsAccess.off
+        /// A listener of its own for `/metrics` (a loopback address; port 0 picks one).
+        public var metricsListen: (address: String, port: UInt16)?
+        /// Reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy CIDR`).
+        public var trustedProxies: [AddressBlock] = []
 
         public init(dataDirectory: String) { self.dataDirectory = dataDirectory }
     }
 
     private let http: HTTPServer
+    private let metricsHTTP: HTTPServer?
+    /// The port `/metrics` has a listener of its own on, if any.
+    public var metricsPort: UInt16? { metricsHTTP?.port }
     private let hub: SyncHub
     private let sync: SyncService
     private let listener: NotificationListener?
@@ -44,6 +56,8 @@ public final class PassboxServer: Sendable {
         var accounts = AccountService(pool: pool, origin: holder)
         accounts.signup = configuration.signup
         accounts.challengesPerMinute = configuration.challengesPerMinute
+        accounts.signupsPerAddressPerHour = configuration.signupsPerAddressPerHour
+        accounts.signupsPerHour = configuration.signupsPerHour
         let hub = SyncHub()
         let sync = SyncService(pool: pool, hub: hub, isPostgres: configuration.postgres != nil)
         self.hub = hub
@@ -51,7 +65,18 @@ public final class PassboxServer: Sendable {
         // Other server processes on the same PostgreSQL database announce their pushes with NOTIFY.
         listener = try configuration.postgres.map { try NotificationListener(uri: $0, hub: hub, log: log) }
         let blobs = BlobService(pool: pool, quotaBytes: configuration.blobQuotaMiB << 20)
-        let router = ServerRouter(accounts: accounts, sync: sync, blobs: blobs, log: log)
+        var router = ServerRouter(accounts: accounts, sync: sync, blobs: blobs, log: log)
+        router.metricsAccess = configuration.metrics
+        router.clientAddress = ClientAddress(trustedProxies: configuration.trustedProxies)
+        if let listen = configuration.metricsListen {
+            let metrics = router.metrics
+            metricsHTTP = try HTTPServer(address: listen.address, port: listen.port) { request in
+                guard request.method == "GET", request.path == "/metrics" else { return HTTPResponse(status: 404) }
+                return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4"), ("Cache-Control", "no-store")], body: Array(metrics.text().utf8))
+            }
+        } else {
+            metricsHTTP = nil
+        }
         var limits = configuration.limits
         // On PostgreSQL each handler holds a connection and a server backend: on a small machine more than 16 at
         // once only take turns on the same cores. (On SQLite the waiting handlers join one group commit.)
@@ -70,6 +95,7 @@ public final class PassboxServer: Sendable {
         let sync = self.sync
         hub.stop { (try? sync.revision(account: $0)) ?? 0 }
         listener?.stop()
+        metricsHTTP?.stop()
         http.stop()
     }
 }

@@ -12,12 +12,18 @@ struct ServerRouter: Sendable {
     let blobs: BlobService
     let log: @Sendable (String) -> Void
     let metrics = Metrics()
+    /// Who may read `/metrics` on this listener (nobody by default).
+    var metricsAccess = MetricsAccess.off
+    /// Reverse proxies whose `X-Forwarded-For` names the client.
+    var clientAddress = ClientAddress(trustedProxies: [])
 
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
+    func handle(_ peerRequest: HTTPRequest) -> HTTPResponse {
         let started = DispatchTime.now()
+        let request = peerRequest.with(clientAddress: clientAddress.of(peer: peerRequest.clientAddress, forwardedFor: peerRequest.header("X-Forwarded-For")))
         let route = "\(request.method) \(request.path)"
         var response: HTTPResponse
         do {
+            try Self.refuseCrossSite(request, origin: accounts.origin.current)
             response = try answer(request, route: route)
         } catch let error as ProtocolError {
             response = Self.failure(error)
@@ -70,7 +76,9 @@ struct ServerRouter: Sendable {
     private func answer(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
         switch route {
         case "GET /v1/health": return try Self.json(HealthReply(status: "ok", protocolVersion: ProtocolVersion.current))
-        case "GET /metrics": return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(metrics.text().utf8))
+        case "GET /metrics":
+            guard metricsAccess.allows(request) else { throw ProtocolError(.notFound, ["route": request.path]) }
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(metrics.text().utf8))
         case "POST /v1/signup": return try Self.json(accounts.signup(Self.decode(SignupRequest.self, request), address: request.clientAddress), status: 201)
         case "POST /v1/prelogin": return try Self.json(accounts.prelogin(Self.decode(PreloginRequest.self, request)))
         case "POST /v1/signin/challenge": return try Self.json(accounts.challenge(Self.decode(ChallengeRequest.self, request), address: request.clientAddress))
@@ -160,6 +168,20 @@ struct ServerRouter: Sendable {
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/octet-stream")], body: try blobs.get(account: account, id: words[0], part: part))
         default:
             throw ProtocolError(.notFound, ["route": request.path])
+        }
+    }
+
+    /// What a web page could make its visitors' browsers send: a body that is not JSON (a form or "simple"
+    /// request needs no preflight), or any request from another site's page (`Origin` not this server's).
+    /// Passbox's own clients send JSON with no `Origin`; blob parts are bytes and need a session token.
+    static func refuseCrossSite(_ request: HTTPRequest, origin: String) throws {
+        if let from = request.header("Origin"), SignInTranscript.normalizedOrigin(from) != origin {
+            throw ProtocolError(.badRequest, ["reason": "requests from another site's page are refused (Origin \(from.prefix(100)))"])
+        }
+        guard !request.body.isEmpty, !request.path.hasPrefix("/v1/blobs/") || request.path == "/v1/blobs/remove" else { return }
+        let type = request.header("Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/json" else {
+            throw ProtocolError(.badRequest, ["reason": "the body must be sent as Content-Type: application/json"])
         }
     }
 

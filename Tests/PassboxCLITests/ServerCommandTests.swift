@@ -74,6 +74,35 @@ final class ServerProcess {
     }
 }
 
+/// `make run` and `make stop` (scripts/server.sh) in German: the server writes its own pid file and a ready line
+/// in no language, so the script sees it start (it once waited for the English "listening at", reported a
+/// failure, deleted the pid file and left the server running), and `stop` stops it by that pid file.
+@Suite struct ServerScriptTests {
+    @Test func theScriptStartsAndStopsTheServerInGerman() throws {
+        let dir = try TemporaryDirectory("passbox-script")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let script = root + "/scripts/server.sh"
+        let env = ["PASSBOX_DATA_DIR": dir.path + "/data", "PASSBOX_SERVER_LISTEN": "127.0.0.1:0", "PASSBOX_LANG": "de", "LANG": "de_DE.UTF-8"]
+        let started = try Transcript.execute("/bin/bash", [script, "start", try Transcript.executablePath()], stdin: [], environment: env)
+        #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
+        #expect(started.stdout.contains("Passbox server: http://127.0.0.1:"), "\(started.stdout)")
+        let pidFile = dir.path + "/data/server/server.pid"
+        let pid = try #require(Int32((try String(contentsOfFile: pidFile, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(kill(pid, 0) == 0, "the server runs under the pid it wrote")
+        let mode = try FileManager.default.attributesOfItem(atPath: pidFile)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let log = try String(contentsOfFile: dir.path + "/data/server/server.log", encoding: .utf8)
+        #expect(log.contains("erreichbar unter") && log.contains("passbox-server ready origin=http://127.0.0.1:") && log.contains("pid=\(pid)"))
+        let again = try Transcript.execute("/bin/bash", [script, "start", try Transcript.executablePath()], stdin: [], environment: env)
+        #expect(again.status == 0 && again.stdout.contains("already running"))
+        let stopped = try Transcript.execute("/bin/bash", [script, "stop"], stdin: [], environment: env)
+        #expect(stopped.status == 0 && stopped.stdout.contains("stopped"), "\(stopped.stdout)\(stopped.stderr)")
+        // The script waits for the process to end; what it left is checked, not timed.
+        #expect(kill(pid, 0) != 0, "the server has stopped")
+        #expect(!FileManager.default.fileExists(atPath: pidFile))
+    }
+}
+
 /// A server killed in the middle of requests loses no write it acknowledged: after SIGKILL and a restart on
 /// the same data directory, every sign-up answered 201 is there (its salt comes back from prelogin).
 @Suite struct ServerCrashTests {

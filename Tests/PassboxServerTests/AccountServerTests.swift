@@ -35,6 +35,8 @@ typealias LogLines = Collected<String>
 struct TestClient {
     let base: String
     var token: String?
+    /// Headers sent with every request (X-Forwarded-For behind a trusted proxy, Origin, another Content-Type).
+    var headers: [String: String] = [:]
 
     func send(_ method: String, _ path: String, _ body: Data? = nil) throws -> (status: Int, body: Data) {
         var request = URLRequest(url: URL(string: base + path)!)
@@ -42,6 +44,7 @@ struct TestClient {
         request.httpBody = body
         if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var result: (Int, Data)?
         URLSession.shared.dataTask(with: request) { data, response, _ in
@@ -217,10 +220,12 @@ struct TestAccount {
         #expect(elsewhere.body != unknown.body)
     }
 
+    static let metricsToken = "operator-metrics-token-0123456789"
+
     @Test(arguments: Backend.cases) func badRequestsGetTypedAnswers(_ backend: Backend) throws {
         let store = try TestStore(backend)
         let log = LogLines()
-        let server = try startServer(store, log: log)
+        let server = try startServer(store, log: log) { $0.metrics = .token(Hash.sha256(Array(Self.metricsToken.utf8))) }
         defer { server.stop() }
         let client = TestClient(base: server.origin)
         #expect(try client.send("GET", "/v1/health").status == 200)
@@ -243,8 +248,11 @@ struct TestAccount {
         noEmail.email = "not an email"
         #expect(try client.failure("POST", "/v1/signup", noEmail).1.code == .badRequest)
         #expect(try client.send("GET", "/v1/account").status == 401)
-        // Metrics: counts and latencies by route template and status, nothing about who asked.
-        let metrics = try client.send("GET", "/metrics")
+        // Metrics: counts and latencies by route template and status, nothing about who asked (this server
+        // was started with a metrics token; ServerHardeningTests pins that they are off without one).
+        var owner = client
+        owner.token = Self.metricsToken
+        let metrics = try owner.send("GET", "/metrics")
         let text = String(decoding: metrics.body, as: UTF8.self)
         #expect(text.contains(#"passbox_requests_total{method="GET",route="/v1/health",status="200"} 1"#))
         #expect(text.contains(#"passbox_requests_total{method="GET",route="(unknown route)",status="404"} 1"#))
@@ -400,7 +408,7 @@ struct TestAccount {
             failures.append((try? failedSignin(clients[i % 2], email: "counted@example.org", device: "g\(i)").0) ?? 0)
         }
         #expect(failures.all == Array(repeating: 401, count: 8))
-        let count = try store.connection().rows("SELECT count FROM signin_failures WHERE key = ?", [.text("account:counted@example.org")]).first?[0]
+        let count = try store.connection().rows("SELECT count FROM signin_failures WHERE key = ?", [.text("signin-account:counted@example.org")]).first?[0]
         #expect(count == .integer(8))
     }
 

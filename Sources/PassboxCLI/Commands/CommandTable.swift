@@ -305,7 +305,10 @@ enum CommandTable {
         },
         CommandSpec(
             name: "server", summary: "run the account server here (accounts, sign-in, devices, two-factor; SQLite or PostgreSQL)", usage: Commands.serverUsage,
-            valued: ["listen", "server-data", "database", "origin", "tls-cert", "tls-key", "signup", "blob-quota-mib"],
+            valued: [
+                "listen", "server-data", "database", "origin", "tls-cert", "tls-key", "signup", "blob-quota-mib", "pid-file", "metrics", "metrics-token-file",
+                "trusted-proxy", "signups-per-hour", "signups-per-address-hour",
+            ],
             subcommands: [
                 CommandSpec(
                     name: "invite", summary: "a single-use invitation for an email (for --signup invite)", usage: Commands.inviteUsage,

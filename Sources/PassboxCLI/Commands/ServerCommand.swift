@@ -1,10 +1,12 @@
 import Foundation
 import PassboxCore
+import PassboxCrypto
 import PassboxHTTP
 import PassboxServer
 
 extension Commands {
-    static let serverUsage = "passbox server [--listen ADDRESS:PORT] [--server-data DIR | --database postgresql://USER@HOST/DB] [--origin URL] [--tls-cert FILE --tls-key FILE] [--signup open|invite|closed] [--blob-quota-mib N]"
+    static let serverUsage =
+        "passbox server [--listen ADDRESS:PORT] [--server-data DIR | --database postgresql://USER@HOST/DB] [--origin URL] [--tls-cert FILE --tls-key FILE] [--signup open|invite|closed] [--blob-quota-mib N] [--signups-per-hour N] [--signups-per-address-hour N] [--trusted-proxy CIDR]... [--metrics LOOPBACK:PORT | --metrics-token-file FILE] [--pid-file FILE]"
 
     /// `passbox server`: the account server in the foreground until SIGINT or SIGTERM, one log line per request
     /// on standard error.
@@ -22,6 +24,28 @@ extension Commands {
         if let quota = a.value("blob-quota-mib") {
             guard let mib = Int(quota), (0...(1 << 30)).contains(mib) else { throw CLIError.usage("--blob-quota-mib takes a number of MiB", hint: "passbox server --blob-quota-mib 4096") }
             configuration.blobQuotaMiB = mib
+        }
+        for (option, keyPath) in [("signups-per-hour", \PassboxServer.Configuration.signupsPerHour), ("signups-per-address-hour", \.signupsPerAddressPerHour)] {
+            guard let text = a.value(option) else { continue }
+            guard let n = Int(text), (0...1_000_000).contains(n) else { throw CLIError.usage("--\(option) takes a number of sign-ups", hint: "passbox server --\(option) 20") }
+            configuration[keyPath: keyPath] = n
+        }
+        for text in a.all("trusted-proxy").flatMap({ $0.split(separator: ",").map(String.init) }) {
+            guard let block = AddressBlock(text) else { throw CLIError.usage("--trusted-proxy takes an address or CIDR block (\(Console.visibleLine(text)))", hint: "passbox server --trusted-proxy 127.0.0.1/32") }
+            configuration.trustedProxies.append(block)
+        }
+        if let listenMetrics = a.value("metrics") {
+            guard let (metricsAddress, metricsPort) = parseListen(listenMetrics), isLoopback(metricsAddress) else {
+                throw CLIError.usage("--metrics takes a loopback address and port (\(Console.visibleLine(listenMetrics)))", hint: "passbox server --metrics 127.0.0.1:9187, or --metrics-token-file FILE")
+            }
+            configuration.metricsListen = (metricsAddress, metricsPort)
+        }
+        if let tokenFile = a.value("metrics-token-file") {
+            // The token is read from a file (an argument would be readable by every user through /proc).
+            guard let data = FileManager.default.contents(atPath: tokenFile), let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+                text.utf8.count >= 16, text.utf8.count <= 256
+            else { throw CLIError.usage("--metrics-token-file must name a file holding a token of 16 to 256 characters", hint: "head -c 32 /dev/urandom | base64 > metrics.token") }
+            configuration.metrics = .token(Hash.sha256(Array(text.utf8)))
         }
         if let mode = a.value("signup") {
             guard let chosen = SignupMode(rawValue: mode) else { throw CLIError.usage(c.tr("server.badSignup", ["value": Console.visibleLine(mode)]), hint: c.tr("server.badSignup.hint")) }
@@ -56,11 +80,23 @@ extension Commands {
             throw CLIError.failure(c.tr("server.cannotStart", ["reason": String(describing: error)]), hint: c.tr("server.cannotStart.hint"))
         }
         let data = configuration.postgres.map(redactedURI) ?? configuration.dataDirectory
+        let pidFile = a.value("pid-file")
+        if let pidFile {
+            do {
+                try ServerReadiness.writePIDFile(pidFile)
+            } catch {
+                server.stop()
+                throw CLIError.failure(c.tr("server.cannotStart", ["reason": "could not write the pid file \(pidFile)"]), hint: c.tr("server.cannotStart.hint"))
+            }
+        }
         Console.out(c.tr("server.listening", ["origin": server.origin, "data": data]))
         Console.out(c.tr("server.signup.\(configuration.signup.rawValue)"))
+        // One line in no language, for scripts and service managers to wait for.
+        Console.out(ServerReadiness.readyLine(origin: server.origin, metricsPort: server.metricsPort))
         var received: Int32 = 0
         sigwait(&signals, &received)
         server.stop()
+        if let pidFile { ServerReadiness.removePIDFile(pidFile) }
         Console.err(c.tr("server.stopped"))
     }
 
@@ -116,5 +152,33 @@ extension Commands {
             text.contains("-----BEGIN ")
         else { throw CLIError.failure(c.tr("server.badPEM", ["path": path]), hint: c.tr("server.badPEM.hint")) }
         return text
+    }
+}
+
+/// How `passbox server` tells scripts and service managers that it is up: a pid file it writes itself (0600,
+/// atomically, removed when it stops) and one ready line that does not depend on the language:
+/// `passbox-server ready origin=URL pid=N` (and ` metrics=PORT` with a metrics listener of its own).
+enum ServerReadiness {
+    static func readyLine(origin: String, metricsPort: UInt16?) -> String {
+        "passbox-server ready origin=\(origin) pid=\(getpid())" + (metricsPort.map { " metrics=\($0)" } ?? "")
+    }
+
+    static func writePIDFile(_ path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw CLIError.failure("cannot write \(path)", hint: "") }
+        let text = Array("\(getpid())\n".utf8)
+        let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == text.count, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw CLIError.failure("cannot write \(path)", hint: "")
+        }
+    }
+
+    /// Removes the pid file if it still names this process (another server may have taken it over).
+    static func removePIDFile(_ path: String) {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8), Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) == getpid() else { return }
+        unlink(path)
     }
 }
