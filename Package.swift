@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(
             name: "PassboxInteropTests", dependencies: ["PassboxInterop", "PassboxCore", "PassboxCrypto", "PassboxStore", "PassboxTestSupport"],
             resources: [.copy("Fixtures")]),
-        .testTarget(name: "PassboxSyncTests", dependencies: ["PassboxSync", "PassboxCore", "PassboxCrypto", "PassboxTestSupport"]),
+        .testTarget(name: "PassboxSyncTests", dependencies: ["PassboxSync", "PassboxCore", "PassboxCrypto", "PassboxProtocol", "PassboxTestSupport"]),
         .testTarget(name: "PassboxHTTPTests", dependencies: ["PassboxHTTP", "PassboxTestSupport"]),
         .testTarget(name: "PassboxSQLiteTests", dependencies: ["PassboxSQLite", "PassboxTestSupport"]),
         .testTarget(name: "PassboxWebTests", dependencies: ["PassboxWeb", "PassboxCore", "PassboxProtocol"]),

@@ -72,10 +72,15 @@ public struct AccountClient: Sendable {
     /// the server cannot change them silently, nor offer less than the floor.
     public func signin(
         email: String, password: UnsafeRawBufferPointer, secretKey: SecretKey, deviceID: String, deviceName: String, lastUsed: Argon2Parameters?,
-        rememberToken: String? = nil, rememberDevice: Bool = false, secondFactor: (() throws -> String)? = nil
+        lastSalt: [UInt8]? = nil, rememberToken: String? = nil, rememberDevice: Bool = false, secondFactor: (() throws -> String)? = nil
     ) throws -> SignedIn {
         let email = SignInTranscript.normalizedEmail(email)
         let pre = try call("POST", "/v1/prelogin", PreloginRequest(email: email), as: PreloginReply.self)
+        // A salt other than the one this device last signed in with is refused before anything is derived or
+        // signed: a server that swaps it would otherwise get a signature made with keys of its choosing.
+        if let lastSalt, Array(pre.salt) != lastSalt {
+            throw ProtocolError(.serverSaltChanged, ["server": origin])
+        }
         let parameters = Argon2Parameters(memoryKiB: pre.kdf.memoryKiB, passes: pre.kdf.passes, lanes: pre.kdf.lanes)
         do {
             try AccountKDFPolicy.check(parameters, lastUsed: lastUsed)

@@ -114,6 +114,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case badServerAnswer  // facts: server, status
     case insecureServer  // facts: server
     case serverParametersRefused  // facts: memoryMiB, passes, lanes
+    case serverSaltChanged  // facts: server (the account's salt is not the one this device last signed in with)
     case noAccount
     case rateLimited  // facts: minutes
     /// The server gave up on a request whose body arrived too slowly (HTTP 408).

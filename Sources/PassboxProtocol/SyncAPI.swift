@@ -155,3 +155,12 @@ public struct SyncWaitReply: Codable, Sendable {
     public var revision: Int64
     public init(revision: Int64) { self.revision = revision }
 }
+
+/// The ids sync names (vaults, items, operations): 1 to 64 ASCII letters, digits, `-` or `_`. The server
+/// refuses others in a push, and a device refuses them in a pull, so an id never carries a byte that could
+/// blur the manifest tree's leaf encoding (a NUL, a length) whatever a hostile server sends.
+public enum SyncIdentifier {
+    public static func isValid(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F }
+    }
+}

@@ -18,8 +18,7 @@ struct SyncService: Sendable {
     static let pageBytes = 2 << 20
 
     static func checkedID(_ id: String, _ name: String) throws -> String {
-        guard (1...64).contains(id.utf8.count), id.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F })
-        else { throw ProtocolError(.badRequest, ["reason": "\(name) must be 1 to 64 letters, digits, - or _"]) }
+        guard SyncIdentifier.isValid(id) else { throw ProtocolError(.badRequest, ["reason": "\(name) must be 1 to 64 letters, digits, - or _"]) }
         return id
     }
 

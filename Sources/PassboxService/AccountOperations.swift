@@ -46,7 +46,7 @@ public enum AccountOperations {
     /// its sync keys, and the parameters used (a server cannot lower them later).
     public static func keep(_ session: AccountClient.SignedIn, secretKey: SecretKey, client: AccountClient, device: (id: String, name: String), in dataDirectory: String) throws {
         try AccountDevice.keep(session, secretKey: secretKey, server: client.origin, deviceID: device.id, deviceName: device.name, in: dataDirectory)
-        try KnownAccounts.remember(session.kdf, server: client.origin, email: session.email, in: dataDirectory)
+        try KnownAccounts.remember(session.kdf, salt: session.salt, server: client.origin, email: session.email, in: dataDirectory)
     }
 
     /// Makes the account and signs in as this device. The master password is checked for strength first.
@@ -70,14 +70,15 @@ public enum AccountOperations {
     ) throws -> AccountClient.SignedIn {
         let (client, email) = try target(server: r.server, email: r.email, dataDirectory: dataDirectory)
         let secretKey = try parseSecretKey(r.secretKey)
-        let lastUsed = r.acceptNewParameters ? nil : try KnownAccounts.load(dataDirectory).parameters(server: client.origin, email: email)
+        let known = r.acceptNewParameters ? nil : try KnownAccounts.load(dataDirectory)
+        let lastUsed = known?.parameters(server: client.origin, email: email), lastSalt = known?.salt(server: client.origin, email: email)
         let remembered = RememberedDevice.load(dataDirectory, server: client.origin, email: email)
         var device = newDevice(name: r.deviceName, surface: surface)
         if let remembered { device.id = remembered.deviceID }
         let code = r.code.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
         let session = try r.password.withUnsafeBytes {
             try client.signin(
-                email: email, password: $0, secretKey: secretKey, deviceID: device.id, deviceName: device.name, lastUsed: lastUsed,
+                email: email, password: $0, secretKey: secretKey, deviceID: device.id, deviceName: device.name, lastUsed: lastUsed, lastSalt: lastSalt,
                 rememberToken: remembered?.token, rememberDevice: r.rememberDevice
             ) {
                 if let secondFactor { return try secondFactor() }

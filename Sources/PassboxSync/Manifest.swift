@@ -5,11 +5,16 @@ import PassboxCrypto
 /// hash of the version before, the root of the tree over the vault's items, the hash of the vault's name
 /// envelope, the key version, and the writer's Ed25519 signature over all of it.
 ///
-/// Encoded: `01 | u16 len | vaultID | u64 version | previous (32) | root (32) | metaHash (32) |
+/// Encoded: `format | u16 len | vaultID | u64 version | previous (32) | root (32) | metaHash (32) |
 /// u32 keyVersion | u16 len | signer | signature (64)`, big-endian; signed is
-/// `"passbox/v1/manifest|"` followed by everything before the signature.
+/// `"passbox/v1/manifest|"` followed by everything before the signature. The format byte also says how the
+/// root's tree encodes its leaves (`ManifestTree`): 1 with a NUL after the item id, 2 (written since issue 28)
+/// with the id's length before it. Both are read; a chain may hold both.
 public struct Manifest: Sendable, Equatable {
-    public static let formatVersion: UInt8 = 1
+    /// The format written.
+    public static let formatVersion: UInt8 = 2
+    public static let readableFormats: ClosedRange<UInt8> = 1...2
+    public var format: UInt8 = Manifest.formatVersion
     public var vaultID: String
     public var version: Int64
     public var previous: [UInt8]
@@ -35,7 +40,7 @@ public struct Manifest: Sendable, Equatable {
     public static let noPrevious = [UInt8](repeating: 0, count: 32)
 
     var body: [UInt8] {
-        var out: [UInt8] = [Self.formatVersion]
+        var out: [UInt8] = [format]
         func string(_ s: String) {
             let bytes = Array(s.utf8)
             out += [UInt8(bytes.count >> 8 & 0xFF), UInt8(bytes.count & 0xFF)] + bytes
@@ -72,7 +77,8 @@ public struct Manifest: Sendable, Equatable {
             return s
         }
         let format = try take(1).first!
-        guard format == Self.formatVersion else { throw ManifestError.newerFormat(Int(format)) }
+        guard Self.readableFormats.contains(format) else { throw ManifestError.newerFormat(Int(format)) }
+        self.format = format
         vaultID = try string()
         version = Int64(bitPattern: try take(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
         previous = Array(try take(32))
@@ -91,9 +97,10 @@ public enum ManifestError: Error, Equatable, Sendable {
 }
 
 /// The tree a manifest's root is computed over: 256 buckets by the first byte of SHA-256 of the item id;
-/// a bucket's hash is SHA-256 over `"passbox/v1/bucket"` and its leaves sorted by item id, each leaf
-/// `itemID | 0x00 | hash of the item's current envelope (32; zeros when deleted) | deleted (1)`; the buckets are
-/// the leaves of a binary tree whose nodes are SHA-256(0x01 | left | right). A change re-hashes its bucket
+/// a bucket's hash is SHA-256 over `"passbox/v1/bucket"` and its leaves sorted by item id, each leaf (format 2)
+/// `u16 length of itemID | itemID | hash of the item's current envelope (32; zeros when deleted) | deleted (1)`
+/// — format 1 wrote `itemID | 0x00 | …`, which an id holding a NUL could blur, so it is only read; the buckets
+/// are the leaves of a binary tree whose nodes are SHA-256(0x01 | left | right). A change re-hashes its bucket
 /// and the eight nodes above it: O(changed × (bucket + log n)).
 public struct ManifestTree: Sendable {
     public struct Leaf: Sendable, Equatable {
@@ -107,14 +114,15 @@ public struct ManifestTree: Sendable {
 
     static let bucketCount = 256
     private var buckets: [[String: Leaf]]
-    /// Heap order: node 1 is the root, nodes 256…511 the buckets.
-    private var nodes: [[UInt8]]
-    private var dirty: Set<Int> = []
+    /// Per leaf format (index format − 1), in heap order: node 1 is the root, nodes 256…511 the buckets.
+    private var nodes: [[[UInt8]]]
+    /// Per leaf format, the buckets changed since its root was last computed.
+    private var dirty: [Set<Int>]
 
     public init() {
         buckets = Array(repeating: [:], count: Self.bucketCount)
-        nodes = Array(repeating: [], count: 2 * Self.bucketCount)
-        dirty = Set(0..<Self.bucketCount)
+        nodes = Array(repeating: Array(repeating: [], count: 2 * Self.bucketCount), count: Manifest.readableFormats.count)
+        dirty = Array(repeating: Set(0..<Self.bucketCount), count: Manifest.readableFormats.count)
     }
 
     public var count: Int { buckets.reduce(0) { $0 + $1.count } }
@@ -128,7 +136,7 @@ public struct ManifestTree: Sendable {
         let b = Self.bucket(of: itemID)
         if buckets[b][itemID] == leaf { return }
         buckets[b][itemID] = leaf
-        dirty.insert(b)
+        for f in dirty.indices { dirty[f].insert(b) }
     }
 
     public mutating func set(_ itemID: String, envelope: [UInt8]) { set(itemID, Leaf(hash: Hash.sha256(envelope), deleted: false)) }
@@ -137,27 +145,36 @@ public struct ManifestTree: Sendable {
     /// Every leaf, for a caller that compares two trees.
     public var leaves: [String: Leaf] { buckets.reduce(into: [:]) { all, b in all.merge(b) { a, _ in a } } }
 
-    public mutating func root() -> [UInt8] {
-        if !dirty.isEmpty {
+    /// The root as a manifest of `format` names it.
+    public mutating func root(format: UInt8 = Manifest.formatVersion) -> [UInt8] {
+        precondition(Manifest.readableFormats.contains(format), "a manifest format this code reads")
+        let f = Int(format) - 1
+        if !dirty[f].isEmpty {
             var parents = Set<Int>()
-            for b in dirty {
+            for b in dirty[f] {
                 var data = Array("passbox/v1/bucket".utf8)
                 for (id, leaf) in buckets[b].sorted(by: { $0.key < $1.key }) {
-                    data += Array(id.utf8) + [0] + leaf.hash + [leaf.deleted ? 1 : 0]
+                    let bytes = Array(id.utf8)
+                    if format == 1 {
+                        data += bytes + [0]
+                    } else {
+                        data += [UInt8(truncatingIfNeeded: bytes.count >> 8), UInt8(truncatingIfNeeded: bytes.count)] + bytes
+                    }
+                    data += leaf.hash + [leaf.deleted ? 1 : 0]
                 }
-                nodes[Self.bucketCount + b] = Hash.sha256(data)
+                nodes[f][Self.bucketCount + b] = Hash.sha256(data)
                 parents.insert((Self.bucketCount + b) / 2)
             }
-            dirty = []
+            dirty[f] = []
             while !parents.isEmpty {
                 var next = Set<Int>()
                 for n in parents {
-                    nodes[n] = Hash.sha256([1] + nodes[2 * n] + nodes[2 * n + 1])
+                    nodes[f][n] = Hash.sha256([1] + nodes[f][2 * n] + nodes[f][2 * n + 1])
                     if n > 1 { next.insert(n / 2) }
                 }
                 parents = next
             }
         }
-        return nodes[1]
+        return nodes[f][1]
     }
 }

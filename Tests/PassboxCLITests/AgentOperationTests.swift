@@ -571,7 +571,7 @@ enum RawExchange {
         // AccountCommandTests.anAccountsVaultUnlocksOfflineFromTheKeptKeyset provokes it).
         let needOtherConditions: Set<ErrorCode> = [
             .accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .notFound, .serverUnreachable, .badServerAnswer,
-            .insecureServer, .serverParametersRefused, .noAccount, .alreadySignedIn, .rateLimited, .deviceNotFound, .signupClosed,
+            .insecureServer, .serverParametersRefused, .serverSaltChanged, .noAccount, .alreadySignedIn, .rateLimited, .deviceNotFound, .signupClosed,
             .invitationInvalid, .twoFactorRequired, .twoFactorCodeWrong, .requestTimeout, .accountVaultPassword,
             .mustWait, .attemptCounterDamaged, .quickUnlockRefused, .quickUnlockUnavailable, .noVault, .vaultExists, .notAVault,
             .newerFormat, .damaged, .busy, .conflict, .vaultTooLarge, .io, .directoryNotOwned, .noPassword, .breachCheckFailed, .catalogueMissing,

@@ -4,12 +4,30 @@ import PassboxCore
 import PassboxHTTP
 import PassboxProtocol
 import PassboxService
+import PassboxStore
 import PassboxSync
 import PassboxTestSupport
 import Testing
 
 /// A proxy in front of a real `passbox server` that passes everything through and, when armed, changes one
 /// answer to a pull (security.md §6b). It also keeps the pushes the server refused (a fork needs one).
+/// The paths a hostile server heard, from its handler threads.
+final class HeardPaths: @unchecked Sendable {
+    // @unchecked: `paths` is touched only under `lock`.
+    private let lock = NSLock()
+    private var paths: [String] = []
+    func append(_ path: String) {
+        lock.lock()
+        paths.append(path)
+        lock.unlock()
+    }
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return paths
+    }
+}
+
 final class MutatingProxy: @unchecked Sendable {
     // @unchecked: the mutable parts are touched only under `lock`.
     private let lock = NSLock()
@@ -151,6 +169,7 @@ final class MutatingProxy: @unchecked Sendable {
     static let attacks = [
         "itemMovedToAnotherID", "itemMovedToAnotherVault", "fieldOfAnotherItem", "olderItemReplayed", "itemDropped", "itemResurrected",
         "manifestGoesBack", "manifestForks", "unknownEnvelopeVersion", "vaultKeySwapped", "signatureBroken", "itemTwiceInAPage",
+        "itemIDWithNUL", "itemIDTooLong",
     ]
 
     @Test(arguments: attacks) func theDeviceRefusesAndKeepsItsData(_ attack: String) throws {
@@ -215,6 +234,11 @@ final class MutatingProxy: @unchecked Sendable {
                 }
             case "itemDropped":
                 r.items.removeAll { $0.itemID == mail }
+            case "itemIDWithNUL":
+                // An id no device makes: a NUL could blur where one leaf of the manifest tree ends.
+                r.items = r.items.map { var x = $0; if x.itemID == mail { x.itemID = mail + "\u{0}x" }; return x }
+            case "itemIDTooLong":
+                r.items = r.items.map { var x = $0; if x.itemID == mail { x.itemID = String(repeating: "A", count: 65) }; return x }
             case "itemResurrected":
                 r.items = r.items.map { var x = $0; if x.itemID == shop, x.envelope == nil { x.envelope = firstPulls.flatMap(\.items).last { $0.itemID == shop }?.envelope }; return x }
             case "manifestGoesBack":
@@ -249,7 +273,7 @@ final class MutatingProxy: @unchecked Sendable {
         } catch let error as ProtocolError {
             #expect(error.code == .syncRefused, "\(attack): \(error)")
             let expected: [String: Set<String>] = [
-                "manifestGoesBack": ["stepBack", "malformed"], "itemTwiceInAPage": ["malformed"], "manifestForks": ["fork"], "vaultKeySwapped": ["keyChanged"], "signatureBroken": ["signature"],
+                "manifestGoesBack": ["stepBack", "malformed"], "itemTwiceInAPage": ["malformed"], "itemIDWithNUL": ["malformed"], "itemIDTooLong": ["malformed"], "manifestForks": ["fork"], "vaultKeySwapped": ["keyChanged"], "signatureBroken": ["signature"],
             ]
             #expect((expected[attack] ?? ["rootMismatch"]).contains(error.facts["reason"] ?? ""), "\(attack): \(error.facts)")
         }
@@ -267,24 +291,46 @@ final class MutatingProxy: @unchecked Sendable {
         }
     }
 
-    /// A server that changes the salt at a later sign-in: the keyset does not open with the keys it makes, and
-    /// nothing is kept.
-    @Test func aChangedSaltIsRefusedAtSignIn() throws {
+    /// A server that changes the salt at a later sign-in is refused before anything is derived or signed: the
+    /// device kept the salt beside the parameters (known-accounts.json). The hostile server answers the whole
+    /// sign-in itself (challenge and sign-in accepted, with a keyset of its own), and it never hears more than
+    /// the prelogin. Told to accept new parameters (after a password change elsewhere), the device goes on and
+    /// still keeps nothing, since the hostile keyset does not open.
+    @Test func aChangedSaltIsRefusedAtSignInBeforeDeriving() throws {
         let dir = try TemporaryDirectory("passbox-hostile-salt")
         let proxy = try MutatingProxy()
         let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: ["--origin", proxy.origin], port: try PostgresCluster.freePort())
         _ = server
         proxy.target = server.address
-        let (_, key) = try SyncDevice.signUp("a", server: proxy.origin, email: "salt@example.org", in: dir)
-        let real = server.address
+        let data = dir.path + "/device"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let email = "salt@example.org", password = SecretText(SyncDevice.password)
+        let (key, _, _) = try AccountOperations.signUp(AccountSignUpRequest(server: proxy.origin, email: email, password: password), dataDirectory: data)
+        #expect(try KnownAccounts.load(data).salt(server: proxy.origin, email: email)?.count == 16)
+        _ = try AccountOperations.signOut(data)
+        let heard = HeardPaths()
         let salty = try HTTPServer { request in
-            if request.path == "/v1/prelogin" { return .json(200, Array(#"{"salt":"AAAAAAAAAAAAAAAAAAAAAA==","kdf":{"memoryKiB":131072,"passes":4,"lanes":1}}"#.utf8)) }
-            let answer = try? HTTPGet.exchange(request.method, real + request.path, headers: ["Content-Type: application/json"], body: request.body)
-            return .json(answer?.status ?? 502, answer?.body ?? [])
+            heard.append(request.path)
+            switch request.path {
+            case "/v1/prelogin": return .json(200, Array(#"{"salt":"AAAAAAAAAAAAAAAAAAAAAA==","kdf":{"memoryKiB":131072,"passes":4,"lanes":1}}"#.utf8))
+            case "/v1/signin/challenge": return .json(200, Array(#"{"challengeID":"c1","challenge":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}"#.utf8))
+            case "/v1/signin": return .json(200, Array(#"{"token":"t","accountID":"\#(key.accountID)","keyset":"AAAA"}"#.utf8))
+            default: return .json(404, Array(#"{"code":"notFound","facts":{}}"#.utf8))
+            }
         }
         defer { salty.stop() }
         proxy.target = "http://127.0.0.1:\(salty.port)"
-        #expect(throws: ProtocolError.self) { try SyncDevice.signIn("b", server: proxy.origin, email: "salt@example.org", secretKey: key, in: dir) }
-        #expect(!FileManager.default.fileExists(atPath: dir.path + "/b/account.json"))
+        let typedKey = SecretText(key.formatted())
+        #expect(throws: ProtocolError(.serverSaltChanged, ["server": proxy.origin])) {
+            try AccountOperations.signIn(AccountSignInRequest(server: proxy.origin, email: email, password: password, secretKey: typedKey), dataDirectory: data)
+        }
+        #expect(heard.all == ["/v1/prelogin"], "nothing was signed or sent after the prelogin: \(heard.all)")
+        #expect(!FileManager.default.fileExists(atPath: data + "/account.json"))
+        #expect(throws: ProtocolError.self) {
+            try AccountOperations.signIn(
+                AccountSignInRequest(server: proxy.origin, email: email, password: password, secretKey: typedKey, acceptNewParameters: true), dataDirectory: data)
+        }
+        #expect(heard.all.contains("/v1/signin"))
+        #expect(!FileManager.default.fileExists(atPath: data + "/account.json"))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxCrypto
+import PassboxProtocol
 import PassboxSync
 import Testing
 
@@ -81,8 +82,45 @@ import Testing
         #expect(changed.hash != m.hash)
         #expect(throws: ManifestError.malformed) { try Manifest(decoding: Array(m.encoded.dropLast())) }
         var newer = m.encoded
-        newer[0] = 2
-        #expect(throws: ManifestError.newerFormat(2)) { try Manifest(decoding: newer) }
+        newer[0] = 3
+        #expect(throws: ManifestError.newerFormat(3)) { try Manifest(decoding: newer) }
+        // Format 1 (written before issue 28) still reads, and its format is signed.
+        var old = m
+        old.format = 1
+        old.sign(with: signer)
+        let decodedOld = try Manifest(decoding: old.encoded)
+        #expect(decodedOld.format == 1 && decodedOld.isSigned(by: signer.publicKey) && m.format == 2)
+        var relabelled = old.encoded
+        relabelled[0] = 2
+        #expect(!(try Manifest(decoding: relabelled)).isSigned(by: signer.publicKey), "the format byte is signed")
+    }
+
+    /// Format 1's leaf (`id | 0x00 | hash | deleted`) lets an id holding a NUL stand for two leaves: two trees
+    /// with other items then share a root. Format 2 prefixes each id with its length, and their roots differ.
+    @Test func lengthPrefixedLeavesTellApartWhatANulBlurred() {
+        func bucket(_ id: String) -> UInt8 { Hash.sha256(Array(id.utf8))[0] }
+        let hashA = [UInt8](repeating: 0x41, count: 32), hashB = [UInt8](repeating: 0x42, count: 32)
+        // Two items "a" and "b…" in one bucket, and one item whose id spells out the first leaf and the second id.
+        var found: (String, String)?
+        for i in 0..<2_000_000 where found == nil {
+            let second = "b\(i)"
+            let joined = "a\u{0}" + String(decoding: hashA, as: UTF8.self) + "\u{0}" + second
+            if bucket(second) == bucket("a"), bucket(joined) == bucket("a") { found = (second, joined) }
+        }
+        guard let (second, joined) = found else {
+            Issue.record("no ids sharing a bucket were found")
+            return
+        }
+        var two = ManifestTree()
+        two.set("a", .init(hash: hashA, deleted: false))
+        two.set(second, .init(hash: hashB, deleted: false))
+        var one = ManifestTree()
+        one.set(joined, .init(hash: hashB, deleted: false))
+        #expect(two.root(format: 1) == one.root(format: 1), "format 1 blurs them")
+        #expect(two.root(format: 2) != one.root(format: 2), "format 2 tells them apart")
+        #expect(two.root() == two.root(format: 2))
+        // Sync ids never carry such bytes: the server refuses them in a push, a device in a pull.
+        #expect(!SyncIdentifier.isValid(joined) && SyncIdentifier.isValid(second) && !SyncIdentifier.isValid(String(repeating: "a", count: 65)))
     }
 
     @Test func theTreeUpdatedInPlaceEqualsOneBuiltFresh() {

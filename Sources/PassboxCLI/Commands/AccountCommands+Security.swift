@@ -131,7 +131,7 @@ extension Commands {
         record.lanes = changed.kdf.lanes
         record.keyset = Data(changed.keyset)
         try record.save(c.dataDirectory)
-        try KnownAccounts.remember(record.parameters, server: record.server, email: record.email, in: c.dataDirectory)
+        try KnownAccounts.remember(record.parameters, salt: changed.salt, server: record.server, email: record.email, in: c.dataDirectory)
         Console.out(c.tr("account.passwordChanged", ["email": record.email]))
     }
 }

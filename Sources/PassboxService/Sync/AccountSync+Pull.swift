@@ -76,6 +76,7 @@ extension AccountSync {
         let wrapKey = SecretBytes(copying: st.wrapKey)
         let listed = Set(reply.vaults.map(\.vaultID))
         for record in reply.vaults {
+            guard SyncIdentifier.isValid(record.vaultID) else { throw Self.refused("(invalid id)", "malformed") }
             if let known = acc.vaults[record.vaultID] {
                 guard record.manifestVersion >= known.manifestVersion else { throw Self.refused(record.vaultID, "stepBack") }
                 guard record.keyVersion == known.keyVersion, record.key == known.wrappedKey else { throw Self.refused(record.vaultID, "keyChanged") }
@@ -89,6 +90,7 @@ extension AccountSync {
         for (id, known) in acc.vaults where known.manifestVersion > 0 && !listed.contains(id) { throw Self.refused(id, "dropped") }
         for record in reply.items {
             guard acc.vaults[record.vaultID] != nil else { throw Self.refused(record.vaultID, "unknownVault") }
+            guard SyncIdentifier.isValid(record.itemID) else { throw Self.refused(record.vaultID, "malformed") }
             guard record.revision > since, record.revision <= reply.revision, acc.seen.insert(record.vaultID + "/" + record.itemID).inserted else {
                 throw Self.refused(record.vaultID, "malformed")
             }
@@ -132,7 +134,7 @@ extension AccountSync {
         var infos = [String: VaultInfo]()
         for (vaultID, (m, meta)) in acc.newest {
             guard var v = vaults[vaultID] else { throw Self.refused(vaultID, "unknownVault") }
-            guard trees[vaultID, default: ManifestTree()].root() == m.root else { throw Self.refused(vaultID, "rootMismatch") }
+            guard trees[vaultID, default: ManifestTree()].root(format: m.format) == m.root else { throw Self.refused(vaultID, "rootMismatch") }
             guard let info = try? ItemSeal.openMeta(Array(meta), vaultID: vaultID, keyVersion: v.keyVersion, key: SecretBytes(copying: v.key)) else {
                 throw Self.refused(vaultID, "misplaced")
             }

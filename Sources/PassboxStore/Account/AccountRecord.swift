@@ -119,14 +119,17 @@ public struct RememberedDevice: Codable, Equatable, Sendable {
     }
 }
 
-/// The key-derivation parameters this device last used for each account (`DATA/known-accounts.json`, 0600,
-/// version 1), kept across sign-outs so a server cannot lower them silently at the next sign-in
-/// (security.md §4).
+/// The key-derivation parameters and salt this device last used for each account (`DATA/known-accounts.json`,
+/// 0600, version 1), kept across sign-outs so a server cannot lower the parameters or swap the salt silently
+/// at the next sign-in (security.md §4): both are checked before anything is derived.
 public struct KnownAccounts: Codable, Equatable, Sendable {
     public static let fileName = "known-accounts.json"
     public var v = 1
     /// Keyed by "server email".
     public var accounts: [String: Argon2Parameters] = [:]
+    /// The salts, base64, keyed as `accounts` (an optional key: files written before it read as before, and
+    /// an account with no salt kept is checked from its next sign-in on).
+    public var salts: [String: String]?
 
     public init() {}
 
@@ -145,10 +148,13 @@ public struct KnownAccounts: Codable, Equatable, Sendable {
 
     public func parameters(server: String, email: String) -> Argon2Parameters? { accounts[Self.key(server, email)] }
 
-    /// Records the parameters used now and saves the file.
-    public static func remember(_ parameters: Argon2Parameters, server: String, email: String, in directory: String) throws {
+    public func salt(server: String, email: String) -> [UInt8]? { salts?[Self.key(server, email)].flatMap { Data(base64Encoded: $0) }.map(Array.init) }
+
+    /// Records the parameters and salt used now and saves the file.
+    public static func remember(_ parameters: Argon2Parameters, salt: [UInt8], server: String, email: String, in directory: String) throws {
         var known = (try? load(directory)) ?? KnownAccounts()
         known.accounts[key(server, email)] = parameters
+        known.salts = (known.salts ?? [:]).merging([key(server, email): Data(salt).base64EncodedString()]) { $1 }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         try StoreFiles.writeAtomically(Array(try encoder.encode(known)), to: directory + "/" + fileName, directory: directory)

@@ -74,7 +74,7 @@ export function signInForm() {
         code.focus();
         return;
       }
-      if (e.code === 'serverParametersRefused') accept.hidden = false;
+      if (e.code === 'serverParametersRefused' || e.code === 'serverSaltChanged') accept.hidden = false;
       await followAgent(e, error);
     }
   });
