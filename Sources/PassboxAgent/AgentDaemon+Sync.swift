@@ -5,7 +5,11 @@ import PassboxService
 
 /// Live updates for an account's vault: one long poll to the server at a time, on a thread of its own; when
 /// another device's change lands the agent syncs within a moment. The agent also syncs after each change made
-/// through it and every few minutes. Syncing runs on the agent's queue, like every other operation.
+/// through it and every few minutes.
+///
+/// Syncing runs on `syncQueue`, one at a time, and reaches the vault only in short steps on the agent's queue
+/// (`VaultGate`): lock, the idle deadline, SIGTERM and logind's Lock and PrepareForSleep run on that queue
+/// and so never wait for the network; a sync overtaken by a lock drops what it brought.
 extension AgentDaemon {
     /// How often the agent syncs without news from the server.
     static let periodicSync: TimeInterval = 300
@@ -16,31 +20,92 @@ extension AgentDaemon {
         .fixHTTPS, .vaultCreate, .vaultEdit, .move,
     ]
 
+    /// Operations that wait for a sync in flight before they reach the vault (on `syncQueue`, not holding the
+    /// vault queue): they change vaults' names or replace what a sync step compares against. An item's edit
+    /// needs no wait: a pull is verified and merged in one step against the vault as it is then, and a push's
+    /// late acknowledgement keeps an edit made after its items were sealed.
+    static let waitsForSync: Set<OperationName> = [
+        .changePassword, .vaultCreate, .vaultEdit, .vaultDelete, .move, .accountSignOut, .accountSignIn, .accountSignUp, .deleteAllData, .backupRestore,
+        .importItems, .createVault, .duressSet, .duressChange,
+    ]
+
+    /// The account pages' requests that need only the data directory and the network.
+    static let accountNetwork: Set<OperationName> = [.accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable]
+
+    /// The gate a sync reaches the vault through: a step at a time on the agent's queue.
+    var vaultGate: VaultGate {
+        guard let queue else { return .inline }
+        return VaultGate { step in queue.sync(execute: step) }
+    }
+
+    /// Answers what must not hold the vault queue while the network works; nil for everything else (it goes
+    /// to `handle` on the queue). Called on a connection's thread, never on the vault queue.
+    func answerOffQueue(_ request: Request) -> Reply? {
+        guard let queue else { return nil }
+        let operation = request.operation
+        if case .sync(let r) = request {
+            let reply: Reply
+            do {
+                reply = .synced(try syncQueue.sync { try service.sync(takeNotices: r.takeNotices, gate: vaultGate) })
+            } catch {
+                reply = .failure(ProtocolError.from(error))
+            }
+            queue.sync { touchAfterVaultWork() }
+            return reply
+        }
+        if Self.accountNetwork.contains(operation) {
+            guard queue.sync(execute: { service.isUnlocked && service.store.isAccountVault }) else { return nil }
+            let reply = accountQueue.sync { VaultService.performAccountNetwork(request, dataDirectory: dataDirectory) }
+            queue.sync { touchAfterVaultWork() }
+            return reply
+        }
+        if Self.waitsForSync.contains(operation) {
+            return syncQueue.sync { queue.sync { handle(request) } }
+        }
+        return nil
+    }
+
+    /// After a request that used the vault: the idle deadline starts again, or (auto-lock at 0) it locks.
+    func touchAfterVaultWork() {
+        guard service.isUnlocked else { return }
+        idle.touch(now: Date())
+        if autoLockSeconds == 0 { lock(keepingClipboard: true) }
+    }
+
     func startLiveSync(queue: DispatchQueue) {
         let thread = Thread { [self] in liveLoop(queue) }
         thread.name = "passbox-live-sync"
         thread.start()
     }
 
-    /// Syncs on the agent's queue, leaving any failure in the sync state (status shows it).
-    func syncQuietly() {
-        _ = try? service.sync(takeNotices: false)
+    /// Syncs (on `syncQueue`, never from the vault queue), leaving any failure in the sync state (status shows
+    /// it); whether it went through.
+    @discardableResult
+    func syncQuietly() -> Bool {
+        dispatchPrecondition(condition: .notOnQueue(queue ?? syncQueue))
+        return syncQueue.sync { (try? service.sync(takeNotices: false, gate: vaultGate)) != nil }
     }
 
     /// After a request: a change made through the agent is pushed at once, unless the server is known to be
-    /// out of reach (then the change waits for the live connection to come back, not holding up the queue).
+    /// out of reach (then the change waits for the live connection to come back). Called on the vault queue:
+    /// the sync is only queued.
     func syncAfterChange(_ request: Request, queue: DispatchQueue) {
         guard Self.changes.contains(request.operation), liveConnected != false, service.hasQueuedChanges else { return }
-        queue.async { [self] in syncQuietly() }
+        let gate = vaultGate
+        syncQueue.async { [self] in _ = try? service.sync(takeNotices: false, gate: gate) }
     }
 
     private func liveLoop(_ queue: DispatchQueue) {
         var lastSync = Date.distantPast
         var unlockedBefore = false
+        // After a failed sync the loop waits longer each time (3 s doubling to 5 minutes), so a server whose
+        // long poll answers at once with news it then cannot deliver is not asked again and again.
+        var failures = 0
         while true {
             guard let target = queue.sync(execute: { service.liveTarget() }) else {
                 queue.sync { liveConnected = nil }
                 unlockedBefore = false
+                failures = 0
                 Thread.sleep(forTimeInterval: 0.5)
                 continue
             }
@@ -48,10 +113,10 @@ extension AgentDaemon {
             if !unlockedBefore || Date().timeIntervalSince(lastSync) > Self.periodicSync {
                 unlockedBefore = true
                 lastSync = Date()
-                queue.sync {
-                    syncQuietly()
-                    liveConnected = service.syncStatus().map { $0.lastFailure == nil }
-                }
+                let ok = syncQuietly()
+                queue.sync { liveConnected = service.syncStatus().map { $0.lastFailure == nil } }
+                failures = ok ? 0 : failures + 1
+                if !ok { Thread.sleep(forTimeInterval: Self.backoff(failures)) }
                 continue
             }
             do {
@@ -60,7 +125,9 @@ extension AgentDaemon {
                 queue.sync { liveConnected = true }
                 if revision > target.revision {
                     lastSync = Date()
-                    queue.sync { syncQuietly() }
+                    let ok = syncQuietly()
+                    failures = ok ? 0 : failures + 1
+                    if !ok { Thread.sleep(forTimeInterval: Self.backoff(failures)) }
                 }
             } catch {
                 queue.sync { liveConnected = false }
@@ -68,4 +135,7 @@ extension AgentDaemon {
             }
         }
     }
+
+    /// Seconds to wait after `failures` failed syncs in a row: 3, 6, 12 … at most 300.
+    static func backoff(_ failures: Int) -> TimeInterval { min(300, 3 * pow(2, Double(max(0, min(failures, 10) - 1)))) }
 }

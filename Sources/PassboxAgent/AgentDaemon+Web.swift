@@ -52,7 +52,7 @@ extension AgentDaemon {
                 r.clearAfter = Settings.load(dataDirectory).effectiveClipboardSeconds
                 reply = queue.sync { handle(.copy(r)) }
             default:
-                reply = queue.sync { handle(request) }
+                reply = answerOffQueue(request) ?? queue.sync { handle(request) }
             }
         }
         return (try? Array(ProtocolCoding.wireEncode(ReplyFrame(reply))))

@@ -35,6 +35,11 @@ public final class AgentDaemon: @unchecked Sendable {
     /// Whether the live connection to the account's server is up (nil: none is wanted: locked, or local).
     var liveConnected: Bool?
     var queue: DispatchQueue?
+    /// Runs one sync at a time, and the requests that must not interleave with one (`waitsForSync`). The vault
+    /// queue never waits for it (it only ever `async`s onto it), so a lock never waits for the network.
+    let syncQueue = DispatchQueue(label: "passbox.agent.sync")
+    /// The account pages' network requests (view, activity, devices, two-factor), off the vault queue.
+    let accountQueue = DispatchQueue(label: "passbox.agent.account")
     /// The web UI's server (nil until the agent runs, or when it could not start: `web-open` then says why).
     var web: WebServer?
     var webFailure = "the agent is starting"
@@ -255,7 +260,7 @@ public final class AgentDaemon: @unchecked Sendable {
             else { continue }
             close(fd)
         }
-        let server = AgentServer(socketPath: AgentPaths.socketPath(dataDirectory: dataDirectory)) { [self] request in
+        let server = AgentServer(socketPath: AgentPaths.socketPath(dataDirectory: dataDirectory), offQueue: { [self] in answerOffQueue($0) }) { [self] request in
             handle(request)
         }
         try server.bind()

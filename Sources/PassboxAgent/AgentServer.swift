@@ -14,9 +14,16 @@ public final class AgentServer: @unchecked Sendable {
     private let handler: @Sendable (Request) -> Reply
 
     /// `handler` turns a request into its reply; it runs on `queue`, one request at a time.
-    public init(socketPath: String, expectedUID: UInt32 = Glibc.getuid(), handler: @escaping @Sendable (Request) -> Reply) {
+    /// Answers a request without the queue first, when it can (nil: it goes to `handler` on the queue): the
+    /// agent's sync and account operations, whose network work must never hold the queue.
+    let offQueue: (@Sendable (Request) -> Reply?)?
+
+    public init(
+        socketPath: String, expectedUID: UInt32 = Glibc.getuid(), offQueue: (@Sendable (Request) -> Reply?)? = nil, handler: @escaping @Sendable (Request) -> Reply
+    ) {
         self.socketPath = socketPath
         self.expectedUID = expectedUID
+        self.offQueue = offQueue
         self.handler = handler
     }
 
@@ -91,7 +98,7 @@ public final class AgentServer: @unchecked Sendable {
         case .failure(let error):
             _ = try? Framing.write(fd, .failure(error))
         case .success(let request):
-            let reply = queue.sync { handler(request) }
+            let reply = offQueue?(request) ?? queue.sync { handler(request) }
             let written = (try? Framing.write(fd, reply)) ?? 0
             // A large reply (a page of a listing, a long history) was encoded in memory the process would
             // otherwise keep: hand the freed pages back.

@@ -235,9 +235,10 @@ public struct AccountClient: Sendable {
         try call("GET", "/v1/2fa", Optional<Int>.none, token: token, as: TwoFactorStatus.self)
     }
 
-    /// A pending TOTP secret, as the parameters an authenticator app takes (SHA-1, 6 digits, 30 s).
-    public func enrolTwoFactor(token: String, email: String) throws -> OTPParameters {
-        let reply = try call("POST", "/v1/2fa/enrol", [String: String](), token: token, as: TwoFactorEnrolReply.self)
+    /// A pending TOTP secret, as the parameters an authenticator app takes (SHA-1, 6 digits, 30 s); `proof`
+    /// is a fresh proof labelled `twoFactorOnLabel`.
+    public func enrolTwoFactor(token: String, email: String, proof: FreshProof) throws -> OTPParameters {
+        let reply = try call("POST", "/v1/2fa/enrol", proof, token: token, as: TwoFactorEnrolReply.self)
         guard reply.secret.count >= 16 else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "2fa"]) }
         let host = URL(string: origin)?.host ?? "Passbox"
         return OTPParameters(kind: .totp, secret: Array(reply.secret), issuer: "Passbox (\(host))", account: email)
@@ -254,20 +255,24 @@ public struct AccountClient: Sendable {
         return codes
     }
 
-    /// Turns two-factor sign-in off: the master password must open the kept keyset (a wrong one is caught
-    /// here), then the current sign-in key signs a fresh challenge.
-    public func disableTwoFactor(
-        email: String, password: UnsafeRawBufferPointer, secretKey: SecretKey, salt: [UInt8], parameters: Argon2Parameters, keyset: [UInt8], deviceID: String,
-        token: String
-    ) throws {
+    /// A fresh proof of the sign-in key for an operation (`label`): the master password must open the kept
+    /// keyset (a wrong one is caught here, before anything is sent), then the sign-in key signs a new
+    /// challenge of this device.
+    public func freshProof(
+        label: String, email: String, password: UnsafeRawBufferPointer, secretKey: SecretKey, salt: [UInt8], parameters: Argon2Parameters, keyset: [UInt8],
+        deviceID: String
+    ) throws -> FreshProof {
         let keys = try AccountKeys.derive(password: password, salt: salt, parameters: parameters, secretKey: secretKey)
         guard (try? AccountKeyset(opening: keyset, accountID: secretKey.accountID, unlockKey: keys.accountUnlockKey)) != nil else {
             throw ProtocolError(.wrongPassword)
         }
         let challenge = try call("POST", "/v1/signin/challenge", ChallengeRequest(email: email, deviceID: deviceID), as: ChallengeReply.self)
-        let transcript = SignInTranscript.bytes(
-            label: SignInTranscript.twoFactorOffLabel, origin: origin, email: email, challenge: Array(challenge.challenge), deviceID: deviceID)
-        let proof = FreshProof(challengeID: challenge.challengeID, signature: Data(keys.signInKey.signature(for: transcript)))
+        let transcript = SignInTranscript.bytes(label: label, origin: origin, email: email, challenge: Array(challenge.challenge), deviceID: deviceID)
+        return FreshProof(challengeID: challenge.challengeID, signature: Data(keys.signInKey.signature(for: transcript)))
+    }
+
+    /// Turns two-factor sign-in off with a fresh proof labelled `twoFactorOffLabel`.
+    public func disableTwoFactor(token: String, proof: FreshProof) throws {
         let answer = try exchange("POST", "/v1/2fa/disable", body: Array(try ProtocolCoding.wireEncode(proof)), token: token)
         guard answer.status == 204 else { throw failure(answer) }
     }
@@ -277,19 +282,20 @@ public struct AccountClient: Sendable {
         try call("GET", "/v1/activity", Optional<Int>.none, token: token, as: ActivityReply.self)
     }
 
-    /// Signs out one other device of the account.
-    public func signout(device: String, token: String) throws {
+    /// Signs out one other device of the account, with a fresh proof labelled `deviceSignOutLabel`.
+    public func signout(device: String, token: String, proof: FreshProof) throws {
         let escaped = device.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let answer = try exchange("DELETE", "/v1/devices/" + escaped, body: nil, token: token)
+        let answer = try exchange("DELETE", "/v1/devices/" + escaped, body: Array(try ProtocolCoding.wireEncode(proof)), token: token)
         guard answer.status == 204 else {
             let error = failure(answer)
             throw error.code == .deviceNotFound ? ProtocolError(.deviceNotFound, ["device": device]) : error
         }
     }
 
-    /// Signs out every other device of the account; how many there were.
-    public func signoutOthers(token: String) throws -> Int {
-        try call("POST", "/v1/devices/signout-others", [String: String](), token: token, as: SignedOutReply.self).count
+    /// Signs out every other device of the account, with a fresh proof labelled `deviceSignOutLabel`; how many
+    /// there were.
+    public func signoutOthers(token: String, proof: FreshProof) throws -> Int {
+        try call("POST", "/v1/devices/signout-others", proof, token: token, as: SignedOutReply.self).count
     }
 
     // MARK: HTTP

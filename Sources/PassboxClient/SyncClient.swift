@@ -53,8 +53,15 @@ public struct SyncClient: Sendable {
     public var origin: String { account.origin }
 
     public func pull(since: Int64, skip: [Int64] = []) throws -> SyncPullReply {
-        let body = Array(try ProtocolCoding.wireEncode(SyncPullRequest(since: since, skip: skip.isEmpty ? nil : skip)))
-        return try decode(SyncPullReply.self, try exchange("/v1/sync/pull", body, timeoutSeconds: 60, limit: 64 << 20))
+        try pullPage(since: since, skip: skip).reply
+    }
+
+    /// One page of a pull, and the size of its answer's body; `until` is where the pull stops (the first
+    /// page's `latest`).
+    public func pullPage(since: Int64, skip: [Int64] = [], until: Int64? = nil, timeoutSeconds: Int = 60) throws -> (reply: SyncPullReply, bytes: Int) {
+        let body = Array(try ProtocolCoding.wireEncode(SyncPullRequest(since: since, skip: skip.isEmpty ? nil : skip, until: until)))
+        let answer = try exchange("/v1/sync/pull", body, timeoutSeconds: timeoutSeconds, limit: 64 << 20)
+        return (try decode(SyncPullReply.self, answer), answer.count)
     }
 
     /// Sends a push as the bytes kept for it (a retry sends the same bytes).

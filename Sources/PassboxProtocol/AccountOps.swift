@@ -90,9 +90,12 @@ public struct AccountView: Codable, Sendable, Equatable {
 public struct DeviceSignOutRequest: Codable, Sendable {
     public var device: String?
     public var others: Bool
-    public init(device: String? = nil, others: Bool = false) {
+    /// The master password: signing other devices out needs a fresh proof of the sign-in key (protocol 12).
+    public var password: SecretText?
+    public init(device: String? = nil, others: Bool = false, password: SecretText? = nil) {
         self.device = device
         self.others = others
+        self.password = password
     }
 }
 

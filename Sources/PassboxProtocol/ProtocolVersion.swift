@@ -3,7 +3,7 @@ import Foundation
 /// The version of the agent protocol and of the web UI's JSON API. A client and an agent of different
 /// versions refuse each other with `ErrorCode.versionMismatch`, naming both versions.
 public enum ProtocolVersion {
-    public static let current = 11
+    public static let current = 12
 }
 
 /// One request as it travels: the protocol version, the client's language (for nothing but the agent's own

@@ -83,7 +83,8 @@ public enum Request: Sendable {
     case accountView
     case accountActivity
     case deviceSignOut(DeviceSignOutRequest)
-    case twoFactorEnrol
+    /// The master password in `password` (a fresh proof of the sign-in key, protocol 12).
+    case twoFactorEnrol(TwoFactorRequest)
     case twoFactorConfirm(TwoFactorRequest)
     case twoFactorDisable(TwoFactorRequest)
     case kitPDF(KitRequest)
@@ -238,7 +239,7 @@ extension Request: Codable {
         case .accountView: self = .accountView
         case .accountActivity: self = .accountActivity
         case .deviceSignOut: self = .deviceSignOut(try body(DeviceSignOutRequest.self))
-        case .twoFactorEnrol: self = .twoFactorEnrol
+        case .twoFactorEnrol: self = .twoFactorEnrol(try body(TwoFactorRequest.self))
         case .twoFactorConfirm: self = .twoFactorConfirm(try body(TwoFactorRequest.self))
         case .twoFactorDisable: self = .twoFactorDisable(try body(TwoFactorRequest.self))
         case .kitPDF: self = .kitPDF(try body(KitRequest.self))
@@ -269,7 +270,7 @@ extension Request: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(operation, forKey: .op)
         switch self {
-        case .status, .trashEmpty, .settings, .breachPrefixes, .vaultList, .webOpen, .accountView, .accountActivity, .twoFactorEnrol, .backupView: break
+        case .status, .trashEmpty, .settings, .breachPrefixes, .vaultList, .webOpen, .accountView, .accountActivity, .backupView: break
         case .unlock(let b): try c.encode(b, forKey: .body)
         case .quickUnlock(let b): try c.encode(b, forKey: .body)
         case .lock(let b): try c.encode(b, forKey: .body)
@@ -303,7 +304,7 @@ extension Request: Codable {
         case .accountSignUp(let b): try c.encode(b, forKey: .body)
         case .accountSignIn(let b): try c.encode(b, forKey: .body)
         case .deviceSignOut(let b): try c.encode(b, forKey: .body)
-        case .twoFactorConfirm(let b), .twoFactorDisable(let b): try c.encode(b, forKey: .body)
+        case .twoFactorEnrol(let b), .twoFactorConfirm(let b), .twoFactorDisable(let b): try c.encode(b, forKey: .body)
         case .kitPDF(let b), .kitConfirm(let b): try c.encode(b, forKey: .body)
         case .accountSignOut(let b): try c.encode(b, forKey: .body)
         case .duressSet(let b), .duressChange(let b): try c.encode(b, forKey: .body)
@@ -328,11 +329,13 @@ extension Request {
     /// Whether the request holds `SecretText` values (sent after its JSON).
     public var carriesSecrets: Bool {
         switch self {
-        case .unlock, .quickUnlock, .changePassword, .createVault, .strength, .accountSignUp, .accountSignIn, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm,
+        case .unlock, .quickUnlock, .changePassword, .createVault, .strength, .accountSignUp, .accountSignIn, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF,
+            .kitConfirm,
             .duressSet, .duressChange, .eraseSetting, .deleteAllData, .itemProtect, .itemUnprotect, .itemOpen, .backupPassword, .backupRestore: true
         case .importItems(let r): r.password != nil
         case .exportItems(let r): r.password != nil
         case .add(let r): r.itemPassword != nil
+        case .deviceSignOut(let r): r.password != nil
         default: false
         }
     }

@@ -18,6 +18,11 @@ public enum SignInTranscript {
     public static let twoFactorOffLabel = "passbox/v1/2fa-off"
     /// The label for proving the current sign-in key when a recovery code is set up.
     public static let recoverySetupLabel = "passbox/v1/recovery-setup"
+    /// The label for proving the current sign-in key when two-factor sign-in is turned on (a session token
+    /// alone must not be able to bind the account to another authenticator).
+    public static let twoFactorOnLabel = "passbox/v1/2fa-on"
+    /// The label for proving the current sign-in key when other devices are signed out.
+    public static let deviceSignOutLabel = "passbox/v1/device-signout"
 
     /// The bytes to sign. `origin` is the server's scheme, host and port as the client reached it
     /// (`https://vault.example.org:8787`); `email` as the account stores it (see `normalizedEmail`).

@@ -11,12 +11,16 @@ public struct SyncPullRequest: Codable, Sendable {
     /// Revisions after `since` that this device wrote itself and already holds (its acknowledged pushes):
     /// left out of the answer (at most `SyncPullRequest.skipLimit`).
     public var skip: [Int64]?
+    /// The revision the pull stops at: the `latest` the first page answered. Later pages then never reach
+    /// past it, whatever is pushed meanwhile (a server that ignores it is refused by the device when it does).
+    public var until: Int64?
     public static let pageLimit = 2_000
     public static let skipLimit = 1_000
-    public init(since: Int64, limit: Int? = nil, skip: [Int64]? = nil) {
+    public init(since: Int64, limit: Int? = nil, skip: [Int64]? = nil, until: Int64? = nil) {
         self.since = since
         self.limit = limit
         self.skip = skip
+        self.until = until
     }
 }
 
@@ -30,12 +34,17 @@ public struct SyncPullReply: Codable, Sendable {
     public var items: [SyncItemRecord]
     /// The manifests written in the page, oldest first per vault.
     public var manifests: [SyncManifestRecord]
-    public init(revision: Int64, more: Bool, vaults: [SyncVaultRecord], items: [SyncItemRecord], manifests: [SyncManifestRecord]) {
+    /// The revision this pull ends at: the account's revision when the first page was read (or the request's
+    /// `until`). Every page of one pull names the same; the last one has `revision == latest`. (Optional: a
+    /// server before issue 28 does not send it, and its pulls are bounded by the device's limits alone.)
+    public var latest: Int64?
+    public init(revision: Int64, more: Bool, vaults: [SyncVaultRecord], items: [SyncItemRecord], manifests: [SyncManifestRecord], latest: Int64? = nil) {
         self.revision = revision
         self.more = more
         self.vaults = vaults
         self.items = items
         self.manifests = manifests
+        self.latest = latest
     }
 }
 

@@ -12,10 +12,12 @@ extension AccountService {
         }
     }
 
-    /// A new pending secret (replacing a pending one; refused while two-factor sign-in is on).
-    func enrolTwoFactor(_ session: Session) throws -> TwoFactorEnrolReply {
+    /// A new pending secret (replacing a pending one; refused while two-factor sign-in is on), after a fresh
+    /// proof of the sign-in key: a stolen session token alone cannot bind the account to its thief's app.
+    func enrolTwoFactor(_ session: Session, _ proof: FreshProof) throws -> TwoFactorEnrolReply {
         let secret = SecureRandom.bytes(count: 20)
         try pool.with { db in
+            try verifyFreshProof(db, session, challengeID: proof.challengeID, signature: proof.signature, label: SignInTranscript.twoFactorOnLabel)
             try db.transaction {
                 if try TwoFactor.enabled(db, session.accountID) { throw ProtocolError(.badRequest, ["reason": "two-factor sign-in is on already"]) }
                 try db.run(

@@ -273,10 +273,12 @@ struct AccountService: Sendable {
         return bytes
     }
 
-    /// Signs out one other device of the account (by its id), or every other one.
-    func signoutDevice(_ session: Session, deviceID: String?) throws -> Int {
+    /// Signs out one other device of the account (by its id), or every other one, after a fresh proof of the
+    /// sign-in key: a stolen session token alone cannot sign the owner's devices out.
+    func signoutDevice(_ session: Session, deviceID: String?, proof: FreshProof) throws -> Int {
         try pool.with { db in
-            try db.transaction {
+            try verifyFreshProof(db, session, challengeID: proof.challengeID, signature: proof.signature, label: SignInTranscript.deviceSignOutLabel)
+            return try db.transaction {
                 let named = try db.rows(
                     deviceID == nil
                         ? "SELECT device_id, device_name FROM sessions WHERE account_id = ? AND token_hash != ?"

@@ -95,7 +95,8 @@ struct ServerRouter: Sendable {
         case "GET /v1/2fa":
             return try Self.json(accounts.twoFactorStatus(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
         case "POST /v1/2fa/enrol":
-            return try Self.json(accounts.enrolTwoFactor(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
+            let session = try accounts.session(token: Self.bearer(request), address: request.clientAddress)
+            return try Self.json(accounts.enrolTwoFactor(session, Self.decode(FreshProof.self, request)))
         case "POST /v1/2fa/confirm":
             let session = try accounts.session(token: Self.bearer(request), address: request.clientAddress)
             return try Self.json(accounts.confirmTwoFactor(session, code: Self.decode(TwoFactorCodeRequest.self, request).code))
@@ -133,11 +134,13 @@ struct ServerRouter: Sendable {
         case "GET /v1/activity":
             return try Self.json(accounts.activity(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
         case "POST /v1/devices/signout-others":
-            let count = try accounts.signoutDevice(accounts.session(token: Self.bearer(request), address: request.clientAddress), deviceID: nil)
+            let session = try accounts.session(token: Self.bearer(request), address: request.clientAddress)
+            let count = try accounts.signoutDevice(session, deviceID: nil, proof: Self.decode(FreshProof.self, request))
             return try Self.json(SignedOutReply(count: count))
         case _ where request.method == "DELETE" && request.path.hasPrefix("/v1/devices/"):
             let id = String(request.path.dropFirst("/v1/devices/".count))
-            _ = try accounts.signoutDevice(accounts.session(token: Self.bearer(request), address: request.clientAddress), deviceID: id)
+            let session = try accounts.session(token: Self.bearer(request), address: request.clientAddress)
+            _ = try accounts.signoutDevice(session, deviceID: id, proof: Self.decode(FreshProof.self, request))
             return HTTPResponse(status: 204)
         case _ where request.path.hasPrefix("/v1/blobs/"):
             return try blob(request)

@@ -122,7 +122,9 @@ struct SyncService: Sendable {
                 // One snapshot for every query of the pull (SQLite's transaction is one already): a push that
                 // commits meanwhile is in the next pull, not half in this one.
                 if isPostgres { try db.run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", []) }
-                let latest = try db.rows("SELECT revision FROM sync_accounts WHERE account_id = ?", [.text(account)]).first?[0].integer ?? 0
+                let current = try db.rows("SELECT revision FROM sync_accounts WHERE account_id = ?", [.text(account)]).first?[0].integer ?? 0
+                // A pull that named where it stops gets nothing past it (pushes made since wait for the next pull).
+                let latest = max(0, min(current, request.until ?? current))
                 let since = max(0, min(request.since, latest))
                 // The device's own writes it already holds are left out.
                 let skip = Array(Set(request.skip ?? []).filter { $0 > since }.sorted().prefix(SyncPullRequest.skipLimit))
@@ -160,10 +162,24 @@ struct SyncService: Sendable {
                     "SELECT vault_id, version, body, meta FROM sync_manifests WHERE account_id = ? AND revision > ? AND revision <= ?\(notSkipped) ORDER BY vault_id, version",
                     [.text(account), .integer(since), .integer(upto)] + skipped
                 ).map { SyncManifestRecord(vaultID: $0[0].text ?? "", version: $0[1].integer ?? 0, manifest: Data($0[2].blob ?? []), meta: Data($0[3].blob ?? [])) }
-                let vaults = try db.rows(
-                    "SELECT vault_id, key_version, wrapped_key, manifest_version FROM sync_vaults WHERE account_id = ? ORDER BY vault_id", [.text(account)]
-                ).map { SyncVaultRecord(vaultID: $0[0].text ?? "", keyVersion: Int($0[1].integer ?? 0), key: Data($0[2].blob ?? []), manifestVersion: $0[3].integer ?? 0) }
-                return SyncPullReply(revision: upto, more: more, vaults: vaults, items: items, manifests: manifests)
+                // The vaults as of `latest`: when the pull stops before the account's revision, each vault's newest
+                // manifest up to there (a vault made after it is not listed yet).
+                let vaultRows =
+                    latest == current
+                    ? try db.rows(
+                        "SELECT vault_id, key_version, wrapped_key, manifest_version FROM sync_vaults WHERE account_id = ? ORDER BY vault_id", [.text(account)])
+                    : try db.rows(
+                        """
+                        SELECT v.vault_id, v.key_version, v.wrapped_key,
+                               (SELECT MAX(m.version) FROM sync_manifests m WHERE m.account_id = v.account_id AND m.vault_id = v.vault_id AND m.revision <= ?)
+                        FROM sync_vaults v WHERE v.account_id = ?
+                          AND EXISTS (SELECT 1 FROM sync_manifests m WHERE m.account_id = v.account_id AND m.vault_id = v.vault_id AND m.revision <= ?)
+                        ORDER BY v.vault_id
+                        """, [.integer(latest), .text(account), .integer(latest)])
+                let vaults = vaultRows.map {
+                    SyncVaultRecord(vaultID: $0[0].text ?? "", keyVersion: Int($0[1].integer ?? 0), key: Data($0[2].blob ?? []), manifestVersion: $0[3].integer ?? 0)
+                }
+                return SyncPullReply(revision: upto, more: more, vaults: vaults, items: items, manifests: manifests, latest: latest)
             }
         }
     }

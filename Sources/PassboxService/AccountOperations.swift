@@ -152,14 +152,31 @@ public enum AccountOperations {
         return try client.activity(token: record.token ?? "")
     }
 
-    /// Signs out another device, or all others (how many); this device signs out with `passbox signout`.
+    /// Signs out another device, or all others (how many), after the master password (a fresh proof of the
+    /// sign-in key, counted as unlock attempts are); this device signs out with `passbox signout`.
     public static func signOutDevice(_ r: DeviceSignOutRequest, dataDirectory: String) throws -> Int {
         let (record, client) = try signedIn(dataDirectory)
-        if r.others { return try client.signoutOthers(token: record.token ?? "") }
-        guard let device = r.device, !device.isEmpty else { throw ProtocolError(.badRequest, ["reason": "no device named"]) }
-        guard device != record.deviceID else { throw ProtocolError(.badRequest, ["reason": "this device signs out with passbox signout"]) }
-        try client.signout(device: device, token: record.token ?? "")
+        if !r.others {
+            guard let device = r.device, !device.isEmpty else { throw ProtocolError(.badRequest, ["reason": "no device named"]) }
+            guard device != record.deviceID else { throw ProtocolError(.badRequest, ["reason": "this device signs out with passbox signout"]) }
+        }
+        let proof = try freshProof(SignInTranscript.deviceSignOutLabel, password: r.password, record: record, client: client, dataDirectory: dataDirectory)
+        if r.others { return try client.signoutOthers(token: record.token ?? "", proof: proof) }
+        try client.signout(device: r.device ?? "", token: record.token ?? "", proof: proof)
         return 1
+    }
+
+    /// A fresh proof of this device's sign-in key for `label`, from the master password (a counted attempt).
+    static func freshProof(_ label: String, password: SecretText?, record: AccountRecord, client: AccountClient, dataDirectory: String) throws -> FreshProof {
+        guard let password else { throw ProtocolError(.wrongPassword) }
+        let secretKey = try SecretKey(parsing: record.secretKey)
+        return try countingAttempts(dataDirectory, password: password) {
+            try password.withUnsafeBytes {
+                try client.freshProof(
+                    label: label, email: record.email, password: $0, secretKey: secretKey, salt: Array(record.salt), parameters: record.parameters,
+                    keyset: Array(record.keyset), deviceID: record.deviceID)
+            }
+        }
     }
 
     /// Signs this device out: the session ends at the server (a session already ended there, or a server out
@@ -181,9 +198,10 @@ public enum AccountOperations {
 
     /// A pending second factor: its setup key, otpauth address and QR code (no modules without libqrencode:
     /// the setup key alone then, as the command line does).
-    public static func enrolTwoFactor(_ dataDirectory: String) throws -> TwoFactorSetupReply {
+    public static func enrolTwoFactor(_ r: TwoFactorRequest, dataDirectory: String) throws -> TwoFactorSetupReply {
         let (record, client) = try signedIn(dataDirectory)
-        let parameters = try client.enrolTwoFactor(token: record.token ?? "", email: record.email)
+        let proof = try freshProof(SignInTranscript.twoFactorOnLabel, password: r.password, record: record, client: client, dataDirectory: dataDirectory)
+        let parameters = try client.enrolTwoFactor(token: record.token ?? "", email: record.email, proof: proof)
         let qr = QRModules.encode(parameters.uri) ?? (0, [])
         return TwoFactorSetupReply(setupKey: Base32.encode(parameters.secret), uri: parameters.uri, size: qr.size, modules: qr.rows)
     }
@@ -201,15 +219,8 @@ public enum AccountOperations {
     /// Turns two-factor sign-in off: the master password first (a counted attempt, as at unlock).
     public static func disableTwoFactor(_ r: TwoFactorRequest, dataDirectory: String) throws {
         let (record, client) = try signedIn(dataDirectory)
-        guard let password = r.password else { throw ProtocolError(.wrongPassword) }
-        let secretKey = try SecretKey(parsing: record.secretKey)
-        try countingAttempts(dataDirectory, password: password) {
-            try password.withUnsafeBytes {
-                try client.disableTwoFactor(
-                    email: record.email, password: $0, secretKey: secretKey, salt: Array(record.salt), parameters: record.parameters, keyset: Array(record.keyset),
-                    deviceID: record.deviceID, token: record.token ?? "")
-            }
-        }
+        let proof = try freshProof(SignInTranscript.twoFactorOffLabel, password: r.password, record: record, client: client, dataDirectory: dataDirectory)
+        try client.disableTwoFactor(token: record.token ?? "", proof: proof)
     }
 
     /// A check of the master password counted as the vault's unlock attempts are (security.md §7): a wait after

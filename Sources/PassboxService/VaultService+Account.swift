@@ -40,6 +40,27 @@ extension VaultService {
         return key
     }
 
+    /// The account pages' requests that need only the data directory and the network (view, activity, devices,
+    /// two-factor): answered without the vault, so the agent runs them off its queue (the caller checked that
+    /// an account's vault is unlocked).
+    public static func performAccountNetwork(_ request: Request, dataDirectory: String) -> Reply {
+        do {
+            switch request {
+            case .accountView: return .account(try AccountOperations.view(dataDirectory))
+            case .accountActivity: return .activity(try AccountOperations.activity(dataDirectory))
+            case .deviceSignOut(let r): return .count(CountReply(count: try AccountOperations.signOutDevice(r, dataDirectory: dataDirectory), items: []))
+            case .twoFactorEnrol(let r): return .twoFactorSetup(try AccountOperations.enrolTwoFactor(r, dataDirectory: dataDirectory))
+            case .twoFactorConfirm(let r): return .recoveryCodes(try AccountOperations.confirmTwoFactor(r, dataDirectory: dataDirectory))
+            case .twoFactorDisable(let r):
+                try AccountOperations.disableTwoFactor(r, dataDirectory: dataDirectory)
+                return .done
+            default: return .failure(ProtocolError(.badRequest, ["reason": "not an account request"]))
+            }
+        } catch {
+            return .failure(ProtocolError.from(error))
+        }
+    }
+
     /// The account pages' requests (nil for any other request).
     func performAccount(_ request: Request) throws -> Reply? {
         switch request {
@@ -56,7 +77,7 @@ extension VaultService {
         case .accountView: return .account(try AccountOperations.view(dataDirectory))
         case .accountActivity: return .activity(try AccountOperations.activity(dataDirectory))
         case .deviceSignOut(let r): return .count(CountReply(count: try AccountOperations.signOutDevice(r, dataDirectory: dataDirectory), items: []))
-        case .twoFactorEnrol: return .twoFactorSetup(try AccountOperations.enrolTwoFactor(dataDirectory))
+        case .twoFactorEnrol(let r): return .twoFactorSetup(try AccountOperations.enrolTwoFactor(r, dataDirectory: dataDirectory))
         case .twoFactorConfirm(let r): return .recoveryCodes(try AccountOperations.confirmTwoFactor(r, dataDirectory: dataDirectory))
         case .twoFactorDisable(let r):
             try AccountOperations.disableTwoFactor(r, dataDirectory: dataDirectory)

@@ -17,22 +17,35 @@ extension VaultService {
 
     /// Syncs the account's vaults now. A failure is remembered (for `status`) and thrown; nothing is lost.
     /// `client` replaces the one made from the account record (benchmarks and tests count its traffic).
-    public func sync(takeNotices: Bool = true, client given: SyncClient? = nil) throws -> SyncReply {
-        guard let session else { throw ProtocolError(.locked) }
-        let record = try signedInRecord()
+    ///
+    /// `gate` is how the sync reaches the vault: inline (the CLI, tests), or the agent's queue, which the sync
+    /// then holds only for short steps; every network call is made outside them, so a lock never waits for
+    /// the server. A step that finds the vault locked (or locked and unlocked again) since the sync began
+    /// throws `locked`, and what the network brought is dropped.
+    public func sync(takeNotices: Bool = true, client given: SyncClient? = nil, gate: VaultGate = .inline) throws -> SyncReply {
+        let (record, began) = try gate.run { () throws -> (AccountRecord, UInt64) in
+            guard session != nil else { throw ProtocolError(.locked) }
+            return (try signedInRecord(), generation)
+        }
         let client = try given ?? SyncClient(server: record.server, token: record.token!)
         let outcome: SyncOutcome
         do {
-            outcome = try AccountSync(session: session, client: client, now: now).run()
+            outcome = try AccountSync(service: self, generation: began, gate: gate, client: client, now: now, limits: syncLimits).run()
         } catch {
-            let code = ProtocolError.from(error).code.rawValue
-            if session.vault.sync != nil, !session.isUnusable, session.vault.sync?.lastFailure != code { try? session.updateNaming([]) { $0.sync?.lastFailure = code } }
-            if session.isUnusable { lock() }
+            try? gate.run {
+                guard generation == began, let session else { return }
+                let code = ProtocolError.from(error).code.rawValue
+                if session.vault.sync != nil, !session.isUnusable, session.vault.sync?.lastFailure != code { try? session.updateNaming([]) { $0.sync?.lastFailure = code } }
+                if session.isUnusable { lock() }
+            }
             throw error
         }
-        let status = syncStatus(session)
-        if takeNotices, !(session.vault.sync?.notices.isEmpty ?? true) { try session.updateNaming([]) { $0.sync?.notices = [] } }
-        return SyncReply(pulled: outcome.pulled, pushed: outcome.pushed, status: status)
+        return try gate.run {
+            guard generation == began, let session else { throw ProtocolError(.locked) }
+            let status = syncStatus(session)
+            if takeNotices, !(session.vault.sync?.notices.isEmpty ?? true) { try session.updateNaming([]) { $0.sync?.notices = [] } }
+            return SyncReply(pulled: outcome.pulled, pushed: outcome.pushed, status: status)
+        }
     }
 
     /// Where the account's sync stands (nil for the local vault or while locked).

@@ -15,7 +15,12 @@ public final class VaultService: @unchecked Sendable {
     /// directory holds now.
     public private(set) var store: VaultStore
     private let storeGiven: Bool
-    public private(set) var session: VaultSession?
+    public private(set) var session: VaultSession? { didSet { generation &+= 1 } }
+    /// Changes whenever the session does (unlock, lock, sign-in): a sync's step that finds another one than
+    /// the sync began with was overtaken by a lock, and drops what it carries.
+    public private(set) var generation: UInt64 = 0
+    /// What one sync may pull (pages, records, bytes, time); tests lower them.
+    public var syncLimits = SyncLimits()
     let now: () -> Date
     /// Why quick unlock cannot be turned on here (no PAM service), asked when the setting is changed.
     public var quickUnlockUnavailable: () -> String? = { nil }

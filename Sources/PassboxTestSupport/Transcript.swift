@@ -150,7 +150,8 @@ public struct Transcript {
         public let status: Int32
         public let stdout: String
         public let stderr: String
-        /// The child's peak resident memory (wait4's ru_maxrss), in KiB.
+        /// The child's peak resident memory (wait4's ru_maxrss), in KiB. It counts this process's memory too
+        /// (posix_spawn shares it until exec): measure through a small parent when that matters.
         public var peakKiB: Int = 0
     }
 

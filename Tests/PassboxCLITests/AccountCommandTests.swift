@@ -81,11 +81,14 @@ import Testing
         // The second device signs the first out; the first then learns it is signed out (exit 3).
         let firstRecord = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: first + "/account.json"))) as? [String: Any]
         let firstID = try #require(firstRecord?["deviceID"] as? String)
-        #expect(try passbox(second, ["devices", "signout", firstID]).stdout.contains("Signed out the device"))
+        // Signing a device out needs the master password: a wrong one signs nobody out.
+        #expect(try passbox(second, ["devices", "signout", firstID], ["not the password"]).status == 3)
+        #expect(try passbox(first, ["account"]).status == 0, "the first device is still signed in")
+        #expect(try passbox(second, ["devices", "signout", firstID], [password]).stdout.contains("Signed out the device"))
         let ended = try passbox(first, ["account"])
         #expect(ended.status == 3)
         #expect(ended.stderr.contains("not signed in: its session ended"))
-        let unknown = try passbox(second, ["devices", "signout", "nosuchdevice"])
+        let unknown = try passbox(second, ["devices", "signout", "nosuchdevice"], [password])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("no signed-in device is nosuchdevice"))
 
@@ -149,6 +152,9 @@ import Testing
             import json, os, re, subprocess, sys
             env = dict(os.environ, XDG_RUNTIME_DIR="", PASSBOX_LANG="en")
             p = subprocess.Popen([sys.argv[1], "--data", sys.argv[2], "2fa", "enable"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+            # The master password first (a fresh proof of the sign-in key), then the setup key appears.
+            p.stdin.write(sys.argv[3].encode() + b"\\n")
+            p.stdin.flush()
             out = b""
             while b"setup key:" not in out or not out.endswith(b"\\n"):
                 chunk = p.stdout.read1(65536)
@@ -160,7 +166,7 @@ import Testing
             rest, err = p.communicate(code + b"\\n", timeout=30)
             print(json.dumps({"status": p.returncode, "out": (out + rest).decode(), "err": err.decode(), "key": key}))
             """
-        let run = try Transcript.execute("/usr/bin/python3", ["-c", script, try Transcript.executablePath(), first], stdin: [], environment: [:])
+        let run = try Transcript.execute("/usr/bin/python3", ["-c", script, try Transcript.executablePath(), first, password], stdin: [], environment: [:])
         struct Enrolled: Decodable { let status: Int; let out: String; let err: String; let key: String }
         let enrolled = try JSONDecoder().decode(Enrolled.self, from: Data(run.stdout.utf8))
         #expect(enrolled.status == 0, "\(enrolled.err) \(run.stderr)")

@@ -80,7 +80,10 @@ import Testing
         #expect(try first.send(.status).status().account?.kitReminder == false)
 
         // Two-factor sign-in: the setup as a QR code's modules and a setup key; a code of the app turns it on.
-        let setup = try first.send(.twoFactorEnrol).twoFactorSetup()
+        // Turning it on needs the master password (a fresh proof of the sign-in key): a wrong one is refused here.
+        #expect(try failure(first, .twoFactorEnrol(TwoFactorRequest(password: SecretText("not the master password")))) == .wrongPassword)
+        #expect(try failure(first, .twoFactorEnrol(TwoFactorRequest())) == .wrongPassword)
+        let setup = try first.send(.twoFactorEnrol(TwoFactorRequest(password: SecretText(master)))).twoFactorSetup()
         #expect(setup.uri.hasPrefix("otpauth://totp/") && setup.modules.count == setup.size && setup.modules.allSatisfy { $0.count == setup.size })
         let code = try Transcript.execute("/usr/bin/oathtool", ["--totp", "-b", setup.setupKey], stdin: [], environment: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         if code != "000000" { #expect(try failure(first, .twoFactorConfirm(TwoFactorRequest(code: SecretText("000000")))) == .twoFactorCodeWrong) }
@@ -113,8 +116,9 @@ import Testing
         // The first signs the second out; the second's account page then says it is signed out.
         view = try first.send(.accountView).account()
         let other = try #require(view.devices.first { !$0.isCurrent })
-        #expect(try failure(first, .deviceSignOut(DeviceSignOutRequest(device: view.devices.first { $0.isCurrent }!.deviceID))) == .badRequest)
-        #expect(try first.send(.deviceSignOut(DeviceSignOutRequest(device: other.deviceID))).count().count == 1)
+        #expect(try failure(first, .deviceSignOut(DeviceSignOutRequest(device: view.devices.first { $0.isCurrent }!.deviceID, password: SecretText(master)))) == .badRequest)
+        #expect(try failure(first, .deviceSignOut(DeviceSignOutRequest(device: other.deviceID, password: SecretText("not it")))) == .wrongPassword)
+        #expect(try first.send(.deviceSignOut(DeviceSignOutRequest(device: other.deviceID, password: SecretText(master)))).count().count == 1)
         #expect(try failure(second, .accountView) == .notSignedIn)
         // The second signs out here (the Secret Key leaves it, only when asked by name) and signs in again: its
         // kept vault opens with the item.
@@ -130,7 +134,7 @@ import Testing
         #expect(try failure(first, .twoFactorDisable(TwoFactorRequest(password: SecretText("not the master password")))) == .wrongPassword)
         #expect(try first.send(.twoFactorDisable(TwoFactorRequest(password: SecretText(master)))) == .done)
         #expect(try !first.send(.accountView).account().twoFactor.enabled)
-        #expect(try first.send(.deviceSignOut(DeviceSignOutRequest(others: true))).count().count == 1, "the second device, signed in again")
+        #expect(try first.send(.deviceSignOut(DeviceSignOutRequest(others: true, password: SecretText(master)))).count().count == 1, "the second device, signed in again")
         #expect(try first.send(.lock(LockRequest())) == .done)
         #expect(try failure(first, .accountView) == .locked)
     }

@@ -9,8 +9,6 @@ import PassboxSync
 import PassboxTestSupport
 import Testing
 
-/// A proxy in front of a real `passbox server` that passes everything through and, when armed, changes one
-/// answer to a pull (security.md §6b). It also keeps the pushes the server refused (a fork needs one).
 /// The paths a hostile server heard, from its handler threads.
 final class HeardPaths: @unchecked Sendable {
     // @unchecked: `paths` is touched only under `lock`.
@@ -28,6 +26,8 @@ final class HeardPaths: @unchecked Sendable {
     }
 }
 
+/// A proxy in front of a real `passbox server` that passes everything through and, when armed, changes one
+/// answer to a pull (security.md §6b). It also keeps the pushes the server refused (a fork needs one).
 final class MutatingProxy: @unchecked Sendable {
     // @unchecked: the mutable parts are touched only under `lock`.
     private let lock = NSLock()
@@ -198,6 +198,7 @@ final class MutatingProxy: @unchecked Sendable {
                 guard once.first() else { return reply }
                 var stale = reply
                 stale.revision = cRevision
+                stale.latest = cRevision
                 (stale.items, stale.manifests, stale.more) = ([], [], false)
                 stale.vaults = stale.vaults.map { var v = $0; v.manifestVersion = cVersions[v.vaultID] ?? v.manifestVersion; return v }
                 return stale

@@ -41,6 +41,17 @@ import Testing
         #expect(strength.warningKey == "strength.warning.common")
     }
 
+    /// A season and a year, and German phrases of short words, score as the reference does (they were exact
+    /// before the reference's password ranks and the German list came in, then one below: issue 28). Scores
+    /// from PyPI zxcvbn 4.5.0.
+    @Test(arguments: [
+        ("Sommer2023", 2), ("Winter2024", 2), ("Summer2023", 2), ("summer2024", 2), ("Summer2025", 1), ("Spring2022!", 3), ("Herbst2019", 1), ("Sommer2025", 2), ("Fall2023", 2),
+        ("ichliebedich", 4), ("meinpasswort", 2),
+    ] as [(String, Int)])
+    func seasonsWithYearsAndShortGermanWordsScoreAsTheReference(_ password: String, _ reference: Int) {
+        #expect(PasswordStrength.estimate(password).score == reference, "\(password)")
+    }
+
     @Test func longGermanPassphraseStaysStrong() {
         #expect(PasswordStrength.estimate("Zitronenfalter-Wolkenkratzer-Eisbär").score == 4)
     }

@@ -89,6 +89,40 @@ import Testing
         #expect(refused.1.code == .signInFailed, "recovery is its own scope: \(refused.1)")
     }
 
+    /// A stolen session token alone can neither turn on two-factor sign-in (binding the account to the thief's
+    /// app) nor sign the owner's other devices out: both need a fresh signature by the sign-in key.
+    @Test(arguments: Backend.cases) func aStolenSessionTokenAloneCannotTurnOnTwoFactorOrSignDevicesOut(_ backend: Backend) throws {
+        let store = try TestStore(backend)
+        let server = try helper.startServer(store, log: LogLines())
+        defer { server.stop() }
+        let jo = account("jo")
+        _ = try jo.signup(client(server))
+        var laptop = client(server)
+        laptop.token = try jo.signin(client(server), origin: server.origin, device: "laptop").token
+        var thief = client(server)
+        thief.token = try jo.signin(client(server), origin: server.origin, device: "phone").token
+        func proof(_ label: String, device: String, signed: Bool) throws -> FreshProof {
+            let challenge = try client(server).call("POST", "/v1/signin/challenge", ChallengeRequest(email: jo.email, deviceID: device), as: ChallengeReply.self)
+            let transcript = SignInTranscript.bytes(label: label, origin: server.origin, email: jo.email, challenge: Array(challenge.challenge), deviceID: device)
+            return FreshProof(challengeID: challenge.challengeID, signature: signed ? Data(try jo.keys().signInKey.signature(for: transcript)) : Data(count: 64))
+        }
+        let empty = try ProtocolCoding.wireEncode([String: String]())
+        #expect(try thief.send("POST", "/v1/2fa/enrol", empty).status == 400)
+        #expect(try thief.failure("POST", "/v1/2fa/enrol", try proof(SignInTranscript.twoFactorOnLabel, device: "phone", signed: false)).1.code == .signInFailed)
+        #expect(try thief.send("POST", "/v1/devices/signout-others", empty).status == 400)
+        #expect(try thief.failure("POST", "/v1/devices/signout-others", try proof(SignInTranscript.deviceSignOutLabel, device: "phone", signed: false)).1.code == .signInFailed)
+        #expect(try thief.send("DELETE", "/v1/devices/laptop").status == 400)
+        // A proof for another operation does not serve (its label differs).
+        #expect(try thief.failure("POST", "/v1/2fa/enrol", try proof(SignInTranscript.deviceSignOutLabel, device: "phone", signed: true)).1.code == .signInFailed)
+        #expect(try laptop.send("GET", "/v1/account").status == 200, "the owner's laptop is still signed in")
+        #expect(try ProtocolCoding.wireDecode(TwoFactorStatus.self, from: thief.send("GET", "/v1/2fa").body).enabled == false)
+        // With the sign-in key (the master password and Secret Key on a device), both work.
+        _ = try laptop.call("POST", "/v1/2fa/enrol", try proof(SignInTranscript.twoFactorOnLabel, device: "laptop", signed: true), as: TwoFactorEnrolReply.self)
+        let out = try laptop.call("POST", "/v1/devices/signout-others", try proof(SignInTranscript.deviceSignOutLabel, device: "laptop", signed: true), as: SignedOutReply.self)
+        #expect(out.count == 1)
+        #expect(try thief.send("GET", "/v1/account").status == 401)
+    }
+
     /// A session unused for 30 days has ended; one used within them goes on.
     @Test(arguments: Backend.cases) func aSessionUnusedForThirtyDaysEnds(_ backend: Backend) throws {
         let store = try TestStore(backend)

@@ -559,6 +559,8 @@ def account_flows(args, display, language):
         ui.shot("account-activity")
         # Two-factor sign-in: the QR code drawn by the page, the setup key, a code of the app (oathtool).
         ui.click(t("ui.account.tab.twoFactor"))
+        # Turning it on asks for the master password first (a fresh proof of the sign-in key).
+        ui.type_into("#tf-enrol-password", PASSWORD)
         ui.click(t("ui.account.twoFactor.enable"))
         ui.find("svg.qr")
         setup_key = ui.find("#tf-setup-key").text.strip()

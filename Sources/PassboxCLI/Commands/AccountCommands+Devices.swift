@@ -30,16 +30,19 @@ extension Commands {
 
     static func devicesSignout(_ c: Context, _ a: Arguments) throws {
         let usage = "passbox devices signout DEVICE-ID | --others"
-        let (record, client) = try signedInRecord(c)
+        let (record, _) = try signedInRecord(c)
+        // Signing devices out needs the master password (a fresh proof of the sign-in key, not the session alone).
         if a.flag("others") {
             try a.expectPositionals(0...0, usage: usage)
-            let count = try client.signoutOthers(token: record.token ?? "")
+            let password = try c.input.secretText(prompt: c.tr("account.prompt.master"))
+            let count = try AccountOperations.signOutDevice(DeviceSignOutRequest(others: true, password: password), dataDirectory: c.dataDirectory)
             Console.out(c.tr("devices.signedOutOthers", ["count": String(count)]))
         } else {
             try a.expectPositionals(1...1, usage: usage)
             let device = a.positionals[0]
             guard device != record.deviceID else { throw CLIError(message: c.tr("devices.notThisOne"), hint: c.tr("devices.notThisOne.hint"), code: .usage) }
-            try client.signout(device: device, token: record.token ?? "")
+            let password = try c.input.secretText(prompt: c.tr("account.prompt.master"))
+            _ = try AccountOperations.signOutDevice(DeviceSignOutRequest(device: device, password: password), dataDirectory: c.dataDirectory)
             Console.out(c.tr("devices.signedOut", ["device": Console.visible(device)]))
         }
     }

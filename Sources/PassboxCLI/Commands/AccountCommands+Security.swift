@@ -23,10 +23,12 @@ extension Commands {
     static func twoFactorEnable(_ c: Context, _ a: Arguments) throws {
         try a.expectPositionals(0...0, usage: "passbox 2fa enable")
         let (record, client) = try signedInRecord(c)
-        let parameters = try client.enrolTwoFactor(token: record.token ?? "", email: record.email)
+        // The master password first: turning two-factor sign-in on needs a fresh proof of the sign-in key.
+        let password = try c.input.secretText(prompt: c.tr("account.prompt.master"))
+        let setup = try AccountOperations.enrolTwoFactor(TwoFactorRequest(password: password), dataDirectory: c.dataDirectory)
         // Showing the setup key and its QR code is the point of enrolling.
-        if let qr = TerminalQR.render(parameters.uri) { Console.out(qr) }
-        Console.out(c.tr("twoFactor.setupKey", ["key": Base32.encode(parameters.secret)]))
+        if let qr = TerminalQR.render(setup.uri) { Console.out(qr) }
+        Console.out(c.tr("twoFactor.setupKey", ["key": setup.setupKey]))
         let code = try c.input.secret(prompt: c.tr("twoFactor.prompt.confirm"))
         let codes = try client.confirmTwoFactor(token: record.token ?? "", code: code.trimmingCharacters(in: .whitespaces))
         Console.out(c.tr("twoFactor.enabled"))

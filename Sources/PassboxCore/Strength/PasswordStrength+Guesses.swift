@@ -85,9 +85,33 @@ extension PasswordStrength {
             // The reference's dictionaries have no one-letter words but "i"; libzxcvbn's have "a" at rank 4,
             // which made "a" repeated cost 5 guesses a time rather than the reference's 12.
             if pattern == .dictionary, end - start == 1, scalars[start] != "i" { continue }
-            matches.append(StrengthMatch(start: start, end: end, pattern: pattern, guessesLog10: max(0, match.pointee.Entrpy) * log10(2.0)))
+            // A word of the reference's passwords list: `RankedDictionary` offers this span at the reference's rank
+            // (the reference keeps each word only in its cheapest list). libzxcvbn's older list ranks some a little
+            // lower ("summer" about 65 for 69), enough to drop "summer2024" a score below the reference.
+            if match.pointee.Type.rawValue == DICTIONARY_MATCH.rawValue,
+                RankedDictionary.referencePasswords.contains(String(String.UnicodeScalarView(scalars[start..<end])).lowercased())
+            {
+                continue
+            }
+            var guessesLog10 = max(0, match.pointee.Entrpy) * log10(2.0)
+            if pattern == .date, let year = referenceYearGuessesLog10(scalars[start..<end]) { guessesLog10 = year }
+            matches.append(StrengthMatch(start: start, end: end, pattern: pattern, guessesLog10: guessesLog10))
         }
         return matches
+    }
+
+    /// A four-digit year as the reference (zxcvbn 4.5.0, reference year 2017) prices it. libzxcvbn prices every
+    /// year 1901–2050 at about 150 guesses; the reference prices 1900–2019 as a recent year, max(|year − 2017|,
+    /// 20) guesses, and a later one as a date ("2023" reads as 20/2/2003: 365 × 20 = 7,300), except 2025, cheaper
+    /// as a keypad pattern (2-0-2-5, two turns: 2,153). Priced by libzxcvbn, "Sommer2023" scored one below the
+    /// reference once the word itself cost the reference's price (issue 28).
+    static func referenceYearGuessesLog10(_ token: ArraySlice<Unicode.Scalar>) -> Double? {
+        guard token.count == 4, token.allSatisfy({ ("0"..."9").contains($0) }), let year = Int(String(String.UnicodeScalarView(token))),
+            (1900...2050).contains(year)
+        else { return nil }
+        if year <= 2019 { return log10(Double(max(abs(year - 2017), 20))) }
+        if year == 2025 { return log10(2_153.333_333_333_333) }
+        return log10(7_300)
     }
 
     private static func pattern(_ type: ZxcTypeMatch_t) -> StrengthMatch.Pattern? {

@@ -10,12 +10,21 @@ enum RankedDictionary {
     /// Rank of each entry, lower-case, "ß" written "ss" (as the German list writes it). The generator leaves
     /// out of the German list the words that are in the passwords list, so the reference's rank stands for
     /// those ("fussball" costs what the reference says, not its higher rank among German words).
+    /// German words of fewer than `germanMinimumLength` letters are left out: short function words ("ich",
+    /// "dich", "mein") cost far less here than the reference's letter-by-letter price, and made German phrases
+    /// the reference rated exactly ("ichliebedich") one below it (issue 28). A short word is priced as the
+    /// reference prices it.
+    static let germanMinimumLength = 5
+
     static let ranks: [String: Int] = {
         var ranks = [String: Int]()
-        for (index, word) in germanWordsByFrequency.split(separator: " ").enumerated() { ranks[String(word)] = index + 1 }
+        for (index, word) in germanWordsByFrequency.split(separator: " ").enumerated() where word.count >= germanMinimumLength { ranks[String(word)] = index + 1 }
         for (index, word) in passwordsByRank.split(separator: " ").enumerated() { ranks[String(word)] = index + 1 }
         return ranks
     }()
+
+    /// The reference's passwords list: a word of it is offered here at the reference's own rank.
+    static let referencePasswords: Set<String> = Set(passwordsByRank.split(separator: " ").map(String.init))
 
     /// The longest entry, in characters: no longer substring needs looking up.
     static let longestEntry = ranks.keys.map(\.count).max() ?? 0

@@ -11,18 +11,24 @@ extension AccountSync {
     /// Uploads the blobs of items waiting to be pushed (and of the versions in their history) that this
     /// device has and the server does not yet have whole. A failure stops the sync before anything is pushed.
     func uploadBlobs() throws -> Int {
-        let blobs = session.blobs
-        var sent = 0
-        var seen = Set<String>()
-        for item in session.vault.items where item.syncPending {
-            for a in item.referencedBlobs where seen.insert(a.id).inserted {
-                guard !blobs.isUploaded(a.id), let length = blobs.length(a.id) else { continue }
-                try client.uploadBlob(id: a.id, length: length) { try blobs.read(a.id, range: $0) }
-                try blobs.markUploaded(a.id)
-                sent += 1
+        let (blobs, waiting) = try step { () -> (BlobStore, [(id: String, length: Int)]) in
+            let blobs = session.blobs
+            var waiting: [(id: String, length: Int)] = []
+            var seen = Set<String>()
+            for item in session.vault.items where item.syncPending {
+                for a in item.referencedBlobs where seen.insert(a.id).inserted {
+                    guard !blobs.isUploaded(a.id), let length = blobs.length(a.id) else { continue }
+                    waiting.append((a.id, length))
+                }
             }
+            return (blobs, waiting)
         }
-        return sent
+        // Each part is read in a step (the blob is ciphertext, but a lock between parts stops the upload).
+        for (id, length) in waiting {
+            try client.uploadBlob(id: id, length: length) { range in try step { try blobs.read(id, range: range) } }
+            try step { try blobs.markUploaded(id) }
+        }
+        return waiting.count
     }
 
     /// The server refused a push for lacking blobs: those it named that the push declared are sent again
@@ -30,12 +36,14 @@ extension AccountSync {
     func uploadAgain(_ ids: [String], declared: [String]) throws {
         let declared = Set(declared)
         guard !ids.isEmpty, ids.allSatisfy(declared.contains) else { throw ProtocolError(.badServerAnswer, ["server": client.origin, "status": "409"]) }
-        let blobs = session.blobs
+        let blobs = try step { session.blobs }
         for id in ids {
-            blobs.unmarkUploaded(id)
-            guard let length = blobs.length(id) else { continue }
-            try client.uploadBlob(id: id, length: length) { try blobs.read(id, range: $0) }
-            try blobs.markUploaded(id)
+            guard let length = try step({ () -> Int? in
+                blobs.unmarkUploaded(id)
+                return blobs.length(id)
+            }) else { continue }
+            try client.uploadBlob(id: id, length: length) { range in try step { try blobs.read(id, range: range) } }
+            try step { try blobs.markUploaded(id) }
         }
     }
 
@@ -44,21 +52,28 @@ extension AccountSync {
     /// while the account is at the revision this device has seen whole; otherwise they wait for the next sync,
     /// as they do when the server cannot be reached. Housekeeping: it never fails the sync.
     func removeServerBlobs() {
-        let blobs = session.blobs
-        let pending = blobs.pendingRemovals()
-        guard !pending.isEmpty else { return }
-        // Only when this device's view is the server's: everything pushed, nothing it cannot open. Otherwise an
-        // item on the server this device does not show may still refer to a blob; they wait for a later sync.
-        guard !state.holdsUnpushedWork, !session.vault.items.contains(where: \.syncPending) else { return }
-        let referenced = VaultSession.referencedBlobs(session.vault)
-        for id in pending where referenced.contains(id) { blobs.forgetRemoval(id) }
-        let ids = pending.filter { !referenced.contains($0) }
+        let found = try? step { () -> (BlobStore, [String], Int64)? in
+            let blobs = session.blobs
+            let pending = blobs.pendingRemovals()
+            guard !pending.isEmpty else { return nil }
+            // Only when this device's view is the server's: everything pushed, nothing it cannot open. Otherwise an
+            // item on the server this device does not show may still refer to a blob; they wait for a later sync.
+            guard !state.holdsUnpushedWork, !session.vault.items.contains(where: \.syncPending) else { return nil }
+            let referenced = VaultSession.referencedBlobs(session.vault)
+            for id in pending where referenced.contains(id) { blobs.forgetRemoval(id) }
+            return (blobs, pending.filter { !referenced.contains($0) }, state.seenRevision)
+        }
+        guard let (blobs, ids, seenRevision) = found ?? nil else { return }
         var start = 0
         while start < ids.count {
             let slice = Array(ids[start..<min(ids.count, start + BlobTransfer.removalLimit)])
             start += slice.count
-            guard (try? client.removeBlobs(revision: state.seenRevision, ids: slice)) != nil else { return }
-            for id in slice { blobs.forgetRemoval(id) }
+            guard (try? client.removeBlobs(revision: seenRevision, ids: slice)) != nil else { return }
+            do {
+                try step { () -> Void in for id in slice { blobs.forgetRemoval(id) } }
+            } catch {
+                return
+            }
         }
     }
 }

@@ -13,38 +13,84 @@ extension AccountSync {
     /// signatures, versions, hashes), and only once the last page is in checks each vault's tree against its
     /// newest manifest: a page can hold a manifest whose items were rewritten since and so come in a later
     /// page. Then the whole pull is merged and saved at once.
+    ///
+    /// The pages are fetched outside any step (no key is read while the network works), each bounded by the
+    /// sync's limits and by the revision the first page named as the pull's end; then one step verifies and
+    /// applies them. A lock meanwhile drops them.
     func pullAll() throws -> Int {
-        let since = state.revision
-        let own = state.ownRevisions ?? []
+        let (since, own) = try step { (state.revision, state.ownRevisions ?? []) }
         let skip = own.count <= SyncPullRequest.skipLimit ? own : []
-        var acc = Accumulated(vaults: state.vaults, trees: trees())
         var cursor = since
-        var items: [SyncItemRecord] = []
-        var manifests: [SyncManifestRecord] = []
-        var last: SyncPullReply
+        var pages: [(since: Int64, reply: SyncPullReply)] = []
+        var target: Int64?
         while true {
-            let reply = try client.pull(since: cursor, skip: skip)
+            let reply = try fetchPage(since: cursor, skip: skip, until: target)
             guard reply.revision >= cursor else { throw Self.refused("", "stepBack") }
-            try verifyPage(reply, since: cursor, into: &acc)
-            items += reply.items
-            manifests += reply.manifests
-            last = reply
+            if pages.isEmpty {
+                target = reply.latest
+            } else if let latest = reply.latest, latest != target {
+                throw Self.refused("", "pastTarget")
+            }
+            if let target {
+                // No page goes past where the first one said the pull ends, and the last one ends there.
+                guard reply.revision <= target else { throw Self.refused("", "pastTarget") }
+                guard reply.more ? reply.revision < target : reply.revision == target else { throw Self.refused("", "malformed") }
+            }
+            pages.append((cursor, reply))
+            // A lock meanwhile ends the pull here.
+            try step {}
             if !reply.more { break }
             guard reply.revision > cursor else { throw Self.refused("", "malformed") }
             cursor = reply.revision
         }
-        // Every vault must now be at the version the server lists.
-        for record in last.vaults where (acc.vaults[record.vaultID]?.manifestVersion ?? 0) != record.manifestVersion {
-            throw Self.refused(record.vaultID, "rootMismatch")
+        return try step {
+            var acc = Accumulated(vaults: state.vaults, trees: trees())
+            var items: [SyncItemRecord] = []
+            var manifests: [SyncManifestRecord] = []
+            for (pageSince, reply) in pages {
+                try verifyPage(reply, since: pageSince, into: &acc)
+                items += reply.items
+                manifests += reply.manifests
+            }
+            let last = pages[pages.count - 1].reply
+            // Every vault must now be at the version the server lists.
+            for record in last.vaults where (acc.vaults[record.vaultID]?.manifestVersion ?? 0) != record.manifestVersion {
+                throw Self.refused(record.vaultID, "rootMismatch")
+            }
+            let whole = SyncPullReply(revision: last.revision, more: false, vaults: last.vaults, items: items, manifests: manifests)
+            let verified = try finish(acc, whole)
+            // A pull with nothing in it (this device's own pushes left out, or nothing new) changes nothing here: it is
+            // not written (the revision it reaches is asked again next time, at no cost), unless the list of own pushes
+            // to leave out has grown long.
+            let empty = items.isEmpty && manifests.isEmpty && Set(verified.vaults.keys) == Set(state.vaults.keys)
+            if empty && own.count < 64 { return 0 }
+            return try apply(verified, whole)
         }
-        let whole = SyncPullReply(revision: last.revision, more: false, vaults: last.vaults, items: items, manifests: manifests)
-        let verified = try finish(acc, whole)
-        // A pull with nothing in it (this device's own pushes left out, or nothing new) changes nothing here: it is
-        // not written (the revision it reaches is asked again next time, at no cost), unless the list of own pushes
-        // to leave out has grown long.
-        let empty = items.isEmpty && manifests.isEmpty && Set(verified.vaults.keys) == Set(state.vaults.keys)
-        if empty && own.count < 64 { return 0 }
-        return try apply(verified, whole)
+    }
+
+    /// One page, counted against the sync's limits: pages, records, bytes and the time spent waiting (each
+    /// request's timeout is what is left of it, at most 60 s).
+    func fetchPage(since: Int64, skip: [Int64], until: Int64?) throws -> SyncPullReply {
+        let left = limits.seconds - budget.seconds
+        guard left > 0 else { throw Self.refused("", "tooSlow") }
+        let started = DispatchTime.now()
+        defer { budget.seconds += Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 }
+        let page: (reply: SyncPullReply, bytes: Int)
+        do {
+            page = try client.pullPage(since: since, skip: skip, until: until, timeoutSeconds: max(1, min(60, Int(left.rounded(.up)))))
+        } catch let error as ProtocolError where error.code == .serverUnreachable || error.code == .requestTimeout {
+            // A server that answers too slowly for what is left of the time: refused, not merely out of reach.
+            let spent = budget.seconds + Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            if spent >= limits.seconds { throw Self.refused("", "tooSlow") }
+            throw error
+        }
+        budget.pages += 1
+        budget.bytes += page.bytes
+        budget.records += page.reply.vaults.count + page.reply.items.count + page.reply.manifests.count
+        guard budget.pages <= limits.pages else { throw Self.refused("", "tooManyPages") }
+        guard budget.bytes <= limits.bytes else { throw Self.refused("", "tooLarge") }
+        guard budget.records <= limits.records else { throw Self.refused("", "tooManyRecords") }
+        return page.reply
     }
 
     struct Verified {

@@ -63,29 +63,37 @@ extension AccountSync {
     func pushAll() throws -> (Int, Bool) {
         var pushed = 0
         var resent = 0
-        while let batch = try nextBatch() {
+        // Each batch is sealed in a step, sent outside one, and acknowledged in the next.
+        while let (batch, body) = try step({ () throws -> (Batch, [UInt8])? in
+            guard let batch = try nextBatch() else { return nil }
             let body = Array(try ProtocolCoding.wireEncode(batch.request))
             session.syncInFlight = body
             session.syncInFlightBatch = batch
+            return (batch, body)
+        }) {
             let reply: SyncPushReply
             do {
                 reply = try client.push(body)
             } catch let error as ProtocolError where error.code == .syncConflict {
-                session.syncInFlight = nil
-                session.syncInFlightBatch = nil
+                try step {
+                    session.syncInFlight = nil
+                    session.syncInFlightBatch = nil
+                }
                 return (pushed, true)
             } catch let error as ProtocolError where error.code == .blobsMissing {
                 // Nothing of the push was applied. The server lacks blobs this device has (another device had
                 // them removed, or the server lost them): they go up again, then the push is made anew. A server
                 // that keeps saying so after two rounds gets its answer passed on.
-                session.syncInFlight = nil
-                session.syncInFlightBatch = nil
+                try step {
+                    session.syncInFlight = nil
+                    session.syncInFlightBatch = nil
+                }
                 resent += 1
                 guard resent <= 2 else { throw error }
                 try uploadAgain((error.facts["ids"] ?? "").split(separator: ",").map(String.init), declared: batch.request.blobs ?? [])
                 continue
             }
-            try acknowledge(batch, revision: reply.revision)
+            try step { try acknowledge(batch, revision: reply.revision) }
             resent = 0
             pushed += batch.items.count + batch.metas.count
         }

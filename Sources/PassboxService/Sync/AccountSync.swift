@@ -13,23 +13,93 @@ public struct SyncOutcome: Sendable {
     public var revision: Int64
 }
 
+/// Where a sync may touch the vault. Inline for the CLI and tests (one thread); the agent's gate runs each step
+/// on its queue (`queue.sync`), so between steps — while the network works — the queue serves lock, status
+/// and reads.
+public struct VaultGate: Sendable {
+    let hop: @Sendable (() -> Void) -> Void
+
+    public init(hop: @escaping @Sendable (() -> Void) -> Void) { self.hop = hop }
+
+    public static let inline = VaultGate { $0() }
+
+    func run<T>(_ body: () throws -> T) throws -> T {
+        var result: Result<T, Error>?
+        hop { result = Result(catching: body) }
+        guard let result else { preconditionFailure("a gate that did not run its step") }
+        return try result.get()
+    }
+}
+
+/// What one sync may pull, over all its rounds: past any of them the sync fails as `syncRefused` (tooManyPages,
+/// tooManyRecords, tooLarge, tooSlow) and nothing pulled is applied. An honest server's page holds at most
+/// 2,000 items or about 2 MiB, so the defaults take an account of 250,000 items whole.
+public struct SyncLimits: Sendable {
+    public var pages = 1_000
+    /// Vault rows, items and manifests, counted as they come.
+    public var records = 250_000
+    /// The bodies of the pull's answers.
+    public var bytes = 256 << 20
+    /// Time spent waiting for pull answers.
+    public var seconds: TimeInterval = 300
+    public init() {}
+}
+
+/// What one sync's pulls have used of its `SyncLimits`.
+struct PullBudget {
+    var pages = 0
+    var records = 0
+    var bytes = 0
+    var seconds: TimeInterval = 0
+}
+
 /// One sync of an account's vaults with its server (docs/PROTOCOL.md "Sync"): a push whose answer was lost
 /// is sent again as it was; then pull (every page verified against the signed manifests before anything is
 /// applied), merge, and push what waits here on top of the manifests just verified. A push that loses a
 /// race pulls and merges again. A server answer that does not verify is refused as `syncRefused` and
 /// nothing on this device changes.
+///
+/// The vault is touched only inside `step`s (through the gate); the network is used only outside them.
 final class AccountSync {
-    let session: VaultSession
+    unowned let service: VaultService
+    /// The service's session generation when the sync began.
+    let generation: UInt64
+    let gate: VaultGate
     let client: SyncClient
     let now: () -> Date
+    let limits: SyncLimits
+    var budget = PullBudget()
     var notices: [SyncNotice] = []
     /// Notices already written into the sync state.
     var kept: [SyncNotice] = []
+    /// The session, inside a step only.
+    private var current: VaultSession?
 
-    init(session: VaultSession, client: SyncClient, now: @escaping () -> Date) {
-        self.session = session
+    init(service: VaultService, generation: UInt64, gate: VaultGate, client: SyncClient, now: @escaping () -> Date, limits: SyncLimits = SyncLimits()) {
+        self.service = service
+        self.generation = generation
+        self.gate = gate
         self.client = client
         self.now = now
+        self.limits = limits
+    }
+
+    /// The vault being synced; only inside a step.
+    var session: VaultSession {
+        guard let current else { preconditionFailure("the vault is touched only inside a sync step") }
+        return current
+    }
+
+    /// Runs `body` with the vault (on the agent's queue): `locked` when the vault was locked, or locked and
+    /// unlocked again, since the sync began. A step inside a step runs where it is.
+    func step<T>(_ body: () throws -> T) throws -> T {
+        if current != nil { return try body() }
+        return try gate.run {
+            guard service.generation == generation, let session = service.session else { throw ProtocolError(.locked) }
+            current = session
+            defer { current = nil }
+            return try body()
+        }
     }
 
     static let rounds = 8
@@ -37,24 +107,31 @@ final class AccountSync {
     static let batchBytes = 512 * 1024
 
     func run() throws -> SyncOutcome {
-        guard session.vault.sync != nil else { throw ProtocolError(.syncKeysMissing) }
-        if let body = session.syncInFlight { try resend(body) }
+        let inflight = try step { () throws -> ([UInt8], Batch?)? in
+            guard session.vault.sync != nil else { throw ProtocolError(.syncKeysMissing) }
+            return session.syncInFlight.map { ($0, session.syncInFlightBatch as? Batch) }
+        }
+        if let (body, batch) = inflight { try resend(body, batch: batch) }
         var pulled = 0, pushed = 0
         var allNotices: [SyncNotice] = []
         for _ in 0..<Self.rounds {
             pulled += try pullAll()
-            try assignVaults()
+            try step { try assignVaults() }
             _ = try uploadBlobs()
             let (count, lost) = try pushAll()
             pushed += count
-            allNotices += kept + notices
-            if !notices.isEmpty { try save([]) { _ in } }
-            kept = []
+            try step {
+                allNotices += kept + notices
+                if !notices.isEmpty { try save([]) { _ in } }
+                kept = []
+            }
             if !lost {
                 removeServerBlobs()
-                // A sync that changed nothing writes nothing: its time is kept in memory (status shows it).
-                session.lastSyncHere = now().storedPrecision
-                return SyncOutcome(pulled: pulled, pushed: pushed, notices: allNotices, revision: state.revision)
+                return try step {
+                    // A sync that changed nothing writes nothing: its time is kept in memory (status shows it).
+                    session.lastSyncHere = now().storedPrecision
+                    return SyncOutcome(pulled: pulled, pushed: pushed, notices: allNotices, revision: state.revision)
+                }
             }
         }
         throw ProtocolError(.syncConflict, ["vault": ""])
@@ -112,17 +189,18 @@ final class AccountSync {
     /// the pull that follows brings its writes back as the server holds them. (Kept in memory: a device that
     /// restarts in between pushes its changes anew, and the server's compare-and-swap refuses a second copy,
     /// which the device then merges as its own write.)
-    func resend(_ body: [UInt8]) throws {
-        let batch = session.syncInFlightBatch as? Batch
+    func resend(_ body: [UInt8], batch: Batch?) throws {
         do {
             let reply = try client.push(body)
             // Applied now or before (replayed): recorded as any accepted push, against what changed here since.
-            if let batch, isCurrent(batch) { try acknowledge(batch, revision: reply.revision) }
-        } catch let error as ProtocolError where error.code != .serverUnreachable && error.code != .requestTimeout {
+            try step { if let batch, isCurrent(batch) { try acknowledge(batch, revision: reply.revision) } }
+        } catch let error as ProtocolError where error.code != .serverUnreachable && error.code != .requestTimeout && error.code != .locked {
             // Refused (made on a manifest that has moved on): what it carried still waits here and is pushed again.
         }
-        session.syncInFlight = nil
-        session.syncInFlightBatch = nil
+        try step {
+            session.syncInFlight = nil
+            session.syncInFlightBatch = nil
+        }
     }
 
     /// Whether a kept batch was made on the manifests this device still holds (nothing was pulled since).

@@ -176,13 +176,26 @@ export async function showAccount(pane, tab = 'devices') {
 
 const sections = {
   async devices(body, account, reload) {
+    // Signing a device out needs the master password (a fresh proof of the sign-in key, not the session alone).
+    const error = h('p', { class: 'error', role: 'alert' });
+    const password = h('input', { id: 'dev-password', type: 'password', autocomplete: 'current-password' });
+    const proof = () => {
+      if (password.value) return new Secret(password.value);
+      error.textContent = t('ui.account.typeMaster');
+      password.focus();
+      return null;
+    };
+    const failed = (e) => { password.value = ''; formError(e, error); password.focus(); };
     const rows = account.devices.map((d) => h('tr', {},
       h('td', {}, d.name, d.isCurrent ? [' ', h('span', { class: 'chip' }, t('ui.account.thisDevice'))] : null),
       h('td', {}, d.address), h('td', {}, formatDate(d.lastSeen)),
       h('td', {}, d.isCurrent ? null : button(t('ui.account.signOutDevice'), async () => {
         const ok = await dialog(t('ui.account.signOutDevice.title', { name: d.name }), h('p', {}, t('ui.account.signOutDevice.text')), [{ label: t('ui.cancel'), value: false }, { label: t('ui.account.signOutDevice'), value: true, danger: true }]);
         if (!ok) return;
-        try { await call('device-signout', { device: d.deviceID, others: false }); toast(t('ui.account.signedOutDevice', { name: d.name })); await reload(); } catch (e) { report(e); }
+        const secret = proof();
+        if (!secret) return;
+        error.textContent = t('ui.account.checking');
+        try { await call('device-signout', { device: d.deviceID, others: false, password: secret }); toast(t('ui.account.signedOutDevice', { name: d.name })); await reload(); } catch (e) { failed(e); }
       }, 'ghost'))));
     const others = account.devices.filter((d) => !d.isCurrent).length;
     body.append(h('h2', {}, t('ui.account.tab.devices')),
@@ -190,8 +203,12 @@ const sections = {
       others ? h('div', { class: 'actions' }, button(t('ui.account.signOutOthers'), async () => {
         const ok = await dialog(t('ui.account.signOutOthers'), h('p', {}, t('ui.account.signOutOthers.text', { count: others })), [{ label: t('ui.cancel'), value: false }, { label: t('ui.account.signOutOthers'), value: true, danger: true }]);
         if (!ok) return;
-        try { const n = (await call('device-signout', { others: true })).body.count; toast(t('ui.account.signedOutOthers', { count: n })); await reload(); } catch (e) { report(e); }
-      }, 'danger')) : '', signOutHere());
+        const secret = proof();
+        if (!secret) return;
+        error.textContent = t('ui.account.checking');
+        try { const n = (await call('device-signout', { others: true, password: secret })).body.count; toast(t('ui.account.signedOutOthers', { count: n })); await reload(); } catch (e) { failed(e); }
+      }, 'danger')) : '',
+      others ? h('div', {}, h('label', { for: 'dev-password' }, t('ui.account.master')), password, error) : '', signOutHere());
   },
 
   async activity(body) {
@@ -220,11 +237,21 @@ const sections = {
       body.append(form);
       return;
     }
-    body.append(h('p', {}, t('ui.account.twoFactor.off')), error, h('div', { class: 'actions' }, button(t('ui.account.twoFactor.enable'), async () => {
+    // Turning it on needs the master password: a session alone must not bind the account to another app.
+    const password = h('input', { id: 'tf-enrol-password', type: 'password', autocomplete: 'current-password' });
+    const form = h('form', {}, h('p', {}, t('ui.account.twoFactor.off')),
+      h('label', { for: 'tf-enrol-password' }, t('ui.account.master')), password, error,
+      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary' }, t('ui.account.twoFactor.enable'))));
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      if (!password.value) { error.textContent = t('ui.account.typeMaster'); password.focus(); return; }
+      error.textContent = t('ui.account.checking');
       let setup;
-      try { setup = (await call('two-factor-enrol')).body; } catch (e) { formError(e, error); return; }
+      try { setup = (await call('two-factor-enrol', { password: new Secret(password.value) })).body; } catch (e) { password.value = ''; formError(e, error); password.focus(); return; }
+      password.value = '';
       enrol(clear(body), setup, reload);
-    }, 'primary')));
+    });
+    body.append(form);
   },
 
   async kit(body, account, reload) {
