@@ -159,13 +159,27 @@ public struct AccountReply: Codable, Sendable {
     public var created: Date
     public var kdf: KDFParameters
     public var devices: [DeviceSession]
+    /// What the account keeps on the server against its quota (issue 28; nil from an older server).
+    public var storage: StorageUse?
 
-    public init(accountID: String, email: String, created: Date, kdf: KDFParameters, devices: [DeviceSession]) {
+    public init(accountID: String, email: String, created: Date, kdf: KDFParameters, devices: [DeviceSession], storage: StorageUse? = nil) {
         self.accountID = accountID
         self.email = email
         self.created = created
         self.kdf = kdf
         self.devices = devices
+        self.storage = storage
+    }
+}
+
+/// An account's storage on its server: every item envelope, manifest (with its name envelope) and blob it
+/// keeps, in bytes, and the quota they all count against (`passbox server --quota-mib`).
+public struct StorageUse: Codable, Sendable, Equatable {
+    public var usedBytes: Int64
+    public var quotaBytes: Int64
+    public init(usedBytes: Int64, quotaBytes: Int64) {
+        self.usedBytes = usedBytes
+        self.quotaBytes = quotaBytes
     }
 }
 

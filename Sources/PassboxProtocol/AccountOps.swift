@@ -73,8 +73,14 @@ public struct AccountView: Codable, Sendable, Equatable {
     public var devices: [DeviceSession]
     public var twoFactor: TwoFactorStatus
     public var kitConfirmed: Bool
+    /// The account's storage on the server and its quota (nil from a server before issue 28).
+    public var storage: StorageUse?
 
-    public init(server: String, email: String, accountID: String, created: Date, kdf: KDFParameters, devices: [DeviceSession], twoFactor: TwoFactorStatus, kitConfirmed: Bool) {
+    public init(
+        server: String, email: String, accountID: String, created: Date, kdf: KDFParameters, devices: [DeviceSession], twoFactor: TwoFactorStatus, kitConfirmed: Bool,
+        storage: StorageUse? = nil
+    ) {
+        self.storage = storage
         self.server = server
         self.email = email
         self.accountID = accountID

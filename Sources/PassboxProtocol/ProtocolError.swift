@@ -177,7 +177,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case attachmentTooLarge  // facts: limitMiB
     case attachmentUnreadable  // facts: path, reason (the file to attach)
     case attachmentOnLockedItem  // facts: title (the item is locked with its own password; open it first)
-    case blobQuotaExceeded  // facts: quotaMiB, usedMiB (the account's server keeps no more attachments)
+    case blobQuotaExceeded  // facts: quotaMiB, usedMiB (the account's storage on the server is full: items, manifests and attachments)
     case blobsMissing  // facts: ids (comma-separated; a push refers to blobs the server lacks: the device sends them again)
     // Web UI
     case webUnavailable  // facts: reason (the agent could not start its web server)

@@ -17,6 +17,8 @@ struct AccountService: Sendable {
     /// Accounts one address (an IPv6 /64) may make per hour, and all addresses together.
     var signupsPerAddressPerHour = 10
     var signupsPerHour = 200
+    /// The account's storage quota, reported with the account.
+    var quota = StorageQuota(bytes: 1024 << 20)
     /// A session unused this long ends (each sync, live update or request refreshes it, to the minute).
     static let sessionIdleLifetime: TimeInterval = 30 * 86_400
     /// What a new account must at least use (the same floor as the client's).
@@ -197,7 +199,11 @@ struct AccountService: Sendable {
     /// The account of the session a bearer token names: the session and the account read with one connection
     /// (one turn of the group commit on SQLite).
     func account(token: String?, address: String) throws -> AccountReply {
-        try pool.with { db in try Self.account(db, Self.session(db, token: token, address: address)) }
+        try pool.with { db in
+            var reply = try Self.account(db, Self.session(db, token: token, address: address))
+            reply.storage = try quota.use(db, account: reply.accountID)
+            return reply
+        }
     }
 
     static func account(_ db: any SQLConnection, _ session: Session) throws -> AccountReply {

@@ -9,8 +9,8 @@ import PassboxSQL
 /// is finished by sending the missing parts again (each `PUT` is idempotent).
 struct BlobService: Sendable {
     let pool: ConnectionPool
-    /// The most blob bytes one account keeps (the `--blob-quota-mib` option).
-    let quotaBytes: Int
+    /// The account's storage quota, blobs counted with its items and manifests (`--quota-mib`).
+    let quota: StorageQuota
     /// A part's length; every part but the last has exactly this many bytes.
     static let partLength = BlobTransfer.partLength
 
@@ -38,10 +38,8 @@ struct BlobService: Sendable {
                     guard existing[0].integer == Int64(length) else { throw ProtocolError(.badRequest, ["reason": "this blob was begun with another length"]) }
                     if existing[1].integer == 1 { return }
                 } else {
-                    let used = try db.rows("SELECT CAST(COALESCE(SUM(length), 0) AS BIGINT) FROM sync_blobs WHERE account_id = ?", [.text(account)]).first?[0].integer ?? 0
-                    guard Int(used) + length <= quotaBytes else {
-                        throw ProtocolError(.blobQuotaExceeded, ["quotaMiB": String(quotaBytes >> 20), "usedMiB": String(Int(used) >> 20)])
-                    }
+                    let used = try StorageQuota.used(db, account: account)
+                    guard used + Int64(length) <= Int64(quota.bytes) else { throw quota.exceeded(used: used) }
                     try db.run(
                         "INSERT INTO sync_blobs (account_id, blob_id, length, complete, created) VALUES (?, ?, ?, 0, ?)",
                         [.text(account), .text(id), .integer(Int64(length)), .integer(milliseconds(Date()))])

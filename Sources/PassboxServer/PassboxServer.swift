@@ -22,8 +22,8 @@ public final class PassboxServer: Sendable {
         public var signup: SignupMode = .open
         /// Sign-in challenges one address may ask for per minute.
         public var challengesPerMinute = 300
-        /// The attachments' bytes one account may keep on this server, in MiB.
-        public var blobQuotaMiB = 1024
+        /// What one account may keep on this server, in MiB: its items, manifests and attachments together.
+        public var quotaMiB = 1024
         /// Accounts one address (an IPv6 /64) may make per hour, and all addresses together.
         public var signupsPerAddressPerHour = 10
         public var signupsPerHour = 200
@@ -58,13 +58,15 @@ public final class PassboxServer: Sendable {
         accounts.challengesPerMinute = configuration.challengesPerMinute
         accounts.signupsPerAddressPerHour = configuration.signupsPerAddressPerHour
         accounts.signupsPerHour = configuration.signupsPerHour
+        accounts.quota = StorageQuota(bytes: configuration.quotaMiB << 20)
         let hub = SyncHub()
-        let sync = SyncService(pool: pool, hub: hub, isPostgres: configuration.postgres != nil)
+        let sync = SyncService(pool: pool, hub: hub, isPostgres: configuration.postgres != nil, quota: StorageQuota(bytes: configuration.quotaMiB << 20))
         self.hub = hub
         self.sync = sync
         // Other server processes on the same PostgreSQL database announce their pushes with NOTIFY.
         listener = try configuration.postgres.map { try NotificationListener(uri: $0, hub: hub, log: log) }
-        let blobs = BlobService(pool: pool, quotaBytes: configuration.blobQuotaMiB << 20)
+        let quota = StorageQuota(bytes: configuration.quotaMiB << 20)
+        let blobs = BlobService(pool: pool, quota: quota)
         var router = ServerRouter(accounts: accounts, sync: sync, blobs: blobs, log: log)
         router.metricsAccess = configuration.metrics
         router.clientAddress = ClientAddress(trustedProxies: configuration.trustedProxies)

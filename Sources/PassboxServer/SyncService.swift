@@ -12,6 +12,8 @@ struct SyncService: Sendable {
     let pool: ConnectionPool
     let hub: SyncHub
     let isPostgres: Bool
+    /// The account's storage quota: a push that would leave it past the quota is refused whole.
+    var quota = StorageQuota(bytes: 1024 << 20)
     /// The most items one push may carry.
     static let pushItemLimit = 1_000
     /// A page of a pull stops at a revision boundary once it holds this many envelope bytes.
@@ -50,7 +52,11 @@ struct SyncService: Sendable {
                 ).first?[0].integer ?? 0
                 let missing = try BlobService.missing(db, account: account, ids: declared)
                 guard missing.isEmpty else { throw ProtocolError(.blobsMissing, ["ids": missing.joined(separator: ",")]) }
+                let before = try StorageQuota.used(db, account: account)
                 for write in request.vaults { try apply(db, write, account: account, signer: signer, revision: revision) }
+                // Items and manifests count against the account's quota with its blobs (issue 28: before, one
+                // account could push 41 MiB of items on a server whose quota was 1 MiB).
+                try quota.check(before: before, after: try StorageQuota.used(db, account: account))
                 try db.run(
                     "INSERT INTO sync_operations (account_id, op_id, revision, created) VALUES (?, ?, ?, ?)",
                     [.text(account), .text(opID), .integer(revision), .integer(milliseconds(Date()))])

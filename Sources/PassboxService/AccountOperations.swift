@@ -143,7 +143,7 @@ public enum AccountOperations {
         let twoFactor = try client.twoFactorStatus(token: token)
         return AccountView(
             server: record.server, email: account.email, accountID: account.accountID, created: account.created, kdf: account.kdf, devices: account.devices,
-            twoFactor: twoFactor, kitConfirmed: record.kitConfirmed == true)
+            twoFactor: twoFactor, kitConfirmed: record.kitConfirmed == true, storage: account.storage)
     }
 
     /// The account's last 50 events, as the server keeps them.

@@ -4,6 +4,8 @@ import PassboxCrypto
 import PassboxHTTP
 import PassboxProtocol
 import PassboxService
+import PassboxStore
+import PassboxClient
 import PassboxTestSupport
 import Testing
 
@@ -21,7 +23,7 @@ import Testing
     static func world(_ name: String, quotaMiB: Int? = nil, backend: Backend = .sqlite) throws -> World {
         let dir = try TemporaryDirectory("passbox-attach-" + name)
         let proxy = try MutatingProxy()
-        let extra = ["--origin", proxy.origin] + (quotaMiB.map { ["--blob-quota-mib", String($0)] } ?? []) + (try backend.serverArguments(directory: dir.path + "/server/server"))
+        let extra = ["--origin", proxy.origin] + (quotaMiB.map { ["--quota-mib", String($0)] } ?? []) + (try backend.serverArguments(directory: dir.path + "/server/server"))
         let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: extra, port: try PostgresCluster.freePort())
         proxy.target = server.address
         let (a, key) = try SyncDevice.signUp("a", server: proxy.origin, email: "docs@example.org", in: dir)
@@ -108,6 +110,36 @@ import Testing
         #expect(refused?.code == .blobQuotaExceeded && refused?.facts == ["quotaMiB": "2", "usedMiB": "1"], "\(String(describing: refused))")
         #expect(!a.session.blobs.isUploaded(second.id))
         #expect(a.vault.items.first { $0.title == "Scans" }?.syncPending == true, "the item waits: no device sees a reference without its blob")
+    }
+}
+
+/// One storage quota per account (issue 28): items and manifests count with blobs, so an account cannot push
+/// past it with items alone (before, one pushed 41 MiB of items on a server whose quota was 1 MiB); what does
+/// not fit waits on the device, and the account's page reports the storage used.
+@Suite struct StorageQuotaSyncTests {
+    typealias W = AttachmentSyncTests
+
+    @Test(arguments: Backend.cases) func itemsCountAgainstTheQuotaAndWhatDoesNotFitWaits(_ backend: Backend) throws {
+        let w = try W.world("items-quota", quotaMiB: 1, backend: backend)
+        let a = w.a
+        // 48 items of about 40 KB of notes each: about 1.9 MiB of envelopes in pushes of at most 512 KiB.
+        for i in 0..<48 {
+            let notes = Data(SecureRandom.bytes(count: 30_000)).base64EncodedString()
+            _ = try a.service.perform(.add(AddRequest(category: "note", changes: ItemChanges(title: "Note \(i)", notes: notes)))).saved()
+        }
+        let refused = W.failure(a, .sync(SyncRequest()))
+        #expect(refused?.code == .blobQuotaExceeded && refused?.facts["quotaMiB"] == "1", "\(String(describing: refused))")
+        let waiting = a.vault.items.filter(\.syncPending).count
+        #expect(waiting > 0 && waiting < 48, "what fitted went up, the rest waits here (\(waiting) waiting)")
+        let record = try #require(try AccountRecord.load(a.directory))
+        let account = try AccountClient(server: record.server).account(token: record.token ?? "")
+        let storage = try #require(account.storage)
+        #expect(storage.quotaBytes == 1 << 20 && storage.usedBytes > 512 << 10 && storage.usedBytes <= 1 << 20, "\(storage)")
+        // Deleting what waits lets the sync through; nothing on the server is past the quota.
+        for item in a.vault.items where item.syncPending { _ = try a.service.perform(.delete(ItemRequest(item: item.id))) }
+        _ = try a.service.perform(.trashEmpty)
+        try a.sync()
+        #expect(try AccountClient(server: record.server).account(token: record.token ?? "").storage?.usedBytes ?? .max <= 1 << 20)
     }
 }
 

@@ -483,13 +483,20 @@ struct TestAccount {
         b.token = try account.signin(client, origin: server.origin, device: "phone").token
         c.token = try account.signin(client, origin: server.origin, device: "tablet").token
         _ = try failedSignin(client, email: account.email)
+        // Signing devices out needs a fresh proof of the laptop's sign-in key (ServerHardeningTests pins the refusals).
+        func proof() throws -> Data {
+            let challenge = try client.call("POST", "/v1/signin/challenge", ChallengeRequest(email: account.email, deviceID: "laptop"), as: ChallengeReply.self)
+            let transcript = SignInTranscript.bytes(
+                label: SignInTranscript.deviceSignOutLabel, origin: server.origin, email: account.email, challenge: Array(challenge.challenge), deviceID: "laptop")
+            return try ProtocolCoding.wireEncode(FreshProof(challengeID: challenge.challengeID, signature: Data(try account.keys().signInKey.signature(for: transcript))))
+        }
 
-        #expect(try a.send("DELETE", "/v1/devices/phone").status == 204)
+        #expect(try a.send("DELETE", "/v1/devices/phone", try proof()).status == 204)
         #expect(try b.send("GET", "/v1/account").status == 401, "the phone is signed out")
-        let missing = try a.send("DELETE", "/v1/devices/phone")
+        let missing = try a.send("DELETE", "/v1/devices/phone", try proof())
         #expect(missing.status == 404)
         #expect(try ProtocolCoding.wireDecode(ProtocolError.self, from: missing.body).code == .deviceNotFound)
-        let others = try a.send("POST", "/v1/devices/signout-others", Data("{}".utf8))
+        let others = try a.send("POST", "/v1/devices/signout-others", try proof())
         #expect(try ProtocolCoding.wireDecode(SignedOutReply.self, from: others.body).count == 1)
         #expect(try c.send("GET", "/v1/account").status == 401)
         #expect(try a.send("GET", "/v1/account").status == 200, "this device stays")

@@ -73,6 +73,9 @@ extension Commands {
         Console.out(c.tr("account.show.id", ["id": Console.visibleLine(reply.accountID)]))
         Console.out(c.tr("account.show.algorithms", ["memory": String(reply.kdf.memoryKiB / 1024), "passes": String(reply.kdf.passes), "lanes": String(reply.kdf.lanes)]))
         Console.out(c.tr("account.show.secretKeyHere"))
+        if let storage = reply.storage {
+            Console.out(c.tr("account.show.storage", ["used": String(format: "%.1f", Double(storage.usedBytes) / 1_048_576), "quota": String(storage.quotaBytes >> 20)]))
+        }
         Console.out(c.tr("account.show.devices"))
         for device in reply.devices {
             let marker = device.isCurrent ? c.tr("account.show.thisDevice") : ""

@@ -306,7 +306,7 @@ enum CommandTable {
         CommandSpec(
             name: "server", summary: "run the account server here (accounts, sign-in, devices, two-factor; SQLite or PostgreSQL)", usage: Commands.serverUsage,
             valued: [
-                "listen", "server-data", "database", "origin", "tls-cert", "tls-key", "signup", "blob-quota-mib", "pid-file", "metrics", "metrics-token-file",
+                "listen", "server-data", "database", "origin", "tls-cert", "tls-key", "signup", "quota-mib", "blob-quota-mib", "pid-file", "metrics", "metrics-token-file",
                 "trusted-proxy", "signups-per-hour", "signups-per-address-hour",
             ],
             subcommands: [

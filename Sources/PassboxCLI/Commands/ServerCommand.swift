@@ -6,7 +6,7 @@ import PassboxServer
 
 extension Commands {
     static let serverUsage =
-        "passbox server [--listen ADDRESS:PORT] [--server-data DIR | --database postgresql://USER@HOST/DB] [--origin URL] [--tls-cert FILE --tls-key FILE] [--signup open|invite|closed] [--blob-quota-mib N] [--signups-per-hour N] [--signups-per-address-hour N] [--trusted-proxy CIDR]... [--metrics LOOPBACK:PORT | --metrics-token-file FILE] [--pid-file FILE]"
+        "passbox server [--listen ADDRESS:PORT] [--server-data DIR | --database postgresql://USER@HOST/DB] [--origin URL] [--tls-cert FILE --tls-key FILE] [--signup open|invite|closed] [--quota-mib N] [--signups-per-hour N] [--signups-per-address-hour N] [--trusted-proxy CIDR]... [--metrics LOOPBACK:PORT | --metrics-token-file FILE] [--pid-file FILE]"
 
     /// `passbox server`: the account server in the foreground until SIGINT or SIGTERM, one log line per request
     /// on standard error.
@@ -21,9 +21,10 @@ extension Commands {
         configuration.port = port
         configuration.postgres = try postgresURI(a, c)
         configuration.origin = a.value("origin")
-        if let quota = a.value("blob-quota-mib") {
-            guard let mib = Int(quota), (0...(1 << 30)).contains(mib) else { throw CLIError.usage("--blob-quota-mib takes a number of MiB", hint: "passbox server --blob-quota-mib 4096") }
-            configuration.blobQuotaMiB = mib
+        // --blob-quota-mib is the name the quota had while it counted attachments alone.
+        if let quota = a.value("quota-mib") ?? a.value("blob-quota-mib") {
+            guard let mib = Int(quota), (0...(1 << 30)).contains(mib) else { throw CLIError.usage("--quota-mib takes a number of MiB", hint: "passbox server --quota-mib 4096") }
+            configuration.quotaMiB = mib
         }
         for (option, keyPath) in [("signups-per-hour", \PassboxServer.Configuration.signupsPerHour), ("signups-per-address-hour", \.signupsPerAddressPerHour)] {
             guard let text = a.value(option) else { continue }

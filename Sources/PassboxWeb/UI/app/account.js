@@ -170,6 +170,7 @@ export async function showAccount(pane, tab = 'devices') {
   pane.append(h('h1', {}, t('ui.account.title')),
     h('p', { class: 'muted' }, t('ui.account.summary', { email: account.email, server: account.server, id: account.accountID, date: formatDate(account.created) })),
     h('p', { class: 'hint' }, t('ui.account.kdf', { memory: Math.round(account.kdf.memoryKiB / 1024), passes: account.kdf.passes, lanes: account.kdf.lanes })),
+    account.storage ? h('p', { class: 'hint', id: 'account-storage' }, t('ui.account.storage', { used: (account.storage.usedBytes / 1048576).toFixed(1), quota: Math.round(account.storage.quotaBytes / 1048576) })) : '',
     bar, body);
   await open(tabs.some(([name]) => name === tab) ? tab : 'devices');
 }
