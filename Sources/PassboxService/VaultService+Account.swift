@@ -45,19 +45,24 @@ extension VaultService {
     /// an account's vault is unlocked).
     public static func performAccountNetwork(_ request: Request, dataDirectory: String) -> Reply {
         do {
-            switch request {
-            case .accountView: return .account(try AccountOperations.view(dataDirectory))
-            case .accountActivity: return .activity(try AccountOperations.activity(dataDirectory))
-            case .deviceSignOut(let r): return .count(CountReply(count: try AccountOperations.signOutDevice(r, dataDirectory: dataDirectory), items: []))
-            case .twoFactorEnrol(let r): return .twoFactorSetup(try AccountOperations.enrolTwoFactor(r, dataDirectory: dataDirectory))
-            case .twoFactorConfirm(let r): return .recoveryCodes(try AccountOperations.confirmTwoFactor(r, dataDirectory: dataDirectory))
-            case .twoFactorDisable(let r):
-                try AccountOperations.disableTwoFactor(r, dataDirectory: dataDirectory)
-                return .done
-            default: return .failure(ProtocolError(.badRequest, ["reason": "not an account request"]))
-            }
+            return try accountNetworkReply(request, dataDirectory: dataDirectory) ?? .failure(ProtocolError(.badRequest, ["reason": "not an account request"]))
         } catch {
             return .failure(ProtocolError.from(error))
+        }
+    }
+
+    /// The reply to one of the account pages' network requests (nil for any other request).
+    static func accountNetworkReply(_ request: Request, dataDirectory: String) throws -> Reply? {
+        switch request {
+        case .accountView: return .account(try AccountOperations.view(dataDirectory))
+        case .accountActivity: return .activity(try AccountOperations.activity(dataDirectory))
+        case .deviceSignOut(let r): return .count(CountReply(count: try AccountOperations.signOutDevice(r, dataDirectory: dataDirectory), items: []))
+        case .twoFactorEnrol(let r): return .twoFactorSetup(try AccountOperations.enrolTwoFactor(r, dataDirectory: dataDirectory))
+        case .twoFactorConfirm(let r): return .recoveryCodes(try AccountOperations.confirmTwoFactor(r, dataDirectory: dataDirectory))
+        case .twoFactorDisable(let r):
+            try AccountOperations.disableTwoFactor(r, dataDirectory: dataDirectory)
+            return .done
+        default: return nil
         }
     }
 
@@ -73,15 +78,8 @@ extension VaultService {
             guard store.isAccountVault else { throw ProtocolError(.noAccount) }
         default: return nil
         }
+        if let reply = try Self.accountNetworkReply(request, dataDirectory: dataDirectory) { return reply }
         switch request {
-        case .accountView: return .account(try AccountOperations.view(dataDirectory))
-        case .accountActivity: return .activity(try AccountOperations.activity(dataDirectory))
-        case .deviceSignOut(let r): return .count(CountReply(count: try AccountOperations.signOutDevice(r, dataDirectory: dataDirectory), items: []))
-        case .twoFactorEnrol(let r): return .twoFactorSetup(try AccountOperations.enrolTwoFactor(r, dataDirectory: dataDirectory))
-        case .twoFactorConfirm(let r): return .recoveryCodes(try AccountOperations.confirmTwoFactor(r, dataDirectory: dataDirectory))
-        case .twoFactorDisable(let r):
-            try AccountOperations.disableTwoFactor(r, dataDirectory: dataDirectory)
-            return .done
         case .kitPDF(let r): return .file(try AccountOperations.kitPDF(r, directory: dataDirectory, dataDirectory: dataDirectory))
         case .kitConfirm(let r):
             try AccountOperations.confirmKit(r, dataDirectory: dataDirectory)

@@ -56,6 +56,24 @@ import Testing
             #expect(try send(.status).status().sync?.live == true, "the agent's first sync went through")
         }
 
+        /// The proxy holds every pull from now on; a sync is sent, and this returns once its pull is held.
+        func holdPull() -> (Hold, BackgroundReply) {
+            let hold = Hold()
+            proxy.armAnswers { path in path == "/v1/sync/pull" ? hold.answer() : nil }
+            let sync = syncInBackground()
+            hold.waitArrived()
+            return (hold, sync)
+        }
+
+        /// Asks for the status until the agent answers locked (a guard of 30 s, not a timing).
+        func waitLocked() -> Bool {
+            for _ in 0..<600 {
+                if (try? send(.status).status().unlocked) == false { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+
         /// Sends a sync on a thread of its own; its reply comes through `result`.
         func syncInBackground() -> BackgroundReply {
             let result = BackgroundReply()
@@ -124,11 +142,8 @@ import Testing
     @Test func aServerThatNeverAnswersHoldsUpNothing() throws {
         let w = try World("never")
         try w.waitLive()
-        let hold = Hold()
-        w.proxy.armAnswers { path in path == "/v1/sync/pull" ? hold.answer() : nil }
+        let (hold, sync) = w.holdPull()
         defer { hold.release() }
-        let sync = w.syncInBackground()
-        hold.waitArrived()
         #expect(hold.count > 0, "the sync's pull reached the server")
         // While the server holds the pull: status, list and show answer.
         let (status, statusMS) = try timed { try w.send(.status) }
@@ -189,17 +204,9 @@ import Testing
     @Test func theIdleDeadlineLocksWhileTheServerHoldsThePull() throws {
         let w = try World("idle", autoLock: "3")
         try w.waitLive()
-        let hold = Hold()
-        w.proxy.armAnswers { path in path == "/v1/sync/pull" ? hold.answer() : nil }
+        let (hold, sync) = w.holdPull()
         defer { hold.release() }
-        let sync = w.syncInBackground()
-        hold.waitArrived()
-        var unlocked = true
-        for _ in 0..<600 where unlocked {
-            unlocked = (try? w.send(.status).status().unlocked) ?? true
-            if unlocked { usleep(50_000) }
-        }
-        #expect(!unlocked, "the idle deadline locked")
+        #expect(w.waitLocked(), "the idle deadline locked")
         #expect(sync.done.wait(timeout: .now()) == .timedOut, "while the pull was still held")
         hold.release()
         _ = sync.done.wait(timeout: .now() + 120)
@@ -210,11 +217,8 @@ import Testing
     @Test func sigtermEndsTheAgentWhileTheServerHoldsThePull() throws {
         let w = try World("sigterm")
         try w.waitLive()
-        let hold = Hold()
-        w.proxy.armAnswers { path in path == "/v1/sync/pull" ? hold.answer() : nil }
+        let (hold, _) = w.holdPull()
         defer { hold.release() }
-        _ = w.syncInBackground()
-        hold.waitArrived()
         kill(w.agent, SIGTERM)
         var status: Int32 = 0
         var ended: Int32 = 0
@@ -277,18 +281,10 @@ import Testing
         let w = try World("sleep", environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         try w.waitLive()
         for _ in 0..<400 where !((try? w.send(.status).status().lockSignals)?.contains("watching systemd-logind") ?? false) { usleep(25_000) }
-        let hold = Hold()
-        w.proxy.armAnswers { path in path == "/v1/sync/pull" ? hold.answer() : nil }
+        let (hold, sync) = w.holdPull()
         defer { hold.release() }
-        let sync = w.syncInBackground()
-        hold.waitArrived()
         try logind.emit("sleep")
-        var unlocked = true
-        for _ in 0..<400 where unlocked {
-            unlocked = (try? w.send(.status).status().unlocked) ?? true
-            if unlocked { usleep(25_000) }
-        }
-        #expect(!unlocked, "PrepareForSleep locked")
+        #expect(w.waitLocked(), "PrepareForSleep locked")
         #expect(sync.done.wait(timeout: .now()) == .timedOut, "while the pull was still held")
         hold.release()
         _ = sync.done.wait(timeout: .now() + 120)
