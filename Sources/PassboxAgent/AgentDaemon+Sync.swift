@@ -24,9 +24,10 @@ extension AgentDaemon {
     /// vault queue): they change vaults' names or replace what a sync step compares against. An item's edit
     /// needs no wait: a pull is verified and merged in one step against the vault as it is then, and a push's
     /// late acknowledgement keeps an edit made after its items were sealed.
+    /// (Locking, deleting all data, signing out and a password change replace the session, so a sync in flight
+    /// drops what it brings: they never wait for one.)
     static let waitsForSync: Set<OperationName> = [
-        .changePassword, .vaultCreate, .vaultEdit, .vaultDelete, .move, .accountSignOut, .accountSignIn, .accountSignUp, .deleteAllData, .backupRestore,
-        .importItems, .createVault, .duressSet, .duressChange,
+        .vaultCreate, .vaultEdit, .vaultDelete, .move, .accountSignIn, .accountSignUp, .backupRestore, .importItems, .createVault, .duressSet, .duressChange,
     ]
 
     /// The account pages' requests that need only the data directory and the network.

@@ -124,10 +124,24 @@ struct AccountService: Sendable {
         let email = try Self.checkedEmail(request.email)
         let device = try Self.checkedDeviceID(request.deviceID)
         let name = Self.cleanedDeviceName(request.deviceName)
-        // A failed answer waits out the account-wide slowdown after its connection is back in the pool.
+        // A failed answer waits out the account-wide slowdown: the router answers it later, holding neither a
+        // connection of the pool nor a handler thread meanwhile.
         var slowdown: TimeInterval = 0
-        defer { if slowdown > 0 { Thread.sleep(forTimeInterval: slowdown) } }
-        return try pool.with { db in
+        do {
+            return try signin(request, email: email, device: device, name: name, address: address, slowdown: &slowdown)
+        } catch let error as ProtocolError where slowdown > 0 {
+            throw SlowedAnswer(error: error, seconds: slowdown)
+        }
+    }
+
+    /// An error whose answer is to wait `seconds` (the account-wide slowdown of failed sign-ins).
+    struct SlowedAnswer: Error {
+        let error: ProtocolError
+        let seconds: TimeInterval
+    }
+
+    private func signin(_ request: SigninRequest, email: String, device: String, name: String, address: String, slowdown: inout TimeInterval) throws -> SigninReply {
+        try pool.with { db in
             try RateLimiter.check(db, email: email, address: address)
             let challenge = try Self.consumeChallenge(db, request.challengeID, email: email, device: device)
             let account = try db.rows("SELECT id, signin_public_key, keyset FROM accounts WHERE email = ?", [.text(email)]).first

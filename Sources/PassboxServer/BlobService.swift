@@ -38,6 +38,11 @@ struct BlobService: Sendable {
                     guard existing[0].integer == Int64(length) else { throw ProtocolError(.badRequest, ["reason": "this blob was begun with another length"]) }
                     if existing[1].integer == 1 { return }
                 } else {
+                    // The account's row first, as a push takes it: a push and an upload at once on PostgreSQL
+                    // cannot both pass the quota check.
+                    try db.run(
+                        "INSERT INTO sync_accounts (account_id, revision) VALUES (?, 0) ON CONFLICT (account_id) DO UPDATE SET revision = sync_accounts.revision",
+                        [.text(account)])
                     let used = try StorageQuota.used(db, account: account)
                     guard used + Int64(length) <= Int64(quota.bytes) else { throw quota.exceeded(used: used) }
                     try db.run(

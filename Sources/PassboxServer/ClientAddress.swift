@@ -46,7 +46,9 @@ struct ClientAddress: Sendable {
         guard !trustedProxies.isEmpty, trustedProxies.contains(where: { $0.contains(peer) }), let forwardedFor else { return peer }
         let hops = forwardedFor.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         for hop in hops.reversed() {
-            guard AddressBlock.parse(hop) != nil else { return peer }  // a malformed hop: count the proxy itself
+            // A hop that is no address was written by a client (a trusted proxy writes the address it saw): it is
+            // counted under a key of its own, never as the proxy, whose limits every client behind it shares.
+            guard AddressBlock.parse(hop) != nil else { return "unparsed:" + String(hop.prefix(64)) }
             if !trustedProxies.contains(where: { $0.contains(hop) }) { return hop }
         }
         return peer

@@ -19,12 +19,19 @@ struct ServerRouter: Sendable {
 
     func handle(_ peerRequest: HTTPRequest) -> HTTPResponse {
         let started = DispatchTime.now()
-        let request = peerRequest.with(clientAddress: clientAddress.of(peer: peerRequest.clientAddress, forwardedFor: peerRequest.header("X-Forwarded-For")))
+        // Every X-Forwarded-For line, in order: a proxy that adds a line of its own (HAProxy) puts it last.
+        let forwarded = peerRequest.headers.filter { $0.name == "x-forwarded-for" }.map(\.value)
+        let request = peerRequest.with(
+            clientAddress: clientAddress.of(peer: peerRequest.clientAddress, forwardedFor: forwarded.isEmpty ? nil : forwarded.joined(separator: ",")))
         let route = "\(request.method) \(request.path)"
         var response: HTTPResponse
         do {
             try Self.refuseCrossSite(request, origin: accounts.origin.current)
             response = try answer(request, route: route)
+        } catch let slowed as AccountService.SlowedAnswer {
+            // Answered after the slowdown from a timer; the connection waits suspended, no handler thread held.
+            let answer = Self.failure(slowed.error)
+            response = HTTPResponse.later { respond in DispatchQueue.global().asyncAfter(deadline: .now() + slowed.seconds) { respond(answer) } }
         } catch let error as ProtocolError {
             response = Self.failure(error)
         } catch is DecodingError {

@@ -19,6 +19,11 @@ extension VaultSession {
         let at = now()
         let current = try p.currentCode(at: at)
         if p.kind == .hotp {
+            // The largest counter has no next one to store: no code is given from it (a code shown and not counted
+            // would leave the item with a counter it refuses).
+            guard p.counter < OTPParameters.maximumCounter else {
+                throw ValidationError("the counter has reached its largest value (\(OTPParameters.maximumCounter))", hint: "set up the code again with the site")
+            }
             var next = p
             next.counter += 1
             try update(reindexing: { [item.id] }) { vault in _ = try vault.update(id: item.id, now: at) { $0.fields[index].value = next.uri } }

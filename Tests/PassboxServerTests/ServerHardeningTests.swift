@@ -71,6 +71,9 @@ import Testing
         for _ in 0..<10 { #expect(try helper.failedSignin(stranger, email: gina.email).1.code == .signInFailed) }
         #expect(try helper.failedSignin(stranger, email: gina.email).1 == ProtocolError(.rateLimited, ["minutes": "15"]))
         #expect(throws: ProtocolError(.rateLimited, ["minutes": "15"])) { try gina.signin(stranger, origin: server.origin, device: "d1") }
+        // Past ten failures on the account, a failure from yet another address is slowed (answered later, from a
+        // timer) but answered alike.
+        #expect(try helper.failedSignin(client(server, from: "192.0.2.200"), email: gina.email) == (401, ProtocolError(.signInFailed)))
         let signedIn = try gina.signin(owner, origin: server.origin, device: "laptop")
         var session = owner
         session.token = signedIn.token
@@ -190,6 +193,30 @@ import Testing
         #expect(try TestClient(base: server.origin, headers: ["Origin": server.origin]).send("POST", "/v1/prelogin", body).status == 200)
         #expect(try TestClient(base: server.origin, headers: ["Content-Type": "application/json; charset=utf-8"]).send("POST", "/v1/prelogin", body).status == 200)
         #expect(try TestClient(base: server.origin).send("POST", "/v1/prelogin", body).status == 200)
+    }
+
+    /// A proxy that adds an X-Forwarded-For line of its own (HAProxy's `option forwardfor`) puts it after the
+    /// client's: the client's own line cannot choose the address counted.
+    @Test func aClientsOwnForwardedForLineDoesNotChooseItsAddress() throws {
+        let store = try TestStore(.sqlite)
+        let server = try helper.startServer(store, log: LogLines()) {
+            $0.trustedProxies = Self.proxy
+            $0.signupsPerAddressPerHour = 1
+        }
+        defer { server.stop() }
+        func signup(_ id: String, claimed: String) throws -> String {
+            let request = SignupRequest(
+                accountID: id, email: "\(id.lowercased())@example.org", salt: Data(count: 16), kdf: KDFParameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1),
+                signInPublicKey: Data(count: 32), keyset: Data([1]))
+            let body = String(decoding: try ProtocolCoding.wireEncode(request), as: UTF8.self)
+            let answer = try Transcript.execute(
+                "/usr/bin/curl",
+                ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json", "-H", "X-Forwarded-For: \(claimed)", "-H", "X-Forwarded-For: 203.0.113.9",
+                    "--data-binary", body, server.origin + "/v1/signup"], stdin: [], environment: [:])
+            return answer.stdout
+        }
+        #expect(try signup("AAAAA1", claimed: "198.51.100.77") == "201")
+        #expect(try signup("AAAAA2", claimed: "198.51.100.78") == "429", "the same client behind the proxy, whatever its own line says")
     }
 
     @Test func addressBlocksParseAndMatch() {

@@ -31,10 +31,9 @@ extension FileSystem {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw StoreError.io(operation: "stat", path: path, errno: errno) }
-        // A file someone loosened (0644, 0666) is tightened by any save, as a save that replaces it would.
-        if st.st_mode & 0o7777 != 0o600 {
-            guard fchmod(fd, 0o600) == 0 else { throw StoreError.io(operation: "make private (0600)", path: path, errno: errno) }
-        }
+        // A file someone loosened (0644, 0666) is tightened by any save, as a save that replaces it would. Best
+        // effort: a file system without modes (vfat, some FUSE mounts) refuses, and the save goes on.
+        if st.st_mode & 0o7777 != 0o600 { _ = fchmod(fd, 0o600) }
         // An in-place write never extends the file: past the end it would be a different file.
         guard offset + contents.count <= Int(st.st_size) else { throw StoreError.io(operation: "write", path: path, errno: EINVAL) }
         try POSIX.writeAll(fd: fd, contents, offset: offset, path: path)

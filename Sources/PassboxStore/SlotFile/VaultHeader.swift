@@ -94,21 +94,24 @@ public struct VaultHeader: Equatable, Sendable {
     }
 }
 
-/// The range of Argon2id parameters a vault header may ask for; anything outside is refused before deriving.
-///
-/// The range is what `init` can choose (`Argon2Calibration`): at most 1 GiB, at most 128 passes, and at most
-/// 16 GiB × passes of work in all, which calibration would pick only on a machine sixteen times faster than
-/// one that derives 1 GiB a second. A header edited to ask for 4 GiB × 128 passes is refused as damaged
-/// at once instead of deriving for minutes (wrong password or right).
+/// The Argon2id parameters a vault header may hold (the format's range: an account's vault keeps the
+/// account's parameters there, up to 4 GiB), and those a local vault's password is derived with.
 public enum KDFLimits {
+    public static func accepts(_ p: Argon2Parameters) -> Bool {
+        (8...4 * 1024 * 1024).contains(p.memoryKiB) && (1...128).contains(p.passes) && [1, 2, 4].contains(p.lanes) && p.memoryKiB >= 8 * UInt32(p.lanes)
+    }
+
+    /// What `init` can choose (`Argon2Calibration`): at most 1 GiB, at most 128 passes, and at most 16 GiB ×
+    /// passes of work, which calibration would pick only on a machine sixteen times faster than one that
+    /// derives 1 GiB a second. A local vault's header asking for more (edited to 4 GiB × 128 passes) is refused
+    /// as damaged before deriving instead of deriving for minutes, wrong password or right (issue 28).
     public static let maximumMemoryKiB: UInt32 = 1 << 20
     public static let maximumPasses: UInt32 = 128
     /// Memory × passes, in MiB (`Argon2Parameters.work`).
     public static let maximumWork: Double = 16 * 1024
 
-    public static func accepts(_ p: Argon2Parameters) -> Bool {
-        (8...maximumMemoryKiB).contains(p.memoryKiB) && (1...maximumPasses).contains(p.passes) && [1, 2, 4].contains(p.lanes)
-            && p.memoryKiB >= 8 * UInt32(p.lanes) && p.work <= maximumWork
+    public static func initCanChoose(_ p: Argon2Parameters) -> Bool {
+        accepts(p) && p.memoryKiB <= maximumMemoryKiB && p.passes <= maximumPasses && p.work <= maximumWork
     }
 }
 

@@ -145,6 +145,11 @@ public final class VaultStore: @unchecked Sendable {
         let fd = try openVaultFile()
         defer { close(fd) }
         let header = try readHeader(fd: fd)
+        // A local vault's header asking for more than `init` can choose was edited: refused before the attempt
+        // is counted and before anything is derived.
+        if case .password = keySource, !KDFLimits.initCanChoose(header.kdf) {
+            throw StoreError.damaged(path: vaultPath, reason: "the header asks for key-derivation parameters out of range")
+        }
         try cleanUpIfIdle()
         // An erase that was due and did not happen (the process was stopped) comes before anything else,
         // before a wait too.
@@ -278,8 +283,11 @@ public final class VaultStore: @unchecked Sendable {
     func derivePasswordKey(_ password: SecretBytes, header: VaultHeader) throws -> SecretBytes {
         switch keySource {
         case .password:
-            // The header's parameters are in range (KDFLimits); the machine must also have their memory free
-            // (AL-6), or the derivation would push the machine into swap or the OOM killer.
+            // Within what `init` can choose, or the header was edited (KDFLimits); and the machine must have
+            // their memory free (AL-6), or the derivation would push it into swap or the OOM killer.
+            guard KDFLimits.initCanChoose(header.kdf) else {
+                throw StoreError.damaged(path: vaultPath, reason: "the header asks for key-derivation parameters out of range")
+            }
             try ItemSeal.checkMemory(for: header.kdf)
             return try password.withUnsafeBytes { try Argon2.derive(password: $0, salt: header.salt, parameters: header.kdf) }
         case .account(let account): return try account.slotKey(password: password)
