@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "PassboxSyncTests", dependencies: ["PassboxSync", "PassboxCore", "PassboxCrypto", "PassboxProtocol", "PassboxTestSupport"]),
         .testTarget(name: "PassboxHTTPTests", dependencies: ["PassboxHTTP", "PassboxTestSupport"]),
         .testTarget(name: "PassboxSQLiteTests", dependencies: ["PassboxSQLite", "PassboxTestSupport"]),
-        .testTarget(name: "PassboxWebTests", dependencies: ["PassboxWeb", "PassboxCore", "PassboxProtocol"]),
+        .testTarget(name: "PassboxWebTests", dependencies: ["PassboxWeb", "PassboxCore", "PassboxProtocol", "PassboxTestSupport"]),
         .testTarget(name: "PassboxAgentTests", dependencies: ["PassboxAgent", "PassboxTestSupport"]),
         .testTarget(name: "PassboxCheckTests", dependencies: ["PassboxCore", "PassboxDomains", "PassboxClient", "PassboxTestSupport"]),
         .testTarget(name: "PassboxImagingTests", dependencies: ["PassboxImaging", "PassboxTestSupport"], resources: [.copy("Images")]),

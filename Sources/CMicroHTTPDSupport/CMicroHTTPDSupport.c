@@ -30,6 +30,7 @@ struct CMHD_API {
     const char *(*lookup_connection_value)(struct MHD_Connection *, enum MHD_ValueKind, const char *);
     void (*suspend_connection)(struct MHD_Connection *);
     void (*resume_connection)(struct MHD_Connection *);
+    enum MHD_Result (*set_connection_option)(struct MHD_Connection *, enum MHD_CONNECTION_OPTION, ...);
     int loaded;
 };
 
@@ -50,9 +51,11 @@ static void CMHD_loadOnce(void) {
     api.lookup_connection_value = (const char *(*)(struct MHD_Connection *, enum MHD_ValueKind, const char *))dlsym(h, "MHD_lookup_connection_value");
     api.suspend_connection = (void (*)(struct MHD_Connection *))dlsym(h, "MHD_suspend_connection");
     api.resume_connection = (void (*)(struct MHD_Connection *))dlsym(h, "MHD_resume_connection");
+    api.set_connection_option = (enum MHD_Result(*)(struct MHD_Connection *, enum MHD_CONNECTION_OPTION, ...))dlsym(h, "MHD_set_connection_option");
     if (!api.start_daemon || !api.stop_daemon || !api.create_response_from_buffer || !api.add_response_header ||
         !api.queue_response || !api.destroy_response || !api.get_connection_info || !api.get_daemon_info ||
-        !api.get_connection_values || !api.lookup_connection_value || !api.suspend_connection || !api.resume_connection)
+        !api.get_connection_values || !api.lookup_connection_value || !api.suspend_connection || !api.resume_connection ||
+        !api.set_connection_option)
         return;
     api.loaded = 1;
 }
@@ -63,6 +66,15 @@ int CMHD_available(void) {
     return api.loaded;
 }
 
+// One open connection, while the server keeps an untrusted pool (`untrustedConnections` > 0): its socket, and
+// its place in the list of connections no answer has trusted yet.
+struct CMHD_Connection {
+    struct CMHD_Connection *older, *newer;
+    int fd;
+    int trusted;  // an answer trusted it: out of the list, with the full timeout
+    int evicted;  // closed to make room: out of the list, its socket shut down
+};
+
 struct CMHD_Server {
     struct MHD_Daemon *daemon;
     CMHD_Limits limits;
@@ -70,7 +82,71 @@ struct CMHD_Server {
     void *context;
     atomic_int pending;   // requests handed to the handler and not answered yet (their connections suspended)
     atomic_int stopping;  // new requests are answered 503
+    pthread_mutex_t poolLock;  // guards the untrusted list and every entry's flags
+    struct CMHD_Connection *oldest, *newest;
+    unsigned untrusted;
 };
+
+// Takes an entry out of the untrusted list (under `poolLock`).
+static void CMHD_unlist(struct CMHD_Server *server, struct CMHD_Connection *entry) {
+    if (entry->older) entry->older->newer = entry->newer; else server->oldest = entry->newer;
+    if (entry->newer) entry->newer->older = entry->older; else server->newest = entry->older;
+    entry->older = entry->newer = NULL;
+    server->untrusted--;
+}
+
+// A connection opens: it joins the untrusted list, and when the list is full the oldest in it is closed. Its
+// socket is shut down here, under the lock; its own thread then reads the end and closes it. A connection's
+// entry leaves the list (under the same lock) before libmicrohttpd closes its socket, so the descriptor shut
+// down is always still that connection's.
+static void CMHD_notify(void *cls, struct MHD_Connection *connection, void **socketContext, enum MHD_ConnectionNotificationCode code) {
+    struct CMHD_Server *server = cls;
+    if (server->limits.untrustedConnections == 0) return;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        struct CMHD_Connection *entry = calloc(1, sizeof *entry);
+        *socketContext = entry;
+        if (!entry) return;
+        const union MHD_ConnectionInfo *info = api.get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        entry->fd = info ? info->connect_fd : -1;
+        pthread_mutex_lock(&server->poolLock);
+        while (server->untrusted >= server->limits.untrustedConnections && server->oldest) {
+            struct CMHD_Connection *old = server->oldest;
+            CMHD_unlist(server, old);
+            old->evicted = 1;
+            if (old->fd >= 0) shutdown(old->fd, SHUT_RDWR);
+        }
+        entry->older = server->newest;
+        if (server->newest) server->newest->newer = entry; else server->oldest = entry;
+        server->newest = entry;
+        server->untrusted++;
+        pthread_mutex_unlock(&server->poolLock);
+        return;
+    }
+    struct CMHD_Connection *entry = *socketContext;
+    if (!entry) return;
+    pthread_mutex_lock(&server->poolLock);
+    if (!entry->trusted && !entry->evicted) CMHD_unlist(server, entry);
+    pthread_mutex_unlock(&server->poolLock);
+    free(entry);
+    *socketContext = NULL;
+}
+
+// An answer trusted its request (it carried the session): the connection leaves the untrusted list and gets the
+// full idle timeout. Runs on the connection's own thread.
+static void CMHD_trust(struct CMHD_Server *server, struct MHD_Connection *connection) {
+    if (server->limits.untrustedConnections == 0) return;
+    const union MHD_ConnectionInfo *info = api.get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct CMHD_Connection *entry = info ? info->socket_context : NULL;
+    if (!entry) return;
+    pthread_mutex_lock(&server->poolLock);
+    int evicted = entry->evicted;
+    if (!entry->trusted && !evicted) {
+        CMHD_unlist(server, entry);
+        entry->trusted = 1;
+    }
+    pthread_mutex_unlock(&server->poolLock);
+    if (!evicted) api.set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, server->limits.timeoutSeconds);
+}
 
 // Per request: the body read so far, and whether an answer is already queued (a body over the limit).
 struct CMHD_State {
@@ -203,6 +279,7 @@ static enum MHD_Result CMHD_access(void *cls, struct MHD_Connection *connection,
         if (!state->ready) return MHD_YES;
         state->handed = 0;
         state->answered = 1;
+        if (state->response.trusted) CMHD_trust(cls, connection);
         enum MHD_Result result = CMHD_queue(connection, (unsigned)state->response.status, state->response.body, state->response.bodyLength,
                                             state->response.headers, state->response.headerCount);
         CMHD_wipe_free(state->response.body, state->response.bodyLength);
@@ -301,25 +378,29 @@ void *CMHD_start(const char *address, uint16_t port, CMHD_Limits limits, const c
     server->limits = limits;
     server->handler = handler;
     server->context = context;
+    pthread_mutex_init(&server->poolLock, NULL);
+    // With an untrusted pool, a connection starts with the short timeout; trusting it gives it the full one.
+    unsigned timeout = limits.untrustedConnections > 0 ? limits.untrustedTimeoutSeconds : limits.timeoutSeconds;
     if (certificatePEM && keyPEM) {
         server->daemon = api.start_daemon(
             flags, port, NULL, NULL, CMHD_access, server, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&storage,
             MHD_OPTION_THREAD_POOL_SIZE, limits.threads, MHD_OPTION_CONNECTION_LIMIT, limits.connections,
             MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.connectionsPerAddress, MHD_OPTION_CONNECTION_TIMEOUT,
-            limits.timeoutSeconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.connectionMemory,
-            MHD_OPTION_NOTIFY_COMPLETED, CMHD_completed, NULL,
+            timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.connectionMemory,
+            MHD_OPTION_NOTIFY_COMPLETED, CMHD_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION, CMHD_notify, server,
             MHD_OPTION_HTTPS_MEM_CERT, certificatePEM, MHD_OPTION_HTTPS_MEM_KEY, keyPEM, MHD_OPTION_END);
     } else {
         server->daemon = api.start_daemon(
             flags, port, NULL, NULL, CMHD_access, server, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&storage,
             MHD_OPTION_THREAD_POOL_SIZE, limits.threads, MHD_OPTION_CONNECTION_LIMIT, limits.connections,
             MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.connectionsPerAddress, MHD_OPTION_CONNECTION_TIMEOUT,
-            limits.timeoutSeconds, MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.connectionMemory,
-            MHD_OPTION_NOTIFY_COMPLETED, CMHD_completed, NULL, MHD_OPTION_END);
+            timeout, MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.connectionMemory,
+            MHD_OPTION_NOTIFY_COMPLETED, CMHD_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION, CMHD_notify, server, MHD_OPTION_END);
     }
     if (!server->daemon) {
         snprintf(error, 256, "could not listen on %s port %u (the port is in use, the address is not this machine's, or the certificate or key does not load)",
                  address, (unsigned)port);
+        pthread_mutex_destroy(&server->poolLock);
         free(server);
         return NULL;
     }
@@ -348,6 +429,7 @@ void CMHD_stop(void *handle) {
     for (int i = 0; i < 60000 && atomic_load(&server->pending) > 0; i++) usleep(1000);
     if (atomic_load(&server->pending) > 0) return;
     api.stop_daemon(server->daemon);
+    pthread_mutex_destroy(&server->poolLock);
     free(server);
 }
 

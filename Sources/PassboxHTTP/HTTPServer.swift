@@ -38,6 +38,9 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// The request proved who sent it (a session's cookie, say): with an untrusted pool (`Limits.untrustedConnections`)
+    /// its connection leaves the pool and gets the full idle timeout.
+    public var trustsConnection = false
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -92,6 +95,12 @@ public final class HTTPServer: @unchecked Sendable {
         /// A request whose body is still arriving this long after its headers is answered 408 (or, while bytes
         /// still trickle in, its connection is closed): the idle timeout alone never ends a slow sender.
         public var requestSeconds: UInt32 = 30
+        /// 0: every connection alike. Otherwise a connection starts untrusted, and at most this many untrusted
+        /// ones stay open (a new one closes the oldest of them) with an idle timeout of `untrustedTimeoutSeconds`;
+        /// an answer that `trustsConnection` takes its connection out of that pool. So whoever cannot prove who
+        /// they are can never hold the slots of whoever can.
+        public var untrustedConnections: UInt32 = 0
+        public var untrustedTimeoutSeconds: UInt32 = 5
 
         public init() {}
     }
@@ -113,7 +122,8 @@ public final class HTTPServer: @unchecked Sendable {
         let cLimits = CMHD_Limits(
             threads: limits.threads, connections: limits.connections, connectionsPerAddress: limits.connectionsPerAddress,
             timeoutSeconds: limits.timeoutSeconds, maximumBody: limits.maximumBody, connectionMemory: limits.connectionMemory,
-            requestSeconds: limits.requestSeconds)
+            requestSeconds: limits.requestSeconds, untrustedConnections: limits.untrustedConnections,
+            untrustedTimeoutSeconds: limits.untrustedTimeoutSeconds)
         // The daemon holds the handler box retained; stop() (also run by deinit) ends the daemon, then releases it.
         let context = Unmanaged.passRetained(HandlerBox(handler, handlers: Int(limits.handlers))).toOpaque()
         let started: UnsafeMutableRawPointer? =
@@ -177,13 +187,13 @@ private let httpServerCallback: CMHD_Handler = { context, request, token in
         let answer = box.handler(copied)
         if let deferred = answer.deferred {
             deferred { later in
-                var response = CMHD_Response(status: 500, body: nil, bodyLength: 0, headers: nil, headerCount: 0)
+                var response = CMHD_Response(status: 500, body: nil, bodyLength: 0, headers: nil, headerCount: 0, trusted: 0)
                 fill(&response, with: later)
                 CMHD_answer(answerToken.pointer, &response)
             }
             return
         }
-        var response = CMHD_Response(status: 500, body: nil, bodyLength: 0, headers: nil, headerCount: 0)
+        var response = CMHD_Response(status: 500, body: nil, bodyLength: 0, headers: nil, headerCount: 0, trusted: 0)
         fill(&response, with: answer)
         CMHD_answer(answerToken.pointer, &response)
     }
@@ -199,6 +209,7 @@ private struct AnswerToken: @unchecked Sendable {
 /// freed by C after queueing.
 private func fill(_ response: inout CMHD_Response, with answer: HTTPResponse) {
     response.status = Int32(answer.status)
+    response.trusted = answer.trustsConnection ? 1 : 0
     if !answer.body.isEmpty, let copy = malloc(answer.body.count) {
         answer.body.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: answer.body.count) }
         response.body = copy.assumingMemoryBound(to: UInt8.self)

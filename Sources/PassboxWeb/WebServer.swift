@@ -29,6 +29,7 @@ public final class WebServer: @unchecked Sendable {
     /// Sessions, oldest first: the SHA-256 of the cookie and of the page's key (see `redeem`).
     private var sessions: [(cookie: String, key: String)] = []
     static let tokenSeconds: TimeInterval = 60
+    static let untrustedConnections: UInt32 = 16
     static let maximumSessions = 32
     /// The largest API request (a request frame; items are small).
     static let maximumBody = 4 << 20
@@ -43,6 +44,11 @@ public final class WebServer: @unchecked Sendable {
         limits.handlers = 8
         limits.connections = 64
         limits.connectionsPerAddress = 64
+        // Any local user can connect to 127.0.0.1: connections that have not yet shown the session's cookie
+        // share 16 slots (a new one closes the oldest) and close after 5 idle seconds, so the other 48 are
+        // always there for the owner's browser, which shows it on its first request.
+        limits.untrustedConnections = Self.untrustedConnections
+        limits.untrustedTimeoutSeconds = 5
         limits.maximumBody = Self.maximumBody
         limits.timeoutSeconds = 60
         do {
@@ -180,6 +186,25 @@ public final class WebServer: @unchecked Sendable {
     }
 
     func answer(_ request: HTTPRequest) -> HTTPResponse {
+        var response = checkedAnswer(request)
+        // A request with a live session's cookie (every request the owner's page makes) or one that opened a
+        // session trusts its connection; Host was checked, so the cookie is this server's.
+        if response.status != 421, response.headers.contains(where: { $0.name == "Set-Cookie" }) || hasLiveCookie(request) {
+            response.trustsConnection = true
+        }
+        return response
+    }
+
+    /// Whether the request carries the cookie of a live session (looked up by its SHA-256, as in `hasSession`).
+    func hasLiveCookie(_ request: HTTPRequest) -> Bool {
+        guard let value = cookie(request) else { return false }
+        let cookieDigest = Self.digest(value)
+        lock.lock()
+        defer { lock.unlock() }
+        return sessions.contains { $0.cookie == cookieDigest }
+    }
+
+    func checkedAnswer(_ request: HTTPRequest) -> HTTPResponse {
         // Host names this server, or the request was meant for another (DNS rebinding): refused.
         guard request.header("Host") == "127.0.0.1:\(port)" else { return Self.plain(421) }
         if let origin = request.header("Origin"), origin != self.origin { return Self.plain(403) }

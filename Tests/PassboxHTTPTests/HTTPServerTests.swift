@@ -17,38 +17,6 @@ func exchange(port: UInt16, _ bytes: [UInt8], seconds: Int = 5, pauseBeforeSendi
     return readToEnd(fd)
 }
 
-/// A TCP connection to 127.0.0.1:`port` whose reads give up after `seconds`; nil when it cannot connect.
-func connectLoopback(port: UInt16, seconds: Int) -> Int32? {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return nil }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else {
-        close(fd)
-        return nil
-    }
-    return fd
-}
-
-/// Everything the server sends until it closes (or the read times out), as text.
-func readToEnd(_ fd: Int32) -> String {
-    var received: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = recv(fd, &buffer, buffer.count, 0)
-        if n <= 0 { break }
-        received += buffer[0..<n]
-    }
-    return String(decoding: received, as: UTF8.self)
-}
-
 /// Sends `parts` with `pause` seconds before each after the first (stopping when the server has closed),
 /// then reads the answer.
 func slowExchange(port: UInt16, _ parts: [[UInt8]], pause: Double) -> String? {
@@ -182,6 +150,70 @@ func request(_ method: String, _ path: String, body: [UInt8] = [], headers: [Str
     final class Collected: @unchecked Sendable {
         // @unchecked: written by one thread before `done` is signalled, read after.
         var value = ""
+    }
+
+    /// A server whose answers trust their connection when the request says `X-Trust: yes`.
+    static func trustingServer(untrusted: UInt32, untrustedTimeout: UInt32) throws -> HTTPServer {
+        var limits = HTTPServer.Limits()
+        limits.connections = 32
+        limits.timeoutSeconds = 60
+        limits.untrustedConnections = untrusted
+        limits.untrustedTimeoutSeconds = untrustedTimeout
+        return try HTTPServer(limits: limits) { request in
+            var answer = HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Array("ok".utf8))
+            answer.trustsConnection = request.header("X-Trust") == "yes"
+            return answer
+        }
+    }
+
+    static func keptRequest(trusted: Bool) -> [UInt8] {
+        Array("GET / HTTP/1.1\r\nHost: localhost\r\n\(trusted ? "X-Trust: yes\r\n" : "")\r\n".utf8)
+    }
+
+    /// Connections no answer has trusted share their slots: each new one beyond them closes the oldest, and a
+    /// trusted connection is never among those closed.
+    @Test func untrustedConnectionsMakeRoomForNewOnesAndNeverTakeATrustedOne() throws {
+        let server = try Self.trustingServer(untrusted: 4, untrustedTimeout: 60)
+        defer { server.stop() }
+        let trusted = try #require(connectLoopback(port: server.port, seconds: 10))
+        defer { close(trusted) }
+        #expect(sendAll(trusted, Self.keptRequest(trusted: true)))
+        #expect(readAnswer(trusted)?.hasPrefix("HTTP/1.1 200") == true)
+        var idle: [Int32] = []
+        defer { idle.forEach { close($0) } }
+        for _ in 0..<10 { idle.append(try #require(connectLoopback(port: server.port, seconds: 10))) }
+        // The six oldest idle connections were closed to make room; the four newest stay open (their idle
+        // timeout is a minute away).
+        for fd in idle[0..<6] { #expect(closedByServer(fd, within: 10)) }
+        for fd in idle[6...] { #expect(!closedByServer(fd, within: 1)) }
+        // The trusted connection is still served, and so is an untrusted newcomer.
+        #expect(sendAll(trusted, Self.keptRequest(trusted: true)))
+        #expect(readAnswer(trusted)?.hasPrefix("HTTP/1.1 200") == true)
+        let newcomer = try #require(connectLoopback(port: server.port, seconds: 10))
+        defer { close(newcomer) }
+        #expect(sendAll(newcomer, Self.keptRequest(trusted: false)))
+        #expect(readAnswer(newcomer)?.hasPrefix("HTTP/1.1 200") == true)
+    }
+
+    /// An untrusted connection idle for its short timeout is closed; a trusted one keeps the full timeout.
+    @Test func untrustedIdleConnectionsCloseWithinSeconds() throws {
+        let server = try Self.trustingServer(untrusted: 8, untrustedTimeout: 1)
+        defer { server.stop() }
+        let trusted = try #require(connectLoopback(port: server.port, seconds: 10))
+        defer { close(trusted) }
+        #expect(sendAll(trusted, Self.keptRequest(trusted: true)))
+        #expect(readAnswer(trusted)?.hasPrefix("HTTP/1.1 200") == true)
+        let answered = try #require(connectLoopback(port: server.port, seconds: 10))
+        defer { close(answered) }
+        #expect(sendAll(answered, Self.keptRequest(trusted: false)))
+        #expect(readAnswer(answered)?.hasPrefix("HTTP/1.1 200") == true)
+        let silent = try #require(connectLoopback(port: server.port, seconds: 10))
+        defer { close(silent) }
+        #expect(closedByServer(silent, within: 20))
+        #expect(closedByServer(answered, within: 20), "an answer that did not trust its connection leaves it untrusted")
+        #expect(!closedByServer(trusted, within: 3))
+        #expect(sendAll(trusted, Self.keptRequest(trusted: true)))
+        #expect(readAnswer(trusted)?.hasPrefix("HTTP/1.1 200") == true)
     }
 
     @Test func aPortInUseIsAClearError() throws {

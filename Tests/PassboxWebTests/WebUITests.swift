@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxProtocol
+import PassboxTestSupport
 import Testing
 
 @testable import PassboxWeb
@@ -248,5 +249,38 @@ struct WebSessionTests {
         let token = String(minted.url.split(separator: "/").last!)
         #expect(server.redeem(token) == nil)
         #expect(!FileManager.default.fileExists(atPath: minted.opener), "an expired token's opener is removed")
+    }
+
+    /// Any local user can connect to the page's port. Sixty-four silent connections (all the slots there are)
+    /// do not keep the owner out: their browser's next connection, which shows the session's cookie, is
+    /// answered, and a connection it has kept open is never one of those closed to make room.
+    @Test func connectionsWithoutTheSessionCannotHoldTheOwnersSlots() throws {
+        let (server, directory) = try Self.server()
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let token = String(try server.mintOpenAddress().url.split(separator: "/").last!)
+        let session = try #require(server.redeem(token))
+        let page = Array("GET / HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nCookie: \(server.cookieName)=\(session.cookie)\r\n\r\n".utf8)
+        let kept = try #require(connectLoopback(port: server.port, seconds: 10))
+        defer { close(kept) }
+        #expect(sendAll(kept, page))
+        #expect(readAnswer(kept)?.hasPrefix("HTTP/1.1 200") == true)
+        var held: [Int32] = []
+        defer { held.forEach { close($0) } }
+        for _ in 0..<64 {
+            if let fd = connectLoopback(port: server.port, seconds: 10) { held.append(fd) }
+        }
+        #expect(held.count == 64)
+        let fresh = try #require(connectLoopback(port: server.port, seconds: 10))
+        defer { close(fresh) }
+        #expect(sendAll(fresh, page))
+        #expect(readAnswer(fresh)?.hasPrefix("HTTP/1.1 200") == true, "the owner's new connection is answered")
+        #expect(sendAll(kept, page))
+        #expect(readAnswer(kept)?.hasPrefix("HTTP/1.1 200") == true, "the owner's open connection is still served")
+        // At most the untrusted slots' worth of the silent ones are still open.
+        let open = held.filter { !closedByServer($0, within: 1) }.count
+        #expect(open <= Int(WebServer.untrustedConnections))
     }
 }

@@ -27,6 +27,7 @@ typedef struct CMHD_Response {
     size_t bodyLength;
     char *headers;            // malloc'ed by the callback (or NULL), freed here: name NUL value NUL, `headerCount` times
     int headerCount;
+    int trusted;              // the request proved who sent it: its connection leaves the untrusted pool
 } CMHD_Response;
 
 /// Called on a libmicrohttpd thread for each whole request; the request is valid during the call only. The
@@ -43,6 +44,10 @@ typedef struct CMHD_Limits {
     size_t maximumBody;           // a larger body is answered 413 and not read on
     size_t connectionMemory;      // per connection: bounds the request line and headers (431/413 beyond)
     unsigned requestSeconds;      // a body still arriving this long after its headers: 408, or the connection closed
+    unsigned untrustedConnections;    // 0: every connection alike. Otherwise connections no answer has trusted
+                                      // yet: at most this many (a new one closes the oldest) and idle ones are
+                                      // closed after `untrustedTimeoutSeconds`
+    unsigned untrustedTimeoutSeconds;
 } CMHD_Limits;
 
 /// Starts a daemon on `address` (IPv4 or IPv6, numeric) and `port` (0: any free port, written to
