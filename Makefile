@@ -16,9 +16,10 @@ BENCH_PACKAGES := wrk keepassxc python3-pykeepass bc time
 # postgresql: the server tests start a throwaway cluster of it (initdb in a temporary directory, run as the
 # postgres user it makes; nothing is left behind). chromium, chromium-driver and python3-selenium drive the web
 # UI's browser test (Tests/Web/ui_test.py); python3-pip fetches axe-core for its accessibility checks. keepassxc
-# (keepassxc-cli) and python3-pykeepass read Passbox's KeePass exports and made the import fixtures.
+# (keepassxc-cli) and python3-pykeepass read Passbox's KeePass exports and made the import fixtures. python3-pil
+# makes the phone-like photos of a printed backup's pages.
 TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon postgresql \
-  chromium chromium-driver python3-selenium python3-pip keepassxc python3-pykeepass
+  chromium chromium-driver python3-selenium python3-pip keepassxc python3-pykeepass python3-pil
 SWIFT ?= swift
 BIN := .build/release/passbox
 # The release binary links the C++ runtime the Swift runtime needs statically too: a directory holding only

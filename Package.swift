@@ -94,7 +94,7 @@ let package = Package(
             name: "PassboxCLITests",
             dependencies: [
                 "PassboxCLI", "PassboxProtocol", "PassboxAgent", "PassboxHTTP", "PassboxSQLite", "PassboxTestSupport", "PassboxService", "PassboxClient", "PassboxCore",
-                "PassboxStore", "PassboxSync", "PassboxCrypto", "PassboxInterop",
+                "PassboxStore", "PassboxSync", "PassboxCrypto", "PassboxInterop", "PassboxImaging",
             ],
             resources: [.copy("Transcripts")]),
     ],

@@ -22,6 +22,7 @@ struct CKit_API {
     void (*line_to)(cairo_t *, double, double);
     void (*set_line_width)(cairo_t *, double);
     void (*stroke)(cairo_t *);
+    void (*fill)(cairo_t *);
     void (*show_page)(cairo_t *);
     cairo_status_t (*status)(cairo_t *);
     void (*destroy)(cairo_t *);
@@ -29,18 +30,8 @@ struct CKit_API {
     cairo_status_t (*surface_status)(cairo_surface_t *);
     void (*surface_destroy)(cairo_surface_t *);
     const char *(*status_to_string)(cairo_status_t);
-    unsigned char *(*image_surface_get_data)(cairo_surface_t *);
-    int (*image_surface_get_stride)(cairo_surface_t *);
-    void (*surface_flush)(cairo_surface_t *);
-    void (*surface_mark_dirty)(cairo_surface_t *);
     void (*save)(cairo_t *);
     void (*restore)(cairo_t *);
-    void (*translate)(cairo_t *, double, double);
-    void (*scale)(cairo_t *, double, double);
-    void (*set_source_surface)(cairo_t *, cairo_surface_t *, double, double);
-    cairo_pattern_t *(*get_source)(cairo_t *);
-    void (*pattern_set_filter)(cairo_pattern_t *, cairo_filter_t);
-    void (*paint)(cairo_t *);
     int loaded;
 };
 
@@ -64,6 +55,7 @@ static void CKit_loadOnce(void) {
     CKIT_LOAD(line_to, "cairo_line_to")
     CKIT_LOAD(set_line_width, "cairo_set_line_width")
     CKIT_LOAD(stroke, "cairo_stroke")
+    CKIT_LOAD(fill, "cairo_fill")
     CKIT_LOAD(show_page, "cairo_show_page")
     CKIT_LOAD(status, "cairo_status")
     CKIT_LOAD(destroy, "cairo_destroy")
@@ -71,18 +63,8 @@ static void CKit_loadOnce(void) {
     CKIT_LOAD(surface_status, "cairo_surface_status")
     CKIT_LOAD(surface_destroy, "cairo_surface_destroy")
     CKIT_LOAD(status_to_string, "cairo_status_to_string")
-    CKIT_LOAD(image_surface_get_data, "cairo_image_surface_get_data")
-    CKIT_LOAD(image_surface_get_stride, "cairo_image_surface_get_stride")
-    CKIT_LOAD(surface_flush, "cairo_surface_flush")
-    CKIT_LOAD(surface_mark_dirty, "cairo_surface_mark_dirty")
     CKIT_LOAD(save, "cairo_save")
     CKIT_LOAD(restore, "cairo_restore")
-    CKIT_LOAD(translate, "cairo_translate")
-    CKIT_LOAD(scale, "cairo_scale")
-    CKIT_LOAD(set_source_surface, "cairo_set_source_surface")
-    CKIT_LOAD(get_source, "cairo_get_source")
-    CKIT_LOAD(pattern_set_filter, "cairo_pattern_set_filter")
-    CKIT_LOAD(paint, "cairo_paint")
     api.loaded = 1;
 }
 
@@ -165,32 +147,26 @@ int CKit_writePDF(const char *path, double width, double height, const CKit_Text
     return CKit_end(cr, surface, error);
 }
 
-// One QR code as a tiny image (a pixel a module, with the four-module quiet zone), scaled up with the nearest
-// filter so its modules stay sharp in the PDF and small in the file.
+// One QR code as filled squares (each row's runs of dark modules one rectangle), inside its four-module quiet
+// zone. Drawn as vectors, a module's edges stay sharp at whatever resolution the page is printed, scanned or
+// rendered (an image scaled up is smoothed by some renderers: poppler blurs enlargements under four times).
 static void CKit_drawQR(cairo_t *cr, const CKit_QR *code) {
     int n = code->modules, side = n + 8;
-    cairo_surface_t *image = api.image_surface_create(CAIRO_FORMAT_RGB24, side, side);
-    if (api.surface_status(image) != CAIRO_STATUS_SUCCESS) { api.surface_destroy(image); return; }
-    api.surface_flush(image);
-    unsigned char *data = api.image_surface_get_data(image);
-    int stride = api.image_surface_get_stride(image);
-    for (int y = 0; y < side; y++) {
-        uint32_t *row = (uint32_t *)(data + (size_t)y * (size_t)stride);
-        for (int x = 0; x < side; x++) {
-            int mx = x - 4, my = y - 4;
-            int dark = mx >= 0 && my >= 0 && mx < n && my < n && code->data[my * n + mx];
-            row[x] = dark ? 0x000000 : 0xFFFFFF;
+    double module = code->size / side;
+    api.save(cr);
+    api.set_source_rgb(cr, 0, 0, 0);
+    for (int y = 0; y < n; y++) {
+        int x = 0;
+        while (x < n) {
+            if (!code->data[y * n + x]) { x++; continue; }
+            int run = x;
+            while (run < n && code->data[y * n + run]) run++;
+            api.rectangle(cr, code->x + (x + 4) * module, code->y + (y + 4) * module, (run - x) * module, module);
+            x = run;
         }
     }
-    api.surface_mark_dirty(image);
-    api.save(cr);
-    api.translate(cr, code->x, code->y);
-    api.scale(cr, code->size / side, code->size / side);
-    api.set_source_surface(cr, image, 0, 0);
-    api.pattern_set_filter(api.get_source(cr), CAIRO_FILTER_NEAREST);
-    api.paint(cr);
+    api.fill(cr);
     api.restore(cr);
-    api.surface_destroy(image);
 }
 
 int CKit_writePages(const char *path, double width, double height, const CKit_Page *pages, int pageCount, char *error) {

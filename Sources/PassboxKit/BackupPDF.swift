@@ -2,7 +2,8 @@ internal import CKitSupport
 internal import CQRSupport
 import Foundation
 
-/// A PDF backup's pages (G58): its QR codes, twelve to a page with their numbers, and in plain text only
+/// A PDF backup's pages (G58): its QR codes, four to a page (two by two, each module 2 points square, so a
+/// 150 dpi scan or a phone's photo reads every one) with their numbers, and in plain text only
 /// what the words given say (that it is a Passbox backup, its date, page and code counts, the hint). The
 /// surface words them; this lays them out and draws them with cairo.
 public enum BackupPDF {
@@ -11,7 +12,7 @@ public enum BackupPDF {
         var size: (width: Double, height: Double) { self == .a4 ? (595, 842) : (612, 792) }
     }
 
-    public static let columns = 3, rows = 4
+    public static let columns = 2, rows = 2
     public static var perPage: Int { columns * rows }
 
     public static func pageCount(codes: Int) -> Int { max(1, (codes + perPage - 1) / perPage) }

@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func missingCodesAreNamed() {
-        let codes = BackupShards.split(sample(12_000), kind: .backup)
+        let codes = BackupShards.split(sample(11_000), kind: .backup)
         #expect(codes.count == 12)
         var some = codes
         some.remove(at: 8)
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func anAlteredOrImpossibleCodeIsNamed() {
-        let codes = BackupShards.split(sample(3_000), kind: .backup)
+        let codes = BackupShards.split(sample(2_800), kind: .backup)
         // One character of the data changed: the code's check names it.
         var altered = Array(codes[1].utf8)
         altered[altered.count - 5] = altered[altered.count - 5] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
@@ -68,8 +68,23 @@ import Testing
         #expect((try? BackupShards.parse("hello")) == .some(nil))
     }
 
+    /// Codes hold 940 bytes since issue 28 (large enough modules four to a page), at most 1,447 characters (a
+    /// version-25 code at M); a code of 1,000, as printed before, still reads, and one of more is refused.
+    @Test func codesHold940BytesAndPrintedOnesOf1000StillRead() throws {
+        let codes = BackupShards.split(sample(32_768), kind: .backup)
+        #expect(codes.count == 35 && codes.allSatisfy { $0.utf8.count <= 1_447 })
+        func code(_ count: Int) -> String {
+            let body = "B/0A1B2C3D/1/1/"
+            let data = Base45.encode(sample(count))
+            let check = Hash.sha256(Array((body + data).utf8)).prefix(4).map { String(format: "%02X", $0) }.joined()
+            return "PBK1/" + body + check + "/" + data
+        }
+        #expect(try BackupShards.parse(code(1_000))?.data.count == 1_000)
+        #expect(throws: BackupShards.ShardError.damaged(number: 1, total: 1)) { try BackupShards.parse(code(1_001)) }
+    }
+
     @Test func theSameNumberWithOtherContentsIsAConflict() throws {
-        let codes = BackupShards.split(sample(2_000), kind: .backup)
+        let codes = BackupShards.split(sample(1_800), kind: .backup)
         // A forged code 1 with a valid check but other data, in the same set.
         let parts = codes[0].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let body = "\(parts[1])/\(parts[2])/\(parts[3])/\(parts[4])/"

@@ -11,8 +11,12 @@ import PassboxCrypto
 /// not only refused by the encryption); `data` the shard's bytes in Base45 (RFC 9285).
 public enum BackupShards {
     public static let prefix = "PBK1/"
-    /// Bytes per code: about 1,550 characters, a version-27 code at error correction M.
-    public static let bytesPerShard = 1000
+    /// Bytes per code written: at most 1,447 characters, a version-25 code (117 modules) at error correction
+    /// M, which four to a page draws at 2 points a module, so each reads back from a 150 dpi scan and from a
+    /// phone's photo (issue 28; 1,000 bytes at twelve a page did not).
+    public static let bytesPerShard = 940
+    /// The most bytes a code read back may hold: backups printed before issue 28 have 1,000.
+    public static let readLimit = 1000
     /// The most codes one backup may have (a 64 MiB backup would need 67,109).
     public static let maximumTotal = 70_000
 
@@ -52,7 +56,7 @@ public enum BackupShards {
         guard (1...maximumTotal).contains(total), (1...total).contains(number) else { throw .outOfRange(number: number, total: total) }
         let body = "\(parts[0])/\(parts[1])/\(parts[2])/\(parts[3])/"
         guard ConstantTime.equal(Array(check(body, String(parts[5])).utf8), Array(parts[4].utf8)), let data = Base45.decode(String(parts[5])),
-            data.count <= bytesPerShard
+            data.count <= readLimit
         else { throw .damaged(number: number, total: total) }
         return Shard(kind: kind, set: String(parts[1]), number: number, total: total, data: data)
     }
