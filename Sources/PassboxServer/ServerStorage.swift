@@ -153,6 +153,16 @@ enum ServerSchema {
                 FOREIGN KEY (account_id, blob_id) REFERENCES sync_blobs (account_id, blob_id) ON DELETE CASCADE
             );
             """),
+        // Where each device last started a pull from: the manifests after it are kept for it (issue 28).
+        Migration(9, """
+            CREATE TABLE sync_devices (
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL,
+                pulled INTEGER NOT NULL,
+                seen INTEGER NOT NULL,
+                PRIMARY KEY (account_id, device_id)
+            );
+            """),
     ]
 }
 

@@ -18,6 +18,9 @@ struct SyncService: Sendable {
     static let pushItemLimit = 1_000
     /// A page of a pull stops at a revision boundary once it holds this many envelope bytes.
     static let pageBytes = 2 << 20
+    /// A device that has not pulled for this long no longer holds back the compaction of manifest history:
+    /// three times a session's idle lifetime.
+    static let manifestRetention: TimeInterval = 90 * 86_400
 
     static func checkedID(_ id: String, _ name: String) throws -> String {
         guard SyncIdentifier.isValid(id) else { throw ProtocolError(.badRequest, ["reason": "\(name) must be 1 to 64 letters, digits, - or _"]) }
@@ -54,6 +57,7 @@ struct SyncService: Sendable {
                 guard missing.isEmpty else { throw ProtocolError(.blobsMissing, ["ids": missing.joined(separator: ",")]) }
                 let before = try StorageQuota.used(db, account: account)
                 for write in request.vaults { try apply(db, write, account: account, signer: signer, revision: revision) }
+                try compact(db, account: account, vaults: request.vaults.map(\.vaultID))
                 // Items and manifests count against the account's quota with its blobs (issue 28: before, one
                 // account could push 41 MiB of items on a server whose quota was 1 MiB).
                 try quota.check(before: before, after: try StorageQuota.used(db, account: account))
@@ -119,8 +123,58 @@ struct SyncService: Sendable {
         }
     }
 
+    /// Drops manifest history no device needs (issue 28): every version after the oldest place a device of the
+    /// account last started a pull from is kept (each device checks the chain from what it holds), and below
+    /// it only each vault's newest (a new device's starting point, and the meta a push may reuse). Devices not
+    /// seen for `manifestRetention` do not count. Run for the vaults a push wrote, inside its transaction.
+    func compact(_ db: any SQLConnection, account: String, vaults: [String]) throws {
+        let now = milliseconds(Date())
+        let recent = now - Int64(Self.manifestRetention * 1000)
+        // A signed-in device that has not pulled since this was built (or not yet) may hold any version: while
+        // one does, nothing is dropped.
+        let floor = try db.rows(
+            """
+            SELECT CASE WHEN EXISTS (
+                       SELECT 1 FROM sessions s WHERE s.account_id = ? AND s.last_seen >= ?
+                          AND NOT EXISTS (SELECT 1 FROM sync_devices d WHERE d.account_id = s.account_id AND d.device_id = s.device_id AND d.seen >= ?))
+                   THEN 0
+                   ELSE COALESCE((SELECT MIN(pulled) FROM sync_devices WHERE account_id = ? AND seen >= ?),
+                                 (SELECT revision FROM sync_accounts WHERE account_id = ?), 0) END
+            """,
+            [.text(account), .integer(now - Int64(AccountService.sessionIdleLifetime * 1000)), .integer(recent), .text(account), .integer(recent), .text(account)]
+        ).first?[0].integer ?? 0
+        guard floor > 0 else { return }
+        for vault in vaults {
+            try db.run(
+                """
+                DELETE FROM sync_manifests WHERE account_id = ? AND vault_id = ? AND revision <= ?
+                  AND version < (SELECT MAX(m.version) FROM sync_manifests m WHERE m.account_id = ? AND m.vault_id = ? AND m.revision <= ?)
+                """, [.text(account), .text(vault), .integer(floor), .text(account), .text(vault), .integer(floor)])
+        }
+    }
+
+    /// Notes where a device starts a pull (a pull's first page: later pages name `until`), which holds back
+    /// the compaction of the manifests after it: its `since`, moved on over the revisions right after it that
+    /// are its own pushes (which it skips, holding them already). Written at most once a minute for an
+    /// unchanged place.
+    func notePull(_ session: AccountService.Session, since: Int64, own: [Int64]) throws {
+        let now = milliseconds(Date())
+        let skipped = Set(own)
+        var since = since
+        while skipped.contains(since + 1) { since += 1 }
+        try pool.with { db in
+            try db.run(
+                """
+                INSERT INTO sync_devices (account_id, device_id, pulled, seen) VALUES (?, ?, ?, ?)
+                ON CONFLICT (account_id, device_id) DO UPDATE SET pulled = excluded.pulled, seen = excluded.seen
+                WHERE sync_devices.pulled <> excluded.pulled OR sync_devices.seen < excluded.seen - 60000
+                """, [.text(session.accountID), .text(session.deviceID), .integer(max(0, since)), .integer(now)])
+        }
+    }
+
     func pull(_ session: AccountService.Session, _ request: SyncPullRequest) throws -> SyncPullReply {
         let account = session.accountID
+        if request.until == nil { try notePull(session, since: request.since, own: request.skip ?? []) }
         // A page holds at least one whole push.
         let limit = min(max(request.limit ?? SyncPullRequest.pageLimit, Self.pushItemLimit), SyncPullRequest.pageLimit)
         return try pool.with { db in

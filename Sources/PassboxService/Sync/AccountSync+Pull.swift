@@ -161,8 +161,15 @@ extension AccountSync {
                     }
                     throw Self.refused(vaultID, m.version < v.manifestVersion ? "stepBack" : "fork")
                 }
-                guard m.version == v.manifestVersion + 1 else { throw Self.refused(vaultID, "gap") }
-                guard m.previous == (v.manifestVersion == 0 ? Manifest.noPrevious : Array(v.manifestHash)) else { throw Self.refused(vaultID, "fork") }
+                // A vault this device has never held starts from the first version the server still keeps (it
+                // drops history no device needs): signed by the account, which is all a first version proves too.
+                // From then on every version must follow the one before.
+                if v.manifestVersion > 0 {
+                    guard m.version == v.manifestVersion + 1 else { throw Self.refused(vaultID, "gap") }
+                    guard m.previous == Array(v.manifestHash) else { throw Self.refused(vaultID, "fork") }
+                } else if m.version == 1 {
+                    guard m.previous == Manifest.noPrevious else { throw Self.refused(vaultID, "fork") }
+                }
                 guard m.keyVersion == v.keyVersion, Hash.sha256(Array(record.meta)) == m.metaHash else { throw Self.refused(vaultID, "misplaced") }
                 v.manifestVersion = m.version
                 v.manifestHash = Data(m.hash)

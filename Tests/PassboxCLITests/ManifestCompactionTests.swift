@@ -1,0 +1,56 @@
+import Foundation
+import PassboxClient
+import PassboxCore
+import PassboxProtocol
+import PassboxService
+import PassboxStore
+import PassboxTestSupport
+import Testing
+
+/// The server drops manifest history no device needs (issue 28): every version after the oldest place a device
+/// last started a pull from stays, below it only each vault's newest. Every device goes on checking the chain
+/// from what it holds, a new device starts from the oldest version kept, and what was dropped no longer counts
+/// against the account's quota.
+@Suite struct ManifestCompactionTests {
+    static func used(_ d: SyncDevice) throws -> Int64 {
+        let record = try #require(try AccountRecord.load(d.directory))
+        return try #require(try AccountClient(server: record.server).account(token: record.token ?? "").storage).usedBytes
+    }
+
+    static func add(_ d: SyncDevice, _ title: String) throws {
+        _ = try d.service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: title, username: "user-" + title)))).saved()
+        try d.sync()
+    }
+
+    @Test(arguments: Backend.cases) func historyNoDeviceNeedsIsDroppedAndEveryDeviceStillChecksTheChain(_ backend: Backend) throws {
+        let dir = try TemporaryDirectory("passbox-compaction")
+        let extra = try backend.serverArguments(directory: dir.path + "/server/server")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: extra, port: try PostgresCluster.freePort())
+        defer { server.stop() }
+        let (a, key) = try SyncDevice.signUp("a", server: server.origin, email: "chain@example.org", in: dir)
+        let b = try SyncDevice.signIn("b", server: server.origin, email: "chain@example.org", secretKey: key, in: dir)
+        try a.sync()
+        try b.sync()
+        // b stays where it is while a writes twenty versions: all of them are kept for b.
+        for n in 0...20 { try Self.add(a, "Site \(n)") }
+        // b catches up (its next pull starts from the newest): a's next push drops what nobody needs.
+        try b.sync()
+        try b.sync()
+        #expect(b.state.count == a.state.count && a.state.count >= 21)
+        let before = try Self.used(a)
+        try Self.add(a, "Site 21")
+        let after = try Self.used(a)
+        #expect(after < before, "21 versions of a manifest went: \(before) → \(after) bytes")
+        // b checks the chain on from the version it holds; a new device starts from the oldest version kept.
+        try b.sync()
+        #expect(b.state.mapValues(\.item) == a.state.mapValues(\.item))
+        let c = try SyncDevice.signIn("c", server: server.origin, email: "chain@example.org", secretKey: key, in: dir)
+        try c.sync()
+        #expect(c.state.mapValues(\.item) == a.state.mapValues(\.item))
+        // And all three go on syncing each other's writes.
+        try Self.add(c, "From c")
+        try a.sync()
+        try b.sync()
+        #expect(a.state.mapValues(\.item) == c.state.mapValues(\.item) && b.state.mapValues(\.item) == c.state.mapValues(\.item))
+    }
+}
