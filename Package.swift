@@ -43,6 +43,8 @@ let package = Package(
         .target(name: "CLogindSupport", dependencies: ["CLogind"]),
         .target(name: "CPAMSupport", dependencies: ["CPAM"]),
         .target(name: "CXcbSupport", dependencies: ["CXcb"]),
+        // libseccomp is loaded with dlopen; its header comes from libseccomp-dev.
+        .target(name: "CSandboxSupport"),
         .target(name: "PassboxProtocol"),
         .target(name: "PassboxCrypto", dependencies: ["CSodium", "CArgon2", "CCryptoSupport", "CLinux"]),
         .target(name: "PassboxCore", dependencies: ["PassboxCrypto", "CZxcvbnSupport"]),
@@ -64,14 +66,18 @@ let package = Package(
         .target(name: "PassboxDomains", dependencies: ["PassboxCore", "CPSLSupport", "CIDN2Support", "CICUSupport"]),
         .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto", "PassboxProtocol", "CCurlSupport"]),
         .target(
-            name: "PassboxService", dependencies: ["PassboxImaging", "PassboxProtocol", "PassboxCore", "PassboxStore", "PassboxCrypto", "PassboxDomains", "PassboxClient", "PassboxSync", "PassboxKit", "PassboxInterop"],
+            name: "PassboxService",
+            dependencies: [
+                "PassboxImaging", "PassboxProtocol", "PassboxCore", "PassboxStore", "PassboxCrypto", "PassboxDomains", "PassboxClient", "PassboxSync", "PassboxKit", "PassboxInterop",
+                "CLinux", "CSandboxSupport",
+            ],
             resources: [.copy("Data")]),
         .target(name: "PassboxWeb", dependencies: ["PassboxHTTP", "PassboxCore", "PassboxCrypto"], resources: [.copy("UI")]),
         .target(name: "PassboxAgent", dependencies: ["PassboxWeb", "PassboxImaging", "PassboxService", "PassboxProtocol", "PassboxCore", "PassboxStore", "CLinux", "CLogindSupport", "CPAMSupport"]),
         .target(
             name: "PassboxCLI", dependencies: ["PassboxService", "PassboxProtocol", "PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "PassboxServer", "PassboxHTTP", "PassboxKit", "PassboxSQLite", "PassboxPostgres", "PassboxInterop", "CXcbSupport"]),
         .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),
-        .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxAgent", "PassboxPostgres"], resources: [.copy("Scripts")]),
+        .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxService", "PassboxAgent", "PassboxPostgres"], resources: [.copy("Scripts")]),
         .testTarget(
             name: "PassboxCryptoTests", dependencies: ["PassboxCrypto", "PassboxTestSupport"],
             resources: [.copy("Vectors")]),

@@ -48,11 +48,15 @@ static void CZbar_loadOnce(void) {
 }
 
 
-int CZbar_scanQR(const unsigned char *gray, unsigned width, unsigned height, CZbar_Found found, void *context) {
+int CZbar_available(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, CZbar_loadOnce);
+    return CZbar_api.loaded;
+}
+
+int CZbar_scanQR(const unsigned char *gray, unsigned width, unsigned height, CZbar_Found found, void *context) {
     struct CZbar_API *a = &CZbar_api;
-    if (!a->loaded) return -1;
+    if (!CZbar_available()) return -1;
     zbar_image_scanner_t *scanner = a->scanner_create();
     if (!scanner) return 0;
     a->scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0);

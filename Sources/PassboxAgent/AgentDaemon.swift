@@ -194,7 +194,7 @@ public final class AgentDaemon: @unchecked Sendable {
                     throw ProtocolError(.imageUnreadable, ["message": "it is not a PNG or JPEG file of at most 16 MiB"])
                 }
                 do {
-                    return .resolved(ResolveReply(values: try QRCodeReader.decode(bytes: Array(bytes), name: "the image")))
+                    return .resolved(ResolveReply(values: try ParseChild.qrCodes(bytes: Array(bytes), name: "the image")))
                 } catch let e as QRCodeReader.ReadError {
                     throw ProtocolError(.imageUnreadable, ["message": e.message])
                 }

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCrypto
 import PassboxProtocol
+import PassboxService
 internal import CLinux
 
 /// Copying a value to the user's clipboard: the agent does it (it owns the clipboard helpers and clears the

@@ -11,6 +11,8 @@ public enum CommandLineTool {
     public static let version = "0.1.0"
 
     public static func main(_ arguments: [String]) -> Int32 {
+        // The parse child (ParseChild): started by the agent or the CLI itself for one job, never by people.
+        if arguments.count == 2, arguments[1] == "parse-child" { return ParseChild.serve() }
         // Nothing secret is in memory yet, but every path below may unlock a vault.
         ProcessHardening.disableCoreDumps()
         var words = Array(arguments.dropFirst())

@@ -9,6 +9,29 @@ public enum QRCodeReader {
     public struct ReadError: Error, Equatable, Sendable {
         public let message: String
         public let hint: String
+        public init(message: String, hint: String) {
+            self.message = message
+            self.hint = hint
+        }
+    }
+
+    /// Loads libpng, libturbojpeg and libzbar now, and reads `modules` (a QR code's rows of "0" and "1") once,
+    /// so whatever libzbar loads on its first scan (iconv's converters) is loaded too: a confined parse child
+    /// can open nothing later. Returns the texts read (empty when a library is missing).
+    @discardableResult
+    public static func warmUp(modules rows: [String]) -> [String] {
+        guard CPNG_available() != 0, CTurboJPEG_available() != 0, CZbar_available() != 0, !rows.isEmpty else { return [] }
+        let scale = 4, side = (rows.count + 8) * scale
+        var pixels = [UInt8](repeating: 255, count: side * side)
+        for (y, row) in rows.enumerated() {
+            for (x, module) in row.utf8.enumerated() where module == UInt8(ascii: "1") {
+                for dy in 0..<scale {
+                    let start = ((y + 4) * scale + dy) * side + (x + 4) * scale
+                    for dx in 0..<scale { pixels[start + dx] = 0 }
+                }
+            }
+        }
+        return (try? scan(GrayImage(width: side, height: side, pixels: pixels))) ?? []
     }
 
     /// The text of every QR code in the image, in the order zbar finds them.

@@ -1,4 +1,5 @@
 import Foundation
+import PassboxCrypto
 
 /// Which importer reads a file, told by its first bytes, else its name (what `passbox import` and the web UI's
 /// import do when no format is named).
@@ -27,5 +28,17 @@ public enum ImportFormat {
         if BitwardenImport.looksLikeBitwarden(head) { return "bitwarden-json" }
         if lower.hasSuffix(".csv") || lower.hasSuffix(".tsv") { return "csv" }
         return nil
+    }
+}
+
+extension ImportFormat {
+    /// Loads what reading an import loads on first use (libxml2, libcrypto and the cipher and key-derivation
+    /// code), so a confined parse child, which can open nothing, reads as this process would.
+    public static func warmUp() {
+        _ = try? XMLTree.parse(Array("<a b=\"c\">d</a>".utf8))
+        let key = [UInt8](repeating: 1, count: AES256CBC.keyLength), iv = [UInt8](repeating: 2, count: AES256CBC.ivLength)
+        _ = try? AES256CBC.decrypt(try AES256CBC.encrypt([1, 2, 3], key: key, iv: iv), key: key, iv: iv)
+        _ = try? PBKDF2.deriveSHA256(password: [1], salt: [2], rounds: 1, length: 32)
+        _ = try? Scrypt.derive(password: [1], salt: [2], n: 2, r: 1, p: 1)
     }
 }

@@ -48,6 +48,13 @@ public struct ImportPlan: Sendable {
     }
 }
 
+extension ImportPlan.Entry {
+    /// An entry made outside the importers (a plan read back from the parse child).
+    public init(item: Item) {
+        self.init(item: item, vaultName: nil)
+    }
+}
+
 /// What every importer does alike with an item it is making.
 extension Item {
     /// Nothing to keep: no title, notes, website or field value.

@@ -103,6 +103,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case noDisplay
     case clipboardFailed  // facts: reason
     case internalError  // facts: type
+    case parseFailed  // facts: reason (crashed, tooSlow, noAnswer, notStarted, helperMissing, confinement), signal, status, detail: the parse child
     // The account server
     case accountExists
     case accountIDTaken

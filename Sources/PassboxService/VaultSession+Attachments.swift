@@ -92,7 +92,7 @@ extension VaultSession {
     /// A photo's or scan's thumbnail, made here and encrypted as a blob of its own; none when it cannot be made.
     func addThumbnail(_ attachment: inout Attachment, image: [UInt8]) {
         guard Self.thumbnailed.contains(attachment.mediaType), image.count <= Self.thumbnailSourceLimit else { return }
-        guard var small = Thumbnail.make(image) else { return }
+        guard var small = ParseChild.thumbnail(image) else { return }
         defer { ConstantTime.wipe(&small) }
         if let made = try? blobs.add(bytes: small, name: attachment.name, mediaType: "image/jpeg", now: now()) {
             attachment.thumbnail = AttachmentThumbnail(id: made.id, size: made.size, key: made.key)

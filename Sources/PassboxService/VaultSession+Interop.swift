@@ -12,6 +12,27 @@ extension VaultSession {
     /// The largest key file read (KeePass key files are a few hundred bytes; any file may be one).
     static let keyFileLimit = 16 << 20
 
+    /// An import file read into its plan, and how long its key derivation took: run in the parse child only.
+    static func plan(
+        format: String, bytes: [UInt8], password: SecretBytes?, keyFile: [UInt8]?, mapping: [String: String], groupsAsVaults: Bool, now: Date
+    ) throws -> (ImportPlan, Double) {
+        switch format {
+        case "kdbx":
+            let (database, info) = try KDBXFile.read(bytes, credentials: KeePassCredentials(password: password, keyFile: keyFile))
+            var plan = KeePassImport.plan(database, groupsAsVaults: groupsAsVaults, now: now)
+            plan.source = info.description
+            return (plan, info.kdfSeconds)
+        case "bitwarden-json": return (try BitwardenImport.plan(bytes, password: password, groupsAsVaults: groupsAsVaults, now: now), 0)
+        case "1pux": return (try OnePasswordImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now), 0)
+        case "aegis": return (try AuthenticatorImport.planAegis(bytes, password: password, groupsAsVaults: groupsAsVaults), 0)
+        case "2fas": return (try AuthenticatorImport.planTwoFAS(bytes, password: password, groupsAsVaults: groupsAsVaults), 0)
+        case "proton-pass": return (try ProtonPassImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now), 0)
+        case "otpauth": return (try OTPAuthListImport.plan(bytes, groupsAsVaults: groupsAsVaults), 0)
+        case "csv": return (try CSVImport.plan(bytes, mapping: mapping, groupsAsVaults: groupsAsVaults, now: now), 0)
+        default: throw ProtocolError(.unknownFormat, ["format": String(format.prefix(20)), "formats": importFormats.joined(separator: ", ")])
+        }
+    }
+
     /// Reads the file, plans the items and, when confirmed, adds them in one save (a failure adds none).
     func importItems(_ request: ItemsImportRequest) throws -> ImportPreviewReply {
         var r = request
@@ -29,31 +50,13 @@ extension VaultSession {
         guard r.groups == nil || r.groups == "tags" || r.groups == "vaults" else { throw ProtocolError(.invalidSetting, ["name": "groups", "value": String(r.groups!.prefix(20))]) }
         let groupsAsVaults = r.groups == "vaults"
         let bytes = try Self.importBytes(path: r.path, base64: r.base64, limit: KDBXFile.sizeLimit)
-        var plan: ImportPlan
-        var kdfSeconds = 0.0
-        switch r.format {
-        case "kdbx":
-            let keyFile = try r.keyFilePath.map { try Self.importBytes(path: $0, base64: nil, limit: Self.keyFileLimit) }
-            let password = r.password.map(VaultService.lockedCopy)
-            let (database, info) = try KDBXFile.read(bytes, credentials: KeePassCredentials(password: password, keyFile: keyFile))
-            plan = KeePassImport.plan(database, groupsAsVaults: groupsAsVaults, now: now())
-            plan.source = info.description
-            kdfSeconds = info.kdfSeconds
-        case "bitwarden-json":
-            plan = try BitwardenImport.plan(bytes, password: r.password.map(VaultService.lockedCopy), groupsAsVaults: groupsAsVaults, now: now())
-        case "1pux":
-            plan = try OnePasswordImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now())
-        case "aegis":
-            plan = try AuthenticatorImport.planAegis(bytes, password: r.password.map(VaultService.lockedCopy), groupsAsVaults: groupsAsVaults)
-        case "2fas":
-            plan = try AuthenticatorImport.planTwoFAS(bytes, password: r.password.map(VaultService.lockedCopy), groupsAsVaults: groupsAsVaults)
-        case "proton-pass":
-            plan = try ProtonPassImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now())
-        case "otpauth":
-            plan = try OTPAuthListImport.plan(bytes, groupsAsVaults: groupsAsVaults)
-        default:
-            plan = try CSVImport.plan(bytes, mapping: r.mapping ?? [:], groupsAsVaults: groupsAsVaults, now: now())
-        }
+        let keyFile = r.format == "kdbx" ? try r.keyFilePath.map { try Self.importBytes(path: $0, base64: nil, limit: Self.keyFileLimit) } : nil
+        // Read in the parse child (promise 33b): the file's password goes there, the vault's keys never do.
+        var password = r.password.map { $0.withUnsafeBytes { Array($0) } }
+        defer { if password != nil { ConstantTime.wipe(&password!) } }
+        let (plan, kdfSeconds) = try ParseChild.importPlan(
+            ParseWire.ImportJob(
+                format: r.format, bytes: bytes, password: password, keyFile: keyFile, mapping: r.mapping ?? [:], groupsAsVaults: groupsAsVaults, now: now()))
         let target = try r.vault.map(resolveVault) ?? vault.vaults.first
 
         // Checked as an edit is; duplicates of what is here left out unless kept.

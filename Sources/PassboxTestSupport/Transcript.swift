@@ -1,5 +1,6 @@
 import Foundation
 import PassboxAgent
+import PassboxService
 
 /// Runs a CLI transcript: blocks of a command, its standard input, the expected output and exit code.
 ///

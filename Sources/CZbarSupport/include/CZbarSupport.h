@@ -6,6 +6,9 @@
 /// Called once per QR code found, with its raw bytes.
 typedef void (*CZbar_Found)(const char *data, unsigned length, void *context);
 
+/// 1 when libzbar could be loaded (it is loaded now, once).
+int CZbar_available(void);
+
 /// Scans an 8-bit grayscale image for QR codes. Returns the number found, or -1 when libzbar cannot be loaded.
 int CZbar_scanQR(const unsigned char *gray, unsigned width, unsigned height, CZbar_Found found, void *context);
 

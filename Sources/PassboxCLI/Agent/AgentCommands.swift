@@ -2,6 +2,7 @@ import Foundation
 import PassboxAgent
 import PassboxCore
 import PassboxProtocol
+import PassboxService
 import PassboxStore
 
 /// The client side of the agent: starting it, and `unlock`, `lock`, `status`.

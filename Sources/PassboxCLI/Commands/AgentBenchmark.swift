@@ -3,6 +3,7 @@ import PassboxAgent
 import PassboxCore
 import PassboxCrypto
 import PassboxProtocol
+import PassboxService
 import PassboxStore
 
 /// `passbox bench agent`: whole-process wall time of commands against an unlocked agent holding 1,000 /

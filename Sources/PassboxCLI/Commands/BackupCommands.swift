@@ -3,6 +3,7 @@ import PassboxCore
 import PassboxCrypto
 import PassboxImaging
 import PassboxProtocol
+import PassboxService
 import PassboxStore
 
 /// Backups (docs/CLI.md "Backups"): the backup password, a file or a PDF of QR codes, auto-backup, and
@@ -121,7 +122,7 @@ extension Commands {
                 unreadable += blank.map { "page \($0) of \(path)" }
             } else if head.starts(with: [0x89, 0x50, 0x4e, 0x47]) || head.starts(with: [0xff, 0xd8, 0xff]) {
                 do {
-                    codes += try QRCodeReader.decode(file: path)
+                    codes += try ParseChild.qrCodes(file: path)
                 } catch let e as QRCodeReader.ReadError where e.message.hasPrefix("no QR code") {
                     unreadable.append(path)
                 } catch let e as QRCodeReader.ReadError {
@@ -185,7 +186,7 @@ extension Commands {
         var unreadable: [Int] = []
         for (n, page) in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().enumerated() {
             // A page whose codes zbar cannot find is left to the shard check, which names the codes missing.
-            let found = (try? QRCodeReader.decode(file: folder + "/" + page)) ?? []
+            let found = (try? ParseChild.qrCodes(file: folder + "/" + page)) ?? []
             if found.isEmpty { unreadable.append(n + 1) }
             codes += found
         }

@@ -2,6 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxImaging
 import PassboxProtocol
+import PassboxService
 
 extension Commands {
     static let totpUsage = """
@@ -42,7 +43,7 @@ extension Commands {
     static func readSetups(_ context: Context, _ args: Arguments) throws -> [String] {
         if let path = args.value("qr") {
             do {
-                return try QRCodeReader.decode(file: path)
+                return try ParseChild.qrCodes(file: path)
             } catch let e as QRCodeReader.ReadError {
                 throw CLIError.failure(e.message, hint: e.hint)
             }

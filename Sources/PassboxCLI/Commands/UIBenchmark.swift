@@ -5,6 +5,7 @@ import PassboxCore
 import PassboxCrypto
 import PassboxHTTP
 import PassboxProtocol
+import PassboxService
 import PassboxStore
 
 /// `passbox bench ui`: the web UI in headless Chromium (through chromedriver's WebDriver API) against an

@@ -1,0 +1,229 @@
+#define _GNU_SOURCE
+// The sandbox's C side (see CSandboxSupport.h): resource limits with setrlimit and prctl, and a seccomp filter
+// built with libseccomp, loaded with dlopen once (seccomp_rule_add is variadic, which Swift cannot call).
+#include "CSandboxSupport.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+
+struct CSandbox_API {
+    scmp_filter_ctx (*init)(uint32_t);
+    int (*rule_add)(scmp_filter_ctx, uint32_t, int, unsigned int, ...);
+    int (*attr_set)(scmp_filter_ctx, enum scmp_filter_attr, uint32_t);
+    int (*load)(const scmp_filter_ctx);
+    void (*release)(scmp_filter_ctx);
+    int loaded;
+};
+
+static struct CSandbox_API api;
+
+static void CSandbox_loadOnce(void) {
+    void *h = dlopen("libseccomp.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return;
+    api.init = (scmp_filter_ctx(*)(uint32_t))dlsym(h, "seccomp_init");
+    api.rule_add = (int (*)(scmp_filter_ctx, uint32_t, int, unsigned int, ...))dlsym(h, "seccomp_rule_add");
+    api.attr_set = (int (*)(scmp_filter_ctx, enum scmp_filter_attr, uint32_t))dlsym(h, "seccomp_attr_set");
+    api.load = (int (*)(const scmp_filter_ctx))dlsym(h, "seccomp_load");
+    api.release = (void (*)(scmp_filter_ctx))dlsym(h, "seccomp_release");
+    if (!api.init || !api.rule_add || !api.attr_set || !api.load || !api.release) return;
+    api.loaded = 1;
+}
+
+int CSandbox_available(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, CSandbox_loadOnce);
+    return api.loaded;
+}
+
+// Sets one limit; a hard limit already below `hard` is kept (an unprivileged process cannot raise it).
+static int CSandbox_setLimit(int resource, const char *name, rlim_t soft, rlim_t hard, char *error) {
+    struct rlimit now;
+    if (getrlimit(resource, &now) == 0 && now.rlim_max != RLIM_INFINITY && hard > now.rlim_max) hard = now.rlim_max;
+    if (soft > hard) soft = hard;
+    struct rlimit limit = {.rlim_cur = soft, .rlim_max = hard};
+    if (setrlimit(resource, &limit) != 0) {
+        snprintf(error, 256, "cannot set %s (%s)", name, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int CSandbox_limit(unsigned long long addressSpaceBytes, unsigned cpuSeconds, char *error) {
+    error[0] = 0;
+    if (cpuSeconds == 0) cpuSeconds = 1;  // a limit of no CPU time at all is not meant
+    if (CSandbox_setLimit(RLIMIT_AS, "RLIMIT_AS", (rlim_t)addressSpaceBytes, (rlim_t)addressSpaceBytes, error) ||
+        CSandbox_setLimit(RLIMIT_CPU, "RLIMIT_CPU", (rlim_t)cpuSeconds, (rlim_t)cpuSeconds + 1, error) ||
+        CSandbox_setLimit(RLIMIT_CORE, "RLIMIT_CORE", 0, 0, error) ||
+        CSandbox_setLimit(RLIMIT_FSIZE, "RLIMIT_FSIZE", 0, 0, error) ||
+        CSandbox_setLimit(RLIMIT_NOFILE, "RLIMIT_NOFILE", 32, 32, error))
+        return -1;
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+        snprintf(error, 256, "cannot clear the dumpable flag (%s)", strerror(errno));
+        return -1;
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        snprintf(error, 256, "cannot set no-new-privileges (%s)", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+// A syscall the filter refuses with EPERM, by its number on this architecture (negative, a libseccomp
+// "pseudo" number, where the architecture has no such call, as open, fork or mkdir on arm64: skipped).
+struct CSandbox_Denied {
+    int number;
+    const char *name;
+};
+#define CSANDBOX_DENY(name) {SCMP_SYS(name), #name}
+
+int CSandbox_confine(char *error) {
+    error[0] = 0;
+    if (!CSandbox_available()) {
+        snprintf(error, 256, "libseccomp.so.2 could not be loaded (install libseccomp2)");
+        return -1;
+    }
+
+    // A deny-list on a default of SCMP_ACT_ALLOW, refused with EPERM rather than killed: the Swift runtime,
+    // malloc, threads (clone with CLONE_THREAD, futex, mmap, mprotect, madvise), clocks, getrandom and the
+    // decoders' own calls must keep working, and which of those a given libc, runtime or decoder makes changes
+    // from release to release, so an allow-list would break on some update; a refused call returns an error
+    // the code already handles, where a kill would look like a crash. What it stops: opening any file (open,
+    // openat, openat2, creat, open_by_handle_at, open_tree, uselib), any socket (socket, socketpair, connect,
+    // bind, listen, accept: the inherited pipe or socket to the parent still reads and writes, sendmsg and
+    // recvmsg included, so descriptors can still be passed in), any new process or program (execve,
+    // execveat, fork, vfork, clone without CLONE_THREAD, clone3 answered ENOSYS so glibc falls back to clone,
+    // whose flags the filter can read; ptrace, process_vm_*, pidfd_getfd into another process), any change
+    // to the file system (mkdir, rmdir, mknod, unlink, rename, link, symlink, chmod, chown, truncate by path,
+    // timestamps, extended attributes, mount and the mount API, chroot, pivot_root), and kernel surfaces
+    // a parser has no use for (unshare, setns, bpf, perf_event_open, userfaultfd, io_uring, the keyrings).
+    // Left allowed on purpose: memfd_create and ftruncate (a memfd may need sizing), read, write, sendmsg
+    // and recvmsg on any descriptor the child was given, and the kill family (kill, tkill, tgkill,
+    // pidfd_send_signal): "only itself" cannot be said in a filter once the target may be a process group
+    // or -1, so the child can still signal processes of its own uid, its parent included. Syscalls of other ABIs (i386 int 0x80, x32) do not match the filter's
+    // architecture and kill the process (libseccomp's default for a foreign architecture).
+    static const struct CSandbox_Denied denied[] = {
+        // files
+        CSANDBOX_DENY(open), CSANDBOX_DENY(openat), CSANDBOX_DENY(creat),
+#ifdef __SNR_openat2
+        CSANDBOX_DENY(openat2),
+#endif
+        CSANDBOX_DENY(open_by_handle_at), CSANDBOX_DENY(name_to_handle_at), CSANDBOX_DENY(uselib),
+#ifdef __SNR_open_tree
+        CSANDBOX_DENY(open_tree),
+#endif
+        // sockets
+        CSANDBOX_DENY(socket), CSANDBOX_DENY(socketpair), CSANDBOX_DENY(connect), CSANDBOX_DENY(bind),
+        CSANDBOX_DENY(listen), CSANDBOX_DENY(accept), CSANDBOX_DENY(accept4),
+        // processes and programs (clone and clone3 below)
+        CSANDBOX_DENY(execve), CSANDBOX_DENY(execveat), CSANDBOX_DENY(fork), CSANDBOX_DENY(vfork),
+        CSANDBOX_DENY(ptrace), CSANDBOX_DENY(process_vm_readv), CSANDBOX_DENY(process_vm_writev),
+#ifdef __SNR_pidfd_getfd
+        CSANDBOX_DENY(pidfd_getfd),
+#endif
+#ifdef __SNR_process_madvise
+        CSANDBOX_DENY(process_madvise),
+#endif
+        // the file system (ftruncate stays: it only sizes a descriptor already open, as a memfd)
+        CSANDBOX_DENY(mkdir), CSANDBOX_DENY(mkdirat), CSANDBOX_DENY(rmdir), CSANDBOX_DENY(mknod),
+        CSANDBOX_DENY(mknodat), CSANDBOX_DENY(unlink), CSANDBOX_DENY(unlinkat), CSANDBOX_DENY(rename),
+        CSANDBOX_DENY(renameat), CSANDBOX_DENY(renameat2), CSANDBOX_DENY(link), CSANDBOX_DENY(linkat),
+        CSANDBOX_DENY(symlink), CSANDBOX_DENY(symlinkat), CSANDBOX_DENY(chmod), CSANDBOX_DENY(fchmod),
+        CSANDBOX_DENY(fchmodat), CSANDBOX_DENY(chown), CSANDBOX_DENY(fchown), CSANDBOX_DENY(fchownat),
+        CSANDBOX_DENY(lchown), CSANDBOX_DENY(truncate), CSANDBOX_DENY(utime), CSANDBOX_DENY(utimes),
+        CSANDBOX_DENY(utimensat), CSANDBOX_DENY(futimesat), CSANDBOX_DENY(setxattr), CSANDBOX_DENY(lsetxattr),
+        CSANDBOX_DENY(removexattr), CSANDBOX_DENY(lremovexattr),
+        CSANDBOX_DENY(mount), CSANDBOX_DENY(umount2), CSANDBOX_DENY(chroot), CSANDBOX_DENY(pivot_root),
+#ifdef __SNR_fsopen
+        CSANDBOX_DENY(fsopen), CSANDBOX_DENY(fsconfig), CSANDBOX_DENY(fsmount), CSANDBOX_DENY(fspick),
+        CSANDBOX_DENY(move_mount),
+#endif
+#ifdef __SNR_mount_setattr
+        CSANDBOX_DENY(mount_setattr),
+#endif
+        // kernel surfaces
+        CSANDBOX_DENY(unshare), CSANDBOX_DENY(setns), CSANDBOX_DENY(bpf), CSANDBOX_DENY(perf_event_open),
+        CSANDBOX_DENY(userfaultfd), CSANDBOX_DENY(keyctl), CSANDBOX_DENY(add_key), CSANDBOX_DENY(request_key),
+#ifdef __SNR_io_uring_setup
+        CSANDBOX_DENY(io_uring_setup),
+#endif
+    };
+
+    scmp_filter_ctx filter = api.init(SCMP_ACT_ALLOW);
+    if (!filter) {
+        snprintf(error, 256, "seccomp_init failed");
+        return -1;
+    }
+    // Every thread gets the filter, not only the caller: the runtime may have started some already.
+    int rc = api.attr_set(filter, SCMP_FLTATR_CTL_TSYNC, 1);
+    if (rc < 0) {
+        snprintf(error, 256, "cannot ask for the filter on every thread (%s)", strerror(-rc));
+        goto failed;
+    }
+    for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {
+        if (denied[i].number < 0) continue;
+        rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), denied[i].number, 0);
+        if (rc < 0) {
+            snprintf(error, 256, "cannot add the rule for %s (%s)", denied[i].name, strerror(-rc));
+            goto failed;
+        }
+    }
+    // clone: a new thread (CLONE_THREAD) is allowed, a new process refused. s390 passes the flags second.
+#if defined(__s390__) || defined(__s390x__)
+    rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+#else
+    rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+#endif
+    if (rc < 0) {
+        snprintf(error, 256, "cannot add the rule for clone (%s)", strerror(-rc));
+        goto failed;
+    }
+    // clone3 passes its flags in memory the filter cannot read: ENOSYS makes glibc fall back to clone.
+#ifdef __SNR_clone3
+    if (SCMP_SYS(clone3) >= 0) {
+        rc = api.rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+        if (rc < 0) {
+            snprintf(error, 256, "cannot add the rule for clone3 (%s)", strerror(-rc));
+            goto failed;
+        }
+    }
+#endif
+    // ioctl TIOCSTI and TIOCLINUX: no typing into, or reading from, a terminal the child may have inherited
+    // (the kernel reads the request as 32 bits, so only those are compared).
+    static const unsigned long terminalRequests[] = {TIOCSTI, TIOCLINUX};
+    for (size_t i = 0; i < sizeof terminalRequests / sizeof terminalRequests[0]; i++) {
+        rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+                          SCMP_A1(SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, terminalRequests[i]));
+        if (rc < 0) {
+            snprintf(error, 256, "cannot add the rule for ioctl (%s)", strerror(-rc));
+            goto failed;
+        }
+    }
+    // prlimit64 on another process (the parent has the same uid): refused; on itself (pid 0, as glibc calls
+    // it for getrlimit and setrlimit) allowed.
+    rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), 1, SCMP_A0(SCMP_CMP_NE, 0, 0));
+    if (rc < 0) {
+        snprintf(error, 256, "cannot add the rule for prlimit64 (%s)", strerror(-rc));
+        goto failed;
+    }
+
+    // The last step: the kernel takes the whole filter or none of it.
+    rc = api.load(filter);
+    if (rc < 0) {
+        snprintf(error, 256, "cannot load the seccomp filter (%s)", strerror(-rc));
+        goto failed;
+    }
+    api.release(filter);
+    return 0;
+
+failed:
+    api.release(filter);
+    return -1;
+}

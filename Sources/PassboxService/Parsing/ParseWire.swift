@@ -1,0 +1,212 @@
+import Foundation
+import PassboxCore
+import PassboxCrypto
+import PassboxInterop
+import PassboxProtocol
+
+/// A parse job and its answer as they cross between the agent (or the CLI) and the parse child: MessagePack,
+/// one value each way (docs/ARCHITECTURE.md "The parse child"). Nothing here is stored; both ends are the same
+/// binary, so the form needs no version.
+enum ParseWire {
+    /// What the child is asked to read.
+    enum Job {
+        /// The texts of the QR codes in a PNG or JPEG image; `name` words the errors.
+        case qrCodes(bytes: [UInt8], name: String)
+        /// A thumbnail of a PNG or JPEG image (nil when it makes none).
+        case thumbnail(bytes: [UInt8])
+        /// An import file read into its plan.
+        case importPlan(ImportJob)
+        /// Debug builds' test hook: the child tries something its confinement must stop (`open`, `socket`,
+        /// `exec`), or fails on purpose (`crash`, `spin`, `allocate`).
+        case probe(String)
+    }
+
+    struct ImportJob {
+        var format: String
+        var bytes: [UInt8]
+        var password: [UInt8]?
+        var keyFile: [UInt8]?
+        var mapping: [String: String]
+        var groupsAsVaults: Bool
+        var now: Date
+    }
+
+    /// The child's answer to a job.
+    enum Answer {
+        case codes([String])
+        case thumbnail([UInt8]?)
+        case plan(ImportPlan, kdfSeconds: Double)
+        case probe(String)
+        case failure(ProtocolError)
+    }
+
+    struct Malformed: Error {}
+
+    // MARK: Jobs
+
+    static func encode(_ job: Job) -> [UInt8] {
+        var w = MessagePackWriter(capacity: 256)
+        switch job {
+        case .qrCodes(let bytes, let name):
+            w.writeArrayHeader(3)
+            w.write("qr")
+            w.write(binary: bytes)
+            w.write(name)
+        case .thumbnail(let bytes):
+            w.writeArrayHeader(2)
+            w.write("thumbnail")
+            w.write(binary: bytes)
+        case .importPlan(let j):
+            w.writeArrayHeader(9)
+            w.write("import")
+            w.write(j.format)
+            w.write(binary: j.bytes)
+            if let p = j.password { w.write(binary: p) } else { w.writeNil() }
+            if let k = j.keyFile { w.write(binary: k) } else { w.writeNil() }
+            let keys = j.mapping.keys.sorted()
+            w.write(keys)
+            w.write(keys.map { j.mapping[$0] ?? "" })
+            w.write(j.groupsAsVaults)
+            w.write(Int64((j.now.timeIntervalSince1970 * 1000).rounded()))
+        case .probe(let what):
+            w.writeArrayHeader(2)
+            w.write("probe")
+            w.write(what)
+        }
+        return w.bytes
+    }
+
+    static func decodeJob(_ bytes: [UInt8]) throws -> Job {
+        try bytes.withUnsafeBytes { buffer in
+            var r = MessagePackReader(buffer)
+            let count = try r.readArrayHeader()
+            switch (try r.readString(), count) {
+            case ("qr", 3): return .qrCodes(bytes: try r.readBinary(), name: try r.readString())
+            case ("thumbnail", 2): return .thumbnail(bytes: try r.readBinary())
+            case ("import", 9):
+                let format = try r.readString()
+                let file = try r.readBinary()
+                let password = try r.readNilIfPresent() ? nil : try r.readBinary()
+                let keyFile = try r.readNilIfPresent() ? nil : try r.readBinary()
+                let keys = try r.readStrings(), values = try r.readStrings()
+                guard keys.count == values.count else { throw Malformed() }
+                let groups = try r.readBool()
+                let now = Date(timeIntervalSince1970: Double(try r.readInt()) / 1000)
+                return .importPlan(
+                    ImportJob(
+                        format: format, bytes: file, password: password, keyFile: keyFile, mapping: Dictionary(zip(keys, values)) { a, _ in a },
+                        groupsAsVaults: groups, now: now))
+            case ("probe", 2): return .probe(try r.readString())
+            default: throw Malformed()
+            }
+        }
+    }
+
+    // MARK: Answers
+
+    static func encode(_ answer: Answer) -> [UInt8] {
+        var w = MessagePackWriter(capacity: 256)
+        switch answer {
+        case .codes(let codes):
+            w.writeArrayHeader(2)
+            w.write("codes")
+            w.write(codes)
+        case .thumbnail(let bytes):
+            w.writeArrayHeader(2)
+            w.write("thumbnail")
+            if let bytes { w.write(binary: bytes) } else { w.writeNil() }
+        case .plan(let plan, let kdfSeconds):
+            w.writeArrayHeader(6)
+            w.write("plan")
+            w.write(plan.source)
+            w.write(Int64((kdfSeconds * 1_000_000).rounded()))
+            let reasons = plan.notBrought.keys.sorted()
+            w.write(reasons)
+            w.writeArrayHeader(reasons.count)
+            for reason in reasons { w.write(plan.notBrought[reason] ?? 0) }
+            w.writeArrayHeader(plan.entries.count)
+            for entry in plan.entries {
+                w.writeArrayHeader(4)
+                w.write(binary: entry.item.packed())
+                if let name = entry.vaultName { w.write(name) } else { w.writeNil() }
+                write(entry.files, into: &w)
+                let versions = entry.versionFiles.keys.sorted()
+                w.writeArrayHeader(versions.count)
+                for version in versions {
+                    w.write(version)
+                    write(entry.versionFiles[version] ?? [], into: &w)
+                }
+            }
+        case .probe(let result):
+            w.writeArrayHeader(2)
+            w.write("probe")
+            w.write(result)
+        case .failure(let error):
+            let keys = error.facts.keys.sorted()
+            w.writeArrayHeader(4)
+            w.write("failure")
+            w.write(error.code.rawValue)
+            w.write(keys)
+            w.write(keys.map { error.facts[$0] ?? "" })
+        }
+        return w.bytes
+    }
+
+    private static func write(_ files: [ImportPlan.File], into w: inout MessagePackWriter) {
+        w.writeArrayHeader(files.count)
+        for file in files {
+            w.writeArrayHeader(3)
+            w.write(file.name)
+            w.write(binary: file.bytes)
+            if let reference = file.reference { w.write(reference) } else { w.writeNil() }
+        }
+    }
+
+    private static func readFiles(_ r: inout MessagePackReader) throws -> [ImportPlan.File] {
+        try (0..<r.readArrayHeader()).map { _ in
+            guard try r.readArrayHeader() == 3 else { throw Malformed() }
+            let name = try r.readString(), bytes = try r.readBinary()
+            let reference = try r.readNilIfPresent() ? nil : Int(try r.readInt())
+            return ImportPlan.File(name: name, bytes: bytes, reference: reference)
+        }
+    }
+
+    static func decodeAnswer(_ bytes: [UInt8]) throws -> Answer {
+        try bytes.withUnsafeBytes { buffer in
+            var r = MessagePackReader(buffer)
+            let count = try r.readArrayHeader()
+            switch (try r.readString(), count) {
+            case ("codes", 2): return .codes(try r.readStrings())
+            case ("thumbnail", 2): return .thumbnail(try r.readNilIfPresent() ? nil : try r.readBinary())
+            case ("probe", 2): return .probe(try r.readString())
+            case ("failure", 4):
+                guard let code = ErrorCode(rawValue: try r.readString()) else { throw Malformed() }
+                let keys = try r.readStrings(), values = try r.readStrings()
+                guard keys.count == values.count else { throw Malformed() }
+                return .failure(ProtocolError(code, Dictionary(zip(keys, values)) { a, _ in a }))
+            case ("plan", 6):
+                var plan = ImportPlan()
+                plan.source = try r.readString()
+                let kdfSeconds = Double(try r.readInt()) / 1_000_000
+                let reasons = try r.readStrings()
+                guard try r.readArrayHeader() == reasons.count else { throw Malformed() }
+                for reason in reasons { plan.notBrought[reason] = Int(try r.readInt()) }
+                for _ in 0..<(try r.readArrayHeader()) {
+                    guard try r.readArrayHeader() == 4 else { throw Malformed() }
+                    let packed = try r.readBinary()
+                    let item = try packed.withUnsafeBytes { try Item(unpacking: $0) }
+                    var entry = ImportPlan.Entry(item: item)
+                    entry.vaultName = try r.readNilIfPresent() ? nil : try r.readString()
+                    entry.files = try readFiles(&r)
+                    for _ in 0..<(try r.readArrayHeader()) {
+                        let version = Int(try r.readInt())
+                        entry.versionFiles[version] = try readFiles(&r)
+                    }
+                    plan.entries.append(entry)
+                }
+                return .plan(plan, kdfSeconds: kdfSeconds)
+            default: throw Malformed()
+            }
+        }
+    }
+}
