@@ -54,6 +54,37 @@ extension AgentDaemon {
             queue.sync { touchAfterVaultWork() }
             return reply
         }
+        if case .accountSignOut(let r) = request, r.forgetSecretKey {
+            // The server ends the session off the queue; then the vault locks, with all the agent held of it.
+            guard queue.sync(execute: { service.isUnlocked && service.store.isAccountVault }) else { return nil }
+            let ended = Result { try accountQueue.sync { try AccountOperations.signOut(dataDirectory) } }
+            return queue.sync {
+                switch ended {
+                case .failure(let error): return .failure(ProtocolError.from(error))
+                case .success(let ended):
+                    service.finishSignOut()
+                    lock()
+                    forgetQuickUnlock()
+                    return .count(CountReply(count: ended ? 1 : 0))
+                }
+            }
+        }
+        if case .saveAttachment(let r) = request {
+            // An attachment another device added is downloaded off the queue (its ciphertext: checked against
+            // the attachment's key when installed, in the request's own turn on the queue).
+            guard let blob = queue.sync(execute: { service.blobToFetch(r) }) else { return nil }
+            let fetched = Result { try accountQueue.sync { try VaultService.downloadBlob(id: blob.id, length: blob.length, dataDirectory: dataDirectory) } }
+            return queue.sync {
+                let bytes: [UInt8]
+                switch fetched {
+                case .failure(let error): return .failure(ProtocolError.from(error))
+                case .success(let b): bytes = b
+                }
+                service.prefetchedBlob = (blob.id, bytes)
+                defer { service.prefetchedBlob = nil }
+                return handle(request)
+            }
+        }
         if Self.accountNetwork.contains(operation) {
             guard queue.sync(execute: { service.isUnlocked && service.store.isAccountVault }) else { return nil }
             let reply = accountQueue.sync { VaultService.performAccountNetwork(request, dataDirectory: dataDirectory) }

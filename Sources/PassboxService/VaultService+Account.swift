@@ -32,6 +32,13 @@ extension VaultService {
         return (try? openAccountVault(session.vaultKey)) ?? nil
     }
 
+    /// After the server ended this device's session (off the agent's queue): the vault locks and the data
+    /// directory is read again (it serves no account now).
+    public func finishSignOut() {
+        lock()
+        refreshStore()
+    }
+
     /// After a sign-up or sign-in: the account's vault is opened with its key.
     func openAccountVault(_ key: SecretBytes?) throws -> SecretBytes? {
         refreshStore()
@@ -89,8 +96,7 @@ extension VaultService {
             guard r.forgetSecretKey else { throw ProtocolError(.badRequest, ["reason": "signing out forgets the Secret Key: forgetSecretKey must be true"]) }
             // Signed out first: a sign-out that fails leaves the vault open as it was.
             let ended = try AccountOperations.signOut(dataDirectory)
-            lock()
-            refreshStore()
+            finishSignOut()
             return .count(CountReply(count: ended ? 1 : 0))
         default: return nil
         }

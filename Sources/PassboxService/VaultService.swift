@@ -16,6 +16,8 @@ public final class VaultService: @unchecked Sendable {
     public private(set) var store: VaultStore
     private let storeGiven: Bool
     public private(set) var session: VaultSession? { didSet { generation &+= 1 } }
+    /// A blob the agent downloaded off its queue for the request it is answering (`fetchBlob` installs it).
+    public var prefetchedBlob: (id: String, bytes: [UInt8])?
     /// Changes whenever the session does (unlock, lock, sign-in): a sync's step that finds another one than
     /// the sync began with was overtaken by a lock, and drops what it carries.
     public private(set) var generation: UInt64 = 0

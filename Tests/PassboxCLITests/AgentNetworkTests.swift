@@ -164,6 +164,57 @@ import Testing
         #expect(try w.fileHash() == w.vaultHash, "the vault file is as it was")
     }
 
+    /// Sends `request` on a thread of its own; its reply comes through the result.
+    static func inBackground(_ request: Request, socket: String) -> BackgroundReply {
+        let result = BackgroundReply()
+        Thread.detachNewThread { result.set(Result { try AgentClient.send(request, socketPath: socket) }) }
+        return result
+    }
+
+    /// Signing out and the first read of an attachment another device added reach the server off the queue:
+    /// while the server holds either request, status and list answer and a lock takes effect.
+    @Test func signingOutAndFetchingAnAttachmentHoldUpNothing() throws {
+        let w = try World("offqueue")
+        try w.waitLive()
+        _ = try w.send(.add(AddRequest(category: "document", changes: ItemChanges(title: "Lease"))))
+        let content = SecureRandom.bytes(count: 3000)
+        let attached = try w.send(.attach(AttachRequest(item: "Lease", base64: Data(content).base64EncodedString(), name: "lease.pdf"))).attachments()
+        let id = try #require(attached.changed?.id)
+        _ = try w.send(.sync(SyncRequest()))
+        // As if another device had added it: the blob is not on this device.
+        let blob = try #require(try FileManager.default.subpathsOfDirectory(atPath: w.device.directory).first { $0.hasSuffix("/" + id) })
+        try FileManager.default.removeItem(atPath: w.device.directory + "/" + blob)
+        let read = Request.saveAttachment(SaveAttachmentRequest(item: "Lease", attachment: "lease.pdf", path: nil))
+
+        let download = Hold()
+        w.proxy.armAnswers { path in path.hasPrefix("/v1/blobs/") ? download.answer() : nil }
+        let saving = Self.inBackground(read, socket: w.socket)
+        download.waitArrived()
+        #expect(download.count > 0, "the download reached the server")
+        #expect(try w.send(.status).status().unlocked)
+        #expect(try w.send(.list(ListRequest())).items().items.count == 4)
+        #expect(try w.send(.lock(LockRequest())) == .done)
+        #expect(saving.done.wait(timeout: .now()) == .timedOut, "the download was still held when the lock took effect")
+        download.release()
+        #expect(saving.done.wait(timeout: .now() + 120) == .success)
+        if case .attachmentSaved = saving.reply { Issue.record("a read overtaken by a lock answered its file") }
+        w.proxy.disarm()
+        #expect(try w.send(.unlock(UnlockRequest(password: SecretText(SyncDevice.password)))) == .done)
+        let saved = try w.send(read).attachmentSaved()
+        #expect(saved.base64.flatMap { Data(base64Encoded: $0) } == Data(content), "fetched and checked once the server answers")
+
+        let signout = Hold()
+        w.proxy.armAnswers { path in path == "/v1/session" ? signout.answer() : nil }
+        let leaving = Self.inBackground(.accountSignOut(AccountSignOutRequest(forgetSecretKey: true)), socket: w.socket)
+        signout.waitArrived()
+        #expect(signout.count > 0, "the sign-out reached the server")
+        #expect(try w.send(.status).status().unlocked)
+        #expect(try w.send(.lock(LockRequest())) == .done)
+        #expect(leaving.done.wait(timeout: .now()) == .timedOut, "the sign-out was still held when the lock took effect")
+        signout.release()
+        #expect(leaving.done.wait(timeout: .now() + 120) == .success)
+    }
+
     /// Endless pages, each `more` with a revision one higher: the pull stops at the sync's page limit as
     /// `syncRefused`, and a lock meanwhile ends it at once and drops it.
     @Test func endlessPagesAreRefusedAndALockEndsThemAtOnce() throws {

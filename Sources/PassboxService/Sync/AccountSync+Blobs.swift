@@ -79,17 +79,44 @@ extension AccountSync {
 }
 
 extension VaultService {
-    /// Fetches an attachment's blob from the account's server into this device's blobs (checked whole first).
+    /// Fetches an attachment's blob from the account's server into this device's blobs (checked whole first);
+    /// a blob the agent fetched off its queue for this request (`prefetchedBlob`) is taken from memory instead.
     func fetchBlob(_ attachment: Attachment) throws {
         guard let session else { throw ProtocolError(.locked) }
-        let record = try signedInRecord()
-        let client = try SyncClient(server: record.server, token: record.token!)
-        try session.blobs.install(attachment) { append in
-            try client.downloadBlob(id: attachment.id, length: AttachmentFormat.blobLength(attachment.size)) { bytes in
-                try bytes.withUnsafeBytes { try append($0) }
+        if let fetched = prefetchedBlob, fetched.id == attachment.id {
+            try session.blobs.install(attachment) { append in try fetched.bytes.withUnsafeBytes { try append($0) } }
+        } else {
+            let record = try signedInRecord()
+            let client = try SyncClient(server: record.server, token: record.token!)
+            try session.blobs.install(attachment) { append in
+                try client.downloadBlob(id: attachment.id, length: AttachmentFormat.blobLength(attachment.size)) { bytes in
+                    try bytes.withUnsafeBytes { try append($0) }
+                }
             }
         }
         // It came from the server, so the server has it whole.
         try? session.blobs.markUploaded(attachment.id)
+    }
+
+    /// The blob a request to save an attachment will fetch from the server (its id and length), or nil when it
+    /// is on this device already or none is needed: the agent fetches it off its queue first.
+    public func blobToFetch(_ request: SaveAttachmentRequest) -> (id: String, length: Int)? {
+        guard let session, store.isAccountVault, let item = try? session.resolve(request.item), item.sealed == nil,
+            let found = try? VaultSession.find(request.attachment, in: item)
+        else { return nil }
+        let attachment = request.thumbnail == true && request.path == nil ? (found.blobs.count > 1 ? found.blobs[1] : found) : found
+        guard !session.blobs.exists(attachment.id) else { return nil }
+        return (attachment.id, AttachmentFormat.blobLength(attachment.size))
+    }
+
+    /// Downloads a blob's bytes as the server has them (ciphertext; checked against its attachment only when
+    /// installed, on the vault's queue). Needs the data directory and the network only.
+    public static func downloadBlob(id: String, length: Int, dataDirectory: String) throws -> [UInt8] {
+        guard let record = try AccountRecord.load(dataDirectory), let token = record.token else { throw ProtocolError(.notSignedIn) }
+        let client = try SyncClient(server: record.server, token: token)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(length)
+        try client.downloadBlob(id: id, length: length) { part in bytes += part }
+        return bytes
     }
 }
