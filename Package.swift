@@ -49,7 +49,9 @@ let package = Package(
         .target(name: "PassboxCrypto", dependencies: ["CSodium", "CArgon2", "CCryptoSupport", "CLinux"]),
         .target(name: "PassboxCore", dependencies: ["PassboxCrypto", "CZxcvbnSupport"]),
         .target(name: "PassboxStore", dependencies: ["PassboxCore", "PassboxCrypto", "CZlib", "CLinux"]),
-        .target(name: "PassboxSync", dependencies: ["PassboxCore", "PassboxCrypto"]),
+        // The manifest chain, apart from the vault's code: the server checks manifests and never imports Core.
+        .target(name: "PassboxManifest", dependencies: ["PassboxCrypto"]),
+        .target(name: "PassboxSync", dependencies: ["PassboxCore", "PassboxCrypto", "PassboxManifest"]),
         .target(name: "PassboxInterop", dependencies: ["PassboxCore", "PassboxCrypto", "PassboxStore", "CXMLSupport"]),
         .target(name: "PassboxSQL"),
         .target(name: "PassboxSQLite", dependencies: ["PassboxSQL", "CSQLite"]),
@@ -61,14 +63,14 @@ let package = Package(
         .target(name: "CKitSupport", dependencies: ["CCairo"]),
         .target(name: "CQRSupport", dependencies: ["CQREncode"]),
         .target(name: "PassboxKit", dependencies: ["CKitSupport", "CQRSupport"]),
-        .target(name: "PassboxServer", dependencies: ["PassboxProtocol", "PassboxCrypto", "PassboxSQL", "PassboxSQLite", "PassboxPostgres", "PassboxHTTP", "PassboxSync"]),
+        .target(name: "PassboxServer", dependencies: ["PassboxProtocol", "PassboxCrypto", "PassboxSQL", "PassboxSQLite", "PassboxPostgres", "PassboxHTTP", "PassboxManifest"]),
         .target(name: "PassboxImaging", dependencies: ["CZbarSupport", "CPNGSupport", "CTurboJPEGSupport"]),
         .target(name: "PassboxDomains", dependencies: ["PassboxCore", "CPSLSupport", "CIDN2Support", "CICUSupport"]),
         .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto", "PassboxProtocol", "CCurlSupport"]),
         .target(
             name: "PassboxService",
             dependencies: [
-                "PassboxImaging", "PassboxProtocol", "PassboxCore", "PassboxStore", "PassboxCrypto", "PassboxDomains", "PassboxClient", "PassboxSync", "PassboxKit", "PassboxInterop",
+                "PassboxImaging", "PassboxProtocol", "PassboxCore", "PassboxStore", "PassboxCrypto", "PassboxDomains", "PassboxClient", "PassboxSync", "PassboxManifest", "PassboxKit", "PassboxInterop",
                 "CLinux", "CSandboxSupport",
             ],
             resources: [.copy("Data")]),
@@ -86,7 +88,7 @@ let package = Package(
         .testTarget(
             name: "PassboxInteropTests", dependencies: ["PassboxInterop", "PassboxCore", "PassboxCrypto", "PassboxStore", "PassboxTestSupport"],
             resources: [.copy("Fixtures")]),
-        .testTarget(name: "PassboxSyncTests", dependencies: ["PassboxSync", "PassboxCore", "PassboxCrypto", "PassboxProtocol", "PassboxTestSupport"]),
+        .testTarget(name: "PassboxSyncTests", dependencies: ["PassboxSync", "PassboxManifest", "PassboxCore", "PassboxCrypto", "PassboxProtocol", "PassboxTestSupport"]),
         .testTarget(name: "PassboxHTTPTests", dependencies: ["PassboxHTTP", "PassboxTestSupport"]),
         .testTarget(name: "PassboxSQLiteTests", dependencies: ["PassboxSQLite", "PassboxTestSupport"]),
         .testTarget(name: "PassboxWebTests", dependencies: ["PassboxWeb", "PassboxCore", "PassboxProtocol", "PassboxTestSupport"]),
@@ -100,7 +102,7 @@ let package = Package(
             name: "PassboxCLITests",
             dependencies: [
                 "PassboxCLI", "PassboxProtocol", "PassboxAgent", "PassboxHTTP", "PassboxSQLite", "PassboxTestSupport", "PassboxService", "PassboxClient", "PassboxCore",
-                "PassboxStore", "PassboxSync", "PassboxCrypto", "PassboxInterop", "PassboxImaging",
+                "PassboxStore", "PassboxSync", "PassboxManifest", "PassboxCrypto", "PassboxInterop", "PassboxImaging",
             ],
             resources: [.copy("Transcripts")]),
     ],

@@ -2,7 +2,7 @@ import Foundation
 import PassboxCrypto
 import PassboxProtocol
 import PassboxSQL
-import PassboxSync
+import PassboxManifest
 
 /// The sync operations of the server (docs/PROTOCOL.md "Sync"): it keeps each account's vaults as the
 /// devices wrote them (wrapped keys, sealed names, item envelopes, signed manifests) and accepts a write

@@ -3,6 +3,7 @@ import PassboxAgent
 import PassboxClient
 import PassboxCore
 import PassboxCrypto
+import PassboxManifest
 import PassboxProtocol
 import PassboxService
 import PassboxSync

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxCrypto
+import PassboxManifest
 import PassboxProtocol
 import PassboxSync
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import PassboxClient
 import PassboxCore
 import PassboxCrypto
+import PassboxManifest
 import PassboxProtocol
 import PassboxSync
 
