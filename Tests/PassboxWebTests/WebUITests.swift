@@ -207,6 +207,32 @@ struct WebUIFileTests {
         }
     }
 
+    /// The scripts' static imports form no cycle (issue 29): the screens reach the shell through app.js, never
+    /// by importing main.js, which imports them.
+    @Test func theScriptsImportsHaveNoCycle() throws {
+        let scripts = try Self.sources("js")
+        let pattern = try NSRegularExpression(pattern: #"from '\./([a-z]+\.js)'"#)
+        var graph: [String: [String]] = [:]
+        for (name, text) in scripts {
+            graph[name] = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range(at: 1), in: text).map { String(text[$0]) } }
+        }
+        #expect(graph["main.js"]?.contains("item.js") == true, "the imports were read")
+        #expect(!graph.contains { $0.key != "main.js" && $0.value.contains("main.js") }, "no script imports main.js")
+        // Depth-first search for a way back to where it started.
+        func cycle(from start: String) -> [String]? {
+            var stack: [(String, [String])] = [(start, [start])]
+            var seen = Set<String>()
+            while let (node, path) = stack.popLast() {
+                for next in graph[node] ?? [] {
+                    if next == start { return path + [next] }
+                    if seen.insert(next).inserted { stack.append((next, path + [next])) }
+                }
+            }
+            return nil
+        }
+        for name in graph.keys.sorted() { #expect(cycle(from: name) == nil, "a cycle: \(cycle(from: name) ?? [])") }
+    }
+
     /// The page sends the agent's protocol version: a page of another version would be refused on every call.
     @Test func thePageSpeaksTheAgentsProtocolVersion() throws {
         let api = try String(contentsOf: Self.ui.appendingPathComponent("app/api.js"), encoding: .utf8)

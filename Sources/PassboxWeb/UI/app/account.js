@@ -4,7 +4,7 @@
 import { call, Secret, SessionLost, AgentGone } from './api.js';
 import { t, errorText, formatDate, language } from './i18n.js';
 import { h, icon, button, clear, toast, dialog, announce, qrCode, saveFile } from './dom.js';
-import { state, report, route, refreshNotices } from './main.js';
+import { state, report, route, refreshNotices } from './app.js';
 import { rateStrength } from './gate.js';
 
 function input(id, labelKey, attrs = {}) {

@@ -5,7 +5,7 @@
 import { call, fileBase64, UPLOAD_LIMIT } from './api.js';
 import { t } from './i18n.js';
 import { h, icon, button, toast, dialog, announce, saveFile } from './dom.js';
-import { report, openItem } from './main.js';
+import { report, openItem } from './app.js';
 
 // A file larger than one request goes up in parts of 2 MiB (the agent keeps them in memory, 64 MiB at most).
 const PART = 2 << 20;

@@ -4,7 +4,7 @@
 import { call, Secret, fileBase64, UPLOAD_LIMIT } from './api.js';
 import { t, errorText, formatDate, language } from './i18n.js';
 import { h, button, clear, toast, dialog, qrCode, saveFile } from './dom.js';
-import { refreshList } from './main.js';
+import { refreshList } from './app.js';
 
 let n = 0;
 function field(label, attrs) {

@@ -3,7 +3,7 @@
 import { call } from './api.js';
 import { t, formatDate } from './i18n.js';
 import { h, icon, button, clear, toast } from './dom.js';
-import { state, report, openItem, editItem, refreshList } from './main.js';
+import { state, report, openItem, editItem, refreshList } from './app.js';
 
 export async function loadCheck() {
   if (!state.check) state.check = (await call('check', { runBreachCheck: false })).body;

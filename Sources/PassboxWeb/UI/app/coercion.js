@@ -4,7 +4,7 @@
 import { call, Secret } from './api.js';
 import { t, errorText } from './i18n.js';
 import { h, icon, button, clear, toast, dialog } from './dom.js';
-import { report, openItem, refreshList } from './main.js';
+import { report, openItem, refreshList } from './app.js';
 
 export const PROTECTABLE = ['recovery-phrase', 'private-key', 'secure-note', 'ssh-key'];
 export const ALWAYS_PROTECTED = ['recovery-phrase', 'private-key'];

@@ -3,7 +3,7 @@
 import { call, Secret, SessionLost, AgentGone } from './api.js';
 import { t, errorText } from './i18n.js';
 import { h, icon, button, clear } from './dom.js';
-import { state, report, route, dropVaultState } from './main.js';
+import { state, report, route, dropVaultState } from './app.js';
 
 const root = document.getElementById('root');
 

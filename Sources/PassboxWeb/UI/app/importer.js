@@ -5,7 +5,7 @@
 import { call, Secret, fileBase64, UPLOAD_LIMIT } from './api.js';
 import { t, errorText } from './i18n.js';
 import { h, toast, announce, dialog, saveFile } from './dom.js';
-import { refreshList, loadVaults } from './main.js';
+import { refreshList, loadVaults } from './app.js';
 
 export function importSettings() {
   const file = h('input', { type: 'file', id: 'im-file' });

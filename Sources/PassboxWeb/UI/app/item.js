@@ -3,7 +3,7 @@
 import { call, fileBase64, UPLOAD_LIMIT } from './api.js';
 import { t, has, formatDate, errorText } from './i18n.js';
 import { h, icon, iconButton, button, clear, toast, dialog, announce } from './dom.js';
-import { state, report, categoryName, categoryIcons, openItem, openHistory, editItem, refreshList, mainPane, loadVaults } from './main.js';
+import { state, report, categoryName, categoryIcons, openItem, openHistory, editItem, refreshList, mainPane, loadVaults } from './app.js';
 import { loadCheck, findingAdvice, fixFinding } from './check.js';
 import { attachmentsSection, releasePreviews } from './attachments.js';
 

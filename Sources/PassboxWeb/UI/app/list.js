@@ -3,7 +3,7 @@
 import { call } from './api.js';
 import { t } from './i18n.js';
 import { h, icon, clear, announce } from './dom.js';
-import { categoryIcons, report, state } from './main.js';
+import { categoryIcons, report, state } from './app.js';
 
 const ROW = 56;
 const FIRST_PAGE = 100;

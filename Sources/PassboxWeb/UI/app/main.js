@@ -8,29 +8,14 @@ import { showItem, showHistory, maskRevealed } from './item.js';
 import { showEditor, editorIsDirty } from './editor.js';
 import { showCheck } from './check.js';
 import { showGenerator, showTrash, showSettings } from './tools.js';
+import { state, categoryName, categoryIcons, provide } from './app.js';
 
-export const state = {
-  status: null, catalog: [], view: 'items', filter: { kind: 'all' }, selected: null, sort: 'az', check: null, tags: [], vaults: [],
-};
 const root = document.getElementById('root');
 let list = null;
 let pollTimer = null;
 
-export function categoryName(name) {
-  const key = 'ui.category.' + name;
-  const text = t(key);
-  return text === key ? name : text;
-}
-
-export const categoryIcons = {
-  'login': 'user', 'password': 'key-round', 'secure-note': 'sticky-note', 'credit-card': 'credit-card', 'identity': 'id-card',
-  'bank-account': 'landmark', 'id-document': 'id-card', 'driver-licence': 'car', 'software-licence': 'package', 'wifi': 'wifi',
-  'ssh-key': 'terminal', 'api-credential': 'code', 'server': 'server', 'database': 'database', 'recovery-phrase': 'file-key',
-  'private-key': 'key', 'one-time-password': 'timer', 'document': 'file-text',
-};
-
 // Any failure: a lost session or a gone agent changes the screen; anything else is said in a toast.
-export function report(error) {
+function report(error) {
   if (error instanceof SessionLost) return showNoSession();
   if (error instanceof AgentGone) return toast(t('ui.offline'));
   if (error && error.code === 'locked') { state.status = { ...(state.status || {}), unlocked: false }; return showLock(); }
@@ -46,6 +31,7 @@ function applyTheme(theme) {
 }
 
 async function boot() {
+  provide({ report, route, dropVaultState, loadVaults, refreshList, openItem, openHistory, editItem, mainPane, refreshNotices, changeSetting, setLanguage, setTheme });
   applyTheme();
   // Language, theme, clipboard time and shortcuts are the agent's settings: they outlast its port.
   // The strings, the catalogue and the agent's status at once: none waits for another.
@@ -80,7 +66,7 @@ async function boot() {
   window.addEventListener('beforeunload', (event) => { if (editorIsDirty()) { event.preventDefault(); event.returnValue = ''; } });
 }
 
-export async function route(known) {
+async function route(known) {
   const reply = known || await call('status');
   state.status = reply.body;
   if (state.status.vaultExists === false) return showOnboarding();
@@ -114,7 +100,7 @@ async function poll() {
 }
 
 // Everything the open vault showed is dropped: the DOM, the list, the Security Check.
-export function dropVaultState() {
+function dropVaultState() {
   if (list) list.destroy();
   list = null;
   state.selected = null;
@@ -214,7 +200,7 @@ async function showShell() {
 }
 
 // The vaults (several in a local file or an account): a section in the navigation when there is more than one.
-export async function loadVaults() {
+async function loadVaults() {
   const asked = list;
   try {
     const vaults = (await call('vault-list')).body.vaults;
@@ -297,13 +283,13 @@ async function deleteVault(chosen) {
   await navigate({ kind: 'all' });
 }
 
-export async function refreshList() {
+async function refreshList() {
   if (!list) return;
   loadVaults();
   await list.reload();
 }
 
-export async function navigate(target) {
+async function navigate(target) {
   if (editorIsDirty() && !(await confirmDiscard())) return;
   if (target.view) {
     state.view = target.view;
@@ -321,12 +307,12 @@ export async function navigate(target) {
   await list.load(target, target.kind === 'recent' ? 'recent' : state.sort);
 }
 
-export async function confirmDiscard() {
+async function confirmDiscard() {
   const choice = await dialog(t('ui.edit.unsaved'), h('p'), [{ label: t('ui.edit.keep'), value: false }, { label: t('ui.edit.discard'), value: true, danger: true }]);
   return choice === true;
 }
 
-export async function openItem(id, options = {}) {
+async function openItem(id, options = {}) {
   if (editorIsDirty() && !(await confirmDiscard())) return;
   state.view = 'item';
   state.selected = id;
@@ -337,25 +323,25 @@ export async function openItem(id, options = {}) {
   } catch (e) { report(e); }
 }
 
-export async function openHistory(id) {
+async function openHistory(id) {
   try { await showHistory(clear(shell.main), id); } catch (e) { report(e); }
 }
 
-export async function editItem(id) {
+async function editItem(id) {
   try { await showEditor(clear(shell.main), { id }); } catch (e) { report(e); }
 }
 
-export async function newItem(category = 'login') {
+async function newItem(category = 'login') {
   if (editorIsDirty() && !(await confirmDiscard())) return;
   state.view = 'edit';
   markNav();
   try { await showEditor(clear(shell.main), { category }); } catch (e) { report(e); }
 }
 
-export function mainPane() { return shell.main; }
+function mainPane() { return shell.main; }
 
 // After a change the notices depend on (the Emergency Kit confirmed): the agent's status again, and the notices.
-export async function refreshNotices() {
+async function refreshNotices() {
   state.status = (await call('status')).body;
   if (shell.notices && document.body.contains(shell.notices)) renderNotices();
 }
@@ -404,12 +390,12 @@ function shortcuts(event) {
 }
 
 // Changes one of the agent's settings and keeps the page's copy in step; the answer is the new settings.
-export async function changeSetting(name, value) {
+async function changeSetting(name, value) {
   state.settings = (await call('change-setting', { name, value })).body;
   return state.settings;
 }
 
-export async function setLanguage(lang) {
+async function setLanguage(lang) {
   await changeSetting('web-language', lang);
   localStorage.setItem('passbox.lang', lang);
   await loadLanguage(lang);
@@ -418,7 +404,7 @@ export async function setLanguage(lang) {
   await showShell();
 }
 
-export async function setTheme(theme) {
+async function setTheme(theme) {
   await changeSetting('web-theme', theme);
   applyTheme(theme);
 }
