@@ -1,3 +1,4 @@
+import Foundation
 @testable import PassboxCore
 import Testing
 
@@ -7,6 +8,18 @@ import Testing
         for key in Localization.keys(.english) {
             #expect(Localization.placeholders(key, .english) == Localization.placeholders(key, .german), "\(key)")
         }
+    }
+
+    /// German addresses people as "Sie" throughout: no "du", "dich", "dir" or "dein…" (and so none of the
+    /// "du" imperatives that came with them).
+    @Test func germanSaysSie() throws {
+        let informal = try NSRegularExpression(pattern: #"\b(du|dich|dir|dein|deine|deinen|deinem|deiner|deines)\b"#, options: [.caseInsensitive])
+        let offending = Localization.keys(.german).filter { key in
+            let text = Localization.tr(key, .german)
+            return informal.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        }
+        #expect(offending.isEmpty, "\(offending.sorted())")
+        #expect(Localization.tr("error.importDamaged.hint", .german).contains("exportieren Sie sie erneut"))
     }
 
     @Test func placeholdersAreFilled() {
