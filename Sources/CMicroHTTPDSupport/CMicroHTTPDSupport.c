@@ -73,6 +73,7 @@ struct CMHD_Connection {
     int fd;
     int trusted;  // an answer trusted it: out of the list, with the full timeout
     int evicted;  // closed to make room: out of the list, its socket shut down
+    int busy;     // requests of it being read or answered: an idle one is closed for room first
 };
 
 struct CMHD_Server {
@@ -110,7 +111,12 @@ static void CMHD_notify(void *cls, struct MHD_Connection *connection, void **soc
         entry->fd = info ? info->connect_fd : -1;
         pthread_mutex_lock(&server->poolLock);
         while (server->untrusted >= server->limits.untrustedConnections && server->oldest) {
+            // The oldest idle one goes first; only when every one is in the middle of a request, the oldest.
+            // (A browser's new connection sends its request at once, so it is seldom the one closed.)
             struct CMHD_Connection *old = server->oldest;
+            for (struct CMHD_Connection *e = server->oldest; e; e = e->newer) {
+                if (!e->busy) { old = e; break; }
+            }
             CMHD_unlist(server, old);
             old->evicted = 1;
             if (old->fd >= 0) shutdown(old->fd, SHUT_RDWR);
@@ -129,6 +135,17 @@ static void CMHD_notify(void *cls, struct MHD_Connection *connection, void **soc
     pthread_mutex_unlock(&server->poolLock);
     free(entry);
     *socketContext = NULL;
+}
+
+// A request of the connection begins (+1) or ends (-1).
+static void CMHD_busy(struct CMHD_Server *server, struct MHD_Connection *connection, int delta) {
+    if (server->limits.untrustedConnections == 0) return;
+    const union MHD_ConnectionInfo *info = api.get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct CMHD_Connection *entry = info ? info->socket_context : NULL;
+    if (!entry) return;
+    pthread_mutex_lock(&server->poolLock);
+    entry->busy += delta;
+    pthread_mutex_unlock(&server->poolLock);
 }
 
 // An answer trusted its request (it carried the session): the connection leaves the untrusted list and gets the
@@ -160,6 +177,7 @@ struct CMHD_State {
     int handed;               // given to the handler; the connection is suspended until `ready`
     int counted;              // counted in the server's `pending` until the request completes
     int ready;                // the handler's answer is in `response`
+    int busy;                 // counted busy on its connection until the request completes
     CMHD_Response response;
     struct MHD_Connection *connection;
     struct CMHD_Server *server;
@@ -228,6 +246,9 @@ static enum MHD_Result CMHD_access(void *cls, struct MHD_Connection *connection,
         state = calloc(1, sizeof *state);
         if (!state) return MHD_NO;
         *requestContext = state;
+        state->server = server;
+        state->busy = 1;
+        CMHD_busy(server, connection, 1);
         clock_gettime(CLOCK_MONOTONIC, &state->started);
         // A declared length over the limit is answered before any of the body is read.
         const char *declared = api.lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -337,6 +358,7 @@ static void CMHD_completed(void *cls, struct MHD_Connection *connection, void **
     (void)code;
     struct CMHD_State *state = *requestContext;
     if (!state) return;
+    if (state->busy) CMHD_busy(state->server, connection, -1);
     // The answer is sent (or the connection is gone): a stop no longer waits for this request.
     if (state->counted) atomic_fetch_sub(&state->server->pending, 1);
     CMHD_wipe_free(state->body, state->capacity);

@@ -13,6 +13,8 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <signal.h>
+#include <unistd.h>
 
 struct CSandbox_API {
     scmp_filter_ctx (*init)(uint32_t);
@@ -69,6 +71,11 @@ int CSandbox_limit(unsigned long long addressSpaceBytes, unsigned cpuSeconds, ch
         snprintf(error, 256, "cannot clear the dumpable flag (%s)", strerror(errno));
         return -1;
     }
+    // The child ends with its parent: a job nobody waits for any more is not left running.
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+        snprintf(error, 256, "cannot ask to end with the parent (%s)", strerror(errno));
+        return -1;
+    }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         snprintf(error, 256, "cannot set no-new-privileges (%s)", strerror(errno));
         return -1;
@@ -105,9 +112,8 @@ int CSandbox_confine(char *error) {
     // timestamps, extended attributes, mount and the mount API, chroot, pivot_root), and kernel surfaces
     // a parser has no use for (unshare, setns, bpf, perf_event_open, userfaultfd, io_uring, the keyrings).
     // Left allowed on purpose: memfd_create and ftruncate (a memfd may need sizing), read, write, sendmsg
-    // and recvmsg on any descriptor the child was given, and the kill family (kill, tkill, tgkill,
-    // pidfd_send_signal): "only itself" cannot be said in a filter once the target may be a process group
-    // or -1, so the child can still signal processes of its own uid, its parent included. Syscalls of other ABIs (i386 int 0x80, x32) do not match the filter's
+    // and recvmsg on any descriptor the child was given, and signals to itself (below: any other
+    // target is refused). Syscalls of other ABIs (i386 int 0x80, x32) do not match the filter's
     // architecture and kill the process (libseccomp's default for a foreign architecture).
     static const struct CSandbox_Denied denied[] = {
         // files
@@ -205,6 +211,23 @@ int CSandbox_confine(char *error) {
             snprintf(error, 256, "cannot add the rule for ioctl (%s)", strerror(-rc));
             goto failed;
         }
+    }
+    // Signals only to itself: kill and tgkill with another target (another pid, 0 for the process group the
+    // parent shares, -1 for every process of the user) are refused, and so are tkill, pidfd_send_signal and
+    // pidfd_open, whose targets the filter cannot compare. raise() and pthread_kill() use tgkill on this pid.
+    pid_t self = getpid();
+    rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)(uint32_t)self));
+    if (rc >= 0) rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)(uint32_t)self));
+    if (rc >= 0) rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tkill), 0);
+#ifdef __SNR_pidfd_send_signal
+    if (rc >= 0 && SCMP_SYS(pidfd_send_signal) >= 0) rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(pidfd_send_signal), 0);
+#endif
+#ifdef __SNR_pidfd_open
+    if (rc >= 0 && SCMP_SYS(pidfd_open) >= 0) rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(pidfd_open), 0);
+#endif
+    if (rc < 0) {
+        snprintf(error, 256, "cannot add the rules for signals (%s)", strerror(-rc));
+        goto failed;
     }
     // prlimit64 on another process (the parent has the same uid): refused; on itself (pid 0, as glibc calls
     // it for getrlimit and setrlimit) allowed.

@@ -1,5 +1,11 @@
 import Foundation
 
+/// How long a server keeps the manifest history a device that stopped syncing may need (docs/PROTOCOL.md
+/// "Manifest history"): a device away longer may find a gap, and starts those vaults' chains again.
+public enum ManifestHistory {
+    public static let retention: TimeInterval = 90 * 86_400
+}
+
 // The sync routes of `passbox server` (docs/PROTOCOL.md "Sync"). Everything about an item or a vault is an
 // envelope the server cannot open; what it sees is ids, sizes, revisions and manifests.
 

@@ -20,7 +20,7 @@ struct SyncService: Sendable {
     static let pageBytes = 2 << 20
     /// A device that has not pulled for this long no longer holds back the compaction of manifest history:
     /// three times a session's idle lifetime.
-    static let manifestRetention: TimeInterval = 90 * 86_400
+    static let manifestRetention = ManifestHistory.retention
 
     static func checkedID(_ id: String, _ name: String) throws -> String {
         guard SyncIdentifier.isValid(id) else { throw ProtocolError(.badRequest, ["reason": "\(name) must be 1 to 64 letters, digits, - or _"]) }

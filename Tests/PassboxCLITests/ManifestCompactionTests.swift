@@ -2,6 +2,7 @@ import Foundation
 import PassboxClient
 import PassboxCore
 import PassboxProtocol
+import PassboxSQLite
 import PassboxService
 import PassboxStore
 import PassboxTestSupport
@@ -52,5 +53,37 @@ import Testing
         try a.sync()
         try b.sync()
         #expect(a.state.mapValues(\.item) == c.state.mapValues(\.item) && b.state.mapValues(\.item) == c.state.mapValues(\.item))
+    }
+
+    /// A device away longer than servers keep history (its session ended, its place no longer counted) signs
+    /// in again and finds a gap: while its own last sync is recent it refuses it, as a hostile gap; once its
+    /// last sync is older than the retention it starts the vault's chain again and converges.
+    @Test func aDeviceAwayLongerThanTheRetentionStartsTheChainAgain() throws {
+        let dir = try TemporaryDirectory("passbox-compaction-away")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: try Backend.sqlite.serverArguments(directory: dir.path + "/server/server"), port: try PostgresCluster.freePort())
+        defer { server.stop() }
+        let (a, key) = try SyncDevice.signUp("a", server: server.origin, email: "away@example.org", in: dir)
+        let b = try SyncDevice.signIn("b", server: server.origin, email: "away@example.org", secretKey: key, in: dir)
+        try a.sync()
+        try b.sync()
+        try b.sync()
+        // b is away: its session and its place are past their time (made so in the server's database).
+        let database = try #require(try FileManager.default.subpathsOfDirectory(atPath: dir.path + "/server").first { $0.hasSuffix(".sqlite") })
+        let db = try Database(path: dir.path + "/server/" + database)
+        _ = try db.run("UPDATE sessions SET last_seen = 0 WHERE device_id = 'b-id'")
+        _ = try db.run("UPDATE sync_devices SET seen = 0 WHERE device_id = 'b-id'")
+        for n in 0..<6 { try Self.add(a, "While away \(n)") }
+        // b comes back: a new session for the same device and vault.
+        let back = try SyncDevice.signIn("b", server: server.origin, email: "away@example.org", secretKey: key, in: dir)
+        var refused: ProtocolError?
+        do { try back.sync() } catch { refused = ProtocolError.from(error) }
+        #expect(refused?.code == .syncRefused && refused?.facts["reason"] == "gap", "a recent device refuses a gap: \(String(describing: refused))")
+        // Its last sync older than the retention: it starts the chain again and holds what a holds.
+        try back.session.update { vault in vault.sync!.lastSync = Date().addingTimeInterval(-ManifestHistory.retention - 86_400) }
+        try back.sync()
+        #expect(back.state.mapValues(\.item) == a.state.mapValues(\.item))
+        try Self.add(back, "Back again")
+        try a.sync()
+        #expect(a.state.mapValues(\.item) == back.state.mapValues(\.item))
     }
 }

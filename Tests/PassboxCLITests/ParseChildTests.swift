@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func theChildCanOpenNothingAndInheritsNoDescriptor() throws {
-        for what in ["open", "socket", "exec", "fork"] {
+        for what in ["open", "socket", "exec", "fork", "signal"] {
             #expect(try Self.probe(what) == "errno \(EPERM)", "\(what) is refused by the filter")
         }
         // A descriptor this process holds (as the agent holds its vault file) does not reach the child.
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func aChildThatCrashesOrRunsAwayIsAClearErrorAndTheNextJobWorks() throws {
-        for (what, reason) in [("crash", "crashed"), ("spin", "tooSlow"), ("allocate", "crashed")] {
+        for (what, reason) in [("crash", "crashed"), ("spin", "tooSlow"), ("allocate", "crashed"), ("linger", "crashed")] {
             #expect(throws: ProtocolError.self, "\(what)") { try Self.probe(what) }
             do {
                 _ = try Self.probe(what)

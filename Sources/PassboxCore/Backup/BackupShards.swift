@@ -17,8 +17,8 @@ public enum BackupShards {
     public static let bytesPerShard = 940
     /// The most bytes a code read back may hold: backups printed before issue 28 have 1,000.
     public static let readLimit = 1000
-    /// The most codes one backup may have (a 64 MiB backup would need 67,109).
-    public static let maximumTotal = 70_000
+    /// The most codes one backup may have (a 64 MiB backup needs 71,393 at 940 bytes a code).
+    public static let maximumTotal = 71_500
 
     public enum Kind: String, Sendable { case backup = "B", transfer = "T" }
 

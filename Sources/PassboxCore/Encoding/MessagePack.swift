@@ -267,7 +267,8 @@ public struct MessagePackReader {
     public mutating func readStrings() throws -> [String] {
         let n = try readArrayHeader()
         var out = [String]()
-        out.reserveCapacity(n)
+        // A count read from the bytes reserves no more than a small start (a hostile count cannot ask for GiBs).
+        out.reserveCapacity(min(n, 1024))
         for _ in 0..<n { out.append(try readString()) }
         return out
     }

@@ -89,6 +89,12 @@ extension ParseChild {
                 let pid = fork()
                 if pid == 0 { _exit(0) }
                 return result(pid)
+            case "signal": return result(kill(getppid(), 0))
+            case "linger":
+                // Closes its end and never exits: its parent must not wait for it.
+                close(STDOUT_FILENO)
+                close(STDIN_FILENO)
+                while true { pause() }
             case "descriptors":
                 // Descriptors open besides the three standard ones: none of the parent's may reach the child.
                 return String((3..<1024).filter { fcntl($0, F_GETFD) >= 0 }.count)

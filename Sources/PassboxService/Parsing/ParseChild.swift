@@ -85,19 +85,35 @@ public enum ParseChild {
             shutdown(mine, Int32(SHUT_WR))
             answer = receive(mine, deadline: deadline)
         }
-        // A child still running past its time (or that stopped reading) is ended.
-        if answer == nil { kill(pid, SIGKILL) }
-        let status = ChildProcess.wait(pid)
-        if status > 128 {
+        // The answer holds what the file held (an import's items): wiped once decoded.
+        defer { if answer != nil { ConstantTime.wipe(&answer!) } }
+        // A child has nothing left to do once it closed its end or ran out of time: it is ended rather than
+        // waited for (one that closed and then slept would never exit), and its status read after.
+        let reaped = reap(pid, within: answer == nil ? 0 : 2)
+        if reaped == nil { kill(pid, SIGKILL) }
+        let status = reaped ?? ChildProcess.wait(pid)
+        if status > 128, reaped != nil || answer == nil {
             let signal = status - 128
-            let reason = signal == SIGXCPU || signal == SIGKILL && answer == nil ? "tooSlow" : "crashed"
-            throw failed(reason, ["signal": String(signal)])
+            throw failed(signal == SIGXCPU || signal == SIGKILL ? "tooSlow" : "crashed", ["signal": String(signal)])
         }
         guard let bytes = answer, !bytes.isEmpty else { throw failed(status == 0 ? "noAnswer" : "crashed", ["status": String(status)]) }
         do {
             return try ParseWire.decodeAnswer(bytes)
         } catch {
             throw failed("noAnswer")
+        }
+    }
+
+    /// The child's exit code (128 + a signal) once it has exited within `seconds`, reaped; nil while it runs.
+    private static func reap(_ pid: Int32, within seconds: Double) -> Int32? {
+        let until = Date().addingTimeInterval(seconds)
+        var status: Int32 = 0
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
+            if reaped < 0, errno != EINTR { return nil }
+            if Date() >= until { return nil }
+            usleep(2_000)
         }
     }
 
@@ -116,16 +132,25 @@ public enum ParseChild {
 
     /// Everything the child writes until it closes, or nil past the deadline or the answer limit.
     private static func receive(_ fd: Int32, deadline: Date) -> [UInt8]? {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        // Read in parts and put together once, each part wiped: a growing array would leave copies behind.
+        var parts: [[UInt8]] = []
+        var total = 0
+        defer { for i in parts.indices { ConstantTime.wipe(&parts[i]) } }
         while true {
             guard wait(fd, events: Int16(POLLIN), deadline: deadline) else { return nil }
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
             let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
             if n < 0, errno == EAGAIN || errno == EINTR { continue }
-            if n <= 0 { return received }
-            received += buffer[0..<n]
-            guard received.count <= answerLimit else { return nil }
+            if n <= 0 { break }
+            buffer.removeLast(buffer.count - n)
+            parts.append(buffer)
+            total += n
+            guard total <= answerLimit else { return nil }
         }
+        var whole = [UInt8]()
+        whole.reserveCapacity(total)
+        for part in parts { whole += part }
+        return whole
     }
 
     /// Waits for `events` on `fd` until the deadline; false when it passed first.

@@ -45,7 +45,15 @@ enum ParseWire {
     // MARK: Jobs
 
     static func encode(_ job: Job) -> [UInt8] {
-        var w = MessagePackWriter(capacity: 256)
+        // Sized for the whole job at once, so the buffer never grows and leaves a copy of a password behind.
+        var size = 256
+        if case .qrCodes(let bytes, let name) = job { size += bytes.count + name.utf8.count }
+        if case .thumbnail(let bytes) = job { size += bytes.count }
+        if case .importPlan(let j) = job {
+            size += j.bytes.count + (j.password?.count ?? 0) + (j.keyFile?.count ?? 0) + j.format.utf8.count
+            size += j.mapping.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 10 }
+        }
+        var w = MessagePackWriter(capacity: size)
         switch job {
         case .qrCodes(let bytes, let name):
             w.writeArrayHeader(3)
@@ -162,13 +170,16 @@ enum ParseWire {
         }
     }
 
+    /// (Appended one by one: a count read from the child's answer reserves nothing.)
     private static func readFiles(_ r: inout MessagePackReader) throws -> [ImportPlan.File] {
-        try (0..<r.readArrayHeader()).map { _ in
+        var files: [ImportPlan.File] = []
+        for _ in 0..<(try r.readArrayHeader()) {
             guard try r.readArrayHeader() == 3 else { throw Malformed() }
             let name = try r.readString(), bytes = try r.readBinary()
             let reference = try r.readNilIfPresent() ? nil : Int(try r.readInt())
-            return ImportPlan.File(name: name, bytes: bytes, reference: reference)
+            files.append(ImportPlan.File(name: name, bytes: bytes, reference: reference))
         }
+        return files
     }
 
     static func decodeAnswer(_ bytes: [UInt8]) throws -> Answer {

@@ -98,6 +98,9 @@ extension VaultService {
         try? session.blobs.markUploaded(attachment.id)
     }
 
+    /// The largest attachment whose blob the agent downloads off its queue (the web UI's reading limit).
+    public static let prefetchLimit = 64 << 20
+
     /// The blob a request to save an attachment will fetch from the server (its id and length), or nil when it
     /// is on this device already or none is needed: the agent fetches it off its queue first.
     public func blobToFetch(_ request: SaveAttachmentRequest) -> (id: String, length: Int)? {
@@ -105,7 +108,8 @@ extension VaultService {
             let found = try? VaultSession.find(request.attachment, in: item)
         else { return nil }
         let attachment = request.thumbnail == true && request.path == nil ? (found.blobs.count > 1 ? found.blobs[1] : found) : found
-        guard !session.blobs.exists(attachment.id) else { return nil }
+        // Held in memory between the two turns: a larger one is fetched in the request's turn, as before.
+        guard !session.blobs.exists(attachment.id), attachment.size <= Self.prefetchLimit else { return nil }
         return (attachment.id, AttachmentFormat.blobLength(attachment.size))
     }
 

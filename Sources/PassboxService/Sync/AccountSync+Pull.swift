@@ -165,7 +165,12 @@ extension AccountSync {
                 // A vault this device has never held starts from the first version the server still keeps (it
                 // drops history no device needs): signed by the account, which is all a first version proves too.
                 // From then on every version must follow the one before.
-                if v.manifestVersion > 0 {
+                // A device that last synced longer ago than servers keep history may find a gap where history was
+                // dropped: it starts that vault's chain again from what the pull brings, as a new device would.
+                let away = st.lastSync.map { now().timeIntervalSince($0) > ManifestHistory.retention } ?? false
+                if v.manifestVersion > 0, away, m.version > v.manifestVersion + 1 {
+                    // accepted as a new start (signed by the account, checked above)
+                } else if v.manifestVersion > 0 {
                     guard m.version == v.manifestVersion + 1 else { throw Self.refused(vaultID, "gap") }
                     guard m.previous == Array(v.manifestHash) else { throw Self.refused(vaultID, "fork") }
                 } else if m.version == 1 {
