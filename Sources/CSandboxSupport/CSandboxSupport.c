@@ -91,6 +91,18 @@ struct CSandbox_Denied {
 };
 #define CSANDBOX_DENY(name) {SCMP_SYS(name), #name}
 
+// Adds one rule, with one comparison of an argument or none; a syscall this architecture lacks (a negative,
+// "pseudo" number) is skipped. Returns 0, or -1 with a reason in `error`.
+static int CSandbox_add(scmp_filter_ctx filter, uint32_t action, int number, const char *name, const struct scmp_arg_cmp *compare, char *error) {
+    if (number < 0) return 0;
+    int rc = compare ? api.rule_add(filter, action, number, 1, *compare) : api.rule_add(filter, action, number, 0);
+    if (rc < 0) {
+        snprintf(error, 256, "cannot add the rule for %s (%s)", name, strerror(-rc));
+        return -1;
+    }
+    return 0;
+}
+
 int CSandbox_confine(char *error) {
     error[0] = 0;
     if (!CSandbox_available()) {
@@ -137,6 +149,14 @@ int CSandbox_confine(char *error) {
 #ifdef __SNR_process_madvise
         CSANDBOX_DENY(process_madvise),
 #endif
+        // signals whose target the filter cannot compare (kill and tgkill below)
+        CSANDBOX_DENY(tkill),
+#ifdef __SNR_pidfd_send_signal
+        CSANDBOX_DENY(pidfd_send_signal),
+#endif
+#ifdef __SNR_pidfd_open
+        CSANDBOX_DENY(pidfd_open),
+#endif
         // the file system (ftruncate stays: it only sizes a descriptor already open, as a memfd)
         CSANDBOX_DENY(mkdir), CSANDBOX_DENY(mkdirat), CSANDBOX_DENY(rmdir), CSANDBOX_DENY(mknod),
         CSANDBOX_DENY(mknodat), CSANDBOX_DENY(unlink), CSANDBOX_DENY(unlinkat), CSANDBOX_DENY(rename),
@@ -168,77 +188,46 @@ int CSandbox_confine(char *error) {
         return -1;
     }
     // Every thread gets the filter, not only the caller: the runtime may have started some already.
-    int rc = api.attr_set(filter, SCMP_FLTATR_CTL_TSYNC, 1);
-    if (rc < 0) {
-        snprintf(error, 256, "cannot ask for the filter on every thread (%s)", strerror(-rc));
+    int tsync = api.attr_set(filter, SCMP_FLTATR_CTL_TSYNC, 1);
+    if (tsync < 0) {
+        snprintf(error, 256, "cannot ask for the filter on every thread (%s)", strerror(-tsync));
         goto failed;
     }
     for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {
-        if (denied[i].number < 0) continue;
-        rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), denied[i].number, 0);
-        if (rc < 0) {
-            snprintf(error, 256, "cannot add the rule for %s (%s)", denied[i].name, strerror(-rc));
-            goto failed;
-        }
+        if (CSandbox_add(filter, SCMP_ACT_ERRNO(EPERM), denied[i].number, denied[i].name, NULL, error)) goto failed;
     }
     // clone: a new thread (CLONE_THREAD) is allowed, a new process refused. s390 passes the flags second.
 #if defined(__s390__) || defined(__s390x__)
-    rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+    const struct scmp_arg_cmp newProcess = SCMP_A1(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
 #else
-    rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+    const struct scmp_arg_cmp newProcess = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
 #endif
-    if (rc < 0) {
-        snprintf(error, 256, "cannot add the rule for clone (%s)", strerror(-rc));
-        goto failed;
-    }
+    if (CSandbox_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), "clone", &newProcess, error)) goto failed;
     // clone3 passes its flags in memory the filter cannot read: ENOSYS makes glibc fall back to clone.
 #ifdef __SNR_clone3
-    if (SCMP_SYS(clone3) >= 0) {
-        rc = api.rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-        if (rc < 0) {
-            snprintf(error, 256, "cannot add the rule for clone3 (%s)", strerror(-rc));
-            goto failed;
-        }
-    }
+    if (CSandbox_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), "clone3", NULL, error)) goto failed;
 #endif
     // ioctl TIOCSTI and TIOCLINUX: no typing into, or reading from, a terminal the child may have inherited
     // (the kernel reads the request as 32 bits, so only those are compared).
-    static const unsigned long terminalRequests[] = {TIOCSTI, TIOCLINUX};
-    for (size_t i = 0; i < sizeof terminalRequests / sizeof terminalRequests[0]; i++) {
-        rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                          SCMP_A1(SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, terminalRequests[i]));
-        if (rc < 0) {
-            snprintf(error, 256, "cannot add the rule for ioctl (%s)", strerror(-rc));
-            goto failed;
-        }
+    const struct scmp_arg_cmp terminal[] = {SCMP_A1(SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, TIOCSTI), SCMP_A1(SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, TIOCLINUX)};
+    for (size_t i = 0; i < sizeof terminal / sizeof terminal[0]; i++) {
+        if (CSandbox_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), "ioctl", &terminal[i], error)) goto failed;
     }
     // Signals only to itself: kill and tgkill with another target (another pid, 0 for the process group the
-    // parent shares, -1 for every process of the user) are refused, and so are tkill, pidfd_send_signal and
-    // pidfd_open, whose targets the filter cannot compare. raise() and pthread_kill() use tgkill on this pid.
-    pid_t self = getpid();
-    rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)(uint32_t)self));
-    if (rc >= 0) rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)(uint32_t)self));
-    if (rc >= 0) rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tkill), 0);
-#ifdef __SNR_pidfd_send_signal
-    if (rc >= 0 && SCMP_SYS(pidfd_send_signal) >= 0) rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(pidfd_send_signal), 0);
-#endif
-#ifdef __SNR_pidfd_open
-    if (rc >= 0 && SCMP_SYS(pidfd_open) >= 0) rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(pidfd_open), 0);
-#endif
-    if (rc < 0) {
-        snprintf(error, 256, "cannot add the rules for signals (%s)", strerror(-rc));
+    // parent shares, -1 for every process of the user) are refused (tkill, pidfd_send_signal and pidfd_open,
+    // whose targets the filter cannot compare, are in the list above). raise() and pthread_kill() use tgkill
+    // on this pid.
+    const struct scmp_arg_cmp another = SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)(uint32_t)getpid());
+    if (CSandbox_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), "kill", &another, error) ||
+        CSandbox_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tgkill), "tgkill", &another, error))
         goto failed;
-    }
     // prlimit64 on another process (the parent has the same uid): refused; on itself (pid 0, as glibc calls
     // it for getrlimit and setrlimit) allowed.
-    rc = api.rule_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), 1, SCMP_A0(SCMP_CMP_NE, 0, 0));
-    if (rc < 0) {
-        snprintf(error, 256, "cannot add the rule for prlimit64 (%s)", strerror(-rc));
-        goto failed;
-    }
+    const struct scmp_arg_cmp notItself = SCMP_A0(SCMP_CMP_NE, 0, 0);
+    if (CSandbox_add(filter, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), "prlimit64", &notItself, error)) goto failed;
 
     // The last step: the kernel takes the whole filter or none of it.
-    rc = api.load(filter);
+    int rc = api.load(filter);
     if (rc < 0) {
         snprintf(error, 256, "cannot load the seccomp filter (%s)", strerror(-rc));
         goto failed;

@@ -46,8 +46,11 @@ public enum ChildProcess {
     public static func wait(_ pid: Int32) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return exitCode(status)
     }
+
+    /// A wait status as an exit code, or 128 + the signal that ended the process.
+    public static func exitCode(_ status: Int32) -> Int32 { (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
 
     /// A pipe whose ends close on exec (a child gets them only through `spawn`'s stream arguments).
     public static func pipe() throws -> (read: Int32, write: Int32) {

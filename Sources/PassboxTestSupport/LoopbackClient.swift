@@ -46,6 +46,11 @@ public func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     return true
 }
 
+/// Sends `request` on a connection that stays open and reads one answer: whether it was 200.
+public func answeredOK(_ fd: Int32, _ request: [UInt8]) -> Bool {
+    sendAll(fd, request) && readAnswer(fd)?.hasPrefix("HTTP/1.1 200") == true
+}
+
 /// One answer read from a connection that stays open (its headers and a body of its Content-Length), or nil
 /// when the connection closes or the read times out first.
 public func readAnswer(_ fd: Int32) -> String? {

@@ -177,8 +177,7 @@ func request(_ method: String, _ path: String, body: [UInt8] = [], headers: [Str
         defer { server.stop() }
         let trusted = try #require(connectLoopback(port: server.port, seconds: 10))
         defer { close(trusted) }
-        #expect(sendAll(trusted, Self.keptRequest(trusted: true)))
-        #expect(readAnswer(trusted)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(answeredOK(trusted, Self.keptRequest(trusted: true)))
         var idle: [Int32] = []
         defer { idle.forEach { close($0) } }
         for _ in 0..<10 { idle.append(try #require(connectLoopback(port: server.port, seconds: 10))) }
@@ -187,12 +186,10 @@ func request(_ method: String, _ path: String, body: [UInt8] = [], headers: [Str
         for fd in idle[0..<6] { #expect(closedByServer(fd, within: 10)) }
         for fd in idle[6...] { #expect(!closedByServer(fd, within: 1)) }
         // The trusted connection is still served, and so is an untrusted newcomer.
-        #expect(sendAll(trusted, Self.keptRequest(trusted: true)))
-        #expect(readAnswer(trusted)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(answeredOK(trusted, Self.keptRequest(trusted: true)))
         let newcomer = try #require(connectLoopback(port: server.port, seconds: 10))
         defer { close(newcomer) }
-        #expect(sendAll(newcomer, Self.keptRequest(trusted: false)))
-        #expect(readAnswer(newcomer)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(answeredOK(newcomer, Self.keptRequest(trusted: false)))
     }
 
     /// An untrusted connection idle for its short timeout is closed; a trusted one keeps the full timeout.
@@ -201,19 +198,16 @@ func request(_ method: String, _ path: String, body: [UInt8] = [], headers: [Str
         defer { server.stop() }
         let trusted = try #require(connectLoopback(port: server.port, seconds: 10))
         defer { close(trusted) }
-        #expect(sendAll(trusted, Self.keptRequest(trusted: true)))
-        #expect(readAnswer(trusted)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(answeredOK(trusted, Self.keptRequest(trusted: true)))
         let answered = try #require(connectLoopback(port: server.port, seconds: 10))
         defer { close(answered) }
-        #expect(sendAll(answered, Self.keptRequest(trusted: false)))
-        #expect(readAnswer(answered)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(answeredOK(answered, Self.keptRequest(trusted: false)))
         let silent = try #require(connectLoopback(port: server.port, seconds: 10))
         defer { close(silent) }
         #expect(closedByServer(silent, within: 20))
         #expect(closedByServer(answered, within: 20), "an answer that did not trust its connection leaves it untrusted")
         #expect(!closedByServer(trusted, within: 3))
-        #expect(sendAll(trusted, Self.keptRequest(trusted: true)))
-        #expect(readAnswer(trusted)?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(answeredOK(trusted, Self.keptRequest(trusted: true)))
     }
 
     @Test func aPortInUseIsAClearError() throws {

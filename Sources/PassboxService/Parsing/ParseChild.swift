@@ -110,7 +110,7 @@ public enum ParseChild {
         var status: Int32 = 0
         while true {
             let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid { return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
+            if reaped == pid { return ChildProcess.exitCode(status) }
             if reaped < 0, errno != EINTR { return nil }
             if Date() >= until { return nil }
             usleep(2_000)
