@@ -30,7 +30,7 @@ BIN := .build/release/passbox
 STATIC_CXX_DIR := .build/static-libstdcxx
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_CXX_DIR)
 
-.PHONY: run stop test check soak deps test-deps install-packages build bench fuzz clean pam-service static-cxx
+.PHONY: run stop test check soak protocol-doc deps test-deps install-packages build bench fuzz clean pam-service static-cxx
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
@@ -80,7 +80,8 @@ pam-service:
 test: deps test-deps static-cxx
 	$(SWIFT) build --build-tests
 	$(SWIFT) build $(RELEASE_FLAGS) --product passbox
-	PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_REQUIRE_PEERS=1 PASSBOX_RELEASE_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build
+	PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_REQUIRE_PEERS=1 PASSBOX_RELEASE_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build --xunit-output .build/tests.xml
+	scripts/slowest-suites.sh .build/tests-swift-testing.xml
 	scripts/fetch-axe.sh .build/web-tools
 	/usr/bin/python3 Tests/Web/ui_test.py --passbox .build/debug/passbox --axe .build/web-tools/axe.min.js --artifacts .build/ui-screenshots
 
@@ -94,6 +95,11 @@ check: deps
 soak: deps test-deps
 	$(SWIFT) build --build-tests
 	PASSBOX_SOAK=1 PASSBOX_REQUIRE_POSTGRES=1 $(SWIFT) test --skip-build --filter 'SyncSimulationTests'
+
+# docs/PROTOCOL.md's operations table, written anew from the registry (Sources/PassboxProtocol/Operations.swift).
+protocol-doc: deps
+	$(SWIFT) build --build-tests
+	PASSBOX_WRITE_PROTOCOL_DOC=1 $(SWIFT) test --skip-build --filter 'OperationRegistryTests/theProtocolDocumentIsGeneratedFromTheRegistry'
 
 bench: build
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BENCH_PACKAGES)"

@@ -45,9 +45,15 @@ let package = Package(
         .target(name: "CXcbSupport", dependencies: ["CXcb"]),
         // libseccomp is loaded with dlopen; its header comes from libseccomp-dev.
         .target(name: "CSandboxSupport"),
-        .target(name: "PassboxProtocol"),
+        // The account server's /v1 wire types, the shared error vocabulary and the JSON coding: what the server
+        // and its clients speak. The agent's protocol (PassboxProtocol) builds on it; the server never sees that.
+        .target(name: "PassboxServerAPI"),
+        .target(name: "PassboxProtocol", dependencies: ["PassboxServerAPI"]),
         .target(name: "PassboxCrypto", dependencies: ["CSodium", "CArgon2", "CCryptoSupport", "CLinux"]),
         .target(name: "PassboxCore", dependencies: ["PassboxCrypto", "CZxcvbnSupport"]),
+        // Every sentence for people, English and German: imported by the surfaces only (the CLI, the web page's
+        // assets, the printed documents of the service); the libraries below throw codes with facts.
+        .target(name: "PassboxWording"),
         .target(name: "PassboxStore", dependencies: ["PassboxCore", "PassboxCrypto", "CZlib", "CLinux"]),
         // The manifest chain, apart from the vault's code: the server checks manifests and never imports Core.
         .target(name: "PassboxManifest", dependencies: ["PassboxCrypto"]),
@@ -63,27 +69,27 @@ let package = Package(
         .target(name: "CKitSupport", dependencies: ["CCairo"]),
         .target(name: "CQRSupport", dependencies: ["CQREncode"]),
         .target(name: "PassboxKit", dependencies: ["CKitSupport", "CQRSupport"]),
-        .target(name: "PassboxServer", dependencies: ["PassboxProtocol", "PassboxCrypto", "PassboxSQL", "PassboxSQLite", "PassboxPostgres", "PassboxHTTP", "PassboxManifest"]),
+        .target(name: "PassboxServer", dependencies: ["PassboxServerAPI", "PassboxCrypto", "PassboxSQL", "PassboxSQLite", "PassboxPostgres", "PassboxHTTP", "PassboxManifest"]),
         .target(name: "PassboxImaging", dependencies: ["CZbarSupport", "CPNGSupport", "CTurboJPEGSupport"]),
         .target(name: "PassboxDomains", dependencies: ["PassboxCore", "CPSLSupport", "CIDN2Support", "CICUSupport"]),
         .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto", "PassboxProtocol", "CCurlSupport"]),
         .target(
             name: "PassboxService",
             dependencies: [
-                "PassboxImaging", "PassboxProtocol", "PassboxCore", "PassboxStore", "PassboxCrypto", "PassboxDomains", "PassboxClient", "PassboxSync", "PassboxManifest", "PassboxKit", "PassboxInterop",
+                "PassboxImaging", "PassboxProtocol", "PassboxCore", "PassboxWording", "PassboxStore", "PassboxCrypto", "PassboxDomains", "PassboxClient", "PassboxSync", "PassboxManifest", "PassboxKit", "PassboxInterop",
                 "CLinux", "CSandboxSupport",
             ],
             resources: [.copy("Data")]),
-        .target(name: "PassboxWeb", dependencies: ["PassboxHTTP", "PassboxCore", "PassboxCrypto"], resources: [.copy("UI")]),
+        .target(name: "PassboxWeb", dependencies: ["PassboxHTTP", "PassboxCore", "PassboxWording", "PassboxCrypto"], resources: [.copy("UI")]),
         .target(name: "PassboxAgent", dependencies: ["PassboxWeb", "PassboxImaging", "PassboxService", "PassboxProtocol", "PassboxCore", "PassboxStore", "CLinux", "CLogindSupport", "CPAMSupport"]),
         .target(
-            name: "PassboxCLI", dependencies: ["PassboxService", "PassboxProtocol", "PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "PassboxServer", "PassboxHTTP", "PassboxKit", "PassboxSQLite", "PassboxPostgres", "PassboxInterop", "CXcbSupport"]),
+            name: "PassboxCLI", dependencies: ["PassboxService", "PassboxProtocol", "PassboxStore", "PassboxCore", "PassboxWording", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "PassboxServer", "PassboxHTTP", "PassboxKit", "PassboxSQLite", "PassboxPostgres", "PassboxInterop", "CXcbSupport"]),
         .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),
         .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxService", "PassboxAgent", "PassboxPostgres"], resources: [.copy("Scripts")]),
         .testTarget(
             name: "PassboxCryptoTests", dependencies: ["PassboxCrypto", "PassboxTestSupport"],
             resources: [.copy("Vectors")]),
-        .testTarget(name: "PassboxCoreTests", dependencies: ["PassboxCore", "PassboxProtocol", "PassboxTestSupport"], resources: [.copy("Data")]),
+        .testTarget(name: "PassboxCoreTests", dependencies: ["PassboxCore", "PassboxWording", "PassboxProtocol", "PassboxTestSupport"], resources: [.copy("Data")]),
         .testTarget(name: "PassboxServerTests", dependencies: ["PassboxServer", "PassboxProtocol", "PassboxCore", "PassboxCrypto", "PassboxSQLite", "PassboxPostgres", "PassboxTestSupport"]),
         .testTarget(
             name: "PassboxInteropTests", dependencies: ["PassboxInterop", "PassboxCore", "PassboxCrypto", "PassboxStore", "PassboxTestSupport"],
@@ -91,9 +97,9 @@ let package = Package(
         .testTarget(name: "PassboxSyncTests", dependencies: ["PassboxSync", "PassboxManifest", "PassboxCore", "PassboxCrypto", "PassboxProtocol", "PassboxTestSupport"]),
         .testTarget(name: "PassboxHTTPTests", dependencies: ["PassboxHTTP", "PassboxTestSupport"]),
         .testTarget(name: "PassboxSQLiteTests", dependencies: ["PassboxSQLite", "PassboxTestSupport"]),
-        .testTarget(name: "PassboxWebTests", dependencies: ["PassboxWeb", "PassboxCore", "PassboxProtocol", "PassboxTestSupport"]),
-        .testTarget(name: "PassboxAgentTests", dependencies: ["PassboxAgent", "PassboxTestSupport"]),
-        .testTarget(name: "PassboxCheckTests", dependencies: ["PassboxCore", "PassboxDomains", "PassboxClient", "PassboxTestSupport"]),
+        .testTarget(name: "PassboxWebTests", dependencies: ["PassboxWeb", "PassboxWording", "PassboxCore", "PassboxProtocol", "PassboxTestSupport"]),
+        .testTarget(name: "PassboxAgentTests", dependencies: ["PassboxAgent", "PassboxWording", "PassboxTestSupport"]),
+        .testTarget(name: "PassboxCheckTests", dependencies: ["PassboxCore", "PassboxWording", "PassboxDomains", "PassboxClient", "PassboxTestSupport"]),
         .testTarget(name: "PassboxImagingTests", dependencies: ["PassboxImaging", "PassboxTestSupport"], resources: [.copy("Images")]),
         .testTarget(
             name: "PassboxStoreTests", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxTestSupport"],
@@ -101,7 +107,7 @@ let package = Package(
         .testTarget(
             name: "PassboxCLITests",
             dependencies: [
-                "PassboxCLI", "PassboxProtocol", "PassboxAgent", "PassboxHTTP", "PassboxSQLite", "PassboxTestSupport", "PassboxService", "PassboxClient", "PassboxCore",
+                "PassboxCLI", "PassboxProtocol", "PassboxWording", "PassboxAgent", "PassboxHTTP", "PassboxSQLite", "PassboxTestSupport", "PassboxService", "PassboxClient", "PassboxCore",
                 "PassboxStore", "PassboxSync", "PassboxManifest", "PassboxCrypto", "PassboxInterop", "PassboxImaging",
             ],
             resources: [.copy("Transcripts")]),

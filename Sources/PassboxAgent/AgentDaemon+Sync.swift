@@ -44,7 +44,7 @@ extension AgentDaemon {
     func answerOffQueue(_ request: Request) -> Reply? {
         guard let queue else { return nil }
         let operation = request.operation
-        if case .sync(let r) = request {
+        if let r = request.body(Operations.sync) {
             let reply: Reply
             do {
                 reply = .synced(try syncQueue.sync { try service.sync(takeNotices: r.takeNotices, gate: vaultGate) })
@@ -54,7 +54,7 @@ extension AgentDaemon {
             queue.sync { touchAfterVaultWork() }
             return reply
         }
-        if case .accountSignOut(let r) = request, r.forgetSecretKey {
+        if let r = request.body(Operations.accountSignOut), r.forgetSecretKey {
             // The server ends the session off the queue; then the vault locks, with all the agent held of it.
             guard queue.sync(execute: { service.isUnlocked && service.store.isAccountVault }) else { return nil }
             let ended = Result { try accountQueue.sync { try AccountOperations.signOut(dataDirectory) } }
@@ -69,7 +69,7 @@ extension AgentDaemon {
                 }
             }
         }
-        if case .saveAttachment(let r) = request {
+        if let r = request.body(Operations.saveAttachment) {
             // An attachment another device added is downloaded off the queue (its ciphertext: checked against
             // the attachment's key when installed, in the request's own turn on the queue).
             guard let blob = queue.sync(execute: { service.blobToFetch(r) }) else { return nil }

@@ -28,30 +28,20 @@ extension AgentDaemon {
         case .failure(let error):
             reply = .failure(error)
         case .success(let request):
-            switch request {
-            case .webOpen:
-                // A page must not mint sessions for other pages.
-                reply = .failure(ProtocolError(.badRequest, ["reason": "web-open is answered on the agent's socket only"]))
-            case .backupMake(let r) where r.path != nil:
-                // The page saves a backup through the browser (Save and Print only); it names no file of the agent's.
-                reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI's backups come back as downloads, not paths"]))
-            case .backupRestore(let r) where r.path != nil:
-                reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI restores what it uploads, not paths"]))
-            case .importItems(let r) where r.path != nil || r.keyFilePath != nil:
-                reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI imports what it uploads, not paths"]))
-            case .attach(let r) where r.path != nil:
-                reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI attaches what it uploads, not paths"]))
-            case .saveAttachment(let r) where r.path != nil:
-                reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI downloads attachments, it names no file of the agent's"]))
-            case .exportItems(let r) where r.path != nil:
-                // The page's exports come back as downloads; it names no file of the agent's.
-                reply = .failure(ProtocolError(.badRequest, ["reason": "the web UI's exports come back as downloads, not paths"]))
-            case .copy(var r):
+            if let hello = request.body(Operations.hello) {
+                reply = .hello(OperationRegistry.current.hello(hello, surface: .web))
+            } else if OperationRegistry.current.spec(request.operation)?.surfaces.contains(.web) != true {
+                // A page must not mint sessions for other pages: what it may call is an allow-list.
+                reply = .failure(ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is answered on the agent's socket only"]))
+            } else if let why = request.body.webRefusal {
+                // The page names no file of the agent's: it uploads, and its answers come back as downloads.
+                reply = .failure(ProtocolError(.badRequest, ["reason": why]))
+            } else if var r = request.body(Operations.copy) {
                 // The agent's own display, and the clipboard time as the settings say now.
                 r.display = display
                 r.clearAfter = Settings.load(dataDirectory).effectiveClipboardSeconds
                 reply = queue.sync { handle(.copy(r)) }
-            default:
+            } else {
                 reply = answerOffQueue(request) ?? queue.sync { handle(request) }
             }
         }

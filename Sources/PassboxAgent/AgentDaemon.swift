@@ -162,85 +162,108 @@ public final class AgentDaemon: @unchecked Sendable {
         return reply
     }
 
-    /// Answers one request on the server's queue.
+    /// Answers one request on the server's queue: the agent's own operations, else the service's.
     public func handle(_ request: Request) -> Reply {
         do {
-            switch request {
-            case .status:
-                return .status(status())
-            case .unlock(let r):
-                try unlockWithMasterPassword(r.password)
-                return .done
-            case .quickUnlock(let r):
-                try quickUnlock(r)
-                return .done
-            case .lock(let r):
-                lock()
-                if r.forget { forgetQuickUnlock() }
-                return .done
-            case .copy(let r):
-                let value = try service.perform(.resolve(ResolveRequest(references: [r.reference], markUsed: true))).resolved().values[0]
-                try clipboard.copy(value, seconds: max(1, min(r.clearAfter, 3600)), display: r.display)
+            if let reply = try Self.operations.answer(self, request) { return reply }
+            let reply = service.handle(request)
+            if let queue { syncAfterChange(request, queue: queue) }
+            if request.operation.needsVault, service.isUnlocked {
                 idle.touch(now: Date())
                 if autoLockSeconds == 0 { lock(keepingClipboard: true) }
-                return .done
-            case .webOpen:
-                if web == nil, let queue { startWeb(queue: queue) }
-                guard let web else { throw ProtocolError(.webUnavailable, ["reason": webFailure]) }
-                let minted = try web.mintOpenAddress()
-                return .web(WebOpenReply(url: minted.url, opener: minted.opener, origin: web.origin))
-            case .readQR(let r):
-                guard let bytes = Data(base64Encoded: r.image), bytes.count <= 16 << 20 else {
-                    throw ProtocolError(.imageUnreadable, ["message": "it is not a PNG or JPEG file of at most 16 MiB"])
-                }
-                do {
-                    return .resolved(ResolveReply(values: try ParseChild.qrCodes(bytes: Array(bytes), name: "the image")))
-                } catch let e as QRCodeReader.ReadError {
-                    throw ProtocolError(.imageUnreadable, ["message": e.message])
-                }
-            case .accountSignUp(let r):
-                let (reply, key) = try service.signUp(r)
-                if let key { rememberTyped(key) } else { idle.touch(now: Date()) }
-                return .signedUp(reply)
-            case .accountSignIn(let r):
-                if let key = try service.signIn(r) { rememberTyped(key) }
-                return .done
-            case .accountSignOut, .deleteAllData:
-                // The vault closes (signed out, or every vault erased) with everything the agent held of it
-                // (clipboard, quick-unlock key).
-                let reply = service.handle(request)
-                if !service.isUnlocked {
-                    lock()
-                    forgetQuickUnlock()
-                }
-                return reply
-            case .createVault:
-                let reply = service.handle(request)
-                if service.isUnlocked { idle.touch(now: Date()) }
-                return reply
-            case .changePassword(let r):
-                try service.changePassword(current: r.current, new: r.new)
-                // The slot was re-keyed: keep the agent unlocked with the new keys and a new quick-unlock key (LCK-6).
-                do {
-                    try unlockWithMasterPassword(r.new)
-                } catch {
-                    lock()
-                    forgetQuickUnlock()
-                    throw error
-                }
-                return .done
-            default:
-                let reply = service.handle(request)
-                if let queue { syncAfterChange(request, queue: queue) }
-                if request.operation.needsVault, service.isUnlocked {
-                    idle.touch(now: Date())
-                    if autoLockSeconds == 0 { lock(keepingClipboard: true) }
-                }
-                return reply
             }
+            return reply
         } catch {
             return .failure(ProtocolError.from(error))
         }
+    }
+
+    /// The operations the agent answers itself (locking, the clipboard, the web UI, what it keeps of a
+    /// sign-in), or around the service's answer.
+    static let operations: OperationTable<AgentDaemon> = {
+        var t = OperationTable<AgentDaemon>()
+        t.on(Operations.status) { a, _ in a.status() }
+        t.on(Operations.unlock) { a, r in
+            try a.unlockWithMasterPassword(r.password)
+            return Done()
+        }
+        t.on(Operations.quickUnlock) { a, r in
+            try a.quickUnlock(r)
+            return Done()
+        }
+        t.on(Operations.lock) { a, r in
+            a.lock()
+            if r.forget { a.forgetQuickUnlock() }
+            return Done()
+        }
+        t.on(Operations.copy) { a, r in
+            let value = try a.service.perform(.resolve(ResolveRequest(references: [r.reference], markUsed: true))).resolved().values[0]
+            try a.clipboard.copy(value, seconds: max(1, min(r.clearAfter, 3600)), display: r.display)
+            a.idle.touch(now: Date())
+            if a.autoLockSeconds == 0 { a.lock(keepingClipboard: true) }
+            return Done()
+        }
+        t.on(Operations.webOpen) { a, _ in
+            if a.web == nil, let queue = a.queue { a.startWeb(queue: queue) }
+            guard let web = a.web else { throw ProtocolError(.webUnavailable, ["reason": a.webFailure]) }
+            let minted = try web.mintOpenAddress()
+            return WebOpenReply(url: minted.url, opener: minted.opener, origin: web.origin)
+        }
+        t.on(Operations.readQR) { _, r in
+            guard let bytes = Data(base64Encoded: r.image), bytes.count <= 16 << 20 else {
+                throw ProtocolError(.imageUnreadable, ["message": "it is not a PNG or JPEG file of at most 16 MiB"])
+            }
+            do {
+                return ResolveReply(values: try ParseChild.qrCodes(bytes: Array(bytes), name: "the image"))
+            } catch let e as QRCodeReader.ReadError {
+                throw ProtocolError(.imageUnreadable, ["message": e.message])
+            }
+        }
+        t.on(Operations.accountSignUp) { a, r in
+            let (reply, key) = try a.service.signUp(r)
+            if let key { a.rememberTyped(key) } else { a.idle.touch(now: Date()) }
+            return reply
+        }
+        t.on(Operations.accountSignIn) { a, r in
+            if let key = try a.service.signIn(r) { a.rememberTyped(key) }
+            return Done()
+        }
+        // The vault closes (signed out, or every vault erased) with everything the agent held of it
+        // (clipboard, quick-unlock key).
+        t.on(Operations.accountSignOut) { a, r in try a.closing(.accountSignOut(r)).answer(CountReply.self) }
+        t.on(Operations.deleteAllData) { a, r in try a.closing(.deleteAllData(r)).answer(Done.self) }
+        t.on(Operations.createVault) { a, r in
+            let reply = a.service.handle(.createVault(r))
+            if a.service.isUnlocked { a.idle.touch(now: Date()) }
+            return try reply.answer(Done.self)
+        }
+        t.on(Operations.changePassword) { a, r in
+            try a.service.changePassword(current: r.current, new: r.new)
+            // The slot was re-keyed: keep the agent unlocked with the new keys and a new quick-unlock key (LCK-6).
+            do {
+                try a.unlockWithMasterPassword(r.new)
+            } catch {
+                a.lock()
+                a.forgetQuickUnlock()
+                throw error
+            }
+            return Done()
+        }
+        return t
+    }()
+
+    /// Every operation a handler answers: the agent's own, the service's and the open vault's (`hello` is
+    /// answered by the socket and web servers themselves).
+    public static var handledOperations: Set<OperationName> { Set(operations.handlers.keys).union(VaultService.handledOperations) }
+
+    /// The service's answer to a request that may close the vault; when it did, the agent drops what it held.
+    func closing(_ request: Request) -> Reply {
+        let reply = service.handle(request)
+        if !service.isUnlocked {
+            lock()
+            forgetQuickUnlock()
+        }
+        return reply
     }
 
     /// Gives freed heap back to the system after a lock (the vault's pages were wiped when released).

@@ -17,11 +17,15 @@ public final class AgentServer: @unchecked Sendable {
     /// Answers a request without the queue first, when it can (nil: it goes to `handler` on the queue): the
     /// agent's sync and account operations, whose network work must never hold the queue.
     let offQueue: (@Sendable (Request) -> Reply?)?
+    /// The operations served (tests take some out to stand for an older agent).
+    let registry: OperationRegistry
 
     public init(
-        socketPath: String, expectedUID: UInt32 = Glibc.getuid(), offQueue: (@Sendable (Request) -> Reply?)? = nil, handler: @escaping @Sendable (Request) -> Reply
+        socketPath: String, expectedUID: UInt32 = Glibc.getuid(), registry: OperationRegistry = .current, offQueue: (@Sendable (Request) -> Reply?)? = nil,
+        handler: @escaping @Sendable (Request) -> Reply
     ) {
         self.socketPath = socketPath
+        self.registry = registry
         self.expectedUID = expectedUID
         self.offQueue = offQueue
         self.handler = handler
@@ -91,14 +95,21 @@ public final class AgentServer: @unchecked Sendable {
         } catch {
             return
         }
-        let decoded = Framing.decodeRequest(body)
+        let decoded = Framing.decodeRequest(body, registry: registry)
         // The frame may hold a password or a secret field: wiped once decoded.
         ConstantTime.wipe(&body)
         switch decoded {
         case .failure(let error):
             _ = try? Framing.write(fd, .failure(error))
         case .success(let request):
-            let reply = offQueue?(request) ?? queue.sync { handler(request) }
+            let reply: Reply
+            if let hello = request.body(Operations.hello) {
+                reply = .hello(registry.hello(hello, surface: .socket))
+            } else if registry.spec(request.operation)?.surfaces.contains(.socket) != true {
+                reply = .failure(ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is not served on the agent's socket"]))
+            } else {
+                reply = offQueue?(request) ?? queue.sync { handler(request) }
+            }
             let written = (try? Framing.write(fd, reply)) ?? 0
             // A large reply (a page of a listing, a long history) was encoded in memory the process would
             // otherwise keep: hand the freed pages back.
@@ -132,19 +143,20 @@ public enum AgentClient {
         return try decodeReply(reply)
     }
 
-    /// Decodes a reply frame; one of another protocol version is a `versionMismatch` failure.
+    /// Decodes a reply frame. An agent of any generation from `oldest` on is read (its replies to the
+    /// operations this client knows keep their form); an older one, or one whose reply does not decode and
+    /// names an older generation, is a `versionMismatch` failure.
     public static func decodeReply(_ body: [UInt8]) throws -> Reply {
         struct VersionOnly: Decodable { var version: Int }
         let data = Data(body)
-        // One pass for a reply of this version; a reply of another shape is then read for its version only.
         let frame: ReplyFrame
         do {
             frame = try ProtocolCoding.wireDecode(ReplyFrame.self, from: data)
         } catch {
-            guard let version = try? ProtocolCoding.wireDecode(VersionOnly.self, from: data), version.version != ProtocolVersion.current else { throw error }
+            guard let version = try? ProtocolCoding.wireDecode(VersionOnly.self, from: data), version.version < ProtocolVersion.oldest else { throw error }
             return .failure(ProtocolError(.versionMismatch, ["client": String(ProtocolVersion.current), "agent": String(version.version)]))
         }
-        guard frame.version == ProtocolVersion.current else {
+        guard frame.version >= ProtocolVersion.oldest else {
             return .failure(ProtocolError(.versionMismatch, ["client": String(ProtocolVersion.current), "agent": String(frame.version)]))
         }
         return frame.reply

@@ -73,9 +73,10 @@ public enum Framing {
         return encoded
     }
 
-    /// Decodes a request frame: a frame that is not one, or of another version, is a typed failure. Its
-    /// secrets are copied from `body` straight into `SecretText`s (the caller wipes `body`).
-    public static func decodeRequest(_ body: [UInt8]) -> Result<Request, ProtocolError> {
+    /// Decodes a request frame: a frame that is not one, older than negotiation, or of an operation
+    /// `registry` lacks, is a typed failure. Its secrets are copied from `body` straight into `SecretText`s
+    /// (the caller wipes `body`).
+    public static func decodeRequest(_ body: [UInt8], registry: OperationRegistry = .current) -> Result<Request, ProtocolError> {
         struct VersionOnly: Decodable { var version: Int }
         let parts: (json: ArraySlice<UInt8>, secrets: SecretText.Frame)
         do {
@@ -83,20 +84,26 @@ public enum Framing {
         } catch {
             return .failure(ProtocolError(.badRequest, ["reason": "the secrets after the request are cut short"]))
         }
-        // One pass for a request of this version; only one that does not decode is read again for its version.
-        guard let frame = try? ProtocolCoding.wireDecodeRequest(RequestFrame.self, json: parts.json, secrets: parts.secrets) else {
+        let frame: RequestFrame
+        do {
+            frame = try ProtocolCoding.wireDecodeRequest(RequestFrame.self, json: parts.json, secrets: parts.secrets, registry: registry)
+        } catch {
+            // Only a request that does not decode is read again for its version.
             guard let version = try? ProtocolCoding.wireDecodeRequest(VersionOnly.self, json: parts.json, secrets: parts.secrets) else {
                 return .failure(ProtocolError(.badRequest, ["reason": "not a request frame"]))
             }
-            guard version.version == ProtocolVersion.current else {
-                return .failure(ProtocolError(.versionMismatch, ["client": String(version.version), "agent": String(ProtocolVersion.current)]))
+            guard version.version >= ProtocolVersion.oldest else { return .failure(mismatch(version.version)) }
+            if let unknown = error as? UnknownOperation {
+                return .failure(ProtocolError(.unsupported, ["operation": unknown.name, "agent": String(registry.version)]))
             }
             return .failure(ProtocolError(.badRequest, ["reason": "the request does not have the form of its operation"]))
         }
-        guard frame.version == ProtocolVersion.current else {
-            return .failure(ProtocolError(.versionMismatch, ["client": String(frame.version), "agent": String(ProtocolVersion.current)]))
-        }
+        guard frame.version >= ProtocolVersion.oldest else { return .failure(mismatch(frame.version)) }
         return .success(frame.request)
+    }
+
+    static func mismatch(_ client: Int) -> ProtocolError {
+        ProtocolError(.versionMismatch, ["client": String(client), "agent": String(ProtocolVersion.current)])
     }
 }
 

@@ -4,6 +4,7 @@ import PassboxCrypto
 import PassboxProtocol
 import PassboxService
 import PassboxStore
+import PassboxWording
 
 /// The `passbox` command line: parses the global options, runs one command from the command table, maps
 /// errors to exit codes (0 ok, 1 failure, 2 usage, 3 wrong password or locked).
@@ -52,6 +53,8 @@ public enum CommandLineTool {
             return report(ProtocolError.from(error), language)
         } catch let e as ProtocolError {
             return report(e, language)
+        } catch let e as ValidationError {
+            return report(ProtocolError.from(e), language, exitCode: 1)
         } catch {
             let e = CLIError.from(error)
             Console.err("passbox: error: \(Console.visible(e.message))")
@@ -61,11 +64,11 @@ public enum CommandLineTool {
     }
 
     /// Prints a protocol error in the user's language.
-    static func report(_ e: ProtocolError, _ language: Language) -> Int32 {
+    static func report(_ e: ProtocolError, _ language: Language, exitCode: Int32? = nil) -> Int32 {
         let (message, hint) = Wording.error(e, language)
         Console.err("passbox: error: \(Console.visible(message))")
         if let hint { Console.err("passbox: hint: \(Console.visible(hint))") }
-        return e.exitCode
+        return exitCode ?? e.exitCode
     }
 
     /// `PASSBOX_DATA_DIR`, else `$XDG_DATA_HOME/passbox`, else `~/.local/share/passbox`.

@@ -39,16 +39,3 @@ public struct DeleteAllDataRequest: Codable, Sendable {
     public var current: SecretText
     public init(current: SecretText) { self.current = current }
 }
-
-extension Request {
-    /// The open vault's password a duress, erase-setting or Delete All Data request carries.
-    public var currentPassword: SecretText? {
-        switch self {
-        case .duressSet(let r), .duressChange(let r): r.current
-        case .eraseSetting(let r): r.current
-        case .deleteAllData(let r): r.current
-        case .backupPassword(let r): r.current
-        default: nil
-        }
-    }
-}

@@ -1,9 +1,16 @@
 import Foundation
 
-/// The version of the agent protocol and of the web UI's JSON API. A client and an agent of different
-/// versions refuse each other with `ErrorCode.versionMismatch`, naming both versions.
+/// The generation of the agent protocol and of the web UI's JSON API. From 13 on, sides of different
+/// generations serve each other: each frame carries its sender's generation, an operation the agent lacks
+/// is answered `unsupported` (naming it and the agent's generation), and `hello` tells the operations each
+/// side knows. A frame older than `oldest` (the exact-match generations before negotiation) is
+/// `versionMismatch`, naming both.
 public enum ProtocolVersion {
-    public static let current = 12
+    public static let current = 13
+    /// The first generation that negotiates (the `since` of every operation older than it).
+    public static let firstNegotiated = 13
+    /// The oldest generation this side reads.
+    public static let oldest = 13
 }
 
 /// One request as it travels: the protocol version, the client's language (for nothing but the agent's own
@@ -29,23 +36,8 @@ public struct ReplyFrame: Codable, Sendable {
     }
 }
 
-/// The JSON coding of protocol values. On the wire (the agent's socket, later the web UI's API) dates are
-/// milliseconds since 1970 as numbers, which decode an order of magnitude faster than ISO 8601 strings;
-/// JSON shown to people (`--json`) has ISO 8601 dates and sorted, indented keys.
-public enum ProtocolCoding {
-    public static func wireEncode<T: Encodable>(_ value: T) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
-    }
-
-    public static func wireDecode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .millisecondsSince1970
-        return try decoder.decode(type, from: data)
-    }
-
+/// The request frame's coding: its JSON, then its secrets (the JSON coding itself is in PassboxServerAPI).
+extension ProtocolCoding {
     /// A request frame's body: its JSON, then, when the request holds secrets (`SecretText`), a zero byte and
     /// each secret as a 4-byte big-endian length and its bytes. JSON never holds a raw zero byte, so the
     /// first one ends it. The caller wipes the result once sent.
@@ -94,24 +86,11 @@ public enum ProtocolCoding {
     }
 
     /// Decodes a request frame's JSON, its secrets taken from `secrets`.
-    public static func wireDecodeRequest<T: Decodable>(_ type: T.Type, json: ArraySlice<UInt8>, secrets: SecretText.Frame) throws -> T {
+    public static func wireDecodeRequest<T: Decodable>(_ type: T.Type, json: ArraySlice<UInt8>, secrets: SecretText.Frame, registry: OperationRegistry? = nil) throws -> T {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
         decoder.userInfo[SecretText.frameKey] = secrets
+        if let registry { decoder.userInfo[OperationRegistry.key] = registry }
         return try decoder.decode(type, from: Data(json))
-    }
-
-    /// JSON for people: ISO 8601 dates, sorted keys, indented when `pretty`.
-    public static func encode<T: Encodable>(_ value: T, pretty: Bool = false) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
-    }
-
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(type, from: data)
     }
 }

@@ -37,12 +37,13 @@ public enum Reply: Sendable, Equatable {
     case exported(ExportedReply)
     case attachments(AttachmentsReply)
     case attachmentSaved(AttachmentSavedReply)
+    case hello(HelloReply)
     case failure(ProtocolError)
 
     public enum Kind: String, Codable, Sendable {
         case done, status, items, item, value, saved, history, count, code, imported, generated, strength, check, fill, settings, resolved, prefixes
         case synced, vaults, vault, vaultDeleted, web, signedUp, account, activity, twoFactorSetup, recoveryCodes, file, backup, backupMade, restored
-        case importPreview, exported, attachments, attachmentSaved
+        case importPreview, exported, attachments, attachmentSaved, hello
         case failure
     }
 
@@ -83,6 +84,7 @@ public enum Reply: Sendable, Equatable {
         case .exported: .exported
         case .attachments: .attachments
         case .attachmentSaved: .attachmentSaved
+        case .hello: .hello
         case .failure: .failure
         }
     }
@@ -130,6 +132,7 @@ extension Reply: Codable {
         case .exported: self = .exported(try body(ExportedReply.self))
         case .attachments: self = .attachments(try body(AttachmentsReply.self))
         case .attachmentSaved: self = .attachmentSaved(try body(AttachmentSavedReply.self))
+        case .hello: self = .hello(try body(HelloReply.self))
         case .failure: self = .failure(try body(ProtocolError.self))
         }
     }
@@ -173,6 +176,7 @@ extension Reply: Codable {
         case .exported(let b): try c.encode(b, forKey: .body)
         case .attachments(let b): try c.encode(b, forKey: .body)
         case .attachmentSaved(let b): try c.encode(b, forKey: .body)
+        case .hello(let b): try c.encode(b, forKey: .body)
         case .failure(let b): try c.encode(b, forKey: .body)
         }
     }
@@ -187,38 +191,222 @@ extension Reply {
 
     static func unexpected(_ reply: Reply) -> ProtocolError { ProtocolError(.badRequest, ["reason": "unexpected reply \(reply.kind.rawValue)"]) }
 
-    public func items() throws -> ItemListReply { if case .items(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func item() throws -> ItemDetail { if case .item(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func value() throws -> ValueReply { if case .value(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func saved() throws -> SavedReply { if case .saved(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func history() throws -> HistoryReply { if case .history(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func count() throws -> CountReply { if case .count(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func code() throws -> CodeReply { if case .code(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func imported() throws -> ImportReply { if case .imported(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func generated() throws -> GeneratedReply { if case .generated(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func strength() throws -> StrengthReply { if case .strength(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func check() throws -> CheckReply { if case .check(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func fill() throws -> FillReply { if case .fill(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func settings() throws -> SettingsView { if case .settings(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func resolved() throws -> ResolveReply { if case .resolved(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func prefixes() throws -> PrefixesReply { if case .prefixes(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func synced() throws -> SyncReply { if case .synced(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func vaults() throws -> VaultListReply { if case .vaults(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func vault() throws -> VaultView { if case .vault(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func vaultDeleted() throws -> VaultDeletedReply { if case .vaultDeleted(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func web() throws -> WebOpenReply { if case .web(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func signedUp() throws -> SignedUpReply { if case .signedUp(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func account() throws -> AccountView { if case .account(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func activity() throws -> ActivityReply { if case .activity(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func twoFactorSetup() throws -> TwoFactorSetupReply { if case .twoFactorSetup(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func recoveryCodes() throws -> RecoveryCodesReply { if case .recoveryCodes(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func file() throws -> FileReply { if case .file(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func backup() throws -> BackupView { if case .backup(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func backupMade() throws -> BackupMadeReply { if case .backupMade(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func restored() throws -> RestoredReply { if case .restored(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func importPreview() throws -> ImportPreviewReply { if case .importPreview(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func exported() throws -> ExportedReply { if case .exported(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func attachments() throws -> AttachmentsReply { if case .attachments(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func attachmentSaved() throws -> AttachmentSavedReply { if case .attachmentSaved(let v) = try get() { return v }; throw Self.unexpected(self) }
-    public func status() throws -> StatusReply { if case .status(let v) = try get() { return v }; throw Self.unexpected(self) }
+    /// The reply as an operation's answer: a failure is thrown, another kind is a `badRequest`.
+    public func answer<Answer: ReplyBody>(_ type: Answer.Type) throws -> Answer {
+        guard let value = Answer.from(try get()) else { throw Self.unexpected(self) }
+        return value
+    }
+
+    public func status() throws -> StatusReply { try answer(StatusReply.self) }
+    public func items() throws -> ItemListReply { try answer(ItemListReply.self) }
+    public func item() throws -> ItemDetail { try answer(ItemDetail.self) }
+    public func value() throws -> ValueReply { try answer(ValueReply.self) }
+    public func saved() throws -> SavedReply { try answer(SavedReply.self) }
+    public func history() throws -> HistoryReply { try answer(HistoryReply.self) }
+    public func count() throws -> CountReply { try answer(CountReply.self) }
+    public func code() throws -> CodeReply { try answer(CodeReply.self) }
+    public func imported() throws -> ImportReply { try answer(ImportReply.self) }
+    public func generated() throws -> GeneratedReply { try answer(GeneratedReply.self) }
+    public func strength() throws -> StrengthReply { try answer(StrengthReply.self) }
+    public func check() throws -> CheckReply { try answer(CheckReply.self) }
+    public func fill() throws -> FillReply { try answer(FillReply.self) }
+    public func settings() throws -> SettingsView { try answer(SettingsView.self) }
+    public func resolved() throws -> ResolveReply { try answer(ResolveReply.self) }
+    public func prefixes() throws -> PrefixesReply { try answer(PrefixesReply.self) }
+    public func synced() throws -> SyncReply { try answer(SyncReply.self) }
+    public func vaults() throws -> VaultListReply { try answer(VaultListReply.self) }
+    public func vault() throws -> VaultView { try answer(VaultView.self) }
+    public func vaultDeleted() throws -> VaultDeletedReply { try answer(VaultDeletedReply.self) }
+    public func web() throws -> WebOpenReply { try answer(WebOpenReply.self) }
+    public func signedUp() throws -> SignedUpReply { try answer(SignedUpReply.self) }
+    public func account() throws -> AccountView { try answer(AccountView.self) }
+    public func activity() throws -> ActivityReply { try answer(ActivityReply.self) }
+    public func twoFactorSetup() throws -> TwoFactorSetupReply { try answer(TwoFactorSetupReply.self) }
+    public func recoveryCodes() throws -> RecoveryCodesReply { try answer(RecoveryCodesReply.self) }
+    public func file() throws -> FileReply { try answer(FileReply.self) }
+    public func backup() throws -> BackupView { try answer(BackupView.self) }
+    public func backupMade() throws -> BackupMadeReply { try answer(BackupMadeReply.self) }
+    public func restored() throws -> RestoredReply { try answer(RestoredReply.self) }
+    public func importPreview() throws -> ImportPreviewReply { try answer(ImportPreviewReply.self) }
+    public func exported() throws -> ExportedReply { try answer(ExportedReply.self) }
+    public func attachments() throws -> AttachmentsReply { try answer(AttachmentsReply.self) }
+    public func attachmentSaved() throws -> AttachmentSavedReply { try answer(AttachmentSavedReply.self) }
+    public func hello() throws -> HelloReply { try answer(HelloReply.self) }
+}
+
+// Each reply body knows its case: an operation's `Answer` is checked by the compiler, read by `answer`.
+extension StatusReply: ReplyBody {
+    public var reply: Reply { .status(self) }
+    public static func from(_ reply: Reply) -> StatusReply? { if case .status(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.status] }
+}
+extension ItemListReply: ReplyBody {
+    public var reply: Reply { .items(self) }
+    public static func from(_ reply: Reply) -> ItemListReply? { if case .items(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.items] }
+}
+extension ItemDetail: ReplyBody {
+    public var reply: Reply { .item(self) }
+    public static func from(_ reply: Reply) -> ItemDetail? { if case .item(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.item] }
+}
+extension ValueReply: ReplyBody {
+    public var reply: Reply { .value(self) }
+    public static func from(_ reply: Reply) -> ValueReply? { if case .value(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.value] }
+}
+extension SavedReply: ReplyBody {
+    public var reply: Reply { .saved(self) }
+    public static func from(_ reply: Reply) -> SavedReply? { if case .saved(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.saved] }
+}
+extension HistoryReply: ReplyBody {
+    public var reply: Reply { .history(self) }
+    public static func from(_ reply: Reply) -> HistoryReply? { if case .history(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.history] }
+}
+extension CountReply: ReplyBody {
+    public var reply: Reply { .count(self) }
+    public static func from(_ reply: Reply) -> CountReply? { if case .count(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.count] }
+}
+extension CodeReply: ReplyBody {
+    public var reply: Reply { .code(self) }
+    public static func from(_ reply: Reply) -> CodeReply? { if case .code(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.code] }
+}
+extension ImportReply: ReplyBody {
+    public var reply: Reply { .imported(self) }
+    public static func from(_ reply: Reply) -> ImportReply? { if case .imported(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.imported] }
+}
+extension GeneratedReply: ReplyBody {
+    public var reply: Reply { .generated(self) }
+    public static func from(_ reply: Reply) -> GeneratedReply? { if case .generated(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.generated] }
+}
+extension StrengthReply: ReplyBody {
+    public var reply: Reply { .strength(self) }
+    public static func from(_ reply: Reply) -> StrengthReply? { if case .strength(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.strength] }
+}
+extension CheckReply: ReplyBody {
+    public var reply: Reply { .check(self) }
+    public static func from(_ reply: Reply) -> CheckReply? { if case .check(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.check] }
+}
+extension FillReply: ReplyBody {
+    public var reply: Reply { .fill(self) }
+    public static func from(_ reply: Reply) -> FillReply? { if case .fill(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.fill] }
+}
+extension SettingsView: ReplyBody {
+    public var reply: Reply { .settings(self) }
+    public static func from(_ reply: Reply) -> SettingsView? { if case .settings(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.settings] }
+}
+extension ResolveReply: ReplyBody {
+    public var reply: Reply { .resolved(self) }
+    public static func from(_ reply: Reply) -> ResolveReply? { if case .resolved(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.resolved] }
+}
+extension PrefixesReply: ReplyBody {
+    public var reply: Reply { .prefixes(self) }
+    public static func from(_ reply: Reply) -> PrefixesReply? { if case .prefixes(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.prefixes] }
+}
+extension SyncReply: ReplyBody {
+    public var reply: Reply { .synced(self) }
+    public static func from(_ reply: Reply) -> SyncReply? { if case .synced(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.synced] }
+}
+extension VaultListReply: ReplyBody {
+    public var reply: Reply { .vaults(self) }
+    public static func from(_ reply: Reply) -> VaultListReply? { if case .vaults(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.vaults] }
+}
+extension VaultView: ReplyBody {
+    public var reply: Reply { .vault(self) }
+    public static func from(_ reply: Reply) -> VaultView? { if case .vault(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.vault] }
+}
+extension VaultDeletedReply: ReplyBody {
+    public var reply: Reply { .vaultDeleted(self) }
+    public static func from(_ reply: Reply) -> VaultDeletedReply? { if case .vaultDeleted(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.vaultDeleted] }
+}
+extension WebOpenReply: ReplyBody {
+    public var reply: Reply { .web(self) }
+    public static func from(_ reply: Reply) -> WebOpenReply? { if case .web(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.web] }
+}
+extension SignedUpReply: ReplyBody {
+    public var reply: Reply { .signedUp(self) }
+    public static func from(_ reply: Reply) -> SignedUpReply? { if case .signedUp(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.signedUp] }
+}
+extension AccountView: ReplyBody {
+    public var reply: Reply { .account(self) }
+    public static func from(_ reply: Reply) -> AccountView? { if case .account(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.account] }
+}
+extension ActivityReply: ReplyBody {
+    public var reply: Reply { .activity(self) }
+    public static func from(_ reply: Reply) -> ActivityReply? { if case .activity(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.activity] }
+}
+extension TwoFactorSetupReply: ReplyBody {
+    public var reply: Reply { .twoFactorSetup(self) }
+    public static func from(_ reply: Reply) -> TwoFactorSetupReply? { if case .twoFactorSetup(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.twoFactorSetup] }
+}
+extension RecoveryCodesReply: ReplyBody {
+    public var reply: Reply { .recoveryCodes(self) }
+    public static func from(_ reply: Reply) -> RecoveryCodesReply? { if case .recoveryCodes(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.recoveryCodes] }
+}
+extension FileReply: ReplyBody {
+    public var reply: Reply { .file(self) }
+    public static func from(_ reply: Reply) -> FileReply? { if case .file(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.file] }
+}
+extension BackupView: ReplyBody {
+    public var reply: Reply { .backup(self) }
+    public static func from(_ reply: Reply) -> BackupView? { if case .backup(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.backup] }
+}
+extension BackupMadeReply: ReplyBody {
+    public var reply: Reply { .backupMade(self) }
+    public static func from(_ reply: Reply) -> BackupMadeReply? { if case .backupMade(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.backupMade] }
+}
+extension RestoredReply: ReplyBody {
+    public var reply: Reply { .restored(self) }
+    public static func from(_ reply: Reply) -> RestoredReply? { if case .restored(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.restored] }
+}
+extension ImportPreviewReply: ReplyBody {
+    public var reply: Reply { .importPreview(self) }
+    public static func from(_ reply: Reply) -> ImportPreviewReply? { if case .importPreview(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.importPreview] }
+}
+extension ExportedReply: ReplyBody {
+    public var reply: Reply { .exported(self) }
+    public static func from(_ reply: Reply) -> ExportedReply? { if case .exported(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.exported] }
+}
+extension AttachmentsReply: ReplyBody {
+    public var reply: Reply { .attachments(self) }
+    public static func from(_ reply: Reply) -> AttachmentsReply? { if case .attachments(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.attachments] }
+}
+extension AttachmentSavedReply: ReplyBody {
+    public var reply: Reply { .attachmentSaved(self) }
+    public static func from(_ reply: Reply) -> AttachmentSavedReply? { if case .attachmentSaved(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.attachmentSaved] }
+}
+extension HelloReply: ReplyBody {
+    public var reply: Reply { .hello(self) }
+    public static func from(_ reply: Reply) -> HelloReply? { if case .hello(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.hello] }
 }

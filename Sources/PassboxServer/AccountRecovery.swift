@@ -1,6 +1,6 @@
 import Foundation
 import PassboxCrypto
-import PassboxProtocol
+import PassboxServerAPI
 import PassboxSQL
 
 /// Account recovery (security.md §4a): the server keeps the recovery code's public key and the recovery blob

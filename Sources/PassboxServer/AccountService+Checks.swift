@@ -1,6 +1,6 @@
 import Foundation
 import PassboxCrypto
-import PassboxProtocol
+import PassboxServerAPI
 import PassboxSQL
 
 /// What the account operations check and share: emails, device ids, new credentials, tokens, sessions.

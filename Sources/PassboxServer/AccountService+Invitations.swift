@@ -1,6 +1,6 @@
 import Foundation
 import PassboxCrypto
-import PassboxProtocol
+import PassboxServerAPI
 import PassboxSQL
 
 /// Invitations for a server that signs up by invitation only.

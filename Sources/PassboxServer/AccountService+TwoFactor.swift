@@ -1,6 +1,6 @@
 import Foundation
 import PassboxCrypto
-import PassboxProtocol
+import PassboxServerAPI
 import PassboxSQL
 
 /// Two-factor sign-in's operations (the codes themselves are in `TwoFactor`).

@@ -1,6 +1,6 @@
 import Foundation
 import PassboxCrypto
-import PassboxProtocol
+import PassboxServerAPI
 import PassboxSQL
 
 /// The account operations of the server: sign-up, prelogin, challenge sign-in with Ed25519, sessions.

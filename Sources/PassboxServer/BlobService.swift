@@ -1,5 +1,5 @@
 import Foundation
-import PassboxProtocol
+import PassboxServerAPI
 import PassboxSQL
 
 /// The server's store of attachments' blobs (docs/PROTOCOL.md "Blobs"): ciphertext a device made, kept in

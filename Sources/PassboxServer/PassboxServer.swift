@@ -1,7 +1,7 @@
 import Foundation
 import PassboxHTTP
 import PassboxPostgres
-import PassboxProtocol
+import PassboxServerAPI
 
 /// A running `passbox server`: the account API over HTTP (or HTTPS with a certificate) in front of a SQLite
 /// database in its data directory or a PostgreSQL database. Nothing about a request is kept in the process.

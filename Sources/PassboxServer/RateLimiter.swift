@@ -1,5 +1,5 @@
 import Foundation
-import PassboxProtocol
+import PassboxServerAPI
 import PassboxSQL
 
 /// Failed sign-ins counted in the database, so every server process on it counts together (security.md §5).

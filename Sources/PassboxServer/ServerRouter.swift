@@ -1,7 +1,7 @@
 import Foundation
 import PassboxHTTP
 import PassboxPostgres
-import PassboxProtocol
+import PassboxServerAPI
 
 /// Maps HTTP requests to the account operations: JSON in, JSON out, errors as `ProtocolError` with an HTTP
 /// status. Logs one line per request (method, route, status, duration) and never a body, a token, a header or
@@ -82,7 +82,7 @@ struct ServerRouter: Sendable {
 
     private func answer(_ request: HTTPRequest, route: String) throws -> HTTPResponse {
         switch route {
-        case "GET /v1/health": return try Self.json(HealthReply(status: "ok", protocolVersion: ProtocolVersion.current))
+        case "GET /v1/health": return try Self.json(HealthReply(status: "ok", protocolVersion: ServerAPI.version))
         case "GET /metrics":
             guard metricsAccess.allows(request) else { throw ProtocolError(.notFound, ["route": request.path]) }
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(metrics.text().utf8))

@@ -1,5 +1,5 @@
 import Foundation
-import PassboxProtocol
+import PassboxServerAPI
 import PassboxSQL
 
 /// One storage quota per account (issue 28): every item envelope, every manifest with its name envelope, and

@@ -1,6 +1,6 @@
 import Foundation
 import PassboxCrypto
-import PassboxProtocol
+import PassboxServerAPI
 import PassboxSQL
 import PassboxManifest
 

@@ -1,6 +1,6 @@
 import Foundation
 import PassboxCrypto
-import PassboxProtocol
+import PassboxServerAPI
 import PassboxSQL
 
 /// Two-factor sign-in (security.md §5): a TOTP secret per account (RFC 6238: SHA-1, 6 digits, 30 s; a code

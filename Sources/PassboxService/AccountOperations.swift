@@ -5,6 +5,7 @@ import PassboxCrypto
 import PassboxKit
 import PassboxProtocol
 import PassboxStore
+import PassboxWording
 
 /// The account's operations for one data directory, shared by the command line (which words them) and the
 /// agent (which answers them for the web UI): sign-up and sign-in as this device, the account page, devices,

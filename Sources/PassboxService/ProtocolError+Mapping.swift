@@ -15,7 +15,7 @@ extension ProtocolError {
         case let e as BackupError: return from(e)
         case let e as InteropError: return from(e)
         case let e as AttachmentError: return from(e)
-        case let e as ValidationError: return ProtocolError(.invalidValue, ["message": e.message, "hint": e.hint])
+        case let e as ValidationError: return ProtocolError(.invalidValue, e.facts.merging(["reason": e.reason]) { _, reason in reason })
         case let e as PasswordStrength.Unavailable: return missing(e.libraries, e.packages)
         case let e as DomainRules.Unavailable: return missing(e.libraries, e.packages)
         default: return ProtocolError(.internalError, ["type": String(describing: type(of: error))])

@@ -52,53 +52,61 @@ extension VaultService {
     /// an account's vault is unlocked).
     public static func performAccountNetwork(_ request: Request, dataDirectory: String) -> Reply {
         do {
-            return try accountNetworkReply(request, dataDirectory: dataDirectory) ?? .failure(ProtocolError(.badRequest, ["reason": "not an account request"]))
+            return try accountNetwork.answer(dataDirectory, request) ?? .failure(ProtocolError(.badRequest, ["reason": "not an account request"]))
         } catch {
             return .failure(ProtocolError.from(error))
         }
     }
 
-    /// The reply to one of the account pages' network requests (nil for any other request).
-    static func accountNetworkReply(_ request: Request, dataDirectory: String) throws -> Reply? {
-        switch request {
-        case .accountView: return .account(try AccountOperations.view(dataDirectory))
-        case .accountActivity: return .activity(try AccountOperations.activity(dataDirectory))
-        case .deviceSignOut(let r): return .count(CountReply(count: try AccountOperations.signOutDevice(r, dataDirectory: dataDirectory), items: []))
-        case .twoFactorEnrol(let r): return .twoFactorSetup(try AccountOperations.enrolTwoFactor(r, dataDirectory: dataDirectory))
-        case .twoFactorConfirm(let r): return .recoveryCodes(try AccountOperations.confirmTwoFactor(r, dataDirectory: dataDirectory))
-        case .twoFactorDisable(let r):
-            try AccountOperations.disableTwoFactor(r, dataDirectory: dataDirectory)
-            return .done
-        default: return nil
+    /// The account pages' network requests, their context the data directory.
+    static let accountNetwork: OperationTable<String> = {
+        var t = OperationTable<String>()
+        t.on(Operations.accountView) { data, _ in try AccountOperations.view(data) }
+        t.on(Operations.accountActivity) { data, _ in try AccountOperations.activity(data) }
+        t.on(Operations.deviceSignOut) { data, r in CountReply(count: try AccountOperations.signOutDevice(r, dataDirectory: data), items: []) }
+        t.on(Operations.twoFactorEnrol) { data, r in try AccountOperations.enrolTwoFactor(r, dataDirectory: data) }
+        t.on(Operations.twoFactorConfirm) { data, r in try AccountOperations.confirmTwoFactor(r, dataDirectory: data) }
+        t.on(Operations.twoFactorDisable) { data, r in
+            try AccountOperations.disableTwoFactor(r, dataDirectory: data)
+            return Done()
         }
-    }
+        return t
+    }()
 
-    /// The account pages' requests (nil for any other request).
-    func performAccount(_ request: Request) throws -> Reply? {
-        switch request {
-        case .accountSignUp(let r): return .signedUp(try signUp(r).0)
-        case .accountSignIn(let r):
-            _ = try signIn(r)
-            return .done
-        case .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut:
-            guard isUnlocked else { throw ProtocolError(.locked) }
-            guard store.isAccountVault else { throw ProtocolError(.noAccount) }
-        default: return nil
+    /// The account pages' requests.
+    static func addAccount(to t: inout OperationTable<VaultService>) {
+        t.on(Operations.accountSignUp) { v, r in try v.signUp(r).0 }
+        t.on(Operations.accountSignIn) { v, r in
+            _ = try v.signIn(r)
+            return Done()
         }
-        if let reply = try Self.accountNetworkReply(request, dataDirectory: dataDirectory) { return reply }
-        switch request {
-        case .kitPDF(let r): return .file(try AccountOperations.kitPDF(r, directory: dataDirectory, dataDirectory: dataDirectory))
-        case .kitConfirm(let r):
-            try AccountOperations.confirmKit(r, dataDirectory: dataDirectory)
-            return .done
-        case .accountSignOut(let r):
+        t.include(accountNetwork) { v, answer in
+            try v.requireAccountVault()
+            return try answer(v.dataDirectory)
+        }
+        t.on(Operations.kitPDF) { v, r in
+            try v.requireAccountVault()
+            return try AccountOperations.kitPDF(r, directory: v.dataDirectory, dataDirectory: v.dataDirectory)
+        }
+        t.on(Operations.kitConfirm) { v, r in
+            try v.requireAccountVault()
+            try AccountOperations.confirmKit(r, dataDirectory: v.dataDirectory)
+            return Done()
+        }
+        t.on(Operations.accountSignOut) { v, r in
+            try v.requireAccountVault()
             // The Secret Key leaves this device: only when asked for by name (the surface asks first).
             guard r.forgetSecretKey else { throw ProtocolError(.badRequest, ["reason": "signing out forgets the Secret Key: forgetSecretKey must be true"]) }
             // Signed out first: a sign-out that fails leaves the vault open as it was.
-            let ended = try AccountOperations.signOut(dataDirectory)
-            finishSignOut()
-            return .count(CountReply(count: ended ? 1 : 0))
-        default: return nil
+            let ended = try AccountOperations.signOut(v.dataDirectory)
+            v.finishSignOut()
+            return CountReply(count: ended ? 1 : 0)
         }
+    }
+
+    /// An account's vault is open here (else `locked`, or `noAccount` for the local vault).
+    func requireAccountVault() throws {
+        guard isUnlocked else { throw ProtocolError(.locked) }
+        guard store.isAccountVault else { throw ProtocolError(.noAccount) }
     }
 }

@@ -60,7 +60,7 @@ extension VaultService {
         let queued = vault.items.reduce(0) { $0 + ($1.syncPending ? 1 : 0) } + (state?.removals.count ?? 0)
             + (state?.vaults.values.reduce(0) { $0 + ($1.metaPending ? 1 : 0) } ?? 0)
         let names = Dictionary(vault.vaults.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        let last = [state?.lastSync, session.lastSyncHere].compactMap { $0 }.max()
+        let last = [state?.lastSync, session.syncState.lastSyncHere].compactMap { $0 }.max()
         return SyncStatusView(
             queued: queued, lastSync: last, lastFailure: state?.lastFailure, revision: state?.revision ?? 0,
             notices: (state?.notices ?? []).map { SyncNoticeView(kind: $0.kind.rawValue, at: $0.at, itemID: $0.itemID, title: $0.title, fields: $0.fields) },

@@ -65,60 +65,77 @@ public final class VaultService: @unchecked Sendable {
 
     public func perform(_ request: Request) throws -> Reply {
         refreshStore()
-        switch request {
-        case .status:
-            let settings = Settings.load(dataDirectory)
-            var reply = StatusReply(
-                unlocked: isUnlocked, vault: store.vaultPath, locksInSeconds: 0, autoLockMinutes: settings.effectiveAutoLockMinutes, pid: Int(getpid()),
-                lockSignals: "", quickUnlock: QuickUnlockView(offered: false, reason: "quickUnlock.noAgent", days: nil, available: false, user: nil))
-            reply.sync = syncStatus()
-            reply.account = AccountOperations.brief(dataDirectory)
-            addBackupStatus(&reply)
-            return .status(reply)
-        case .unlock(let r):
-            _ = try unlock(password: r.password)
-            return .done
-        case .quickUnlock:
-            throw ProtocolError(.quickUnlockNotOffered, ["reason": "quickUnlock.noAgent"])
-        case .lock:
-            lock()
-            return .done
-        case .changePassword(let r):
-            try changePassword(current: r.current, new: r.new)
-            return .done
-        case .generate(let r): return .generated(try Tools.generate(r))
-        case .strength(let r): return .strength(try Tools.strength(r.password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, userInputs: r.userInputs))
-        case .settings: return .settings(settingsView())
-        case .changeSetting(let r): return .settings(try changeSetting(r))
-        case .sync(let r): return .synced(try sync(takeNotices: r.takeNotices))
-        case .vaultList: return .vaults(try vaultList())
-        case .createVault(let r):
+        guard let reply = try Self.operations.answer(self, request) else {
+            throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is answered by the agent only"])
+        }
+        return reply
+    }
+
+    /// Every operation the service answers (the agent adds its own): one lookup.
+    static let operations: OperationTable<VaultService> = {
+        var t = OperationTable<VaultService>()
+        t.on(Operations.status) { v, _ in v.status() }
+        t.on(Operations.unlock) { v, r in
+            _ = try v.unlock(password: r.password)
+            return Done()
+        }
+        t.on(Operations.quickUnlock) { _, _ in throw ProtocolError(.quickUnlockNotOffered, ["reason": "quickUnlock.noAgent"]) }
+        t.on(Operations.lock) { v, _ in
+            v.lock()
+            return Done()
+        }
+        t.on(Operations.changePassword) { v, r in
+            try v.changePassword(current: r.current, new: r.new)
+            return Done()
+        }
+        t.on(Operations.generate) { _, r in try Tools.generate(r) }
+        t.on(Operations.strength) { _, r in try Tools.strength(r.password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, userInputs: r.userInputs) }
+        t.on(Operations.settings) { v, _ in v.settingsView() }
+        t.on(Operations.changeSetting) { v, r in try v.changeSetting(r) }
+        t.on(Operations.sync) { v, r in try v.sync(takeNotices: r.takeNotices) }
+        t.on(Operations.vaultList) { v, _ in try v.vaultList() }
+        t.on(Operations.createVault) { v, r in
             // The onboarding screen: the same rules and cost as `passbox init`.
             let password = r.password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-            _ = try create(password: password, parameters: try newVaultParameters())
-            return .done
-        case .webOpen, .readQR:
-            throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is answered by the agent only"])
-        case .duressSet, .duressChange, .eraseSetting, .deleteAllData:
-            return try performCoercion(request)
-        case .backupPassword(let r):
-            guard let session else { throw ProtocolError(.locked) }
-            return .backup(try session.setBackupPassword(r, parameters: backupParameters))
-        case .exportItems(let r):
-            guard let session else { throw ProtocolError(.locked) }
-            return .exported(try session.exportItems(r, parameters: exportParameters))
-        case .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut:
-            return try performAccount(request) ?? .done
-        default:
-            guard let session else { throw ProtocolError(.locked) }
+            _ = try v.create(password: password, parameters: try v.newVaultParameters())
+            return Done()
+        }
+        t.on(Operations.backupPassword) { v, r in try v.openSession().setBackupPassword(r, parameters: v.backupParameters) }
+        t.on(Operations.exportItems) { v, r in try v.openSession().exportItems(r, parameters: v.exportParameters) }
+        addCoercion(to: &t)
+        addAccount(to: &t)
+        t.include(VaultSession.operations) { v, answer in
+            let session = try v.openSession()
             do {
-                return try session.perform(request)
+                return try answer(session)
             } catch {
                 // A failed change that could not be undone in memory: lock rather than serve a wrong vault.
-                if session.isUnusable { lock() }
+                if session.isUnusable { v.lock() }
                 throw error
             }
         }
+        return t
+    }()
+
+    /// The operations the service (with the open vault) answers.
+    public static var handledOperations: Set<OperationName> { Set(operations.handlers.keys) }
+
+    /// The open vault's session, or `locked`.
+    func openSession() throws -> VaultSession {
+        guard let session else { throw ProtocolError(.locked) }
+        return session
+    }
+
+    /// `status` without an agent.
+    func status() -> StatusReply {
+        let settings = Settings.load(dataDirectory)
+        var reply = StatusReply(
+            unlocked: isUnlocked, vault: store.vaultPath, locksInSeconds: 0, autoLockMinutes: settings.effectiveAutoLockMinutes, pid: Int(getpid()),
+            lockSignals: "", quickUnlock: QuickUnlockView(offered: false, reason: "quickUnlock.noAgent", days: nil, available: false, user: nil))
+        reply.sync = syncStatus()
+        reply.account = AccountOperations.brief(dataDirectory)
+        addBackupStatus(&reply)
+        return reply
     }
 
     /// The open vault's last backup and whether it has a backup password (nothing while locked).

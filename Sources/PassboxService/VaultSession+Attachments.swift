@@ -46,9 +46,9 @@ extension VaultSession {
                 guard (1...64).contains(uploadID.utf8.count), uploadID.utf8.allSatisfy({ $0 < 0x80 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber || $0 == 0x2D) }) else {
                     throw ProtocolError(.badRequest, ["reason": "an upload id is 1 to 64 letters, digits or -"])
                 }
-                var pending = uploads.removeValue(forKey: uploadID) ?? (item.id, [])
+                var pending = blobState.uploads.removeValue(forKey: uploadID) ?? (item.id, [])
                 guard pending.itemID == item.id else { throw ProtocolError(.badRequest, ["reason": "the upload's parts name different items"]) }
-                let held = uploads.values.reduce(0) { $0 + $1.bytes.count }
+                let held = blobState.uploads.values.reduce(0) { $0 + $1.bytes.count }
                 guard held + pending.bytes.count + bytes.count <= Self.uploadLimit else {
                     ConstantTime.wipe(&pending.bytes)
                     throw AttachmentError.tooLarge(limitMiB: Self.uploadLimit >> 20)
@@ -56,11 +56,11 @@ extension VaultSession {
                 pending.bytes += bytes
                 ConstantTime.wipe(&bytes)
                 if r.more == true {
-                    guard uploads.count < 4 else {
+                    guard blobState.uploads.count < 4 else {
                         ConstantTime.wipe(&pending.bytes)
                         throw ProtocolError(.badRequest, ["reason": "at most 4 uploads at once"])
                     }
-                    uploads[uploadID] = pending
+                    blobState.uploads[uploadID] = pending
                     return attachmentsReply(item, changed: nil)
                 }
                 // The held bytes become the file's (no copy); they are wiped once attached.
@@ -73,7 +73,7 @@ extension VaultSession {
         } else {
             throw ProtocolError(.badRequest, ["reason": "attach needs path or base64"])
         }
-        mayHaveBlobs = true
+        blobState.mayHaveBlobs = true
         if var bytes = image {
             addThumbnail(&attachment, image: bytes)
             ConstantTime.wipe(&bytes)
@@ -130,7 +130,7 @@ extension VaultSession {
             for id in made { blobs.remove(id) }
             throw error
         }
-        mayHaveBlobs = true
+        blobState.mayHaveBlobs = true
         return made
     }
 

@@ -4,6 +4,7 @@ import PassboxCrypto
 import PassboxKit
 import PassboxProtocol
 import PassboxStore
+import PassboxWording
 
 /// Backups of the open vault (security.md §8; G54–G63, G77–G79, TR-1/2): its backup password (kept as the
 /// derived key), saved backups (file and PDF), auto-backup after changes, transfers, and restoring.
@@ -372,7 +373,7 @@ extension VaultSession {
                 if (try? blobs.restore(a, from: folder)) == true { restored += 1 } else { missing += 1 }
             }
         }
-        if restored > 0 { mayHaveBlobs = true }
+        if restored > 0 { blobState.mayHaveBlobs = true }
         (reply.attachmentsRestored, reply.attachmentsMissing) = (restored, missing)
         return reply
     }

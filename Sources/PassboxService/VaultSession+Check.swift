@@ -119,7 +119,7 @@ extension VaultSession {
             do {
                 reference = try SecretReference.parse(text)
             } catch let e as ValidationError {
-                throw ProtocolError(.invalidReference, ["reference": String(text.prefix(80)), "reason": e.message])
+                throw ProtocolError(.invalidReference, e.facts.merging(["reference": String(text.prefix(80)), "reason": e.reason]) { _, ours in ours })
             }
             if ["code", "totp", "otp-code"].contains(reference.field.lowercased()) {
                 let code = try code(reference.item)

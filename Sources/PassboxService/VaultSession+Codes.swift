@@ -22,7 +22,7 @@ extension VaultSession {
             // The largest counter has no next one to store: no code is given from it (a code shown and not counted
             // would leave the item with a counter it refuses).
             guard p.counter < OTPParameters.maximumCounter else {
-                throw ValidationError("the counter has reached its largest value (\(OTPParameters.maximumCounter))", hint: "set up the code again with the site")
+                throw ValidationError("otp.counterAtMaximum", ["maximum": String(OTPParameters.maximumCounter)])
             }
             var next = p
             next.counter += 1

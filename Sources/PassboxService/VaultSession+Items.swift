@@ -18,7 +18,7 @@ extension VaultSession {
         let inVault = try r.vault.map { try resolveVault($0).id }
         let key = "\(category?.rawValue ?? "")\u{0}\(r.tag ?? "")\u{0}\(r.favoritesOnly)\u{0}\(sort.rawValue)\u{0}\(inVault ?? "")"
         let all = vault.items
-        if let kept = keptListing, kept.key == key {
+        if let kept = lookups.keptListing, kept.key == key {
             let size = min(max(r.limit ?? ListRequest.maximumPage, 0), ListRequest.maximumPage)
             let start = min(max(r.offset, 0), kept.positions.count)
             let end = min(start + size, kept.positions.count)
@@ -33,7 +33,7 @@ extension VaultSession {
         // Positions, not copies of the items, are kept (valid until the next change clears them).
         var position = [String: Int](minimumCapacity: all.count)
         for i in all.indices { position[all[i].id] = i }
-        keptListing = (key, items.compactMap { position[$0.id] })
+        lookups.keptListing = (key, items.compactMap { position[$0.id] })
         return page(items, offset: r.offset, limit: r.limit)
     }
 
@@ -75,21 +75,21 @@ extension VaultSession {
             _ = try? update(reindexing: { _ in doomed }) { $0.deleteSilently(ids: Set(doomed)) }
             return ItemListReply(items: [], total: 0, vaultIsEmpty: !vault.items.contains { !$0.isTrashed })
         }
-        if searchIndex == nil { searchIndex = SearchIndex(vault: vault) }
-        let hits = searchIndex!.search(r.query, scope: scope, limit: max(1, min(r.limit, ListRequest.maximumPage)))
+        if lookups.searchIndex == nil { lookups.searchIndex = SearchIndex(vault: vault) }
+        let hits = lookups.searchIndex!.search(r.query, scope: scope, limit: max(1, min(r.limit, ListRequest.maximumPage)))
         let tiers = ["title-prefix", "title-word", "title", "field", "near"]
         // Hits name ids: the positions of all ids are kept until the next change (looking each id up alone
         // is a scan per hit; hashing every id per search costs more than the search).
         let items = vault.items
-        if idPositions == nil {
+        if lookups.idPositions == nil {
             var positions = [String: Int](minimumCapacity: items.count)
             for i in items.indices { positions[items[i].id] = i }
-            idPositions = positions
+            lookups.idPositions = positions
         }
         // Hidden items whose passphrase the whole query is come first; nothing else ever shows them (G8).
         var summaries = vault.hiddenMatches(r.query).map { ItemViews.summary($0, match: "passphrase") }
         for hit in hits {
-            guard let i = idPositions?[hit.itemID], i < items.count, items[i].id == hit.itemID else { continue }
+            guard let i = lookups.idPositions?[hit.itemID], i < items.count, items[i].id == hit.itemID else { continue }
             summaries.append(ItemViews.summary(items[i], match: tiers[hit.tier.rawValue]))
         }
         let vaultIsEmpty = summaries.isEmpty && !items.contains { !$0.isTrashed }

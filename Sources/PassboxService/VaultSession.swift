@@ -14,36 +14,22 @@ public final class VaultSession: @unchecked Sendable {
     let opened: OpenVault
     let dataDirectory: String
     let now: () -> Date
-    /// The search index, kept between searches and brought up to date after each change.
-    var searchIndex: SearchIndex?
-    /// Exact titles → item positions, made at the first lookup after a change: naming an item by its title
-    /// is then one dictionary lookup instead of a pass over every item.
-    var titlePositions: [String: [Int]]?
-    /// Item ids → positions, made at the first search after a change (a search's hits name ids).
-    var idPositions: [String: Int]?
-    /// The last listing (its filter and sort, and the positions of its items in order), for its next pages.
-    var keptListing: (key: String, positions: [Int])?
-    /// The server's view of each vault as last verified (the manifest trees), made at the first sync.
-    var syncTrees: [String: ManifestTree]?
-    /// The push sent whose answer has not come (its wire bytes), sent again unchanged at the next sync.
-    public internal(set) var syncInFlight: [UInt8]?
-    /// What that push carried, to record it when a resend is answered (an `AccountSync.Batch`).
-    var syncInFlightBatch: Any?
-    /// Whether a sync of this session has given every item a vault (later only changed items are looked at).
-    var vaultsAssigned = false
-    /// When this session last synced (a sync that changed nothing is not written to the file).
-    var lastSyncHere: Date?
+    /// The lookups and the search index (rebuilt when needed after each change).
+    var lookups = SessionLookups()
+    /// What syncs carry from one run to the next.
+    var syncState = SessionSyncState()
+    /// The push sent whose answer has not come, sent again unchanged at the next sync.
+    public internal(set) var syncInFlight: [UInt8]? {
+        get { syncState.inFlight }
+        set { syncState.inFlight = newValue }
+    }
     /// A hidden item the request names by its exact id (`resolve`): the next change finds it among the
     /// items, and it is hidden again when the change is saved.
     var exposing = Set<String>()
     /// Set while only backup settings are saved: they make no auto-backup of their own.
     var recordingBackupSettings = false
-    /// Whether any blob may belong to this vault (its folder had blobs at the start, an account's item refers to
-    /// one, or one was added or pulled since): only then does a save look for blobs it no longer refers to.
-    var mayHaveBlobs = false
-    /// Uploads in parts not finished yet (the web UI's larger files): upload id → the item and the bytes so
-    /// far, in memory only; dropped with the session at lock.
-    var uploads: [String: (itemID: String, bytes: [UInt8])] = [:]
+    /// The attachments' bookkeeping.
+    var blobState = SessionBlobState()
     /// Fetches an attachment's blob this device lacks (an account's vault: from the server); nil for a local vault.
     public var blobFetcher: ((Attachment) throws -> Void)?
 
@@ -53,7 +39,7 @@ public final class VaultSession: @unchecked Sendable {
         self.dataDirectory = dataDirectory
         self.now = now
         // An account's device may refer to blobs it never fetched: their removal still goes to the server.
-        mayHaveBlobs = !opened.blobs.allIDs().isEmpty || (opened.vault.sync != nil && opened.vault.items.contains { !$0.referencedBlobs.isEmpty })
+        blobState.mayHaveBlobs = !opened.blobs.allIDs().isEmpty || (opened.vault.sync != nil && opened.vault.items.contains { !$0.referencedBlobs.isEmpty })
         let cutoff = now().addingTimeInterval(-Double(Vault.trashRetentionDays) * 86_400)
         if opened.vault.items.contains(where: { ($0.trashedAt.map { $0 < cutoff }) ?? false }) {
             try update { _ = $0.purgeTrash(now: now()) }
@@ -65,7 +51,7 @@ public final class VaultSession: @unchecked Sendable {
 
     /// Builds the search index now rather than at the first search.
     public func prepareSearchIndex() {
-        if searchIndex == nil { searchIndex = SearchIndex(vault: vault) }
+        if lookups.searchIndex == nil { lookups.searchIndex = SearchIndex(vault: vault) }
     }
 
     /// The one way a change reaches the disk: `change` edits a copy; when it returns, the copy is saved
@@ -102,7 +88,7 @@ public final class VaultSession: @unchecked Sendable {
     /// which items changed (`naming`, from the result; nil: unknown). A throw leaves the file and the session
     /// as they were.
     private func commit<T>(_ change: (inout Vault) throws -> T, naming: (T) -> Set<String>?) throws -> T {
-        let blobsBefore = mayHaveBlobs ? Self.referencedBlobs(opened.vault) : []
+        let blobsBefore = blobState.mayHaveBlobs ? Self.referencedBlobs(opened.vault) : []
         guard !blobsBefore.isEmpty else { return try commitChange(change, naming: naming) }
         var gone = Set<String>()
         let result = try commitChange({ v in
@@ -142,25 +128,9 @@ public final class VaultSession: @unchecked Sendable {
         return result
     }
 
-    /// After a save: the lookups are made again when next needed, and the kept search index is brought up to
-    /// date for the items named (rebuilt at the next search when none are: nil).
+    /// After a save: the lookups are refreshed for the items named.
     private func refreshAfterChange(_ ids: [String]?) {
-        titlePositions = nil
-        idPositions = nil
-        keptListing = nil
-        guard searchIndex != nil else { return }
-        guard let ids else {
-            searchIndex = nil
-            return
-        }
-        let items = opened.vault.items
-        // A few ids are found from the end (an added item is last); many through a map of every item.
-        var positions = [String: Int]()
-        if ids.count > 16 { for i in items.indices { positions[items[i].id] = i } }
-        for id in ids {
-            let i = ids.count > 16 ? positions[id] : items.lastIndex(where: { $0.id == id })
-            if let i { searchIndex!.upsert(items[i]) } else { searchIndex!.remove(id: id) }
-        }
+        lookups.refresh(after: ids, items: opened.vault.items)
     }
 
     /// Whether an earlier failed change could not be undone in memory (the file is intact): the session must
@@ -196,12 +166,12 @@ public final class VaultSession: @unchecked Sendable {
 
     func exactTitle(_ title: String, inTrash: Bool) -> Item? {
         let items = opened.vault.items
-        if titlePositions == nil {
+        if lookups.titlePositions == nil {
             var positions = [String: [Int]](minimumCapacity: items.count)
             for i in items.indices { positions[items[i].title, default: []].append(i) }
-            titlePositions = positions
+            lookups.titlePositions = positions
         }
-        let matches = (titlePositions?[title] ?? []).filter { $0 < items.count && items[$0].isTrashed == inTrash && items[$0].title == title }
+        let matches = (lookups.titlePositions?[title] ?? []).filter { $0 < items.count && items[$0].isTrashed == inTrash && items[$0].title == title }
         return matches.count == 1 ? items[matches[0]] : nil
     }
 
@@ -214,54 +184,60 @@ public final class VaultSession: @unchecked Sendable {
     public func perform(_ request: Request) throws -> Reply {
         exposing = []
         defer { exposing = [] }
-        switch request {
-        case .list(let r): return .items(try list(r))
-        case .show(let r):
-            let item = try resolve(r.item)
-            var detail = ItemViews.detail(item, reveal: r.reveal, now: now())
-            if !item.attachments.isEmpty { detail.attachments = item.attachments.map(view) }
-            return .item(detail)
-        case .field(let r): return .value(try fieldValue(r))
-        case .search(let r): return .items(try search(r))
-        case .add(let r): return .saved(try add(r))
-        case .edit(let r): return .saved(try edit(r))
-        case .delete(let r): return .saved(try moveToTrash(r.item))
-        case .history(let r): return .history(try history(r))
-        case .restoreVersion(let r): return .saved(try restoreVersion(r))
-        case .trashList(let r): return .items(trashList(r))
-        case .trashRestore(let r): return .saved(try restoreFromTrash(r.item))
-        case .trashDelete(let r): return .saved(try deleteForever(r.item))
-        case .trashEmpty: return .count(try emptyTrash())
-        case .code(let r): return .code(try code(r.item))
-        case .setOneTimePassword(let r): return .code(try setOneTimePassword(r))
-        case .importOneTimePasswords(let r): return .imported(try importOneTimePasswords(r))
-        case .check(let r): return .check(try check(r))
-        case .breachPrefixes: return .prefixes(try breachPrefixes())
-        case .dismiss(let r): return .saved(try dismiss(r))
-        case .fixHTTPS(let r): return .count(try fixHTTPS(r))
-        case .fill(let r): return try fill(r)
-        case .resolve(let r): return .resolved(try resolve(r))
-        case .vaultCreate(let r): return .vault(try createVault(r))
-        case .vaultEdit(let r): return .vault(try editVault(r))
-        case .vaultDelete(let r): return .vaultDeleted(try deleteVault(r))
-        case .move(let r): return .count(try move(r))
-        case .itemProtect(let r): return .saved(try protect(r))
-        case .itemUnprotect(let r): return .saved(try unprotect(r))
-        case .itemOpen(let r): return .item(try openProtected(r))
-        case .backupView: return .backup(backupView())
-        case .backupMake(let r): return .backupMade(try makeBackup(r))
-        case .backupAuto(let r): return .backup(try setAutoBackup(r))
-        case .backupRestore(let r): return .restored(try restore(r))
-        case .importItems(let r): return .importPreview(try importItems(r))
-        case .attach(let r): return .attachments(try attach(r))
-        case .attachments(let r): return .attachments(try listAttachments(r))
-        case .detach(let r): return .attachments(try detach(r))
-        case .saveAttachment(let r): return .attachmentSaved(try saveAttachment(r))
-        case .backupPassword, .exportItems,
-            .status, .unlock, .quickUnlock, .lock, .changePassword, .generate, .strength, .settings, .changeSetting, .copy, .sync, .vaultList, .createVault, .webOpen, .readQR,
-            .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm, .accountSignOut,
-            .duressSet, .duressChange, .eraseSetting, .deleteAllData:
+        guard let reply = try Self.operations.answer(self, request) else {
             throw ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is not a vault operation"])
         }
+        return reply
     }
+
+    func show(_ r: ShowRequest) throws -> ItemDetail {
+        let item = try resolve(r.item)
+        var detail = ItemViews.detail(item, reveal: r.reveal, now: now())
+        if !item.attachments.isEmpty { detail.attachments = item.attachments.map(view) }
+        return detail
+    }
+
+    /// The open vault's operations, one handler each.
+    static let operations: OperationTable<VaultSession> = {
+        var t = OperationTable<VaultSession>()
+        t.on(Operations.list) { s, r in try s.list(r) }
+        t.on(Operations.show) { s, r in try s.show(r) }
+        t.on(Operations.field) { s, r in try s.fieldValue(r) }
+        t.on(Operations.search) { s, r in try s.search(r) }
+        t.on(Operations.add) { s, r in try s.add(r) }
+        t.on(Operations.edit) { s, r in try s.edit(r) }
+        t.on(Operations.delete) { s, r in try s.moveToTrash(r.item) }
+        t.on(Operations.history) { s, r in try s.history(r) }
+        t.on(Operations.restoreVersion) { s, r in try s.restoreVersion(r) }
+        t.on(Operations.trashList) { s, r in s.trashList(r) }
+        t.on(Operations.trashRestore) { s, r in try s.restoreFromTrash(r.item) }
+        t.on(Operations.trashDelete) { s, r in try s.deleteForever(r.item) }
+        t.on(Operations.trashEmpty) { s, _ in try s.emptyTrash() }
+        t.on(Operations.code) { s, r in try s.code(r.item) }
+        t.on(Operations.setOneTimePassword) { s, r in try s.setOneTimePassword(r) }
+        t.on(Operations.importOneTimePasswords) { s, r in try s.importOneTimePasswords(r) }
+        t.on(Operations.check) { s, r in try s.check(r) }
+        t.on(Operations.breachPrefixes) { s, _ in try s.breachPrefixes() }
+        t.on(Operations.dismiss) { s, r in try s.dismiss(r) }
+        t.on(Operations.fixHTTPS) { s, r in try s.fixHTTPS(r) }
+        t.on(Operations.fill) { s, r in try s.fill(r) }
+        t.on(Operations.resolve) { s, r in try s.resolve(r) }
+        t.on(Operations.vaultCreate) { s, r in try s.createVault(r) }
+        t.on(Operations.vaultEdit) { s, r in try s.editVault(r) }
+        t.on(Operations.vaultDelete) { s, r in try s.deleteVault(r) }
+        t.on(Operations.move) { s, r in try s.move(r) }
+        t.on(Operations.itemProtect) { s, r in try s.protect(r) }
+        t.on(Operations.itemUnprotect) { s, r in try s.unprotect(r) }
+        t.on(Operations.itemOpen) { s, r in try s.openProtected(r) }
+        t.on(Operations.backupView) { s, _ in s.backupView() }
+        t.on(Operations.backupMake) { s, r in try s.makeBackup(r) }
+        t.on(Operations.backupAuto) { s, r in try s.setAutoBackup(r) }
+        t.on(Operations.backupRestore) { s, r in try s.restore(r) }
+        t.on(Operations.importItems) { s, r in try s.importItems(r) }
+        t.on(Operations.attach) { s, r in try s.attach(r) }
+        t.on(Operations.attachments) { s, r in try s.listAttachments(r) }
+        t.on(Operations.detach) { s, r in try s.detach(r) }
+        t.on(Operations.saveAttachment) { s, r in try s.saveAttachment(r) }
+        return t
+    }()
 }

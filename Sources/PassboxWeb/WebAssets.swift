@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCore
+import PassboxWording
 
 /// The UI's files, read once from the module's resources into memory, and the JSON made from the product's
 /// own tables: every string in English and German (`/strings/en.json`, `/strings/de.json`, the same tables
@@ -45,6 +46,7 @@ struct WebAssets: Sendable {
         guard files["/index.html"] != nil else { throw WebServerError(reason: "the web UI's index.html is missing at \(base)") }
         for language in Language.allCases {
             files["/strings/\(language.rawValue).json"] = File(bytes: try json(strings(language)), type: types["json"]!)
+            files["/strings/\(language.rawValue).invalid.json"] = File(bytes: try json(laterStrings(language)), type: types["json"]!)
         }
         files["/catalog.json"] = File(bytes: try json(catalog()), type: types["json"]!)
         return WebAssets(files: files)
@@ -69,11 +71,19 @@ struct WebAssets: Sendable {
     /// The first parts of the keys the page words anything with: its own (`ui.`), the errors and the facts
     /// the agent sends as keys (strength warnings, quick-unlock reasons, sync notices, activity kinds…). The
     /// command line's help and prompts stay out of the page's weight.
-    static let pagePrefixes: Set<Substring> = ["ui", "error", "check", "sync", "twoFactor", "strength", "activity", "secretKey", "kit", "invitation", "fill", "quickUnlock", "keyCheck", "import", "export"]
+    static let pagePrefixes: Set<Substring> = ["ui", "error", "check", "sync", "twoFactor", "strength", "activity", "secretKey", "invitation", "fill", "quickUnlock", "keyCheck", "import", "export"]
 
     /// A language's table as the page gets it: the keys under `pagePrefixes`.
     static func strings(_ language: Language) -> [String: String] {
-        Localization.table(language).filter { pagePrefixes.contains($0.key.split(separator: ".", maxSplits: 1).first ?? "") }
+        Localization.table(language).filter { pagePrefixes.contains($0.key.split(separator: ".", maxSplits: 1).first ?? "") || pageKeys.contains($0.key) }
+    }
+
+    /// Keys the page uses under prefixes whose rest it does not (the Emergency Kit's text is the PDF's).
+    static let pageKeys: Set<String> = ["kit.confirmed"]
+
+    /// The wording of refused values (`invalid.*`), fetched once the page is up: no screen needs it to draw.
+    static func laterStrings(_ language: Language) -> [String: String] {
+        Localization.table(language).filter { $0.key.hasPrefix("invalid.") }
     }
 
     static func json<T: Encodable>(_ value: T) throws -> [UInt8] {

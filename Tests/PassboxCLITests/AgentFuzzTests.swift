@@ -115,32 +115,20 @@ indirect enum FuzzJSON: Decodable {
 
     /// Requests that change nothing on disk (and keep the agent unlocked); any other valid request is never sent.
     static func isHarmless(_ request: Request) -> Bool {
-        switch request {
-        case .status, .list, .show, .search, .history, .trashList, .generate, .strength, .settings: true
-        case .field(let r): !["code", "totp"].contains(r.field.lowercased())
-        case .check(let r): !r.runBreachCheck
-        case .fill(let r): r.pick == nil
-        case .resolve(let r): !r.markUsed && r.references.allSatisfy { !$0.lowercased().contains("code") && !$0.lowercased().contains("totp") }
-        default: false
+        if let r = request.body(Operations.field) { return !["code", "totp"].contains(r.field.lowercased()) }
+        if let r = request.body(Operations.check) { return !r.runBreachCheck }
+        if let r = request.body(Operations.fill) { return r.pick == nil }
+        if let r = request.body(Operations.resolve) {
+            return !r.markUsed && r.references.allSatisfy { !$0.lowercased().contains("code") && !$0.lowercased().contains("totp") }
         }
+        return [.status, .list, .show, .search, .history, .trashList, .generate, .strength, .settings].contains(request.operation)
     }
 
-    /// The reply kind each harmless request answers when it does not fail.
+    /// The reply kind each harmless request answers when it does not fail (the registry's, `fill` without a
+    /// pick answering candidates).
     static func replyKind(_ request: Request) -> Reply.Kind {
-        switch request {
-        case .status: .status
-        case .list, .search, .trashList: .items
-        case .show: .item
-        case .field: .value
-        case .history: .history
-        case .generate: .generated
-        case .strength: .strength
-        case .settings: .settings
-        case .check: .check
-        case .fill: .fill
-        case .resolve: .resolved
-        default: .failure
-        }
+        guard isHarmless(request) else { return .failure }
+        return OperationRegistry.current.spec(request.operation)?.answerKinds.first ?? .failure
     }
 
     /// Valid requests of every operation, the starting points of mutation. The mutating ones are here too:
@@ -345,7 +333,7 @@ indirect enum FuzzJSON: Decodable {
             case (.closed, .closed, _):
                 counts["closed", default: 0] += 1
             case (.tooLarge, .reply, .failure(let e)?) where e.code == .badRequest,
-                (.refused(_), .reply, .failure(let e)?) where [.badRequest, .versionMismatch].contains(e.code):
+                (.refused(_), .reply, .failure(let e)?) where [.badRequest, .versionMismatch, .unsupported].contains(e.code):
                 counts[e.code.rawValue, default: 0] += 1
                 if case .refused(let code) = expected, code != e.code { problem("\(described): expected \(code), got \(e)") }
             case (.reply(let request), .reply, let reply?):

@@ -5,6 +5,7 @@ import PassboxProtocol
 import PassboxStore
 import PassboxTestSupport
 import Testing
+import PassboxWording
 
 /// A real `passbox agent` process on a fresh data directory holding a test vault (cheap KDF), reached with
 /// `AgentClient`, as any client reaches it. The data directory and its process plumbing are the end-to-end
@@ -377,9 +378,18 @@ enum RawExchange {
         let png = try Data(contentsOf: URL(fileURLWithPath: image))
         #expect(try agent.send(.readQR(ReadQRRequest(image: png.base64EncodedString()))).resolved().values == [setup])
 
+        // hello: the agent's generation and the operations the socket serves; nothing this client knows is missing.
+        let hello = try agent.send(.hello(HelloRequest(operations: OperationName.allCases.map(\.rawValue)))).answer(HelloReply.self)
+        #expect(hello.version == ProtocolVersion.current && hello.missing.isEmpty && hello.operations == OperationRegistry.current.allowed(on: .socket))
+
         // The account's operations need a server: AgentAccountTests sends each of them.
         let missed = Set(OperationName.allCases).subtracting(agent.sent).subtracting(AgentAccountTests.operations).subtracting(AgentCoercionTests.operations).subtracting(AgentBackupTests.operations).subtracting(AgentInteropTests.operations).subtracting(AgentAttachmentTests.operations)
         #expect(missed.isEmpty, "operations never sent: \(missed.map(\.rawValue).sorted())")
+    }
+
+    /// A refused value as the surfaces word it: from its reason and facts (never a sentence on the wire).
+    static func worded(_ e: ProtocolError) -> String {
+        Localization.tr("invalid.\(e.facts["reason"] ?? "")", .english, e.facts)
     }
 
     /// A Google Authenticator export as a link: one HOTP account whose counter is `counter` (protobuf int64).
@@ -415,7 +425,7 @@ enum RawExchange {
         for counter in [UInt64.max - 1, UInt64(Int64.max), OTPParameters.maximumCounter + 1] {
             let link = try qr("otpauth://hotp/Bank:me?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=\(counter)&issuer=Bank")
             let refused = try agent.failure(.setOneTimePassword(SetOneTimePasswordRequest(item: "Bank", setups: [link])))
-            #expect(refused.code == .invalidValue && (refused.facts["message"] ?? "").contains("larger than"), "\(refused)")
+            #expect(refused.code == .invalidValue && Self.worded(refused).contains("larger than"), "\(refused)")
             let export = try qr(Self.migrationLink(counter: counter))
             let imported = try agent.failure(.importOneTimePasswords(ImportRequest(setups: [export], all: true)))
             #expect(imported.code == .invalidValue, "\(imported)")
@@ -496,7 +506,8 @@ enum RawExchange {
         try expectFailure(.add(AddRequest(category: "note", changes: ItemChanges(title: longTitle))), .valueTooLong, ["label": "title", "length": "4097", "limit": "4096"])
         let card = ItemChanges(title: "Card", secretFields: [FieldAssignment(label: "number", value: "4111 1111 1111 1112")])
         let invalidValue = try expectFailure(.add(AddRequest(category: "credit-card", changes: card)), .invalidValue)
-        #expect(invalidValue.facts["message"]?.contains("check digit") == true && !(invalidValue.facts["hint"] ?? "").isEmpty)
+        #expect(Self.worded(invalidValue).contains("check digit") && invalidValue.facts["reason"] == "card.checkDigit")
+        #expect(!Localization.tr("invalid.card.checkDigit.hint", .english).isEmpty && Localization.has("invalid.card.checkDigit.hint"))
         #expect(!(invalidValue.facts.values.contains { $0.contains("4111") }), "the facts must not hold the value")
 
         // One-time passwords
@@ -543,17 +554,25 @@ enum RawExchange {
             for (name, value) in facts { #expect(error.facts[name] == value, "\(name) in \(error.facts)", sourceLocation: sourceLocation) }
         }
         try raw(RawExchange.json("hello"), .badRequest, ["reason": "not a request frame"])
-        try raw(RawExchange.json(#"{"version":\#(ProtocolVersion.current),"request":{"op":"teleport"}}"#), .badRequest, ["reason": "the request does not have the form of its operation"])
+        try raw(RawExchange.json(#"{"version":\#(ProtocolVersion.current),"request":{"op":"teleport"}}"#), .unsupported, ["operation": "teleport", "agent": String(ProtocolVersion.current)])
         try raw(RawExchange.json(#"{"version":\#(ProtocolVersion.current),"request":{"op":"show","body":{"item":7}}}"#), .badRequest)
         try raw(RawExchange.header(Framing.maximumFrame + 1), .badRequest, ["reason": "the request is too large (\(Framing.maximumFrame + 1) bytes)"])
         let current = String(ProtocolVersion.current), next = ProtocolVersion.current + 1
         try raw(RawExchange.json(#"{"version":1,"request":{"op":"status"}}"#), .versionMismatch, ["client": "1", "agent": current])
-        // A client of this version reading an agent's reply of another version says versionMismatch too,
-        // whether the reply has this version's shape or not.
-        let foreign = Array(try ProtocolCoding.wireEncode(ReplyFrame(.done, version: next)))
-        #expect(try AgentClient.decodeReply(foreign) == .failure(ProtocolError(.versionMismatch, ["client": current, "agent": String(next)])))
-        let reshaped = Array(#"{"version":\#(next),"reply":{"kind":"teleported"}}"#.utf8)
-        #expect(try AgentClient.decodeReply(reshaped) == .failure(ProtocolError(.versionMismatch, ["client": current, "agent": String(next)])))
+        // A newer client's frame is served for the operations this agent knows (negotiation, not equality).
+        let newer = try RawExchange.send(RawExchange.json(#"{"version":\#(next),"request":{"op":"settings"}}"#), socketPath: agent.socketPath)
+        guard case .reply(let newerBody) = newer, let newerFrame = RawExchange.replyFrame(newerBody), case .settings = newerFrame.reply else {
+            Issue.record("a newer client's settings was not answered: \(newer)")
+            return
+        }
+        // A client reads a newer agent's reply of a kind it knows; a reply older than negotiation, of this
+        // shape or not, is versionMismatch.
+        #expect(try AgentClient.decodeReply(Array(try ProtocolCoding.wireEncode(ReplyFrame(.done, version: next)))) == .done)
+        let old = ProtocolVersion.oldest - 1
+        let stale = Array(try ProtocolCoding.wireEncode(ReplyFrame(.done, version: old)))
+        #expect(try AgentClient.decodeReply(stale) == .failure(ProtocolError(.versionMismatch, ["client": current, "agent": String(old)])))
+        let reshaped = Array(#"{"version":\#(old),"reply":{"kind":"teleported"}}"#.utf8)
+        #expect(try AgentClient.decodeReply(reshaped) == .failure(ProtocolError(.versionMismatch, ["client": current, "agent": String(old)])))
 
         // A reply over the frame limit: three versions of a note holding 2 MiB each make a 6 MiB history.
         let bulky = try agent.add("note", ItemChanges(title: "Bulky", notes: String(repeating: "n", count: 2 << 20)))

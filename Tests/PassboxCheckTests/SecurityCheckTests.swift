@@ -2,6 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxDomains
 import Testing
+import PassboxWording
 
 /// A vault built to contain every kind of finding, checked against fixed catalogues and a fixed clock.
 @Suite struct SecurityCheckTests {

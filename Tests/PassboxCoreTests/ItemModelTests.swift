@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func luhnFailureSaysWhatToDo() {
-        #expect(throws: ValidationError("the card number fails its check digit", hint: "check the number for a typo")) {
+        #expect(throws: ValidationError("card.checkDigit")) {
             try Validation.normalizedCardNumber("4111 1111 1111 1112")
         }
         #expect(throws: ValidationError.self) { try Validation.normalizedCardNumber("4111") }

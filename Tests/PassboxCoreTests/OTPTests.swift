@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCore
+import PassboxWording
 import PassboxCrypto
 import PassboxTestSupport
 import Testing
@@ -46,7 +47,8 @@ struct TOTPVector: CustomTestStringConvertible, Sendable {
 
     @Test func problemsAreExplainedBeforeSaving() {
         func message(_ text: String) -> String {
-            do { _ = try OTPInput.parse(text); return "accepted" } catch let e as ValidationError { return e.message } catch { return "\(error)" }
+            // Worded as every surface words it: from the reason and its facts.
+            do { _ = try OTPInput.parse(text); return "accepted" } catch let e as ValidationError { return Localization.tr("invalid.\(e.reason)", .english, e.facts) } catch { return "\(error)" }
         }
         #expect(message("123456").contains("look like a one-time code"))
         #expect(message("JBSWY3DPEHPK3PX1").contains("\"1\" at position 16"))

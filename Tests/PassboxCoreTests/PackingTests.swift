@@ -153,7 +153,7 @@ import Testing
 
     @Test func strengthRanksCommonAndRandomPasswords() {
         #expect(PasswordStrength.estimate("password").score == 0)
-        #expect(PasswordStrength.estimate("password").warning != nil)
+        #expect(PasswordStrength.estimate("password").warningKey != nil)
         #expect(PasswordStrength.estimate("qwertyuiop").score <= 1)
         #expect(PasswordStrength.estimate("Tn7yaCi$cUGKwbk9(4WK").score == 4)
         #expect(PasswordStrength.estimate("correct horse battery staple pebble").score >= 3)

@@ -33,8 +33,39 @@ struct ModuleLayoutTests {
         let server = Self.closure(of: "PassboxServer", in: graph)
         #expect(server.contains("PassboxManifest") && server.contains("PassboxCrypto"), "the layout was read: \(server.sorted())")
         #expect(!server.contains("PassboxCore"), "PassboxServer reaches PassboxCore through \(server.sorted())")
+        // Its wire types are the server API's, apart from the agent's protocol (which builds on them).
+        #expect(server.contains("PassboxServerAPI") && !server.contains("PassboxProtocol"), "PassboxServer reaches the agent's protocol: \(server.sorted())")
+        #expect(Self.closure(of: "PassboxServerAPI", in: graph).isEmpty, "the server API's types depend on nothing")
         #expect(Self.closure(of: "PassboxManifest", in: graph).isSubset(of: Self.closure(of: "PassboxCrypto", in: graph).union(["PassboxCrypto"])))
         // The checker itself: the service does reach Core.
         #expect(Self.closure(of: "PassboxService", in: graph).contains("PassboxCore"))
+    }
+}
+
+/// Wording at the edge, facts below (issue 29): the tables live in `PassboxWording`, which only the surfaces
+/// import, and Core throws reasons with facts, never a sentence.
+struct WordingLayoutTests {
+    static let root = ModuleLayoutTests.package.deletingLastPathComponent()
+
+    @Test func onlyTheSurfacesImportTheWording() throws {
+        let graph = try ModuleLayoutTests.dependencies()
+        let importers = Set(graph.filter { $0.value.contains("PassboxWording") }.keys.filter { !$0.hasSuffix("Tests") })
+        #expect(importers == ["PassboxCLI", "PassboxWeb", "PassboxService"], "\(importers.sorted())")
+        for library in ["PassboxCore", "PassboxStore", "PassboxSync", "PassboxInterop", "PassboxProtocol", "PassboxServer"] {
+            #expect(!ModuleLayoutTests.closure(of: library, in: graph).contains("PassboxWording"), "\(library) reaches the wording")
+        }
+    }
+
+    @Test func coreThrowsNoSentence() throws {
+        let core = Self.root.appendingPathComponent("Sources/PassboxCore")
+        let files = try #require(FileManager.default.enumerator(atPath: core.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 20, "the sources were read: \(files.count)")
+        // A reason is a key ("card.checkDigit"); a sentence has a space.
+        let sentence = try NSRegularExpression(pattern: #"(ValidationError|ProtocolError)\(\s*"[^"]*\s[^"]*""#)
+        for file in files {
+            let text = try String(contentsOf: core.appendingPathComponent(file), encoding: .utf8)
+            let found = sentence.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range, in: text)!]) }
+            #expect(found.isEmpty, "\(file) throws a sentence: \(found)")
+        }
     }
 }

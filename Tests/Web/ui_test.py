@@ -268,6 +268,17 @@ def security_checks(ui):
     # A page cannot mint sessions: web-open is refused through the API.
     status, _, body = ask("POST", "/api", good, json.dumps({"version": PROTOCOL_VERSION, "request": {"op": "web-open"}}).encode())
     check(json.loads(body)["reply"]["kind"] == "failure", f"web-open was answered through the API: {body[:200]}")
+    # What the page may call is an allow-list: hello names it (no web-open) and the operations the agent lacks.
+    hello = {"op": "hello", "body": {"version": PROTOCOL_VERSION, "operations": ["status", "teleport"]}}
+    status, _, body = ask("POST", "/api", good, json.dumps({"version": PROTOCOL_VERSION, "request": hello}).encode())
+    reply = json.loads(body)["reply"]
+    check(reply["kind"] == "hello" and "web-open" not in reply["body"]["operations"] and "status" in reply["body"]["operations"]
+          and reply["body"]["missing"] == ["teleport"], f"hello through the API: {body[:300]}")
+    # A body naming a file of the agent's is refused to the page.
+    named = {"op": "backup-make", "body": {"format": "file", "path": "/tmp/passbox-web-named.pbbackup"}}
+    status, _, body = ask("POST", "/api", good, json.dumps({"version": PROTOCOL_VERSION, "request": named}).encode())
+    reply = json.loads(body)["reply"]
+    check(reply["kind"] == "failure" and reply["body"]["code"] == "badRequest", f"a path was taken through the API: {body[:200]}")
     # A token works once.
     url = ui.agent.open_url()
     path = url[len(ui.origin):]
@@ -997,9 +1008,10 @@ def main():
         for language in ("en", "de"):
             for test in flows:
                 name = f"{test.__name__} ({language})"
+                flow_started = time.time()
                 try:
                     test(args, display, language)
-                    print(f"ok   {name}")
+                    print(f"ok   {name} in {time.time() - flow_started:.0f} s")
                 except Exception as e:
                     failures.append(name)
                     print(f"FAIL {name}: {e}")

@@ -4,6 +4,7 @@ import PassboxCore
 import PassboxProtocol
 import PassboxService
 import PassboxStore
+import PassboxWording
 
 /// The client side of the agent: starting it, and `unlock`, `lock`, `status`.
 enum AgentCommands {

@@ -6,6 +6,7 @@ import PassboxKit
 import PassboxProtocol
 import PassboxService
 import PassboxStore
+import PassboxWording
 
 /// `passbox devices` and `passbox activity`.
 extension Commands {

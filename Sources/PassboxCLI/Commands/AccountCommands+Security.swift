@@ -6,6 +6,7 @@ import PassboxKit
 import PassboxProtocol
 import PassboxService
 import PassboxStore
+import PassboxWording
 
 /// `passbox 2fa`: two-factor sign-in with an authenticator app.
 extension Commands {

@@ -6,6 +6,7 @@ import PassboxKit
 import PassboxProtocol
 import PassboxService
 import PassboxStore
+import PassboxWording
 
 /// `passbox signup`, `signin`, `account` and `signout`: an account on a `passbox server`. Secrets come from
 /// the terminal, or from standard input one line each (the master password, twice at sign-up; at sign-in

@@ -4,6 +4,7 @@ import PassboxCore
 import PassboxProtocol
 import PassboxService
 import PassboxStore
+import PassboxWording
 
 extension Commands {
     static let checkUsage = """

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxProtocol
+import PassboxWording
 
 extension Commands {
     /// `passbox fill URL [--pick ITEM [--field NAME] [--confirm-other-site]] [--json]`: the logins for a site

@@ -3,6 +3,7 @@ import PassboxCore
 import PassboxCrypto
 import PassboxInterop
 import PassboxProtocol
+import PassboxWording
 
 /// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports").
 extension Commands {

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxProtocol
+import PassboxWording
 
 extension Commands {
     static let addUsage = "passbox add CATEGORY --title T [--username U] [--url URL ...] [--tag T ...] [--field LABEL=VALUE ...] [--secret-field LABEL ...] [--password-stdin | --generate [--length N]] [--notes-stdin] [--killphrase-stdin] [--search-passphrase-stdin] [--item-password-stdin] [--favorite] [--vault VAULT]"

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxProtocol
+import PassboxWording
 
 /// The options `add` and `edit` share, turned into `ItemChanges`. Secrets are read here, in the order they
 /// come on standard input: `--password-stdin`, then each `--secret-field`, then `--notes-stdin`.

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxProtocol
+import PassboxWording
 
 extension Commands {
     /// `passbox search QUERY [--scope all|name|username|website|notes] [--limit N] [--json]`

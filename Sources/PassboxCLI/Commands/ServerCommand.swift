@@ -3,6 +3,7 @@ import PassboxCore
 import PassboxCrypto
 import PassboxHTTP
 import PassboxServer
+import PassboxWording
 
 extension Commands {
     static let serverUsage =

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxProtocol
+import PassboxWording
 
 extension Commands {
     /// `passbox sync`: pull, merge and push now; says what was merged and what could not be opened.

@@ -3,6 +3,7 @@ import PassboxCore
 import PassboxImaging
 import PassboxProtocol
 import PassboxService
+import PassboxWording
 
 extension Commands {
     static let totpUsage = """

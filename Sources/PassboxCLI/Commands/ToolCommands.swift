@@ -3,6 +3,7 @@ import PassboxCore
 import PassboxProtocol
 import PassboxService
 import PassboxStore
+import PassboxWording
 
 extension Commands {
     /// `passbox generate`: a random password, or a passphrase with `--words N` (in this process: no vault).
@@ -13,7 +14,8 @@ extension Commands {
         do {
             generated = try Tools.generate(try GeneratorOptions.request(args))
         } catch let error as ValidationError {
-            throw CLIError(message: error.message, hint: error.hint, code: .usage)
+            let (message, hint) = Wording.error(ProtocolError.from(error), context.language)
+            throw CLIError(message: message, hint: hint, code: .usage)
         }
         if args.flag("json") {
             generated.entropyBits = (generated.entropyBits * 10).rounded() / 10

@@ -4,6 +4,7 @@ import PassboxCrypto
 import PassboxProtocol
 import PassboxService
 import PassboxStore
+import PassboxWording
 
 extension Commands {
     /// `passbox init`: creates the local vault, asking for a new password (twice on a terminal).

@@ -25,7 +25,6 @@ struct CLIError: Error {
     static func from(_ error: Error) -> CLIError {
         switch error {
         case let e as CLIError: return e
-        case let e as ValidationError: return CLIError(message: e.message, hint: e.hint, code: .failure)
         default: return CLIError(message: "unexpected error: \(type(of: error))", hint: nil, code: .failure)
         }
     }

@@ -57,11 +57,8 @@ final class Endpoint {
     func send(_ request: Request) throws -> Reply {
         let reply: Reply
         // The item limits are checked here too, so a value too large for the agent's frame is named as such.
-        switch request {
-        case .add(let add): try add.changes.checkLimits()
-        case .edit(let edit): try edit.changes.checkLimits()
-        default: break
-        }
+        try request.body(Operations.add)?.changes.checkLimits()
+        try request.body(Operations.edit)?.changes.checkLimits()
         if agentIsRunning {
             do {
                 // The agent ended since this command began (locked and stopped): the vault is locked.
@@ -101,6 +98,10 @@ final class Endpoint {
             }
             try prepare(request.operation)
             reply = localService().handle(request)
+        }
+        if case .failure(let e) = reply, e.code == .unsupported, let spec = OperationRegistry.current.spec(request.operation) {
+            // The agent lacks the operation: this client knows the generation that has it.
+            throw e.adding(["since": String(spec.since)])
         }
         return try reply.get()
     }

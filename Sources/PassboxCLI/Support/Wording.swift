@@ -1,6 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxProtocol
+import PassboxWording
 
 /// Turns protocol errors into the sentences the CLI prints, from the en/de tables (`error.CODE`,
 /// `error.CODE.hint`), with the facts as placeholders.
@@ -28,6 +29,12 @@ enum Wording {
             if facts["triesLeft"] == "0" { key += ".last" } else { facts["count"] = facts["triesLeft"] }
         case .backupFolderInvalid:
             facts["reason"] = Localization.tr("error.backupFolderInvalid.\(facts["reason"] ?? "missing")", language)
+        case .invalidValue, .invalidReference:
+            // A value the libraries refused: worded from its reason (`invalid.REASON`), the reason it wraps as `cause`.
+            if let reason = facts["reason"], Localization.has("invalid.\(reason)") {
+                key = "invalid.\(reason)"
+                if let cause = facts["cause"] { facts["cause"] = Localization.tr("invalid.\(cause)", language, facts) }
+            }
         default:
             break
         }

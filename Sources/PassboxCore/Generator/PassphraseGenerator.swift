@@ -28,9 +28,9 @@ public struct PassphraseGenerator: Sendable {
 
     public func validate() throws {
         guard PassphraseGenerator.wordCountRange.contains(wordCount) else {
-            throw ValidationError("a passphrase has 3 to 10 words", hint: "choose a number of words such as 5")
+            throw ValidationError("passphrase.words")
         }
-        guard separator.count <= 3 else { throw ValidationError("the separator is longer than 3 characters", hint: "use a short separator such as - or a space") }
+        guard separator.count <= 3 else { throw ValidationError("passphrase.separator") }
     }
 
     public func generate() throws -> String {

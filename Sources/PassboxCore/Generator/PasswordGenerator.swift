@@ -49,12 +49,12 @@ public struct PasswordGenerator: Sendable, Equatable {
     /// Checks the settings, saying what to change.
     public func validate() throws {
         guard PasswordGenerator.lengthRange.contains(length) else {
-            throw ValidationError("the length must be between 8 and 128", hint: "choose a length such as 20")
+            throw ValidationError("generator.length")
         }
         guard !classes.isEmpty else {
-            throw ValidationError("no character class is turned on", hint: "allow at least one of upper, lower, digits or symbols")
+            throw ValidationError("generator.noClass")
         }
-        guard classes.count <= length else { throw ValidationError("the length is shorter than the number of classes", hint: "choose a longer length") }
+        guard classes.count <= length else { throw ValidationError("generator.shorterThanClasses") }
     }
 
     /// A new password with at least one character of each class in use. Draws uniformly from the whole

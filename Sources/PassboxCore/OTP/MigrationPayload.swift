@@ -22,13 +22,13 @@ public struct MigrationPayload: Sendable, Equatable {
             components.scheme?.lowercased() == "otpauth-migration",
             let data = components.queryItems?.first(where: { $0.name == "data" })?.value
         else {
-            throw ValidationError("this is not a Google Authenticator export link", hint: "it starts with otpauth-migration://offline?data=")
+            throw ValidationError("migration.notALink")
         }
         // URLComponents already turned %2B into "+"; a "+" left as a space by some scanners is restored.
         var base64 = data.replacingOccurrences(of: " ", with: "+").replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         guard let bytes = Data(base64Encoded: base64) else {
-            throw ValidationError("the export link's data is not base64", hint: "scan the export QR code again")
+            throw ValidationError("migration.notBase64")
         }
         return try decode(protobuf: Array(bytes))
     }
@@ -36,14 +36,14 @@ public struct MigrationPayload: Sendable, Equatable {
     public static func decode(protobuf bytes: [UInt8]) throws -> MigrationPayload {
         var reader = ProtobufReader(bytes)
         var payload = MigrationPayload(accounts: [], batchIndex: 0, batchSize: 1)
-        var skipped = [String]()
+        var skipped = [ValidationError]()
         while let (field, wire) = try reader.nextField() {
             switch (field, wire) {
             case (1, 2):
                 do {
                     payload.accounts.append(try decodeAccount(try reader.lengthDelimited()))
                 } catch let e as ValidationError {
-                    skipped.append(e.message)
+                    skipped.append(e)
                 }
             case (3, 0): payload.batchSize = Int(Int32(truncatingIfNeeded: try reader.varint()))
             case (4, 0): payload.batchIndex = Int(Int32(truncatingIfNeeded: try reader.varint()))
@@ -51,7 +51,7 @@ public struct MigrationPayload: Sendable, Equatable {
             }
         }
         if payload.accounts.isEmpty, let first = skipped.first {
-            throw ValidationError("the export holds no account Passbox can use: \(first)", hint: "set those accounts up again with their sites")
+            throw ValidationError("migration.nothingUsable", first.facts.merging(["cause": first.reason]) { a, _ in a })
         }
         return payload
     }
@@ -70,19 +70,19 @@ public struct MigrationPayload: Sendable, Equatable {
                 case 0, 1: p.algorithm = .sha1
                 case 2: p.algorithm = .sha256
                 case 3: p.algorithm = .sha512
-                default: throw ValidationError("\(name) uses the MD5 algorithm, which is not supported", hint: "")
+                default: throw ValidationError("migration.md5", ["name": name])
                 }
             case (5, 0):
                 switch try reader.varint() {
                 case 0, 1: p.digits = 6
                 case 2: p.digits = 8
-                default: throw ValidationError("\(name) uses an unknown number of digits", hint: "")
+                default: throw ValidationError("migration.digits", ["name": name])
                 }
             case (6, 0):
                 switch try reader.varint() {
                 case 1: p.kind = .hotp
                 case 0, 2: p.kind = .totp
-                default: throw ValidationError("\(name) has an unknown code type", hint: "")
+                default: throw ValidationError("migration.type", ["name": name])
                 }
             case (7, 0): p.counter = try reader.varint()
             default: try reader.skip(wire: wire)
@@ -148,5 +148,5 @@ struct ProtobufReader {
         offset += n
     }
 
-    static let malformed = ValidationError("the export data is damaged", hint: "scan the export QR code again")
+    static let malformed = ValidationError("migration.damaged")
 }

@@ -41,19 +41,19 @@ public struct OTPParameters: Sendable, Equatable {
     /// Checks the settings, saying what is wrong.
     public func validate() throws {
         guard secret.count >= OTPParameters.minimumSecretBytes else {
-            throw ValidationError("the setup key is only \(secret.count * 8) bits long; keys have at least 80", hint: "copy the whole key the site shows (usually 16 or 32 characters)")
+            throw ValidationError("otp.keyTooShort", ["bits": String(secret.count * 8)])
         }
         guard OTPParameters.digitsRange.contains(digits) else {
-            throw ValidationError("codes of \(digits) digits are not supported", hint: "one-time codes have 6, 7 or 8 digits")
+            throw ValidationError("otp.digits", ["digits": String(digits)])
         }
         if kind == .totp {
-            guard period > 0 else { throw ValidationError("a period of 0 seconds cannot make codes", hint: "use the period the site gives, usually 30") }
+            guard period > 0 else { throw ValidationError("otp.periodZero") }
             guard period <= OTPParameters.maximumPeriod else {
-                throw ValidationError("a period of \(period) seconds is longer than a year", hint: "use the period the site gives, usually 30")
+                throw ValidationError("otp.periodTooLong", ["period": String(period)])
             }
         } else {
             guard counter <= OTPParameters.maximumCounter else {
-                throw ValidationError("the counter \(counter) is larger than Passbox can count to (\(OTPParameters.maximumCounter))", hint: "set up the code again with the site")
+                throw ValidationError("otp.counterTooLarge", ["counter": String(counter), "maximum": String(OTPParameters.maximumCounter)])
             }
         }
     }
@@ -76,7 +76,7 @@ public struct OTPParameters: Sendable, Equatable {
         switch kind {
         case .hotp: return (code(counter: counter), nil)
         case .totp:
-            guard let step = timeStep(at: date) else { throw ValidationError("the clock is before 1970", hint: "set the system clock") }
+            guard let step = timeStep(at: date) else { throw ValidationError("otp.clockBefore1970") }
             let left = Int(period - UInt64(date.timeIntervalSince1970) % period)
             return (code(counter: step), left)
         }

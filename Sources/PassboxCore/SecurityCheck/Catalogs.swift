@@ -33,7 +33,7 @@ public struct BreachCatalog: Sendable {
 
     public static func parse(_ data: Data) throws -> BreachCatalog {
         guard let array = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
-            throw ValidationError("the breach catalogue is not a JSON array of breaches", hint: "download it again from https://haveibeenpwned.com/api/v3/breaches")
+            throw ValidationError("catalogue.breachesFormat")
         }
         let iso = ISO8601DateFormatter()
         let day = DateFormatter()
@@ -53,7 +53,7 @@ public struct BreachCatalog: Sendable {
                     dataClasses: entry["DataClasses"] as? [String] ?? [], pwnCount: entry["PwnCount"] as? Int ?? 0))
         }
         guard !out.isEmpty || array.isEmpty else {
-            throw ValidationError("the breach catalogue has no usable breach", hint: "download it again from https://haveibeenpwned.com/api/v3/breaches")
+            throw ValidationError("catalogue.noBreach")
         }
         return BreachCatalog(breaches: out)
     }
@@ -79,7 +79,7 @@ public struct TwoFactorDirectory: Sendable {
 
     public static func parse(_ data: Data) throws -> TwoFactorDirectory {
         guard let array = try? JSONSerialization.jsonObject(with: data) as? [[Any]] else {
-            throw ValidationError("the 2FA Directory list is not in its v3 format", hint: "download it again from https://api.2fa.directory/v3/totp.json")
+            throw ValidationError("catalogue.directoryFormat")
         }
         var sites = [Site]()
         for pair in array where pair.count == 2 {

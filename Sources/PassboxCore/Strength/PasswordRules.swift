@@ -43,10 +43,10 @@ public enum PasswordRules {
             }
         }
         guard characters >= 8 else {
-            throw ValidationError("the password has \(characters) characters; it needs at least 8", hint: "use a long password: four or five random words are easy to type and hard to guess")
+            throw ValidationError("password.short", ["characters": String(characters)])
         }
         guard !onlyDigits else {
-            throw ValidationError("the password is only digits, like a PIN", hint: "use letters too: four or five random words are easy to type and hard to guess")
+            throw ValidationError("password.digitsOnly")
         }
     }
 }

@@ -33,14 +33,8 @@ public struct PasswordStrength: Sendable, Equatable {
     public let suggestionKeys: [String]
 
     /// The label of the score ("strong"), in English.
-    public var label: String { label(.english) }
-    public func label(_ language: Language) -> String { Localization.tr("strength.label.\(score)", language) }
     /// The warning, in English.
-    public var warning: String? { warning(.english) }
-    public func warning(_ language: Language) -> String? { warningKey.map { Localization.tr($0, language) } }
     /// The suggestions, in English.
-    public var suggestions: [String] { suggestions(.english) }
-    public func suggestions(_ language: Language) -> [String] { suggestionKeys.map { Localization.tr($0, language) } }
 
     /// Estimates the strength of `password`; `userInputs` (title, username, site) count as known words.
     ///

@@ -22,13 +22,13 @@ public enum Validation {
     public static func normalizedCardNumber(_ text: String) throws -> String {
         let stripped = text.filter { $0 != " " && $0 != "-" }
         guard stripped.allSatisfy(\.isASCII), stripped.allSatisfy(\.isNumber) else {
-            throw ValidationError("the card number may contain only digits, spaces and dashes", hint: "retype the number as printed on the card")
+            throw ValidationError("card.characters")
         }
         guard (12...19).contains(stripped.count) else {
-            throw ValidationError("the card number has \(stripped.count) digits; card numbers have 12 to 19", hint: "check that no digit is missing or extra")
+            throw ValidationError("card.length", ["digits": String(stripped.count)])
         }
         guard passesLuhn(stripped) else {
-            throw ValidationError("the card number fails its check digit", hint: "check the number for a typo")
+            throw ValidationError("card.checkDigit")
         }
         return stripped
     }
@@ -45,11 +45,11 @@ public enum Validation {
             (month, year) = (all / 100, all % 100)
         }
         guard var y = year, let m = month, (1...12).contains(m) else {
-            throw ValidationError("the \(label) \"\(trimmed)\" is not a month and year", hint: "write it as MM/YY, for example 04/29")
+            throw ValidationError("expiry.format", ["label": label, "value": trimmed])
         }
         if y < 100 { y += 2000 }
         guard (1900...2999).contains(y) else {
-            throw ValidationError("the \(label) has an impossible year", hint: "write it as MM/YY, for example 04/29")
+            throw ValidationError("expiry.year", ["label": label])
         }
         return String(format: "%04d-%02d", y, m)
     }
@@ -60,13 +60,13 @@ public enum Validation {
         var parts = trimmed.split(whereSeparator: { $0 == "-" || $0 == "." || $0 == "/" }).compactMap { Int($0) }
         if parts.count == 3, trimmed.contains("."), parts[2] > 31 { parts = [parts[2], parts[1], parts[0]] }
         guard parts.count == 3, (1...9999).contains(parts[0]), (1...12).contains(parts[1]) else {
-            throw ValidationError("the \(label) \"\(trimmed)\" is not a date", hint: "write it as YYYY-MM-DD, for example 2031-04-30")
+            throw ValidationError("date.format", ["label": label, "value": trimmed])
         }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let components = DateComponents(year: parts[0], month: parts[1], day: parts[2])
         guard components.isValidDate(in: calendar) else {
-            throw ValidationError("the \(label) \"\(trimmed)\" does not exist in the calendar", hint: "check the day and month")
+            throw ValidationError("date.impossible", ["label": label, "value": trimmed])
         }
         return String(format: "%04d-%02d-%02d", parts[0], parts[1], parts[2])
     }
@@ -75,13 +75,13 @@ public enum Validation {
     public static func normalizedURL(_ text: String) throws -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, !trimmed.contains(where: \.isWhitespace) else {
-            throw ValidationError("the website \"\(trimmed)\" is not an address", hint: "enter an address such as example.com or https://example.com/login")
+            throw ValidationError("website", ["value": trimmed])
         }
         let withScheme = trimmed.contains("://") ? trimmed : "https://" + trimmed
         guard let components = URLComponents(string: withScheme), let scheme = components.scheme, !scheme.isEmpty,
             let host = components.host, !host.isEmpty, host.contains(".") || host == "localhost" || scheme != "https" && scheme != "http"
         else {
-            throw ValidationError("the website \"\(trimmed)\" is not an address", hint: "enter an address such as example.com or https://example.com/login")
+            throw ValidationError("website", ["value": trimmed])
         }
         return withScheme
     }
@@ -93,7 +93,7 @@ public enum Validation {
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
             !trimmed.contains(where: \.isWhitespace)
         else {
-            throw ValidationError("\"\(trimmed)\" is not an email address", hint: "enter it as name@example.com")
+            throw ValidationError("email", ["value": trimmed])
         }
         return trimmed
     }

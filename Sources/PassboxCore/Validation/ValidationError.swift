@@ -1,12 +1,14 @@
-/// A value the user entered that cannot be saved, with what to do about it.
+/// A value that is not acceptable, as a reason and facts: never a sentence. Each surface words it from its
+/// tables, keyed `invalid.<reason>` and `invalid.<reason>.hint`, with the facts as placeholders (a reason that
+/// wraps another names it as the fact `cause`).
 public struct ValidationError: Error, Equatable, Sendable {
-    /// What is wrong ("the card number fails its check digit").
-    public let message: String
-    /// What to do ("check the number for a typo").
-    public let hint: String
+    /// What is wrong, as a wording key's stem ("card.checkDigit").
+    public let reason: String
+    /// The values the wording names ("digits": "11").
+    public let facts: [String: String]
 
-    public init(_ message: String, hint: String) {
-        self.message = message
-        self.hint = hint
+    public init(_ reason: String, _ facts: [String: String] = [:]) {
+        self.reason = reason
+        self.facts = facts
     }
 }

@@ -15,14 +15,14 @@ public struct SecretReference: Sendable, Equatable {
     public static func parse(_ text: String) throws -> SecretReference {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard trimmed.hasPrefix(scheme) else {
-            throw ValidationError("\"\(trimmed.prefix(60))\" is not a passbox:// reference", hint: "write references as passbox://local/ITEM/FIELD")
+            throw ValidationError("reference.scheme", ["value": String(trimmed.prefix(60))])
         }
         let parts = trimmed.dropFirst(scheme.count).split(separator: "/", omittingEmptySubsequences: false).map { String($0).removingPercentEncoding ?? String($0) }
         guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else {
-            throw ValidationError("the reference \"\(trimmed.prefix(80))\" does not have the form passbox://VAULT/ITEM/FIELD", hint: "for example passbox://local/GitHub/password (percent-encode a / in a title as %2F)")
+            throw ValidationError("reference.form", ["value": String(trimmed.prefix(80))])
         }
         guard ["local", "default"].contains(parts[0].lowercased()) else {
-            throw ValidationError("there is no vault \"\(parts[0])\"", hint: "the local vault is passbox://local/…")
+            throw ValidationError("reference.vault", ["vault": String(parts[0])])
         }
         return SecretReference(vault: parts[0], item: parts[1], field: parts[2])
     }
@@ -46,7 +46,7 @@ public struct SecretReference: Sendable, Equatable {
         default: value = item.value(of: field)
         }
         guard let value, !value.isEmpty else {
-            throw ValidationError("\"\(item.title)\" has no field \"\(field)\"", hint: "run \"passbox show \(item.id.prefix(8))\" to see its fields")
+            throw ValidationError("reference.field", ["title": item.title, "field": field, "id8": String(item.id.prefix(8))])
         }
         return value
     }

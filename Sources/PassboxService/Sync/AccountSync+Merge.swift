@@ -149,11 +149,11 @@ extension AccountSync {
             if clearOwn { st.ownRevisions = nil }
             vault.sync = st
         }
-        session.syncTrees = verified.trees
+        session.syncState.trees = verified.trees
         // An item in a vault deleted on another device (pulled, or here before the deletion came) gets a vault
         // of those left at the next assignment, which then looks at every item.
         let live = Set(session.vault.vaults.map(\.id))
-        if session.vault.items.contains(where: { $0.vaultID.map { !live.contains($0) } ?? false }) { session.vaultsAssigned = false }
+        if session.vault.items.contains(where: { $0.vaultID.map { !live.contains($0) } ?? false }) { session.syncState.vaultsAssigned = false }
         return count
     }
 }

@@ -17,9 +17,9 @@ extension AccountSync {
         // A handful of vaults: comparing with each is quicker than hashing every item's vault id. After the first
         // pass of a session only an item changed here can be without a vault (a pulled item names its vault).
         let known = vault.vaults.map(\.id)
-        let everyItem = !session.vaultsAssigned
+        let everyItem = !session.syncState.vaultsAssigned
         let homeless = vault.items.filter { item in (everyItem || item.syncPending) && (item.vaultID.map { id in !known.contains(id) } ?? true) }
-        session.vaultsAssigned = true
+        session.syncState.vaultsAssigned = true
         guard !homeless.isEmpty || vault.vaults.isEmpty else { return }
         try save(Set(homeless.map(\.id))) { vault in
             if vault.vaults.isEmpty { try Self.makeVault(&vault, name: "Personal", icon: nil, colour: nil, now: now()) }
@@ -69,7 +69,7 @@ extension AccountSync {
             guard let batch = try nextBatch() else { return nil }
             let body = Array(try ProtocolCoding.wireEncode(batch.request))
             session.syncInFlight = body
-            session.syncInFlightBatch = batch
+            session.syncState.inFlightBatch = batch
             return (batch, body)
         }) {
             let reply: SyncPushReply
@@ -78,7 +78,7 @@ extension AccountSync {
             } catch let error as ProtocolError where error.code == .syncConflict {
                 try step {
                     session.syncInFlight = nil
-                    session.syncInFlightBatch = nil
+                    session.syncState.inFlightBatch = nil
                 }
                 return (pushed, true)
             } catch let error as ProtocolError where error.code == .blobsMissing {
@@ -87,7 +87,7 @@ extension AccountSync {
                 // that keeps saying so after two rounds gets its answer passed on.
                 try step {
                     session.syncInFlight = nil
-                    session.syncInFlightBatch = nil
+                    session.syncState.inFlightBatch = nil
                 }
                 resent += 1
                 guard resent <= 2 else { throw error }
@@ -219,9 +219,9 @@ extension AccountSync {
             vault.sync = st
         }
         session.syncInFlight = nil
-        session.syncInFlightBatch = nil
-        var trees = session.syncTrees ?? [:]
+        session.syncState.inFlightBatch = nil
+        var trees = session.syncState.trees ?? [:]
         for (id, tree) in batch.trees { trees[id] = tree }
-        session.syncTrees = trees
+        session.syncState.trees = trees
     }
 }

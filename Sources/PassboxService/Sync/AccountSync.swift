@@ -110,7 +110,7 @@ final class AccountSync {
     func run() throws -> SyncOutcome {
         let inflight = try step { () throws -> ([UInt8], Batch?)? in
             guard session.vault.sync != nil else { throw ProtocolError(.syncKeysMissing) }
-            return session.syncInFlight.map { ($0, session.syncInFlightBatch as? Batch) }
+            return session.syncInFlight.map { ($0, session.syncState.inFlightBatch as? Batch) }
         }
         if let (body, batch) = inflight { try resend(body, batch: batch) }
         var pulled = 0, pushed = 0
@@ -130,7 +130,7 @@ final class AccountSync {
                 removeServerBlobs()
                 return try step {
                     // A sync that changed nothing writes nothing: its time is kept in memory (status shows it).
-                    session.lastSyncHere = now().storedPrecision
+                    session.syncState.lastSyncHere = now().storedPrecision
                     return SyncOutcome(pulled: pulled, pushed: pushed, notices: allNotices, revision: state.revision)
                 }
             }
@@ -155,8 +155,8 @@ final class AccountSync {
         kept += gathered
         notices = []
         // A pulled item may refer to blobs: from now on a save looks for those it no longer refers to.
-        if !session.mayHaveBlobs, session.vault.items.contains(where: { changed.contains($0.id) && !$0.referencedBlobs.isEmpty }) {
-            session.mayHaveBlobs = true
+        if !session.blobState.mayHaveBlobs, session.vault.items.contains(where: { changed.contains($0.id) && !$0.referencedBlobs.isEmpty }) {
+            session.blobState.mayHaveBlobs = true
         }
         return result
     }
@@ -171,7 +171,7 @@ final class AccountSync {
 
     /// The server's view of every vault as this device last verified it.
     func trees() -> [String: ManifestTree] {
-        if let kept = session.syncTrees { return kept }
+        if let kept = session.syncState.trees { return kept }
         var trees = [String: ManifestTree]()
         for id in state.vaults.keys { trees[id] = ManifestTree() }
         for item in session.vault.items {
@@ -180,7 +180,7 @@ final class AccountSync {
         for (id, removal) in state.removals { trees[removal.vaultID, default: ManifestTree()].set(id, .init(hash: Array(removal.hash), deleted: false)) }
         for (vault, ids) in state.tombstones { for id in ids { trees[vault, default: ManifestTree()].setDeleted(id) } }
         for entry in state.undecryptable { trees[entry.vaultID, default: ManifestTree()].set(entry.itemID, .init(hash: Array(entry.hash), deleted: false)) }
-        session.syncTrees = trees
+        session.syncState.trees = trees
         return trees
     }
 
@@ -200,7 +200,7 @@ final class AccountSync {
         }
         try step {
             session.syncInFlight = nil
-            session.syncInFlightBatch = nil
+            session.syncState.inFlightBatch = nil
         }
     }
 

@@ -8,6 +8,8 @@ export async function loadLanguage(lang) {
   const response = await fetch(`/strings/${language}.json`, { cache: 'no-store' });
   table = await response.json();
   document.documentElement.lang = language;
+  // The wording of refused values comes once the page is up: no screen needs it to draw.
+  fetch(`/strings/${language}.invalid.json`, { cache: 'no-store' }).then((r) => r.json()).then((m) => { table = { ...m, ...table }; }, () => {});
 }
 
 // t('ui.list.count', {count: 3}) picks the .one or .other variant by count; {name} placeholders are filled.
@@ -38,6 +40,10 @@ export function errorText(error) {
     case 'otherSite': if (!facts.saved) facts.saved = t('fill.noWebsite'); break;
     case 'secretKeyInvalid': facts.detail = t('secretKey.' + (facts.problem || 'mistyped'), facts); break;
     case 'backupFolderInvalid': facts.reason = t('error.backupFolderInvalid.' + (facts.reason || 'missing')); break;
+    // A refused value: worded from its reason, the reason it wraps as cause.
+    case 'invalidValue': case 'invalidReference':
+      if (has('invalid.' + facts.reason)) { key = 'invalid.' + facts.reason; facts.cause &&= t('invalid.' + facts.cause, facts); }
+      break;
     default: break;
   }
   const message = t(key, facts);

@@ -34,7 +34,7 @@ public enum Localization {
 
     /// `text` with each `{name}` that `arguments` names replaced by its value, in one pass (values are not
     /// searched again, so a value holding "{x}" stays as it is); other braces stay.
-    static func fill(_ text: String, _ arguments: [String: String]) -> String {
+    public static func fill(_ text: String, _ arguments: [String: String]) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count + 16)
         var rest = Substring(text)
@@ -81,6 +81,6 @@ public enum Localization {
 }
 
 extension Tables {
-    static let allEnglish = english.merging(errorsEnglish) { a, _ in a }.merging(serverEnglish) { a, _ in a }.merging(syncEnglish) { a, _ in a }.merging(webEnglish) { a, _ in a }.merging(webToolsEnglish) { a, _ in a }.merging(webAccountEnglish) { a, _ in a }.merging(webCoercionEnglish) { a, _ in a }.merging(coercionErrorsEnglish) { a, _ in a }.merging(backupEnglish) { a, _ in a }.merging(interopEnglish) { a, _ in a }.merging(attachmentsEnglish) { a, _ in a }
-    static let allGerman = german.merging(errorsGerman) { a, _ in a }.merging(serverGerman) { a, _ in a }.merging(syncGerman) { a, _ in a }.merging(webGerman) { a, _ in a }.merging(webToolsGerman) { a, _ in a }.merging(webAccountGerman) { a, _ in a }.merging(webCoercionGerman) { a, _ in a }.merging(coercionErrorsGerman) { a, _ in a }.merging(backupGerman) { a, _ in a }.merging(interopGerman) { a, _ in a }.merging(attachmentsGerman) { a, _ in a }
+    static let allEnglish = english.merging(errorsEnglish) { a, _ in a }.merging(serverEnglish) { a, _ in a }.merging(syncEnglish) { a, _ in a }.merging(webEnglish) { a, _ in a }.merging(webToolsEnglish) { a, _ in a }.merging(webAccountEnglish) { a, _ in a }.merging(webCoercionEnglish) { a, _ in a }.merging(coercionErrorsEnglish) { a, _ in a }.merging(backupEnglish) { a, _ in a }.merging(interopEnglish) { a, _ in a }.merging(attachmentsEnglish) { a, _ in a }.merging(validationEnglish) { a, _ in a }
+    static let allGerman = german.merging(errorsGerman) { a, _ in a }.merging(serverGerman) { a, _ in a }.merging(syncGerman) { a, _ in a }.merging(webGerman) { a, _ in a }.merging(webToolsGerman) { a, _ in a }.merging(webAccountGerman) { a, _ in a }.merging(webCoercionGerman) { a, _ in a }.merging(coercionErrorsGerman) { a, _ in a }.merging(backupGerman) { a, _ in a }.merging(interopGerman) { a, _ in a }.merging(attachmentsGerman) { a, _ in a }.merging(validationGerman) { a, _ in a }
 }

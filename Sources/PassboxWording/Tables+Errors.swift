@@ -4,6 +4,8 @@ extension Tables {
     static let errorsEnglish: [String: String] = [
         "error.versionMismatch": "this passbox speaks protocol version {client}, the running agent version {agent}",
         "error.versionMismatch.hint": "stop the agent with \"passbox lock --stop\", then run the command again",
+        "error.unsupported": "the running agent (protocol {agent}) does not have the operation {operation}",
+        "error.unsupported.hint": "stop the agent with \"passbox lock --stop\" so the next command starts this version's agent",
         "error.badRequest": "the agent refused the request: {reason}",
         "error.badRequest.hint": "run the command again; if it keeps failing, stop the agent with \"passbox lock --stop\"",
         "error.replyTooLarge": "the answer is too large to send ({bytes} bytes)",
@@ -201,6 +203,8 @@ extension Tables {
     static let errorsGerman: [String: String] = [
         "error.versionMismatch": "dieses passbox spricht Protokollversion {client}, der laufende Agent Version {agent}",
         "error.versionMismatch.hint": "beenden Sie den Agenten mit \"passbox lock --stop\" und führen Sie den Befehl erneut aus",
+        "error.unsupported": "der laufende Agent (Protokoll {agent}) kennt die Operation {operation} nicht",
+        "error.unsupported.hint": "beenden Sie den Agenten mit \"passbox lock --stop\", damit der nächste Befehl den Agenten dieser Version startet",
         "error.badRequest": "der Agent hat die Anfrage abgelehnt: {reason}",
         "error.badRequest.hint": "führen Sie den Befehl erneut aus; scheitert er weiter, beenden Sie den Agenten mit \"passbox lock --stop\"",
         "error.replyTooLarge": "die Antwort ist zu groß zum Senden ({bytes} Bytes)",

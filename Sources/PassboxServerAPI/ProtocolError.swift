@@ -23,6 +23,8 @@ public struct ProtocolError: Error, Codable, Sendable, Equatable {
 public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     // Protocol and requests
     case versionMismatch  // facts: client, agent
+    /// The agent does not have the operation (an older agent, or one built without it).
+    case unsupported  // facts: operation, agent (its generation), since (the generation that has it, when the client knows)
     case badRequest  // facts: reason
     case replyTooLarge  // facts: bytes
     case unknownCategory  // facts: name
