@@ -80,8 +80,8 @@ pam-service:
 test: deps test-deps static-cxx
 	$(SWIFT) build --build-tests
 	$(SWIFT) build $(RELEASE_FLAGS) --product passbox
-	PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_REQUIRE_PEERS=1 PASSBOX_RELEASE_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build --xunit-output .build/tests.xml
-	scripts/slowest-suites.sh .build/tests-swift-testing.xml
+	set -o pipefail; PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_REQUIRE_PEERS=1 PASSBOX_RELEASE_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build 2>&1 | tee .build/test.log
+	scripts/slowest-suites.sh .build/test.log
 	scripts/fetch-axe.sh .build/web-tools
 	/usr/bin/python3 Tests/Web/ui_test.py --passbox .build/debug/passbox --axe .build/web-tools/axe.min.js --artifacts .build/ui-screenshots
 

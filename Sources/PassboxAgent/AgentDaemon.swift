@@ -211,12 +211,12 @@ public final class AgentDaemon: @unchecked Sendable {
         }
         t.on(Operations.readQR) { _, r in
             guard let bytes = Data(base64Encoded: r.image), bytes.count <= 16 << 20 else {
-                throw ProtocolError(.imageUnreadable, ["message": "it is not a PNG or JPEG file of at most 16 MiB"])
+                throw ProtocolError(.imageUnreadable, ["reason": "notAnUpload"])
             }
             do {
                 return ResolveReply(values: try ParseChild.qrCodes(bytes: Array(bytes), name: "the image"))
             } catch let e as QRCodeReader.ReadError {
-                throw ProtocolError(.imageUnreadable, ["message": e.message])
+                throw ProtocolError(.imageUnreadable, e.facts.merging(["reason": e.reason]) { _, reason in reason })
             }
         }
         t.on(Operations.accountSignUp) { a, r in

@@ -19,9 +19,14 @@ public struct PwnedPasswordsClient: Sendable {
         self.maximumConcurrentRequests = maximumConcurrentRequests
     }
 
+    /// Why the breach check could not run, as a reason and facts (worded by the surfaces: `breach.REASON`).
     public struct CheckError: Error, Equatable, Sendable {
-        public let message: String
-        public let hint: String
+        public let reason: String
+        public let facts: [String: String]
+        public init(_ reason: String, _ facts: [String: String] = [:]) {
+            self.reason = reason
+            self.facts = facts
+        }
     }
 
     /// SHA-1 of a password as 40 upper-case hex characters.
@@ -63,10 +68,10 @@ public struct PwnedPasswordsClient: Sendable {
     /// answers to the real ones only. Runs where the network is (the command line), never in the agent.
     public func ranges(for real: Set<String>) throws -> [String: String] {
         guard Self.isAllowed(rangeURL) else {
-            throw CheckError(message: "the range service address \"\(rangeURL)\" is not https (plain http is allowed only to this machine)", hint: "set an https address with \"passbox check settings range-url URL\"")
+            throw CheckError("notHTTPS", ["address": rangeURL])
         }
         guard let host = URL(string: rangeURL)?.host else {
-            throw CheckError(message: "the range service address \"\(rangeURL)\" is not an http(s) URL", hint: "set it with \"passbox check settings range-url URL\"")
+            throw CheckError("notAnAddress", ["address": rangeURL])
         }
         guard !real.isEmpty else { return [:] }
         let results = RangeResults()
@@ -86,14 +91,14 @@ public struct PwnedPasswordsClient: Sendable {
                 do {
                     let answer = try HTTPGet.get(url, headers: ["Add-Padding: true", "User-Agent: Passbox"], timeoutSeconds: Int(timeout.rounded(.up)), limit: 4 << 20)
                     guard answer.status == 200 else {
-                        results.fail(CheckError(message: "the range service answered \(answer.status) for a query", hint: "try again later; nothing was changed"))
+                        results.fail(CheckError("status", ["status": String(answer.status)]))
                         return
                     }
                     if keep { results.add(prefix: prefix, body: String(decoding: answer.body, as: UTF8.self)) }
                 } catch let error as HTTPGet.Failure {
-                    results.fail(CheckError(message: "could not reach the range service at \(host): \(error.description)", hint: "check the network connection (or the address in passbox check settings) and try again; nothing was changed"))
+                    results.fail(CheckError("unreachableBecause", ["host": host, "detail": error.description]))
                 } catch {
-                    results.fail(CheckError(message: "could not reach the range service at \(host)", hint: "try again; nothing was changed"))
+                    results.fail(CheckError("unreachable", ["host": host]))
                 }
             }
         }

@@ -6,12 +6,13 @@ internal import CZbarSupport
 /// Finds QR codes in a PNG or JPEG file (a screenshot is enough) with libzbar. libpng, libturbojpeg and libzbar
 /// are loaded with dlopen on first use; a missing one is a `ReadError` that names it.
 public enum QRCodeReader {
+    /// Why an image gave no codes, as a reason and facts (worded by the surfaces: `qr.REASON`).
     public struct ReadError: Error, Equatable, Sendable {
-        public let message: String
-        public let hint: String
-        public init(message: String, hint: String) {
-            self.message = message
-            self.hint = hint
+        public let reason: String
+        public let facts: [String: String]
+        public init(_ reason: String, _ facts: [String: String] = [:]) {
+            self.reason = reason
+            self.facts = facts
         }
     }
 
@@ -37,7 +38,7 @@ public enum QRCodeReader {
     /// The text of every QR code in the image, in the order zbar finds them.
     public static func decode(file path: String) throws -> [String] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ReadError(message: "cannot read the image \(path)", hint: "check the path and permissions")
+            throw ReadError("cannotRead", ["path": path])
         }
         return try decode(bytes: [UInt8](data), name: path)
     }
@@ -50,11 +51,11 @@ public enum QRCodeReader {
         } else if bytes.starts(with: [0xff, 0xd8, 0xff]) {
             image = try decodeJPEG(bytes)
         } else {
-            throw ReadError(message: "\(path) is not a PNG or JPEG image", hint: "save the QR code as a PNG or JPEG screenshot")
+            throw ReadError("notAnImage", ["path": path])
         }
         let codes = try scan(image)
         guard !codes.isEmpty else {
-            throw ReadError(message: "no QR code was found in \(path)", hint: "take a sharper screenshot that shows the whole code")
+            throw ReadError("noCode", ["path": path])
         }
         return codes
     }
@@ -69,31 +70,31 @@ public enum QRCodeReader {
 
     static func decodePNG(_ bytes: [UInt8], rgb: Bool = false) throws -> GrayImage {
         guard CPNG_available() != 0 else {
-            throw ReadError(message: "the PNG decoder (libpng16.so.16) could not be loaded", hint: "install it with \"apt-get install libpng16-16\"")
+            throw ReadError("pngMissing")
         }
         var image = png_image()
         image.version = UInt32(CPNG_imageVersion())
         guard bytes.withUnsafeBytes({ CPNG_beginReadFromMemory(&image, $0.baseAddress, $0.count) }) != 0 else {
-            throw ReadError(message: "the PNG image is damaged", hint: "save the screenshot again")
+            throw ReadError("pngDamaged")
         }
         defer { CPNG_free(&image) }
         guard Int(image.width) * Int(image.height) <= maximumPixels else {
-            throw ReadError(message: "the image is too large (\(image.width) × \(image.height))", hint: "crop the screenshot to the QR code")
+            throw ReadError("tooLarge", ["width": String(image.width), "height": String(image.height)])
         }
         image.format = rgb ? UInt32(PNG_FORMAT_RGB) : UInt32(PNG_FORMAT_GRAY)
         var pixels = [UInt8](repeating: 0, count: Int(image.width) * Int(image.height) * (rgb ? 3 : 1))
         let ok = bytes.withUnsafeBytes { _ in
             pixels.withUnsafeMutableBytes { CPNG_finishRead(&image, nil, $0.baseAddress, 0, nil) }
         }
-        guard ok != 0 else { throw ReadError(message: "the PNG image is damaged", hint: "save the screenshot again") }
+        guard ok != 0 else { throw ReadError("pngDamaged") }
         return GrayImage(width: Int(image.width), height: Int(image.height), pixels: pixels)
     }
 
     static func decodeJPEG(_ bytes: [UInt8], rgb: Bool = false) throws -> GrayImage {
         guard CTurboJPEG_available() != 0 else {
-            throw ReadError(message: "the JPEG decoder (libturbojpeg.so.0) could not be loaded", hint: "install it with \"apt-get install libturbojpeg0\"")
+            throw ReadError("jpegMissing")
         }
-        guard let handle = CTurboJPEG_initDecompress() else { throw ReadError(message: "the JPEG decoder could not start", hint: "") }
+        guard let handle = CTurboJPEG_initDecompress() else { throw ReadError("jpegFailed") }
         defer { CTurboJPEG_destroy(handle) }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         var mutableBytes = bytes
@@ -101,10 +102,10 @@ public enum QRCodeReader {
             CTurboJPEG_decompressHeader(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
         }
         guard header == 0, width > 0, height > 0 else {
-            throw ReadError(message: "the JPEG image is damaged", hint: "save the screenshot again")
+            throw ReadError("jpegDamaged")
         }
         guard Int(width) * Int(height) <= maximumPixels else {
-            throw ReadError(message: "the image is too large (\(width) × \(height))", hint: "crop the screenshot to the QR code")
+            throw ReadError("tooLarge", ["width": String(width), "height": String(height)])
         }
         var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * (rgb ? 3 : 1))
         let result = mutableBytes.withUnsafeMutableBufferPointer { src in
@@ -112,7 +113,7 @@ public enum QRCodeReader {
                 CTurboJPEG_decompress(handle, src.baseAddress, UInt(src.count), dst.baseAddress, width, 0, height, Int32((rgb ? TJPF_RGB : TJPF_GRAY).rawValue), 0)
             }
         }
-        guard result == 0 else { throw ReadError(message: "the JPEG image is damaged", hint: "save the screenshot again") }
+        guard result == 0 else { throw ReadError("jpegDamaged") }
         return GrayImage(width: Int(width), height: Int(height), pixels: pixels)
     }
 
@@ -132,7 +133,7 @@ public enum QRCodeReader {
             }, context.toOpaque())
         }
         guard count >= 0 else {
-            throw ReadError(message: "the QR code reader (libzbar.so.0) could not be loaded", hint: "install it with \"apt-get install libzbar0\"")
+            throw ReadError("zbarMissing")
         }
         return found.codes
     }

@@ -106,6 +106,9 @@ public final class VaultService: @unchecked Sendable {
         addAccount(to: &t)
         t.include(VaultSession.operations) { v, answer in
             let session = try v.openSession()
+            // A hidden item a request names by its id is exposed to that request's change only.
+            session.exposing = []
+            defer { session.exposing = [] }
             do {
                 return try answer(session)
             } catch {

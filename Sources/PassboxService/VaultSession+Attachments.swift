@@ -25,7 +25,7 @@ extension VaultSession {
         let item = try resolve(r.item)
         guard item.sealed == nil else { throw ProtocolError(.attachmentOnLockedItem, ["title": item.title]) }
         guard item.attachments.count < Self.attachmentsPerItem else {
-            throw ProtocolError(.invalidValue, ["message": "an item keeps at most \(Self.attachmentsPerItem) attachments", "hint": "remove one first"])
+            throw ProtocolError(.invalidValue, ["reason": "attachment.tooMany", "limit": String(Self.attachmentsPerItem)])
         }
         let name = try Self.attachmentName(r.name ?? r.path.map { ($0 as NSString).lastPathComponent } ?? "")
         let mediaType = Self.checkedMediaType(r.mediaType) ?? AttachmentFormat.mediaType(forName: name)
@@ -202,7 +202,7 @@ extension VaultSession {
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), name.count <= 255,
             !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
-            throw ProtocolError(.invalidValue, ["message": "an attachment's name must be one line of 1 to 255 characters without a slash", "hint": "give another name with --name"])
+            throw ProtocolError(.invalidValue, ["reason": "attachment.name"])
         }
         return name
     }

@@ -180,7 +180,7 @@ public final class VaultSession: @unchecked Sendable {
         try opened.changePassword(current: current, new: new)
     }
 
-    /// Answers one request that needs the vault.
+    /// Answers one request that needs the vault (the service answers through `operations` the same way).
     public func perform(_ request: Request) throws -> Reply {
         exposing = []
         defer { exposing = [] }

@@ -46,7 +46,7 @@ struct WebAssets: Sendable {
         guard files["/index.html"] != nil else { throw WebServerError(reason: "the web UI's index.html is missing at \(base)") }
         for language in Language.allCases {
             files["/strings/\(language.rawValue).json"] = File(bytes: try json(strings(language)), type: types["json"]!)
-            files["/strings/\(language.rawValue).invalid.json"] = File(bytes: try json(laterStrings(language)), type: types["json"]!)
+            files["/strings/\(language.rawValue).later.json"] = File(bytes: try json(laterStrings(language)), type: types["json"]!)
         }
         files["/catalog.json"] = File(bytes: try json(catalog()), type: types["json"]!)
         return WebAssets(files: files)
@@ -81,9 +81,10 @@ struct WebAssets: Sendable {
     /// Keys the page uses under prefixes whose rest it does not (the Emergency Kit's text is the PDF's).
     static let pageKeys: Set<String> = ["kit.confirmed"]
 
-    /// The wording of refused values (`invalid.*`), fetched once the page is up: no screen needs it to draw.
+    /// The wording of refused values and unreadable images (`invalid.*`, `qr.*`), fetched once the page is up:
+    /// no screen needs it to draw.
     static func laterStrings(_ language: Language) -> [String: String] {
-        Localization.table(language).filter { $0.key.hasPrefix("invalid.") }
+        Localization.table(language).filter { $0.key.hasPrefix("invalid.") || $0.key.hasPrefix("qr.") }
     }
 
     static func json<T: Encodable>(_ value: T) throws -> [UInt8] {

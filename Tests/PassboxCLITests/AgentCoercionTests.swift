@@ -160,6 +160,22 @@ import Testing
 }
 
 extension AgentCoercionTests {
+    /// A hidden item named by its id is exposed to that request alone: a later change to every item (fix-https
+    /// with no item) leaves it as it was, and it stays out of the listing.
+    @Test func namingAHiddenItemExposesItToThatRequestOnly() throws {
+        let dir = try TemporaryDirectory()
+        let service = VaultService(dataDirectory: dir.path)
+        _ = try service.create(password: real, parameters: Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
+        var changes = ItemChanges(title: "Hidden account", username: "quiet", websites: ["http://hidden.example"])
+        changes.searchPassphrase = "under the bridge"
+        let hidden = try service.perform(.add(AddRequest(category: "login", changes: changes))).saved()
+        _ = try service.perform(.add(AddRequest(category: "login", changes: ItemChanges(title: "Plain", websites: ["http://plain.example"])))).saved()
+        #expect(try service.perform(.show(ShowRequest(item: String(hidden.id.prefix(8))))).item().summary.id == hidden.id)
+        #expect(try service.perform(.fixHTTPS(FixHTTPSRequest(item: nil))).count().count == 1, "only the plain item is switched")
+        #expect(try service.perform(.show(ShowRequest(item: hidden.id))).item().summary.websites == ["http://hidden.example"])
+        #expect(try service.perform(.list(ListRequest())).items().total == 1)
+    }
+
     /// A killphrase search rewrites the vault's slot without the item: its history and a trashed item with the
     /// same phrase go too, the slot's old bytes are gone (every byte of one slot differs, the others not at
     /// all), the other items stay, and the search answers as one that matched nothing.

@@ -5,6 +5,7 @@ import PassboxTestSupport
 import Testing
 
 @testable import PassboxService
+import PassboxWording
 
 /// Untrusted bytes are parsed in a confined child (promise 33b, issue 28): it can open no file, make no socket
 /// and start no process or program, inherits none of its parent's descriptors, is bounded in memory and CPU
@@ -43,7 +44,7 @@ import Testing
         do {
             _ = try ParseChild.qrCodes(bytes: Array("not an image".utf8), name: "text")
         } catch let error as QRCodeReader.ReadError {
-            #expect(error.message.contains("is not a PNG or JPEG image"))
+            #expect(Localization.tr("qr.\(error.reason)", .english, error.facts).contains("is not a PNG or JPEG image"))
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import PassboxClient
 import PassboxTestSupport
 import Testing
+import PassboxWording
 
 /// The k-anonymity check against a local range server that serves real-format responses with padding.
 @Suite struct PwnedPasswordsTests {
@@ -76,8 +77,9 @@ import Testing
             _ = try client.occurrences(of: ["anything"])
             Issue.record("expected an error")
         } catch let e as PwnedPasswordsClient.CheckError {
-            #expect(e.message.contains("could not reach the range service at 127.0.0.1"))
-            #expect(e.hint.contains("nothing was changed"))
+            // Worded as the CLI words it: the reason's sentence, then breachCheckFailed's hint.
+            #expect(Localization.tr("breach.\(e.reason)", .english, e.facts).contains("could not reach the range service at 127.0.0.1"))
+            #expect(Localization.tr("error.breachCheckFailed.hint", .english).contains("nothing was changed"))
         }
     }
 }

@@ -56,16 +56,18 @@ struct WordingLayoutTests {
         }
     }
 
-    @Test func coreThrowsNoSentence() throws {
-        let core = Self.root.appendingPathComponent("Sources/PassboxCore")
-        let files = try #require(FileManager.default.enumerator(atPath: core.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
-        #expect(files.count > 20, "the sources were read: \(files.count)")
+    @Test func coreAndTheLibrariesThrowNoSentence() throws {
         // A reason is a key ("card.checkDigit"); a sentence has a space.
-        let sentence = try NSRegularExpression(pattern: #"(ValidationError|ProtocolError)\(\s*"[^"]*\s[^"]*""#)
-        for file in files {
-            let text = try String(contentsOf: core.appendingPathComponent(file), encoding: .utf8)
-            let found = sentence.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range, in: text)!]) }
-            #expect(found.isEmpty, "\(file) throws a sentence: \(found)")
+        let sentence = try NSRegularExpression(pattern: #"(ValidationError|ProtocolError|ReadError|CheckError)\(\s*(message:\s*)?"[^"]*\s[^"]*""#)
+        for module in ["PassboxCore", "PassboxImaging", "PassboxClient"] {
+            let folder = Self.root.appendingPathComponent("Sources/\(module)")
+            let files = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+            #expect(!files.isEmpty, "the sources of \(module) were read")
+            for file in files {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                let found = sentence.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { String(text[Range($0.range, in: text)!]) }
+                #expect(found.isEmpty, "\(module)/\(file) throws a sentence: \(found)")
+            }
         }
     }
 }

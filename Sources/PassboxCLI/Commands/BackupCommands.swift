@@ -123,10 +123,11 @@ extension Commands {
             } else if head.starts(with: [0x89, 0x50, 0x4e, 0x47]) || head.starts(with: [0xff, 0xd8, 0xff]) {
                 do {
                     codes += try ParseChild.qrCodes(file: path)
-                } catch let e as QRCodeReader.ReadError where e.message.hasPrefix("no QR code") {
+                } catch let e as QRCodeReader.ReadError where e.reason == "noCode" {
                     unreadable.append(path)
                 } catch let e as QRCodeReader.ReadError {
-                    throw CLIError.failure(e.message, hint: e.hint)
+                    let (message, hint) = Wording.qr(e, context.language)
+                    throw CLIError.failure(message, hint: hint)
                 }
             } else {
                 throw CLIError.failure("\(path) is not a Passbox backup, a PDF backup or an image of its codes", hint: "name a .pbbackup file, the PDF, or PNG or JPEG images of its pages")

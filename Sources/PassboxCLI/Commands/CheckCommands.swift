@@ -31,7 +31,7 @@ extension Commands {
             do {
                 ranges = try PwnedPasswordsClient(rangeURL: rangeURL).ranges(for: Set(prefixes))
             } catch let e as PwnedPasswordsClient.CheckError {
-                throw ProtocolError(.breachCheckFailed, ["reason": e.message])
+                throw ProtocolError(.breachCheckFailed, e.facts.merging(["problem": e.reason]) { _, problem in problem })
             }
         }
         let report = try context.send(.check(CheckRequest(runBreachCheck: args.flag("breaches"), ranges: ranges))).check()

@@ -46,7 +46,8 @@ extension Commands {
             do {
                 return try ParseChild.qrCodes(file: path)
             } catch let e as QRCodeReader.ReadError {
-                throw CLIError.failure(e.message, hint: e.hint)
+                let (message, hint) = Wording.qr(e, context.language)
+                throw CLIError.failure(message, hint: hint)
             }
         }
         guard args.flag("uri-stdin") else { throw CLIError.usage("give --qr IMAGE or --uri-stdin", hint: "usage:\n\(totpUsage)") }

@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCore
+import PassboxImaging
 import PassboxProtocol
 import PassboxWording
 
@@ -29,6 +30,11 @@ enum Wording {
             if facts["triesLeft"] == "0" { key += ".last" } else { facts["count"] = facts["triesLeft"] }
         case .backupFolderInvalid:
             facts["reason"] = Localization.tr("error.backupFolderInvalid.\(facts["reason"] ?? "missing")", language)
+        case .imageUnreadable:
+            // Why the image gave no codes, from its reason (`qr.REASON`).
+            if let reason = facts["reason"], Localization.has("qr.\(reason)") { facts["message"] = Localization.tr("qr.\(reason)", language, facts) }
+        case .breachCheckFailed:
+            if let problem = facts["problem"] { facts["reason"] = Localization.tr("breach.\(problem)", language, facts) }
         case .invalidValue, .invalidReference:
             // A value the libraries refused: worded from its reason (`invalid.REASON`), the reason it wraps as `cause`.
             if let reason = facts["reason"], Localization.has("invalid.\(reason)") {
@@ -42,6 +48,12 @@ enum Wording {
         let hintKey = key + ".hint"
         let hint = Localization.tr(hintKey, language, facts)
         return (message, hint.isEmpty || hint == hintKey ? nil : hint)
+    }
+
+    /// Why an image read in this process gave no codes.
+    static func qr(_ e: QRCodeReader.ReadError, _ language: Language) -> (message: String, hint: String?) {
+        let hint = Localization.tr("qr.\(e.reason).hint", language, e.facts)
+        return (Localization.tr("qr.\(e.reason)", language, e.facts), Localization.has("qr.\(e.reason).hint") ? hint : nil)
     }
 
     /// The reason quick unlock is not offered, from its wording key.

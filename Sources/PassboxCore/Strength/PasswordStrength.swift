@@ -32,10 +32,6 @@ public struct PasswordStrength: Sendable, Equatable {
     /// What would make it stronger, as localization keys.
     public let suggestionKeys: [String]
 
-    /// The label of the score ("strong"), in English.
-    /// The warning, in English.
-    /// The suggestions, in English.
-
     /// Estimates the strength of `password`; `userInputs` (title, username, site) count as known words.
     ///
     /// Without libzxcvbn (see `unavailability`) every password scores 0, so nothing is called strong that was

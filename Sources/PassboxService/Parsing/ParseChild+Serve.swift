@@ -68,7 +68,7 @@ extension ParseChild {
                 return .probe(probe(what))
             }
         } catch let e as QRCodeReader.ReadError {
-            return .failure(ProtocolError(.imageUnreadable, ["message": e.message, "hint": e.hint]))
+            return .failure(ProtocolError(.imageUnreadable, e.facts.merging(["reason": e.reason]) { _, reason in reason }))
         } catch {
             return .failure(ProtocolError.from(error))
         }

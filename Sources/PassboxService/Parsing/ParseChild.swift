@@ -173,7 +173,7 @@ public enum ParseChild {
         switch try run(.qrCodes(bytes: bytes, name: name)) {
         case .codes(let codes): return codes
         case .failure(let error) where error.code == .imageUnreadable:
-            throw QRCodeReader.ReadError(message: error.facts["message"] ?? "", hint: error.facts["hint"] ?? "")
+            throw QRCodeReader.ReadError(error.facts["reason"] ?? "notAnImage", error.facts.filter { $0.key != "reason" })
         case .failure(let error): throw error
         default: throw failed("noAnswer")
         }
@@ -182,7 +182,7 @@ public enum ParseChild {
     /// `qrCodes(bytes:name:)` for a file this process reads.
     public static func qrCodes(file path: String) throws -> [String] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw QRCodeReader.ReadError(message: "cannot read the image \(path)", hint: "check the path and permissions")
+            throw QRCodeReader.ReadError("cannotRead", ["path": path])
         }
         return try qrCodes(bytes: [UInt8](data), name: path)
     }

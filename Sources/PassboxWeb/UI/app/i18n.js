@@ -9,7 +9,9 @@ export async function loadLanguage(lang) {
   table = await response.json();
   document.documentElement.lang = language;
   // The wording of refused values comes once the page is up: no screen needs it to draw.
-  fetch(`/strings/${language}.invalid.json`, { cache: 'no-store' }).then((r) => r.json()).then((m) => { table = { ...m, ...table }; }, () => {});
+  // (A page that switched language meanwhile keeps the new one's.)
+  const lang = language;
+  fetch(`/strings/${lang}.later.json`, { cache: 'no-store' }).then((r) => r.json()).then((m) => { if (language === lang) table = { ...table, ...m }; }, () => {});
 }
 
 // t('ui.list.count', {count: 3}) picks the .one or .other variant by count; {name} placeholders are filled.
@@ -41,6 +43,7 @@ export function errorText(error) {
     case 'secretKeyInvalid': facts.detail = t('secretKey.' + (facts.problem || 'mistyped'), facts); break;
     case 'backupFolderInvalid': facts.reason = t('error.backupFolderInvalid.' + (facts.reason || 'missing')); break;
     // A refused value: worded from its reason, the reason it wraps as cause.
+    case 'imageUnreadable': if (has('qr.' + facts.reason)) facts.message = t('qr.' + facts.reason, facts); break;
     case 'invalidValue': case 'invalidReference':
       if (has('invalid.' + facts.reason)) { key = 'invalid.' + facts.reason; facts.cause &&= t('invalid.' + facts.cause, facts); }
       break;
