@@ -19,9 +19,10 @@ BENCH_PACKAGES := wrk keepassxc python3-pykeepass bc time
 # postgres user it makes; nothing is left behind). chromium, chromium-driver and python3-selenium drive the web
 # UI's browser test (Tests/Web/ui_test.py); python3-pip fetches axe-core for its accessibility checks. keepassxc
 # (keepassxc-cli) and python3-pykeepass read Passbox's KeePass exports and made the import fixtures. python3-pil
-# makes the phone-like photos of a printed backup's pages.
+# makes the phone-like photos of a printed backup's pages. nodejs checks that every script of the page parses, in
+# the fast lane, before a browser ever loads it.
 TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon postgresql \
-  chromium chromium-driver python3-selenium python3-pip keepassxc python3-pykeepass python3-pil
+  chromium chromium-driver python3-selenium python3-pip keepassxc python3-pykeepass python3-pil nodejs
 SWIFT ?= swift
 BIN := .build/release/passbox
 # The release binary links the C++ runtime the Swift runtime needs statically too: a directory holding only
@@ -113,8 +114,10 @@ bench: build
 	scripts/bench-attach.sh $(CURDIR)/$(BIN)
 
 # Builds apart from the normal build (.build/fuzz); exits non-zero on a crash, its input in Fuzz/crashes/.
-fuzz: deps
+fuzz: deps test-deps
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} scripts/fuzz.sh
+	$(SWIFT) build --build-tests
+	PASSBOX_SOAK=1 $(SWIFT) test --skip-build --filter 'AgentFuzzTests|TextImportTests|AuthenticatorImportTests|BackupShardsTests|KDBXMutationTests'
 
 clean:
 	rm -rf .build

@@ -61,7 +61,7 @@ import Testing
             let sample = try KDBXReadTests.fixture(name)
             var rng = SplitMix64(seed: KDBXMutationTests.seed(0x6175_7468) ^ UInt64(name.utf8.count))
             // Fewer for the encrypted ones: most mutations reach scrypt (32 MiB) or PBKDF2 before they fail.
-            let count = name.contains("encrypted") ? 300 : 10_000
+            let count = name.contains("encrypted") ? Soak.count(100, soak: 300) : Soak.count(2_000, soak: 10_000)
             var handled = 0
             for _ in 0..<count {
                 let mutated = KDBXMutationTests.mutate(sample, &rng)

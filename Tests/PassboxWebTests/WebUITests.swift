@@ -209,6 +209,18 @@ struct WebUIFileTests {
         }
     }
 
+    /// Every script parses as a module (Debian's node, `--check`: nothing runs): a syntax error that would leave
+    /// the page blank is caught in seconds, not by the browser flows minutes later.
+    @Test func everyScriptParses() throws {
+        guard let node = try Peers.find("/usr/bin/node", package: "nodejs") else { return }
+        let scripts = try Self.sources("js")
+        #expect(scripts.count > 10, "the scripts were read")
+        for (name, text) in scripts {
+            let run = try Transcript.execute(node, ["--check", "--input-type=module"], stdin: [text], environment: [:])
+            #expect(run.status == 0, "\(name) does not parse: \(run.stderr.prefix(400))")
+        }
+    }
+
     /// The scripts' static imports form no cycle (issue 29): the screens reach the shell through app.js, never
     /// by importing main.js, which imports them.
     @Test func theScriptsImportsHaveNoCycle() throws {

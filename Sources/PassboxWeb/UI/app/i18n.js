@@ -10,8 +10,8 @@ export async function loadLanguage(lang) {
   document.documentElement.lang = language;
   // The wording of refused values comes once the page is up: no screen needs it to draw.
   // (A page that switched language meanwhile keeps the new one's.)
-  const lang = language;
-  fetch(`/strings/${lang}.later.json`, { cache: 'no-store' }).then((r) => r.json()).then((m) => { if (language === lang) table = { ...table, ...m }; }, () => {});
+  const wanted = language;
+  fetch(`/strings/${wanted}.later.json`, { cache: 'no-store' }).then((r) => r.json()).then((m) => { if (language === wanted) table = { ...table, ...m }; }, () => {});
 }
 
 // t('ui.list.count', {count: 3}) picks the .one or .other variant by count; {name} placeholders are filled.
