@@ -161,8 +161,6 @@ public struct Request: Sendable {
         self.operation == operation.name ? body as? Body : nil
     }
 
-    public func `is`<Body, Answer>(_ operation: Operation<Body, Answer>) -> Bool { self.operation == operation.name }
-
     public var carriesSecrets: Bool { body.carriesSecrets }
     public var currentPassword: SecretText? { body.currentPassword }
 }

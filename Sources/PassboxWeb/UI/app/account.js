@@ -5,7 +5,7 @@ import { call, Secret, SessionLost, AgentGone } from './api.js';
 import { t, errorText, formatDate, language } from './i18n.js';
 import { h, icon, button, clear, toast, dialog, announce, qrCode, saveFile } from './dom.js';
 import { state, report, route, refreshNotices } from './app.js';
-import { rateStrength } from './gate.js';
+import { rateStrength } from './meter.js';
 
 function input(id, labelKey, attrs = {}) {
   return [h('label', { for: id }, t(labelKey)), h('input', { id, ...attrs })];

@@ -4,7 +4,7 @@ import { call, Secret } from './api.js';
 import { t, errorText } from './i18n.js';
 import { h, icon, iconButton, button, clear, toast } from './dom.js';
 import { state, report, categoryName, openItem, refreshList, mainPane } from './app.js';
-import { rateStrength } from './gate.js';
+import { rateStrength } from './meter.js';
 import { generatorControls } from './tools.js';
 import { fieldLabel } from './item.js';
 

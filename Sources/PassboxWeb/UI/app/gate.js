@@ -4,6 +4,7 @@ import { call, Secret, SessionLost, AgentGone } from './api.js';
 import { t, errorText } from './i18n.js';
 import { h, icon, button, clear } from './dom.js';
 import { state, report, route, dropVaultState } from './app.js';
+import { rateStrength } from './meter.js';
 
 const root = document.getElementById('root');
 
@@ -73,20 +74,6 @@ export async function showOnboarding(choice = 'local') {
     h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')), bar,
     h('h1', {}, t('ui.onboard.title')), h('p', { class: 'muted' }, t('ui.onboard.text')), form)));
   first.focus();
-}
-
-// The strength of a password as the meter and its reason (the agent rates it with zxcvbn).
-export async function rateStrength(password, userInputs, meter, text) {
-  if (!password) { meter.dataset.score = ''; meter.firstChild.style.width = '0'; text.textContent = ''; return; }
-  try {
-    const s = (await call('strength', { password: new Secret(password), userInputs })).body;
-    meter.dataset.score = String(s.score);
-    meter.firstChild.style.width = `${(s.score + 1) * 20}%`;
-    const label = t('strength.label.' + s.score);
-    const parts = [t('ui.strength.text', { label, log10: Math.round(s.guessesLog10) })];
-    if (s.warning) parts.push(t(s.warning));
-    text.textContent = parts.join('. ');
-  } catch (e) { /* the meter is advice: without it the form still works */ }
 }
 
 export function showLock() {

@@ -3,7 +3,7 @@ import { call, Secret } from './api.js';
 import { t, formatDate, errorText, language } from './i18n.js';
 import { h, icon, button, clear, toast, dialog } from './dom.js';
 import { state, report, openItem, refreshList, setLanguage, setTheme, changeSetting } from './app.js';
-import { rateStrength } from './gate.js';
+import { rateStrength } from './meter.js';
 import { clipboardSeconds } from './item.js';
 
 let generatorCount = 0;
