@@ -45,7 +45,7 @@ extension AccountService {
         guard keyset.count > 0, keyset.count <= maximumKeysetBytes else { throw ProtocolError(.badRequest, ["reason": "keyset must be 1 to \(maximumKeysetBytes) bytes"]) }
         guard kdf.memoryKiB >= kdfFloor.memoryKiB, kdf.passes >= kdfFloor.passes, kdf.lanes >= 1,
             kdf.memoryKiB <= 4 * 1024 * 1024, kdf.passes <= 64, kdf.lanes <= 16
-        else { throw ProtocolError(.badRequest, ["reason": "kdf parameters below the floor (64 MiB, 3 passes) or above the ceiling"]) }
+        else { throw ProtocolError(.badRequest, ["reason": "kdf parameters below the floor (\(kdfFloor.memoryKiB / 1024) MiB, \(kdfFloor.passes) passes) or above the ceiling"]) }
     }
 
     /// A device name as kept: printable characters only, at most 64.

@@ -22,9 +22,18 @@ struct AccountService: Sendable {
     /// A session unused this long ends (each sync, live update or request refreshes it, to the minute).
     static let sessionIdleLifetime: TimeInterval = 30 * 86_400
     /// What a new account must at least use (the same floor as the client's).
-    static let kdfFloor = KDFParameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1)
+    static var kdfFloor: KDFParameters { testCheapKDF ? cheapTestKDF : KDFParameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1) }
     /// What an unknown email's prelogin answers (the parameters new accounts get).
-    static let newAccountKDF = KDFParameters(memoryKiB: 128 * 1024, passes: 4, lanes: 1)
+    static var newAccountKDF: KDFParameters { testCheapKDF ? cheapTestKDF : KDFParameters(memoryKiB: 128 * 1024, passes: 4, lanes: 1) }
+    /// The tests' cheap account derivation (PassboxCore's TestAccountKDF, which this module does not link): a
+    /// debug build with PASSBOX_TEST_ACCOUNT_KDF=cheap takes accounts at 2 MiB and 1 pass; a release build
+    /// compiles the check out.
+    static let cheapTestKDF = KDFParameters(memoryKiB: 2 * 1024, passes: 1, lanes: 1)
+    #if DEBUG
+    static let testCheapKDF = ProcessInfo.processInfo.environment["PASSBOX_TEST_ACCOUNT_KDF"] == "cheap"
+    #else
+    static let testCheapKDF = false
+    #endif
     static let challengeLifetime: TimeInterval = 60
     static let crockford = Set("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
     /// A valid Ed25519 public key nobody holds the private half of (made once per process).

@@ -16,9 +16,20 @@ public enum Hex {
         return out
     }
 
-    /// Lower-case hex of `bytes`.
+    /// Lower-case hex of `bytes` (a table lookup: `String(format:)` a byte costs seconds over the megabytes of
+    /// random notes some tests make, in a debug build).
     public static func string(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8](repeating: 0, count: bytes.count * 2)
+        out.withUnsafeMutableBufferPointer { o in
+            bytes.withUnsafeBufferPointer { b in
+                for i in 0..<b.count {
+                    o[2 * i] = digits[Int(b[i] >> 4)]
+                    o[2 * i + 1] = digits[Int(b[i] & 0x0F)]
+                }
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static func value(_ c: UInt8) -> Int {

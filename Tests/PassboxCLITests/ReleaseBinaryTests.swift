@@ -9,9 +9,9 @@ import Testing
 struct ReleaseBinaryTests {
     let password = "correct horse battery"
 
-    func run(_ args: [String], _ stdin: [String] = [], data: String) throws -> Transcript.Result {
+    func run(_ args: [String], _ stdin: [String] = [], data: String, environment: [String: String] = [:]) throws -> Transcript.Result {
         let bin = ProcessInfo.processInfo.environment["PASSBOX_RELEASE_BINARY"] ?? ""
-        return try Transcript.execute(bin, ["--data", data] + args, stdin: stdin, environment: ["XDG_RUNTIME_DIR": ""])
+        return try Transcript.execute(bin, ["--data", data] + args, stdin: stdin, environment: environment.merging(["XDG_RUNTIME_DIR": ""]) { $1 })
     }
 
     @Test(arguments: [
@@ -40,5 +40,22 @@ struct ReleaseBinaryTests {
         #expect(shown.stdout.contains("auto-lock: 1 minutes"))
         #expect(shown.stdout.contains("quick unlock: off"))
         #expect(shown.stderr.contains("passbox: warning:") && shown.stderr.contains("settings.json cannot be read"))
+    }
+
+    /// The tests' cheap account derivation (PASSBOX_TEST_ACCOUNT_KDF=cheap) is a debug build's only: an account
+    /// a debug client made with it on a debug server is refused by the release client given the same
+    /// environment, as below the floor, before anything is derived or sent.
+    @Test func theCheapAccountDerivationIsRefused() throws {
+        let dir = try TemporaryDirectory("passbox-release")
+        let cheap = ["PASSBOX_TEST_ACCOUNT_KDF": "cheap", "XDG_RUNTIME_DIR": "", "PASSBOX_LANG": "en"]
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, environment: cheap)
+        let made = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path + "/debug", "signup", "--server", server.origin, "--email", "rel@example.org"],
+                                          stdin: [password, password], environment: cheap)
+        #expect(made.status == 0, "\(made.stderr)")
+        let key = try #require(made.stdout.range(of: #"P1-[0-9A-Z-]{38}"#, options: .regularExpression).map { String(made.stdout[$0]) })
+        let refused = try run(["signin", "--server", server.origin, "--email", "rel@example.org"], [password, key], data: dir.path + "/release", environment: cheap)
+        #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr.contains("key-derivation parameters this device refuses (2 MiB, 1 passes, 1 lanes)"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/release/account.json"))
     }
 }

@@ -13,13 +13,14 @@ final class ServerProcess {
     /// Where it listens (its origin may be another: `--origin`).
     let address: String
 
-    init(dataDirectory: String, in dir: TemporaryDirectory, extra: [String] = [], name: String = "server", port: UInt16 = 0) throws {
+    init(dataDirectory: String, in dir: TemporaryDirectory, extra: [String] = [], name: String = "server", port: UInt16 = 0, environment: [String: String] = [:]) throws {
         out = dir.file("\(name)-out")
         err = dir.file("\(name)-err")
         #expect(FileManager.default.createFile(atPath: out.path, contents: nil))
         #expect(FileManager.default.createFile(atPath: err.path, contents: nil))
         process.executableURL = URL(fileURLWithPath: try Transcript.executablePath())
         process.arguments = ["--data", dataDirectory, "server", "--listen", "127.0.0.1:\(port)"] + extra
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()

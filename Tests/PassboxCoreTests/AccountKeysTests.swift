@@ -1,3 +1,4 @@
+import Foundation
 import PassboxCore
 import PassboxCrypto
 import PassboxProtocol
@@ -123,18 +124,31 @@ import Testing
         #expect(SignInTranscript.normalizedEmail("  Alice@Example.ORG ") == "alice@example.org")
     }
 
+    /// The standard policy, whatever the tests' cheap derivation (PASSBOX_TEST_ACCOUNT_KDF) is set to.
     @Test func serverParametersAreCheckedAgainstFloorCeilingAndMemory() throws {
-        try AccountKDFPolicy.check(AccountKDFPolicy.newAccount, lastUsed: nil)
-        try AccountKDFPolicy.check(AccountKDFPolicy.floor, lastUsed: AccountKDFPolicy.floor)
+        let standard = AccountKDFPolicy.standardNewAccount, floor = AccountKDFPolicy.standardFloor
+        #expect(standard == Argon2Parameters(memoryKiB: 128 * 1024, passes: 4, lanes: 1) && floor == Argon2Parameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1))
+        func check(_ offered: Argon2Parameters, lastUsed: Argon2Parameters?) throws { try AccountKDFPolicy.check(offered, lastUsed: lastUsed, floor: floor) }
+        try check(standard, lastUsed: nil)
+        try check(floor, lastUsed: floor)
         let weak = Argon2Parameters(memoryKiB: 32 * 1024, passes: 4, lanes: 1)
-        #expect(throws: AccountKDFError.belowFloor(weak)) { try AccountKDFPolicy.check(weak, lastUsed: nil) }
+        #expect(throws: AccountKDFError.belowFloor(weak)) { try check(weak, lastUsed: nil) }
         let fewPasses = Argon2Parameters(memoryKiB: 128 * 1024, passes: 2, lanes: 1)
-        #expect(throws: AccountKDFError.belowFloor(fewPasses)) { try AccountKDFPolicy.check(fewPasses, lastUsed: nil) }
+        #expect(throws: AccountKDFError.belowFloor(fewPasses)) { try check(fewPasses, lastUsed: nil) }
         let huge = Argon2Parameters(memoryKiB: 64 * 1024 * 1024, passes: 4, lanes: 1)
-        #expect(throws: AccountKDFError.aboveCeiling(huge)) { try AccountKDFPolicy.check(huge, lastUsed: nil) }
-        #expect(throws: AccountKDFError.changedSinceLastSignIn(last: AccountKDFPolicy.newAccount, offered: AccountKDFPolicy.floor)) {
-            try AccountKDFPolicy.check(AccountKDFPolicy.floor, lastUsed: AccountKDFPolicy.newAccount)
-        }
+        #expect(throws: AccountKDFError.aboveCeiling(huge)) { try check(huge, lastUsed: nil) }
+        #expect(throws: AccountKDFError.changedSinceLastSignIn(last: standard, offered: floor)) { try check(floor, lastUsed: standard) }
+    }
+
+    /// The tests' cheap derivation is what the environment asks for in a debug build, and still refuses a
+    /// server that offers less (the hostile-server tests' 1 MiB and 1 pass).
+    @Test func theTestsCheapDerivationFollowsTheEnvironment() throws {
+        let asked = ProcessInfo.processInfo.environment["PASSBOX_TEST_ACCOUNT_KDF"] == "cheap"
+        #expect(TestAccountKDF.isOn == asked)
+        #expect(AccountKDFPolicy.newAccount == (asked ? TestAccountKDF.parameters : AccountKDFPolicy.standardNewAccount))
+        #expect(AccountKDFPolicy.floor == (asked ? TestAccountKDF.parameters : AccountKDFPolicy.standardFloor))
+        let lessThanTheCheapest = Argon2Parameters(memoryKiB: 1024, passes: 1, lanes: 1)
+        #expect(throws: AccountKDFError.belowFloor(lessThanTheCheapest)) { try AccountKDFPolicy.check(lessThanTheCheapest, lastUsed: nil) }
     }
 }
 

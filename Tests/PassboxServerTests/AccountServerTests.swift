@@ -284,7 +284,7 @@ struct TestAccount {
         let stored = try store.everyStoredValue()
         #expect(!stored.isEmpty)
         for (name, needle) in needles {
-            #expect(!stored.contains { contains($0, needle) }, "the database holds the \(name)")
+            #expect(!stored.contains { ByteSearch.contains($0, needle) }, "the database holds the \(name)")
         }
         for (file, bytes) in try store.databaseFiles() {
             for (name, needle) in needles { #expect(Data(bytes).range(of: Data(needle)) == nil, "\(file) holds the \(name)") }
@@ -572,13 +572,3 @@ struct TestStore {
     }
 }
 
-func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-    guard !needle.isEmpty, haystack.count >= needle.count else { return false }
-    let first = needle[0]
-    var i = 0
-    while i <= haystack.count - needle.count {
-        if haystack[i] == first, Array(haystack[i..<(i + needle.count)]) == needle { return true }
-        i += 1
-    }
-    return false
-}

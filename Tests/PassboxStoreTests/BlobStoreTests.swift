@@ -63,7 +63,7 @@ import Testing
         let original = Array(try Data(contentsOf: URL(fileURLWithPath: store.path(a.id))))
         #expect(original.count == 24 + 4 * sealed)
         // The file's bytes do not appear in the blob.
-        #expect(original.firstRange(of: Array(bytes[1000..<1032])) == nil)
+        #expect(!ByteSearch.contains(original, Array(bytes[1000..<1032])))
 
         func damaged(_ blob: [UInt8], _ reason: String) throws {
             try Data(blob).write(to: URL(fileURLWithPath: store.path(a.id)))

@@ -90,7 +90,7 @@ import Testing
         try vault.add(Item(category: .login, title: "Through the link"), now: Date())
         try opened.save(vault)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: store.vaultPath) == target)
-        for item in (0..<24).map({ Item(category: .secureNote, title: "Big \($0)", notes: SecureRandom.bytes(count: 48 * 1024).map { String(format: "%02x", $0) }.joined()) }) {
+        for item in (0..<24).map({ Item(category: .secureNote, title: "Big \($0)", notes: Hex.string(SecureRandom.bytes(count: 48 * 1024))) }) {
             try vault.add(item, now: Date())
         }
         try opened.save(vault)

@@ -11,8 +11,9 @@ import Testing
     static let groupSize = ChunkedPayload.groupSize
 
     /// A vault of `count` small items, saved once in full.
+    /// On a test clock: the reopenings below are not held to the unlock deadline.
     func vaultWith(_ dir: TemporaryDirectory, items count: Int) throws -> (VaultStore, OpenVault) {
-        let store = VaultStore(directory: dir.path)
+        let store = VaultStore(directory: dir.path, clock: FakeClock())
         let opened = try store.create(password: password, parameters: cheapKDF)
         var vault = opened.vault
         for i in 0..<count {
@@ -38,7 +39,8 @@ import Testing
         let (store, opened) = try vaultWith(dir, items: 2 * Self.groupSize + 300)
         var rng = SplitMix64(seed: seed)
         var now = Date(timeIntervalSince1970: 1_800_000_100)
-        for step in 0..<40 {
+        // 20 steps a seed in `make test` (every operation comes up), 200 under `make soak`.
+        for step in 0..<Soak.count(20, soak: 200) {
             now += 60
             var vault = opened.vault
             let ids = vault.items.map(\.id)

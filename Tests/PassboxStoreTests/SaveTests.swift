@@ -17,7 +17,7 @@ import Testing
     /// Items big enough (hex of random bytes compresses about two to one) that 24 of them need a 2 MiB slot.
     func bigItems(_ count: Int) -> [Item] {
         (0..<count).map { i in
-            Item(category: .secureNote, title: "Big \(i)", notes: SecureRandom.bytes(count: 48 * 1024).map { String(format: "%02x", $0) }.joined())
+            Item(category: .secureNote, title: "Big \(i)", notes: Hex.string(SecureRandom.bytes(count: 48 * 1024)))
         }
     }
 
@@ -199,7 +199,7 @@ import Testing
         var vault = opened.vault
         // Hex of random bytes compresses about two to one: 24 × 96 KiB of it needs a 2 MiB slot.
         for i in 0..<24 {
-            let noise = SecureRandom.bytes(count: 48 * 1024).map { String(format: "%02x", $0) }.joined()
+            let noise = Hex.string(SecureRandom.bytes(count: 48 * 1024))
             try vault.add(Item(category: .secureNote, title: "Big \(i)", notes: noise), now: Date())
         }
         try opened.save(vault)

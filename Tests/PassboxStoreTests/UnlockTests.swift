@@ -176,7 +176,7 @@ final class HookedClock: UnlockClock, @unchecked Sendable {
         let (_, writer) = try makeVault(dir, items: 1)
         var grown = writer.vault
         for i in 0..<24 {
-            let noise = SecureRandom.bytes(count: 48 * 1024).map { String(format: "%02x", $0) }.joined()
+            let noise = Hex.string(SecureRandom.bytes(count: 48 * 1024))
             try grown.add(Item(category: .secureNote, title: "Big \(i)", notes: noise), now: Date())
         }
         let clock = HookedClock { try? writer.save(grown) }

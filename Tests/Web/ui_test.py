@@ -11,7 +11,7 @@ Screenshots of every screen in both themes and languages go to --artifacts (docs
 
 Usage: ui_test.py --passbox PATH --axe PATH/axe.min.js --artifacts DIR
 """
-import argparse, base64, http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, time, traceback
+import argparse, base64, concurrent.futures, http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time, traceback
 
 from selenium import webdriver
 from selenium.common.exceptions import ElementClickInterceptedException, StaleElementReferenceException, TimeoutException
@@ -53,9 +53,11 @@ class Agent:
         if auto_lock:
             args += ["--test-auto-lock-seconds", str(auto_lock)]
         self.process = subprocess.Popen(args, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        for _ in range(200):
-            if os.path.exists(os.path.join(self.data, "run", "agent.sock")):
-                break
+        deadline = time.time() + 60
+        while not os.path.exists(os.path.join(self.data, "run", "agent.sock")):
+            if self.process.poll() is not None:
+                raise Failure(f"the agent ended at start: {self.process.stderr.read().decode(errors='replace')}")
+            check(time.time() < deadline, "the agent made no socket in 60 s")
             time.sleep(0.02)
 
     def open_url(self):
@@ -126,7 +128,9 @@ class UI:
 
     def wait(self, condition, what, timeout=10):
         try:
-            return WebDriverWait(self.driver, timeout, ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+            # Polled every 50 ms, not Selenium's default 500 ms: most conditions hold within a frame or two, and the
+            # default's half second, paid at several hundred waits, was half of the suite's time.
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,)).until(condition)
         except TimeoutException:
             self.shot("failure")
             raise Failure(f"timed out waiting for {what} ({self.language})")
@@ -990,35 +994,63 @@ def timer_lock(args, display, language):
         agent.stop()
 
 
+def start_display(number):
+    """An Xvfb of this language's own (the clipboard test reads its display's selection); ready once its socket exists."""
+    display = f":{number}"
+    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    socket_path = f"/tmp/.X11-unix/X{number}"
+    deadline = time.time() + 30
+    while not os.path.exists(socket_path):
+        check(xvfb.poll() is None, f"Xvfb {display} ended at start")
+        check(time.time() < deadline, f"Xvfb {display} made no socket")
+        time.sleep(0.02)
+    return xvfb, display
+
+
+def run_language(args, flows, language, number, report):
+    """Every flow in one language, one after another, on a display of its own; the names of those that failed."""
+    failures = []
+    xvfb, display = start_display(number)
+    try:
+        for test in flows:
+            name = f"{test.__name__} ({language})"
+            flow_started = time.time()
+            try:
+                test(args, display, language)
+                report(f"ok   {name} in {time.time() - flow_started:.0f} s")
+            except Exception as e:
+                failures.append(name)
+                report(f"FAIL {name}: {e}" + ("" if isinstance(e, Failure) else "\n" + traceback.format_exc()))
+    finally:
+        xvfb.terminate()
+        xvfb.wait()
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--passbox", required=True)
     parser.add_argument("--axe", required=True)
     parser.add_argument("--artifacts", required=True)
     parser.add_argument("--only", help="run one flow (its function's name), for working on it")
+    parser.add_argument("--serial", action="store_true", help="one language after the other instead of side by side")
     args = parser.parse_args()
     shutil.rmtree(args.artifacts, ignore_errors=True)
-    display = ":%d" % (90 + os.getpid() % 400)
-    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     started = time.time()
-    failures = []
     flows = [f for f in (main_flows, account_flows, coercion_flows, backup_flows, attachment_flows, timer_lock) if not args.only or f.__name__ == args.only]
-    try:
-        time.sleep(0.5)
-        for language in ("en", "de"):
-            for test in flows:
-                name = f"{test.__name__} ({language})"
-                flow_started = time.time()
-                try:
-                    test(args, display, language)
-                    print(f"ok   {name} in {time.time() - flow_started:.0f} s")
-                except Exception as e:
-                    failures.append(name)
-                    print(f"FAIL {name}: {e}")
-                    if not isinstance(e, Failure):
-                        traceback.print_exc()
-    finally:
-        xvfb.terminate()
+    lock = threading.Lock()
+
+    def report(line):
+        with lock:
+            print(line, flush=True)
+
+    # The two languages run side by side: a flow spends most of its time waiting on the browser and the agent,
+    # so two of them share the two cores with room to spare. Each has its own agents, browser and display.
+    base = 90 + os.getpid() % 400
+    languages = [("en", base), ("de", base + 1)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1 if args.serial else 2) as pool:
+        runs = [pool.submit(run_language, args, flows, language, number, report) for language, number in languages]
+        failures = [name for run in runs for name in run.result()]
     shots = len([f for f in os.listdir(args.artifacts) if f.endswith(".png")]) if os.path.isdir(args.artifacts) else 0
     total = 2 * len(flows)
     print(f"web UI: {total - len(failures)} of {total} browser tests passed in {time.time() - started:.0f} s; {shots} screenshots in {args.artifacts}")

@@ -64,8 +64,8 @@ public struct Vault: Sendable, Equatable {
     public mutating func add(_ item: Item, now: Date) throws -> Item {
         let now = now.storedPrecision
         var saved = try item.validated()
-        // Ids are 128 random bits (`Identifier.generateItemID`); the linear check (quadratic over a bulk import) runs in debug builds only.
-        assert(!items.contains { $0.id == saved.id }, "duplicate item id")
+        // Ids are 128 random bits (`Identifier.generateItemID`), so no duplicate check: the linear one a debug
+        // build ran made every bulk add quadratic (12 of a 10,000-item test's 12.5 seconds).
         saved.created = saved.created ?? now
         saved.lastChanged = now
         saved.trashedAt = nil
