@@ -24,9 +24,12 @@ final class ServerProcess {
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
+        // Waits for the line that says where it listens (up to a minute: `make test` runs this beside a release
+        // build and the browser flows), or for the process to end.
         var found: String?
-        for _ in 0..<200 where found == nil {
-            Thread.sleep(forTimeInterval: 0.05)
+        let deadline = Date().addingTimeInterval(60)
+        while found == nil, process.isRunning, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
             let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
             if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) { found = String(text[range]) }
         }
