@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# `make test`'s run, after the installs: builds the debug binary and the tests, then runs three lanes side by
-# side — the browser flows, the release build, the Swift tests — and fails when any fails.
+# `make test`'s run, after the installs: the release build, the debug build with the tests, the browser flows
+# and the Swift tests, overlapped so that the two cores stay busy; fails when any fails.
 #
-# None of the three keeps two cores busy alone: the browser flows (Tests/Web/ui_test.py) wait on the browser
-# and the agent (about 180 CPU seconds in 250 s), the release build's optimiser runs one module at a time
-# for long stretches (about 1.4 cores), the Swift tests wait on processes, sockets and timeouts (about 1.6).
-# Run one after another they took 13 minutes here; side by side the machine stays busy. The browser flows'
-# and the release build's output go to .build/ui-test.log and .build/release-build.log, printed at the end.
+#   t=0            the release build starts (a build directory of its own, .build/test-release: SwiftPM
+#                  locks one directory per command)
+#   t=0            the debug binary builds (.build/make-test); once it exists the browser flows start
+#   then           the test targets build, then the Swift tests run; ReleaseBinaryTests last, once the
+#                  release binary exists
+#
+# None of these keeps two cores busy alone: builds wait on module dependencies (about 1.4 cores), the browser
+# flows wait on the browser and the agent (about 180 CPU seconds in 250 s), the Swift tests on processes,
+# sockets and timeouts. One after another they took 13 minutes here. The browser flows' and the release
+# build's output go to .build/ui-test.log and .build/release-build.log, printed at the end.
 #
 # Usage: scripts/test.sh "RELEASE BUILD FLAGS"
 set -uo pipefail
@@ -15,32 +20,38 @@ release_flags=${1:?usage: scripts/test.sh "RELEASE BUILD FLAGS"}
 swift=${SWIFT:-swift}
 # The tests' cheap account key derivation (debug builds only; see TestAccountKDF).
 export PASSBOX_TEST_ACCOUNT_KDF=cheap
-started=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - started )) s] $*"; }
-
 # The tests' debug build has a directory of its own and no debug information: a third less compile time
 # (122 s instead of 170 s from a fresh clone here); a crash in a test still names its functions, not its
 # lines. `make check` and a developer's `swift build` keep theirs in .build with DWARF, untouched by this.
 debug_flags="--scratch-path .build/make-test -debug-info-format none"
-stamp "building the debug binary and the tests"
+started=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - started )) s] $*"; }
+mkdir -p .build
+ui=""
+release=""
+trap 'kill $ui $release 2>/dev/null' EXIT
+
+stamp "release build started (output in .build/release-build.log)"
 # shellcheck disable=SC2086 # the flags are words
-$swift build --build-tests $debug_flags || exit 1
+$swift build $release_flags --scratch-path .build/test-release --product passbox > .build/release-build.log 2>&1 &
+release=$!
+
+stamp "building the debug binary"
+# shellcheck disable=SC2086
+$swift build $debug_flags --product passbox || exit 1
 scripts/fetch-axe.sh .build/web-tools || exit 1
 
 stamp "browser flows started (output in .build/ui-test.log)"
 /usr/bin/python3 Tests/Web/ui_test.py --passbox .build/make-test/debug/passbox --axe .build/web-tools/axe.min.js \
   --artifacts .build/ui-screenshots > .build/ui-test.log 2>&1 &
 ui=$!
-# The release build has a build directory of its own: SwiftPM locks one directory per command, and the
-# Swift tests below hold theirs while they run.
-stamp "release build started (output in .build/release-build.log)"
-# shellcheck disable=SC2086 # the flags are words
-$swift build $release_flags --scratch-path .build/test-release --product passbox > .build/release-build.log 2>&1 &
-release=$!
-trap 'kill $ui $release 2>/dev/null' EXIT
+
+stamp "building the tests"
+# shellcheck disable=SC2086
+$swift build --build-tests $debug_flags || exit 1
 
 stamp "Swift tests (all but ReleaseBinaryTests, which wait for the release build)"
-# shellcheck disable=SC2086 # the flags are words
+# shellcheck disable=SC2086
 PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_REQUIRE_PEERS=1 $swift test --skip-build $debug_flags --skip ReleaseBinaryTests 2>&1 | tee .build/test.log
 swift_status=${PIPESTATUS[0]}
 scripts/slowest-suites.sh .build/test.log
@@ -50,7 +61,7 @@ wait $release
 release_status=$?
 tail -3 .build/release-build.log
 if [ "$release_status" = 0 ]; then
-  # shellcheck disable=SC2086 # the flags are words
+  # shellcheck disable=SC2086
   PASSBOX_RELEASE_BINARY="$PWD/.build/test-release/release/passbox" $swift test --skip-build $debug_flags --filter ReleaseBinaryTests 2>&1 | tee .build/release-test.log
   release_status=${PIPESTATUS[0]}
 else

@@ -157,6 +157,17 @@ class UI:
             # A toast over the button: press it as a keyboard user would.
             self.driver.execute_script("arguments[0].focus(); arguments[0].click();", e)
 
+    def press(self, css, timeout=10):
+        """Clicks the shown element CSS names, found again if the page replaced it between finding and clicking
+        (the backup transfer redraws its controls with every code)."""
+        def pressed(d):
+            e = next((e for e in d.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()), None)
+            if e is None:
+                return False
+            e.click()  # a StaleElementReferenceException here is ignored by wait, which tries again
+            return True
+        self.wait(pressed, f"a click on {css}", timeout)
+
     def type_into(self, css, text, clear=True):
         e = self.find(css)
         if clear:
@@ -824,7 +835,7 @@ def backup_flows(args, display, language):
             time.sleep(0.3)
         check(len(shots) == total, f"captured {len(shots)} of {total} transfer codes")
         ui.shot("transfer")
-        ui.find("#bk-stop").click()
+        ui.press("#bk-stop")
         ui.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, ".transfer svg"), "the codes gone when stopped")
         restore(list(shots.values()))
         ui.text_appears(t("ui.backup.restored", count=1, vaults=restored_name), timeout=30)
