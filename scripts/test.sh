@@ -31,9 +31,11 @@ ui=""
 release=""
 trap 'kill $ui $release 2>/dev/null' EXIT
 
+# At the lowest priority: only ReleaseBinaryTests, at the very end, need it, so it takes the cores the other
+# lanes leave idle instead of slowing the Swift tests, which are the longest lane.
 stamp "release build started (output in .build/release-build.log)"
 # shellcheck disable=SC2086 # the flags are words
-$swift build $release_flags --scratch-path .build/test-release --product passbox > .build/release-build.log 2>&1 &
+nice -n 19 $swift build $release_flags --scratch-path .build/test-release --product passbox > .build/release-build.log 2>&1 &
 release=$!
 
 stamp "building the debug binary"
