@@ -6,7 +6,7 @@
 #   make test  installs what is missing, builds and runs every test (PostgreSQL's tests on a throwaway cluster)
 #   make fuzz  runs every libFuzzer target in Fuzz/ for FUZZ_SECONDS (60) seconds (scripts/fuzz.sh)
 #   make check the fast lane: the unit tests that need no agent, server, database or browser
-#   make soak  the long randomised runs (the sync simulation's 2,000 operations, the incremental saves' 200 steps, new seeds)
+#   make soak  the long randomised runs (the sync simulation's 2,000 operations from a new seed, the incremental saves' 200 steps)
 SHELL := /bin/bash
 DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcairo2-dev libqrencode-dev fonts-dejavu-core libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev \
   libpsl-dev publicsuffix libidn2-dev libicu-dev libcurl4-openssl-dev \

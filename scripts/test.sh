@@ -29,13 +29,16 @@ stamp() { echo "[$(( $(date +%s) - started )) s] $*"; }
 mkdir -p .build
 ui=""
 release=""
-trap 'kill $ui $release 2>/dev/null' EXIT
+# Each background lane is a process group of its own (setsid), so stopping it stops its children too
+# (the browsers, agents and servers of the flows; the compilers of the build).
+stop_lanes() { for pid in $ui $release; do kill -- -"$pid" 2>/dev/null; done; }
+trap stop_lanes EXIT
 
 # At the lowest priority: only ReleaseBinaryTests, at the very end, need it, so it takes the cores the other
 # lanes leave idle instead of slowing the Swift tests, which are the longest lane.
 stamp "release build started (output in .build/release-build.log)"
 # shellcheck disable=SC2086 # the flags are words
-nice -n 19 $swift build $release_flags --scratch-path .build/test-release --product passbox > .build/release-build.log 2>&1 &
+setsid nice -n 19 $swift build $release_flags --scratch-path .build/test-release --product passbox > .build/release-build.log 2>&1 &
 release=$!
 
 stamp "building the debug binary"
@@ -44,7 +47,7 @@ $swift build $debug_flags --product passbox || exit 1
 scripts/fetch-axe.sh .build/web-tools || exit 1
 
 stamp "browser flows started (output in .build/ui-test.log)"
-/usr/bin/python3 Tests/Web/ui_test.py --passbox .build/make-test/debug/passbox --axe .build/web-tools/axe.min.js \
+setsid /usr/bin/python3 Tests/Web/ui_test.py --passbox .build/make-test/debug/passbox --axe .build/web-tools/axe.min.js \
   --artifacts .build/ui-screenshots > .build/ui-test.log 2>&1 &
 ui=$!
 

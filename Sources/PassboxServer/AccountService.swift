@@ -22,9 +22,9 @@ struct AccountService: Sendable {
     /// A session unused this long ends (each sync, live update or request refreshes it, to the minute).
     static let sessionIdleLifetime: TimeInterval = 30 * 86_400
     /// What a new account must at least use (the same floor as the client's).
-    static var kdfFloor: KDFParameters { testCheapKDF ? cheapTestKDF : KDFParameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1) }
+    static var kdfFloor: KDFParameters { testCheapKDF ? cheapTestKDF : ServerAccountKDF.standardFloor }
     /// What an unknown email's prelogin answers (the parameters new accounts get).
-    static var newAccountKDF: KDFParameters { testCheapKDF ? cheapTestKDF : KDFParameters(memoryKiB: 128 * 1024, passes: 4, lanes: 1) }
+    static var newAccountKDF: KDFParameters { testCheapKDF ? cheapTestKDF : ServerAccountKDF.standardNewAccount }
     /// The tests' cheap account derivation (PassboxCore's TestAccountKDF, which this module does not link): a
     /// debug build with PASSBOX_TEST_ACCOUNT_KDF=cheap takes accounts at 2 MiB and 1 pass; a release build
     /// compiles the check out.
@@ -343,4 +343,11 @@ struct AccountService: Sendable {
             "DELETE FROM events WHERE account_id = ? AND id NOT IN (SELECT id FROM events WHERE account_id = ? ORDER BY id DESC LIMIT 200)",
             [.text(accountID), .text(accountID)])
     }
+}
+
+/// The server's standard account key-derivation parameters (public so a test pins them apart from the tests'
+/// cheap ones): new accounts 128 MiB and 4 passes, the floor 64 MiB and 3.
+public enum ServerAccountKDF {
+    public static let standardNewAccount = KDFParameters(memoryKiB: 128 * 1024, passes: 4, lanes: 1)
+    public static let standardFloor = KDFParameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1)
 }

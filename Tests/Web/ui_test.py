@@ -508,13 +508,14 @@ class Server:
         self.log = open(os.path.join(self.data, "out"), "w+")
         self.process = subprocess.Popen([passbox, "--data", self.data, "server", "--listen", "127.0.0.1:0"], stdout=self.log, stderr=subprocess.DEVNULL)
         self.origin = None
-        for _ in range(200):
+        deadline = time.time() + 60
+        while self.process.poll() is None and time.time() < deadline:
             self.log.seek(0)
             found = re.search(r"http://127\.0\.0\.1:\d+", self.log.read())
             if found:
                 self.origin = found.group(0)
                 break
-            time.sleep(0.05)
+            time.sleep(0.02)
         check(self.origin, "the server never said where it listens")
 
     def stop(self):
