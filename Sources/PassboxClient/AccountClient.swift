@@ -44,7 +44,7 @@ public struct AccountClient: Sendable {
     /// as this device. Returns the Secret Key (shown to the user once) and the session.
     public func signup(
         email: String, password: UnsafeRawBufferPointer, deviceID: String, deviceName: String, invitation: String? = nil,
-        parameters: Argon2Parameters = AccountKDFPolicy.newAccount
+        parameters: Argon2Parameters = AccountKDFParameters.newAccount
     ) throws -> (SecretKey, SignedIn) {
         let email = SignInTranscript.normalizedEmail(email)
         let keyset = try AccountKeyset.generate()
@@ -143,7 +143,7 @@ public struct AccountClient: Sendable {
     /// Key stays. Returns the new salt, parameters and sealed keyset for the account record.
     public func changePassword(
         email: String, current: UnsafeRawBufferPointer, new: UnsafeRawBufferPointer, secretKey: SecretKey, salt: [UInt8], lastUsed: Argon2Parameters,
-        keyset sealed: [UInt8], deviceID: String, token: String, parameters: Argon2Parameters = AccountKDFPolicy.newAccount
+        keyset sealed: [UInt8], deviceID: String, token: String, parameters: Argon2Parameters = AccountKDFParameters.newAccount
     ) throws -> (salt: [UInt8], kdf: Argon2Parameters, keyset: [UInt8]) {
         let currentKeys = try AccountKeys.derive(password: current, salt: salt, parameters: lastUsed, secretKey: secretKey)
         guard let keyset = try? AccountKeyset(opening: sealed, accountID: secretKey.accountID, unlockKey: currentKeys.accountUnlockKey) else {
@@ -199,7 +199,7 @@ public struct AccountClient: Sendable {
     /// device's session.
     public func recover(
         email: String, code: RecoveryCode, newPassword: UnsafeRawBufferPointer, deviceID: String, deviceName: String,
-        parameters: Argon2Parameters = AccountKDFPolicy.newAccount
+        parameters: Argon2Parameters = AccountKDFParameters.newAccount
     ) throws -> (SecretKey, SignedIn) {
         let email = SignInTranscript.normalizedEmail(email)
         let signer = try code.signInKey()

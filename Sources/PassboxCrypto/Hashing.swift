@@ -48,3 +48,13 @@ public enum Padding {
         return result == 0 ? Array(bytes[0..<length]) : nil
     }
 }
+
+/// Lower-case hexadecimal (libsodium's `sodium_bin2hex`, which runs in constant time): tokens, digests and
+/// the test kit's `Hex.string`.
+public enum Base16 {
+    public static func encode(_ bytes: [UInt8]) -> String {
+        var out = [CChar](repeating: 0, count: bytes.count * 2 + 1)
+        _ = sodium_bin2hex(&out, out.count, bytes, bytes.count)
+        return String(decoding: out.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -21,19 +21,12 @@ struct AccountService: Sendable {
     var quota = StorageQuota(bytes: 1024 << 20)
     /// A session unused this long ends (each sync, live update or request refreshes it, to the minute).
     static let sessionIdleLifetime: TimeInterval = 30 * 86_400
-    /// What a new account must at least use (the same floor as the client's).
-    static var kdfFloor: KDFParameters { testCheapKDF ? cheapTestKDF : ServerAccountKDF.standardFloor }
+    /// What a new account must at least use (the client's floor too; the tests' cheap one under
+    /// PASSBOX_TEST_ACCOUNT_KDF in a debug build: `AccountKDFParameters`).
+    static var kdfFloor: KDFParameters { wire(AccountKDFParameters.floor) }
     /// What an unknown email's prelogin answers (the parameters new accounts get).
-    static var newAccountKDF: KDFParameters { testCheapKDF ? cheapTestKDF : ServerAccountKDF.standardNewAccount }
-    /// The tests' cheap account derivation (PassboxCore's TestAccountKDF, which this module does not link): a
-    /// debug build with PASSBOX_TEST_ACCOUNT_KDF=cheap takes accounts at 2 MiB and 1 pass; a release build
-    /// compiles the check out.
-    static let cheapTestKDF = KDFParameters(memoryKiB: 2 * 1024, passes: 1, lanes: 1)
-    #if DEBUG
-    static let testCheapKDF = ProcessInfo.processInfo.environment["PASSBOX_TEST_ACCOUNT_KDF"] == "cheap"
-    #else
-    static let testCheapKDF = false
-    #endif
+    static var newAccountKDF: KDFParameters { wire(AccountKDFParameters.newAccount) }
+    static func wire(_ p: Argon2Parameters) -> KDFParameters { KDFParameters(memoryKiB: p.memoryKiB, passes: p.passes, lanes: p.lanes) }
     static let challengeLifetime: TimeInterval = 60
     static let crockford = Set("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
     /// A valid Ed25519 public key nobody holds the private half of (made once per process).
@@ -345,9 +338,3 @@ struct AccountService: Sendable {
     }
 }
 
-/// The server's standard account key-derivation parameters (public so a test pins them apart from the tests'
-/// cheap ones): new accounts 128 MiB and 4 passes, the floor 64 MiB and 3.
-public enum ServerAccountKDF {
-    public static let standardNewAccount = KDFParameters(memoryKiB: 128 * 1024, passes: 4, lanes: 1)
-    public static let standardFloor = KDFParameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1)
-}

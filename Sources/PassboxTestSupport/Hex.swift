@@ -1,4 +1,5 @@
 import Foundation
+import PassboxCrypto
 
 /// Hex helpers for known-answer tests.
 public enum Hex {
@@ -16,21 +17,9 @@ public enum Hex {
         return out
     }
 
-    /// Lower-case hex of `bytes` (a table lookup: `String(format:)` a byte costs seconds over the megabytes of
-    /// random notes some tests make, in a debug build).
-    public static func string(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8](repeating: 0, count: bytes.count * 2)
-        out.withUnsafeMutableBufferPointer { o in
-            bytes.withUnsafeBufferPointer { b in
-                for i in 0..<b.count {
-                    o[2 * i] = digits[Int(b[i] >> 4)]
-                    o[2 * i + 1] = digits[Int(b[i] & 0x0F)]
-                }
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    /// Lower-case hex of `bytes` (libsodium's, through PassboxCrypto: `String(format:)` a byte cost seconds over
+    /// the megabytes of random notes some tests make, in a debug build).
+    public static func string(_ bytes: [UInt8]) -> String { Base16.encode(bytes) }
 
     private static func value(_ c: UInt8) -> Int {
         switch c {

@@ -79,9 +79,9 @@ public final class WebServer: @unchecked Sendable {
     /// A new one-time address, and its opener file (0600) that forwards to it.
     public func mintOpenAddress(now: Date = Date()) throws -> (url: String, opener: String) {
         sweep(now: now)
-        let token = Self.hex(SecureRandom.bytes(count: 32))
+        let token = Base16.encode(SecureRandom.bytes(count: 32))
         let url = "\(origin)/open/\(token)"
-        let opener = directory + "/open-\(Self.hex(SecureRandom.bytes(count: 8))).html"
+        let opener = directory + "/open-\(Base16.encode(SecureRandom.bytes(count: 8))).html"
         let page = "<!doctype html><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\"><meta http-equiv=\"refresh\" content=\"0;url=\(url)\"><title>Passbox</title>\n"
         let fd = open(opener, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw WebServerError(reason: "could not write \(opener): \(String(cString: strerror(errno)))") }
@@ -118,7 +118,7 @@ public final class WebServer: @unchecked Sendable {
             lock.unlock()
             return nil
         }
-        let session = (cookie: Self.hex(SecureRandom.bytes(count: 32)), key: Self.hex(SecureRandom.bytes(count: 32)))
+        let session = (cookie: Base16.encode(SecureRandom.bytes(count: 32)), key: Base16.encode(SecureRandom.bytes(count: 32)))
         sessions.append((Self.digest(session.cookie), Self.digest(session.key)))
         if sessions.count > Self.maximumSessions { sessions.removeFirst(sessions.count - Self.maximumSessions) }
         lock.unlock()
@@ -150,18 +150,7 @@ public final class WebServer: @unchecked Sendable {
         return nil
     }
 
-    static func digest(_ text: String) -> String { hex(Hash.sha256(Array(text.utf8))) }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    static func digest(_ text: String) -> String { Base16.encode(Hash.sha256(Array(text.utf8))) }
 
     // MARK: Answers
 

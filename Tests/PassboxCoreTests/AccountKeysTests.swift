@@ -126,7 +126,7 @@ import Testing
 
     /// The standard policy, whatever the tests' cheap derivation (PASSBOX_TEST_ACCOUNT_KDF) is set to.
     @Test func serverParametersAreCheckedAgainstFloorCeilingAndMemory() throws {
-        let standard = AccountKDFPolicy.standardNewAccount, floor = AccountKDFPolicy.standardFloor
+        let standard = AccountKDFParameters.standardNewAccount, floor = AccountKDFParameters.standardFloor
         #expect(standard == Argon2Parameters(memoryKiB: 128 * 1024, passes: 4, lanes: 1) && floor == Argon2Parameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1))
         func check(_ offered: Argon2Parameters, lastUsed: Argon2Parameters?) throws { try AccountKDFPolicy.check(offered, lastUsed: lastUsed, floor: floor) }
         try check(standard, lastUsed: nil)
@@ -145,8 +145,8 @@ import Testing
     @Test func theTestsCheapDerivationFollowsTheEnvironment() throws {
         let asked = ProcessInfo.processInfo.environment["PASSBOX_TEST_ACCOUNT_KDF"] == "cheap"
         #expect(TestAccountKDF.isOn == asked)
-        #expect(AccountKDFPolicy.newAccount == (asked ? TestAccountKDF.parameters : AccountKDFPolicy.standardNewAccount))
-        #expect(AccountKDFPolicy.floor == (asked ? TestAccountKDF.parameters : AccountKDFPolicy.standardFloor))
+        #expect(AccountKDFParameters.newAccount == (asked ? TestAccountKDF.parameters : AccountKDFParameters.standardNewAccount))
+        #expect(AccountKDFParameters.floor == (asked ? TestAccountKDF.parameters : AccountKDFParameters.standardFloor))
         let lessThanTheCheapest = Argon2Parameters(memoryKiB: 1024, passes: 1, lanes: 1)
         #expect(throws: AccountKDFError.belowFloor(lessThanTheCheapest)) { try AccountKDFPolicy.check(lessThanTheCheapest, lastUsed: nil) }
     }

@@ -212,12 +212,10 @@ struct TestAccount {
         #expect(u.salt.count == k.salt.count)
         let keys = { (data: Data) in ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any]).map { Set($0.keys) } }
         #expect(keys(known.body) == keys(unknown.body), "the same shape")
-        // The parameters a new account gets (the tests' cheap ones under PASSBOX_TEST_ACCOUNT_KDF), and the
-        // server's standard ones pinned apart from the variable: 128 MiB and 4 passes, the floor 64 MiB and 3.
-        let standard = AccountKDFPolicy.newAccount
+        // The parameters a new account gets: the standard ones (pinned by AccountKeysTests), or the tests' cheap
+        // ones under PASSBOX_TEST_ACCOUNT_KDF; one definition serves client and server.
+        let standard = AccountKDFParameters.newAccount
         #expect(u.kdf == KDFParameters(memoryKiB: standard.memoryKiB, passes: standard.passes, lanes: standard.lanes), "the parameters a new account gets")
-        #expect(ServerAccountKDF.standardNewAccount == KDFParameters(memoryKiB: 128 * 1024, passes: 4, lanes: 1))
-        #expect(ServerAccountKDF.standardFloor == KDFParameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1))
         // Another server (another secret) answers differently for the same unknown email.
         let other = try startServer(try TestStore(backend), log: log)
         defer { other.stop() }

@@ -1,4 +1,3 @@
-import Foundation
 import PassboxCrypto
 
 /// The keys an account's master password and Secret Key make together (two-secret key derivation,
@@ -35,21 +34,16 @@ public struct AccountKeys: Sendable {
     }
 }
 
-/// The floor and memory of key-derivation parameters a client accepts from a server (security.md §4).
+/// The floor and memory of key-derivation parameters a client accepts from a server (security.md §4); the
+/// parameters themselves are `AccountKDFParameters` (PassboxCrypto), shared with the server.
 public enum AccountKDFPolicy {
-    /// New accounts: Argon2id, 128 MiB, 4 passes, 1 lane.
-    public static var newAccount: Argon2Parameters { TestAccountKDF.isOn ? TestAccountKDF.parameters : standardNewAccount }
-    public static let standardNewAccount = Argon2Parameters(memoryKiB: 128 * 1024, passes: 4, lanes: 1)
-    /// The least a client accepts from any server: 64 MiB and 3 passes.
-    public static var floor: Argon2Parameters { TestAccountKDF.isOn ? TestAccountKDF.parameters : standardFloor }
-    public static let standardFloor = Argon2Parameters(memoryKiB: 64 * 1024, passes: 3, lanes: 1)
     /// The most a client will spend (a server cannot make a device run out of memory): 4 GiB, 64 passes,
     /// 16 lanes.
     public static let ceiling = Argon2Parameters(memoryKiB: 4 * 1024 * 1024, passes: 64, lanes: 16)
 
     /// Checks parameters a server sent against the floor, the ceiling and those this device used last for
     /// the account (a silent change is refused: the user changes them from a device, never the server).
-    public static func check(_ offered: Argon2Parameters, lastUsed: Argon2Parameters?, floor: Argon2Parameters = floor) throws(AccountKDFError) {
+    public static func check(_ offered: Argon2Parameters, lastUsed: Argon2Parameters?, floor: Argon2Parameters = AccountKDFParameters.floor) throws(AccountKDFError) {
         if let lastUsed, lastUsed != offered { throw .changedSinceLastSignIn(last: lastUsed, offered: offered) }
         guard offered.memoryKiB >= floor.memoryKiB, offered.passes >= floor.passes, offered.lanes >= 1 else {
             throw .belowFloor(offered)
@@ -70,18 +64,3 @@ public enum AccountKDFError: Error, Equatable, Sendable {
     case changedSinceLastSignIn(last: Argon2Parameters, offered: Argon2Parameters)
 }
 
-/// The tests' cheap account key derivation (issue 29): in a debug build, `PASSBOX_TEST_ACCOUNT_KDF=cheap` in
-/// the environment makes new accounts use 2 MiB and 1 pass, and lowers the floor a client accepts to that.
-/// `make test` sets it, so the hundreds of sign-ups, sign-ins and unlocks of the account tests cost
-/// milliseconds instead of half a second of 128 MiB each. A release build compiles the check out: the
-/// variable means nothing to it, and a release client refuses such an account as below the floor
-/// (ReleaseBinaryTests.theCheapAccountDerivationIsRefused). The server keeps its own switch of the same
-/// name (it does not link this module).
-public enum TestAccountKDF {
-    public static let parameters = Argon2Parameters(memoryKiB: 2 * 1024, passes: 1, lanes: 1)
-    #if DEBUG
-    public static let isOn = ProcessInfo.processInfo.environment["PASSBOX_TEST_ACCOUNT_KDF"] == "cheap"
-    #else
-    public static let isOn = false
-    #endif
-}
