@@ -30,6 +30,7 @@ let package = Package(
         // C code: the Linux calls Swift cannot make, and the logic over the system libraries above (dlopen
         // loaders, callbacks, loops). Swift imports these, not the system libraries they build on.
         .target(name: "CLinux"),
+        .target(name: "PassboxProcess", dependencies: ["CLinux"]),
         .target(name: "CZxcvbnSupport", dependencies: ["CZxcvbn"]),
         .target(name: "CCryptoSupport", dependencies: ["CCrypto"]),
         .target(name: "CPSLSupport", dependencies: ["CPSL"]),
@@ -77,37 +78,42 @@ let package = Package(
             name: "PassboxService",
             dependencies: [
                 "PassboxImaging", "PassboxProtocol", "PassboxCore", "PassboxWording", "PassboxStore", "PassboxCrypto", "PassboxDomains", "PassboxClient", "PassboxSync", "PassboxManifest", "PassboxKit", "PassboxInterop",
-                "CLinux", "CSandboxSupport",
+                "PassboxProcess", "CSandboxSupport",
             ],
             resources: [.copy("Data")]),
         .target(name: "PassboxWeb", dependencies: ["PassboxHTTP", "PassboxCore", "PassboxWording", "PassboxCrypto"], resources: [.copy("UI")]),
-        .target(name: "PassboxAgent", dependencies: ["PassboxWeb", "PassboxImaging", "PassboxService", "PassboxProtocol", "PassboxCore", "PassboxStore", "CLinux", "CLogindSupport", "CPAMSupport"]),
+        .target(name: "PassboxAgent", dependencies: ["PassboxWeb", "PassboxImaging", "PassboxService", "PassboxProcess", "PassboxProtocol", "PassboxCore", "PassboxStore", "CLinux", "CLogindSupport", "CPAMSupport"]),
         .target(
-            name: "PassboxCLI", dependencies: ["PassboxService", "PassboxProtocol", "PassboxStore", "PassboxCore", "PassboxWording", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "PassboxServer", "PassboxHTTP", "PassboxKit", "PassboxSQLite", "PassboxPostgres", "PassboxInterop", "CXcbSupport"]),
+            name: "PassboxCLI", dependencies: ["PassboxService", "PassboxProtocol", "PassboxStore", "PassboxCore", "PassboxWording", "PassboxCrypto", "PassboxImaging", "PassboxDomains", "PassboxClient", "PassboxAgent", "PassboxServer", "PassboxHTTP", "PassboxKit", "PassboxSQLite", "PassboxPostgres", "PassboxInterop", "PassboxProcess", "CXcbSupport"]),
         .executableTarget(name: "passbox", dependencies: ["PassboxCLI"]),
-        .target(name: "PassboxTestSupport", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxService", "PassboxAgent", "PassboxPostgres"], resources: [.copy("Scripts")]),
+        // The tests' kit depends on no module of the app (ModuleLayoutTests): the unit tests of `make check` use
+        // it alone; the server's and the CLI's tests add the PostgreSQL cluster of PassboxTestSupport.
+        .target(name: "PassboxTestKit", dependencies: ["PassboxProcess"], resources: [.copy("Scripts")]),
+        .target(name: "PassboxTestSupport", dependencies: ["PassboxTestKit", "PassboxPostgres", "PassboxProcess"]),
+        // The store's fakes (a clock the test moves, a file system that fails where told), for the store's and the agent's tests.
+        .target(name: "PassboxStoreFakes", dependencies: ["PassboxStore"]),
         .testTarget(
-            name: "PassboxCryptoTests", dependencies: ["PassboxCrypto", "PassboxTestSupport"],
+            name: "PassboxCryptoTests", dependencies: ["PassboxCrypto", "PassboxTestKit"],
             resources: [.copy("Vectors")]),
-        .testTarget(name: "PassboxCoreTests", dependencies: ["PassboxCore", "PassboxWording", "PassboxProtocol", "PassboxTestSupport"], resources: [.copy("Data")]),
-        .testTarget(name: "PassboxServerTests", dependencies: ["PassboxServer", "PassboxProtocol", "PassboxCore", "PassboxCrypto", "PassboxSQLite", "PassboxPostgres", "PassboxTestSupport"]),
+        .testTarget(name: "PassboxCoreTests", dependencies: ["PassboxCore", "PassboxWording", "PassboxProtocol", "PassboxTestKit"], resources: [.copy("Data")]),
+        .testTarget(name: "PassboxServerTests", dependencies: ["PassboxServer", "PassboxProtocol", "PassboxCore", "PassboxCrypto", "PassboxSQLite", "PassboxPostgres", "PassboxTestKit", "PassboxTestSupport"]),
         .testTarget(
-            name: "PassboxInteropTests", dependencies: ["PassboxInterop", "PassboxCore", "PassboxCrypto", "PassboxStore", "PassboxTestSupport"],
+            name: "PassboxInteropTests", dependencies: ["PassboxInterop", "PassboxCore", "PassboxCrypto", "PassboxStore", "PassboxTestKit"],
             resources: [.copy("Fixtures")]),
-        .testTarget(name: "PassboxSyncTests", dependencies: ["PassboxSync", "PassboxManifest", "PassboxCore", "PassboxCrypto", "PassboxProtocol", "PassboxTestSupport"]),
-        .testTarget(name: "PassboxHTTPTests", dependencies: ["PassboxHTTP", "PassboxTestSupport"]),
-        .testTarget(name: "PassboxSQLiteTests", dependencies: ["PassboxSQLite", "PassboxTestSupport"]),
-        .testTarget(name: "PassboxWebTests", dependencies: ["PassboxWeb", "PassboxWording", "PassboxCore", "PassboxProtocol", "PassboxTestSupport"]),
-        .testTarget(name: "PassboxAgentTests", dependencies: ["PassboxAgent", "PassboxWording", "PassboxTestSupport"]),
-        .testTarget(name: "PassboxCheckTests", dependencies: ["PassboxCore", "PassboxWording", "PassboxDomains", "PassboxClient", "PassboxTestSupport"]),
-        .testTarget(name: "PassboxImagingTests", dependencies: ["PassboxImaging", "PassboxTestSupport"], resources: [.copy("Images")]),
+        .testTarget(name: "PassboxSyncTests", dependencies: ["PassboxSync", "PassboxManifest", "PassboxCore", "PassboxCrypto", "PassboxProtocol", "PassboxTestKit"]),
+        .testTarget(name: "PassboxHTTPTests", dependencies: ["PassboxHTTP", "PassboxTestKit"]),
+        .testTarget(name: "PassboxSQLiteTests", dependencies: ["PassboxSQLite", "PassboxTestKit"]),
+        .testTarget(name: "PassboxWebTests", dependencies: ["PassboxWeb", "PassboxWording", "PassboxCore", "PassboxProtocol", "PassboxTestKit"]),
+        .testTarget(name: "PassboxAgentTests", dependencies: ["PassboxAgent", "PassboxWording", "PassboxTestKit", "PassboxStoreFakes"]),
+        .testTarget(name: "PassboxCheckTests", dependencies: ["PassboxCore", "PassboxWording", "PassboxDomains", "PassboxClient", "PassboxTestKit"]),
+        .testTarget(name: "PassboxImagingTests", dependencies: ["PassboxImaging", "PassboxTestKit"], resources: [.copy("Images")]),
         .testTarget(
-            name: "PassboxStoreTests", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxTestSupport"],
+            name: "PassboxStoreTests", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxTestKit", "PassboxStoreFakes"],
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "PassboxCLITests",
             dependencies: [
-                "PassboxCLI", "PassboxProtocol", "PassboxWording", "PassboxAgent", "PassboxHTTP", "PassboxSQLite", "PassboxTestSupport", "PassboxService", "PassboxClient", "PassboxCore",
+                "PassboxCLI", "PassboxProtocol", "PassboxWording", "PassboxAgent", "PassboxHTTP", "PassboxSQLite", "PassboxTestKit", "PassboxTestSupport", "PassboxService", "PassboxClient", "PassboxCore",
                 "PassboxStore", "PassboxSync", "PassboxManifest", "PassboxCrypto", "PassboxInterop", "PassboxImaging",
             ],
             resources: [.copy("Transcripts")]),

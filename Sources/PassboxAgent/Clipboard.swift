@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCrypto
+import PassboxProcess
 import PassboxProtocol
 import PassboxService
 internal import CLinux

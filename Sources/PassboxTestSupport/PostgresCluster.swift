@@ -1,7 +1,7 @@
 import Foundation
-import PassboxAgent
 import PassboxPostgres
-import PassboxService
+import PassboxProcess
+import PassboxTestKit
 
 /// A throwaway PostgreSQL cluster for the tests: `initdb` in a temporary directory, listening on loopback on
 /// a port of its own, run as an unprivileged user (`postgres` when the tests run as root, since PostgreSQL

@@ -2,7 +2,7 @@ import Foundation
 import PassboxAgent
 import PassboxCore
 import PassboxProtocol
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 import PassboxWording
 

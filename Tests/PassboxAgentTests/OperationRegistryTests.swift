@@ -2,7 +2,7 @@ import Foundation
 import PassboxAgent
 import PassboxProtocol
 import PassboxService
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// Operations are types registered once: every one has a handler, the web page's reach is a pinned

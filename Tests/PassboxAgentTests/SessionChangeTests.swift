@@ -4,7 +4,8 @@ import PassboxCrypto
 import PassboxProtocol
 import PassboxService
 import PassboxStore
-import PassboxTestSupport
+import PassboxStoreFakes
+import PassboxTestKit
 import Testing
 
 /// A change through the session is made in place on the vault lent by the open vault (no copy of every

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxHTTP
 import PassboxSQLite
+import PassboxTestKit
 import PassboxTestSupport
 import Testing
 

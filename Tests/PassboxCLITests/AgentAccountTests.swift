@@ -1,7 +1,7 @@
 import Foundation
 import PassboxProtocol
 import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// The account's operations through the agent (what the web UI's onboarding and account pages send), against a

@@ -2,7 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 import PassboxProtocol
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// Attachments through a real agent: a file goes in encrypted and comes out the same, 0600 and never over

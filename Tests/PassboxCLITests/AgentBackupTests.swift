@@ -3,7 +3,7 @@ import PassboxCore
 import PassboxCrypto
 import PassboxProtocol
 import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// Backups through a real agent, as the CLI and the web UI reach them (security.md §8; G54–G63, G77, G79,

@@ -5,7 +5,7 @@ import PassboxProtocol
 import PassboxService
 import PassboxCrypto
 import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// Duress passwords, erasing, Delete All Data, killphrases and hidden items through a real agent, as the

@@ -1,6 +1,6 @@
 import Foundation
 import PassboxProtocol
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// The agent end to end through real processes: unlock once, then commands without the password.

@@ -1,7 +1,7 @@
 import Foundation
 import PassboxAgent
 import PassboxProtocol
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// A JSON value the fuzzer can take apart and write back, including text no encoder would write (`raw`).
@@ -87,12 +87,12 @@ indirect enum FuzzJSON: Decodable {
     }
 }
 
-/// Random, malformed and truncated frames (2,000 with a fixed seed in `make test`, 10,000 with a new one in
+/// Random, malformed and truncated frames (1,000 with a fixed seed in `make test`, 10,000 with a new one in
 /// `make fuzz`) against a real agent holding an unlocked vault: each one is
 /// answered with a reply frame (a typed failure, or a legitimate reply to a valid request) or, when the frame
 /// never arrived whole, a closed connection; never a hang or a crash, and the vault file is never changed.
 @Suite(.serialized) struct AgentFuzzTests {
-    static let frames = Soak.count(2_000, soak: 10_000)
+    static let frames = Soak.count(1_000, soak: 10_000)
     static let seed = Soak.seed("agent fuzz", fixed: 0x5EED_F00D_2024, variable: "PASSBOX_FUZZ_SEED")
 
     /// What the agent must do with a frame, worked out from the bytes sent with the agent's own decoder.

@@ -2,7 +2,7 @@ import Foundation
 import PassboxCrypto
 import PassboxInterop
 import PassboxProtocol
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// Imports and exports through a real agent (the operations `import-items` and `export-items` and each of

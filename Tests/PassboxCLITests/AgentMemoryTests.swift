@@ -1,6 +1,6 @@
 import Foundation
 import PassboxProtocol
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// The vault password leaves no copy in the agent's memory (hardening item 10): after unlock, a wrong

@@ -7,6 +7,7 @@ import PassboxHTTP
 import PassboxProtocol
 import PassboxService
 import PassboxStore
+import PassboxTestKit
 import PassboxTestSupport
 import Testing
 

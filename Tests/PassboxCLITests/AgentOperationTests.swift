@@ -3,7 +3,7 @@ import PassboxAgent
 import PassboxCore
 import PassboxProtocol
 import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 import PassboxWording
 

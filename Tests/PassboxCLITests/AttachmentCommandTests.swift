@@ -1,6 +1,6 @@
 import Foundation
 import PassboxCrypto
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// `passbox attach`, `attachments`, `save-attachment` and `detach` as a person uses them, without an agent.

@@ -5,7 +5,7 @@ import PassboxImaging
 import PassboxProtocol
 import PassboxService
 import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// Backups as a person uses them on the command line, without an agent: a file and a PDF, the PDF read

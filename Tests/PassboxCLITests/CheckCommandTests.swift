@@ -1,5 +1,5 @@
 import Foundation
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// `passbox check --breaches` end to end: opt-in, a local range server, results kept in the vault.

@@ -1,5 +1,5 @@
 import Foundation
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// The command line's coercion features as a person or a script uses them, without an agent: what each

@@ -1,5 +1,5 @@
 import Foundation
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 @testable import PassboxCLI

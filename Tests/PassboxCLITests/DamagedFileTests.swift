@@ -1,5 +1,5 @@
 import Foundation
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// A damaged, truncated, foreign or newer file is reported as such, and never written to.

@@ -1,5 +1,5 @@
 import Foundation
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// A client holding a prompt open (on a pseudo-terminal, as a person would) blocks no kind of locking: the

@@ -6,6 +6,7 @@ import PassboxProtocol
 import PassboxService
 import PassboxStore
 import PassboxSync
+import PassboxTestKit
 import PassboxTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import PassboxCrypto
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// `passbox import` and `passbox export` as a person uses them, without an agent: the preview, the question,

@@ -5,6 +5,7 @@ import PassboxProtocol
 import PassboxSQLite
 import PassboxService
 import PassboxStore
+import PassboxTestKit
 import PassboxTestSupport
 import Testing
 

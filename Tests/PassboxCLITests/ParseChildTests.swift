@@ -1,7 +1,7 @@
 import Foundation
 import PassboxImaging
 import PassboxProtocol
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 @testable import PassboxService

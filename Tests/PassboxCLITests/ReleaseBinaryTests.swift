@@ -1,5 +1,5 @@
 import Foundation
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// The release binary (what `make run` builds) refuses every test hook: a cheap key derivation, an agent

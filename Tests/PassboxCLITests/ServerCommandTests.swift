@@ -1,5 +1,6 @@
 import Foundation
 import PassboxProtocol
+import PassboxTestKit
 import PassboxTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 @testable import PassboxCLI

@@ -5,7 +5,7 @@ import PassboxCrypto
 import PassboxProtocol
 import PassboxService
 import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 
 /// A device of an account in this process: its own data directory, signed in to a real `passbox server`,
 /// with its `VaultService` unlocked, as the CLI or the agent would hold it.

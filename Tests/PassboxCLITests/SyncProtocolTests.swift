@@ -7,6 +7,7 @@ import PassboxManifest
 import PassboxProtocol
 import PassboxService
 import PassboxSync
+import PassboxTestKit
 import PassboxTestSupport
 import Testing
 

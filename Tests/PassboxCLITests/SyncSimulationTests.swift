@@ -3,6 +3,7 @@ import PassboxClient
 import PassboxCore
 import PassboxProtocol
 import PassboxService
+import PassboxTestKit
 import PassboxTestSupport
 import Testing
 

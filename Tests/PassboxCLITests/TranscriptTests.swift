@@ -1,5 +1,5 @@
 import Foundation
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// Runs every transcript in Transcripts/ against the real `passbox` executable, each in a fresh data directory.

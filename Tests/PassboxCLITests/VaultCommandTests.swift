@@ -1,5 +1,5 @@
 import Foundation
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// `passbox vault delete` as a person uses it (LB-2): it asks first, saying how many items go to the trash and

@@ -2,6 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxProtocol
 import PassboxService
+import PassboxTestKit
 import PassboxTestSupport
 import Testing
 

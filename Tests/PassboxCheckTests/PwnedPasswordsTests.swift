@@ -1,6 +1,6 @@
 import Foundation
 import PassboxClient
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 import PassboxWording
 

@@ -1,7 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxCrypto
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// A backup's QR codes (G77, TR-1): Base45 as RFC 9285 gives it, and codes put together from any order,

@@ -2,7 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxWording
 import PassboxCrypto
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 struct TOTPVector: CustomTestStringConvertible, Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import PassboxCore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// A search index kept up to date with `upsert` and `remove` answers exactly as one built afresh.

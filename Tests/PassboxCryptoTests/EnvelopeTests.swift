@@ -1,5 +1,5 @@
 import PassboxCrypto
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 @Suite struct EnvelopeTests {

@@ -1,6 +1,6 @@
 import Foundation
 import PassboxCrypto
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 struct HKDFVector: CustomTestStringConvertible, Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import PassboxCrypto
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// Every case of the Wycheproof files for the primitives Passbox uses: valid cases pass, invalid ones are

@@ -1,6 +1,6 @@
 import Foundation
 import PassboxHTTP
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// A plain TCP client: sends `bytes`, reads until the server closes or `seconds` pass; nil when it cannot connect.

@@ -1,6 +1,6 @@
 import Foundation
 import PassboxImaging
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 @Suite struct QRCodeReaderTests {

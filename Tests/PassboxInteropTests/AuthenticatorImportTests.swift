@@ -1,7 +1,7 @@
 import Foundation
 import PassboxCore
 import PassboxCrypto
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 @testable import PassboxInterop

@@ -1,7 +1,7 @@
 import Foundation
 import PassboxCrypto
 import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 @testable import PassboxInterop

@@ -1,6 +1,6 @@
 import Foundation
 import PassboxSQLite
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// The SQLiteError `body` throws, or nil when it succeeds.

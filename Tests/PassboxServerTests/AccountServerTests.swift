@@ -5,6 +5,7 @@ import PassboxProtocol
 import PassboxPostgres
 import PassboxSQLite
 import PassboxServer
+import PassboxTestKit
 import PassboxTestSupport
 import Testing
 

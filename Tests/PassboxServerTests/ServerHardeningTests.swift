@@ -3,6 +3,7 @@ import PassboxCore
 import PassboxCrypto
 import PassboxProtocol
 import PassboxServer
+import PassboxTestKit
 import PassboxTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxPostgres
 import PassboxSQLite
+import PassboxTestKit
 import PassboxTestSupport
 import Testing
 

@@ -2,7 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// The account record, the Secret Key's written form, the two-secret derivation and the sealed keyset, pinned

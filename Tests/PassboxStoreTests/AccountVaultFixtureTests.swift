@@ -2,7 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// An account's vault on a device, pinned by a data directory `passbox signup` and `passbox add` wrote once

@@ -2,7 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 @testable import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// `Fixtures/attachments-v1/`, made once (by `makeFixture` below, with PASSBOX_MAKE_ATTACHMENT_FIXTURE set to

@@ -2,7 +2,8 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 @testable import PassboxStore
-import PassboxTestSupport
+import PassboxStoreFakes
+import PassboxTestKit
 import Testing
 
 /// The backup format (security.md §8; G55–G57, G67, G78): golden backups made once that still open and are

@@ -2,7 +2,8 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 @testable import PassboxStore
-import PassboxTestSupport
+import PassboxStoreFakes
+import PassboxTestKit
 import Testing
 
 /// Attachments' blobs (docs/FORMATS.md "Attachments"): every size comes back exactly, the blob's length

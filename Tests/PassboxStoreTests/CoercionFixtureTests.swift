@@ -2,7 +2,8 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 @testable import PassboxStore
-import PassboxTestSupport
+import PassboxStoreFakes
+import PassboxTestKit
 import Testing
 
 /// `Fixtures/coercion-v1/vault.pbx`, made once with `passbox` (debug build, `--insecure-test-kdf`; the

@@ -2,7 +2,8 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 @testable import PassboxStore
-import PassboxTestSupport
+import PassboxStoreFakes
+import PassboxTestKit
 import Testing
 
 /// Duress vaults (security.md §7; G12–G16), erasing after ten wrong passwords (G18–G20) and Delete All Data

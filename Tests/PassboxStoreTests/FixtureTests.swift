@@ -2,7 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// Vault files made once (docs/FORMATS.md, "Fixture"), checked in and never regenerated: format 1 by

@@ -2,7 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 @testable import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// Puts another vault (its own password, data key and slot nonce) into slot `index` of the file, sealed by

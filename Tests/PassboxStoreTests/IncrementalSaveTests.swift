@@ -2,7 +2,8 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 @testable import PassboxStore
-import PassboxTestSupport
+import PassboxStoreFakes
+import PassboxTestKit
 import Testing
 
 /// The incremental save (docs/FORMATS.md, compression id 2): a save told which items changed re-compresses

@@ -2,7 +2,8 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 import PassboxStore
-import PassboxTestSupport
+import PassboxStoreFakes
+import PassboxTestKit
 import Testing
 
 let cheapKDF = Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1)

@@ -2,7 +2,7 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 import PassboxStore
-import PassboxTestSupport
+import PassboxTestKit
 import Testing
 
 /// An account's vault with vaults and sync state, pinned by a data directory that `passbox signup`, `add`,

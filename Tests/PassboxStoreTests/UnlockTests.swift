@@ -2,7 +2,8 @@ import Foundation
 import PassboxCore
 import PassboxCrypto
 import PassboxStore
-import PassboxTestSupport
+import PassboxStoreFakes
+import PassboxTestKit
 import Testing
 
 @Suite struct UnlockTests {

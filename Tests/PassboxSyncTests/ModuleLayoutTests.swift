@@ -40,6 +40,24 @@ struct ModuleLayoutTests {
         // The checker itself: the service does reach Core.
         #expect(Self.closure(of: "PassboxService", in: graph).contains("PassboxCore"))
     }
+
+    /// `make check`'s unit tests start no agent, server or database, and link none (issue 29): their kit,
+    /// PassboxTestKit, reaches nothing of the app but the process seam, and no test target of the lane
+    /// (CHECK_SUITES in the Makefile) reaches the agent, the service, the server, the CLI or PostgreSQL.
+    @Test func theFastLanesTestsLinkNoAgentServerOrDatabase() throws {
+        let graph = try Self.dependencies()
+        let kit = Self.closure(of: "PassboxTestKit", in: graph)
+        #expect(kit == ["PassboxProcess", "CLinux"], "PassboxTestKit reaches \(kit.sorted())")
+        let makefile = try String(contentsOf: Self.package.deletingLastPathComponent().appendingPathComponent("Makefile"), encoding: .utf8)
+        let line = try #require(makefile.split(separator: "\n").first { $0.hasPrefix("CHECK_SUITES := ") })
+        let suites = line.dropFirst("CHECK_SUITES := ".count).split(separator: "|").map(String.init)
+        #expect(suites.count >= 10 && suites.allSatisfy { graph[$0] != nil }, "CHECK_SUITES names test targets: \(suites)")
+        for suite in suites {
+            let reach = Self.closure(of: suite, in: graph)
+            let heavy = reach.intersection(["PassboxAgent", "PassboxService", "PassboxServer", "PassboxCLI", "PassboxPostgres", "PassboxTestSupport"])
+            #expect(heavy.isEmpty, "\(suite) links \(heavy.sorted())")
+        }
+    }
 }
 
 /// Wording at the edge, facts below (issue 29): the tables live in `PassboxWording`, which only the surfaces

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxAgent
 import PassboxCore
+import PassboxProcess
 import PassboxProtocol
 import PassboxService
 import PassboxStore

@@ -2,6 +2,7 @@ import Foundation
 import PassboxAgent
 import PassboxCore
 import PassboxCrypto
+import PassboxProcess
 import PassboxProtocol
 import PassboxService
 import PassboxStore

@@ -4,6 +4,7 @@ import PassboxClient
 import PassboxCore
 import PassboxCrypto
 import PassboxHTTP
+import PassboxProcess
 import PassboxProtocol
 import PassboxService
 import PassboxStore

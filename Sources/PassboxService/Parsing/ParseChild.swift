@@ -3,6 +3,7 @@ import PassboxCore
 import PassboxCrypto
 import PassboxImaging
 import PassboxInterop
+import PassboxProcess
 import PassboxProtocol
 
 /// Untrusted bytes are parsed where no key lives (promise 33b, issue 28): images (QR codes, thumbnails) and

@@ -1,6 +1,5 @@
 import Foundation
-import PassboxAgent
-import PassboxService
+import PassboxProcess
 
 /// Runs a CLI transcript: blocks of a command, its standard input, the expected output and exit code.
 ///
