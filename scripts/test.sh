@@ -3,14 +3,15 @@
 # and the Swift tests, overlapped so that the two cores stay busy; fails when any fails.
 #
 #   t=0            the release build starts (a build directory of its own, .build/test-release: SwiftPM
-#                  locks one directory per command)
-#   t=0            the debug binary builds (.build/make-test); once it exists the browser flows start
-#   then           the test targets build, then the Swift tests run; ReleaseBinaryTests last, once the
-#                  release binary exists
+#                  locks one directory per command), at the lowest priority
+#   t=0            the debug binary and the test targets build (.build/make-test)
+#   then           the browser flows and the Swift tests run side by side; ReleaseBinaryTests last, once
+#                  the release binary exists
 #
 # None of these keeps two cores busy alone: builds wait on module dependencies (about 1.4 cores), the browser
-# flows wait on the browser and the agent (about 180 CPU seconds in 250 s), the Swift tests on processes,
-# sockets and timeouts. One after another they took 13 minutes here. The browser flows' and the release
+# flows wait on the browser and the agent (about 180 CPU seconds in 210 s), the Swift tests on processes,
+# sockets and timeouts (a quarter of two cores idle while they ran alone). One after another they took 13
+# minutes here. The browser flows' and the release
 # build's output go to .build/ui-test.log and .build/release-build.log, printed at the end.
 #
 # Usage: scripts/test.sh "RELEASE BUILD FLAGS"
@@ -41,19 +42,19 @@ stamp "release build started (output in .build/release-build.log)"
 setsid nice -n 19 $swift build $release_flags --scratch-path .build/test-release --product passbox > .build/release-build.log 2>&1 &
 release=$!
 
-stamp "building the debug binary"
+stamp "building the debug binary and the tests"
+# One build for both: the test targets compile beside the binary's last modules.
 # shellcheck disable=SC2086
-$swift build $debug_flags --product passbox || exit 1
+$swift build --build-tests $debug_flags || exit 1
 scripts/fetch-axe.sh .build/web-tools || exit 1
 
+# The flows start with the Swift tests, not earlier: until the tests are built the two builds keep both cores
+# busy, and the flows there only slowed the tests' build; beside the Swift tests they fill the time those
+# spend waiting on their processes (a quarter of two cores when they ran alone here).
 stamp "browser flows started (output in .build/ui-test.log)"
 setsid /usr/bin/python3 Tests/Web/ui_test.py --passbox .build/make-test/debug/passbox --axe .build/web-tools/axe.min.js \
   --artifacts .build/ui-screenshots > .build/ui-test.log 2>&1 &
 ui=$!
-
-stamp "building the tests"
-# shellcheck disable=SC2086
-$swift build --build-tests $debug_flags || exit 1
 
 stamp "Swift tests (all but ReleaseBinaryTests, which wait for the release build)"
 # shellcheck disable=SC2086
