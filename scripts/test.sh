@@ -5,8 +5,8 @@
 #   t=0            the release build starts (a build directory of its own, .build/test-release: SwiftPM
 #                  locks one directory per command), at the lowest priority
 #   t=0            the debug binary and the test targets build (.build/make-test)
-#   then           the browser flows and the Swift tests run side by side; ReleaseBinaryTests last, once
-#                  the release binary exists
+#   then           the browser flows and the Swift tests (in two processes) run side by side;
+#                  ReleaseBinaryTests last, once the release binary exists
 #
 # None of these keeps two cores busy alone: builds wait on module dependencies (about 1.4 cores), the browser
 # flows wait on the browser and the agent (about 180 CPU seconds in 210 s), the Swift tests on processes,
@@ -30,9 +30,10 @@ stamp() { echo "[$(( $(date +%s) - started )) s] $*"; }
 mkdir -p .build
 ui=""
 release=""
+share_pid=""
 # Each background lane is a process group of its own (setsid), so stopping it stops its children too
 # (the browsers, agents and servers of the flows; the compilers of the build).
-stop_lanes() { for pid in $ui $release; do kill -- -"$pid" 2>/dev/null; done; }
+stop_lanes() { for pid in $ui $release $share_pid; do kill -- -"$pid" 2>/dev/null; done; }
 trap stop_lanes EXIT
 
 # At the lowest priority: only ReleaseBinaryTests, at the very end, need it, so it takes the cores the other
@@ -56,11 +57,27 @@ setsid /usr/bin/python3 Tests/Web/ui_test.py --passbox .build/make-test/debug/pa
   --artifacts .build/ui-screenshots > .build/ui-test.log 2>&1 &
 ui=$!
 
-stamp "Swift tests (all but ReleaseBinaryTests, which wait for the release build)"
+# The Swift tests in two processes, each with every test of its share side by side. One process ran a
+# quarter of two cores idle: Swift's concurrency runs the test functions on as many threads as there are
+# cores, and a test waiting on its agent, server or a timeout holds one of the two. The split is by name, so
+# every test is in exactly one share: the command-line tests whose suites start with A or B (the agent's and
+# the backups', about half the time) in one, all others in the second. --ignore-lock: SwiftPM locks the build
+# directory per command, and neither of these builds anything.
+stamp "Swift tests in two processes (all but ReleaseBinaryTests, which wait for the release build)"
+export PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_REQUIRE_PEERS=1
+share='^PassboxCLITests\.[AB]'
 # shellcheck disable=SC2086
-PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_REQUIRE_PEERS=1 $swift test --skip-build $debug_flags --skip ReleaseBinaryTests 2>&1 | tee .build/test.log
+setsid $swift test --skip-build $debug_flags --ignore-lock --filter "$share" > .build/test-share.log 2>&1 &
+share_pid=$!
+# shellcheck disable=SC2086
+$swift test --skip-build $debug_flags --ignore-lock --skip "$share" --skip ReleaseBinaryTests 2>&1 | tee .build/test.log
 swift_status=${PIPESTATUS[0]}
-scripts/slowest-suites.sh .build/test.log
+wait $share_pid
+share_status=$?
+echo "--- the other share of the Swift tests (.build/test-share.log) ---"
+cat .build/test-share.log
+[ "$share_status" = 0 ] || swift_status=$share_status
+scripts/slowest-suites.sh .build/test.log .build/test-share.log
 
 stamp "waiting for the release build"
 wait $release

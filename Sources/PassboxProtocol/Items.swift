@@ -172,11 +172,21 @@ public struct ItemListReply: Codable, Sendable, Equatable {
     public var total: Int
     /// Whether the vault has no active items at all (as opposed to none matching).
     public var vaultIsEmpty: Bool
+    /// The page as text rows (`ItemRows`) when the request asked for them; `items` is empty then.
+    public var rows: String?
 
-    public init(items: [ItemSummary], total: Int, vaultIsEmpty: Bool) {
+    public init(items: [ItemSummary], total: Int, vaultIsEmpty: Bool, rows: String? = nil) {
         self.items = items
         self.total = total
         self.vaultIsEmpty = vaultIsEmpty
+        self.rows = rows
+    }
+
+    /// The page's rows, from `rows` or from `items` (an agent that answers `items` only); nil when `rows` is
+    /// damaged.
+    public func itemRows() -> [ItemRow]? {
+        guard let rows else { return items.map(ItemRow.init) }
+        return ItemRows.decode(rows)
     }
 }
 

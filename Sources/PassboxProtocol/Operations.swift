@@ -30,8 +30,8 @@ public enum Operations {
         reply: #"`done`; the agent re-opens with the new password and keeps a new quick-unlock key"#)
     public static let list = Operation<ListRequest, ItemListReply>(
         .list, vault: true,
-        request: #"category?, tag?, favoritesOnly, sort? (newest, oldest, az, za, recent), offset, limit? (at most 1,000 a page: a page is encoded whole in memory, so pages are kept small)"#,
-        reply: #"`items`: items [ItemSummary], total, vaultIsEmpty"#)
+        request: #"category?, tag?, favoritesOnly, sort? (newest, oldest, az, za, recent), offset, limit? (at most 1,000 a page: a page is encoded whole in memory, so pages are kept small), vault?, rows? (true: the page as text rows)"#,
+        reply: #"`items`: items [ItemSummary], total, vaultIsEmpty; with rows, items is empty and rows holds the page: a line an item, its id, favorite (1 or empty), title, categoryName and summary separated by tabs, a backslash, tab or line feed inside a field written as a backslash and one of backslash, t, n"#)
     public static let show = Operation<ShowRequest, ItemDetail>(
         .show, vault: true,
         request: #"item, reveal"#,
@@ -66,7 +66,7 @@ public enum Operations {
         reply: #"`saved` with version"#)
     public static let trashList = Operation<ListRequest, ItemListReply>(
         .trashList, vault: true,
-        request: #"the body of `list` (paging)"#,
+        request: #"the body of `list` (paging; rows is not answered here)"#,
         reply: #"`items` with trashedAt"#)
     public static let trashRestore = Operation<ItemRequest, SavedReply>(
         .trashRestore, vault: true,

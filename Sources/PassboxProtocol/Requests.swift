@@ -38,9 +38,15 @@ public struct ListRequest: Codable, Sendable {
     public var limit: Int?
     /// Only the items of this vault (its name or id), when given.
     public var vault: String?
+    /// Answer the page as `ItemListReply.rows` (text rows, `ItemRows`) instead of `items`: what a table shows,
+    /// at a fraction of the decoding. An agent that does not know it answers `items`.
+    public var rows: Bool?
     public static let maximumPage = 1_000
 
-    public init(category: String? = nil, tag: String? = nil, favoritesOnly: Bool = false, sort: String? = nil, offset: Int = 0, limit: Int? = nil, vault: String? = nil) {
+    public init(
+        category: String? = nil, tag: String? = nil, favoritesOnly: Bool = false, sort: String? = nil, offset: Int = 0, limit: Int? = nil, vault: String? = nil, rows: Bool? = nil
+    ) {
+        self.rows = rows
         self.vault = vault
         self.category = category
         self.tag = tag

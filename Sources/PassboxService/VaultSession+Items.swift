@@ -23,7 +23,7 @@ extension VaultSession {
             let start = min(max(r.offset, 0), kept.positions.count)
             let end = min(start + size, kept.positions.count)
             let vaultIsEmpty = kept.positions.isEmpty && !all.contains { !$0.isTrashed }
-            return ItemListReply(items: kept.positions[start..<end].map { ItemViews.summary(all[$0]) }, total: kept.positions.count, vaultIsEmpty: vaultIsEmpty)
+            return Self.reply(kept.positions[start..<end].map { ItemViews.summary(all[$0]) }, total: kept.positions.count, vaultIsEmpty: vaultIsEmpty, rows: r.rows == true)
         }
         var items = vault.list(category: category, tag: r.tag, favoritesOnly: r.favoritesOnly, sort: sort)
         if let inVault {
@@ -34,15 +34,21 @@ extension VaultSession {
         var position = [String: Int](minimumCapacity: all.count)
         for i in all.indices { position[all[i].id] = i }
         lookups.keptListing = (key, items.compactMap { position[$0.id] })
-        return page(items, offset: r.offset, limit: r.limit)
+        return page(items, offset: r.offset, limit: r.limit, rows: r.rows == true)
     }
 
-    func page(_ items: [Item], offset: Int, limit: Int?) -> ItemListReply {
+    func page(_ items: [Item], offset: Int, limit: Int?, rows: Bool = false) -> ItemListReply {
         let size = min(max(limit ?? ListRequest.maximumPage, 0), ListRequest.maximumPage)
         let start = min(max(offset, 0), items.count)
         let end = min(start + size, items.count)
         let vaultIsEmpty = items.isEmpty && !vault.items.contains { !$0.isTrashed }
-        return ItemListReply(items: items[start..<end].map { ItemViews.summary($0) }, total: items.count, vaultIsEmpty: vaultIsEmpty)
+        return Self.reply(items[start..<end].map { ItemViews.summary($0) }, total: items.count, vaultIsEmpty: vaultIsEmpty, rows: rows)
+    }
+
+    /// A page as `items`, or as text rows when the request asked for them (`ItemRows`).
+    static func reply(_ summaries: [ItemSummary], total: Int, vaultIsEmpty: Bool, rows: Bool) -> ItemListReply {
+        guard rows else { return ItemListReply(items: summaries, total: total, vaultIsEmpty: vaultIsEmpty) }
+        return ItemListReply(items: [], total: total, vaultIsEmpty: vaultIsEmpty, rows: ItemRows.encode(summaries.map(ItemRow.init)))
     }
 
     func fieldValue(_ r: FieldRequest) throws -> ValueReply {

@@ -338,6 +338,15 @@ enum RawExchange {
             paged += next.items
         }
         #expect(whole.total > 2 && paged.map(\.id) == whole.items.map(\.id))
+        // The same pages as text rows (what `passbox list` asks for) hold the same items, and no `items`.
+        var rows = [ItemRow]()
+        while rows.count < whole.total {
+            let next = try agent.send(.list(ListRequest(sort: "newest", offset: rows.count, limit: 2, rows: true))).items()
+            #expect(next.items.isEmpty && next.rows != nil && next.total == whole.total)
+            guard let more = next.itemRows(), !more.isEmpty else { break }
+            rows += more
+        }
+        #expect(rows == whole.items.map(ItemRow.init))
 
         // Vaults in the local vault file: a file without vaults lists one; making a second names the first.
         let vaultsListed = try agent.send(.vaultList).vaults()

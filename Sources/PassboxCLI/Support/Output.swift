@@ -52,6 +52,54 @@ enum Output {
     }
 
     static func itemTable(_ items: [ItemSummary]) -> String {
-        table([["ID", "TITLE", "CATEGORY", "DETAILS"]] + items.map { [String($0.id.prefix(8)), ($0.favorite ? "★ " : "") + $0.title, $0.categoryName, $0.summary] })
+        String(itemTable(items.map(ItemRow.init)).dropLast())
+    }
+
+    /// The items' table as `table` makes it, ending in a line feed, built in one buffer for the 100,000 rows a
+    /// vault may list: a cell of printable ASCII (most of them) is measured by its bytes; any other goes through
+    /// `Console.visibleLine` and is counted in characters.
+    static func itemTable(_ rows: [ItemRow]) -> String {
+        let columns = 4
+        var texts = [String](), widths = [Int]()
+        texts.reserveCapacity((rows.count + 1) * columns)
+        widths.reserveCapacity((rows.count + 1) * columns)
+        func add(_ text: String, last: Bool) {
+            var shown = text, width = 0
+            if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
+                width = text.utf8.count
+            } else {
+                shown = Console.visibleLine(text)
+                width = shown.count
+            }
+            if !last, width > cellLimit {
+                shown = String(shown.prefix(cellLimit - 1)) + "…"
+                width = cellLimit
+            }
+            texts.append(shown)
+            widths.append(width)
+        }
+        for header in ["ID", "TITLE", "CATEGORY"] { add(header, last: false) }
+        add("DETAILS", last: true)
+        for row in rows {
+            add(String(row.id.prefix(8)), last: false)
+            add(row.favorite ? "★ " + row.title : row.title, last: false)
+            add(row.categoryName, last: false)
+            add(row.summary, last: true)
+        }
+        var columnWidths = [Int](repeating: 0, count: columns)
+        for index in widths.indices { columnWidths[index % columns] = max(columnWidths[index % columns], widths[index]) }
+        var out = [UInt8]()
+        out.reserveCapacity(texts.count * 24)
+        let space = UInt8(ascii: " ")
+        for index in texts.indices {
+            let column = index % columns
+            out.append(contentsOf: texts[index].utf8)
+            if column == columns - 1 {
+                out.append(UInt8(ascii: "\n"))
+            } else {
+                out.append(contentsOf: repeatElement(space, count: columnWidths[column] - widths[index] + 2))
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

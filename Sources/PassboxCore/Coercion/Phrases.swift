@@ -123,9 +123,12 @@ extension Vault {
     public func killphraseMatches(_ query: String) -> [String] {
         guard let normalized = Phrases.normalized(query), !keyrings.killphrase.isEmpty else { return [] }
         var ids = [String]()
-        for item in items + hiddenItems {
-            guard let digest = item.killphrase else { continue }
-            if Phrases.matches(normalized, digest, keys: keyrings.killphrase) { ids.append(item.id) }
+        // Each list walked where it is: `items + hiddenItems` copied every item per search.
+        for list in [\Vault.items, \Vault.hiddenItems] {
+            for item in self[keyPath: list] {
+                guard let digest = item.killphrase else { continue }
+                if Phrases.matches(normalized, digest, keys: keyrings.killphrase) { ids.append(item.id) }
+            }
         }
         return ids
     }

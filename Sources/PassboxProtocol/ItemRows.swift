@@ -1,0 +1,115 @@
+import Foundation
+
+/// A page of a listing as text rows, for a surface that shows a table (`ListRequest.rows`): one line an item,
+/// five fields separated by tabs — id, favorite ("1" or empty), title, category name, summary — with a
+/// backslash, tab and line feed inside a field written `\\`, `\t` and `\n`. One string decodes far faster than
+/// a thousand keyed objects (Foundation's JSON decoder was 61% of `passbox list`'s time at 10,000 items), and
+/// an agent that does not know the request's `rows` still answers `items`, which the reader takes instead.
+public struct ItemRow: Sendable, Equatable {
+    public var id: String
+    public var favorite: Bool
+    public var title: String
+    public var categoryName: String
+    public var summary: String
+
+    public init(id: String, favorite: Bool, title: String, categoryName: String, summary: String) {
+        self.id = id
+        self.favorite = favorite
+        self.title = title
+        self.categoryName = categoryName
+        self.summary = summary
+    }
+
+    public init(_ item: ItemSummary) {
+        self.init(id: item.id, favorite: item.favorite, title: item.title, categoryName: item.categoryName, summary: item.summary)
+    }
+}
+
+public enum ItemRows {
+    private static let tab = UInt8(ascii: "\t"), lineFeed = UInt8(ascii: "\n"), backslash = UInt8(ascii: "\\")
+
+    /// The rows as text.
+    public static func encode(_ rows: [ItemRow]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(rows.count * 96)
+        for row in rows {
+            append(row.id, to: &out)
+            out.append(tab)
+            if row.favorite { out.append(UInt8(ascii: "1")) }
+            out.append(tab)
+            append(row.title, to: &out)
+            out.append(tab)
+            append(row.categoryName, to: &out)
+            out.append(tab)
+            append(row.summary, to: &out)
+            out.append(lineFeed)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The rows of `text`; nil when a line does not have its five fields (a damaged or foreign answer).
+    public static func decode(_ text: String) -> [ItemRow]? {
+        var rows = [ItemRow]()
+        var text = text
+        return text.withUTF8 { bytes -> [ItemRow]? in
+            var fields = [String]()
+            fields.reserveCapacity(5)
+            var start = 0, index = 0
+            var escaped = false
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == backslash {
+                    escaped = true
+                    index += 2
+                    continue
+                }
+                if byte == tab || byte == lineFeed {
+                    fields.append(field(bytes, start, index, escaped))
+                    escaped = false
+                    start = index + 1
+                    if byte == lineFeed {
+                        guard fields.count == 5 else { return nil }
+                        rows.append(ItemRow(id: fields[0], favorite: fields[1] == "1", title: fields[2], categoryName: fields[3], summary: fields[4]))
+                        fields.removeAll(keepingCapacity: true)
+                    }
+                }
+                index += 1
+            }
+            guard start == bytes.count, fields.isEmpty else { return nil }
+            return rows
+        }
+    }
+
+    private static func append(_ text: String, to out: inout [UInt8]) {
+        for byte in text.utf8 {
+            switch byte {
+            case backslash: out += [backslash, backslash]
+            case tab: out += [backslash, UInt8(ascii: "t")]
+            case lineFeed: out += [backslash, UInt8(ascii: "n")]
+            default: out.append(byte)
+            }
+        }
+    }
+
+    private static func field(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ escaped: Bool) -> String {
+        let slice = UnsafeBufferPointer(rebasing: bytes[start..<min(end, bytes.count)])
+        guard escaped else { return String(decoding: slice, as: UTF8.self) }
+        var out = [UInt8]()
+        out.reserveCapacity(slice.count)
+        var index = 0
+        while index < slice.count {
+            if slice[index] == backslash, index + 1 < slice.count {
+                switch slice[index + 1] {
+                case UInt8(ascii: "t"): out.append(tab)
+                case UInt8(ascii: "n"): out.append(lineFeed)
+                default: out.append(slice[index + 1])
+                }
+                index += 2
+            } else {
+                out.append(slice[index])
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
