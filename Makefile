@@ -104,6 +104,7 @@ bench: build
 	$(BIN) bench search
 	$(BIN) bench check
 	$(BIN) bench agent
+	$(BIN) bench list
 	$(BIN) bench ui
 	scripts/bench-server.sh $(CURDIR)/$(BIN)
 	scripts/bench-import.sh $(CURDIR)/$(BIN)

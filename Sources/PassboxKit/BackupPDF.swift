@@ -97,8 +97,12 @@ public enum BackupPDF {
                 moduleBuffers.forEach { $0.deallocate() }
                 codeBuffers.forEach { $0.deallocate() }
             }
-            let cPages = (0..<pages).map { p in
-                CKit_Page(texts: UnsafePointer(textBuffers[p].baseAddress), textCount: Int32(pageTexts[p].count), codes: UnsafePointer(codeBuffers[p].baseAddress), codeCount: Int32(pageCodes[p].count))
+            var cPages = [CKit_Page]()
+            for p in 0..<pages {
+                // Spelled out: as one closure this took the type checker over 4 s.
+                let texts: UnsafePointer<CKit_Text>? = UnsafePointer(textBuffers[p].baseAddress)
+                let codes: UnsafePointer<CKit_QR>? = UnsafePointer(codeBuffers[p].baseAddress)
+                cPages.append(CKit_Page(texts: texts, textCount: Int32(pageTexts[p].count), codes: codes, codeCount: Int32(pageCodes[p].count)))
             }
             return cPages.withUnsafeBufferPointer { CKit_writePages(path, width, height, $0.baseAddress, Int32(pages), &error) }
         }

@@ -11,6 +11,7 @@ extension Commands {
         case "search": try SearchBenchmark.run(args)
         case "check": try CheckBenchmark.run(args, dataDirectory: context.dataDirectory)
         case "agent": try AgentBenchmark.run(args)
+        case "list": try ListBenchmark.run(args)
         case "server": try ServerBenchmark.run(args, context)
         case "sync": try SyncBenchmark.run(args, context)
         case "ui": try UIBenchmark.run(args)
@@ -18,7 +19,7 @@ extension Commands {
         case "backup": try BackupBenchmark.run(args)
         case "import": try ImportBenchmark.run(args, input: context.input)
         case "attach": try AttachBenchmark.run(args)
-        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, server, sync, ui, duress, backup, import, attach")
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, list, server, sync, ui, duress, backup, import, attach")
         }
     }
 }
