@@ -75,10 +75,12 @@ enum AgentBenchmark {
 
     static let password = "correct horse battery staple"
 
-    /// A vault of `count` sample items and one code, served by an agent of this binary; `body` gets the
-    /// command's first words (the binary and `--data DIR`), the agent's pid and its socket, before and after
-    /// the unlock (`unlocked` false, then true). The vault and agent are gone afterwards.
-    static func withAgent(items count: Int, _ body: (_ base: [String], _ agent: pid_t, _ socket: String, _ unlocked: Bool) throws -> Void) throws {
+    /// A vault of `count` sample items and one code, served by an unlocked agent of this binary; `body` gets the
+    /// command's first words (the binary and `--data DIR`), the agent's pid and its socket; `locked` gets the
+    /// agent's pid before the unlock. The vault and agent are gone afterwards.
+    static func withAgent(
+        items count: Int, locked: (_ agent: pid_t) -> Void = { _ in }, _ body: (_ base: [String], _ agent: pid_t, _ socket: String) throws -> Void
+    ) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passbox-bench-agent-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = VaultStore(directory: directory)
@@ -100,22 +102,17 @@ enum AgentBenchmark {
         }
         for _ in 0..<500 where UnixSocket.connect(to: socket).map({ close($0) }) == nil { usleep(10_000) }
         usleep(100_000)
-        let base = [executable, "--data", directory]
-        try body(base, agent, socket, false)
+        locked(agent)
         guard case .done = try AgentClient.send(.unlock(UnlockRequest(password: SecretText(password))), socketPath: socket) ?? .failure(ProtocolError(.locked)) else {
             throw CLIError.failure("the benchmark agent did not unlock")
         }
-        try body(base, agent, socket, true)
+        try body([executable, "--data", directory], agent, socket)
     }
 
     static func measure(items count: Int, runs: Int) throws -> Result {
         var result = Result()
         var locked = 0
-        try withAgent(items: count) { base, agent, socket, unlocked in
-            guard unlocked else {
-                locked = residentKiB(agent, "VmRSS:")
-                return
-            }
+        try withAgent(items: count, locked: { locked = residentKiB($0, "VmRSS:") }) { base, agent, socket in
             result = try measureUnlocked(items: count, runs: runs, base: base, agent: agent, socket: socket)
             result.memory.locked = locked
         }
@@ -198,20 +195,27 @@ enum AgentBenchmark {
         return database
     }
 
-    static func runWithInput(_ command: [String], input: String) throws -> Int32 {
+    /// Starts `command` with its standard input (`input` true) or output on a pipe; the child's pid and this
+    /// process's end of the pipe, to close after use.
+    static func spawnPiped(_ command: [String], input: Bool) throws -> (pid: pid_t, end: Int32) {
         let pipe = try ChildProcess.pipe()
         let pid: pid_t
         do {
-            pid = try ChildProcess.spawn(command, stdin: pipe.read)
+            pid = try input ? ChildProcess.spawn(command, stdin: pipe.read) : ChildProcess.spawn(command, stdout: pipe.write)
         } catch let e as ChildProcess.Failure {
             close(pipe.read)
             close(pipe.write)
             throw CLIError.failure(e.description)
         }
-        close(pipe.read)
+        close(input ? pipe.read : pipe.write)
+        return (pid, input ? pipe.write : pipe.read)
+    }
+
+    static func runWithInput(_ command: [String], input: String) throws -> Int32 {
+        let (pid, end) = try spawnPiped(command, input: true)
         let bytes = Array(input.utf8)
-        _ = bytes.withUnsafeBytes { write(pipe.write, $0.baseAddress, $0.count) }
-        close(pipe.write)
+        _ = bytes.withUnsafeBytes { write(end, $0.baseAddress, $0.count) }
+        close(end)
         return ChildProcess.wait(pid)
     }
 

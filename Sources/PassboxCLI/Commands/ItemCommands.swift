@@ -45,29 +45,32 @@ extension Commands {
         try args.expectPositionals(0...0, usage: "passbox list [--category C] [--tag T] [--favorites] [--sort newest|oldest|az|za|recent] [--vault VAULT] [--json]")
         if let name = args.value("category"), Category.named(name) == nil { throw ProtocolError(.unknownCategory, ["name": name]) }
         if let name = args.value("sort"), ItemSort(rawValue: name) == nil { throw ProtocolError(.unknownSort, ["name": name]) }
-        let json = args.flag("json")
-        // A table needs the rows only (`ItemRows`); --json gives every field of every item.
         var request = ListRequest(
-            category: args.value("category"), tag: args.value("tag"), favoritesOnly: args.flag("favorites"), sort: args.value("sort"), vault: args.value("vault"),
-            rows: json ? nil : true)
-        var items = [ItemSummary]()
-        var rows = [ItemRow]()
-        var page: ItemListReply
-        repeat {
-            request.offset = json ? items.count : rows.count
-            page = try context.send(.list(request)).items()
-            if json {
+            category: args.value("category"), tag: args.value("tag"), favoritesOnly: args.flag("favorites"), sort: args.value("sort"), vault: args.value("vault"))
+        if args.flag("json") {
+            // --json gives every field of every item.
+            var items = [ItemSummary]()
+            var page = try context.send(.list(request)).items()
+            items += page.items
+            while items.count < page.total, !page.items.isEmpty {
+                request.offset = items.count
+                page = try context.send(.list(request)).items()
                 items += page.items
-            } else {
-                guard let more = page.itemRows() else { throw ProtocolError(.badRequest, ["reason": "damaged rows in the list reply"]) }
-                if more.isEmpty { break }
-                rows += more
             }
-        } while (json ? items.count : rows.count) < page.total && !(json && page.items.isEmpty)
-        if json {
             try Output.json(items)
             return
         }
+        // A table needs the rows only (`ItemRows`).
+        request.rows = true
+        var rows = [ItemRow]()
+        var page: ItemListReply
+        repeat {
+            request.offset = rows.count
+            page = try context.send(.list(request)).items()
+            guard let more = page.itemRows() else { throw ProtocolError(.badRequest, ["reason": "damaged rows in the list reply"]) }
+            if more.isEmpty { break }
+            rows += more
+        } while rows.count < page.total
         guard !rows.isEmpty else {
             Console.out(page.vaultIsEmpty ? "The vault is empty. Add an item with \"passbox add login --title …\"." : "No items match.")
             return

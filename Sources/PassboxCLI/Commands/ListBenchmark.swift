@@ -16,8 +16,7 @@ enum ListBenchmark {
         for count in sizes {
             var times = [Double]()
             var bytes = 0
-            try AgentBenchmark.withAgent(items: count) { base, _, _, unlocked in
-                guard unlocked else { return }
+            try AgentBenchmark.withAgent(items: count) { base, _, _ in
                 for _ in 0...runs {
                     let (seconds, read) = try timed(base + ["list"])
                     times.append(seconds)
@@ -44,25 +43,16 @@ enum ListBenchmark {
     static func timed(_ command: [String]) throws -> (seconds: Double, bytes: Int) {
         let clock = SystemClock()
         let start = clock.monotonic()
-        let pipe = try ChildProcess.pipe()
-        let pid: pid_t
-        do {
-            pid = try ChildProcess.spawn(command, stdout: pipe.write)
-        } catch let e as ChildProcess.Failure {
-            close(pipe.read)
-            close(pipe.write)
-            throw CLIError.failure(e.description)
-        }
-        close(pipe.write)
+        let (pid, output) = try AgentBenchmark.spawnPiped(command, input: false)
         var total = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = read(pipe.read, &buffer, buffer.count)
+            let n = read(output, &buffer, buffer.count)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             total += n
         }
-        close(pipe.read)
+        close(output)
         let status = ChildProcess.wait(pid)
         guard status == 0 else { throw CLIError.failure("\(command.dropFirst(3).joined(separator: " ")) failed with exit code \(status) during the benchmark") }
         return (clock.monotonic() - start, total)

@@ -23,6 +23,6 @@ extension Commands {
             return
         }
         if query.trimmingCharacters(in: .whitespaces).isEmpty { Console.out(context.tr("search.recent")) }
-        Console.out(Output.itemTable(items))
+        Console.write(Output.itemTable(items.map(ItemRow.init)), error: false)
     }
 }

@@ -51,10 +51,6 @@ enum Output {
         }.joined(separator: "\n")
     }
 
-    static func itemTable(_ items: [ItemSummary]) -> String {
-        String(itemTable(items.map(ItemRow.init)).dropLast())
-    }
-
     /// The items' table as `table` makes it, ending in a line feed, built in one buffer for the 100,000 rows a
     /// vault may list: a cell of printable ASCII (most of them) is measured by its bytes; any other goes through
     /// `Console.visibleLine` and is counted in characters.
