@@ -311,6 +311,7 @@ indirect enum FuzzJSON: Decodable {
         }
         let start = Date()
         var sent = 0
+        var slowest = (seconds: 0.0, frame: "")
         while sent < Self.frames {
             let (shape, bytes) = maker.next()
             let expected = Self.expected(bytes)
@@ -323,7 +324,9 @@ indirect enum FuzzJSON: Decodable {
             let frameStart = Date()
             let outcome = try RawExchange.send(bytes, socketPath: agent.socketPath)
             let seconds = Date().timeIntervalSince(frameStart)
-            if seconds > 2 { problem("\(described) took \(seconds) s") }
+            // A hang shows as `.timedOut` (the receive timeout) and fails below; how long an answer took is
+            // printed, never asserted, since a busy machine can stretch any one frame.
+            if seconds > slowest.seconds { slowest = (seconds, described) }
             var frame: ReplyFrame?
             if case .reply(let body) = outcome {
                 frame = RawExchange.replyFrame(body)
@@ -352,7 +355,7 @@ indirect enum FuzzJSON: Decodable {
             if case .timedOut = outcome { break }
         }
         let elapsed = Date().timeIntervalSince(start)
-        print("AgentFuzzTests: \(sent) frames in \(String(format: "%.1f", elapsed)) s (\(skipped) valid changing requests not sent): \(counts.sorted { $0.key < $1.key })")
+        print("AgentFuzzTests: \(sent) frames in \(String(format: "%.1f", elapsed)) s (\(skipped) valid changing requests not sent): \(counts.sorted { $0.key < $1.key }); slowest \(String(format: "%.2f", slowest.seconds)) s: \(slowest.frame)")
         for text in problems { Issue.record(Comment(rawValue: text)) }
         #expect(sent == Self.frames)
 

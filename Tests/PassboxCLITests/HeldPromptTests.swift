@@ -4,10 +4,10 @@ import Testing
 
 /// A client holding a prompt open (on a pseudo-terminal, as a person would) blocks no kind of locking: the
 /// CLI reads secrets before it sends anything, so the agent never waits for a person. `lock`, the idle
-/// deadline and SIGTERM each lock while the prompt stays open (they take well under a second here; the
-/// bounds below are loose so a busy machine cannot fail them, and still far below the prompt's hold — before,
-/// a held prompt blocked locking for as long as it was held), and the held command then fails with exit 3 and
-/// saves nothing.
+/// deadline and SIGTERM each lock while the prompt stays open (the script answers the prompt only after
+/// the lock, so a lock that waited for the prompt would never come: the script's 30-second limit then shows
+/// as an unlocked status; how long it took is printed, never asserted), and the held command then fails with
+/// exit 3 and saves nothing.
 @Suite(.serialized) struct HeldPromptTests {
     let password = "correct horse battery"
 
@@ -46,20 +46,20 @@ import Testing
     @Test func lockWhileAPromptIsOpen() throws {
         let (o, s) = try hold("lock")
         #expect(o.lockExit == 0)
-        #expect(o.seconds < 5, "lock took \(o.seconds) s")
+        print("HeldPromptTests: lock with a prompt open took \(o.seconds) s")
         try nothingWasSaved(s)
     }
 
     @Test func idleDeadlineWhileAPromptIsOpen() throws {
         let (o, s) = try hold("idle", autoLock: "1")
-        #expect(o.seconds < 8)
+        print("HeldPromptTests: the idle deadline with a prompt open locked after \(o.seconds) s")
         try nothingWasSaved(s)
     }
 
     @Test func sigtermWhileAPromptIsOpen() throws {
         let (o, s) = try hold("sigterm")
         #expect(o.agentGone == true)
-        #expect(o.seconds < 5, "the agent took \(o.seconds) s to exit")
+        print("HeldPromptTests: the agent exited \(o.seconds) s after SIGTERM with a prompt open")
         try nothingWasSaved(s)
     }
 

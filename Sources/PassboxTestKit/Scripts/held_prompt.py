@@ -5,8 +5,10 @@ usage: held_prompt.py PASSBOX DATA SCENARIO
   Starts `passbox add login --title Held --password-stdin` on a pty and waits for its "Item password:"
   prompt. Then, with the prompt still open:
     lock     runs `passbox lock` and times it
-    idle     waits 2.5 s (the agent was started with a 1 s auto-lock)
-    sigterm  sends SIGTERM to the agent and times how long it takes to exit
+    idle     waits until `passbox status` answers locked (the agent was started with a 1 s auto-lock)
+    sigterm  sends SIGTERM to the agent and waits until it has exited
+  Each waits at most 30 s, far longer than any busy machine needs; the prompt stays open throughout, so
+  a lock that waited for it would never come and the result says so.
   then asks `passbox status` (exit 3 = locked), answers the prompt, and reports the held command's exit code
   and output. Prints one JSON object.
 """
@@ -43,7 +45,8 @@ start = time.time()
 if scenario == "lock":
     result["lockExit"] = run("lock")[0]
 elif scenario == "idle":
-    time.sleep(2.5)
+    while time.time() - start < 30 and run("status")[0] != 3:
+        time.sleep(0.1)
 elif scenario == "sigterm":
     def running(p):
         # A detached agent's parent is init, which may reap it late: a zombie has ended.
@@ -53,7 +56,7 @@ elif scenario == "sigterm":
         except FileNotFoundError:
             return False
     os.kill(agent_pid, signal.SIGTERM)
-    while time.time() - start < 5 and running(agent_pid):
+    while time.time() - start < 30 and running(agent_pid):
         time.sleep(0.01)
     result["agentGone"] = not running(agent_pid)
 result["seconds"] = time.time() - start
