@@ -1,4 +1,4 @@
-// Loads libcrypto with dlopen once and forwards the calls PassboxCrypto makes (HKDF, HMAC, SHA-1, and AES for
+// Loads libcrypto with dlopen once and forwards the calls PassboxCrypto makes (HKDF, HMAC, SHA-1, SHA-256 of large inputs, and AES for
 // reading and writing KeePass files).
 #include "CCryptoSupport.h"
 
@@ -25,6 +25,7 @@ static struct {
     __typeof__(&EVP_sha512) sha512Digest;
     __typeof__(&HMAC) hmac;
     __typeof__(&SHA1) sha1;
+    __typeof__(&SHA256) sha256;
     __typeof__(&EVP_CIPHER_CTX_new) cipherNew;
     __typeof__(&EVP_CIPHER_CTX_free) cipherFree;
     __typeof__(&EVP_CipherInit_ex) cipherInit;
@@ -60,6 +61,7 @@ static void loadOnce(void) {
     LOAD(sha512Digest, "EVP_sha512");
     LOAD(hmac, "HMAC");
     LOAD(sha1, "SHA1");
+    LOAD(sha256, "SHA256");
     LOAD(cipherNew, "EVP_CIPHER_CTX_new");
     LOAD(cipherFree, "EVP_CIPHER_CTX_free");
     LOAD(cipherInit, "EVP_CipherInit_ex");
@@ -121,6 +123,12 @@ int CCrypto_sha1(const uint8_t *data, size_t length, uint8_t *out) {
     if (!CCrypto_available()) return 0;
     static const uint8_t empty = 0;
     return api.sha1(length ? data : &empty, length, out) != NULL;
+}
+
+int CCrypto_sha256(const uint8_t *data, size_t length, uint8_t *out) {
+    if (!CCrypto_available()) return 0;
+    static const uint8_t empty = 0;
+    return api.sha256(length ? data : &empty, length, out) != NULL;
 }
 
 long CCrypto_aes256CBC(int encrypt, const uint8_t *key, const uint8_t *iv, const uint8_t *input, size_t length, uint8_t *out) {

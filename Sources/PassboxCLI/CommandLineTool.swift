@@ -37,7 +37,7 @@ public enum CommandLineTool {
                     break
                 }
             }
-            let context = Context(dataDirectory: dataOption ?? defaultDataDirectory(), language: language)
+            let context = Context(dataDirectory: absolute(dataOption ?? defaultDataDirectory()), language: language)
             // A settings file that cannot be read means the strictest settings: say so on every command.
             if let damaged = Settings.loadChecked(context.dataDirectory).damagedPath {
                 Console.err("passbox: warning: " + Console.visible(context.tr("warning.settingsDamaged", ["path": damaged])))
@@ -69,6 +69,13 @@ public enum CommandLineTool {
         Console.err("passbox: error: \(Console.visible(message))")
         if let hint { Console.err("passbox: hint: \(Console.visible(hint))") }
         return exitCode ?? e.exitCode
+    }
+
+    /// The data directory as an absolute path without `.`, `..` or a trailing slash: the agent's socket is
+    /// named after it, so `--data vault` and `--data /home/me/vault` must reach the same agent (symbolic links
+    /// are left as they are).
+    static func absolute(_ directory: String) -> String {
+        URL(fileURLWithPath: directory).standardizedFileURL.path
     }
 
     /// `PASSBOX_DATA_DIR`, else `$XDG_DATA_HOME/passbox`, else `~/.local/share/passbox`.

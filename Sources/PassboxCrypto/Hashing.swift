@@ -1,11 +1,19 @@
 internal import CSodium
 internal import CCryptoSupport
 
-/// Hash functions: SHA-256 and BLAKE2b (libsodium), SHA-1 (libcrypto; only for the Pwned Passwords range query).
+/// Hash functions: SHA-256 (libsodium, or libcrypto for large inputs), BLAKE2b (libsodium), SHA-1 (libcrypto;
+/// only for the Pwned Passwords range query).
 public enum Hash {
+    /// Inputs from this size on are hashed by libcrypto, whose SHA-256 uses the processor's SHA extensions
+    /// where it has them (1.4 GB/s on the project's machine against libsodium's portable 0.2 GB/s: the save
+    /// journal's checksum over a 16 MiB slot took 80 ms). Smaller ones stay with libsodium, which is loaded
+    /// anyway, so a command that hashes a few bytes never pays for loading libcrypto.
+    static let largeInput = 1 << 16
+
     public static func sha256(_ data: [UInt8]) -> [UInt8] {
-        Sodium.ensureInitialised()
         var out = [UInt8](repeating: 0, count: 32)
+        if data.count >= largeInput, CCrypto_sha256(data, data.count, &out) == 1 { return out }
+        Sodium.ensureInitialised()
         _ = crypto_hash_sha256(&out, data, UInt64(data.count))
         return out
     }

@@ -18,31 +18,32 @@ extension VaultSession {
         let inVault = try r.vault.map { try resolveVault($0).id }
         let key = "\(category?.rawValue ?? "")\u{0}\(r.tag ?? "")\u{0}\(r.favoritesOnly)\u{0}\(sort.rawValue)\u{0}\(inVault ?? "")"
         let all = vault.items
+        let positions: [Int]
         if let kept = lookups.keptListing, kept.key == key {
-            let size = min(max(r.limit ?? ListRequest.maximumPage, 0), ListRequest.maximumPage)
-            let start = min(max(r.offset, 0), kept.positions.count)
-            let end = min(start + size, kept.positions.count)
-            let vaultIsEmpty = kept.positions.isEmpty && !all.contains { !$0.isTrashed }
-            return Self.reply(kept.positions[start..<end].map { ItemViews.summary(all[$0]) }, total: kept.positions.count, vaultIsEmpty: vaultIsEmpty, rows: r.rows == true)
+            positions = kept.positions
+        } else {
+            // Positions, not copies of the items, are listed and kept (valid until the next change clears them).
+            var listed = vault.listPositions(category: category, tag: r.tag, favoritesOnly: r.favoritesOnly, sort: sort)
+            if let inVault {
+                let first = vault.vaults.first?.id
+                listed = listed.filter { (all[$0].vaultID ?? first) == inVault }
+            }
+            lookups.keptListing = (key, listed)
+            positions = listed
         }
-        var items = vault.list(category: category, tag: r.tag, favoritesOnly: r.favoritesOnly, sort: sort)
-        if let inVault {
-            let first = vault.vaults.first?.id
-            items = items.filter { ($0.vaultID ?? first) == inVault }
-        }
-        // Positions, not copies of the items, are kept (valid until the next change clears them).
-        var position = [String: Int](minimumCapacity: all.count)
-        for i in all.indices { position[all[i].id] = i }
-        lookups.keptListing = (key, items.compactMap { position[$0.id] })
-        return page(items, offset: r.offset, limit: r.limit, rows: r.rows == true)
+        let size = min(max(r.limit ?? ListRequest.maximumPage, 0), ListRequest.maximumPage)
+        let start = min(max(r.offset, 0), positions.count)
+        let end = min(start + size, positions.count)
+        let vaultIsEmpty = positions.isEmpty && !all.contains { !$0.isTrashed }
+        return Self.reply(positions[start..<end].map { ItemViews.summary(all[$0]) }, total: positions.count, vaultIsEmpty: vaultIsEmpty, rows: r.rows == true)
     }
 
-    func page(_ items: [Item], offset: Int, limit: Int?, rows: Bool = false) -> ItemListReply {
+    func page(_ items: [Item], offset: Int, limit: Int?) -> ItemListReply {
         let size = min(max(limit ?? ListRequest.maximumPage, 0), ListRequest.maximumPage)
         let start = min(max(offset, 0), items.count)
         let end = min(start + size, items.count)
         let vaultIsEmpty = items.isEmpty && !vault.items.contains { !$0.isTrashed }
-        return Self.reply(items[start..<end].map { ItemViews.summary($0) }, total: items.count, vaultIsEmpty: vaultIsEmpty, rows: rows)
+        return Self.reply(items[start..<end].map { ItemViews.summary($0) }, total: items.count, vaultIsEmpty: vaultIsEmpty, rows: false)
     }
 
     /// A page as `items`, or as text rows when the request asked for them (`ItemRows`).

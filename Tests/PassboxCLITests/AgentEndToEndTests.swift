@@ -30,6 +30,45 @@ import Testing
         return s
     }
 
+    /// The agent's socket is named after the data directory: a relative `--data`, or one with `.`, `..` or a
+    /// trailing slash, reaches the agent the absolute path started (with a runtime directory, where the name
+    /// is a hash of the path; before, `--data vault` found no agent that `--data /home/me/vault` had unlocked).
+    @Test func everySpellingOfTheDataDirectoryReachesOneAgent() throws {
+        let runtime = try TemporaryDirectory("passbox-runtime")
+        let env = ["XDG_RUNTIME_DIR": runtime.path]
+        let s = try Session()
+        // Session.run clears XDG_RUNTIME_DIR (the socket then lives in the data directory): these run with one.
+        func passbox(_ data: String, _ args: [String], _ stdin: [String] = []) throws -> Transcript.Result {
+            try Transcript.execute(s.bin, ["--data", data] + args, stdin: stdin, environment: env)
+        }
+        #expect(try passbox(s.data, ["init", "--insecure-test-kdf"], [password]).status == 0)
+        #expect(try passbox(s.data, ["unlock", "--test-auto-lock-seconds", "600"], [password]).status == 0)
+        defer { _ = try? passbox(s.data, ["lock", "--stop"]) }
+        #expect(try passbox(s.data, ["status"]).stdout.contains("Unlocked"))
+        let name = URL(fileURLWithPath: s.data).lastPathComponent
+        for spelling in [s.dir.path + "/./" + name + "/", s.dir.path + "/" + name + "/../" + name] {
+            let status = try passbox(spelling, ["status"])
+            #expect(status.status == 0 && status.stdout.contains("Unlocked"), "\(spelling): \(status.stdout)")
+        }
+        let relative = try Transcript.execute(
+            "/bin/sh", ["-c", #"cd "$1" && exec "$2" --data "$3" status"#, "sh", s.dir.path, s.bin, name], stdin: [], environment: env)
+        #expect(relative.status == 0 && relative.stdout.contains("Unlocked"), "\(relative.stdout) \(relative.stderr)")
+    }
+
+    /// A terminal's search says when its limit cut the hits; `--json` returns them all unless limited.
+    @Test func searchSaysWhenItsLimitCutTheHits() throws {
+        let s = try unlockedSession()
+        for title in ["Git one", "Git two"] { #expect(try s.run(["add", "note", "--title", title]).status == 0) }
+        let cut = try s.run(["search", "git", "--limit", "2"])
+        #expect(cut.status == 0 && cut.stdout.components(separatedBy: "\n").filter { $0.contains("Git") }.count == 2, "\(cut.stdout)")
+        #expect(cut.stderr.contains("--limit 8"), "\(cut.stderr)")
+        let whole = try s.run(["search", "git"])
+        #expect(whole.stdout.contains("Git one") && whole.stdout.contains("Git two") && whole.stdout.contains("GitHub"))
+        #expect(!whole.stderr.contains("--limit"), "\(whole.stderr)")
+        let json = try s.run(["search", "git", "--json"])
+        #expect(["GitHub", "Git one", "Git two"].allSatisfy { json.stdout.contains("\"\($0)\"") }, "\(json.stdout)")
+    }
+
     @Test func commandsNeedNoPasswordOnceUnlocked() throws {
         let s = try unlockedSession()
         #expect(try s.run(["status"]).stdout.contains("Unlocked"))

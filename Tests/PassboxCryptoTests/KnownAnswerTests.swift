@@ -94,4 +94,20 @@ struct HMACVector: CustomTestStringConvertible, Sendable {
     @Test func blake2bMatchesRFC7693() {
         #expect(Hex.string(Hash.blake2b(Array("abc".utf8), length: 64)) == "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923")
     }
+
+    /// SHA-256 goes to libcrypto from 64 KiB on and stays in libsodium below: both sides of the line, and
+    /// FIPS 180-2's million `a`s, give the known digests (from Python's hashlib for the patterned inputs).
+    @Test(arguments: [
+        (65535, "dda402a2c028f0cbbdbc5c6ebae965eed9c75f71236e7022b0386d3455d5ae2f"),
+        (65536, "4b640d85ab3ba30fd02c9fc9db4a8928f416322ad27022ea58a65aaee68a4df2"),
+        (1 << 20, "631b84027d6b9e52b539c4e8373622d23032dfadc64d60af87339c9037e4f769"),
+    ])
+    func sha256OfLargeInputsMatchesOnBothSidesOfTheLibraryLine(_ length: Int, _ digest: String) {
+        #expect(Hex.string(Hash.sha256((0..<length).map { UInt8($0 % 251) })) == digest)
+    }
+
+    @Test func sha256MatchesFIPS180OnAMillionAs() {
+        #expect(Hex.string(Hash.sha256([UInt8](repeating: 0x61, count: 1_000_000))) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(Hex.string(Hash.sha256(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
 }

@@ -20,6 +20,7 @@ unsigned int CCrypto_hmac(int algorithm, const void *key, size_t keyLength, cons
 
 /// SHA-1 of `data` into `out` (20 bytes): 1 on success, 0 on failure.
 int CCrypto_sha1(const uint8_t *data, size_t length, uint8_t *out);
+int CCrypto_sha256(const uint8_t *data, size_t length, uint8_t *out);
 
 /// AES-256-CBC with PKCS#7 padding (KeePass files): encrypts (`encrypt` 1) or decrypts `length` bytes into
 /// `out` (room for `length` + 16). The bytes written, or -1 on failure (a wrong key's bad padding included).

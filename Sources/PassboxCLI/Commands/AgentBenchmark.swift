@@ -28,9 +28,11 @@ enum AgentBenchmark {
         let sizes = args.value("items").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [1000, 10000, 100_000]
         Console.out("Whole-process wall time of one command against an unlocked agent, \(runs) runs each (process start included).")
         Console.out("Targets (p95): show, read, totp ≤ 5 ms at 10,000 items and ≤ 8 ms at 100,000; search ≤ 8 / 40 ms; list (every item, to /dev/null)")
-        Console.out("≤ 100 ms / 1 s; add ≤ 150 ms at 100,000; the agent's peak stays within 1.5× its unlocked size.")
+        Console.out("≤ 100 ms / 1 s; add ≤ 150 ms at 100,000; the agent's peak stays within 1.5× its unlocked size, while it unlocks and while")
+        Console.out("it serves the commands (the kernel's peak mark is reset between the two).")
         var rows = [["ITEMS", "COMMAND", "p50", "p95", "TARGET p95", "MET"]]
-        var memory = [["ITEMS", "AGENT LOCKED", "UNLOCKED", "PEAK", "PEAK/UNLOCKED", "TARGET", "MET", "AFTER LOCK"]]
+        var memory = [["ITEMS", "AGENT LOCKED", "UNLOCKED", "PEAK UNLOCKING", "PEAK SERVING", "PEAK/UNLOCKED", "TARGET", "MET", "AFTER LOCK"]]
+        var peaksByCommand = [String]()
         var keepass = [["ITEMS", "keepassxc-cli show p50", "keepassxc-cli search p50", "passbox show p50", "passbox search p50"]]
         let keepassCLI = FileManager.default.isExecutableFile(atPath: "/usr/bin/keepassxc-cli")
         for count in sizes {
@@ -45,8 +47,12 @@ enum AgentBenchmark {
                 ])
             }
             let m = result.memory
-            let ratio = Double(m.peak) / Double(max(1, m.unlocked))
-            memory.append([String(count), mib(m.locked), mib(m.unlocked), mib(m.peak), String(format: "%.2f×", ratio), "1.50×", ratio <= 1.5 ? "yes" : "NO", mib(m.afterLock)])
+            let ratio = Double(max(m.unlockPeak, m.peak)) / Double(max(1, m.unlocked))
+            memory.append([
+                String(count), mib(m.locked), mib(m.unlocked), mib(m.unlockPeak), mib(m.peak), String(format: "%.2f×", ratio), "1.50×", ratio <= 1.5 ? "yes" : "NO",
+                mib(m.afterLock),
+            ])
+            peaksByCommand.append("\(count): " + result.peaks.map { "\($0.command) \(mib($0.kib))" }.joined(separator: ", "))
             if keepassCLI, count <= 100_000 {
                 let k = try measureKeePass(items: count, runs: max(3, min(runs, count >= 100_000 ? 3 : 10)))
                 keepass.append([
@@ -58,6 +64,8 @@ enum AgentBenchmark {
         Console.out(Output.table(rows))
         Console.out("")
         Console.out(Output.table(memory))
+        Console.out("The agent's peak while serving each command:")
+        for line in peaksByCommand { Console.out("  " + line) }
         Console.out("")
         if keepassCLI {
             Console.out("Beside keepassxc-cli (KeePassXC's own command line) on a KeePass file of the same entries, its key derivation set for 1 s as KeePassXC")
@@ -70,7 +78,9 @@ enum AgentBenchmark {
 
     struct Result {
         var times: [String: [Double]] = [:]
-        var memory: (locked: Int, unlocked: Int, peak: Int, afterLock: Int) = (0, 0, 0, 0)
+        var memory: (locked: Int, unlocked: Int, unlockPeak: Int, peak: Int, afterLock: Int) = (0, 0, 0, 0, 0)
+        /// The agent's peak while serving each command's runs.
+        var peaks: [(command: String, kib: Int)] = []
     }
 
     static let password = "correct horse battery staple"
@@ -122,6 +132,10 @@ enum AgentBenchmark {
     static func measureUnlocked(items count: Int, runs: Int, base: [String], agent: pid_t, socket: String) throws -> Result {
         var result = Result()
         let unlocked = residentKiB(agent, "VmRSS:")
+        let unlockPeak = residentKiB(agent, "VmHWM:")
+        // From here the peak counts the commands alone, each on its own: clear_refs 5 resets the kernel's mark
+        // to the resident size before each command's runs.
+        func resetPeak() { try? "5".write(toFile: "/proc/\(agent)/clear_refs", atomically: false, encoding: .utf8) }
         let title = VaultBenchmark.sampleTitle(count / 2 + 1)
         let encoded = title.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? title
         let commands: [(String, [String])] = [
@@ -129,28 +143,30 @@ enum AgentBenchmark {
             ("totp", base + ["totp", "Bench code"]), ("search", base + ["search", "srvice \(count / 3)"]), ("list", base + ["list"]),
         ]
         let clock = SystemClock()
-        // Check once that every command answers through the agent, then time them.
+        // Each command is run once to check that it answers through the agent, then timed.
         for (name, command) in commands {
+            resetPeak()
             let status = try spawn(command, wait: true).status
             guard status == 0 else { throw CLIError.failure("\(name) failed with exit code \(status) during the benchmark") }
-        }
-        for (name, command) in commands {
             for _ in 0..<(name == "list" ? max(3, runs / 10) : runs) {
                 let t = clock.monotonic()
                 _ = try spawn(command, wait: true)
                 result.times[name, default: []].append(clock.monotonic() - t)
             }
+            result.peaks.append((name, residentKiB(agent, "VmHWM:")))
         }
-        for run in 0..<max(5, runs / 5) {
+        resetPeak()
+        for run in 0..<max(10, runs / 2) {
             let t = clock.monotonic()
             let status = try spawn(base + ["add", "login", "--title", "Bench add \(run)", "--username", "bench"], wait: true).status
             result.times["add", default: []].append(clock.monotonic() - t)
             guard status == 0 else { throw CLIError.failure("add failed with exit code \(status) during the benchmark") }
         }
-        let peak = residentKiB(agent, "VmHWM:")
+        result.peaks.append(("add", residentKiB(agent, "VmHWM:")))
+        let peak = result.peaks.map(\.kib).max() ?? 0
         _ = try AgentClient.send(.lock(LockRequest()), socketPath: socket)
         usleep(200_000)
-        result.memory = (0, unlocked, peak, residentKiB(agent, "VmRSS:"))
+        result.memory = (0, unlocked, unlockPeak, peak, residentKiB(agent, "VmRSS:"))
         return result
     }
 

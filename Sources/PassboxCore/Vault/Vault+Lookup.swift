@@ -40,24 +40,34 @@ extension Vault {
 
     /// Active items filtered and sorted as `passbox list` shows them.
     public func list(category: Category? = nil, tag: String? = nil, favoritesOnly: Bool = false, sort: ItemSort = .az) -> [Item] {
-        var result = items.filter { item in
-            !item.isTrashed && (category == nil || item.category == category!)
-                && (tag == nil || item.tags.contains { $0.caseInsensitiveCompare(tag!) == .orderedSame })
-                && (!favoritesOnly || item.isFavorite)
+        listPositions(category: category, tag: tag, favoritesOnly: favoritesOnly, sort: sort).map { items[$0] }
+    }
+
+    /// Where in `items` the items `list` returns are, in its order, without copying an item: at 100,000 items
+    /// the filtered, keyed and sorted copies of every item took 128 MiB of an agent's peak for one listing.
+    public func listPositions(category: Category? = nil, tag: String? = nil, favoritesOnly: Bool = false, sort: ItemSort = .az) -> [Int] {
+        var positions = items.indices.filter { i in
+            !items[i].isTrashed && (category == nil || items[i].category == category!)
+                && (tag == nil || items[i].tags.contains { $0.caseInsensitiveCompare(tag!) == .orderedSame })
+                && (!favoritesOnly || items[i].isFavorite)
         }
+        func date(_ i: Int, _ value: (Item) -> Date?) -> Date { value(items[i]) ?? .distantPast }
         switch sort {
         case .az, .za:
             // Sort keys are computed once per item, not per comparison.
-            let keyed = result.map { (TextFolding.fold($0.title), $0) }
-            let sorted = keyed.sorted { $0.0 == $1.0 ? $0.1.id < $1.1.id : $0.0 < $1.0 }.map(\.1)
-            result = sort == .az ? sorted : sorted.reversed()
-        case .newest: result.sort { ($0.created ?? .distantPast) > ($1.created ?? .distantPast) }
-        case .oldest: result.sort { ($0.created ?? .distantPast) < ($1.created ?? .distantPast) }
+            let keys = positions.map { TextFolding.fold(items[$0].title) }
+            let order = keys.indices.sorted { a, b in
+                keys[a] == keys[b] ? items[positions[a]].id < items[positions[b]].id : keys[a] < keys[b]
+            }
+            positions = order.map { positions[$0] }
+            if sort == .za { positions.reverse() }
+        case .newest: positions.sort { date($0, \.created) > date($1, \.created) }
+        case .oldest: positions.sort { date($0, \.created) < date($1, \.created) }
         case .recent:
-            result.sort {
-                max($0.lastUsed ?? .distantPast, $0.lastChanged ?? .distantPast) > max($1.lastUsed ?? .distantPast, $1.lastChanged ?? .distantPast)
+            positions.sort {
+                max(date($0, \.lastUsed), date($0, \.lastChanged)) > max(date($1, \.lastUsed), date($1, \.lastChanged))
             }
         }
-        return result
+        return positions
     }
 }
