@@ -17,6 +17,18 @@ public enum Catalogues {
         throw ProtocolError(.catalogueMissing, ["name": name])
     }
 
+    /// Which file `load` would read and what it is now (device, inode, size, modification and change times):
+    /// "-" when there is none, so a catalogue that appears is seen too.
+    static func identity(_ name: String, directory: String) -> String {
+        for path in [directory + "/" + name] + resourceDirectories().map({ $0 + "/Data/" + name }) {
+            var st = stat()
+            if stat(path, &st) == 0 {
+                return "\(path)|\(st.st_dev)|\(st.st_ino)|\(st.st_size)|\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)|\(st.st_ctim.tv_sec).\(st.st_ctim.tv_nsec)"
+            }
+        }
+        return "-"
+    }
+
     /// Where SwiftPM puts this module's resources: a `Passbox_PassboxService.resources` folder beside the binary.
     static func resourceDirectories() -> [String] {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -24,8 +36,30 @@ public enum Catalogues {
         return [executable, argv0].map { $0.appendingPathComponent("Passbox_PassboxService.resources").path }
     }
 
+    /// Both catalogues, parsed. The last ones parsed are kept with the identity of their files, so an agent
+    /// parses them once (150 ms here) and again only when a file changed (`update-data` replaces it in the
+    /// data directory from another process; a replaced file is a new inode).
     public static func load(directory: String) throws -> (BreachCatalog, TwoFactorDirectory) {
-        (try BreachCatalog.parse(try load(breachesFile, directory: directory)), try TwoFactorDirectory.parse(try load(twoFactorFile, directory: directory)))
+        let key = identity(breachesFile, directory: directory) + "\n" + identity(twoFactorFile, directory: directory)
+        if let kept = Kept.shared.value(for: key) { return kept }
+        let parsed = (try BreachCatalog.parse(try load(breachesFile, directory: directory)), try TwoFactorDirectory.parse(try load(twoFactorFile, directory: directory)))
+        Kept.shared.keep(parsed, for: key)
+        return parsed
+    }
+
+    /// The last catalogues parsed in this process, under a lock (the agent serves checks on several threads).
+    final class Kept: @unchecked Sendable {
+        static let shared = Kept()
+        private let lock = NSLock()
+        private var kept: (key: String, catalogues: (BreachCatalog, TwoFactorDirectory))?
+
+        func value(for key: String) -> (BreachCatalog, TwoFactorDirectory)? {
+            lock.withLock { kept?.key == key ? kept?.catalogues : nil }
+        }
+
+        func keep(_ catalogues: (BreachCatalog, TwoFactorDirectory), for key: String) {
+            lock.withLock { kept = (key, catalogues) }
+        }
     }
 
     /// Parses `data` as the named catalogue (refusing what does not parse) and keeps it in the data directory.

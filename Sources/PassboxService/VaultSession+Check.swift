@@ -19,7 +19,8 @@ extension VaultSession {
             found = try recordBreachCheck(ranges)
         }
         let report = SecurityCheck.run(
-            SecurityCheckInput(vault: vault, now: now(), breaches: breaches, twoFactor: twoFactor, domains: DomainRules.shared, breachCheckEnabled: settings.breachCheck))
+            SecurityCheckInput(vault: vault, now: now(), breaches: breaches, twoFactor: twoFactor, domains: DomainRules.shared, breachCheckEnabled: settings.breachCheck,
+                strengthMemo: strengthMemo))
         var titles = [String: String]()
         for item in vault.items { titles[item.id] = item.title }
         var reply = CheckReply(

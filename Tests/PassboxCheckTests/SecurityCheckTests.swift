@@ -90,6 +90,35 @@ import PassboxWording
         #expect(reusedGroups.count == 1)
     }
 
+    /// Scores kept between checks (as the agent keeps them) give the report that estimating every password
+    /// gives; the memo then holds exactly the last check's passwords, and a changed password is estimated
+    /// anew rather than answered from the memo.
+    @Test func keptStrengthScoresGiveTheSameReport() throws {
+        var b = try Self.build()
+        func run(_ memo: StrengthMemo?) -> SecurityReport {
+            SecurityCheck.run(
+                SecurityCheckInput(
+                    vault: b.vault, now: Self.now, breaches: Self.breaches, twoFactor: Self.twoFactor, domains: DomainRules.shared, breachCheckEnabled: false,
+                    strengthMemo: memo))
+        }
+        let distinct = Set(b.vault.items.filter { $0.category == .login && !$0.isTrashed }.compactMap(\.password)).count
+        let memo = StrengthMemo()
+        let plain = run(nil)
+        #expect(run(memo).findings == plain.findings)
+        #expect(memo.count == distinct)
+        #expect(run(memo).findings == plain.findings, "answered from the memo")
+
+        _ = try b.vault.update(id: b.ids["secure"]!, now: Self.now) { $0.setValue("qwerty12", for: "password") }
+        let changed = run(memo)
+        #expect(items(changed, .weak, b) == ["weak", "secure"])
+        #expect(changed.findings == run(nil).findings)
+        #expect(memo.count == distinct, "the old password forgotten, the new one kept")
+
+        let warmed = StrengthMemo()
+        warmed.warm(["qwerty12", "Tn7yaCi$cUGKwbk9(4WK"])
+        #expect(warmed.count == 2)
+    }
+
     @Test func anImportedEntrysExpiryIsFoundOnAnyCategory() throws {
         // A KeePass entry that expires comes in as a login with an "expiry" date field (PassboxInterop).
         var vault = Vault()

@@ -13,10 +13,18 @@ enum CheckBenchmark {
         var t = clock.monotonic()
         let (breaches, twoFactor) = try Catalogues.load(directory: dataDirectory)
         let catalogSeconds = clock.monotonic() - t
+        t = clock.monotonic()
+        _ = try Catalogues.load(directory: dataDirectory)
+        let keptCatalogSeconds = clock.monotonic() - t
         Console.out("Security Check report without the breach query, median of \(runs) runs. Target: under 200 ms at 10,000 logins.")
-        Console.out(String(format: "Loading the catalogues (%d breaches, %d 2FA sites), once per process: %.1f ms", breaches.breaches.count, twoFactor.sites.count, catalogSeconds * 1000))
+        Console.out("FIRST estimates every password's strength, as a check in a new process does; KEPT has the scores of the")
+        Console.out("passwords kept from an earlier check, as the agent has them (it estimates them in the background after unlocking).")
+        Console.out(
+            String(
+                format: "Loading the catalogues (%d breaches, %d 2FA sites): %.1f ms; again, kept by the process as the agent keeps them: %.2f ms",
+                breaches.breaches.count, twoFactor.sites.count, catalogSeconds * 1000, keptCatalogSeconds * 1000))
         let sites = twoFactor.sites.flatMap(\.domains) + breaches.breaches.map(\.domain)
-        var rows = [["LOGINS", "MEDIAN", "MIN", "TARGET", "FINDINGS", "SCORE"]]
+        var rows = [["LOGINS", "FIRST MEDIAN", "FIRST MIN", "KEPT MEDIAN", "KEPT MIN", "TARGET", "FINDINGS", "SCORE"]]
         for count in [1000, 10000] {
             var vault = Vault()
             let now = Date()
@@ -31,17 +39,31 @@ enum CheckBenchmark {
                 item.websites = [(i % 17 == 0 ? "http://" : "https://") + site]
                 try vault.add(item, now: now.addingTimeInterval(-Double(i % 800) * 86_400))
             }
-            var times = [Double]()
             var report: SecurityReport?
-            for _ in 0..<runs {
-                t = clock.monotonic()
-                report = SecurityCheck.run(SecurityCheckInput(vault: vault, now: now, breaches: breaches, twoFactor: twoFactor, domains: DomainRules.shared, breachCheckEnabled: false))
-                times.append(clock.monotonic() - t)
+            func median(_ memo: StrengthMemo?) -> (median: Double, min: Double) {
+                var times = [Double]()
+                for _ in 0..<runs {
+                    t = clock.monotonic()
+                    report = SecurityCheck.run(
+                        SecurityCheckInput(
+                            vault: vault, now: now, breaches: breaches, twoFactor: twoFactor, domains: DomainRules.shared, breachCheckEnabled: false,
+                            strengthMemo: memo))
+                    times.append(clock.monotonic() - t)
+                }
+                let sorted = times.sorted()
+                return (sorted[sorted.count / 2], sorted[0])
             }
-            let sorted = times.sorted()
-            let median = sorted[sorted.count / 2]
-            let target = count == 10000 ? (median < 0.2 ? "< 200 ms: met" : "< 200 ms: MISSED") : "-"
-            rows.append([String(count), String(format: "%.1f ms", median * 1000), String(format: "%.1f ms", sorted[0] * 1000), target, String(report?.findings.count ?? 0), String(report?.score ?? 0)])
+            let first = median(nil)
+            let memo = StrengthMemo()
+            _ = SecurityCheck.run(
+                SecurityCheckInput(vault: vault, now: now, breaches: breaches, twoFactor: twoFactor, domains: DomainRules.shared, breachCheckEnabled: false, strengthMemo: memo))
+            let kept = median(memo)
+            func met(_ seconds: Double) -> String { seconds < 0.2 ? "met" : "MISSED" }
+            let target = count == 10000 ? "< 200 ms: first \(met(first.median)), kept \(met(kept.median))" : "-"
+            rows.append([
+                String(count), VaultBenchmark.ms(first.median), VaultBenchmark.ms(first.min), VaultBenchmark.ms(kept.median), VaultBenchmark.ms(kept.min), target,
+                String(report?.findings.count ?? 0), String(report?.score ?? 0),
+            ])
         }
         Console.out(Output.table(rows))
     }

@@ -21,7 +21,7 @@ public enum SecurityCheck {
 
     public static func run(_ input: SecurityCheckInput) -> SecurityReport {
         let logins = CheckedLogins(input.vault, domains: input.domains)
-        let strength = PendingStrength(passwords: logins.passwords)
+        let strength = PendingStrength(passwords: logins.passwords, memo: input.strengthMemo)
         var findings = FindingList()
         findReusedAndSimilar(logins, into: &findings)
         findHygieneProblems(logins, now: input.now, into: &findings)

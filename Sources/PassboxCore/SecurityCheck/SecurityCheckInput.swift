@@ -9,13 +9,19 @@ public struct SecurityCheckInput: Sendable {
     public var domains: any DomainAnalyzing
     /// Whether the user turned the breached-password check on (its results live in the items).
     public var breachCheckEnabled: Bool
+    /// Scores kept from earlier checks of this session (nil: every password is estimated).
+    public var strengthMemo: StrengthMemo?
 
-    public init(vault: Vault, now: Date, breaches: BreachCatalog, twoFactor: TwoFactorDirectory, domains: any DomainAnalyzing, breachCheckEnabled: Bool) {
+    public init(
+        vault: Vault, now: Date, breaches: BreachCatalog, twoFactor: TwoFactorDirectory, domains: any DomainAnalyzing, breachCheckEnabled: Bool,
+        strengthMemo: StrengthMemo? = nil
+    ) {
         self.vault = vault
         self.now = now
         self.breaches = breaches
         self.twoFactor = twoFactor
         self.domains = domains
         self.breachCheckEnabled = breachCheckEnabled
+        self.strengthMemo = strengthMemo
     }
 }
