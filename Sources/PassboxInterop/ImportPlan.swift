@@ -63,7 +63,7 @@ extension Item {
     /// A website when it is an address; otherwise kept as a text field (`cmd://…`, `androidapp://…`, a place name)
     /// rather than refused.
     mutating func addWebsite(_ site: String, fieldLabel: String = "URL") {
-        let site = site.trimmingCharacters(in: .whitespacesAndNewlines)
+        let site = site.trimmingWhitespace()
         guard !site.isEmpty, !websites.contains(site) else { return }
         if (try? Validation.normalizedURL(site)) != nil {
             websites.append(site)

@@ -73,7 +73,7 @@ public enum Validation {
 
     /// A website address with a scheme: one typed without a scheme gets `https://`.
     public static func normalizedURL(_ text: String) throws -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty, !trimmed.contains(where: \.isWhitespace) else {
             throw ValidationError("website", ["value": trimmed])
         }
@@ -131,7 +131,7 @@ extension Item {
     /// visible field. Throws the first problem found, with what to do.
     public func validated() throws -> Item {
         var item = self
-        item.websites = try websites.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.map(Validation.normalizedURL)
+        item.websites = try websites.filter { !$0.trimmingWhitespace(newlines: false).isEmpty }.map(Validation.normalizedURL)
         for index in item.fields.indices where !item.fields[index].value.isEmpty {
             let field = item.fields[index]
             let label = field.label.lowercased()
@@ -146,8 +146,8 @@ extension Item {
                 item.fields[index].value = try Validation.normalizedCardNumber(field.value)
             }
         }
-        item.tags = Array(NSOrderedSet(array: tags.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })) as? [String] ?? tags
-        item.title = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        item.tags = Array(NSOrderedSet(array: tags.map { $0.trimmingWhitespace(newlines: false) }.filter { !$0.isEmpty })) as? [String] ?? tags
+        item.title = title.trimmingWhitespace()
         if item.title.isEmpty { item.title = item.derivedTitle }
         return item
     }

@@ -150,7 +150,7 @@ public enum KeePassImport {
 
     /// The entry's one-time-password setup as an otpauth link or a base32 key, if it has one that reads.
     static func oneTimePassword(_ entry: KeePassEntry) -> String? {
-        let otp = entry["otp"].trimmingCharacters(in: .whitespacesAndNewlines)
+        let otp = entry["otp"].trimmingWhitespace()
         if !otp.isEmpty, (try? OTPInput.parse(otp)) != nil { return otp }
         var secret = entry["TimeOtp-Secret-Base32"].filter { !$0.isWhitespace }
         var period = entry["TimeOtp-Period"], digits = entry["TimeOtp-Length"]

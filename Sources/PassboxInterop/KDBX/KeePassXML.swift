@@ -97,7 +97,7 @@ enum KeePassXML {
     }
 
     static func uuid(_ text: String) -> UUID? {
-        guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 16 else { return nil }
+        guard let data = Data(base64Encoded: text.trimmingWhitespace()), data.count == 16 else { return nil }
         let b = Array(data)
         return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
@@ -108,7 +108,7 @@ enum KeePassXML {
 
     /// KDBX 4 writes times as base64 of seconds since 0001-01-01 (little-endian, 8 bytes); 3.1 as ISO 8601.
     static func date(_ text: String) -> Date? {
-        let t = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let t = text.trimmingWhitespace()
         if t.contains("-") {
             let f = ISO8601DateFormatter()
             return f.date(from: t) ?? {
