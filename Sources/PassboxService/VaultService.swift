@@ -52,17 +52,13 @@ public final class VaultService: @unchecked Sendable {
     }
 
     /// Build the search index as part of unlocking (the agent: its first search is as fast as the next, and
-    /// the memory it holds while unlocked is known from the start), and start the Security Check's strength
-    /// estimates in the background. A single command in process leaves both to the first search or check,
-    /// which most commands never make.
+    /// the memory it holds while unlocked is known from the start). A single command in process leaves it
+    /// to the first search, which most commands never make.
     public var buildsSearchIndexAtUnlock = false
 
     func openSession(_ opened: OpenVault) throws -> VaultSession {
         let session = try VaultSession(opened: opened, dataDirectory: dataDirectory, now: now)
-        if buildsSearchIndexAtUnlock {
-            session.prepareSearchIndex()
-            session.warmSecurityCheck()
-        }
+        if buildsSearchIndexAtUnlock { session.prepareSearchIndex() }
         if opened.isAccountVault { session.blobFetcher = { [weak self] in try self?.fetchBlob($0) } }
         return session
     }

@@ -51,30 +51,6 @@ public final class VaultSession: @unchecked Sendable {
     /// The vault as last saved.
     public var vault: Vault { opened.vault }
 
-    /// Estimates the logins' passwords and parses the catalogues on another thread, so the first Security
-    /// Check is as quick as the next. The passwords are collected here (their strings share the items'
-    /// storage); the vault itself is not held, so a save meanwhile changes it in place as usual.
-    public func warmSecurityCheck() {
-        var seen = Set<String>()
-        var passwords = [String]()
-        for item in vault.items where item.category == .login && !item.isTrashed {
-            if let password = item.password, seen.insert(password).inserted { passwords.append(password) }
-        }
-        // A few hundred at a time, holding the memo only weakly: once the session is gone (locked), the work
-        // stops and lets go of the passwords.
-        let directory = dataDirectory
-        DispatchQueue.global(qos: .utility).async { [weak strengthMemo, passwords] in
-            _ = try? Catalogues.load(directory: directory)
-            var start = 0
-            while start < passwords.count {
-                guard let memo = strengthMemo else { return }
-                let end = min(start + 256, passwords.count)
-                memo.warm(Array(passwords[start..<end]))
-                start = end
-            }
-        }
-    }
-
     /// Builds the search index now rather than at the first search.
     public func prepareSearchIndex() {
         if lookups.searchIndex == nil { lookups.searchIndex = SearchIndex(vault: vault) }

@@ -113,10 +113,6 @@ import PassboxWording
         #expect(items(changed, .weak, b) == ["weak", "secure"])
         #expect(changed.findings == run(nil).findings)
         #expect(memo.count == distinct, "the old password forgotten, the new one kept")
-
-        let warmed = StrengthMemo()
-        warmed.warm(["qwerty12", "Tn7yaCi$cUGKwbk9(4WK"])
-        #expect(warmed.count == 2)
     }
 
     @Test func anImportedEntrysExpiryIsFoundOnAnyCategory() throws {

@@ -21,10 +21,12 @@ extension SecurityCheck {
     }
 }
 
-/// Strength scores kept between the Security Checks of one unlocked session, so only new passwords are
-/// estimated (the estimate is most of a check: 10,000 logins cost about 330 ms of CPU). Keyed by the password
-/// itself, whose storage the key shares with the item's field (no new copy of a password is made); it goes
-/// with the session at lock, and each check keeps only the passwords it saw.
+/// Strength scores kept between the Security Checks of one unlocked session, so a later check estimates only
+/// new passwords (the estimate is most of a check: 10,000 logins cost about 330 ms of CPU). Keyed by the
+/// password itself, whose storage the key shares with the item's field (no new copy of a password is made);
+/// it goes with the session at lock, and each check keeps only the passwords it saw. Nothing is estimated
+/// ahead of the first check: most unlocks never run one, and at 100,000 logins that would be 3 s of CPU and
+/// memory the allocator kept after lock.
 public final class StrengthMemo: @unchecked Sendable {
     // @unchecked: `scores` is read and replaced only under `lock`.
     private let lock = NSLock()
@@ -35,28 +37,18 @@ public final class StrengthMemo: @unchecked Sendable {
     /// How many passwords have a kept score.
     public var count: Int { lock.withLock { scores.count } }
 
-    /// The scores of `passwords` (distinct), estimating only those not kept; then keeps exactly these
-    /// (`forgetOthers`, as a check does) or adds them to what is kept.
-    func scores(for passwords: [String], forgetOthers: Bool, parallel: Bool = true) -> [Int] {
+    /// The scores of `passwords` (distinct), estimating only those not kept; then keeps exactly these.
+    func scores(for passwords: [String]) -> [Int] {
         let known = lock.withLock { scores }
         var result = [Int](repeating: 0, count: passwords.count)
         var missing = [Int]()
         for (i, password) in passwords.enumerated() {
             if let score = known[password] { result[i] = score } else { missing.append(i) }
         }
-        let fresh = parallel ? SecurityCheck.strengthScores(missing.map { passwords[$0] }) : missing.map { PasswordStrength.estimate(passwords[$0]).score }
+        let fresh = SecurityCheck.strengthScores(missing.map { passwords[$0] })
         for (k, i) in missing.enumerated() { result[i] = fresh[k] }
-        lock.withLock {
-            if forgetOthers { scores = [:] }
-            for (password, score) in zip(passwords, result) { scores[password] = score }
-        }
+        lock.withLock { scores = Dictionary(zip(passwords, result)) { first, _ in first } }
         return result
-    }
-
-    /// Estimates `passwords` ahead of the first check, on this thread alone (the agent does this in the
-    /// background after unlocking, leaving the other core to the commands).
-    public func warm(_ passwords: [String]) {
-        _ = scores(for: passwords, forgetOthers: false, parallel: false)
     }
 }
 
@@ -69,7 +61,7 @@ final class PendingStrength: @unchecked Sendable {
     init(passwords: [String], memo: StrengthMemo?) {
         done.enter()
         DispatchQueue.global(qos: .userInitiated).async { [self] in
-            scores = memo?.scores(for: passwords, forgetOthers: true) ?? SecurityCheck.strengthScores(passwords)
+            scores = memo?.scores(for: passwords) ?? SecurityCheck.strengthScores(passwords)
             done.leave()
         }
     }
