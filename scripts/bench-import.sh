@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The import benchmark (issue 16): a 10,000-entry KDBX 4 file made by pykeepass (its own defaults: AES-256,
 # Argon2d 64 MiB), `keepassxc-cli export` of it timed (its key derivation included: KeePassXC shows no split),
-# then `passbox bench import` of the same file, the key derivation apart. Needs python3-pykeepass and keepassxc.
+# then `passbox bench import` of the same file, the key derivation apart; then both at the cheapest key
+# derivation beside `keepassxc-cli merge` of the same entries. Needs python3-pykeepass, keepassxc and bc.
 #   scripts/bench-import.sh PASSBOX_BINARY [ENTRIES]
 set -euo pipefail
 bin=${1:?usage: scripts/bench-import.sh PASSBOX_BINARY [ENTRIES]}
@@ -37,3 +38,18 @@ export_time=$(echo "$end - $start" | bc)
 echo "keepassxc-cli db-info (open: key derivation and parse): ${open_time} s"
 echo "keepassxc-cli export -f xml (open, then write every entry): ${export_time} s ($(grep -c '<Entry>' "$dir/export.xml") entries)"
 printf '%s\n' "$pw" | "$bin" bench import --file "$file" --runs 3
+# Beside keepassxc-cli merge (issue 30), both sides at the cheapest key derivation keepassxc-cli allows
+# (100 ms): the export imported by keepassxc-cli into a new file (it writes KDBX 3.1 with AES-KDF), merged into
+# an empty database of the same cost (the median of three, each into a fresh copy), and passbox's whole
+# import of that file, its derivation included.
+printf '%s\n%s\n' "$pw" "$pw" | keepassxc-cli import -q -p -t 100 "$dir/export.xml" "$dir/cheap.kdbx" >/dev/null 2>&1
+printf '%s\n%s\n' "$pw" "$pw" | keepassxc-cli db-create -q -p -t 100 "$dir/empty.kdbx" >/dev/null 2>&1
+merges=()
+for _ in 1 2 3; do
+  cp "$dir/empty.kdbx" "$dir/target.kdbx"
+  start=$(date +%s.%N); printf '%s\n' "$pw" | keepassxc-cli merge -q -s "$dir/target.kdbx" "$dir/cheap.kdbx" >/dev/null 2>&1; end=$(date +%s.%N)
+  merges+=("$(echo "$end - $start" | bc)")
+done
+merge=$(printf '%s\n' "${merges[@]}" | sort -n | sed -n 2p)
+echo "keepassxc-cli merge into an empty database, both at 100 ms of key derivation: ${merge} s median (${merges[*]} s)"
+printf '%s\n' "$pw" | "$bin" bench import --file "$dir/cheap.kdbx" --runs 3 --merge-seconds "$merge"

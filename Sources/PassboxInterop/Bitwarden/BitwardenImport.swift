@@ -112,11 +112,7 @@ public enum BitwardenImport {
 
     static func date(_ text: String?) -> Date? {
         guard let text else { return nil }
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let d = f.date(from: text) { return d.storedPrecision }
-        f.formatOptions = [.withInternetDateTime]
-        return f.date(from: text)?.storedPrecision
+        return InternetDates.parse(text)?.storedPrecision
     }
 
     static func item(from s: BWItem, plan: inout ImportPlan, now: Date) -> Item? {

@@ -109,13 +109,7 @@ enum KeePassXML {
     /// KDBX 4 writes times as base64 of seconds since 0001-01-01 (little-endian, 8 bytes); 3.1 as ISO 8601.
     static func date(_ text: String) -> Date? {
         let t = text.trimmingWhitespace()
-        if t.contains("-") {
-            let f = ISO8601DateFormatter()
-            return f.date(from: t) ?? {
-                f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-                return f.date(from: t)
-            }()
-        }
+        if t.contains("-") { return InternetDates.parse(t) }
         guard let data = Data(base64Encoded: t), data.count == 8 else { return nil }
         var r = ByteReader(Array(data))
         guard let raw = try? r.uint64() else { return nil }
