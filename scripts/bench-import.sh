@@ -42,12 +42,17 @@ printf '%s\n' "$pw" | "$bin" bench import --file "$file" --runs 3
 # (100 ms): the export imported by keepassxc-cli into a new file (it writes KDBX 3.1 with AES-KDF), merged into
 # an empty database of the same cost (the median of three, each into a fresh copy), and passbox's whole
 # import of that file, its derivation included.
-printf '%s\n%s\n' "$pw" "$pw" | keepassxc-cli import -q -p -t 100 "$dir/export.xml" "$dir/cheap.kdbx" >/dev/null 2>&1
-printf '%s\n%s\n' "$pw" "$pw" | keepassxc-cli db-create -q -p -t 100 "$dir/empty.kdbx" >/dev/null 2>&1
+printf '%s\n%s\n' "$pw" "$pw" | keepassxc-cli import -q -p -t 100 "$dir/export.xml" "$dir/cheap.kdbx" >/dev/null 2>&1 \
+  || { echo "keepassxc-cli import of the export failed" >&2; exit 1; }
+printf '%s\n%s\n' "$pw" "$pw" | keepassxc-cli db-create -q -p -t 100 "$dir/empty.kdbx" >/dev/null 2>&1 \
+  || { echo "keepassxc-cli db-create failed" >&2; exit 1; }
 merges=()
 for _ in 1 2 3; do
   cp "$dir/empty.kdbx" "$dir/target.kdbx"
-  start=$(date +%s.%N); printf '%s\n' "$pw" | keepassxc-cli merge -q -s "$dir/target.kdbx" "$dir/cheap.kdbx" >/dev/null 2>&1; end=$(date +%s.%N)
+  start=$(date +%s.%N)
+  printf '%s\n' "$pw" | keepassxc-cli merge -q -s "$dir/target.kdbx" "$dir/cheap.kdbx" >/dev/null 2>&1 \
+    || { echo "keepassxc-cli merge failed" >&2; exit 1; }
+  end=$(date +%s.%N)
   merges+=("$(echo "$end - $start" | bc)")
 done
 merge=$(printf '%s\n' "${merges[@]}" | sort -n | sed -n 2p)

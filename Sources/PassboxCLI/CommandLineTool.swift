@@ -71,11 +71,21 @@ public enum CommandLineTool {
         return exitCode ?? e.exitCode
     }
 
-    /// The data directory as an absolute path without `.`, `..` or a trailing slash: the agent's socket is
-    /// named after it, so `--data vault` and `--data /home/me/vault` must reach the same agent (symbolic links
-    /// are left as they are).
+    /// The data directory as one canonical path: the agent's socket is named after it, so `--data vault`,
+    /// `--data /home/me/vault/`, `--data ./x/../vault` and a spelling through a symbolic link must reach the
+    /// same agent. An existing directory is resolved by realpath(3); one that does not exist yet (`init`
+    /// makes it) by its parent's real path and its name, else lexically.
     static func absolute(_ directory: String) -> String {
-        URL(fileURLWithPath: directory).standardizedFileURL.path
+        let lexical = URL(fileURLWithPath: directory).standardizedFileURL.path
+        func real(_ path: String) -> String? {
+            guard let resolved = realpath(path, nil) else { return nil }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        if let resolved = real(lexical) { return resolved }
+        let url = URL(fileURLWithPath: lexical)
+        guard let parent = real(url.deletingLastPathComponent().path) else { return lexical }
+        return parent == "/" ? "/" + url.lastPathComponent : parent + "/" + url.lastPathComponent
     }
 
     /// `PASSBOX_DATA_DIR`, else `$XDG_DATA_HOME/passbox`, else `~/.local/share/passbox`.

@@ -36,6 +36,7 @@ extension ImportFormat {
     /// code), so a confined parse child, which can open nothing, reads as this process would.
     public static func warmUp() {
         _ = try? XMLTree.parse(Array("<a b=\"c\">d</a>".utf8))
+        _ = InternetDates.parse("2024-01-02T03:04:05.5Z")
         let key = [UInt8](repeating: 1, count: AES256CBC.keyLength), iv = [UInt8](repeating: 2, count: AES256CBC.ivLength)
         _ = try? AES256CBC.decrypt(try AES256CBC.encrypt([1, 2, 3], key: key, iv: iv), key: key, iv: iv)
         _ = try? PBKDF2.deriveSHA256(password: [1], salt: [2], rounds: 1, length: 32)

@@ -30,9 +30,10 @@ import Testing
         return s
     }
 
-    /// The agent's socket is named after the data directory: a relative `--data`, or one with `.`, `..` or a
-    /// trailing slash, reaches the agent the absolute path started (with a runtime directory, where the name
-    /// is a hash of the path; before, `--data vault` found no agent that `--data /home/me/vault` had unlocked).
+    /// The agent's socket is named after the data directory: a relative `--data`, one with `.`, `..` or a
+    /// trailing slash, or one through a symbolic link reaches the agent the absolute path started (with a
+    /// runtime directory, where the name is a hash of the path; before, `--data vault` found no agent that
+    /// `--data /home/me/vault` had unlocked).
     @Test func everySpellingOfTheDataDirectoryReachesOneAgent() throws {
         let runtime = try TemporaryDirectory("passbox-runtime")
         let env = ["XDG_RUNTIME_DIR": runtime.path]
@@ -50,6 +51,10 @@ import Testing
             let status = try passbox(spelling, ["status"])
             #expect(status.status == 0 && status.stdout.contains("Unlocked"), "\(spelling): \(status.stdout)")
         }
+        let link = runtime.path + "/vault-link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: s.dir.path)
+        let throughLink = try passbox(link + "/" + name, ["status"])
+        #expect(throughLink.status == 0 && throughLink.stdout.contains("Unlocked"), "through a link: \(throughLink.stdout)")
         let relative = try Transcript.execute(
             "/bin/sh", ["-c", #"cd "$1" && exec "$2" --data "$3" status"#, "sh", s.dir.path, s.bin, name], stdin: [], environment: env)
         #expect(relative.status == 0 && relative.stdout.contains("Unlocked"), "\(relative.stdout) \(relative.stderr)")
@@ -65,6 +70,8 @@ import Testing
         let whole = try s.run(["search", "git"])
         #expect(whole.stdout.contains("Git one") && whole.stdout.contains("Git two") && whole.stdout.contains("GitHub"))
         #expect(!whole.stderr.contains("--limit"), "\(whole.stderr)")
+        let exact = try s.run(["search", "git", "--limit", "3"])
+        #expect(exact.stdout.contains("Git one") && !exact.stderr.contains("--limit"), "exactly as many as the limit: nothing cut")
         let json = try s.run(["search", "git", "--json"])
         #expect(["GitHub", "Git one", "Git two"].allSatisfy { json.stdout.contains("\"\($0)\"") }, "\(json.stdout)")
     }

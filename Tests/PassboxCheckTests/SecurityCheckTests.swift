@@ -105,13 +105,15 @@ import PassboxWording
         let memo = StrengthMemo()
         let plain = run(nil)
         #expect(run(memo).findings == plain.findings)
-        #expect(memo.count == distinct)
-        #expect(run(memo).findings == plain.findings, "answered from the memo")
+        #expect(memo.count == distinct && memo.estimated == distinct)
+        #expect(run(memo).findings == plain.findings)
+        #expect(memo.estimated == distinct, "the second check estimated nothing: every score came from the memo")
 
         _ = try b.vault.update(id: b.ids["secure"]!, now: Self.now) { $0.setValue("qwerty12", for: "password") }
         let changed = run(memo)
         #expect(items(changed, .weak, b) == ["weak", "secure"])
         #expect(changed.findings == run(nil).findings)
+        #expect(memo.estimated == distinct + 1, "the changed password, and only it, was estimated")
         #expect(memo.count == distinct, "the old password forgotten, the new one kept")
     }
 

@@ -135,7 +135,13 @@ enum AgentBenchmark {
         let unlockPeak = residentKiB(agent, "VmHWM:")
         // From here the peak counts the commands alone, each on its own: clear_refs 5 resets the kernel's mark
         // to the resident size before each command's runs.
-        func resetPeak() { try? "5".write(toFile: "/proc/\(agent)/clear_refs", atomically: false, encoding: .utf8) }
+        func resetPeak() throws {
+            do {
+                try "5".write(toFile: "/proc/\(agent)/clear_refs", atomically: false, encoding: .utf8)
+            } catch {
+                throw CLIError.failure("the agent's peak memory mark could not be reset (/proc/\(agent)/clear_refs): \(error.localizedDescription)")
+            }
+        }
         let title = VaultBenchmark.sampleTitle(count / 2 + 1)
         let encoded = title.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? title
         let commands: [(String, [String])] = [
@@ -145,7 +151,7 @@ enum AgentBenchmark {
         let clock = SystemClock()
         // Each command is run once to check that it answers through the agent, then timed.
         for (name, command) in commands {
-            resetPeak()
+            try resetPeak()
             let status = try spawn(command, wait: true).status
             guard status == 0 else { throw CLIError.failure("\(name) failed with exit code \(status) during the benchmark") }
             for _ in 0..<(name == "list" ? max(3, runs / 10) : runs) {
@@ -155,7 +161,7 @@ enum AgentBenchmark {
             }
             result.peaks.append((name, residentKiB(agent, "VmHWM:")))
         }
-        resetPeak()
+        try resetPeak()
         for run in 0..<max(10, runs / 2) {
             let t = clock.monotonic()
             let status = try spawn(base + ["add", "login", "--title", "Bench add \(run)", "--username", "bench"], wait: true).status

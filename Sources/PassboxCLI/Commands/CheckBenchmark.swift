@@ -18,7 +18,7 @@ enum CheckBenchmark {
         let keptCatalogSeconds = clock.monotonic() - t
         Console.out("Security Check report without the breach query, median of \(runs) runs. Target: under 200 ms at 10,000 logins.")
         Console.out("FIRST estimates every password's strength, as a check in a new process does; KEPT has the scores of the")
-        Console.out("passwords kept from an earlier check, as the agent has them (it estimates them in the background after unlocking).")
+        Console.out("passwords kept from an earlier check, as the agent keeps them while unlocked (its first check after unlocking is FIRST).")
         Console.out(
             String(
                 format: "Loading the catalogues (%d breaches, %d 2FA sites): %.1f ms; again, kept by the process as the agent keeps them: %.2f ms",

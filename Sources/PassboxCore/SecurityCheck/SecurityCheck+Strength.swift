@@ -23,19 +23,24 @@ extension SecurityCheck {
 
 /// Strength scores kept between the Security Checks of one unlocked session, so a later check estimates only
 /// new passwords (the estimate is most of a check: 10,000 logins cost about 330 ms of CPU). Keyed by the
-/// password itself, whose storage the key shares with the item's field (no new copy of a password is made);
-/// it goes with the session at lock, and each check keeps only the passwords it saw. Nothing is estimated
+/// password itself: a long one shares the item's storage, one of up to 15 bytes is held inside the key as
+/// every Swift string holds it (a copy, not wiped, as the vault's own strings are not); it goes with the
+/// session at lock, and each check keeps only the passwords it saw. Nothing is estimated
 /// ahead of the first check: most unlocks never run one, and at 100,000 logins that would be 3 s of CPU and
 /// memory the allocator kept after lock.
 public final class StrengthMemo: @unchecked Sendable {
     // @unchecked: `scores` is read and replaced only under `lock`.
     private let lock = NSLock()
     private var scores: [String: Int] = [:]
+    private var estimates = 0
 
     public init() {}
 
     /// How many passwords have a kept score.
     public var count: Int { lock.withLock { scores.count } }
+
+    /// How many passwords it has estimated (rather than answered from what it kept) since it was made.
+    public var estimated: Int { lock.withLock { estimates } }
 
     /// The scores of `passwords` (distinct), estimating only those not kept; then keeps exactly these.
     func scores(for passwords: [String]) -> [Int] {
@@ -47,7 +52,10 @@ public final class StrengthMemo: @unchecked Sendable {
         }
         let fresh = SecurityCheck.strengthScores(missing.map { passwords[$0] })
         for (k, i) in missing.enumerated() { result[i] = fresh[k] }
-        lock.withLock { scores = Dictionary(zip(passwords, result)) { first, _ in first } }
+        lock.withLock {
+            scores = Dictionary(zip(passwords, result)) { first, _ in first }
+            estimates += missing.count
+        }
         return result
     }
 }
