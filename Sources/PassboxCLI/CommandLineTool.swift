@@ -37,7 +37,7 @@ public enum CommandLineTool {
                     break
                 }
             }
-            let context = Context(dataDirectory: absolute(dataOption ?? defaultDataDirectory()), language: language)
+            let context = Context(dataDirectory: canonicalDataDirectory(dataOption ?? defaultDataDirectory()), language: language)
             // A settings file that cannot be read means the strictest settings: say so on every command.
             if let damaged = Settings.loadChecked(context.dataDirectory).damagedPath {
                 Console.err("passbox: warning: " + Console.visible(context.tr("warning.settingsDamaged", ["path": damaged])))
@@ -73,19 +73,10 @@ public enum CommandLineTool {
 
     /// The data directory as one canonical path: the agent's socket is named after it, so `--data vault`,
     /// `--data /home/me/vault/`, `--data ./x/../vault` and a spelling through a symbolic link must reach the
-    /// same agent. An existing directory is resolved by realpath(3); one that does not exist yet (`init`
-    /// makes it) by its parent's real path and its name, else lexically.
-    static func absolute(_ directory: String) -> String {
-        let lexical = URL(fileURLWithPath: directory).standardizedFileURL.path
-        func real(_ path: String) -> String? {
-            guard let resolved = realpath(path, nil) else { return nil }
-            defer { free(resolved) }
-            return String(cString: resolved)
-        }
-        if let resolved = real(lexical) { return resolved }
-        let url = URL(fileURLWithPath: lexical)
-        guard let parent = real(url.deletingLastPathComponent().path) else { return lexical }
-        return parent == "/" ? "/" + url.lastPathComponent : parent + "/" + url.lastPathComponent
+    /// same agent. Symbolic links are resolved where the directory exists; one that does not yet (`init`
+    /// makes it, and starts no agent) is only made absolute and standardised.
+    static func canonicalDataDirectory(_ directory: String) -> String {
+        URL(fileURLWithPath: directory).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     /// `PASSBOX_DATA_DIR`, else `$XDG_DATA_HOME/passbox`, else `~/.local/share/passbox`.

@@ -11,7 +11,7 @@ public enum Catalogues {
 
     public static func load(_ name: String, directory: String) throws -> Data {
         if let data = FileManager.default.contents(atPath: directory + "/" + name) { return data }
-        for dir in resourceDirectories() {
+        for dir in resourceDirectories {
             if let data = FileManager.default.contents(atPath: dir + "/Data/" + name) { return data }
         }
         throw ProtocolError(.catalogueMissing, ["name": name])
@@ -20,7 +20,7 @@ public enum Catalogues {
     /// Which file `load` would read and what it is now (device, inode, size, modification and change times):
     /// "-" when there is none, so a catalogue that appears is seen too.
     static func identity(_ name: String, directory: String) -> String {
-        for path in [directory + "/" + name] + resourceDirectories().map({ $0 + "/Data/" + name }) {
+        for path in [directory + "/" + name] + resourceDirectories.map({ $0 + "/Data/" + name }) {
             var st = stat()
             if stat(path, &st) == 0 {
                 return "\(path)|\(st.st_dev)|\(st.st_ino)|\(st.st_size)|\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)|\(st.st_ctim.tv_sec).\(st.st_ctim.tv_nsec)"
@@ -29,12 +29,13 @@ public enum Catalogues {
         return "-"
     }
 
-    /// Where SwiftPM puts this module's resources: a `Passbox_PassboxService.resources` folder beside the binary.
-    static func resourceDirectories() -> [String] {
+    /// Where SwiftPM puts this module's resources: a `Passbox_PassboxService.resources` folder beside the binary
+    /// (worked out once: every check asks).
+    static let resourceDirectories: [String] = {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         let argv0 = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         return [executable, argv0].map { $0.appendingPathComponent("Passbox_PassboxService.resources").path }
-    }
+    }()
 
     /// Both catalogues, parsed. The last ones parsed are kept with the identity of their files, so an agent
     /// parses them once (150 ms here) and again only when a file changed (`update-data` replaces it in the

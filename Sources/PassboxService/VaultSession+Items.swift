@@ -31,19 +31,16 @@ extension VaultSession {
             lookups.keptListing = (key, listed)
             positions = listed
         }
-        let size = min(max(r.limit ?? ListRequest.maximumPage, 0), ListRequest.maximumPage)
-        let start = min(max(r.offset, 0), positions.count)
-        let end = min(start + size, positions.count)
-        let vaultIsEmpty = positions.isEmpty && !all.contains { !$0.isTrashed }
-        return Self.reply(positions[start..<end].map { ItemViews.summary(all[$0]) }, total: positions.count, vaultIsEmpty: vaultIsEmpty, rows: r.rows == true)
+        return page(count: positions.count, offset: r.offset, limit: r.limit, rows: r.rows == true) { ItemViews.summary(all[positions[$0]]) }
     }
 
-    func page(_ items: [Item], offset: Int, limit: Int?) -> ItemListReply {
+    /// One page of a listing of `count` items, the k-th made by `summary(k)`: at most `ListRequest.maximumPage`.
+    func page(count: Int, offset: Int, limit: Int?, rows: Bool = false, _ summary: (Int) -> ItemSummary) -> ItemListReply {
         let size = min(max(limit ?? ListRequest.maximumPage, 0), ListRequest.maximumPage)
-        let start = min(max(offset, 0), items.count)
-        let end = min(start + size, items.count)
-        let vaultIsEmpty = items.isEmpty && !vault.items.contains { !$0.isTrashed }
-        return Self.reply(items[start..<end].map { ItemViews.summary($0) }, total: items.count, vaultIsEmpty: vaultIsEmpty, rows: false)
+        let start = min(max(offset, 0), count)
+        let end = min(start + size, count)
+        let vaultIsEmpty = count == 0 && !vault.items.contains { !$0.isTrashed }
+        return Self.reply((start..<end).map(summary), total: count, vaultIsEmpty: vaultIsEmpty, rows: rows)
     }
 
     /// A page as `items`, or as text rows when the request asked for them (`ItemRows`).
@@ -184,7 +181,8 @@ extension VaultSession {
     }
 
     func trashList(_ r: ListRequest) -> ItemListReply {
-        page(vault.trashedItems, offset: r.offset, limit: r.limit)
+        let trashed = vault.trashedItems
+        return page(count: trashed.count, offset: r.offset, limit: r.limit) { ItemViews.summary(trashed[$0]) }
     }
 
     func restoreFromTrash(_ reference: String) throws -> SavedReply {

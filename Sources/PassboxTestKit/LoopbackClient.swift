@@ -24,15 +24,20 @@ public func connectLoopback(port: UInt16, seconds: Int) -> Int32? {
 }
 
 /// Everything the server sends until it closes (or the read times out), as text.
-public func readToEnd(_ fd: Int32) -> String {
+public func readToEnd(_ fd: Int32) -> String { readUntilClosed(fd).text }
+
+/// Everything the server sends until it closes or the read times out, and which of the two ended it.
+public func readUntilClosed(_ fd: Int32) -> (text: String, closed: Bool) {
     var received: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
         let n = recv(fd, &buffer, buffer.count, 0)
-        if n <= 0 { break }
-        received += buffer[0..<n]
+        if n > 0 {
+            received += buffer[0..<n]
+            continue
+        }
+        return (String(decoding: received, as: UTF8.self), n == 0 || errno == ECONNRESET)
     }
-    return String(decoding: received, as: UTF8.self)
 }
 
 /// Sends all of `bytes`; false when the connection is gone.
@@ -68,6 +73,13 @@ public func readAnswer(_ fd: Int32) -> String? {
         if n <= 0 { return nil }
         received += buffer[0..<n]
     }
+}
+
+/// Whether the server has closed the connection by now (its end already readable), without waiting.
+public func closedByServerNow(_ fd: Int32) -> Bool {
+    var byte: UInt8 = 0
+    let n = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
+    return n == 0 || (n < 0 && errno == ECONNRESET)
 }
 
 /// Whether the server has closed the connection: the read sees its end within `seconds` (false when the

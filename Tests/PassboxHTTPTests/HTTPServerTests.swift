@@ -18,21 +18,9 @@ func exchange(port: UInt16, _ bytes: [UInt8], seconds: Int = 5, pauseBeforeSendi
 }
 
 /// Sends `parts` with `pause` seconds before each after the first (stopping when the server has closed),
-/// then reads the answer.
-func slowExchange(port: UInt16, _ parts: [[UInt8]], pause: Double) -> String? {
-    guard let fd = connectLoopback(port: port, seconds: 5) else { return nil }
-    defer { close(fd) }
-    for (index, part) in parts.enumerated() {
-        if index > 0 { Thread.sleep(forTimeInterval: pause) }
-        let n = part.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        if n <= 0 { break }
-    }
-    return readToEnd(fd)
-}
-
-/// Sends `parts` as `slowExchange` does, then reads to the end: what came, and whether the server closed the
-/// connection (rather than the read giving up after `seconds`).
-func trickle(port: UInt16, _ parts: [[UInt8]], pause: Double, seconds: Int = 30) -> (answer: String, closed: Bool)? {
+/// then reads the answer: what came, and whether the server closed the connection (rather than the read
+/// giving up after `seconds`).
+func slowExchange(port: UInt16, _ parts: [[UInt8]], pause: Double, seconds: Int = 30) -> (text: String, closed: Bool)? {
     guard let fd = connectLoopback(port: port, seconds: seconds) else { return nil }
     defer { close(fd) }
     for (index, part) in parts.enumerated() {
@@ -40,16 +28,7 @@ func trickle(port: UInt16, _ parts: [[UInt8]], pause: Double, seconds: Int = 30)
         let n = part.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         if n <= 0 { break }
     }
-    var received: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = recv(fd, &buffer, buffer.count, 0)
-        if n > 0 {
-            received += buffer[0..<n]
-            continue
-        }
-        return (String(decoding: received, as: UTF8.self), n == 0 || errno == ECONNRESET)
-    }
+    return readUntilClosed(fd)
 }
 
 func request(_ method: String, _ path: String, body: [UInt8] = [], headers: [String] = []) -> [UInt8] {
@@ -133,16 +112,16 @@ func request(_ method: String, _ path: String, body: [UInt8] = [], headers: [Str
         let server = try Self.echoServer(limits: limits)
         defer { server.stop() }
         let head = Array("POST /slow HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: 8\r\n\r\n".utf8)
-        let late = try #require(slowExchange(port: server.port, [head, Array("12345678".utf8)], pause: 1.6))
+        let late = try #require(slowExchange(port: server.port, [head, Array("12345678".utf8)], pause: 1.6)).text
         #expect(late.hasPrefix("HTTP/1.1 408"), "\(late)")
         #expect(late.contains("requestTimeout"))
         #expect(!late.contains("POST /slow"), "the handler never saw it")
         // One byte every 0.4 s: past the second the connection closes before the body is whole, unanswered
         // (a server that waited for the whole body would answer 408; one that never closed would leave the
         // read to time out).
-        let trickled = try #require(trickle(port: server.port, [head] + "12345678".map { Array(String($0).utf8) }, pause: 0.4))
+        let trickled = try #require(slowExchange(port: server.port, [head] + "12345678".map { Array(String($0).utf8) }, pause: 0.4))
         #expect(trickled.closed, "the server did not close the connection")
-        #expect(!trickled.answer.contains("HTTP/1.1"), "\(trickled.answer)")
+        #expect(!trickled.text.contains("HTTP/1.1"), "\(trickled.text)")
         // A prompt request on the same server is served as usual.
         #expect(try #require(exchange(port: server.port, request("POST", "/fast", body: Array("12345678".utf8)))).hasPrefix("HTTP/1.1 200"))
     }
@@ -188,13 +167,6 @@ func request(_ method: String, _ path: String, body: [UInt8] = [], headers: [Str
         }
     }
 
-    /// Whether the server has closed `fd` by now (its end already readable), without waiting.
-    static func closedNow(_ fd: Int32) -> Bool {
-        var byte: UInt8 = 0
-        let n = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
-        return n == 0 || (n < 0 && errno == ECONNRESET)
-    }
-
     static func keptRequest(trusted: Bool) -> [UInt8] {
         Array("GET / HTTP/1.1\r\nHost: localhost\r\n\(trusted ? "X-Trust: yes\r\n" : "")\r\n".utf8)
     }
@@ -216,7 +188,7 @@ func request(_ method: String, _ path: String, body: [UInt8] = [], headers: [Str
         var closed = Set<Int32>()
         let deadline = Date().addingTimeInterval(30)
         while closed.count < 6, Date() < deadline {
-            for fd in idle where !closed.contains(fd) && Self.closedNow(fd) { closed.insert(fd) }
+            for fd in idle where !closed.contains(fd) && closedByServerNow(fd) { closed.insert(fd) }
             if closed.count < 6 { usleep(20_000) }
         }
         #expect(closed.count == 6, "\(closed.count) of the ten closed")
