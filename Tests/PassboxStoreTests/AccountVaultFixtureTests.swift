@@ -10,10 +10,11 @@ import Testing
 @Suite struct AccountVaultFixtureTests {
     static let password = "tulip ocean marble violin anchor"
 
-    /// A copy of the fixture's data directory: `account.json` and `accounts/7H856J/vault.pbx`.
-    func dataDirectory() throws -> TemporaryDirectory {
-        let record = try #require(Bundle.module.url(forResource: "Fixtures/account-vault-v1/account", withExtension: "json"))
-        let vault = try #require(Bundle.module.url(forResource: "Fixtures/account-vault-v1/accounts/7H856J/vault", withExtension: "pbx"))
+    /// A copy of the fixture's data directory: `account.json` and `accounts/7H856J/vault.pbx` (`account-vault-v1`,
+    /// sixteen slots; or `account-vault-one-slot`, the same vault after one save by issue 30's build).
+    func dataDirectory(_ fixture: String = "account-vault-v1") throws -> TemporaryDirectory {
+        let record = try #require(Bundle.module.url(forResource: "Fixtures/\(fixture)/account", withExtension: "json"))
+        let vault = try #require(Bundle.module.url(forResource: "Fixtures/\(fixture)/accounts/7H856J/vault", withExtension: "pbx"))
         let dir = try TemporaryDirectory()
         try FileManager.default.copyItem(at: record, to: dir.file("account.json"))
         try FileManager.default.createDirectory(at: dir.file("accounts/7H856J"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -24,6 +25,21 @@ import Testing
     @Test func theBytesNeverChange() throws {
         let vault = try #require(Bundle.module.url(forResource: "Fixtures/account-vault-v1/accounts/7H856J/vault", withExtension: "pbx"))
         #expect(Hex.string(Hash.sha256(Array(try Data(contentsOf: vault)))) == "f8fe859b2274d019b9c1ef38eeb9420be63d36ce9aa2c9da5d515a0760e91b66")
+    }
+
+    /// The one-slot file (4,224 bytes instead of 16 MiB and 128) made once from the sixteen-slot fixture by
+    /// this build's first save: its bytes, its header, and the same vault behind the same master password.
+    @Test func theOneSlotFileOfTheSameAccountOpens() throws {
+        let vault = try #require(Bundle.module.url(forResource: "Fixtures/account-vault-one-slot/accounts/7H856J/vault", withExtension: "pbx"))
+        let bytes = Array(try Data(contentsOf: vault))
+        #expect(Hex.string(Hash.sha256(bytes)) == "b3ba91ac08b35b559e230734081e2b9801225c59c6d93cb7fcd50753d5275ed2")
+        let header = try VaultHeader.decode(Array(bytes.prefix(VaultHeader.length)), path: vault.path)
+        #expect(header.slotCount == 1 && header.slotSize == 4096 && header.formatVersion == 2 && bytes.count == 4224)
+        let dir = try dataDirectory("account-vault-one-slot")
+        let opened = try VaultStore.serving(dir.path).unlock(password: Self.password).vault
+        #expect(opened.list().map(\.title) == ["Fixture login"])
+        #expect(opened.items.first?.password == "fixture login password 1")
+        #expect(throws: StoreError.wrongPassword) { try VaultStore.serving(dir.path).unlock(password: Self.password + "s") }
     }
 
     @Test func theMasterPasswordOpensItThroughTheKeptKeyset() throws {

@@ -54,7 +54,8 @@ extension OpenVault {
     /// The current password, checked as a counted unlock attempt held to the deadline, must open this very
     /// slot. The tenth attempt in a row is left to the unlock prompt (G20).
     func checkCurrentPassword(_ current: SecretBytes) throws {
-        if store.isAccountVault { throw StoreError.localVaultOnly }
+        // An account's vault, or any one-slot file, has no other slot to hide a vault in.
+        if store.isAccountVault || header.isSingleSlot { throw StoreError.localVaultOnly }
         try store.attempts.refuseTenthOutsideUnlock()
         let check = try store.unlock(password: current)
         guard check.slotIndex == slotIndex else { throw StoreError.wrongPassword }
@@ -101,7 +102,8 @@ extension OpenVault {
             let onDisk = try VaultHeader.decode(try POSIX.readExactly(fd: fd, offset: 0, count: VaultHeader.length, path: target), path: target)
             guard onDisk.salt == header.salt, onDisk.kdf == header.kdf, onDisk.formatVersion == VaultHeader.currentVersion, Int(st.st_size) == onDisk.fileSize
             else { throw StoreError.conflict }
-            let (slot, groups) = try sealedSlot(for: vault, header: onDisk, generation: generation)
+            var sized = onDisk
+            let (slot, groups) = try sealedSlot(for: vault, header: &sized, generation: generation)
             try writeInPlace(slot, header: onDisk, target: target)
             replaceGroupChunks(groups)
         }

@@ -108,7 +108,7 @@ extension OpenVault {
     func writeNewFile(_ slot: [UInt8], header newHeader: VaultHeader, from fd: Int32, oldHeader: VaultHeader, target: String) throws {
         try store.commitNewFile(target: target, size: newHeader.fileSize, check: (store.slotOffset(slotIndex, newHeader), slot)) { append in
             try newHeader.encoded().withUnsafeBytes { try append($0) }
-            for index in 0..<VaultHeader.slotCount {
+            for index in 0..<oldHeader.slotCount {
                 if index == slotIndex {
                     try slot.withUnsafeBytes { try append($0) }
                     continue

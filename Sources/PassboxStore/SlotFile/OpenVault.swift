@@ -7,8 +7,11 @@ internal import CLinux
 public final class OpenVault: @unchecked Sendable {
     // @unchecked: used from one thread at a time (the CLI, or the agent's serial queue).
     let store: VaultStore
-    private(set) var header: VaultHeader
-    let slotIndex: Int
+    /// The file's header as this vault last read or wrote it (set by `VaultStore.create` once a one-slot
+    /// file's slot is sized).
+    var header: VaultHeader
+    /// This vault's slot (0 once an account's vault moved to its one-slot file).
+    private(set) var slotIndex: Int
     private(set) var slotNonce: [UInt8]
     private(set) var wrapKey: SecretBytes
     private(set) var dataKey: SecretBytes
@@ -65,11 +68,13 @@ public final class OpenVault: @unchecked Sendable {
     public var slotSize: Int { header.slotSize }
 
     /// The first slot of a new vault (every group compressed), and the chunks to keep once it is committed.
-    func sealedSlot(for vault: Vault, header: VaultHeader, generation: UInt64) throws -> (slot: [UInt8], groups: [[UInt8]]) {
+    /// A one-slot header gets the slot size that fits the vault.
+    func sealedSlot(for vault: Vault, header: inout VaultHeader, generation: UInt64) throws -> (slot: [UInt8], groups: [[UInt8]]) {
         let groups = try compressedGroups(of: vault, changedItemIDs: nil)
         let chunks = try payloadChunks(of: vault, groups: groups)
+        if header.isSingleSlot { header.slotSize = VaultHeader.singleSlotSize(forCompressedLength: ChunkedPayload.encodedLength(chunks)) }
         precondition(ChunkedPayload.encodedLength(chunks) <= SlotCodec.capacity(slotSize: header.slotSize), "a new vault fits the smallest slot")
-        let slot = try seal(chunks, header: header, generation: generation, nonce: slotNonce, wrapKey: wrapKey, dataKey: dataKey)
+        let slot = try seal(chunks, header: header, index: slotIndex, generation: generation, nonce: slotNonce, wrapKey: wrapKey, dataKey: dataKey)
         return (slot, groups)
     }
 
@@ -227,7 +232,7 @@ public final class OpenVault: @unchecked Sendable {
             guard fstat(fd, &st) == 0 else { throw StoreError.io(operation: "stat", path: target, errno: errno) }
             guard Int(st.st_size) >= VaultHeader.length else { throw StoreError.conflict }
             let onDisk = try VaultHeader.decode(try POSIX.readExactly(fd: fd, offset: 0, count: VaultHeader.length, path: target), path: target)
-            guard onDisk.salt == header.salt, onDisk.kdf == header.kdf, Int(st.st_size) == onDisk.fileSize else {
+            guard onDisk.salt == header.salt, onDisk.kdf == header.kdf, onDisk.slotCount == header.slotCount, Int(st.st_size) == onDisk.fileSize else {
                 throw StoreError.conflict
             }
             // Refuse to write over a save made by another process since this one loaded (FMT-4).
@@ -243,18 +248,36 @@ public final class OpenVault: @unchecked Sendable {
             let compressedLength = ChunkedPayload.encodedLength(chunks)
             var newHeader = onDisk
             newHeader.formatVersion = VaultHeader.currentVersion
-            while SlotCodec.capacity(slotSize: newHeader.slotSize) < compressedLength {
-                guard newHeader.slotSize < VaultHeader.maximumSlotSize else { throw StoreError.tooLarge }
-                newHeader.slotSize *= 2
-            }
             let nextGeneration = generation &+ 1
-            let ownSlot = try seal(
-                chunks, header: newHeader, generation: nextGeneration, nonce: nonce ?? slotNonce, wrapKey: newWrap ?? wrapKey,
-                dataKey: newData ?? dataKey)
-            if newHeader == onDisk {
-                try writeInPlace(ownSlot, header: onDisk, target: target)
+            if store.isAccountVault {
+                // An account's vault is kept in a one-slot file sized to it, written whole and renamed over
+                // (once, instead of journal and slot); a sixteen-slot file it was made in before is moved into
+                // one at this save (duress vaults are refused in an account's file, so no other slot holds a
+                // vault). Slot index and slot count are bound in the associated data: the slot is sealed afresh.
+                guard compressedLength <= SlotCodec.capacity(slotSize: VaultHeader.maximumSlotSize) else { throw StoreError.tooLarge }
+                newHeader.slotCount = VaultHeader.singleSlot
+                newHeader.slotSize = VaultHeader.singleSlotSize(forCompressedLength: compressedLength)
+                let ownSlot = try seal(
+                    chunks, header: newHeader, index: 0, generation: nextGeneration, nonce: nonce ?? slotNonce, wrapKey: newWrap ?? wrapKey,
+                    dataKey: newData ?? dataKey)
+                try store.commitNewFile(target: target, size: newHeader.fileSize, check: (VaultHeader.length, ownSlot)) { append in
+                    try newHeader.encoded().withUnsafeBytes { try append($0) }
+                    try ownSlot.withUnsafeBytes { try append($0) }
+                }
+                slotIndex = 0
             } else {
-                try writeNewFile(ownSlot, header: newHeader, from: fd, oldHeader: onDisk, target: target)
+                while SlotCodec.capacity(slotSize: newHeader.slotSize) < compressedLength {
+                    guard newHeader.slotSize < VaultHeader.maximumSlotSize else { throw StoreError.tooLarge }
+                    newHeader.slotSize *= 2
+                }
+                let ownSlot = try seal(
+                    chunks, header: newHeader, index: slotIndex, generation: nextGeneration, nonce: nonce ?? slotNonce, wrapKey: newWrap ?? wrapKey,
+                    dataKey: newData ?? dataKey)
+                if newHeader == onDisk {
+                    try writeInPlace(ownSlot, header: onDisk, target: target)
+                } else {
+                    try writeNewFile(ownSlot, header: newHeader, from: fd, oldHeader: onDisk, target: target)
+                }
             }
             header = newHeader
             generation = nextGeneration
@@ -264,9 +287,11 @@ public final class OpenVault: @unchecked Sendable {
     }
 
     /// Seals a slot whose body holds `chunks` in the chunked layout (compression id 2).
-    private func seal(_ chunks: [[UInt8]], header: VaultHeader, generation: UInt64, nonce: [UInt8], wrapKey: SecretBytes, dataKey: SecretBytes) throws -> [UInt8] {
+    private func seal(
+        _ chunks: [[UInt8]], header: VaultHeader, index: Int, generation: UInt64, nonce: [UInt8], wrapKey: SecretBytes, dataKey: SecretBytes
+    ) throws -> [UInt8] {
         try SlotCodec.sealSlot(
-            header: header, index: slotIndex, slotNonce: nonce, wrapKey: wrapKey, dataKey: dataKey, generation: generation,
+            header: header, index: index, slotNonce: nonce, wrapKey: wrapKey, dataKey: dataKey, generation: generation,
             compression: SlotCodec.compressionChunked, compressedLength: ChunkedPayload.encodedLength(chunks), now: store.clock.now()
         ) { ChunkedPayload.write(chunks, into: $0) }
     }

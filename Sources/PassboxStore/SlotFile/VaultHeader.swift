@@ -5,8 +5,8 @@ import PassboxCrypto
 /// ```
 /// 0   8  magic "PBXVAULT"
 /// 8   2  format version (2; format 1 is still read and converted at the next save)
-/// 10  2  slot count (16)
-/// 12  4  slot size in bytes (1 MiB × 2^k)
+/// 10  2  slot count (16; 1 for an account's vault, format 2 only)
+/// 12  4  slot size in bytes (1 MiB × 2^k with sixteen slots; a multiple of 4 KiB with one)
 /// 16  2  KDF id (1 = Argon2id v1.3)
 /// 18  4  Argon2 memory in KiB
 /// 22  4  Argon2 passes
@@ -22,32 +22,54 @@ public struct VaultHeader: Equatable, Sendable {
     public static let currentVersion: UInt16 = 2
     /// The oldest format still read.
     public static let oldestVersion: UInt16 = 1
+    /// The slots of a local vault's file, which may hide one another (duress vaults).
     public static let slotCount = 16
+    /// The slot of an account's vault file: the server knows the account's vaults, so the file has nothing
+    /// to deny, and one slot sized to its vault makes a save write its vault once instead of twice (issue 30).
+    public static let singleSlot = 1
+    /// A one-slot file's slot size is a multiple of this (so the file's size tells little more than the
+    /// server already knows, and a page is written whole).
+    public static let singleSlotGranule = 4096
     public static let minimumSlotSize = 1 << 20
     public static let maximumSlotSize = 1 << 30
     public static let kdfArgon2id: UInt16 = 1
 
     /// The file format: 1 (envelopes with a version byte inside the slots) or 2 (no clear byte in a slot).
     public var formatVersion: UInt16
+    /// 16 (a local vault's file) or 1 (an account's).
+    public var slotCount: Int
     public var slotSize: Int
     public var kdf: Argon2Parameters
     public var salt: [UInt8]
 
-    public init(slotSize: Int, kdf: Argon2Parameters, salt: [UInt8], formatVersion: UInt16 = VaultHeader.currentVersion) {
+    public init(
+        slotSize: Int, kdf: Argon2Parameters, salt: [UInt8], formatVersion: UInt16 = VaultHeader.currentVersion, slotCount: Int = VaultHeader.slotCount
+    ) {
         self.formatVersion = formatVersion
+        self.slotCount = slotCount
         self.slotSize = slotSize
         self.kdf = kdf
         self.salt = salt
     }
 
     /// Size of the whole file for this header.
-    public var fileSize: Int { VaultHeader.length + VaultHeader.slotCount * slotSize }
+    public var fileSize: Int { VaultHeader.length + slotCount * slotSize }
+
+    /// Whether this is an account vault's one-slot file.
+    public var isSingleSlot: Bool { slotCount == VaultHeader.singleSlot }
+
+    /// The slot size of a one-slot file whose vault's compressed payload is `compressedLength` bytes: the
+    /// smallest multiple of 4 KiB that holds it.
+    public static func singleSlotSize(forCompressedLength compressedLength: Int) -> Int {
+        let needed = compressedLength + (SlotCodec.Layout.format2.bodyOffset + SlotCodec.sealedOverhead + SlotCodec.bodyHeaderLength)
+        return (needed + singleSlotGranule - 1) / singleSlotGranule * singleSlotGranule
+    }
 
     /// The 128 header bytes.
     public func encoded(slotSizeZeroed: Bool = false) -> [UInt8] {
         var out = VaultHeader.magic
         out.appendBigEndian(formatVersion)
-        out.appendBigEndian(UInt16(VaultHeader.slotCount))
+        out.appendBigEndian(UInt16(slotCount))
         out.appendBigEndian(slotSizeZeroed ? UInt32(0) : UInt32(slotSize))
         out.appendBigEndian(VaultHeader.kdfArgon2id)
         out.appendBigEndian(kdf.memoryKiB)
@@ -73,11 +95,17 @@ public struct VaultHeader: Equatable, Sendable {
             throw StoreError.damaged(path: path, reason: "unknown format version \(version)")
         }
         guard bytes.count >= length else { throw StoreError.damaged(path: path, reason: "the header is truncated") }
-        guard Int(bytes.bigEndianUInt16(at: 10)) == slotCount else {
+        // Sixteen slots, or one in format 2 (an account's vault; format 1 never had it).
+        let count = Int(bytes.bigEndianUInt16(at: 10))
+        guard count == slotCount || (count == singleSlot && version >= 2) else {
             throw StoreError.damaged(path: path, reason: "the header has a wrong slot count")
         }
         let slotSize = Int(bytes.bigEndianUInt32(at: 12))
-        guard slotSize >= minimumSlotSize, slotSize <= maximumSlotSize, slotSize & (slotSize - 1) == 0 else {
+        let sizeFits =
+            count == singleSlot
+            ? slotSize >= singleSlotGranule && slotSize <= maximumSlotSize && slotSize % singleSlotGranule == 0
+            : slotSize >= minimumSlotSize && slotSize <= maximumSlotSize && slotSize & (slotSize - 1) == 0
+        guard sizeFits else {
             throw StoreError.damaged(path: path, reason: "the header has an impossible slot size")
         }
         guard bytes.bigEndianUInt16(at: 16) == kdfArgon2id else {
@@ -90,7 +118,7 @@ public struct VaultHeader: Equatable, Sendable {
         guard bytes[27..<32].allSatisfy({ $0 == 0 }), bytes[64..<128].allSatisfy({ $0 == 0 }) else {
             throw StoreError.damaged(path: path, reason: "reserved header bytes are not zero")
         }
-        return VaultHeader(slotSize: slotSize, kdf: kdf, salt: Array(bytes[32..<64]), formatVersion: version)
+        return VaultHeader(slotSize: slotSize, kdf: kdf, salt: Array(bytes[32..<64]), formatVersion: version, slotCount: count)
     }
 }
 

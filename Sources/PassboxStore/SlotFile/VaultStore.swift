@@ -61,11 +61,15 @@ public final class VaultStore: @unchecked Sendable {
         defer { withExtendedLifetime(lock) {} }
         guard !exists else { throw StoreError.vaultExists(path: vaultPath) }
         try settleLocked()
-        let header = VaultHeader(slotSize: VaultHeader.minimumSlotSize, kdf: parameters, salt: SecureRandom.bytes(count: 32))
+        // An account's vault gets a one-slot file (sized below, once its slot is sealed); a local vault sixteen
+        // slots, its own a random one.
+        var header = VaultHeader(
+            slotSize: VaultHeader.minimumSlotSize, kdf: parameters, salt: SecureRandom.bytes(count: 32),
+            slotCount: isAccountVault ? VaultHeader.singleSlot : VaultHeader.slotCount)
         let start = clock.monotonic()
         let passwordKey = try key(header)
         let derivationSeconds = clock.monotonic() - start
-        let index = Int(SecureRandom.uniform(UInt32(VaultHeader.slotCount)))
+        let index = Int(SecureRandom.uniform(UInt32(header.slotCount)))
         let slotNonce = SecureRandom.bytes(count: SlotCodec.nonceLength)
         let wrapKey = try SlotCodec.wrapKey(passwordKey: passwordKey, slotNonce: slotNonce)
         let generation = UInt64(SecureRandom.uniform(UInt32.max - 1)) + 1
@@ -75,11 +79,12 @@ public final class VaultStore: @unchecked Sendable {
             vault: isAccountVault
                 ? Vault(slotOrder: Self.randomPermutation(VaultHeader.slotCount), created: clock.now())
                 : .newLocal(slotOrder: Self.randomPermutation(VaultHeader.slotCount), created: clock.now()))
-        let (ownSlot, groups) = try opened.sealedSlot(for: opened.vault, header: header, generation: generation)
+        let (ownSlot, groups) = try opened.sealedSlot(for: opened.vault, header: &header, generation: generation)
+        opened.header = header
         // Written one slot at a time: the file is never held in memory whole.
         try commitNewFile(target: resolvedVaultPath(), size: header.fileSize, check: (slotOffset(index, header), ownSlot)) { append in
             try header.encoded().withUnsafeBytes { try append($0) }
-            for slot in 0..<VaultHeader.slotCount {
+            for slot in 0..<header.slotCount {
                 if slot == index {
                     try ownSlot.withUnsafeBytes { try append($0) }
                 } else {
@@ -104,7 +109,8 @@ public final class VaultStore: @unchecked Sendable {
     // MARK: Unlocking
 
     /// Opens the vault whose slot `password` unlocks. Every password, right or wrong, does one derivation,
-    /// sixteen key-box trials and one body open, and is answered at the same deadline.
+    /// a key-box trial in every slot (sixteen, or an account's one) and one body open, and is answered at the
+    /// same deadline.
     public func unlock(password: String) throws -> OpenVault {
         try unlockKeepingKey(password: password).vault
     }
@@ -173,7 +179,7 @@ public final class VaultStore: @unchecked Sendable {
         let (found, body, bodyIndex) = try withWriteLock {
             try settleLocked()
             var found: FoundSlot?
-            for index in 0..<VaultHeader.slotCount {
+            for index in 0..<header.slotCount {
                 // Every slot is tried, with no early exit, so the work does not depend on which slot opens.
                 let prefix = try POSIX.readExactly(fd: fd, offset: slotOffset(index, header), count: SlotCodec.prefixLength, path: vaultPath)
                 let nonce = Array(prefix[0..<SlotCodec.nonceLength])
