@@ -105,6 +105,7 @@ bench: build
 	$(BIN) bench check
 	$(BIN) bench agent
 	$(BIN) bench list
+	$(BIN) bench save
 	$(BIN) bench ui
 	scripts/bench-server.sh $(CURDIR)/$(BIN)
 	scripts/bench-import.sh $(CURDIR)/$(BIN)

@@ -38,6 +38,16 @@ import Testing
         #expect(try run(["bench", "agent", "--help"]).stdout.contains("usage: passbox bench"))
     }
 
+    /// `bench save` builds both files and prints a row for each: the account's one-slot file is the smaller and
+    /// a save writes it whole, the local file is sixteen 1 MiB slots and a save writes its slot twice.
+    @Test func benchSaveComparesTheSixteenSlotAndTheOneSlotFile() throws {
+        let r = try run(["bench", "save", "--items", "200", "--runs", "3"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = r.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        #expect(rows.contains { $0.hasPrefix("200 local, 16 slots") && $0.contains("16.0 MiB 2.0 MiB") }, "\(r.stdout)")
+        #expect(rows.contains { $0.hasPrefix("200 account, 1 slot") && $0.contains("0.0 MiB 0.0 MiB") }, "\(r.stdout)")
+    }
+
     @Test func helpListsEveryListedCommand() throws {
         let help = try run(["help"]).stdout
         for spec in CommandTable.commands where spec.isListed { #expect(help.contains("  " + spec.name), "\(spec.name)") }

@@ -19,7 +19,8 @@ extension Commands {
         case "backup": try BackupBenchmark.run(args)
         case "import": try ImportBenchmark.run(args, input: context.input)
         case "attach": try AttachBenchmark.run(args)
-        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, list, server, sync, ui, duress, backup, import, attach")
+        case "save": try SaveBenchmark.run(args)
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, list, save, server, sync, ui, duress, backup, import, attach")
         }
     }
 }
