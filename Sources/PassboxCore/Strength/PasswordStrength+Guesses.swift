@@ -61,13 +61,22 @@ extension PasswordStrength {
     /// So are its repeats (a repeats match, or any match flagged as repeated): `repeatMatches` prices them the
     /// reference's way.
     private static func libraryMatches(_ scalars: [Unicode.Scalar], userInputs: [String]) -> [StrengthMatch] {
-        // libzxcvbn counts positions in UTF-8 bytes; scalarAt[b] is the scalar starting at byte b.
-        var scalarAt = [Int: Int](), byte = 0
-        for (index, scalar) in scalars.enumerated() {
-            scalarAt[byte] = index
-            byte += UTF8.width(scalar)
+        // libzxcvbn counts positions in UTF-8 bytes; scalarAt[b] is the scalar starting at byte b (−1 inside a
+        // scalar). For an all-ASCII password (most are) byte and scalar offsets are the same.
+        var byteCount = 0
+        for scalar in scalars { byteCount += UTF8.width(scalar) }
+        var scalarAt = [Int](repeating: -1, count: byteCount + 1)
+        if byteCount == scalars.count {
+            for b in 0...byteCount { scalarAt[b] = b }
+        } else {
+            var byte = 0
+            for (index, scalar) in scalars.enumerated() {
+                scalarAt[byte] = index
+                byte += UTF8.width(scalar)
+            }
+            scalarAt[byte] = scalars.count
         }
-        scalarAt[byte] = scalars.count
+        func scalarIndex(_ byte: Int) -> Int? { byte >= 0 && byte < scalarAt.count && scalarAt[byte] >= 0 ? scalarAt[byte] : nil }
         var info: UnsafeMutablePointer<ZxcMatch_t>?
         let password = String(String.UnicodeScalarView(scalars))
         _ = withCStrings(userInputs) { dictionary in
@@ -79,7 +88,7 @@ extension PasswordStrength {
         while let match = cursor {
             cursor = match.pointee.Next
             let begin = Int(match.pointee.Begin)
-            guard match.pointee.Type.rawValue < MULTIPLE_MATCH.rawValue, let start = scalarAt[begin], let end = scalarAt[begin + Int(match.pointee.Length)], end > start,
+            guard match.pointee.Type.rawValue < MULTIPLE_MATCH.rawValue, let start = scalarIndex(begin), let end = scalarIndex(begin + Int(match.pointee.Length)), end > start,
                 let pattern = pattern(ZxcTypeMatch_t(rawValue: match.pointee.Type.rawValue % 32))
             else { continue }
             // The reference's dictionaries have no one-letter words but "i"; libzxcvbn's have "a" at rank 4,
@@ -190,19 +199,37 @@ extension PasswordStrength {
     /// (dynamic programming over the end position and the number of matches), brute force filling the gaps.
     private static func cheapestCover(_ n: Int, _ candidates: [StrengthMatch]) -> (guessesLog10: Double, matches: [StrengthMatch]) {
         // best[k][l]: the cheapest sequence of l matches covering scalars 0...k, if no shorter one beats it:
-        // its guesses (l! × Π + 10000^(l−1), infinity when there is none), its product Π and its last match
-        // (an index into `pool`). Flat tables indexed by k × (n + 1) + l (l is at most k + 1): the search
-        // hashes nothing and allocates three arrays.
+        // its guesses (l! × Π + 10000^(l−1), infinity when there is none), its product Π and its last match.
+        // Flat tables indexed by k × (n + 1) + l (l is at most k + 1), in memory allocated here and reached
+        // through constant pointers: the search hashes nothing and its inner loop pays no exclusivity checks
+        // (a nested function changing captured arrays did, one runtime call per access). `cheapestAt[k][l]`
+        // is the least of `guessesAt[k][1...l]`, kept as sequences are accepted, so rejecting one (most are)
+        // reads one number instead of a row. The last match is an index into `candidates`, or −2 − start for
+        // a brute-force run from `start` to k, which needs no storage.
         guard n > 0 else { return (0, []) }
-        let width = n + 1
-        var guessesAt = [Double](repeating: .infinity, count: n * width)
-        var productAt = [Double](repeating: 0, count: n * width)
-        var lastAt = [Int32](repeating: -1, count: n * width)
-        var pool = candidates
+        let width = n + 1, size = n * width
+        let guessesAt = UnsafeMutablePointer<Double>.allocate(capacity: size)
+        let cheapestAt = UnsafeMutablePointer<Double>.allocate(capacity: size)
+        let productAt = UnsafeMutablePointer<Double>.allocate(capacity: size)
+        let lastAt = UnsafeMutablePointer<Int32>.allocate(capacity: size)
+        let logFactorials = UnsafeMutablePointer<Double>.allocate(capacity: width + 1)
+        defer {
+            for table in [guessesAt, cheapestAt, productAt] { table.deallocate() }
+            lastAt.deallocate()
+            logFactorials.deallocate()
+        }
+        guessesAt.initialize(repeating: .infinity, count: size)
+        cheapestAt.initialize(repeating: .infinity, count: size)
+        productAt.initialize(repeating: 0, count: size)
+        lastAt.initialize(repeating: -1, count: size)
+        logFactorials.initialize(repeating: 0, count: width + 1)
+        for l in stride(from: 2, through: width, by: 1) { logFactorials[l] = logFactorials[l - 1] + log10(Double(l)) }
         var byEnd = [[Int]](repeating: [], count: n)
         for (i, match) in candidates.enumerated() { byEnd[match.end - 1].append(i) }
-        var logFactorials = [Double](repeating: 0, count: width + 1)
-        for l in stride(from: 2, through: width, by: 1) { logFactorials[l] = logFactorials[l - 1] + log10(Double(l)) }
+        // For each finished row k, the lengths l whose sequence ends in a match (not brute force): only those
+        // can be followed by a brute-force run. A random password has few, so the runs cost about n² steps
+        // instead of n³.
+        var endsInMatch = [[Int]](repeating: [], count: n)
 
         func priced(_ match: StrengthMatch) -> Double {
             // The reference's floor: a match shorter than the password costs at least 10 (one character) or
@@ -218,26 +245,26 @@ extension PasswordStrength {
             }
             return max(match.guessesLog10, floor)
         }
-        /// `index` is the match's place in `pool`, or nil for a brute-force run, added to the pool only when kept.
-        func update(_ match: StrengthMatch, _ index: Int?, _ l: Int) {
+        /// `last` is the match's index in `candidates`, or −2 − start for a brute-force run.
+        func update(_ match: StrengthMatch, _ last: Int32, _ l: Int) {
             var product = priced(match)
             if l > 1 { product += productAt[(match.start - 1) * width + l - 1] }
             let row = (match.end - 1) * width
             // logSum(a, b) ≥ max(a, b): a sequence no costlier than that bound rejects this one before the
             // logarithms are taken (most candidates are rejected).
             let floor = max(logFactorials[l] + product, 4 * Double(l - 1))
-            var cheapestShorter = Double.infinity
-            for shorter in 1...l where guessesAt[row + shorter] < cheapestShorter { cheapestShorter = guessesAt[row + shorter] }
+            let cheapestShorter = cheapestAt[row + l]
             if cheapestShorter <= floor { return }
             let guesses = logSum(logFactorials[l] + product, 4 * Double(l - 1))
             if cheapestShorter <= guesses { return }
             guessesAt[row + l] = guesses
             productAt[row + l] = product
-            if let index {
-                lastAt[row + l] = Int32(index)
-            } else {
-                pool.append(match)
-                lastAt[row + l] = Int32(pool.count - 1)
+            lastAt[row + l] = last
+            // Every prefix least from l on is now at most this sequence's guesses.
+            var m = l
+            while m <= n, cheapestAt[row + m] > guesses {
+                cheapestAt[row + m] = guesses
+                m += 1
             }
         }
         func bruteForce(_ start: Int, _ end: Int) -> StrengthMatch {
@@ -245,35 +272,36 @@ extension PasswordStrength {
         }
 
         for k in 0..<n {
-            for index in byEnd[k].sorted(by: { pool[$0].start < pool[$1].start }) {
-                let match = pool[index]
+            for index in byEnd[k].sorted(by: { candidates[$0].start < candidates[$1].start }) {
+                let match = candidates[index]
                 if match.start == 0 {
-                    update(match, index, 1)
+                    update(match, Int32(index), 1)
                 } else {
                     let row = (match.start - 1) * width
-                    for l in 1...match.start where lastAt[row + l] >= 0 { update(match, index, l + 1) }
+                    for l in 1...match.start where lastAt[row + l] != -1 { update(match, Int32(index), l + 1) }
                 }
             }
-            update(bruteForce(0, k + 1), nil, 1)
+            update(bruteForce(0, k + 1), -2, 1)
             for i in stride(from: 1, through: k, by: 1) {
                 // Two brute-force runs side by side are never cheapest: one run over both costs the same
                 // product with one match fewer.
-                let row = (i - 1) * width
                 let run = bruteForce(i, k + 1)
-                for l in 1...i where lastAt[row + l] >= 0 && pool[Int(lastAt[row + l])].pattern != .bruteForce {
-                    update(run, nil, l + 1)
-                }
+                for l in endsInMatch[i - 1] { update(run, Int32(-2 - i), l + 1) }
             }
+            // Row k is final now (later rows' updates write only their own).
+            let row = k * width
+            for l in 1...(k + 1) where lastAt[row + l] >= 0 && candidates[Int(lastAt[row + l])].pattern != .bruteForce { endsInMatch[k].append(l) }
         }
 
         let lastRow = (n - 1) * width
         var length = 0
-        for l in 1...n where lastAt[lastRow + l] >= 0 && (length == 0 || guessesAt[lastRow + l] < guessesAt[lastRow + length]) { length = l }
+        for l in 1...n where lastAt[lastRow + l] != -1 && (length == 0 || guessesAt[lastRow + l] < guessesAt[lastRow + length]) { length = l }
         guard length > 0 else { return (0, []) }
         var sequence = [StrengthMatch]()
         var k = n - 1, l = length
         while k >= 0 {
-            let match = pool[Int(lastAt[k * width + l])]
+            let last = Int(lastAt[k * width + l])
+            let match = last >= 0 ? candidates[last] : bruteForce(-2 - last, k + 1)
             sequence.append(match)
             k = match.start - 1
             l -= 1
