@@ -113,3 +113,57 @@ public enum ItemRows {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+/// The widths of the item table's padded columns (ID, TITLE, CATEGORY; DETAILS, the last, is not padded),
+/// measured as the table shows its cells (`ItemRows.cell`). The agent measures every item of a listing once
+/// and sends the widths with each page of rows (`ItemListReply.widths`), so `passbox list` prints each page
+/// as it comes instead of holding the whole table for a padding pass.
+public struct ItemTableWidths: Sendable, Equatable {
+    public private(set) var columns: [Int]
+
+    /// The headers' widths.
+    public init() { columns = ItemRows.headers.prefix(3).map { $0.count } }
+
+    /// Widths another process sent: three, each at most `ItemRows.cellLimit`, else nil.
+    public init?(sent: [Int]?) {
+        guard let sent, sent.count == 3, sent.allSatisfy({ (0...ItemRows.cellLimit).contains($0) }) else { return nil }
+        columns = sent
+    }
+
+    /// Widens the columns to hold one item's cells.
+    public mutating func include(id: String, title: String, favorite: Bool, categoryName: String) {
+        let cells = [String(id.prefix(8)), ItemRows.titleCell(title, favorite: favorite), categoryName]
+        for (i, text) in cells.enumerated() { columns[i] = max(columns[i], ItemRows.cell(text, last: false).width) }
+    }
+
+    public mutating func include(_ row: ItemRow) {
+        include(id: row.id, title: row.title, favorite: row.favorite, categoryName: row.categoryName)
+    }
+}
+
+extension ItemRows {
+    /// The widest a cell of the padded columns shows; a longer one is cut and ends in "…".
+    public static let cellLimit = 120
+    public static let headers = ["ID", "TITLE", "CATEGORY", "DETAILS"]
+
+    /// The title column's text: a favourite's starts with a star.
+    public static func titleCell(_ title: String, favorite: Bool) -> String { favorite ? "★ " + title : title }
+
+    /// A cell as the table shows it and its width in characters: printable ASCII (most cells) is measured by
+    /// its bytes; anything else is made visible (`VisibleText.visibleLine`) and counted in characters. A cell
+    /// of a padded column (not `last`) longer than `cellLimit` is cut.
+    public static func cell(_ text: String, last: Bool) -> (shown: String, width: Int) {
+        var shown = text, width = 0
+        if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            width = text.utf8.count
+        } else {
+            shown = VisibleText.visibleLine(text)
+            width = shown.count
+        }
+        if !last, width > cellLimit {
+            shown = String(shown.prefix(cellLimit - 1)) + "…"
+            width = cellLimit
+        }
+        return (shown, width)
+    }
+}

@@ -174,12 +174,16 @@ public struct ItemListReply: Codable, Sendable, Equatable {
     public var vaultIsEmpty: Bool
     /// The page as text rows (`ItemRows`) when the request asked for them; `items` is empty then.
     public var rows: String?
+    /// With `rows`: the widths of the table's padded columns over the whole listing, not just this page
+    /// (`ItemTableWidths`), so a page can be printed as it comes. Absent from an agent that does not measure.
+    public var widths: [Int]?
 
-    public init(items: [ItemSummary], total: Int, vaultIsEmpty: Bool, rows: String? = nil) {
+    public init(items: [ItemSummary], total: Int, vaultIsEmpty: Bool, rows: String? = nil, widths: [Int]? = nil) {
         self.items = items
         self.total = total
         self.vaultIsEmpty = vaultIsEmpty
         self.rows = rows
+        self.widths = widths
     }
 
     /// The page's rows, from `rows` or from `items` (an agent that answers `items` only); nil when `rows` is

@@ -31,7 +31,7 @@ public enum Operations {
     public static let list = Operation<ListRequest, ItemListReply>(
         .list, vault: true,
         request: #"category?, tag?, favoritesOnly, sort? (newest, oldest, az, za, recent), offset, limit? (at most 1,000 a page: a page is encoded whole in memory, so pages are kept small), vault?, rows? (true: the page as text rows)"#,
-        reply: #"`items`: items [ItemSummary], total, vaultIsEmpty; with rows, items is empty and rows holds the page: a line an item, its id, favorite (1 or empty), title, categoryName and summary separated by tabs, a backslash, tab or line feed inside a field written as a backslash and one of backslash, t, n"#)
+        reply: #"`items`: items [ItemSummary], total, vaultIsEmpty; with rows, items is empty and rows holds the page: a line an item, its id, favorite (1 or empty), title, categoryName and summary separated by tabs, a backslash, tab or line feed inside a field written as a backslash and one of backslash, t, n; and widths: the display widths of the table's ID, TITLE and CATEGORY columns over the whole listing (each at most 120; a client may print each page as it comes, padded to them)"#)
     public static let show = Operation<ShowRequest, ItemDetail>(
         .show, vault: true,
         request: #"item, reveal"#,

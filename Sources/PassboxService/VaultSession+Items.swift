@@ -28,10 +28,25 @@ extension VaultSession {
                 let first = vault.vaults.first?.id
                 listed = listed.filter { (all[$0].vaultID ?? first) == inVault }
             }
-            lookups.keptListing = (key, listed)
+            lookups.keptListing = (key, listed, nil)
             positions = listed
         }
-        return page(count: positions.count, offset: r.offset, limit: r.limit, rows: r.rows == true) { ItemViews.summary(all[positions[$0]]) }
+        var reply = page(count: positions.count, offset: r.offset, limit: r.limit, rows: r.rows == true) { ItemViews.summary(all[positions[$0]]) }
+        if r.rows == true {
+            // The table's column widths over the whole listing, measured once and kept with it, sent with every
+            // page so the CLI prints each page as it comes.
+            let widths = lookups.keptListing?.widths ?? {
+                var measured = ItemTableWidths()
+                for p in positions {
+                    let item = all[p]
+                    measured.include(id: item.id, title: ItemViews.cut(item.title), favorite: item.isFavorite, categoryName: item.category.displayName)
+                }
+                lookups.keptListing?.widths = measured
+                return measured
+            }()
+            reply.widths = widths.columns
+        }
+        return reply
     }
 
     /// One page of a listing of `count` items, the k-th made by `summary(k)`: at most `ListRequest.maximumPage`.

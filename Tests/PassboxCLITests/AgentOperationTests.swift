@@ -340,13 +340,28 @@ enum RawExchange {
         #expect(whole.total > 2 && paged.map(\.id) == whole.items.map(\.id))
         // The same pages as text rows (what `passbox list` asks for) hold the same items, and no `items`.
         var rows = [ItemRow]()
+        var sentWidths = [[Int]?]()
         while rows.count < whole.total {
             let next = try agent.send(.list(ListRequest(sort: "newest", offset: rows.count, limit: 2, rows: true))).items()
             #expect(next.items.isEmpty && next.rows != nil && next.total == whole.total)
+            sentWidths.append(next.widths)
             guard let more = next.itemRows(), !more.isEmpty else { break }
             rows += more
         }
         #expect(rows == whole.items.map(ItemRow.init))
+        // Every page carries the column widths of the whole listing, not of its own two rows, so `passbox list`
+        // can print each page as it comes; the CLI's table, so printed, is the same as one padded in one pass.
+        var measured = ItemTableWidths()
+        for row in rows { measured.include(row) }
+        #expect(sentWidths.count > 1 && sentWidths.allSatisfy { $0 == measured.columns }, "\(sentWidths) for \(measured.columns)")
+        let printed = try agent.session.run(["list", "--sort", "newest"])
+        let lines = printed.stdout.split(separator: "\n")
+        #expect(lines.count == whole.total + 1 && lines.first?.hasPrefix("ID") == true, "\(printed.stdout)")
+        let categoryColumn = measured.columns[0] + 2 + measured.columns[1] + 2
+        for (line, row) in zip(lines.dropFirst(), rows) {
+            #expect(String(line).hasPrefix(String(row.id.prefix(8))), "\(line)")
+            #expect(String(line.dropFirst(categoryColumn)).hasPrefix(row.categoryName), "the category column lines up: \(line)")
+        }
 
         // Vaults in the local vault file: a file without vaults lists one; making a second names the first.
         let vaultsListed = try agent.send(.vaultList).vaults()

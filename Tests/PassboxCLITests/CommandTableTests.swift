@@ -1,4 +1,5 @@
 import Foundation
+import PassboxProtocol
 import PassboxTestKit
 import Testing
 
@@ -46,6 +47,31 @@ import Testing
         let rows = r.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
         #expect(rows.contains { $0.hasPrefix("200 local, 16 slots") && $0.contains("16.0 MiB 2.0 MiB") }, "\(r.stdout)")
         #expect(rows.contains { $0.hasPrefix("200 account, 1 slot") && $0.contains("0.0 MiB 0.0 MiB") }, "\(r.stdout)")
+    }
+
+    /// `passbox list` prints each page as it comes, padded to the widths of the whole listing (the agent's):
+    /// the pages so printed make the same table as one padding pass over every row. Widths another process
+    /// sent are taken only when they are three, each 0 … 120; cells wider than a column still get two spaces.
+    @Test func pagesPaddedToTheListingsWidthsMakeTheWholeTable() throws {
+        let rows = [
+            ItemRow(id: "01hq3k5v7x9z1b3d5f7h9k1m3n", favorite: true, title: "Short", categoryName: "Login", summary: "octocat"),
+            ItemRow(id: "01hq3k5v7x9z1b3d5f7h9k1m3p", favorite: false, title: "Ünïcödé 🔑 \u{202E}override\tand a tab", categoryName: "Kreditkarte", summary: ""),
+            ItemRow(id: "x", favorite: false, title: String(repeating: "long ", count: 40), categoryName: "Note", summary: "last\ncolumn"),
+            ItemRow(id: "01hq3k5v7x9z1b3d5f7h9k1m3q", favorite: true, title: "", categoryName: "Identität", summary: "a"),
+        ]
+        var widths = ItemTableWidths()
+        for row in rows { widths.include(row) }
+        #expect(widths.columns == [8, 120, 11])
+        let paged = Output.itemTable(Array(rows[0..<1]), widths: widths, header: true) + Output.itemTable(Array(rows[1..<3]), widths: widths, header: false)
+            + Output.itemTable(Array(rows[3...]), widths: widths, header: false)
+        #expect(paged == Output.itemTable(rows))
+        #expect(paged.split(separator: "\n").count == rows.count + 1)
+
+        #expect(ItemTableWidths(sent: [8, 20, 11])?.columns == [8, 20, 11])
+        for bad: [Int]? in [nil, [], [8, 20], [8, 20, 11, 4], [8, 121, 11], [-1, 20, 11]] { #expect(ItemTableWidths(sent: bad) == nil, "\(String(describing: bad))") }
+        let narrow = try #require(ItemTableWidths(sent: [0, 0, 0]))
+        let squeezed = Output.itemTable(rows, widths: narrow, header: false)
+        #expect(squeezed.split(separator: "\n").first == "01hq3k5v  ★ Short  Login  octocat")
     }
 
     @Test func helpListsEveryListedCommand() throws {

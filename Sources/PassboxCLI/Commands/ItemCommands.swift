@@ -60,22 +60,31 @@ extension Commands {
             try Output.json(items)
             return
         }
-        // A table needs the rows only (`ItemRows`).
+        // A table needs the rows only (`ItemRows`). With the column widths of the whole listing (an agent that
+        // measures sends them), each page is printed as it comes; without, the rows are held for one padding pass.
         request.rows = true
         var rows = [ItemRow]()
+        var printed = 0
+        var widths: ItemTableWidths?
         var page: ItemListReply
         repeat {
-            request.offset = rows.count
+            request.offset = printed + rows.count
             page = try context.send(.list(request)).items()
             guard let more = page.itemRows() else { throw ProtocolError(.badRequest, ["reason": "damaged rows in the list reply"]) }
             if more.isEmpty { break }
-            rows += more
-        } while rows.count < page.total
-        guard !rows.isEmpty else {
+            if request.offset == 0 { widths = ItemTableWidths(sent: page.widths) }
+            if let widths {
+                Console.write(Output.itemTable(more, widths: widths, header: printed == 0), error: false)
+                printed += more.count
+            } else {
+                rows += more
+            }
+        } while printed + rows.count < page.total
+        guard printed + rows.count > 0 else {
             Console.out(page.vaultIsEmpty ? "The vault is empty. Add an item with \"passbox add login --title …\"." : "No items match.")
             return
         }
-        Console.write(Output.itemTable(rows), error: false)
+        if !rows.isEmpty { Console.write(Output.itemTable(rows), error: false) }
     }
 
     /// `passbox show ITEM`

@@ -5,7 +5,7 @@ import PassboxProtocol
 /// (`Console.visible`) and cut to a width a terminal can show.
 enum Output {
     static let mask = "••••••••"
-    static let cellLimit = 120
+    static let cellLimit = ItemRows.cellLimit
 
     private static let dateFormatter: DateFormatter = {
         let f = DateFormatter()
@@ -55,47 +55,32 @@ enum Output {
     /// vault may list: a cell of printable ASCII (most of them) is measured by its bytes; any other goes through
     /// `Console.visibleLine` and is counted in characters.
     static func itemTable(_ rows: [ItemRow]) -> String {
-        let columns = 4
-        var texts = [String](), widths = [Int]()
-        texts.reserveCapacity((rows.count + 1) * columns)
-        widths.reserveCapacity((rows.count + 1) * columns)
-        func add(_ text: String, last: Bool) {
-            var shown = text, width = 0
-            if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
-                width = text.utf8.count
-            } else {
-                shown = Console.visibleLine(text)
-                width = shown.count
-            }
-            if !last, width > cellLimit {
-                shown = String(shown.prefix(cellLimit - 1)) + "…"
-                width = cellLimit
-            }
-            texts.append(shown)
-            widths.append(width)
-        }
-        for header in ["ID", "TITLE", "CATEGORY"] { add(header, last: false) }
-        add("DETAILS", last: true)
-        for row in rows {
-            add(String(row.id.prefix(8)), last: false)
-            add(row.favorite ? "★ " + row.title : row.title, last: false)
-            add(row.categoryName, last: false)
-            add(row.summary, last: true)
-        }
-        var columnWidths = [Int](repeating: 0, count: columns)
-        for index in widths.indices { columnWidths[index % columns] = max(columnWidths[index % columns], widths[index]) }
+        var widths = ItemTableWidths()
+        for row in rows { widths.include(row) }
+        return itemTable(rows, widths: widths, header: true)
+    }
+
+    /// Rows of the items' table padded to `widths` (worked out over the whole listing, possibly by the agent),
+    /// with the header line first when `header`: so a listing's pages can be printed as they come. A cell
+    /// wider than its column (widths from an agent that measured otherwise) is followed by two spaces.
+    static func itemTable(_ rows: [ItemRow], widths: ItemTableWidths, header: Bool) -> String {
         var out = [UInt8]()
-        out.reserveCapacity(texts.count * 24)
+        out.reserveCapacity((rows.count + 1) * 96)
         let space = UInt8(ascii: " ")
-        for index in texts.indices {
-            let column = index % columns
-            out.append(contentsOf: texts[index].utf8)
-            if column == columns - 1 {
-                out.append(UInt8(ascii: "\n"))
-            } else {
-                out.append(contentsOf: repeatElement(space, count: columnWidths[column] - widths[index] + 2))
+        func add(_ cells: [String]) {
+            for (column, text) in cells.enumerated() {
+                let last = column == cells.count - 1
+                let (shown, width) = ItemRows.cell(text, last: last)
+                out.append(contentsOf: shown.utf8)
+                if last {
+                    out.append(UInt8(ascii: "\n"))
+                } else {
+                    out.append(contentsOf: repeatElement(space, count: max(widths.columns[column] - width, 0) + 2))
+                }
             }
         }
+        if header { add(ItemRows.headers) }
+        for row in rows { add([String(row.id.prefix(8)), ItemRows.titleCell(row.title, favorite: row.favorite), row.categoryName, row.summary]) }
         return String(decoding: out, as: UTF8.self)
     }
 }

@@ -148,37 +148,11 @@ enum Console {
         isatty(STDOUT_FILENO) == 1 && getenv("NO_COLOR") == nil
     }
 
-    /// Text from the vault or from outside (titles, notes, error facts) made safe to print: C0 and C1
-    /// control characters (but newline and tab), DEL and the bidirectional overrides and isolates are shown
-    /// as `\u{1B}` instead of being sent to the terminal, so an item cannot move the cursor, write the
-    /// clipboard (OSC 52), hide text or reorder it.
-    static func visible(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isHidden) else { return text }
-        var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            if isHidden(scalar) {
-                out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
-            } else {
-                out.append(scalar)
-            }
-        }
-        return String(out)
-    }
+    /// Text made safe to print (`VisibleText.visible`, shared with the agent, which measures table cells).
+    static func visible(_ text: String) -> String { VisibleText.visible(text) }
 
-    /// One line of text from an item or an outsider (a title, a label, a name): `visible`, and line feeds and
-    /// tabs shown as `\u{A}` and `\u{9}` too, so a value cannot start a row of its own or shift columns.
-    static func visibleLine(_ text: String) -> String {
-        let shown = visible(text)
-        guard shown.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\t" }) else { return shown }
-        return shown.replacingOccurrences(of: "\n", with: "\\u{A}").replacingOccurrences(of: "\t", with: "\\u{9}")
-    }
+    /// One line of text made safe to print (`VisibleText.visibleLine`).
+    static func visibleLine(_ text: String) -> String { VisibleText.visibleLine(text) }
 
-    static func isHidden(_ s: Unicode.Scalar) -> Bool {
-        switch s.value {
-        case 0x0A, 0x09: false
-        case 0x00...0x1F, 0x7F...0x9F: true
-        case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: true
-        default: false
-        }
-    }
+    static func isHidden(_ s: Unicode.Scalar) -> Bool { VisibleText.isHidden(s) }
 }

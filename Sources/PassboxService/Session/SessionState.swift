@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCore
+import PassboxProtocol
 import PassboxManifest
 
 // The state an open vault's session keeps beside the vault, one type per feature. The session owns one of
@@ -15,7 +16,7 @@ struct SessionLookups {
     /// Item ids → positions, made at the first search after a change (a search's hits name ids).
     var idPositions: [String: Int]?
     /// The last listing (its filter and sort, and the positions of its items in order), for its next pages.
-    var keptListing: (key: String, positions: [Int])?
+    var keptListing: (key: String, positions: [Int], widths: ItemTableWidths?)?
 
     /// After a save: the lookups are made again when next needed, and the kept search index is brought up to
     /// date for the items named (rebuilt at the next search when none are: nil).
