@@ -77,6 +77,8 @@ public struct ImportPreviewReply: Codable, Sendable, Equatable {
     public var kdfSeconds: Double
     /// Files the items carry (KeePass attachments), kept as encrypted attachments when confirmed.
     public var attachments: Int?
+    /// Where the import's time went and the parse child's peak memory (`passbox bench import`).
+    public var phases: ImportPhases?
     public init(
         format: String, source: String, items: Int, trashed: Int, categories: [String: Int], duplicates: Int, duplicateTitles: [String], notBrought: [String: Int],
         refused: Int, refusals: [ImportRefusal], vault: String, newVaults: [String], imported: Bool, kdfSeconds: Double
@@ -139,5 +141,39 @@ public struct ExportedReply: Codable, Sendable, Equatable {
         self.base64 = base64
         self.name = name
         self.mediaType = mediaType
+    }
+}
+
+/// Where an import's time went, phase by phase, and the memory its parsing took: for `passbox bench import`
+/// and anyone who wants to know why an import is slow. A KeePass file splits into every phase; other formats
+/// read and map in one step, counted as `parse`.
+public struct ImportPhases: Codable, Sendable, Equatable {
+    /// Seconds of the file's key derivation.
+    public var kdf: Double
+    /// Seconds to check, decrypt and decompress the file's payload.
+    public var decrypt: Double
+    /// Seconds to read its text (a KeePass file's XML) into entries.
+    public var parse: Double
+    /// Seconds to map the entries to items.
+    public var map: Double
+    /// Seconds to check the items as an edit is and find duplicates (in the agent).
+    public var check: Double
+    /// Seconds of the one save (0 when only previewed).
+    public var save: Double
+    /// The bytes of text parsed (a KeePass file's XML once decompressed; the file itself for other formats).
+    public var textBytes: Int
+    /// The parse child's peak resident memory in KiB after the file's key derivation (its start included),
+    /// 0 when unknown.
+    public var parsePeakKiB: Int
+
+    public init(kdf: Double = 0, decrypt: Double = 0, parse: Double = 0, map: Double = 0, check: Double = 0, save: Double = 0, textBytes: Int = 0, parsePeakKiB: Int = 0) {
+        self.kdf = kdf
+        self.decrypt = decrypt
+        self.parse = parse
+        self.map = map
+        self.check = check
+        self.save = save
+        self.textBytes = textBytes
+        self.parsePeakKiB = parsePeakKiB
     }
 }

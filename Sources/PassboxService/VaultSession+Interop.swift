@@ -12,25 +12,36 @@ extension VaultSession {
     /// The largest key file read (KeePass key files are a few hundred bytes; any file may be one).
     static let keyFileLimit = 16 << 20
 
-    /// An import file read into its plan, and how long its key derivation took: run in the parse child only.
+    /// An import file read into its plan, and where the time went (`ImportPhases`: a KeePass file's key
+    /// derivation, decryption, XML and mapping; other formats' reading and mapping in one): run in the parse
+    /// child only.
     static func plan(
-        format: String, bytes: [UInt8], password: SecretBytes?, keyFile: [UInt8]?, mapping: [String: String], groupsAsVaults: Bool, now: Date
-    ) throws -> (ImportPlan, Double) {
+        format: String, bytes: [UInt8], password: SecretBytes?, keyFile: [UInt8]?, mapping: [String: String], groupsAsVaults: Bool, now: Date,
+        keyDerived: () -> Void = {}
+    ) throws -> (ImportPlan, ImportPhases) {
+        let started = Date()
+        let plan: ImportPlan
         switch format {
         case "kdbx":
-            let (database, info) = try KDBXFile.read(bytes, credentials: KeePassCredentials(password: password, keyFile: keyFile))
-            var plan = KeePassImport.plan(database, groupsAsVaults: groupsAsVaults, now: now)
-            plan.source = info.description
-            return (plan, info.kdfSeconds)
-        case "bitwarden-json": return (try BitwardenImport.plan(bytes, password: password, groupsAsVaults: groupsAsVaults, now: now), 0)
-        case "1pux": return (try OnePasswordImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now), 0)
-        case "aegis": return (try AuthenticatorImport.planAegis(bytes, password: password, groupsAsVaults: groupsAsVaults), 0)
-        case "2fas": return (try AuthenticatorImport.planTwoFAS(bytes, password: password, groupsAsVaults: groupsAsVaults), 0)
-        case "proton-pass": return (try ProtonPassImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now), 0)
-        case "otpauth": return (try OTPAuthListImport.plan(bytes, groupsAsVaults: groupsAsVaults), 0)
-        case "csv": return (try CSVImport.plan(bytes, mapping: mapping, groupsAsVaults: groupsAsVaults, now: now), 0)
+            let (database, info) = try KDBXFile.read(bytes, credentials: KeePassCredentials(password: password, keyFile: keyFile), keyDerived: keyDerived)
+            let mapping = Date()
+            var mapped = KeePassImport.plan(database, groupsAsVaults: groupsAsVaults, now: now)
+            mapped.source = info.description
+            return (
+                mapped,
+                ImportPhases(
+                    kdf: info.kdfSeconds, decrypt: info.decryptSeconds, parse: info.xmlSeconds, map: Date().timeIntervalSince(mapping), textBytes: info.xmlBytes)
+            )
+        case "bitwarden-json": plan = try BitwardenImport.plan(bytes, password: password, groupsAsVaults: groupsAsVaults, now: now)
+        case "1pux": plan = try OnePasswordImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now)
+        case "aegis": plan = try AuthenticatorImport.planAegis(bytes, password: password, groupsAsVaults: groupsAsVaults)
+        case "2fas": plan = try AuthenticatorImport.planTwoFAS(bytes, password: password, groupsAsVaults: groupsAsVaults)
+        case "proton-pass": plan = try ProtonPassImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now)
+        case "otpauth": plan = try OTPAuthListImport.plan(bytes, groupsAsVaults: groupsAsVaults)
+        case "csv": plan = try CSVImport.plan(bytes, mapping: mapping, groupsAsVaults: groupsAsVaults, now: now)
         default: throw ProtocolError(.unknownFormat, ["format": String(format.prefix(20)), "formats": importFormats.joined(separator: ", ")])
         }
+        return (plan, ImportPhases(parse: Date().timeIntervalSince(started), textBytes: bytes.count))
     }
 
     /// Reads the file, plans the items and, when confirmed, adds them in one save (a failure adds none).
@@ -54,12 +65,13 @@ extension VaultSession {
         // Read in the parse child (promise 33b): the file's password goes there, the vault's keys never do.
         var password = r.password.map { $0.withUnsafeBytes { Array($0) } }
         defer { if password != nil { ConstantTime.wipe(&password!) } }
-        let (plan, kdfSeconds) = try ParseChild.importPlan(
+        var (plan, phases) = try ParseChild.importPlan(
             ParseWire.ImportJob(
                 format: r.format, bytes: bytes, password: password, keyFile: keyFile, mapping: r.mapping ?? [:], groupsAsVaults: groupsAsVaults, now: now()))
         let target = try r.vault.map(resolveVault) ?? vault.vaults.first
 
         // Checked as an edit is; duplicates of what is here left out unless kept.
+        let checking = Date()
         var accepted: [ImportPlan.Entry] = []
         var refusals: [ImportRefusal] = []
         var refused = 0
@@ -94,11 +106,14 @@ extension VaultSession {
         var reply = ImportPreviewReply(
             format: r.format, source: plan.source, items: accepted.filter { !$0.item.isTrashed }.count, trashed: accepted.filter(\.item.isTrashed).count,
             categories: categories, duplicates: duplicates.count, duplicateTitles: Array(duplicates.prefix(20)), notBrought: plan.notBrought, refused: refused,
-            refusals: refusals, vault: target?.name ?? "Personal", newVaults: newVaults, imported: false, kdfSeconds: kdfSeconds)
+            refusals: refusals, vault: target?.name ?? "Personal", newVaults: newVaults, imported: false, kdfSeconds: phases.kdf)
+        phases.check = Date().timeIntervalSince(checking)
+        reply.phases = phases
         let files = accepted.reduce(0) { $0 + $1.blobCount }
         if files > 0 { reply.attachments = files }
         guard r.confirm, !accepted.isEmpty else { return reply }
         for name in newVaults { _ = try Self.checkedName(name) }
+        let saving = Date()
         // The files first, as blobs; the one save after them refers to them, and a failed save removes them.
         var blobIDs: [String] = []
         do {
@@ -137,6 +152,7 @@ extension VaultSession {
             return ids
         }
         reply.imported = !added.isEmpty
+        reply.phases?.save = Date().timeIntervalSince(saving)
         // As after an attach: covers beside the local vault's new files, so their count says nothing of a slot's.
         if reply.imported, opened.isLocalVault {
             for entry in accepted {

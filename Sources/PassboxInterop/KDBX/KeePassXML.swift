@@ -9,58 +9,76 @@ enum KeePassXML {
     static let epochOffset: Int64 = 62_135_596_800
 
     /// `inflateBudget`: what KDBX 3.1's compressed `<Binary>` elements may inflate to, all together.
+    ///
+    /// Read as it streams: each protected value is opened as its element closes (document order, as the inner
+    /// stream requires), each entry of a group becomes a `KeePassEntry` as it closes and leaves the tree, and
+    /// a KDBX 3.1 file's attachments (in `Meta`, before `Root`) go into the pool as their list closes; only
+    /// the groups' own elements stay as a tree. So the XML is never held whole as nodes (issue 30).
     static func read(_ xml: [UInt8], stream: StreamCipher, binaries: [[UInt8]]?, inflateBudget: Int = KDBXFile.inflatedLimit) throws -> KeePassDatabase {
-        let document = try XMLTree.parse(xml)
+        var pool = binaries ?? []
+        var budget = inflateBudget
+        var readBinaries = binaries != nil
+        var entries: [ObjectIdentifier: [KeePassEntry]] = [:]
+        let document = try XMLTree.parse(xml) { node, parent in
+            switch node.name {
+            case "Value" where node.attributes["Protected"]?.lowercased() == "true":
+                try unprotect(node, stream: stream)
+                return false
+            case "Binaries" where !readBinaries && parent?.name == "Meta":
+                // KDBX 3.1 keeps attachments in Meta, base64, gzip-compressed when marked so (the first list only).
+                readBinaries = true
+                for binary in node.children("Binary") {
+                    guard let id = binary.attributes["ID"].flatMap(Int.init), id >= 0, id < 100_000 else { throw InteropError.damaged(reason: "an attachment without its id") }
+                    guard var data = Data(base64Encoded: withoutWhitespace(binary.text)).map(Array.init) else { throw InteropError.damaged(reason: "an attachment is not base64") }
+                    if binary.attributes["Compressed"]?.lowercased() == "true" {
+                        data = try KDBXFile.inflate(data, budget: budget)
+                        budget -= data.count
+                    }
+                    while pool.count <= id { pool.append([]) }
+                    pool[id] = data
+                }
+                return true
+            case "Entry" where parent?.name == "Group":
+                entries[ObjectIdentifier(parent!), default: []].append(try entry(node, poolSize: pool.count))
+                return true
+            default:
+                return false
+            }
+        }
         guard document.name == "KeePassFile", let root = document.child("Root"), let top = root.child("Group") else {
             throw InteropError.damaged(reason: "its XML is not a KeePass database")
         }
-        try unprotect(document, stream: stream)
         let meta = document.child("Meta")
-        var pool = binaries ?? []
-        var budget = inflateBudget
-        if binaries == nil {
-            // KDBX 3.1 keeps attachments in Meta, base64, gzip-compressed when marked so.
-            for binary in meta?.child("Binaries")?.children("Binary") ?? [] {
-                guard let id = binary.attributes["ID"].flatMap(Int.init), id >= 0, id < 100_000 else { throw InteropError.damaged(reason: "an attachment without its id") }
-                guard var data = Data(base64Encoded: binary.text.filter { !$0.isWhitespace }).map(Array.init) else { throw InteropError.damaged(reason: "an attachment is not base64") }
-                if binary.attributes["Compressed"]?.lowercased() == "true" {
-                    data = try KDBXFile.inflate(data, budget: budget)
-                    budget -= data.count
-                }
-                while pool.count <= id { pool.append([]) }
-                pool[id] = data
-            }
-        }
         let recycleBin = meta?.child("RecycleBinUUID").flatMap { uuid($0.text) }
         let enabled = meta?.child("RecycleBinEnabled")?.text.lowercased() != "false"
-        return KeePassDatabase(
-            name: meta?.child("DatabaseName")?.text ?? "", root: try group(top, poolSize: pool.count), recycleBin: enabled ? recycleBin : nil, binaries: pool)
+        return KeePassDatabase(name: meta?.child("DatabaseName")?.text ?? "", root: group(top, entries: entries), recycleBin: enabled ? recycleBin : nil, binaries: pool)
     }
 
-    /// Opens every `Value Protected="True"` in document order, replacing its text with the plaintext.
+    /// Base64 text without its white space: ASCII text (all base64 is) byte by byte; anything else by
+    /// characters, as before (a `Character.isWhitespace` per character was a twentieth of a KeePass import).
+    static func withoutWhitespace(_ text: String) -> String {
+        var bytes = Array(text.utf8)
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return text.filter { !$0.isWhitespace } }
+        bytes.removeAll { $0 == 0x20 || (0x09...0x0D).contains($0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Opens a `Value Protected="True"`, replacing its text with the plaintext (called in document order).
     static func unprotect(_ node: XMLTree, stream: StreamCipher) throws {
-        if node.name == "Value", node.attributes["Protected"]?.lowercased() == "true" {
-            let trimmed = node.text.filter { !$0.isWhitespace }
-            guard var bytes = trimmed.isEmpty ? [] : Data(base64Encoded: trimmed).map(Array.init) else {
-                throw InteropError.damaged(reason: "a protected value is not base64")
-            }
-            try stream.apply(&bytes)
-            node.text = String(decoding: bytes, as: UTF8.self)
-            ConstantTime.wipe(&bytes)
-            return
+        let trimmed = withoutWhitespace(node.text)
+        guard var bytes = trimmed.isEmpty ? [] : Data(base64Encoded: trimmed).map(Array.init) else {
+            throw InteropError.damaged(reason: "a protected value is not base64")
         }
-        for child in node.children { try unprotect(child, stream: stream) }
+        try stream.apply(&bytes)
+        node.text = String(decoding: bytes, as: UTF8.self)
+        ConstantTime.wipe(&bytes)
     }
 
-    static func group(_ node: XMLTree, poolSize: Int) throws -> KeePassGroup {
+    /// A group with its entries (made as they closed, in `entries` under the group's element) and its groups.
+    static func group(_ node: XMLTree, entries: [ObjectIdentifier: [KeePassEntry]]) -> KeePassGroup {
         var g = KeePassGroup(uuid: uuid(node.child("UUID")?.text ?? "") ?? UUID(), name: node.child("Name")?.text ?? "", notes: node.child("Notes")?.text ?? "")
-        for child in node.children {
-            switch child.name {
-            case "Entry": g.entries.append(try entry(child, poolSize: poolSize))
-            case "Group": g.groups.append(try group(child, poolSize: poolSize))
-            default: continue
-            }
-        }
+        g.entries = entries[ObjectIdentifier(node)] ?? []
+        for child in node.children where child.name == "Group" { g.groups.append(group(child, entries: entries)) }
         return g
     }
 

@@ -20,15 +20,43 @@ final class XMLTree {
     func child(_ name: String) -> XMLTree? { children.first { $0.name == name } }
     func children(_ name: String) -> [XMLTree] { children.filter { $0.name == name } }
 
-    /// Parses a whole document.
-    static func parse(_ bytes: [UInt8]) throws -> XMLTree {
+    /// Parses a whole document. `closing` sees each element as it closes (whole, its children read), in
+    /// document order, with its parent (nil for the root); when it answers true the element is taken out of
+    /// its parent, so a caller that turns elements into values as they close (a KeePass entry) never holds the
+    /// whole document as a tree. An error it throws ends the parse with that error.
+    static func parse(_ bytes: [UInt8], closing: ((XMLTree, XMLTree?) throws -> Bool)? = nil) throws -> XMLTree {
         // KeePass writes UTF-8 only; anything else is refused before libxml2 sees it.
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw InteropError.damaged(reason: "its XML is not UTF-8 text") }
-        let builder = Builder()
+        guard isUTF8(bytes) else { throw InteropError.damaged(reason: "its XML is not UTF-8 text") }
+        guard let closing else { return try parse(bytes, builder: Builder(closing: nil)) }
+        return try withoutActuallyEscaping(closing) { try parse(bytes, builder: Builder(closing: $0)) }
+    }
+
+    /// Whether `bytes` are UTF-8, checked 64 KiB at a time (cut between characters) so that no copy of a
+    /// document of many mebibytes is made just to be checked and thrown away.
+    static func isUTF8(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { b in
+            let window = 1 << 16
+            var start = 0
+            while start < b.count {
+                var end = min(start + window, b.count)
+                // Back up over continuation bytes (a character has at most three) to the start of a character.
+                var backed = 0
+                while end < b.count, backed < 3, end > start, b[end] & 0xC0 == 0x80 {
+                    end -= 1
+                    backed += 1
+                }
+                guard end > start, String(validating: UnsafeBufferPointer(rebasing: b[start..<end]), as: UTF8.self) != nil else { return false }
+                start = end
+            }
+            return true
+        }
+    }
+
+    private static func parse(_ bytes: [UInt8], builder: Builder) throws -> XMLTree {
         var callbacks = CXML_Callbacks(
             start: { context, name in Builder.from(context).start(String(cString: name!)) },
             attribute: { context, name, value in Builder.from(context).stack.last?.attributes[String(cString: name!)] = String(cString: value!) },
-            end: { context in _ = Builder.from(context).stack.popLast() },
+            end: { context in Builder.from(context).end() },
             text: { context, text in Builder.from(context).stack.last?.text += String(cString: text!) })
         var line: Int32 = 0
         let result = bytes.withUnsafeBufferPointer { b in
@@ -36,6 +64,7 @@ final class XMLTree {
                 CXML_parse(b.baseAddress, b.count, Int32(depthLimit), &callbacks, Unmanaged.passUnretained(builder).toOpaque(), &line)
             }
         }
+        if let failure = builder.failure { throw failure }
         switch result {
         case 0: break
         case -1: throw InteropError.unsupported(what: "XML without libxml2 (apt-get install libxml2)")
@@ -52,6 +81,21 @@ final class XMLTree {
         var root: XMLTree?
         var stack: [XMLTree] = []
         var extraRoot = false
+        let closing: ((XMLTree, XMLTree?) throws -> Bool)?
+        /// The first error `closing` threw; later elements are no longer shown to it.
+        var failure: Error?
+
+        init(closing: ((XMLTree, XMLTree?) throws -> Bool)?) { self.closing = closing }
+
+        func end() {
+            guard let node = stack.popLast(), let closing, failure == nil else { return }
+            do {
+                // A closing element is its parent's last child: later siblings start after it ends.
+                if try closing(node, stack.last), let parent = stack.last { parent.children.removeLast() }
+            } catch {
+                failure = error
+            }
+        }
 
         static func from(_ context: UnsafeMutableRawPointer?) -> Builder { Unmanaged<Builder>.fromOpaque(context!).takeUnretainedValue() }
 

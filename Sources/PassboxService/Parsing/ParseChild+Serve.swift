@@ -21,6 +21,19 @@ extension ParseChild {
             return answer(.failure(failed("noAnswer", ["detail": "the job does not read"])))
         }
         warmUp(for: job)
+        // An import reports its peak memory after the file's key derivation: the status file (read again after
+        // parsing: procfs makes it afresh at each read from the start) and clear_refs (where "5" resets the
+        // peak mark, written once the key is derived) are opened now, since the filter below forbids opening
+        // files.
+        var status: Int32 = -1, clearRefs: Int32 = -1
+        if case .importPlan = job {
+            status = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+            clearRefs = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC)
+        }
+        defer {
+            if status >= 0 { close(status) }
+            if clearRefs >= 0 { close(clearRefs) }
+        }
         let limits = limits(job)
         var error = [CChar](repeating: 0, count: 256)
         guard CSandbox_limit(limits.addressSpace, limits.cpuSeconds, &error) == 0, CSandbox_confine(&error) == 0 else {
@@ -31,7 +44,26 @@ extension ParseChild {
             // The tests' way to make every job of an agent's children fail as a hostile file would.
             if ProcessInfo.processInfo.environment["PASSBOX_TEST_PARSE_CHILD"] == "crash" { fault() }
         #endif
-        return answer(parse(job))
+        var result = parse(job) {
+            guard clearRefs >= 0 else { return }
+            _ = "5".withCString { pwrite(clearRefs, $0, 1, 0) }
+        }
+        if case .plan(let plan, var phases) = result, status >= 0 {
+            phases.parsePeakKiB = peakKiB(status)
+            result = .plan(plan, phases: phases)
+        }
+        return answer(result)
+    }
+
+    /// VmHWM (the peak resident size) from an open `/proc/self/status`, in KiB; 0 when it does not read.
+    static func peakKiB(_ status: Int32) -> Int {
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        let n = pread(status, &buffer, buffer.count, 0)
+        guard n > 0 else { return 0 }
+        for line in String(decoding: buffer.prefix(n), as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        }
+        return 0
     }
 
     /// What the first use of each library loads from disk, loaded before the filter forbids opening files.
@@ -52,7 +84,7 @@ extension ParseChild {
         }
     }
 
-    static func parse(_ job: ParseWire.Job) -> ParseWire.Answer {
+    static func parse(_ job: ParseWire.Job, keyDerived: () -> Void = {}) -> ParseWire.Answer {
         do {
             switch job {
             case .qrCodes(let bytes, let name):
@@ -60,10 +92,10 @@ extension ParseChild {
             case .thumbnail(let bytes):
                 return .thumbnail(Thumbnail.make(bytes))
             case .importPlan(let j):
-                let (plan, seconds) = try VaultSession.plan(
+                let (plan, phases) = try VaultSession.plan(
                     format: j.format, bytes: j.bytes, password: j.password.map { SecretBytes(copying: $0) }, keyFile: j.keyFile, mapping: j.mapping,
-                    groupsAsVaults: j.groupsAsVaults, now: j.now)
-                return .plan(plan, kdfSeconds: seconds)
+                    groupsAsVaults: j.groupsAsVaults, now: j.now, keyDerived: keyDerived)
+                return .plan(plan, phases: phases)
             case .probe(let what):
                 return .probe(probe(what))
             }

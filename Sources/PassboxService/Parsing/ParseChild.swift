@@ -194,10 +194,10 @@ public enum ParseChild {
         return small
     }
 
-    /// An import file read into its plan in a child, and how long its key derivation took.
-    static func importPlan(_ job: ParseWire.ImportJob) throws -> (ImportPlan, Double) {
+    /// An import file read into its plan in a child, and where its time went (and the child's peak memory).
+    static func importPlan(_ job: ParseWire.ImportJob) throws -> (ImportPlan, ImportPhases) {
         switch try run(.importPlan(job)) {
-        case .plan(let plan, let kdfSeconds): return (plan, kdfSeconds)
+        case .plan(let plan, let phases): return (plan, phases)
         case .failure(let error): throw error
         default: throw failed("noAnswer")
         }

@@ -35,7 +35,7 @@ enum ParseWire {
     enum Answer {
         case codes([String])
         case thumbnail([UInt8]?)
-        case plan(ImportPlan, kdfSeconds: Double)
+        case plan(ImportPlan, phases: ImportPhases)
         case probe(String)
         case failure(ProtocolError)
     }
@@ -123,11 +123,15 @@ enum ParseWire {
             w.writeArrayHeader(2)
             w.write("thumbnail")
             if let bytes { w.write(binary: bytes) } else { w.writeNil() }
-        case .plan(let plan, let kdfSeconds):
+        case .plan(let plan, let phases):
             w.writeArrayHeader(6)
             w.write("plan")
             w.write(plan.source)
-            w.write(Int64((kdfSeconds * 1_000_000).rounded()))
+            // The phases the child timed, in microseconds, then the text's bytes and the child's peak in KiB.
+            let figures = [phases.kdf, phases.decrypt, phases.parse, phases.map].map { Int64(($0 * 1_000_000).rounded()) }
+                + [Int64(phases.textBytes), Int64(phases.parsePeakKiB)]
+            w.writeArrayHeader(figures.count)
+            for figure in figures { w.write(figure) }
             let reasons = plan.notBrought.keys.sorted()
             w.write(reasons)
             w.writeArrayHeader(reasons.count)
@@ -198,7 +202,12 @@ enum ParseWire {
             case ("plan", 6):
                 var plan = ImportPlan()
                 plan.source = try r.readString()
-                let kdfSeconds = Double(try r.readInt()) / 1_000_000
+                guard try r.readArrayHeader() == 6 else { throw Malformed() }
+                var figures = [Int64]()
+                for _ in 0..<6 { figures.append(try r.readInt()) }
+                let seconds = figures.prefix(4).map { Double(max($0, 0)) / 1_000_000 }
+                let phases = ImportPhases(
+                    kdf: seconds[0], decrypt: seconds[1], parse: seconds[2], map: seconds[3], textBytes: Int(clamping: figures[4]), parsePeakKiB: Int(clamping: figures[5]))
                 let reasons = try r.readStrings()
                 guard try r.readArrayHeader() == reasons.count else { throw Malformed() }
                 for reason in reasons { plan.notBrought[reason] = Int(try r.readInt()) }
@@ -215,7 +224,7 @@ enum ParseWire {
                     }
                     plan.entries.append(entry)
                 }
-                return .plan(plan, kdfSeconds: kdfSeconds)
+                return .plan(plan, phases: phases)
             default: throw Malformed()
             }
         }

@@ -42,7 +42,17 @@ public enum Gzip {
 
     /// Deflate's loop (Compression.swift) with gzip's or raw deflate's framing; bytes after the stream are refused.
     private static func run(_ input: [UInt8], limit: Int, windowBits: Int32) throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: min(max(input.count * 4, 4096), limit))
+        // A gzip member ends with its inflated size (mod 2^32): the buffer is made that size at once, so a
+        // KeePass file's 12 MiB of XML are not grown by doubling (which held the old buffer, the new one and
+        // the zeros appended, four times the size, at the last step). Trusted only as far as deflate can
+        // expand (1,032 to 1) and the limit, so a small file claiming a huge size allocates nothing more.
+        var initial = input.count * 4
+        if windowBits == 15 + 16, input.count >= 18 {
+            let n = input.count
+            let claimed = Int(input[n - 4]) | Int(input[n - 3]) << 8 | Int(input[n - 2]) << 16 | Int(input[n - 1]) << 24
+            initial = min(claimed, input.count * 1032) + 1
+        }
+        var out = [UInt8](repeating: 0, count: min(max(initial, 4096), limit))
         var produced = 0
         do {
             try input.withUnsafeBytes { try Deflate.inflateStream($0, into: &out, produced: &produced, limit: limit, wholeInput: true, windowBits: windowBits) }
