@@ -69,7 +69,7 @@ import Testing
 
         let after = try header(store)
         #expect(after.slotCount == 1)
-        #expect(after.salt == before.salt && after.kdf == before.kdf && after.formatVersion == 2)
+        #expect(after.salt == before.salt && after.kdf == before.kdf && after.formatVersion == 3)
         #expect(try fileBytes(store).count == VaultHeader.length + after.slotSize)
         #expect(after.slotSize < 1 << 20, "16 MiB and 128 bytes became a few pages")
         #expect(try leftovers(store).isEmpty)
@@ -134,9 +134,11 @@ import Testing
         #expect(try VaultStore.serving(dir.path).unlock(password: Self.password).vault.items.count == 1)
     }
 
-    @Test func aOneSlotHeaderIsReadInFormatTwoOnlyAndInWholePages() throws {
+    /// One slot is format 3, and format 3 is one slot: a build from before reads it as a newer format
+    /// ("needs a newer Passbox"), not as damage.
+    @Test func aOneSlotHeaderIsFormatThreeInWholePages() throws {
         let salt = [UInt8](repeating: 7, count: 32)
-        let one = VaultHeader(slotSize: 3 * 4096, kdf: cheapKDF, salt: salt, slotCount: 1)
+        let one = VaultHeader(slotSize: 3 * 4096, kdf: cheapKDF, salt: salt, formatVersion: 3, slotCount: 1)
         #expect(try VaultHeader.decode(one.encoded(), path: "v") == one)
         #expect(one.fileSize == 128 + 3 * 4096)
         func refused(_ edit: (inout [UInt8]) -> Void) -> Bool {
@@ -145,6 +147,8 @@ import Testing
             return (try? VaultHeader.decode(bytes, path: "v")) == nil
         }
         #expect(refused { $0[9] = 1 }, "format 1 never had one slot")
+        #expect(refused { $0[9] = 2 }, "nor format 2")
+        #expect(refused { $0[11] = 16; $0[12...15] = [0, 0x10, 0, 0] }, "format 3 has one slot, not sixteen")
         #expect(refused { $0[11] = 2 }, "two slots")
         #expect(refused { $0[12...15] = [0, 0, 0x2F, 0xFF] }, "not whole pages")
         #expect(refused { $0[12...15] = [0, 0, 0, 0] }, "no slot")
@@ -155,12 +159,20 @@ import Testing
         #expect(VaultHeader.singleSlotSize(forCompressedLength: 4096 - 183) == 8192)
     }
 
-    @Test func anAccountsOneSlotFileTakesNoDuressVault() throws {
+    /// An account's one-slot file put where a local vault is expected is refused before any key is derived,
+    /// and left as it was (a local vault's duress, phrases and slot layout need sixteen slots).
+    @Test func aOneSlotFileIsNoLocalVault() throws {
         let dir = try AccountVaultFixtureTests().dataDirectory()
         let opened = try VaultStore.serving(dir.path).unlock(password: Self.password)
         try opened.save(opened.vault)
-        #expect(throws: StoreError.localVaultOnly) {
-            try opened.setDuressPassword(current: masterPassword(), duress: VaultStore.passwordBytes("another long duress password"))
+        let local = try TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: dir.path + "/accounts/7H856J/vault.pbx", toPath: local.path + "/vault.pbx")
+        let before = try Data(contentsOf: URL(fileURLWithPath: local.path + "/vault.pbx"))
+        let store = VaultStore(directory: local.path)
+        #expect(throws: StoreError.damaged(path: store.vaultPath, reason: "it is an account's vault file (one slot), not a local vault")) {
+            try store.unlock(password: Self.password)
         }
+        #expect(store.lastWork.derivations == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store.vaultPath)) == before)
     }
 }

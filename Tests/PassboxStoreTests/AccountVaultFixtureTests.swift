@@ -32,9 +32,9 @@ import Testing
     @Test func theOneSlotFileOfTheSameAccountOpens() throws {
         let vault = try #require(Bundle.module.url(forResource: "Fixtures/account-vault-one-slot/accounts/7H856J/vault", withExtension: "pbx"))
         let bytes = Array(try Data(contentsOf: vault))
-        #expect(Hex.string(Hash.sha256(bytes)) == "b3ba91ac08b35b559e230734081e2b9801225c59c6d93cb7fcd50753d5275ed2")
+        #expect(Hex.string(Hash.sha256(bytes)) == "a5508512e7cc3440c825fb1972dfb2bf480f5fafd84cf24561991d4d2094c4ba")
         let header = try VaultHeader.decode(Array(bytes.prefix(VaultHeader.length)), path: vault.path)
-        #expect(header.slotCount == 1 && header.slotSize == 4096 && header.formatVersion == 2 && bytes.count == 4224)
+        #expect(header.slotCount == 1 && header.slotSize == 4096 && header.formatVersion == 3 && bytes.count == 4224)
         let dir = try dataDirectory("account-vault-one-slot")
         let opened = try VaultStore.serving(dir.path).unlock(password: Self.password).vault
         #expect(opened.list().map(\.title) == ["Fixture login"])

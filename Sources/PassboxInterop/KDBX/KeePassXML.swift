@@ -18,13 +18,23 @@ enum KeePassXML {
         var pool = binaries ?? []
         var budget = inflateBudget
         var readBinaries = binaries != nil
+        // Entries by the group element they are in; the group elements are kept here too, so none is freed
+        // and its identifier reused while the parse goes on.
         var entries: [ObjectIdentifier: [KeePassEntry]] = [:]
-        let document = try XMLTree.parse(xml) { node, parent in
+        var groups: [XMLTree] = []
+        // KDBX 3.1's attachments are in Meta, which KeePass writes before Root; should a file put it after,
+        // the references are checked once the whole pool is known.
+        let poolKnown = binaries != nil
+        /// KeePassFile/Root/Group, KeePassFile/Root/Group/Group, …: where entries are read, as before.
+        func isGroupPath(_ path: [XMLTree]) -> Bool {
+            path.count >= 3 && path[0].name == "KeePassFile" && path[1].name == "Root" && path[2...].allSatisfy { $0.name == "Group" }
+        }
+        let document = try XMLTree.parse(xml) { node, path in
             switch node.name {
             case "Value" where node.attributes["Protected"]?.lowercased() == "true":
                 try unprotect(node, stream: stream)
                 return false
-            case "Binaries" where !readBinaries && parent?.name == "Meta":
+            case "Binaries" where !readBinaries && path.count == 2 && path[0].name == "KeePassFile" && path[1].name == "Meta":
                 // KDBX 3.1 keeps attachments in Meta, base64, gzip-compressed when marked so (the first list only).
                 readBinaries = true
                 for binary in node.children("Binary") {
@@ -38,8 +48,10 @@ enum KeePassXML {
                     pool[id] = data
                 }
                 return true
-            case "Entry" where parent?.name == "Group":
-                entries[ObjectIdentifier(parent!), default: []].append(try entry(node, poolSize: pool.count))
+            case "Entry" where isGroupPath(path):
+                let group = path[path.count - 1]
+                if entries[ObjectIdentifier(group)] == nil { groups.append(group) }
+                entries[ObjectIdentifier(group), default: []].append(try entry(node, poolSize: poolKnown ? pool.count : Int.max))
                 return true
             default:
                 return false
@@ -47,6 +59,13 @@ enum KeePassXML {
         }
         guard document.name == "KeePassFile", let root = document.child("Root"), let top = root.child("Group") else {
             throw InteropError.damaged(reason: "its XML is not a KeePass database")
+        }
+        if !poolKnown {
+            for list in entries.values {
+                for e in list where (e.attachments + e.history.flatMap(\.attachments)).contains(where: { $0.reference >= pool.count }) {
+                    throw InteropError.damaged(reason: "an attachment refers to nothing")
+                }
+            }
         }
         let meta = document.child("Meta")
         let recycleBin = meta?.child("RecycleBinUUID").flatMap { uuid($0.text) }

@@ -21,10 +21,10 @@ final class XMLTree {
     func children(_ name: String) -> [XMLTree] { children.filter { $0.name == name } }
 
     /// Parses a whole document. `closing` sees each element as it closes (whole, its children read), in
-    /// document order, with its parent (nil for the root); when it answers true the element is taken out of
-    /// its parent, so a caller that turns elements into values as they close (a KeePass entry) never holds the
-    /// whole document as a tree. An error it throws ends the parse with that error.
-    static func parse(_ bytes: [UInt8], closing: ((XMLTree, XMLTree?) throws -> Bool)? = nil) throws -> XMLTree {
+    /// document order, with the elements it is inside, outermost first (empty for the root); when it answers
+    /// true the element is taken out of its parent, so a caller that turns elements into values as they close
+    /// (a KeePass entry) never holds the whole document as a tree. An error it throws ends the parse with it.
+    static func parse(_ bytes: [UInt8], closing: ((XMLTree, [XMLTree]) throws -> Bool)? = nil) throws -> XMLTree {
         // KeePass writes UTF-8 only; anything else is refused before libxml2 sees it.
         guard isUTF8(bytes) else { throw InteropError.damaged(reason: "its XML is not UTF-8 text") }
         guard let closing else { return try parse(bytes, builder: Builder(closing: nil)) }
@@ -81,17 +81,17 @@ final class XMLTree {
         var root: XMLTree?
         var stack: [XMLTree] = []
         var extraRoot = false
-        let closing: ((XMLTree, XMLTree?) throws -> Bool)?
+        let closing: ((XMLTree, [XMLTree]) throws -> Bool)?
         /// The first error `closing` threw; later elements are no longer shown to it.
         var failure: Error?
 
-        init(closing: ((XMLTree, XMLTree?) throws -> Bool)?) { self.closing = closing }
+        init(closing: ((XMLTree, [XMLTree]) throws -> Bool)?) { self.closing = closing }
 
         func end() {
             guard let node = stack.popLast(), let closing, failure == nil else { return }
             do {
                 // A closing element is its parent's last child: later siblings start after it ends.
-                if try closing(node, stack.last), let parent = stack.last { parent.children.removeLast() }
+                if try closing(node, stack), let parent = stack.last { parent.children.removeLast() }
             } catch {
                 failure = error
             }

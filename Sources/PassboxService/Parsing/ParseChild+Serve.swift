@@ -45,8 +45,11 @@ extension ParseChild {
             if ProcessInfo.processInfo.environment["PASSBOX_TEST_PARSE_CHILD"] == "crash" { fault() }
         #endif
         var result = parse(job) {
+            // Once: the descriptor is closed at once, so the parse of the file's contents runs without it.
             guard clearRefs >= 0 else { return }
             _ = "5".withCString { pwrite(clearRefs, $0, 1, 0) }
+            close(clearRefs)
+            clearRefs = -1
         }
         if case .plan(let plan, var phases) = result, status >= 0 {
             phases.parsePeakKiB = peakKiB(status)

@@ -7,6 +7,6 @@ extension OpenVault {
     public func checkOwnPassword(_ current: SecretBytes) throws {
         try store.attempts.refuseTenthOutsideUnlock()
         let check = try store.unlock(password: current)
-        guard check.slotIndex == slotIndex else { throw StoreError.wrongPassword }
+        try checkSameSlot(check)
     }
 }

@@ -54,11 +54,10 @@ extension OpenVault {
     /// The current password, checked as a counted unlock attempt held to the deadline, must open this very
     /// slot. The tenth attempt in a row is left to the unlock prompt (G20).
     func checkCurrentPassword(_ current: SecretBytes) throws {
-        // An account's vault, or any one-slot file, has no other slot to hide a vault in.
-        if store.isAccountVault || header.isSingleSlot { throw StoreError.localVaultOnly }
+        if store.isAccountVault { throw StoreError.localVaultOnly }
         try store.attempts.refuseTenthOutsideUnlock()
         let check = try store.unlock(password: current)
-        guard check.slotIndex == slotIndex else { throw StoreError.wrongPassword }
+        try checkSameSlot(check)
     }
 
     /// Refuses a password key that opens this vault's own slot (and tries it on no other).

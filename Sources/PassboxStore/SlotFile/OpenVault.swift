@@ -183,7 +183,7 @@ public final class OpenVault: @unchecked Sendable {
         if store.isAccountVault { throw StoreError.accountVaultPassword }
         try store.attempts.refuseTenthOutsideUnlock()
         let check = try store.unlock(password: current)
-        guard check.slotIndex == slotIndex else { throw StoreError.wrongPassword }
+        try checkSameSlot(check)
         try check.rekey(current: current, new: new)
         slotNonce = check.slotNonce
         wrapKey = check.wrapKey
@@ -193,6 +193,14 @@ public final class OpenVault: @unchecked Sendable {
         header = check.header
         vault = check.vault
         savedIDs = check.savedIDs
+    }
+
+    /// That `check`, just unlocked with the password given to confirm a change, is this vault: the same slot
+    /// (else the password is another vault's, as a duress password is). A file saved since in another layout
+    /// (an account's vault moved into one slot by another process) is a conflict, not a wrong password.
+    func checkSameSlot(_ check: OpenVault) throws {
+        guard check.header.slotCount == header.slotCount else { throw StoreError.conflict }
+        guard check.slotIndex == slotIndex else { throw StoreError.wrongPassword }
     }
 
     /// Rewrites this (just unlocked with `current`) vault's slot under `new`.
@@ -255,6 +263,7 @@ public final class OpenVault: @unchecked Sendable {
                 // one at this save (duress vaults are refused in an account's file, so no other slot holds a
                 // vault). Slot index and slot count are bound in the associated data: the slot is sealed afresh.
                 guard compressedLength <= SlotCodec.capacity(slotSize: VaultHeader.maximumSlotSize) else { throw StoreError.tooLarge }
+                newHeader.formatVersion = VaultHeader.singleSlotVersion
                 newHeader.slotCount = VaultHeader.singleSlot
                 newHeader.slotSize = VaultHeader.singleSlotSize(forCompressedLength: compressedLength)
                 let ownSlot = try seal(

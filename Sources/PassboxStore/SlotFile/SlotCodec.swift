@@ -55,10 +55,24 @@ enum SlotCodec {
 
     /// The layouts to try in a file of `header`'s format, every one for every slot (the work must not depend
     /// on what is found).
-    static func layouts(for header: VaultHeader) -> [Layout] { header.formatVersion == 1 ? [.format1] : [.format2, .format1] }
+    static func layouts(for header: VaultHeader) -> [Layout] {
+        switch header.formatVersion {
+        case 1: [.format1]
+        case VaultHeader.singleSlotVersion: [.format2]  // a one-slot file was never format 1
+        default: [.format2, .format1]
+        }
+    }
 
     /// The most a payload may inflate to, over all its chunks: more is a decompression bomb.
     static func decompressionLimit(slotSize: Int) -> Int { min(1 << 30, max(64 << 20, 16 * slotSize)) }
+
+    /// The limit for a slot of `header`: a one-slot file's slot is sized to its compressed payload, with no
+    /// power-of-two headroom, so a vault that compresses better than 16 to 1 would outgrow the ratio it saved
+    /// fine under; its limit is the largest any payload may inflate to. (The body is authenticated before it is
+    /// inflated: only a holder of the key could write a bomb there.)
+    static func decompressionLimit(_ header: VaultHeader) -> Int {
+        header.isSingleSlot ? 1 << 30 : decompressionLimit(slotSize: header.slotSize)
+    }
 
     /// The largest compressed payload a format-2 slot of `slotSize` bytes can hold.
     static func capacity(slotSize: Int) -> Int { slotSize - Layout.format2.bodyOffset - sealedOverhead - bodyHeaderLength }
@@ -76,7 +90,9 @@ enum SlotCodec {
     /// under the header as it was before conversion, with format version 1.
     static func associatedData(_ layout: Layout, body: Bool, header: VaultHeader, index: Int, slotNonce: [UInt8]) -> [UInt8] {
         var bound = header
-        bound.formatVersion = layout.formatVersion
+        // A format-1 slot was sealed under the header as it was then (version 1); a format-2 slot under the
+        // file's own version (2, or 3 in an account's one-slot file).
+        if layout == .format1 || header.formatVersion < Layout.format2.formatVersion { bound.formatVersion = layout.formatVersion }
         return associatedData(label: body ? layout.bodyLabel : layout.keyLabel, header: bound, index: index, slotNonce: slotNonce)
     }
 
@@ -138,7 +154,7 @@ enum SlotCodec {
         generation: UInt64, compression: UInt32, compressedLength: Int, now: Date,
         writeCompressed: (UnsafeMutableRawBufferPointer) -> Void
     ) throws -> [UInt8] {
-        precondition(header.formatVersion == Layout.format2.formatVersion, "slots are written in format 2 only")
+        precondition(header.formatVersion >= Layout.format2.formatVersion, "slots are written in format 2's layout only")
         let layout = Layout.format2
         let bodyLength = header.slotSize - layout.bodyOffset
         let plainLength = bodyLength - sealedOverhead
@@ -209,7 +225,7 @@ enum SlotCodec {
                 let length = Int(clamping: plain.bigEndianUInt64(at: 8))
                 guard length <= plain.count - bodyHeaderLength else { throw StoreError.damaged(path: path, reason: "the payload length is impossible") }
                 let payload = UnsafeRawBufferPointer(rebasing: plain[bodyHeaderLength..<(bodyHeaderLength + length)])
-                let limit = decompressionLimit(slotSize: header.slotSize)
+                let limit = decompressionLimit(header)
                 switch compression {
                 case compressionNone: return ChunkedPayload.Inflated(payload: Array(payload), chunks: [])
                 case compressionDeflate: return ChunkedPayload.Inflated(payload: try Deflate.decompress(payload, limit: limit), chunks: [])

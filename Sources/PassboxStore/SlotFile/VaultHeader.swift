@@ -4,8 +4,8 @@ import PassboxCrypto
 ///
 /// ```
 /// 0   8  magic "PBXVAULT"
-/// 8   2  format version (2; format 1 is still read and converted at the next save)
-/// 10  2  slot count (16; 1 for an account's vault, format 2 only)
+/// 8   2  format version (2; 3 for an account's one-slot file; format 1 is still read and converted)
+/// 10  2  slot count (16; 1 in format 3)
 /// 12  4  slot size in bytes (1 MiB × 2^k with sixteen slots; a multiple of 4 KiB with one)
 /// 16  2  KDF id (1 = Argon2id v1.3)
 /// 18  4  Argon2 memory in KiB
@@ -22,6 +22,11 @@ public struct VaultHeader: Equatable, Sendable {
     public static let currentVersion: UInt16 = 2
     /// The oldest format still read.
     public static let oldestVersion: UInt16 = 1
+    /// An account's one-slot file: format 2's slot in a file of one slot (issue 30). A version of its own, so a
+    /// build from before says "needs a newer Passbox" instead of calling the file damaged.
+    public static let singleSlotVersion: UInt16 = 3
+    /// The newest format this build reads.
+    public static let newestVersion: UInt16 = singleSlotVersion
     /// The slots of a local vault's file, which may hide one another (duress vaults).
     public static let slotCount = 16
     /// The slot of an account's vault file: the server knows the account's vaults, so the file has nothing
@@ -90,14 +95,14 @@ public struct VaultHeader: Equatable, Sendable {
     public static func decode(_ bytes: [UInt8], path: String) throws -> VaultHeader {
         guard bytes.count >= 16, Array(bytes[0..<8]) == magic else { throw StoreError.notAVault(path: path) }
         let version = bytes.bigEndianUInt16(at: 8)
-        guard (oldestVersion...currentVersion).contains(version) else {
-            if version > currentVersion { throw StoreError.newerFormat(version: Int(version)) }
+        guard (oldestVersion...newestVersion).contains(version) else {
+            if version > newestVersion { throw StoreError.newerFormat(version: Int(version)) }
             throw StoreError.damaged(path: path, reason: "unknown format version \(version)")
         }
         guard bytes.count >= length else { throw StoreError.damaged(path: path, reason: "the header is truncated") }
-        // Sixteen slots, or one in format 2 (an account's vault; format 1 never had it).
+        // Sixteen slots in formats 1 and 2; one in format 3 (an account's vault), and only there.
         let count = Int(bytes.bigEndianUInt16(at: 10))
-        guard count == slotCount || (count == singleSlot && version >= 2) else {
+        guard (count == slotCount && version < singleSlotVersion) || (count == singleSlot && version == singleSlotVersion) else {
             throw StoreError.damaged(path: path, reason: "the header has a wrong slot count")
         }
         let slotSize = Int(bytes.bigEndianUInt32(at: 12))

@@ -32,6 +32,10 @@ extension VaultStore {
         }
         let bytes = try POSIX.readExactly(fd: fd, offset: 0, count: min(VaultHeader.length, Int(st.st_size)), path: vaultPath)
         let header = try VaultHeader.decode(bytes, path: vaultPath)
+        // A one-slot file is an account's vault; where a local vault is expected it was copied or edited there.
+        if header.isSingleSlot, !isAccountVault {
+            throw StoreError.damaged(path: vaultPath, reason: "it is an account's vault file (one slot), not a local vault")
+        }
         guard Int(st.st_size) == header.fileSize else {
             let reason = Int(st.st_size) < header.fileSize ? "it is truncated" : "it has bytes past its last slot"
             throw StoreError.damaged(path: vaultPath, reason: "\(reason): \(st.st_size) bytes instead of \(header.fileSize)")

@@ -65,6 +65,7 @@ public final class VaultStore: @unchecked Sendable {
         // slots, its own a random one.
         var header = VaultHeader(
             slotSize: VaultHeader.minimumSlotSize, kdf: parameters, salt: SecureRandom.bytes(count: 32),
+            formatVersion: isAccountVault ? VaultHeader.singleSlotVersion : VaultHeader.currentVersion,
             slotCount: isAccountVault ? VaultHeader.singleSlot : VaultHeader.slotCount)
         let start = clock.monotonic()
         let passwordKey = try key(header)
