@@ -114,7 +114,7 @@ let package = Package(
             name: "PassboxCLITests",
             dependencies: [
                 "PassboxCLI", "PassboxProtocol", "PassboxWording", "PassboxAgent", "PassboxHTTP", "PassboxSQLite", "PassboxTestKit", "PassboxTestSupport", "PassboxService", "PassboxClient", "PassboxCore",
-                "PassboxStore", "PassboxSync", "PassboxManifest", "PassboxCrypto", "PassboxInterop", "PassboxImaging",
+                "PassboxStore", "PassboxSync", "PassboxManifest", "PassboxCrypto", "PassboxInterop", "PassboxImaging", "PassboxProcess",
             ],
             resources: [.copy("Transcripts")]),
     ],

@@ -27,7 +27,7 @@ public enum SecureRandom {
         var seed = [UInt8](repeating: 0, count: Int(randombytes_seedbytes()))
         seed.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
         seed.withUnsafeBufferPointer { randombytes_buf_deterministic(base, buffer.count, $0.baseAddress!) }
-        sodium_memzero(&seed, seed.count)
+        ConstantTime.wipe(&seed)
     }
 
     /// A uniform integer in `0..<upperBound`, without modulo bias (libsodium rejects and redraws).

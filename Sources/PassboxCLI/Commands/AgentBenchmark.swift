@@ -131,7 +131,7 @@ enum AgentBenchmark {
     static func measure(items count: Int, runs: Int) throws -> Result {
         var result = Result()
         var locked = 0
-        try withAgent(items: count, locked: { locked = residentKiB($0, "VmRSS:") }) { base, agent, socket in
+        try withAgent(items: count, locked: { locked = ProcessMemory.kib("VmRSS", of: $0) }) { base, agent, socket in
             result = try measureUnlocked(items: count, runs: runs, base: base, agent: agent, socket: socket)
             result.memory.locked = locked
         }
@@ -140,15 +140,13 @@ enum AgentBenchmark {
 
     static func measureUnlocked(items count: Int, runs: Int, base: [String], agent: pid_t, socket: String) throws -> Result {
         var result = Result()
-        let unlocked = residentKiB(agent, "VmRSS:")
-        let unlockPeak = residentKiB(agent, "VmHWM:")
+        let unlocked = ProcessMemory.kib("VmRSS", of: agent)
+        let unlockPeak = ProcessMemory.kib("VmHWM", of: agent)
         // From here the peak counts the commands alone, each on its own: clear_refs 5 resets the kernel's mark
         // to the resident size before each command's runs.
         func resetPeak() throws {
-            do {
-                try "5".write(toFile: "/proc/\(agent)/clear_refs", atomically: false, encoding: .utf8)
-            } catch {
-                throw CLIError.failure("the agent's peak memory mark could not be reset (/proc/\(agent)/clear_refs): \(error.localizedDescription)")
+            guard ProcessMemory.resetPeak(of: agent) else {
+                throw CLIError.failure("the agent's peak memory mark could not be reset (/proc/\(agent)/clear_refs)")
             }
         }
         let title = VaultBenchmark.sampleTitle(count / 2 + 1)
@@ -170,7 +168,7 @@ enum AgentBenchmark {
                 _ = try spawn(command, wait: true)
                 result.times[name, default: []].append(clock.monotonic() - t)
             }
-            if name != "start-up" { result.peaks.append((name, residentKiB(agent, "VmHWM:"))) }
+            if name != "start-up" { result.peaks.append((name, ProcessMemory.kib("VmHWM", of: agent))) }
         }
         try resetPeak()
         for run in 0..<max(10, runs / 2) {
@@ -179,11 +177,11 @@ enum AgentBenchmark {
             result.times["add", default: []].append(clock.monotonic() - t)
             guard status == 0 else { throw CLIError.failure("add failed with exit code \(status) during the benchmark") }
         }
-        result.peaks.append(("add", residentKiB(agent, "VmHWM:")))
+        result.peaks.append(("add", ProcessMemory.kib("VmHWM", of: agent)))
         let peak = result.peaks.map(\.kib).max() ?? 0
         _ = try AgentClient.send(.lock(LockRequest()), socketPath: socket)
         usleep(200_000)
-        result.memory = (0, unlocked, unlockPeak, peak, residentKiB(agent, "VmRSS:"))
+        result.memory = (0, unlocked, unlockPeak, peak, ProcessMemory.kib("VmRSS", of: agent))
         return result
     }
 
@@ -255,13 +253,6 @@ enum AgentBenchmark {
     static func mib(_ kib: Int) -> String { String(format: "%.1f MiB", Double(kib) / 1024) }
 
     /// A line of /proc/PID/status in KiB (VmRSS: resident now, VmHWM: the peak).
-    static func residentKiB(_ pid: pid_t, _ key: String) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix(key) {
-            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
-        }
-        return 0
-    }
 
     /// Spawns with every standard stream on /dev/null; waits for the exit status when asked.
     static func spawn(_ command: [String], wait: Bool) throws -> (pid: pid_t, status: Int32) {

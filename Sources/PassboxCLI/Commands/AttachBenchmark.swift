@@ -1,4 +1,5 @@
 import Foundation
+import PassboxProcess
 import PassboxCore
 import PassboxCrypto
 import PassboxProtocol
@@ -62,19 +63,11 @@ enum AttachBenchmark {
 
     /// Resets the kernel's peak-RSS mark (clear_refs 5) and returns the resident size now, in KiB.
     static func resetPeak() -> Int {
-        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-        return status("VmRSS")
+        ProcessMemory.resetPeak()
+        return ProcessMemory.kib("VmRSS")
     }
 
-    static func peakKiB() -> Int { status("VmHWM") }
-
-    static func status(_ key: String) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
-        }
-        return 0
-    }
+    static func peakKiB() -> Int { ProcessMemory.kib("VmHWM") }
 
     static func mibText(_ kib: Int) -> String { String(format: "%.1f MiB", Double(kib) / 1024) }
 }

@@ -22,7 +22,7 @@ enum SaveBenchmark {
                 rows.append([
                     String(count), name, VaultBenchmark.ms(SearchBenchmark.percentile(layout.times, 0.5)), VaultBenchmark.ms(p95),
                     VaultBenchmark.ms((layout.times.max() ?? 0) - (layout.times.min() ?? 0)),
-                    count >= 100_000 ? (p95 <= 0.150 ? "yes" : "NO") : "—", mebibytes(layout.fileSize), mebibytes(layout.written),
+                    count >= 100_000 ? (p95 <= 0.150 ? "yes" : "NO") : "—", AgentBenchmark.mib(layout.fileSize / 1024), AgentBenchmark.mib(layout.written / 1024),
                 ])
             }
         }
@@ -76,10 +76,5 @@ enum SaveBenchmark {
         return (local, accountLayout)
     }
 
-    static func fileSize(_ path: String) -> Int {
-        var st = stat()
-        return stat(path, &st) == 0 ? Int(st.st_size) : 0
-    }
-
-    static func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+    static func fileSize(_ path: String) -> Int { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
 }

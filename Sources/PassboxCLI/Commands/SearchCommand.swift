@@ -29,8 +29,9 @@ extension Commands {
             Console.out(Console.visible(context.tr("search.none", ["query": query])))
             return
         }
-        if query.trimmingCharacters(in: .whitespaces).isEmpty { Console.out(context.tr("search.recent")) }
+        let recent = query.trimmingCharacters(in: .whitespaces).isEmpty
+        if recent { Console.out(context.tr("search.recent")) }
         Console.write(Output.itemTable(items.map(ItemRow.init)), error: false)
-        if cut, !query.trimmingCharacters(in: .whitespaces).isEmpty { Console.err(context.tr("search.limited", ["count": String(items.count), "more": String(min(limit * 4, ListRequest.maximumPage))])) }
+        if cut, !recent { Console.err(context.tr("search.limited", ["count": String(items.count), "more": String(min(limit * 4, ListRequest.maximumPage))])) }
     }
 }

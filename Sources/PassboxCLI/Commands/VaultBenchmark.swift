@@ -1,4 +1,5 @@
 import Foundation
+import PassboxProcess
 import PassboxCore
 import PassboxCrypto
 import PassboxProtocol
@@ -93,13 +94,7 @@ enum VaultBenchmark {
 
     /// VmHWM from /proc/self/status: this process image's own peak (getrusage's ru_maxrss survives exec and
     /// would include the parent's Argon2id memory).
-    static func peakResidentKiB() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
-        }
-        return 0
-    }
+    static func peakResidentKiB() -> Int { ProcessMemory.kib("VmHWM") }
 
     static func sampleTitle(_ i: Int) -> String { "Service \(i) account" }
 

@@ -5,7 +5,6 @@ import PassboxProtocol
 /// (`Console.visible`) and cut to a width a terminal can show.
 enum Output {
     static let mask = "••••••••"
-    static let cellLimit = ItemRows.cellLimit
 
     private static let dateFormatter: DateFormatter = {
         let f = DateFormatter()
@@ -40,8 +39,8 @@ enum Output {
         let cells = rows.map { row in
             row.enumerated().map { i, cell -> String in
                 let last = i == row.count - 1
-                let shown = last && multilineValues ? Console.visible(cell).replacingOccurrences(of: "\t", with: "\\u{9}") : Console.visibleLine(cell)
-                return i < row.count - 1 && shown.count > cellLimit ? String(shown.prefix(cellLimit - 1)) + "…" : shown
+                if last && multilineValues { return Console.visible(cell).replacingOccurrences(of: "\t", with: "\\u{9}") }
+                return ItemRows.cell(cell, last: last).shown
             }
         }
         var widths = [Int](repeating: 0, count: first.count)

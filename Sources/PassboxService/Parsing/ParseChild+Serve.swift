@@ -4,6 +4,7 @@ import PassboxCrypto
 import PassboxImaging
 import PassboxInterop
 import PassboxKit
+import PassboxProcess
 import PassboxProtocol
 internal import CSandboxSupport
 
@@ -52,22 +53,12 @@ extension ParseChild {
             clearRefs = -1
         }
         if case .plan(let plan, var phases) = result, status >= 0 {
-            phases.parsePeakKiB = peakKiB(status)
+            phases.parsePeakKiB = ProcessMemory.kib("VmHWM", statusDescriptor: status)
             result = .plan(plan, phases: phases)
         }
         return answer(result)
     }
 
-    /// VmHWM (the peak resident size) from an open `/proc/self/status`, in KiB; 0 when it does not read.
-    static func peakKiB(_ status: Int32) -> Int {
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        let n = pread(status, &buffer, buffer.count, 0)
-        guard n > 0 else { return 0 }
-        for line in String(decoding: buffer.prefix(n), as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
-        }
-        return 0
-    }
 
     /// What the first use of each library loads from disk, loaded before the filter forbids opening files.
     static func warmUp(for job: ParseWire.Job) {

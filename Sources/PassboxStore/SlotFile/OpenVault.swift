@@ -269,10 +269,7 @@ public final class OpenVault: @unchecked Sendable {
                 let ownSlot = try seal(
                     chunks, header: newHeader, index: 0, generation: nextGeneration, nonce: nonce ?? slotNonce, wrapKey: newWrap ?? wrapKey,
                     dataKey: newData ?? dataKey)
-                try store.commitNewFile(target: target, size: newHeader.fileSize, check: (VaultHeader.length, ownSlot)) { append in
-                    try newHeader.encoded().withUnsafeBytes { try append($0) }
-                    try ownSlot.withUnsafeBytes { try append($0) }
-                }
+                try store.commitFreshFile(target: target, header: newHeader, index: 0, slot: ownSlot)
                 slotIndex = 0
             } else {
                 while SlotCodec.capacity(slotSize: newHeader.slotSize) < compressedLength {

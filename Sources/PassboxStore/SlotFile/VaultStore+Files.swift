@@ -132,6 +132,21 @@ extension VaultStore {
         try? fileSystem.syncDirectory(Self.parentDirectory(of: target))
     }
 
+    /// A file of `header` whose only vault is `slot` at `index`, every other slot random bytes (a new vault's
+    /// file, or an account's one-slot file at each save), committed over `target` by `commitNewFile`.
+    func commitFreshFile(target: String, header: VaultHeader, index: Int, slot: [UInt8]) throws {
+        try commitNewFile(target: target, size: header.fileSize, check: (slotOffset(index, header), slot)) { append in
+            try header.encoded().withUnsafeBytes { try append($0) }
+            for other in 0..<header.slotCount {
+                if other == index {
+                    try slot.withUnsafeBytes { try append($0) }
+                } else {
+                    try SecureRandom.bytes(count: header.slotSize).withUnsafeBytes { try append($0) }
+                }
+            }
+        }
+    }
+
     /// Reads back only the bytes just written (and the file's length) and compares them.
     func verify(path: String, size: Int, offset: Int, expected: [UInt8]) throws {
         let fd = CLinux_openFile(path, O_RDONLY | O_CLOEXEC, 0)

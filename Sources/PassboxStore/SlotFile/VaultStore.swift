@@ -83,16 +83,7 @@ public final class VaultStore: @unchecked Sendable {
         let (ownSlot, groups) = try opened.sealedSlot(for: opened.vault, header: &header, generation: generation)
         opened.header = header
         // Written one slot at a time: the file is never held in memory whole.
-        try commitNewFile(target: resolvedVaultPath(), size: header.fileSize, check: (slotOffset(index, header), ownSlot)) { append in
-            try header.encoded().withUnsafeBytes { try append($0) }
-            for slot in 0..<header.slotCount {
-                if slot == index {
-                    try ownSlot.withUnsafeBytes { try append($0) }
-                } else {
-                    try SecureRandom.bytes(count: header.slotSize).withUnsafeBytes { try append($0) }
-                }
-            }
-        }
+        try commitFreshFile(target: resolvedVaultPath(), header: header, index: index, slot: ownSlot)
         opened.replaceGroupChunks(groups)
         _ = timing.deadline(forWork: derivationSeconds)
         try attempts.succeeded()
