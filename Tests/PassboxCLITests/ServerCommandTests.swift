@@ -25,13 +25,15 @@ final class ServerProcess {
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
-        // Waits for the line that says where it listens (up to a minute: `make test` runs this beside a release
-        // build and the browser flows), or for the process to end.
+        // Waits for the ready line, the last the server prints as it starts (up to a minute: `make test` runs this
+        // beside a release build and the browser flows), or for the process to end. Waiting only for the line that
+        // says where it listens once let a test read the output before the sign-up policy line after it.
         var found: String?
         let deadline = Date().addingTimeInterval(60)
         while found == nil, process.isRunning, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.02)
             let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+            guard text.contains("passbox-server ready ") else { continue }
             if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) { found = String(text[range]) }
         }
         guard let found else {
