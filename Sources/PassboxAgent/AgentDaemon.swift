@@ -43,6 +43,8 @@ public final class AgentDaemon: @unchecked Sendable {
     /// The web UI's server (nil until the agent runs, or when it could not start: `web-open` then says why).
     var web: WebServer?
     var webFailure = "the agent is starting"
+    /// The browser extension's pairings, challenges and sessions.
+    lazy var browsers = BrowserPairing(directory: dataDirectory)
 
     public init(dataDirectory: String, testAutoLockSeconds: Double? = nil, pamService: String = SystemAuthentication.defaultService, testCheapKDF: Bool = false) {
         self.dataDirectory = dataDirectory
@@ -166,6 +168,8 @@ public final class AgentDaemon: @unchecked Sendable {
     public func handle(_ request: Request) -> Reply {
         do {
             if let reply = try Self.operations.answer(self, request) { return reply }
+            // The extension's vault operations come through the host with the session the handshake gave it.
+            if let scoped = request.body as? any BrowserScoped { try browsers.check(scoped.session) }
             let reply = service.handle(request)
             if let queue { syncAfterChange(request, queue: queue) }
             if request.operation.needsVault, service.isUnlocked {
@@ -209,6 +213,15 @@ public final class AgentDaemon: @unchecked Sendable {
             let minted = try web.mintOpenAddress()
             return WebOpenReply(url: minted.url, opener: minted.opener, origin: web.origin)
         }
+        t.on(Operations.browserPairBegin) { a, r in try a.browsers.begin(r) }
+        t.on(Operations.browserPairConfirm) { a, r in
+            try a.browsers.confirm(r)
+            return Done()
+        }
+        t.on(Operations.browserPairings) { a, _ in try a.browsers.list() }
+        t.on(Operations.browserRemove) { a, r in try a.browsers.remove(r) }
+        t.on(Operations.browserChallenge) { a, _ in a.browsers.challenge() }
+        t.on(Operations.browserProve) { a, r in try a.browsers.prove(r) }
         t.on(Operations.readQR) { _, r in
             guard let bytes = Data(base64Encoded: r.image), bytes.count <= 16 << 20 else {
                 throw ProtocolError(.imageUnreadable, ["reason": "notAnUpload"])

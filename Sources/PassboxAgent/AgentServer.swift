@@ -104,8 +104,10 @@ public final class AgentServer: @unchecked Sendable {
         case .success(let request):
             let reply: Reply
             if let hello = request.body(Operations.hello) {
-                reply = .hello(registry.hello(hello, surface: .socket))
-            } else if registry.spec(request.operation)?.surfaces.contains(.socket) != true {
+                // The socket serves the browser's operations too (to `passbox browser-host`).
+                reply = .hello(registry.hello(hello, surface: [.socket, .browser]))
+            } else if registry.spec(request.operation)?.surfaces.isDisjoint(with: [.socket, .browser]) != false {
+                // The browser's operations come through `passbox browser-host`, a client of this socket.
                 reply = .failure(ProtocolError(.badRequest, ["reason": "\(request.operation.rawValue) is not served on the agent's socket"]))
             } else {
                 reply = offQueue?(request) ?? queue.sync { handler(request) }

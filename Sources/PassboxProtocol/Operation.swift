@@ -1,7 +1,8 @@
 import Foundation
 
 /// Who may call an operation: the CLI (and any client) over the agent's socket, the web page through the
-/// agent's web API. The browser extension (issue 31) will be a third surface with its own allow-list.
+/// agent's web API, the browser extension through `passbox browser-host` (which relays on the socket and
+/// lets through only this surface's operations).
 public struct Surfaces: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
@@ -10,12 +11,18 @@ public struct Surfaces: OptionSet, Sendable, Hashable {
     public static let socket = Surfaces(rawValue: 1)
     /// The web page the agent serves (`passbox ui`).
     public static let web = Surfaces(rawValue: 2)
+    /// The browser extension, through `passbox browser-host`.
+    public static let browser = Surfaces(rawValue: 4)
+    /// The default: the socket and the web page (the extension's list is its own).
     public static let all: Surfaces = [.socket, .web]
+    /// Every surface.
+    public static let every: Surfaces = [.socket, .web, .browser]
 
     public var names: [String] {
         var names = [String]()
         if contains(.socket) { names.append("socket") }
         if contains(.web) { names.append("web") }
+        if contains(.browser) { names.append("browser") }
         return names
     }
 }
@@ -128,7 +135,7 @@ public struct OperationRegistry: Sendable {
 
     /// The operations `surface` may call, by wire name, sorted.
     public func allowed(on surface: Surfaces) -> [String] {
-        specs.filter { $0.surfaces.contains(surface) }.map(\.name.rawValue).sorted()
+        specs.filter { !$0.surfaces.isDisjoint(with: surface) }.map(\.name.rawValue).sorted()
     }
 
     /// The answer to `hello` from a caller on `surface`.

@@ -5,23 +5,23 @@ import Foundation
 /// (with `since` the generation that brings it), giving it a handler, and regenerating the docs.
 public enum Operations {
     public static let hello = Operation<HelloRequest, HelloReply>(
-        .hello, since: 13, vault: false,
+        .hello, surfaces: .every, since: 13, vault: false,
         request: #"version (the client's protocol generation), operations [the names it knows]"#,
         reply: #"`hello`: version (the agent's generation), oldest (the oldest it serves), operations (those the caller's surface may call), missing (the client's operations this agent lacks: each is answered `unsupported`)"#)
     public static let status = Operation<NoBody, StatusReply>(
-        .status, vault: false,
+        .status, surfaces: .every, vault: false,
         request: #"—"#,
         reply: #"`status`: unlocked, vault (path), locksInSeconds, autoLockMinutes, pid, lockSignals, quickUnlock {offered, reason, days, available, user}, protocolVersion, sync?, vaultExists?, account? {email, server, kitReminder}"#)
     public static let unlock = Operation<UnlockRequest, Done>(
-        .unlock, vault: false,
+        .unlock, surfaces: .every, vault: false,
         request: #"password"#,
         reply: #"`done` (held to the unlock deadline; `wrongPassword`, `mustWait`, …)"#)
     public static let quickUnlock = Operation<QuickUnlockRequest, Done>(
-        .quickUnlock, vault: false,
+        .quickUnlock, surfaces: .every, vault: false,
         request: #"loginPassword"#,
         reply: #"`done`; `quickUnlockNotOffered`, `quickUnlockRefused` (three refusals drop the key), `quickUnlockUnavailable`"#)
     public static let lock = Operation<LockRequest, Done>(
-        .lock, vault: false,
+        .lock, surfaces: .every, vault: false,
         request: #"forget (also drop the quick-unlock key)"#,
         reply: #"`done`"#)
     public static let changePassword = Operation<ChangePasswordRequest, Done>(
@@ -290,6 +290,57 @@ public enum Operations {
         reply: #"`attachmentSaved`: name, mediaType, size, and path (written new, 0600, a chunk at a time; `fileExists`; damage found at any chunk removes what was written) or base64 (without path: the web UI; with `thumbnail` the image's thumbnail when it has one, else the file). An account's blob this device lacks is fetched from the server first. `attachmentMissing` (name), `attachmentDamaged` (name, reason)"#)
 
     /// Every operation, in the order docs/PROTOCOL.md lists them.
+
+    // The browser extension (docs/PROTOCOL.md, "The browser extension"), generation 14.
+    public static let browserPairBegin = Operation<BrowserPairBeginRequest, BrowserPairingReply>(
+        .browserPairBegin, surfaces: .browser, since: 14, vault: false,
+        request: #"publicKey (Ed25519, base64url), browser, name"#,
+        reply: #"`browserPairing`: pairing, agentNonce, expiresInSeconds (600). At most 8 pairings wait; the code is SHA-256("passbox browser pairing v1", 0, publicKey, agentNonce)'s first four bytes modulo 1,000,000"#)
+    public static let browserPairConfirm = Operation<BrowserPairConfirmRequest, Done>(
+        .browserPairConfirm, since: 14, vault: false,
+        request: #"pairing, code (the six digits the user saw in the browser and here)"#,
+        reply: #"`done`: the extension's key is pinned in browsers.json; `pairingNotFound` (unknown or expired), `pairingCodeWrong`"#)
+    public static let browserPairings = Operation<NoBody, BrowserPairingsReply>(
+        .browserPairings, since: 14, vault: false,
+        request: #"—"#,
+        reply: #"`browserPairings`: pending [{pairing, browser, name, code, expiresInSeconds}], paired [{pairing, browser, name, pairedAt, lastUsed?}]"#)
+    public static let browserRemove = Operation<BrowserRemoveRequest, CountReply>(
+        .browserRemove, since: 14, vault: false,
+        request: #"pairing (an id, or a pending pairing's id)"#,
+        reply: #"`count`: 1 when a pairing was removed (its sessions end at once), 0 when there was none"#)
+    public static let browserChallenge = Operation<NoBody, BrowserChallengeReply>(
+        .browserChallenge, surfaces: .browser, since: 14, vault: false,
+        request: #"—"#,
+        reply: #"`browserChallenge`: challenge (32 random bytes, base64url; single use, 60 s; at most 32 wait)"#)
+    public static let browserProve = Operation<BrowserProveRequest, BrowserSessionReply>(
+        .browserProve, surfaces: .browser, since: 14, vault: false,
+        request: #"publicKey, challenge, signature (Ed25519 over "passbox browser session v1", 0, the challenge)"#,
+        reply: #"`browserSession`: pairing, name, session (to the host, which keeps it); `notPaired` {pending}, `handshakeFailed` {reason}"#)
+    public static let browserCandidates = Operation<BrowserCandidatesRequest, FillReply>(
+        .browserCandidates, surfaces: .browser, since: 14, vault: true,
+        request: #"url (the browser's word for the frame or tab), session (added by the host)"#,
+        reply: #"`fill`: host, candidates [{id, title, username?, website, match}]: exact host first, then the registrable domain; never a secret, never a trashed item"#)
+    public static let browserFill = Operation<BrowserFillRequest, BrowserFillReply>(
+        .browserFill, surfaces: .browser, since: 14, vault: true,
+        request: #"url, item, confirmOtherSite, code (the one-time code only), session"#,
+        reply: #"`browserFill`: itemID, title, username?, password?, code?, hasCode; `otherSite` {saved, requested, title} unless confirmed; the login's lastFilled is recorded"#)
+    public static let browserSearch = Operation<BrowserSearchRequest, ItemListReply>(
+        .browserSearch, surfaces: .browser, since: 14, vault: true,
+        request: #"query, session"#,
+        reply: #"`items`: the vault's search (at most 50), summaries only"#)
+    public static let browserOffer = Operation<BrowserLoginRequest, BrowserOfferReply>(
+        .browserOffer, surfaces: .browser, since: 14, vault: true,
+        request: #"url, username, password (secret), session"#,
+        reply: #"`browserOffer`: action (save: no login of the site has the username; update: one has another password; none: saved as it is), item?, title?"#)
+    public static let browserSave = Operation<BrowserLoginRequest, SavedReply>(
+        .browserSave, surfaces: .browser, since: 14, vault: true,
+        request: #"url, username, password (secret), item? (update its password), title?, session"#,
+        reply: #"`saved`: a new login for the site (title: the site's host unless given), or the item's password replaced (the old one goes to its history); `otherSite` when item is saved for another site"#)
+    public static let browserGenerate = Operation<BrowserGenerateRequest, GeneratedReply>(
+        .browserGenerate, surfaces: .browser, since: 14, vault: false,
+        request: #"session"#,
+        reply: #"`generated`: password, entropyBits (the generator's defaults)"#)
+
     public static let all: [OperationSpec] = [
         hello.spec, status.spec, unlock.spec, quickUnlock.spec, lock.spec, changePassword.spec, list.spec, show.spec, field.spec, search.spec,
         add.spec, edit.spec, delete.spec, history.spec, restoreVersion.spec, trashList.spec, trashRestore.spec, trashDelete.spec, trashEmpty.spec,
@@ -299,6 +350,8 @@ public enum Operations {
         accountView.spec, accountActivity.spec, deviceSignOut.spec, twoFactorEnrol.spec, twoFactorConfirm.spec, twoFactorDisable.spec, kitPDF.spec,
         kitConfirm.spec, accountSignOut.spec, duressSet.spec, duressChange.spec, eraseSetting.spec, deleteAllData.spec, itemProtect.spec,
         itemUnprotect.spec, itemOpen.spec, backupPassword.spec, backupView.spec, backupMake.spec, backupAuto.spec, backupRestore.spec,
-        importItems.spec, exportItems.spec, attach.spec, attachments.spec, detach.spec, saveAttachment.spec
+        importItems.spec, exportItems.spec, attach.spec, attachments.spec, detach.spec, saveAttachment.spec,
+        browserPairBegin.spec, browserPairConfirm.spec, browserPairings.spec, browserRemove.spec, browserChallenge.spec, browserProve.spec,
+        browserCandidates.spec, browserFill.spec, browserSearch.spec, browserOffer.spec, browserSave.spec, browserGenerate.spec
     ]
 }

@@ -38,12 +38,19 @@ public enum Reply: Sendable, Equatable {
     case attachments(AttachmentsReply)
     case attachmentSaved(AttachmentSavedReply)
     case hello(HelloReply)
+    case browserPairing(BrowserPairingReply)
+    case browserChallenge(BrowserChallengeReply)
+    case browserSession(BrowserSessionReply)
+    case browserFill(BrowserFillReply)
+    case browserOffer(BrowserOfferReply)
+    case browserPairings(BrowserPairingsReply)
     case failure(ProtocolError)
 
     public enum Kind: String, Codable, Sendable {
         case done, status, items, item, value, saved, history, count, code, imported, generated, strength, check, fill, settings, resolved, prefixes
         case synced, vaults, vault, vaultDeleted, web, signedUp, account, activity, twoFactorSetup, recoveryCodes, file, backup, backupMade, restored
         case importPreview, exported, attachments, attachmentSaved, hello
+        case browserPairing, browserChallenge, browserSession, browserFill, browserOffer, browserPairings
         case failure
     }
 
@@ -85,6 +92,12 @@ public enum Reply: Sendable, Equatable {
         case .attachments: .attachments
         case .attachmentSaved: .attachmentSaved
         case .hello: .hello
+        case .browserPairing: .browserPairing
+        case .browserChallenge: .browserChallenge
+        case .browserSession: .browserSession
+        case .browserFill: .browserFill
+        case .browserOffer: .browserOffer
+        case .browserPairings: .browserPairings
         case .failure: .failure
         }
     }
@@ -133,6 +146,12 @@ extension Reply: Codable {
         case .attachments: self = .attachments(try body(AttachmentsReply.self))
         case .attachmentSaved: self = .attachmentSaved(try body(AttachmentSavedReply.self))
         case .hello: self = .hello(try body(HelloReply.self))
+        case .browserPairing: self = .browserPairing(try body(BrowserPairingReply.self))
+        case .browserChallenge: self = .browserChallenge(try body(BrowserChallengeReply.self))
+        case .browserSession: self = .browserSession(try body(BrowserSessionReply.self))
+        case .browserFill: self = .browserFill(try body(BrowserFillReply.self))
+        case .browserOffer: self = .browserOffer(try body(BrowserOfferReply.self))
+        case .browserPairings: self = .browserPairings(try body(BrowserPairingsReply.self))
         case .failure: self = .failure(try body(ProtocolError.self))
         }
     }
@@ -177,6 +196,12 @@ extension Reply: Codable {
         case .attachments(let b): try c.encode(b, forKey: .body)
         case .attachmentSaved(let b): try c.encode(b, forKey: .body)
         case .hello(let b): try c.encode(b, forKey: .body)
+        case .browserPairing(let b): try c.encode(b, forKey: .body)
+        case .browserChallenge(let b): try c.encode(b, forKey: .body)
+        case .browserSession(let b): try c.encode(b, forKey: .body)
+        case .browserFill(let b): try c.encode(b, forKey: .body)
+        case .browserOffer(let b): try c.encode(b, forKey: .body)
+        case .browserPairings(let b): try c.encode(b, forKey: .body)
         case .failure(let b): try c.encode(b, forKey: .body)
         }
     }

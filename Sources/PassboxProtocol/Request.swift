@@ -19,6 +19,10 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case importItems = "import-items", exportItems = "export-items"
     case attach, attachments, detach, saveAttachment = "save-attachment"
     case hello
+    case browserPairBegin = "browser-pair-begin", browserPairConfirm = "browser-pair-confirm", browserPairings = "browser-pairings"
+    case browserRemove = "browser-remove", browserChallenge = "browser-challenge", browserProve = "browser-prove"
+    case browserCandidates = "browser-candidates", browserFill = "browser-fill", browserSearch = "browser-search"
+    case browserOffer = "browser-offer", browserSave = "browser-save", browserGenerate = "browser-generate"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool { OperationRegistry.current.spec(self)?.needsVault ?? true }

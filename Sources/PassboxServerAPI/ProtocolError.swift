@@ -185,6 +185,13 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     // Web UI
     case webUnavailable  // facts: reason (the agent could not start its web server)
     case imageUnreadable  // facts: message, hint (an image without a readable QR code)
+    // The browser extension
+    case notPaired  // facts: pending (true while its pairing waits for the user)
+    case handshakeFailed  // facts: reason (challenge, signature)
+    case pairingNotFound  // facts: pairing
+    case pairingCodeWrong
+    case agentUnavailable  // facts: socket (browser-host found no agent)
+    case browsersFileDamaged  // facts: path
 
     public var exitCode: Int32 {
         switch self {

@@ -89,6 +89,7 @@ public final class VaultService: @unchecked Sendable {
             return Done()
         }
         t.on(Operations.generate) { _, r in try Tools.generate(r) }
+        t.on(Operations.browserGenerate) { _, _ in try Tools.generate(GeneratorRequest()) }
         t.on(Operations.strength) { _, r in try Tools.strength(r.password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, userInputs: r.userInputs) }
         t.on(Operations.settings) { v, _ in v.settingsView() }
         t.on(Operations.changeSetting) { v, r in try v.changeSetting(r) }

@@ -100,10 +100,7 @@ extension VaultSession {
         }
         let item = try resolve(pick)
         guard item.category == .login || item.password != nil else { throw ProtocolError(.notALogin, ["title": item.title, "id": item.id]) }
-        if !CredentialMatcher.fits(item, r.address, domains: domains), !r.confirmOtherSite {
-            let saved = item.websites.first.flatMap { CredentialMatcher.requestedHost($0, domains: domains) }.map(domains.unicodeHost) ?? ""
-            throw ProtocolError(.otherSite, ["saved": saved, "requested": domains.unicodeHost(host), "title": item.title])
-        }
+        if !CredentialMatcher.fits(item, r.address, domains: domains), !r.confirmOtherSite { throw Self.otherSite(item, requested: host, domains: domains) }
         let name = r.field ?? "password"
         guard let value = item.value(of: name) else { throw ProtocolError(.noField, ["title": item.title, "field": name, "id": item.id]) }
         try withoutAutoBackup { try update(reindexing: { [item.id] }) { try $0.markFilled(id: item.id, now: now()) } }

@@ -240,6 +240,11 @@ public final class VaultSession: @unchecked Sendable {
         t.on(Operations.attachments) { s, r in try s.listAttachments(r) }
         t.on(Operations.detach) { s, r in try s.detach(r) }
         t.on(Operations.saveAttachment) { s, r in try s.saveAttachment(r) }
+        t.on(Operations.browserCandidates) { s, r in try s.browserCandidates(r) }
+        t.on(Operations.browserFill) { s, r in try s.browserFill(r) }
+        t.on(Operations.browserSearch) { s, r in try s.browserSearch(r) }
+        t.on(Operations.browserOffer) { s, r in try s.browserOffer(r) }
+        t.on(Operations.browserSave) { s, r in try s.browserSave(r) }
         return t
     }()
 }

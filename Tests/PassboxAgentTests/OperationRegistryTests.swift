@@ -25,14 +25,25 @@ import Testing
         #expect(
             web == [
                 "account-activity", "account-signin", "account-signout", "account-signup", "account-view", "add", "attach", "attachments", "backup-auto", "backup-make",
-                "backup-password", "backup-restore", "backup-view", "breach-prefixes", "change-password", "change-setting", "check", "code", "copy", "create-vault", "delete",
+                "backup-password", "backup-restore", "backup-view", "breach-prefixes", "browser-pair-confirm", "browser-pairings", "browser-remove", "change-password", "change-setting", "check", "code", "copy", "create-vault", "delete",
                 "delete-all-data", "detach", "device-signout", "dismiss", "duress-change", "duress-set", "edit", "erase-setting", "export-items", "field", "fill", "fix-https",
                 "generate", "hello", "history", "import-items", "import-one-time-passwords", "item-open", "item-protect", "item-unprotect", "kit-confirm", "kit-pdf", "list",
                 "lock", "move", "quick-unlock", "read-qr", "resolve", "restore-version", "save-attachment", "search", "set-one-time-password", "settings", "show", "status",
                 "strength", "sync", "trash-delete", "trash-empty", "trash-list", "trash-restore", "two-factor-confirm", "two-factor-disable", "two-factor-enrol", "unlock",
                 "vault-create", "vault-delete", "vault-edit", "vault-list",
             ])
-        #expect(OperationRegistry.current.allowed(on: .socket) == OperationName.allCases.map(\.rawValue).sorted())
+        #expect(OperationRegistry.current.allowed(on: [.socket, .browser]) == OperationName.allCases.map(\.rawValue).sorted())
+    }
+
+    /// What `passbox browser-host` lets the extension call (before the handshake only hello, pairing and the
+    /// handshake itself): no item's secret but through `browser-fill`, nothing that names a file, no setting.
+    @Test func theExtensionsAllowListIsPinned() {
+        #expect(
+            OperationRegistry.current.allowed(on: .browser) == [
+                "browser-candidates", "browser-challenge", "browser-fill", "browser-generate", "browser-offer", "browser-pair-begin", "browser-prove", "browser-save",
+                "browser-search", "hello", "lock", "quick-unlock", "status", "unlock",
+            ])
+        #expect(!OperationRegistry.current.allowed(on: .web).contains { $0.hasPrefix("browser-") && !["browser-pair-confirm", "browser-pairings", "browser-remove"].contains($0) })
     }
 
     @Test func theProtocolDocumentIsGeneratedFromTheRegistry() throws {

@@ -316,6 +316,13 @@ enum CommandTable {
                 ) { c, a, _ in try Commands.serverInvite(c, a) }
             ]
         ) { c, a, _ in try Commands.server(c, a) },
+        CommandSpec(
+            name: "browser", summary: "the browser extension: install its native messaging host, pair a browser, list and remove pairings",
+            usage: Commands.browserUsage, valued: ["browser", "code", "wait"], flags: ["json"]
+        ) { c, a, _ in try Commands.browser(c, a) },
+        CommandSpec(name: "browser-host", summary: "the browser extension's native messaging host (started by the browser)", usage: "passbox browser-host", isListed: false) {
+            c, a, _ in try Commands.browserHost(c, a)
+        },
         CommandSpec(name: "welcome", summary: "where your data lives, and a short tour", usage: "passbox welcome") { c, a, _ in try Commands.welcome(c, a) },
         CommandSpec(
             name: "bench", summary: "the speed figures beside their targets", usage: "passbox bench vault|search|check|agent|list|save|server|sync|ui|duress|backup|import|attach [--items N] [--runs N] [--queries N] [--seconds N] [--database URI] [--file F] [--merge-seconds S]",
