@@ -75,17 +75,21 @@ struct WebAssets: Sendable {
 
     /// A language's table as the page gets it: the keys under `pagePrefixes`.
     static func strings(_ language: Language) -> [String: String] {
-        Localization.table(language).filter { pagePrefixes.contains($0.key.split(separator: ".", maxSplits: 1).first ?? "") || pageKeys.contains($0.key) }
+        Localization.table(language).filter {
+            (pagePrefixes.contains($0.key.split(separator: ".", maxSplits: 1).first ?? "") || pageKeys.contains($0.key)) && !isLater($0.key)
+        }
     }
 
     /// Keys the page uses under prefixes whose rest it does not (the Emergency Kit's text is the PDF's).
     static let pageKeys: Set<String> = ["kit.confirmed"]
 
-    /// The wording of refused values and unreadable images (`invalid.*`, `qr.*`), fetched once the page is up:
-    /// no screen needs it to draw.
+    /// The wording of refused values and unreadable images (`invalid.*`, `qr.*`) and of the paired browsers in
+    /// Settings (`ui.browsers.*`), fetched once the page is up: no first screen needs it to draw.
     static func laterStrings(_ language: Language) -> [String: String] {
-        Localization.table(language).filter { $0.key.hasPrefix("invalid.") || $0.key.hasPrefix("qr.") }
+        Localization.table(language).filter { isLater($0.key) }
     }
+
+    static func isLater(_ key: String) -> Bool { key.hasPrefix("invalid.") || key.hasPrefix("qr.") || key.hasPrefix("ui.browsers.") }
 
     static func json<T: Encodable>(_ value: T) throws -> [UInt8] {
         let encoder = JSONEncoder()

@@ -2,6 +2,21 @@
 /// categories' and their fields' names (see Tables+Web.swift).
 extension Tables {
     static let webToolsEnglish: [String: String] = [
+        "ui.browsers.title": "Browsers",
+        "ui.browsers.hint": "Passbox's browser extension fills logins in Chromium and Firefox once it is paired with this vault (passbox browser install sets it up).",
+        "ui.browsers.asks": "{browser} (\u{201C}{name}\u{201D}) asks to pair with this vault. Its code:",
+        "ui.browsers.compare": "Confirm only if the extension shows this same code.",
+        "ui.browsers.confirm": "The codes match: pair",
+        "ui.browsers.decline": "Decline",
+        "ui.browsers.paired": "Paired \u{201C}{name}\u{201D}",
+        "ui.browsers.declined": "The pairing was declined",
+        "ui.browsers.none": "No browser is paired.",
+        "ui.browsers.pairedAt": "paired {date}",
+        "ui.browsers.lastUsed": "last used {date}",
+        "ui.browsers.neverUsed": "not used yet",
+        "ui.browsers.remove": "Remove",
+        "ui.browsers.removed": "\u{201C}{name}\u{201D} can no longer reach the vault",
+        "ui.browsers.refresh": "Look for browsers asking to pair",
         "ui.settings.repeat": "Repeat the new password",
         "ui.settings.shortcuts": "Single-key shortcuts (/, n, e, c, l, ?)",
         "ui.edit.weakNoReason": "Saved, but the password is {label}.",
@@ -182,6 +197,21 @@ extension Tables {
     ]
 
     static let webToolsGerman: [String: String] = [
+        "ui.browsers.title": "Browser",
+        "ui.browsers.hint": "Die Browser-Erweiterung von Passbox füllt Logins in Chromium und Firefox aus, sobald sie mit diesem Tresor gekoppelt ist (passbox browser install richtet sie ein).",
+        "ui.browsers.asks": "{browser} (\u{201E}{name}\u{201C}) möchte sich mit diesem Tresor koppeln. Sein Code:",
+        "ui.browsers.compare": "Bestätigen Sie nur, wenn die Erweiterung denselben Code zeigt.",
+        "ui.browsers.confirm": "Die Codes stimmen überein: koppeln",
+        "ui.browsers.decline": "Ablehnen",
+        "ui.browsers.paired": "\u{201E}{name}\u{201C} ist gekoppelt",
+        "ui.browsers.declined": "Die Kopplung wurde abgelehnt",
+        "ui.browsers.none": "Kein Browser ist gekoppelt.",
+        "ui.browsers.pairedAt": "gekoppelt {date}",
+        "ui.browsers.lastUsed": "zuletzt verwendet {date}",
+        "ui.browsers.neverUsed": "noch nicht verwendet",
+        "ui.browsers.remove": "Entfernen",
+        "ui.browsers.removed": "\u{201E}{name}\u{201C} erreicht den Tresor nicht mehr",
+        "ui.browsers.refresh": "Nach Browsern suchen, die sich koppeln möchten",
         "ui.settings.repeat": "Neues Passwort wiederholen",
         "ui.settings.shortcuts": "Einzeltasten-Kürzel (/, n, e, c, l, ?)",
         "ui.edit.weakNoReason": "Gespeichert, aber das Passwort ist {label}.",

@@ -149,6 +149,8 @@ export async function showSettings(pane) {
     ...(state.status && state.status.account ? [] : (await import('./coercion.js')).coercionSettings(s)),
     // Backups: for the local vault and an account's alike.
     await (await import('./backup.js')).backupSettings(),
+    // The browser extension's pairings.
+    await (await import('./browsers.js')).browserSettings(),
     // Imports of other apps' files (uploads) and exports for them (downloads).
     (await import('./importer.js')).importSettings(), (await import('./importer.js')).exportSettings()));
 }
