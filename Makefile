@@ -20,9 +20,10 @@ BENCH_PACKAGES := wrk keepassxc python3-pykeepass bc time
 # UI's browser test (Tests/Web/ui_test.py); python3-pip fetches axe-core for its accessibility checks. keepassxc
 # (keepassxc-cli) and python3-pykeepass read Passbox's KeePass exports and made the import fixtures. python3-pil
 # makes the phone-like photos of a printed backup's pages. nodejs checks that every script of the page parses, in
-# the fast lane, before a browser ever loads it.
+# the fast lane, before a browser ever loads it. firefox-esr (driven through its built-in WebDriver BiDi, with
+# python3-websocket: Debian 12 has no geckodriver) and chromium run the browser extension's flows.
 TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon postgresql \
-  chromium chromium-driver python3-selenium python3-pip keepassxc python3-pykeepass python3-pil nodejs
+  chromium chromium-driver python3-selenium python3-pip keepassxc python3-pykeepass python3-pil nodejs firefox-esr python3-websocket
 SWIFT ?= swift
 BIN := .build/release/passbox
 # The release binary links the C++ runtime the Swift runtime needs statically too: a directory holding only
@@ -31,7 +32,7 @@ BIN := .build/release/passbox
 STATIC_CXX_DIR := .build/static-libstdcxx
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_CXX_DIR)
 
-.PHONY: run stop test check soak protocol-doc deps test-deps install-packages build bench fuzz clean pam-service static-cxx
+.PHONY: run stop test check soak protocol-doc deps test-deps install-packages build bench fuzz clean pam-service static-cxx extension
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
@@ -60,6 +61,9 @@ run: build pam-service
 	@$(BIN) welcome
 	@echo
 	@scripts/server.sh start $(CURDIR)/$(BIN)
+	@echo
+	@$(MAKE) --no-print-directory extension >/dev/null
+	@$(BIN) browser install 2>/dev/null || echo "Browser extension: once Chromium, Chrome or Firefox has run here, \"$(BIN) browser install\" connects it (see README)"
 	@echo
 	@echo "Shell completion: $(BIN) completion bash > ~/.local/share/bash-completion/completions/passbox"
 	@echo "  (or: completion zsh > \"\$${fpath[1]}/_passbox\", completion fish > ~/.config/fish/completions/passbox.fish)"
@@ -110,6 +114,12 @@ bench: build
 	scripts/bench-server.sh $(CURDIR)/$(BIN)
 	scripts/bench-import.sh $(CURDIR)/$(BIN)
 	scripts/bench-attach.sh $(CURDIR)/$(BIN)
+
+# The browser extension laid out for each browser: .build/extension/chromium (extension/ itself loads in
+# Chromium too) and .build/extension/firefox (its manifest.firefox.json as manifest.json).
+extension:
+	@extension/tools/assemble.sh .build/extension/chromium chromium
+	@extension/tools/assemble.sh .build/extension/firefox firefox
 
 # Builds apart from the normal build (.build/fuzz); exits non-zero on a crash, its input in Fuzz/crashes/.
 fuzz: deps test-deps

@@ -1,0 +1,195 @@
+"""The sites the extension's tests visit, served on 127.0.0.1 under real-looking names.
+
+One HTTP and one HTTPS server (a self-signed certificate for every name, made with openssl); Chromium reaches
+them through --host-resolver-rules (a name's ports 80 and 443 mapped to these), Firefox through its proxy
+preferences (plain http as absolute URIs, https as CONNECT tunnels to the HTTPS server). A request for any
+other name is refused, so a page that reached out elsewhere would fail the test.
+
+Pages (the same on every name):
+  /login       a login form (username, password, Sign in) that posts to /welcome
+  /register    a new-account form (username, two new-password fields) that posts to /welcome
+  /otp         a one-time-code field
+  /frame?src=  a login form and an iframe of another site's /login
+  /overlay     a login form; once Passbox's button is there, a transparent layer with pointer-events: none
+               is put over the whole page after it (a clickjacking attempt)
+  /faint       a login form on a page whose root is made almost transparent once Passbox's button is there
+  /scripted    a login form whose script sends synthetic key presses and clicks to the fields and the button
+  /welcome     where the forms go (POST): "Welcome"
+"""
+import http.server, os, select, socket, socketserver, ssl, subprocess, threading, urllib.parse
+
+NAMES = ["bank.example", "login.bank.example", "evil.example", "bank.example.evil.example", "shop.example"]
+
+STYLE = "body{font:16px sans-serif;margin:0;padding:24px} input{display:block;width:260px;margin:8px 0 16px;padding:6px;font-size:16px} iframe{width:420px;height:360px;border:1px solid #888}"
+
+LOGIN_FORM = """<form id="login" method="post" action="/welcome">
+<label for="username">Username</label><input id="username" name="username" type="text" autocomplete="username">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password">
+<button id="signin" type="submit">Sign in</button></form>"""
+
+REGISTER_FORM = """<form id="register" method="post" action="/welcome">
+<label for="username">Username</label><input id="username" name="username" type="text" autocomplete="username">
+<label for="new1">New password</label><input id="new1" name="new1" type="password" autocomplete="new-password">
+<label for="new2">Repeat it</label><input id="new2" name="new2" type="password" autocomplete="new-password">
+<button id="create" type="submit">Create account</button></form>"""
+
+OTP_FORM = """<form id="otp" method="post" action="/welcome">
+<label for="code">Code from your authenticator</label><input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="6">
+<button id="verify" type="submit">Verify</button></form>"""
+
+# Waits for Passbox's button (the host element it appends to the root), then acts.
+WHEN_BUTTON = """<script>
+function whenButton(act) {
+  const found = () => document.querySelector('[data-passbox-button]');
+  if (found()) { act(found()); return; }
+  new MutationObserver((_, o) => { if (found()) { o.disconnect(); act(found()); } }).observe(document.documentElement, {childList: true});
+}
+</script>"""
+
+SCRIPTS = {
+    "/overlay": WHEN_BUTTON + """<script>whenButton(() => {
+  const layer = document.createElement('div');
+  layer.id = 'layer';
+  layer.style.cssText = 'position:fixed;inset:0;z-index:2147483647;pointer-events:none;background:rgba(255,255,255,0.97)';
+  layer.textContent = 'Click anywhere to win a prize';
+  document.documentElement.append(layer);
+  document.body.dataset.ready = '1';
+});</script>""",
+    "/faint": WHEN_BUTTON + """<script>whenButton(() => { document.documentElement.style.opacity = '0.05'; document.body.dataset.ready = '1'; });</script>""",
+    "/scripted": WHEN_BUTTON + """<script>whenButton((button) => {
+  const user = document.getElementById('username');
+  user.focus();
+  for (const key of ['ArrowDown', 'Enter', 'ArrowDown', 'Enter']) {
+    user.dispatchEvent(new KeyboardEvent('keydown', {key, code: key, bubbles: true, cancelable: true}));
+  }
+  const r = button.getBoundingClientRect();
+  for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click']) {
+    button.dispatchEvent(new MouseEvent(type, {bubbles: true, composed: true, clientX: r.x + r.width / 2, clientY: r.y + r.height / 2}));
+  }
+  button.click();
+  document.body.dataset.ready = '1';
+});</script>""",
+}
+
+
+def page(scheme, host, path, query):
+    title = f"{host}{path}"
+    if path in ("/login", "/overlay", "/faint", "/scripted"):
+        body = LOGIN_FORM + SCRIPTS.get(path, "")
+    elif path == "/register":
+        body = REGISTER_FORM
+    elif path == "/otp":
+        body = OTP_FORM
+    elif path == "/frame":
+        src = query.get("src", [""])[0]
+        if not src.startswith("https://") or urllib.parse.urlsplit(src).hostname not in NAMES:
+            return None
+        body = LOGIN_FORM + f'<iframe id="frame" src="{src}" title="embedded"></iframe>'
+    elif path == "/welcome":
+        body = '<h1 id="welcome">Welcome</h1>'
+    else:
+        return None
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title><style>{STYLE}</style></head>'
+            f'<body><h1 id="where">{scheme}://{host}{path}</h1>{body}</body></html>').encode()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def target(self):
+        path, host = self.path, self.headers.get("Host", "")
+        if path.startswith("http://"):  # through Firefox's proxy: an absolute URI
+            parts = urllib.parse.urlsplit(path)
+            host, path = parts.netloc, parts.path + ("?" + parts.query if parts.query else "")
+        parts = urllib.parse.urlsplit(path)
+        return host.split(":")[0], parts.path, urllib.parse.parse_qs(parts.query)
+
+    def answer(self):
+        host, path, query = self.target()
+        self.server.seen.append((self.server.scheme, host, path))
+        body = page(self.server.scheme, host, path, query) if host in NAMES else None
+        if body is None:
+            self.send_error(404 if host in NAMES else 403)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self.answer()
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", "0") or "0")
+        self.rfile.read(min(length, 1 << 16))
+        self.answer()
+
+    def do_CONNECT(self):
+        """Firefox's proxy for https: a tunnel to the HTTPS server (port 443 only, known names only)."""
+        host, _, port = self.path.rpartition(":")
+        if host not in NAMES or port != "443":
+            self.server.seen.append(("refused", host, port))
+            self.send_error(403)
+            return
+        upstream = socket.create_connection(("127.0.0.1", self.server.tunnel_https))
+        self.send_response(200, "Connection established")
+        self.end_headers()
+        sockets = [self.connection, upstream]
+        try:
+            while True:
+                readable, _, _ = select.select(sockets, [], [], 30)
+                if not readable:
+                    return
+                for s in readable:
+                    data = s.recv(65536)
+                    if not data:
+                        return
+                    (upstream if s is self.connection else self.connection).sendall(data)
+        finally:
+            upstream.close()
+            self.close_connection = True
+
+    def log_message(self, *args):
+        pass
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+
+
+class Sites:
+    """Both servers, started; stop() ends them."""
+
+    def __init__(self, directory):
+        cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                        "-subj", "/CN=bank.example", "-addext", "subjectAltName=" + ",".join("DNS:" + n for n in NAMES),
+                        "-keyout", key, "-out", cert], check=True, capture_output=True)
+        self.plain = Server(("127.0.0.1", 0), Handler)
+        self.plain.scheme, self.plain.seen = "http", []
+        self.secure = Server(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        self.secure.socket = context.wrap_socket(self.secure.socket, server_side=True)
+        self.secure.scheme, self.secure.seen = "https", []
+        self.plain.tunnel_https = self.secure.server_port
+        for s in (self.plain, self.secure):
+            threading.Thread(target=s.serve_forever, daemon=True).start()
+
+    def resolver_rules(self):
+        """Chromium's --host-resolver-rules: each name's 443 to the HTTPS server, its 80 to the HTTP one, nothing else."""
+        rules = []
+        for name in NAMES:
+            rules += [f"MAP {name}:443 127.0.0.1:{self.secure.server_port}", f"MAP {name}:80 127.0.0.1:{self.plain.server_port}"]
+        return ", ".join(rules + ["EXCLUDE 127.0.0.1", "MAP * ~NOTFOUND"])
+
+    def firefox_prefs(self):
+        port = self.plain.server_port
+        return {"network.proxy.type": 1, "network.proxy.http": "127.0.0.1", "network.proxy.http_port": port,
+                "network.proxy.ssl": "127.0.0.1", "network.proxy.ssl_port": port, "network.proxy.no_proxies_on": "",
+                "network.proxy.allow_hijacking_localhost": False}
+
+    def stop(self):
+        for s in (self.plain, self.secure):
+            s.shutdown()
+            s.server_close()

@@ -1,0 +1,378 @@
+// Passbox's service worker (Firefox: its background script): the only part that talks to the agent. The
+// content scripts and the popup ask it by message; it answers each from the browser's own word for who asked
+// (sender.url, sender.tab), never from an address a page or a content script reports. A login's secret leaves
+// it only as the answer to the content script of the frame that asked, or, for the popup's Fill, to the tab's
+// top frame after it checked the tab still shows the page the list was for. Nothing of the vault is stored.
+
+import { Agent } from "./agent.js";
+import { AgentError, Secret, factIsTrue } from "./protocol.js";
+import {
+  clearOffer, clearRefusal, forgetTab, getOffer, getRefusal, lastFill, recordFill, setOffer, setRefusal, updateBadge,
+} from "./tabs.js";
+
+const api = globalThis.browser ?? globalThis.chrome;
+const agent = new Agent();
+
+/** Failures that leave a save offer waiting: the popup asks again once the vault is reachable and open. */
+const KEEP_PENDING = new Set(["locked", "notPaired", "agentUnavailable", "handshakeFailed"]);
+/** The longest username or password a page may hand in (the host takes 4 MiB; no login needs more). */
+const MAX_FIELD = 4096;
+
+// MARK: small helpers
+
+/** The URL if it is a web page's (http or https), else null. */
+function webURL(text) {
+  try {
+    const url = new URL(text);
+    return url.protocol === "https:" || url.protocol === "http:" ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A failure as it may travel to a content script or the popup: code and facts, never a secret. */
+function errorView(error) {
+  if (error instanceof AgentError) return { code: error.code, facts: error.facts };
+  return { code: "internal", facts: { reason: String((error && error.message) || error) } };
+}
+
+function text(value) {
+  return typeof value === "string" && value.length <= MAX_FIELD ? value : null;
+}
+
+function candidateView(c) {
+  return { id: c.id, title: c.title, username: c.username ?? "", website: c.website ?? "", match: c.match };
+}
+
+function offerView(offer) {
+  return offer && { action: offer.action, username: offer.username, host: offer.host, title: offer.title ?? "" };
+}
+
+/** Which browser this is and a name for it, for the pairing the user confirms ("Chromium on Linux"). */
+async function identity() {
+  const firefox = typeof api.runtime.getBrowserInfo === "function";
+  const brands = (!firefox && globalThis.navigator?.userAgentData?.brands) || [];
+  const browser = firefox ? "firefox" : brands.some((b) => b.brand === "Google Chrome") ? "chrome" : "chromium";
+  const label = { chromium: "Chromium", chrome: "Chrome", firefox: "Firefox" }[browser];
+  let os = "";
+  try {
+    os = (await api.runtime.getPlatformInfo()).os;
+  } catch {
+    // Unknown system: the name is the browser's alone.
+  }
+  const system = { linux: "Linux", mac: "macOS", win: "Windows", cros: "ChromeOS", openbsd: "OpenBSD", android: "Android" }[os] || os;
+  const name = system ? api.i18n.getMessage("pair_deviceName", [label, system]) || `${label} on ${system}` : label;
+  return { browser, name };
+}
+
+// MARK: pairing (kept in memory and in session storage, so a restarted worker still shows the code)
+
+let pairing = null;
+
+async function currentPairing() {
+  if (!pairing && api.storage?.session) {
+    try {
+      pairing = (await api.storage.session.get("pairing")).pairing ?? null;
+    } catch {
+      pairing = null;
+    }
+  }
+  if (pairing && pairing.expiresAt <= Date.now()) await forgetPairing();
+  return pairing && { code: pairing.code, expiresAt: pairing.expiresAt };
+}
+
+async function forgetPairing() {
+  pairing = null;
+  try {
+    await api.storage?.session?.remove("pairing");
+  } catch {
+    // Nothing kept.
+  }
+}
+
+// MARK: save offers
+
+async function askOffer(tabId, offer) {
+  try {
+    const { body } = await agent.call("browser-offer", { url: offer.url, username: offer.username, password: new Secret(offer.password) }, "browserOffer");
+    if (getOffer(tabId) !== offer) return;
+    if (body.action === "save" || body.action === "update") {
+      Object.assign(offer, { action: body.action, item: body.item ?? null, title: body.title ?? null });
+      updateBadge(tabId);
+    } else {
+      clearOffer(tabId, offer);
+    }
+  } catch (error) {
+    if (!(error instanceof AgentError) || !KEEP_PENDING.has(error.code)) clearOffer(tabId, offer);
+  }
+}
+
+/** A login the page submitted (or a password generated for it): kept for the tab and asked about. */
+async function considerOffer(tabId, url, username, password) {
+  const earlier = getOffer(tabId);
+  // The same submission seen twice (the click on the button, then the form's submit event).
+  if (earlier && earlier.url === url && earlier.username === username && earlier.password === password) return;
+  const offer = setOffer(tabId, { url, host: new URL(url).hostname, username, password, action: "pending", item: null, title: null });
+  await askOffer(tabId, offer);
+}
+
+// MARK: the content script's requests (sender.url is the frame's address, sender.tab its tab)
+
+const fromContent = {
+  /** The candidates for the frame's site (never a secret), or for a one-time-code field the tab's last fill. */
+  async candidates(message, sender) {
+    const url = webURL(sender.url);
+    if (!url) throw new AgentError("notAnAddress", { address: "" });
+    if (message.kind === "code") {
+      const fill = lastFill(sender.tab.id);
+      return { ok: true, code: fill && fill.hasCode ? { title: fill.title } : null };
+    }
+    const { body } = await agent.call("browser-candidates", { url: sender.url }, "fill");
+    return { ok: true, host: body.host, insecure: url.protocol === "http:", candidates: body.candidates.map(candidateView) };
+  },
+
+  /** One login's values (or the last-filled login's one-time code) for the frame that asked, after its click. */
+  async fill(message, sender) {
+    const url = webURL(sender.url);
+    if (!url) throw new AgentError("notAnAddress", { address: "" });
+    const tabId = sender.tab.id;
+    if (message.code === true) {
+      // Only the code of the login filled last in this tab; the agent still checks it fits this site.
+      const fill = lastFill(tabId);
+      if (!fill) throw new AgentError("noRecentFill");
+      const { body } = await agent.call("browser-fill", { url: sender.url, item: fill.item, confirmOtherSite: message.confirmOtherSite === true, code: true }, "browserFill");
+      return { ok: true, code: body.code ?? "" };
+    }
+    if (typeof message.item !== "string" || !message.item) throw new AgentError("badRequest", { reason: "no item" });
+    // The page is not encrypted: the content script asked the user first; this is the second line.
+    if (url.protocol === "http:" && message.insecureConfirmed !== true) throw new AgentError("insecurePage", { host: url.hostname });
+    const { body } = await agent.call("browser-fill", { url: sender.url, item: message.item, confirmOtherSite: message.confirmOtherSite === true, code: false }, "browserFill");
+    recordFill(tabId, { item: body.itemID, title: body.title, hasCode: body.hasCode, url: sender.url });
+    return { ok: true, title: body.title, username: body.username ?? "", password: body.password ?? "" };
+  },
+
+  /** A generated password for the frame's new-password fields; it also waits as the tab's save offer. */
+  async generate(message, sender) {
+    const url = webURL(sender.url);
+    if (!url) throw new AgentError("notAnAddress", { address: "" });
+    const { body } = await agent.call("browser-generate", undefined, "generated");
+    void considerOffer(sender.tab.id, sender.url, "", body.password);
+    return { ok: true, password: body.password };
+  },
+
+  /** A form with a password was submitted: ask whether it is new or changed, and keep it for the popup. */
+  async submitted(message, sender) {
+    const url = webURL(sender.url);
+    const username = text(message.username);
+    const password = text(message.password);
+    if (!url || username === null || !password) return { ok: false };
+    void considerOffer(sender.tab.id, sender.url, username, password);
+    return { ok: true };
+  },
+
+  /** The content script would not act: its button or menu was hidden or covered. */
+  async refused(message, sender) {
+    const reason = ["hidden", "covered"].includes(message.reason) ? message.reason : "hidden";
+    setRefusal(sender.tab.id, reason);
+    return { ok: true };
+  },
+};
+
+// MARK: the popup's requests (an extension page: it names the tab, whose address the worker reads itself)
+
+async function tabURL(tabId) {
+  if (!Number.isInteger(tabId)) throw new AgentError("badRequest", { reason: "no tab" });
+  const tab = await api.tabs.get(tabId);
+  return tab.url ?? "";
+}
+
+/** The tab must still show the page the popup's list was for. */
+async function sameTabPage(message) {
+  const url = await tabURL(message.tab);
+  if (url !== message.url) throw new AgentError("pageChanged");
+  const web = webURL(url);
+  if (!web) throw new AgentError("notAnAddress", { address: "" });
+  return web;
+}
+
+function failureState(error) {
+  const view = errorView(error);
+  switch (view.code) {
+    case "agentUnavailable":
+      return { state: "unavailable", error: view };
+    case "notPaired":
+      return { state: "notPaired", pending: factIsTrue(view.facts.pending) };
+    default:
+      return { state: "problem", error: view };
+  }
+}
+
+const fromPopup = {
+  async state(message) {
+    const url = await tabURL(message.tab).catch(() => "");
+    const web = webURL(url);
+    const view = {
+      ok: true, state: "unlocked", tab: message.tab, url, web: Boolean(web), host: web ? web.hostname : "",
+      insecure: web?.protocol === "http:", candidates: [], offer: null, refusal: getRefusal(message.tab),
+    };
+    let status;
+    try {
+      ({ body: status } = await agent.call("status", undefined, "status"));
+    } catch (error) {
+      const failed = { ...view, ...failureState(error) };
+      if (failed.state === "notPaired") failed.pairing = await currentPairing();
+      return failed;
+    }
+    await forgetPairing();
+    if (!status.unlocked) {
+      const quick = status.quickUnlock || {};
+      return { ...view, state: "locked", account: Boolean(status.account), quickUnlock: { offered: Boolean(quick.offered), user: quick.user ?? "" }, offer: offerView(getOffer(message.tab)) };
+    }
+    const offer = getOffer(message.tab);
+    if (offer && offer.action === "pending") await askOffer(message.tab, offer);
+    view.offer = offerView(getOffer(message.tab));
+    if (web) {
+      try {
+        const { body } = await agent.call("browser-candidates", { url }, "fill");
+        view.host = body.host || view.host;
+        view.candidates = body.candidates.map(candidateView);
+      } catch (error) {
+        view.candidatesError = errorView(error);
+      }
+    }
+    return view;
+  },
+
+  async "pair-begin"() {
+    const { browser, name } = await identity();
+    pairing = await agent.pairBegin(browser, name);
+    try {
+      await api.storage?.session?.set({ pairing });
+    } catch {
+      // Memory alone then.
+    }
+    return { ok: true, pairing: { code: pairing.code, expiresAt: pairing.expiresAt } };
+  },
+
+  /** One try of the handshake: paired once the user confirmed the code where the vault is. */
+  async "pair-poll"() {
+    await agent.prove(true);
+    await forgetPairing();
+    return { ok: true, paired: true };
+  },
+
+  async unlock(message) {
+    const password = text(message.password);
+    if (!password) throw new AgentError("badRequest", { reason: "no password" });
+    await agent.call("unlock", { password: new Secret(password, { normalize: true }) }, "done");
+    return { ok: true };
+  },
+
+  async "quick-unlock"(message) {
+    const password = text(message.password);
+    if (!password) throw new AgentError("badRequest", { reason: "no password" });
+    await agent.call("quick-unlock", { loginPassword: new Secret(password, { normalize: true }) }, "done");
+    return { ok: true };
+  },
+
+  async lock() {
+    await agent.call("lock", { forget: false }, "done");
+    return { ok: true };
+  },
+
+  async search(message) {
+    const query = text(message.query) ?? "";
+    const { body } = await agent.call("browser-search", { query: query.slice(0, 200) }, "items");
+    const items = (body.items || []).map((i) => ({
+      id: i.id, title: i.title, category: i.category, categoryName: i.categoryName, summary: i.summary ?? "", website: (i.websites || [])[0] ?? "", locked: Boolean(i.locked),
+    }));
+    return { ok: true, items, total: body.total ?? items.length };
+  },
+
+  /** The popup's Fill: the values go to the tab's top frame only, and only if it still shows the same page. */
+  async "fill-tab"(message) {
+    const web = await sameTabPage(message);
+    if (web.protocol === "http:" && message.insecureConfirmed !== true) throw new AgentError("insecurePage", { host: web.hostname });
+    const { body } = await agent.call("browser-fill", { url: message.url, item: String(message.item), confirmOtherSite: message.confirmOtherSite === true, code: false }, "browserFill");
+    let values = { type: "fill-values", url: message.url, username: body.username ?? "", password: body.password ?? "" };
+    let answer;
+    try {
+      answer = await api.tabs.sendMessage(message.tab, values, { frameId: 0 });
+    } catch {
+      throw new AgentError("noContentScript");
+    } finally {
+      values.password = "";
+      values = null;
+    }
+    if (!answer || answer.filled !== true) throw new AgentError(answer?.reason === "pageChanged" ? "pageChanged" : "noLoginField");
+    recordFill(message.tab, { item: body.itemID, title: body.title, hasCode: body.hasCode, url: message.url });
+    return { ok: true, title: body.title };
+  },
+
+  /** The popup copies the code itself (navigator.clipboard); it is an extension page, not the web page. */
+  async "copy-code"(message) {
+    await sameTabPage(message);
+    const { body } = await agent.call("browser-fill", { url: message.url, item: String(message.item), confirmOtherSite: message.confirmOtherSite === true, code: true }, "browserFill");
+    return { ok: true, code: body.code ?? "", title: body.title };
+  },
+
+  async "save-offer"(message) {
+    let offer = getOffer(message.tab);
+    if (!offer) throw new AgentError("noOffer");
+    const username = text(message.username);
+    if (username !== null && username !== offer.username) {
+      // Another username than the page's: whether it is new or an update is the agent's to say again.
+      offer.username = username;
+      offer.action = "pending";
+    }
+    if (offer.action === "pending") await askOffer(message.tab, offer);
+    offer = getOffer(message.tab);
+    if (!offer) throw new AgentError("noOffer");
+    if (offer.action === "pending") throw new AgentError("locked");
+    const title = text(message.title)?.trim() || undefined;
+    const { body } = await agent.call("browser-save", {
+      url: offer.url, username: offer.username, password: new Secret(offer.password),
+      item: offer.action === "update" ? offer.item ?? undefined : undefined, title: offer.action === "update" ? undefined : title,
+    }, "saved");
+    clearOffer(message.tab, offer);
+    return { ok: true, title: body.title };
+  },
+
+  async "dismiss-offer"(message) {
+    clearOffer(message.tab);
+    return { ok: true };
+  },
+
+  async "dismiss-refusal"(message) {
+    clearRefusal(message.tab);
+    return { ok: true };
+  },
+};
+
+// MARK: wiring
+
+function isExtensionPage(sender) {
+  return sender.id === api.runtime.id && typeof sender.url === "string" && sender.url.startsWith(api.runtime.getURL(""));
+}
+
+function isContentScript(sender) {
+  return sender.id === api.runtime.id && Boolean(sender.tab) && Number.isInteger(sender.tab.id) && webURL(sender.url) !== null;
+}
+
+api.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  if (!message || typeof message.type !== "string") return false;
+  const table = isExtensionPage(sender) ? fromPopup : isContentScript(sender) ? fromContent : null;
+  const handler = table && Object.hasOwn(table, message.type) ? table[message.type] : null;
+  if (!handler) return false;
+  handler(message, sender).then(sendResponse, (error) => sendResponse({ ok: false, error: errorView(error) }));
+  return true; // The answer comes asynchronously.
+});
+
+api.tabs.onRemoved.addListener((tabId) => forgetTab(tabId));
+
+api.tabs.onUpdated.addListener((tabId, change) => {
+  // A refusal is about the page it happened on; the offer outlives the navigation its submit caused.
+  if (change.url) clearRefusal(tabId);
+  // Chromium may reset a tab's badge when it navigates: set it again.
+  if (change.status === "complete" || change.url) updateBadge(tabId);
+});
