@@ -42,7 +42,7 @@ enum BrowserHost {
         var frame: [UInt8]
         let operation: OperationName
         do {
-            (frame, operation) = try socketFrame(message, session: session)
+            (frame, operation) = try BrowserMessage.socketFrame(message, session: session)
         } catch let e as ProtocolError {
             return .failure(e)
         } catch {
@@ -80,35 +80,6 @@ enum BrowserHost {
         default:
             return reply
         }
-    }
-
-    /// The extension's message as a socket frame: its JSON without `secrets` (with the session added where the
-    /// operation takes one), a zero byte, and each secret with its 4-byte big-endian length.
-    static func socketFrame(_ message: [UInt8], session: String?) throws -> ([UInt8], OperationName) {
-        guard var object = try JSONSerialization.jsonObject(with: Data(message)) as? [String: Any],
-            var request = object["request"] as? [String: Any], let name = request["op"] as? String
-        else { throw ProtocolError(.badRequest, ["reason": "not a request message"]) }
-        guard let operation = OperationName(rawValue: name) else {
-            throw ProtocolError(.unsupported, ["operation": String(name.prefix(60)), "agent": String(ProtocolVersion.current)])
-        }
-        let secrets = object["secrets"] as? [String] ?? []
-        guard object["secrets"] == nil || object["secrets"] is [String] else { throw ProtocolError(.badRequest, ["reason": "secrets is a list of strings"]) }
-        object["secrets"] = nil
-        if let spec = OperationRegistry.current.spec(operation), spec.bodyType is any BrowserScoped.Type {
-            var body = request["body"] as? [String: Any] ?? [:]
-            body["session"] = session
-            request["body"] = body
-            object["request"] = request
-        }
-        var frame = [UInt8](try JSONSerialization.data(withJSONObject: object))
-        guard !secrets.isEmpty else { return (frame, operation) }
-        frame.append(0)
-        for secret in secrets {
-            let bytes = Array(secret.utf8)
-            for shift in [24, 16, 8, 0] { frame.append(UInt8((bytes.count >> shift) & 0xff)) }
-            frame += bytes
-        }
-        return (frame, operation)
     }
 
     /// Exactly `count` bytes, or nil at the end of input before the first.
