@@ -60,7 +60,8 @@ final class BrowserPairing {
         let name = String(String.UnicodeScalarView(r.name.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }).prefix(100))
         let nonce = SecureRandom.bytes(count: 32)
         let code = BrowserPairingCode.code(fromDigest: Hash.sha256(BrowserPairingCode.pairingMessage(publicKey: key, agentNonce: nonce)))
-        if pending.count >= 8 { pending.removeFirst() }
+        // A burst of requests must not push out the one the user is confirming: the ninth waits its turn.
+        guard pending.count < 8 else { throw ProtocolError(.pairingsWaiting, ["count": String(pending.count)]) }
         let id = Base16.encode(SecureRandom.bytes(count: 8))
         pending.append(Pending(id: id, publicKey: Base64URL.encode(key), browser: r.browser, name: name.isEmpty ? r.browser : name, code: code, expires: now().addingTimeInterval(Double(Self.pairingSeconds))))
         return BrowserPairingReply(pairing: id, agentNonce: Base64URL.encode(nonce), expiresInSeconds: Self.pairingSeconds)

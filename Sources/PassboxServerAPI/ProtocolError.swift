@@ -190,6 +190,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case handshakeFailed  // facts: reason (challenge, signature)
     case pairingNotFound  // facts: pairing
     case pairingCodeWrong
+    case pairingsWaiting  // facts: count (that many pairings wait for the user already)
     case agentUnavailable  // facts: socket (browser-host found no agent)
     case browsersFileDamaged  // facts: path
 

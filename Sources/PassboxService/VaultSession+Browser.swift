@@ -19,8 +19,9 @@ extension VaultSession {
         try DomainRules.checkAvailability()
         let domains = DomainRules.shared
         guard let host = CredentialMatcher.requestedHost(address, domains: domains) else { throw ProtocolError(.notAnAddress, ["address": address]) }
-        let item = try resolve(r.item)
+        let item = try browserItem(r.item)
         guard item.category == .login else { throw ProtocolError(.notALogin, ["title": item.title, "id": item.id]) }
+        try Self.refuseHandingOut(item, field: r.code ? "code" : "password")
         if !CredentialMatcher.fits(item, address, domains: domains), !r.confirmOtherSite { throw Self.otherSite(item, requested: host, domains: domains) }
         let hasCode = (try? oneTimePassword(of: item)) != nil
         if r.code {
@@ -63,7 +64,7 @@ extension VaultSession {
         let domains = DomainRules.shared
         guard let host = CredentialMatcher.requestedHost(address, domains: domains) else { throw ProtocolError(.notAnAddress, ["address": address]) }
         if let reference = r.item {
-            let item = try resolve(reference)
+            let item = try browserItem(reference)
             guard item.category == .login else { throw ProtocolError(.notALogin, ["title": item.title, "id": item.id]) }
             guard CredentialMatcher.fits(item, address, domains: domains) else { throw Self.otherSite(item, requested: host, domains: domains) }
             return try edit(EditRequest(item: item.id, changes: ItemChanges(secretFields: [FieldAssignment(label: "password", value: password)])))
@@ -77,10 +78,25 @@ extension VaultSession {
         return try add(AddRequest(category: "login", changes: changes))
     }
 
+    /// An item the extension names: by its exact id only (never a title or an id's prefix, which a frame could
+    /// walk through), live, and never a hidden one (those answer only to their passphrase's search).
+    func browserItem(_ id: String) throws -> Item {
+        guard let item = try? vault.item(id: id), item.id == id, !item.isTrashed else {
+            throw ProtocolError(.itemNotFound, ["reference": String(id.prefix(40))])
+        }
+        return item
+    }
+
     /// AF-4: the login is saved for another site than the one asking (the user may confirm).
     static func otherSite(_ item: Item, requested host: String, domains: DomainRules) -> ProtocolError {
-        let saved = item.websites.first.flatMap { CredentialMatcher.requestedHost($0, domains: domains) }.map(domains.unicodeHost) ?? ""
-        return ProtocolError(.otherSite, ["saved": saved, "requested": domains.unicodeHost(host), "title": item.title])
+        // A host in another script is named with its ASCII form too: pаypal.example (Cyrillic а) must not read
+        // as the paypal.example it imitates.
+        func named(_ host: String) -> String {
+            let shown = domains.unicodeHost(host)
+            return shown == host ? host : "\(shown) (\(host))"
+        }
+        let saved = item.websites.first.flatMap { CredentialMatcher.requestedHost($0, domains: domains) }.map(named) ?? ""
+        return ProtocolError(.otherSite, ["saved": saved, "requested": named(host), "title": item.title])
     }
 
     /// Only a page's address: http or https (the browser's word; an extension page or a file is refused).

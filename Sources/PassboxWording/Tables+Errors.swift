@@ -183,6 +183,8 @@ extension Tables {
         "error.pairingNotFound.hint": "start the pairing again from the extension's button",
         "error.pairingCodeWrong": "the code does not match the pairing's code",
         "error.pairingCodeWrong.hint": "type the six digits the extension shows; if they differ, do not pair: another program may be asking",
+        "error.pairingsWaiting": "{count} pairings already wait for confirmation",
+        "error.pairingsWaiting.hint": "confirm or decline them with \"passbox browser pair\", or wait 10 minutes",
         "error.agentUnavailable": "no Passbox agent answers on {socket}",
         "error.agentUnavailable.hint": "start it with \"passbox unlock\"",
         "error.browsersFileDamaged": "the list of paired browsers ({path}) cannot be read",

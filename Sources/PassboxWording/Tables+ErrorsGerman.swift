@@ -182,6 +182,8 @@ extension Tables {
         "error.pairingNotFound.hint": "beginnen Sie die Kopplung erneut über die Schaltfläche der Erweiterung",
         "error.pairingCodeWrong": "der Code passt nicht zum Code der Kopplung",
         "error.pairingCodeWrong.hint": "geben Sie die sechs Ziffern ein, die die Erweiterung zeigt; weichen sie ab, koppeln Sie nicht: ein anderes Programm fragt vielleicht an",
+        "error.pairingsWaiting": "{count} Kopplungen warten bereits auf Bestätigung",
+        "error.pairingsWaiting.hint": "bestätigen oder verwerfen Sie sie mit \"passbox browser pair\", oder warten Sie 10 Minuten",
         "error.agentUnavailable": "kein Passbox-Agent antwortet auf {socket}",
         "error.agentUnavailable.hint": "starten Sie ihn mit \"passbox unlock\"",
         "error.browsersFileDamaged": "die Liste der gekoppelten Browser ({path}) lässt sich nicht lesen",

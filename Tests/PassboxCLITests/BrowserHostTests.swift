@@ -142,6 +142,9 @@ import Testing
         let filled = try host.call("browser-fill", ["url": "https://bank.example/login", "item": bank.id])
         #expect(filled.kind == "browserFill" && filled.body["password"] as? String == "tulip-ocean-1" && filled.body["username"] as? String == "ada")
         #expect(try agent.send(.show(ShowRequest(item: bank.id, reveal: false))).item().lastFilled != nil)
+        // Only an exact id: a frame cannot walk titles or id prefixes.
+        #expect(try host.failureCode("browser-fill", ["url": "https://bank.example/", "item": "Bank"]) == "itemNotFound")
+        #expect(try host.failureCode("browser-fill", ["url": "https://bank.example/", "item": String(bank.id.prefix(6))]) == "itemNotFound")
         let wrongSite = try host.call("browser-fill", ["url": "https://evil.example/", "item": bank.id])
         #expect(wrongSite.body["code"] as? String == "otherSite" && (wrongSite.body["facts"] as? [String: String])?["requested"] == "evil.example")
         #expect(try host.call("browser-fill", ["url": "https://evil.example/", "item": bank.id, "confirmOtherSite": true]).kind == "browserFill")
@@ -170,6 +173,14 @@ import Testing
         try host.sendRaw(Array("not json".utf8))
         #expect(try host.receive()["kind"] as? String == "failure")
         #expect(try host.failureCode("no-such-op") == "unsupported")
+
+        // A look-alike host in another script is named with its ASCII form too.
+        let lookalike = try host.call("browser-fill", ["url": "https://b\u{0430}nk.example/", "item": bank.id])
+        #expect((lookalike.body["facts"] as? [String: String])?["requested"] == "b\u{0430}nk.example (xn--bnk-6cd.example)", "\(lookalike.body)")
+
+        // At most eight pairings wait; a ninth is refused rather than pushing out the user's.
+        for _ in 0..<8 { #expect(try host.call("browser-pair-begin", ["publicKey": thief.publicKey, "browser": "firefox", "name": "x"]).kind == "browserPairing") }
+        #expect(try host.failureCode("browser-pair-begin", ["publicKey": thief.publicKey, "browser": "firefox", "name": "x"]) == "pairingsWaiting")
 
         // Removing the pairing ends its session at once.
         let removed = try agent.session.run(["browser", "remove", String(file.browsers[0].id.prefix(6))])

@@ -163,9 +163,10 @@ extension Commands {
         guard !pending.isEmpty else { throw CLIError.failure(c.tr("browser.pair.none"), hint: c.tr("browser.pair.none.hint")) }
         if let code = a.value("code") {
             let digits = code.filter(\.isNumber)
-            guard let match = pending.last(where: { $0.code.filter(\.isNumber) == digits }) else {
-                throw ProtocolError(.pairingCodeWrong)
-            }
+            // Two waiting pairings with the same code (one in a million, or a program that asked many times):
+            // which is the user's cannot be told, so neither is confirmed.
+            let matches = pending.filter { $0.code.filter(\.isNumber) == digits }
+            guard matches.count == 1, let match = matches.first else { throw ProtocolError(.pairingCodeWrong) }
             try c.send(Request(Operations.browserPairConfirm, BrowserPairConfirmRequest(pairing: match.pairing, code: code)))
             Console.out(c.tr("browser.pair.done", ["browser": match.browser, "name": Console.visible(match.name)]))
             return
