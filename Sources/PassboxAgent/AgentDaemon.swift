@@ -171,6 +171,15 @@ public final class AgentDaemon: @unchecked Sendable {
             // The extension's vault operations come through the host with the session the handshake gave it.
             if let scoped = request.body as? any BrowserScoped { try browsers.check(scoped.session) }
             let reply = service.handle(request)
+            // Saves that may follow the answer run on the queue once this request is done (its reply is written
+            // by the connection's thread meanwhile); whatever comes next on the queue sees them done.
+            if service.session?.deferred.isEmpty == false {
+                if let queue {
+                    queue.async { [self] in service.session?.takeDeferred().forEach { $0() } }
+                } else {
+                    service.session?.takeDeferred().forEach { $0() }
+                }
+            }
             if let queue { syncAfterChange(request, queue: queue) }
             if request.operation.needsVault, service.isUnlocked {
                 idle.touch(now: Date())

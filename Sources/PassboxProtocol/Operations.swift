@@ -319,7 +319,7 @@ public enum Operations {
     public static let browserCandidates = Operation<BrowserCandidatesRequest, FillReply>(
         .browserCandidates, surfaces: .browser, since: 14, vault: true,
         request: #"url (the browser's word for the frame or tab), session (added by the host)"#,
-        reply: #"`fill`: host, candidates [{id, title, username?, website, match}]: exact host first, then the registrable domain; never a secret, never a trashed item"#)
+        reply: #"`fill`: host, candidates [{id, title, username?, website, match}]: exact host first, then the registrable domain, at most 50; never a secret, never a trashed item"#)
     public static let browserFill = Operation<BrowserFillRequest, BrowserFillReply>(
         .browserFill, surfaces: .browser, since: 14, vault: true,
         request: #"url, item, confirmOtherSite, code (the one-time code only), session"#,

@@ -7,10 +7,15 @@ import PassboxProtocol
 /// The browser extension's vault operations (the agent checked the session first). Candidates carry no
 /// secret; one login's values leave for one fill; what a page submitted is offered, never saved unasked.
 extension VaultSession {
+    /// At most this many candidates go to the page's menu (exact host first): a registrable domain with
+    /// thousands of logins must not make an answer over the browser's 1 MiB.
+    static let candidateLimit = 50
+
     func browserCandidates(_ r: BrowserCandidatesRequest) throws -> FillReply {
-        guard case .fill(let reply) = try fill(FillRequest(address: try Self.webAddress(r.url))) else {
+        guard case .fill(var reply) = try fill(FillRequest(address: try Self.webAddress(r.url))) else {
             throw ProtocolError(.internalError, ["type": "fill"])
         }
+        reply.candidates = Array(reply.candidates.prefix(Self.candidateLimit))
         return reply
     }
 
@@ -28,7 +33,12 @@ extension VaultSession {
             let code = try code(item.id)
             return BrowserFillReply(itemID: item.id, title: item.title, username: nil, password: nil, code: code.code, hasCode: true)
         }
-        try withoutAutoBackup { try update(reindexing: { [item.id] }) { try $0.markFilled(id: item.id, now: now()) } }
+        // AF-9 ("last filled"), saved once the values are on their way: at 10,000 items a save is most of a click.
+        let at = now()
+        deferred.append { [weak self] in
+            guard let self else { return }
+            _ = try? self.withoutAutoBackup { try self.update(reindexing: { [item.id] }) { try $0.markFilled(id: item.id, now: at) } }
+        }
         return BrowserFillReply(itemID: item.id, title: item.title, username: item.username, password: item.password, code: nil, hasCode: hasCode)
     }
 

@@ -92,8 +92,20 @@ extension VaultSession {
         let domains = DomainRules.shared
         guard let host = CredentialMatcher.requestedHost(r.address, domains: domains) else { throw ProtocolError(.notAnAddress, ["address": r.address]) }
         guard let pick = r.pick else {
-            let candidates = CredentialMatcher.candidates(for: r.address, in: vault, domains: domains).compactMap { c -> FillCandidate? in
-                guard let item = try? vault.item(id: c.itemID) else { return nil }
+            if lookups.siteIndex == nil { lookups.siteIndex = SiteIndex(items: vault.items, domains: domains) }
+            let items = vault.items
+            if lookups.idPositions == nil {
+                var positions = [String: Int](minimumCapacity: items.count)
+                for i in items.indices { positions[items[i].id] = i }
+                lookups.idPositions = positions
+            }
+            let positions = lookups.idPositions ?? [:]
+            func item(_ id: String) -> Item? {
+                guard let i = positions[id], i < items.count, items[i].id == id else { return nil }
+                return items[i]
+            }
+            let candidates = lookups.siteIndex!.candidates(for: r.address, domains: domains, item: item).compactMap { c -> FillCandidate? in
+                guard let item = item(c.itemID) else { return nil }
                 return FillCandidate(id: c.itemID, title: item.title, username: item.username, website: c.website, match: c.match.rawValue)
             }
             return .fill(FillReply(host: domains.unicodeHost(host), candidates: candidates))

@@ -28,6 +28,15 @@ public final class VaultSession: @unchecked Sendable {
     /// A hidden item the request names by its exact id (`resolve`): the next change finds it among the
     /// items, and it is hidden again when the change is saved.
     var exposing = Set<String>()
+    /// Saves that may wait until the answer is on its way (a browser fill's "last filled"): the agent runs them
+    /// on its queue right after the request (`takeDeferred`), so the click does not wait for a save.
+    public internal(set) var deferred = [() -> Void]()
+
+    /// The deferred saves, handed over once.
+    public func takeDeferred() -> [() -> Void] {
+        defer { deferred = [] }
+        return deferred
+    }
     /// Set while only backup settings are saved: they make no auto-backup of their own.
     var recordingBackupSettings = false
     /// The attachments' bookkeeping.

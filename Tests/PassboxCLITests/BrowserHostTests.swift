@@ -154,6 +154,9 @@ import Testing
         #expect(offerNew.body["action"] as? String == "save")
         let saved = try host.call("browser-save", ["url": "https://shop.example/account", "username": "bob", "password": ["secret": 0]], secrets: ["new-pass-42"])
         #expect(saved.kind == "saved" && saved.body["title"] as? String == "shop.example")
+        // The site index kept since the first candidates knows the new login at once.
+        let shop = try host.call("browser-candidates", ["url": "https://www.shop.example/"])
+        #expect((shop.body["candidates"] as? [[String: Any]])?.map { $0["match"] as? String } == ["same-domain"])
         let offerSame = try host.call("browser-offer", ["url": "https://shop.example/", "username": "bob", "password": ["secret": 0]], secrets: ["new-pass-42"])
         #expect(offerSame.body["action"] as? String == "none")
         let offerChanged = try host.call("browser-offer", ["url": "https://bank.example/", "username": "ada", "password": ["secret": 0]], secrets: ["changed-7"])

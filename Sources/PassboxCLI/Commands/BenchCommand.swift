@@ -20,6 +20,7 @@ extension Commands {
         case "import": try ImportBenchmark.run(args, input: context.input)
         case "attach": try AttachBenchmark.run(args)
         case "save": try SaveBenchmark.run(args)
+        case "browser": try BrowserBenchmark.run(args)
         default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, list, save, server, sync, ui, duress, backup, import, attach")
         }
     }

@@ -325,7 +325,7 @@ enum CommandTable {
         },
         CommandSpec(name: "welcome", summary: "where your data lives, and a short tour", usage: "passbox welcome") { c, a, _ in try Commands.welcome(c, a) },
         CommandSpec(
-            name: "bench", summary: "the speed figures beside their targets", usage: "passbox bench vault|search|check|agent|list|save|server|sync|ui|duress|backup|import|attach [--items N] [--runs N] [--queries N] [--seconds N] [--database URI] [--file F] [--merge-seconds S]",
+            name: "bench", summary: "the speed figures beside their targets", usage: "passbox bench vault|search|check|agent|list|save|browser|server|sync|ui|duress|backup|import|attach [--items N] [--runs N] [--queries N] [--seconds N] [--database URI] [--file F] [--merge-seconds S]",
             valued: ["items", "runs", "queries", "seconds", "database", "file", "size-mib", "merge-seconds"], flags: ["json", "full-kdf", "no-pdf"]
         ) { c, a, _ in try Commands.bench(c, a) },
         CommandSpec(name: "completion", summary: "a shell completion script", usage: "passbox completion bash|zsh|fish") { _, a, _ in try Completion.print(a) },

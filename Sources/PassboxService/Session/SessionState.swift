@@ -1,4 +1,5 @@
 import Foundation
+import PassboxDomains
 import PassboxCore
 import PassboxProtocol
 import PassboxManifest
@@ -17,6 +18,9 @@ struct SessionLookups {
     var idPositions: [String: Int]?
     /// The last listing (its filter and sort, and the positions of its items in order), for its next pages.
     var keptListing: (key: String, positions: [Int], widths: ItemTableWidths?)?
+    /// Logins by site, made at the first fill listing (the browser asks at every page) and brought up to date
+    /// for the items a change names, like the search index.
+    var siteIndex: SiteIndex?
 
     /// After a save: the lookups are made again when next needed, and the kept search index is brought up to
     /// date for the items named (rebuilt at the next search when none are: nil).
@@ -24,9 +28,10 @@ struct SessionLookups {
         titlePositions = nil
         idPositions = nil
         keptListing = nil
-        guard searchIndex != nil else { return }
+        guard searchIndex != nil || siteIndex != nil else { return }
         guard let ids else {
             searchIndex = nil
+            siteIndex = nil
             return
         }
         // A few ids are found from the end (an added item is last); many through a map of every item.
@@ -34,7 +39,8 @@ struct SessionLookups {
         if ids.count > 16 { for i in items.indices { positions[items[i].id] = i } }
         for id in ids {
             let i = ids.count > 16 ? positions[id] : items.lastIndex(where: { $0.id == id })
-            if let i { searchIndex!.upsert(items[i]) } else { searchIndex!.remove(id: id) }
+            if let i { searchIndex?.upsert(items[i]) } else { searchIndex?.remove(id: id) }
+            if let i { siteIndex?.upsert(items[i], domains: DomainRules.shared) } else { siteIndex?.remove(id: id) }
         }
     }
 }

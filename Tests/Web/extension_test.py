@@ -1,0 +1,1090 @@
+#!/usr/bin/python3
+"""The browser extension (extension/) in real browsers: Chromium (selenium and chromedriver) and Firefox (its own
+WebDriver BiDi, bidi.py), headless, against a real agent and the test sites of ext_sites.py.
+
+Per browser and language: a throwaway data directory with a vault (logins Bank with a one-time code, and Shop),
+its agent unlocked, the native messaging host installed for a throwaway HOME, the extension laid out by
+extension/tools/assemble.sh. Then: pairing (the popup's code confirmed with `passbox browser pair`), fills by the
+in-field button's menu (mouse and keyboard), the other-site warning, pages that hide or cover the button or send
+synthetic events, cross-origin frames, http, save and update offers, a generated password, a one-time code,
+lock and unlock from the popup, a second profile that is not paired, and a removed pairing. Texts are checked in
+the browser's language against extension/_locales. Console errors of the pages, the popup and the extension (its
+service worker too) fail the flow. Screenshots of the main steps go to --artifacts.
+
+German runs in Chromium only unless Firefox has a German language pack (firefox-esr-l10n-de): without one,
+Firefox's extension locale stays en-US whatever intl.locale.requested says.
+
+Usage: extension_test.py --passbox PATH --artifacts DIR [--only chromium|firefox] [--language en|de] [--serial]
+"""
+import argparse, concurrent.futures, glob, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time, traceback, urllib.request
+
+import websocket
+from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bidi, ext_sites  # noqa: E402
+
+ROOT = os.path.realpath(os.path.join(HERE, "..", ".."))
+EXTENSION = os.path.join(ROOT, "extension")
+CHROMIUM_ID = "bbcehchmcalipejkofghcfnglkhhoafk"
+FIREFOX_ID = "passbox@passbox.dev"
+# Fixed by the pref extensions.webextensions.uuids, so the popup's address is known.
+FIREFOX_UUID = "5e1f0c3a-7b2d-4c8e-9f6a-2d4b8c0e1a37"
+PASSWORD = "tulip ocean marble violin anchor"
+BANK_PASSWORD = "Bank-Secret-tulip-42"
+TOTP_SECRET = "JBSWY3DPEHPK3PXP"
+TOTP_URI = f"otpauth://totp/Bank:ada?secret={TOTP_SECRET}&issuer=Bank"
+# The in-page menu's geometry (content.js): rows 40 px high, row i's centre at field bottom + 29 + 40 i; rows
+# ignore input for 400 ms after they appear (this waits a little longer after it saw them).
+ROW_FIRST, ROW_HEIGHT, ARM_SECONDS = 29, 40, 0.45
+VIEWPORT = (1280, 1000)
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def firefox_has_german():
+    """Whether Firefox can show German at all: a German language pack beside it (Debian's firefox-esr-l10n-de)."""
+    return bool(glob.glob("/usr/lib/firefox-esr/browser/extensions/langpack-de@*.xpi") + glob.glob("/usr/lib/firefox-esr/distribution/extensions/langpack-de@*.xpi"))
+
+
+# MARK: the extension's texts
+
+class Messages:
+    """extension/_locales/LANG/messages.json, substituted as chrome.i18n.getMessage does."""
+
+    def __init__(self, language):
+        with open(os.path.join(EXTENSION, "_locales", language, "messages.json"), encoding="utf-8") as f:
+            self.table = json.load(f)
+
+    def raw(self, key, *subs):
+        entry = self.table[key]
+        text = entry["message"]
+        for name, placeholder in entry.get("placeholders", {}).items():
+            content = re.sub(r"\$(\d)", lambda m: subs[int(m.group(1)) - 1], placeholder["content"])
+            text = re.sub(r"\$" + re.escape(name) + r"\$", lambda _: content, text, flags=re.I)
+        return text
+
+    def __call__(self, key, *subs):
+        # The popup shows `command` spans as <code>: its text has no backticks.
+        return self.raw(key, *subs).replace("`", "")
+
+    def pattern(self, key):
+        """A regular expression for the message with any values in its placeholders (groups in their order)."""
+        entry = self.table[key]
+        parts = re.split(r"(\$[A-Za-z0-9_]+\$)", entry["message"])
+        return re.compile("".join("(.+?)" if p.startswith("$") and p.endswith("$") and len(p) > 2 else re.escape(p) for p in parts) + r"\Z", re.S)
+
+
+# MARK: the vault and its agent
+
+class Vault:
+    """A data directory with a vault, its agent (XDG_RUNTIME_DIR="": the socket is DATA/run/agent.sock) and the CLI."""
+
+    def __init__(self, passbox, root, language):
+        self.passbox = passbox
+        self.data = os.path.join(root, "data")
+        self.home = os.path.join(root, "home")
+        os.makedirs(self.home)
+        self.env = dict(os.environ, XDG_RUNTIME_DIR="", HOME=self.home, PASSBOX_LANG=language)
+        self.agent = None
+        self.cli("init", "--insecure-test-kdf", input=PASSWORD + "\n")
+        self.agent_log = open(os.path.join(root, "agent.log"), "w")
+        self.agent = subprocess.Popen([passbox, "--data", self.data, "agent", "--insecure-test-kdf"], env=self.env,
+                                      stdin=subprocess.DEVNULL, stdout=self.agent_log, stderr=subprocess.STDOUT)
+        socket_path = os.path.join(self.data, "run", "agent.sock")
+        deadline = time.monotonic() + 60
+        while not os.path.exists(socket_path):
+            check(self.agent.poll() is None, "the agent ended at start")
+            check(time.monotonic() < deadline, "the agent made no socket in 60 s")
+            time.sleep(0.02)
+        self.cli("unlock", input=PASSWORD + "\n")
+        self.cli("add", "login", "--title", "Bank", "--username", "ada", "--url", "https://bank.example", "--password-stdin", input=BANK_PASSWORD + "\n")
+        self.cli("totp", "add", "Bank", "--uri-stdin", input=TOTP_URI + "\n")
+        self.cli("add", "login", "--title", "Shop", "--username", "bob", "--url", "https://shop.example", "--password-stdin", input="Shop-Secret-ocean-7\n")
+        self.bank_id = self.json("show", "Bank", "--json")["summary"]["id"]
+
+    def cli(self, *args, input=None, ok=True, env=None, timeout=60):
+        out = subprocess.run([self.passbox, "--data", self.data, *args], input=input, capture_output=True, text=True,
+                             env=dict(self.env, **(env or {})), timeout=timeout)
+        if ok:
+            check(out.returncode == 0, f"passbox {' '.join(args)} failed ({out.returncode}): {out.stderr.strip()}")
+        return out
+
+    def json(self, *args):
+        return json.loads(self.cli(*args).stdout)
+
+    def stop(self):
+        if self.agent is not None:
+            self.agent.send_signal(signal.SIGTERM)
+            try:
+                self.agent.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.agent.kill()
+                self.agent.wait()
+            self.agent = None
+            self.agent_log.close()
+
+
+# MARK: the browsers (one interface: tabs are selenium window handles or BiDi contexts)
+
+# The in-page button's host for a field: the [data-passbox-button] whose centre lies in the field's rectangle.
+BUTTON_JS = """((field) => {
+  const input = document.querySelector(field);
+  if (!input) return null;
+  const f = input.getBoundingClientRect();
+  const hosts = [...document.querySelectorAll('[data-passbox-button]')];
+  const index = hosts.findIndex((h) => {
+    const r = h.getBoundingClientRect();
+    const x = r.x + r.width / 2, y = r.y + r.height / 2;
+    return r.width > 0 && x > f.left && x < f.right && y > f.top && y < f.bottom;
+  });
+  if (index < 0) return null;
+  const r = hosts[index].getBoundingClientRect();
+  return {index, x: r.x, y: r.y, w: r.width, h: r.height, left: f.left, top: f.top, right: f.right, bottom: f.bottom};
+})(%s)"""
+
+# What a button's (closed) shadow root shows: whether its menu is open, its rows and its note.
+MENU_JS = """(root) => {
+  const menu = root.querySelector('.menu');
+  return {open: menu.classList.contains('open'),
+          rows: [...root.querySelectorAll('.row')].map((r) => [r.querySelector('.title').textContent, (r.querySelector('.sub') || {}).textContent || '', r.classList.contains('warn')]),
+          note: root.querySelector('.note').textContent,
+          focused: root.activeElement ? (root.activeElement.dataset.index ?? 'other') : null};
+}"""
+
+FRAME_OFFSET_JS = "(() => { const f = document.querySelector('iframe'); const r = f.getBoundingClientRect(); return [r.x + f.clientLeft, r.y + f.clientTop]; })()"
+
+CHROMIUM_KEYS = {"ArrowDown": Keys.ARROW_DOWN, "ArrowUp": Keys.ARROW_UP, "Enter": Keys.ENTER, "Escape": Keys.ESCAPE, "Tab": Keys.TAB}
+
+
+class ServiceWorkerConsole:
+    """Chromium: the extension service worker's errors (uncaught exceptions, console.error, the browser's error
+    entries), over the DevTools protocol of the browser chromedriver started: its browser log has pages only."""
+
+    def __init__(self, address, extension_id):
+        with urllib.request.urlopen(f"http://{address}/json/version", timeout=10) as r:
+            endpoint = json.loads(r.read())["webSocketDebuggerUrl"]
+        self.ws = websocket.create_connection(endpoint, timeout=10, suppress_origin=True, enable_multithread=True)
+        self.ws.settimeout(None)
+        self.prefix = f"chrome-extension://{extension_id}/"
+        self.lock = threading.Lock()
+        self.errors = []
+        self.attached = set()
+        self.next_id = 0
+        threading.Thread(target=self.read, name="devtools-reader", daemon=True).start()
+        self.send("Target.setDiscoverTargets", {"discover": True})
+
+    def send(self, method, params=None, session=None):
+        with self.lock:
+            self.next_id += 1
+            message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        self.ws.send(json.dumps(message))
+
+    def add(self, text):
+        with self.lock:
+            self.errors.append(f"service worker: {text}")
+
+    def read(self):
+        while True:
+            try:
+                m = json.loads(self.ws.recv())
+                method, p = m.get("method"), m.get("params", {})
+                if method in ("Target.targetCreated", "Target.targetInfoChanged"):
+                    info = p["targetInfo"]
+                    if info["type"] == "service_worker" and info["url"].startswith(self.prefix) and info["targetId"] not in self.attached:
+                        self.attached.add(info["targetId"])
+                        self.send("Target.attachToTarget", {"targetId": info["targetId"], "flatten": True})
+                elif method == "Target.attachedToTarget":
+                    self.send("Runtime.enable", session=p["sessionId"])
+                    self.send("Log.enable", session=p["sessionId"])
+                elif method == "Target.detachedFromTarget":
+                    self.attached.discard(p.get("targetId"))
+                elif method == "Runtime.exceptionThrown":
+                    d = p["exceptionDetails"]
+                    self.add((d.get("exception") or {}).get("description") or d.get("text"))
+                elif method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+                    self.add(" ".join(str(a.get("value", a.get("description", ""))) for a in p.get("args", [])))
+                elif method == "Log.entryAdded" and p["entry"].get("level") == "error":
+                    self.add(p["entry"].get("text"))
+            except Exception:  # noqa: BLE001 - the connection closed with the browser
+                return
+
+    def take(self):
+        with self.lock:
+            errors, self.errors = self.errors, []
+        return errors
+
+    def close(self):
+        try:
+            self.ws.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+class Chromium:
+    kind = "chromium"
+    base = f"chrome-extension://{CHROMIUM_ID}/"
+
+    def __init__(self, home, extension, language, sites):
+        # With --user-data-dir, Chromium looks for native messaging hosts only in its NativeMessagingHosts folder:
+        # HOME/.config/chromium is where `passbox browser install --browser chromium` writes for that HOME.
+        options = Options()
+        for a in ["--headless=new", "--no-sandbox", "--disable-gpu", f"--window-size={VIEWPORT[0]},{VIEWPORT[1]}", "--disable-dev-shm-usage",
+                  f"--lang={language}", "--no-first-run", "--no-default-browser-check", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", f"--user-data-dir={os.path.join(home, '.config', 'chromium')}",
+                  f"--load-extension={extension}", "--ignore-certificate-errors", f"--host-resolver-rules={sites.resolver_rules()}"]:
+            options.add_argument(a)
+        # --lang picks the extension's messages; intl.accept_languages only navigator.language.
+        options.add_experimental_option("prefs", {"extensions": {"ui": {"developer_mode": True}}, "intl": {"accept_languages": language}})
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        env = dict(os.environ, HOME=home, XDG_RUNTIME_DIR="")
+        self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver", env=env), options=options)
+        self.driver.set_page_load_timeout(30)
+        self.first = self.current = self.driver.current_window_handle
+        self.in_frame = False
+        self.console = None
+        try:
+            self.console = ServiceWorkerConsole(self.driver.capabilities["goog:chromeOptions"]["debuggerAddress"], CHROMIUM_ID)
+        except Exception as e:  # noqa: BLE001 - reported, not fatal: the pages' logs still count
+            print(f"note: no DevTools connection for the service worker's console: {e}", flush=True)
+
+    def _to(self, tab, frame=False):
+        if self.current != tab:
+            self.driver.switch_to.window(tab)
+            self.current, self.in_frame = tab, False
+        if self.in_frame and not frame:
+            self.driver.switch_to.default_content()
+            self.in_frame = False
+        if frame and not self.in_frame:
+            self.driver.switch_to.frame(self.driver.find_element(By.CSS_SELECTOR, "iframe"))
+            self.in_frame = True
+
+    def new_tab(self, url):
+        self.driver.switch_to.new_window("tab")
+        self.current, self.in_frame = self.driver.current_window_handle, False
+        self.driver.get(url)
+        return self.current
+
+    def navigate(self, tab, url):
+        self._to(tab)
+        self.driver.get(url)
+
+    def close_tab(self, tab):
+        try:
+            self._to(tab)
+            self.driver.close()
+        finally:
+            self.driver.switch_to.window(self.first)
+            self.current, self.in_frame = self.first, False
+
+    def js(self, tab, expression, frame=False):
+        self._to(tab, frame)
+        return self.driver.execute_script(f"return ({expression});")
+
+    def menu(self, tab, index, frame=False):
+        self._to(tab, frame)
+        host = self.driver.find_elements(By.CSS_SELECTOR, "[data-passbox-button]")[index]
+        # chromedriver reaches a closed shadow root too. (Selenium 4.8 cannot pass its ShadowRoot as an argument:
+        # it reads a ShadowRoot's .id, which is ._id; the reference is written out here.)
+        root = {"shadow-6066-11e4-a52e-4f735466cecf": host.shadow_root._id}
+        return self.driver.execute_script(f"return ({MENU_JS})(arguments[0]);", root)
+
+    def click(self, tab, x, y):
+        self._to(tab)
+        actions = ActionBuilder(self.driver)
+        actions.pointer_action.move_to_location(int(round(x)), int(round(y)))
+        actions.pointer_action.click()
+        actions.perform()
+
+    def press(self, tab, *keys):
+        self._to(tab)
+        ActionChains(self.driver).send_keys(*[CHROMIUM_KEYS.get(k, k) for k in keys]).perform()
+
+    def type_text(self, tab, text):
+        self._to(tab)
+        ActionChains(self.driver).send_keys(text).perform()
+
+    def click_element(self, tab, css):
+        """A click on an extension page's element (the popup)."""
+        self._to(tab)
+        self.driver.find_element(By.CSS_SELECTOR, css).click()
+
+    def type_into(self, tab, css, text):
+        self._to(tab)
+        field = self.driver.find_element(By.CSS_SELECTOR, css)
+        field.clear()
+        field.send_keys(text)
+
+    def screenshot(self, tab, path):
+        self._to(tab)
+        self.driver.save_screenshot(path)
+
+    def errors(self):
+        found = [f"console: {e.get('message')}" for e in self.driver.get_log("browser") if e.get("level") in ("SEVERE", "ERROR")]
+        return found + (self.console.take() if self.console else [])
+
+    def quit(self):
+        if self.console:
+            self.console.close()
+        try:
+            self.driver.quit()
+        except Exception:  # noqa: BLE001 - gone already
+            pass
+
+
+class Firefox:
+    kind = "firefox"
+    base = f"moz-extension://{FIREFOX_UUID}/"
+
+    def __init__(self, home, extension, language, sites, profile):
+        prefs = dict(sites.firefox_prefs(), **{
+            "extensions.webextensions.uuids": json.dumps({FIREFOX_ID: FIREFOX_UUID}),
+            "intl.locale.requested": language, "intl.accept_languages": language,
+        })
+        # HOME: Firefox finds the native messaging host in HOME/.mozilla/native-messaging-hosts.
+        self.ff = bidi.Firefox(home=home, profile=profile, prefs=prefs, env={"XDG_RUNTIME_DIR": ""}, accept_insecure_certs=True,
+                               system_access=True, viewport=VIEWPORT)
+        try:
+            self.ff.install_extension(extension)
+            self.first = self.ff.top_contexts()[0]
+            self.active = self.first
+            self.mark = 0
+        except BaseException:
+            self.ff.close()
+            raise
+
+    def _activate(self, tab):
+        if self.active != tab:
+            self.ff.activate(tab)
+            self.active = tab
+
+    def _context(self, tab, frame):
+        if not frame:
+            return tab
+        children = self.ff.send("browsingContext.getTree", {"root": tab})["contexts"][0]["children"] or []
+        check(children, "no frame in the page")
+        return children[0]["context"]
+
+    def new_tab(self, url):
+        tab = self.ff.new_tab(url)
+        self.active = tab
+        return tab
+
+    def navigate(self, tab, url):
+        self.ff.navigate(tab, url)
+
+    def close_tab(self, tab):
+        self.ff.close_tab(tab)
+        if self.active == tab:
+            self.active = None
+
+    def js(self, tab, expression, frame=False):
+        return self.ff.evaluate(self._context(tab, frame), expression)
+
+    def menu(self, tab, index, frame=False):
+        context = self._context(tab, frame)
+        host = self.ff.evaluate(context, f"document.querySelectorAll('[data-passbox-button]')[{index}]")
+        # BiDi serializes a node with its shadow root, a closed one too; its sharedId comes back as an argument.
+        return self.ff.call(context, MENU_JS, {"sharedId": host["value"]["shadowRoot"]["sharedId"]})
+
+    def click(self, tab, x, y):
+        self._activate(tab)
+        self.ff.click(tab, x, y)
+
+    def press(self, tab, *keys):
+        self._activate(tab)
+        self.ff.press(tab, *keys)
+
+    def type_text(self, tab, text):
+        self._activate(tab)
+        self.ff.type_text(tab, text)
+
+    def click_element(self, tab, css):
+        self._activate(tab)
+        self.ff.click_element(tab, css)
+
+    def type_into(self, tab, css, text):
+        self._activate(tab)
+        self.ff.evaluate(tab, f"document.querySelector({json.dumps(css)}).value = ''")
+        self.ff.click_element(tab, css)
+        self.ff.type_text(tab, text)
+
+    def screenshot(self, tab, path):
+        self.ff.screenshot(tab, path)
+
+    def errors(self):
+        """Uncaught errors and console.error of the extension's pages and scripts (moz-extension://) and of the
+        test sites' pages, from Firefox's output since the last call."""
+        output = self.ff.output()
+        lines, self.mark = output[self.mark:].splitlines(), len(output)
+        sites = tuple("//" + n for n in ext_sites.NAMES)
+        return [line for line in lines if (line.startswith("JavaScript error:") or line.startswith("console.error:"))
+                and ("moz-extension://" in line or any(s in line for s in sites))]
+
+    def quit(self):
+        self.ff.close()
+
+
+# MARK: one browser in one language
+
+class Run:
+    def __init__(self, args, kind, language, sites):
+        self.args, self.kind, self.language, self.sites = args, kind, language, sites
+        self.label = f"{kind}, {language}"
+        self.msg = Messages(language)
+        self.root = tempfile.mkdtemp(prefix=f"passbox-ext-{kind}-{language}-")
+        self.vault = self.browser = self.second = None
+        self.helper = None
+        self.last_tab = None
+        self.tab_ids = {}
+        self.marks = 0
+        self.bank_password = BANK_PASSWORD
+        self.paired = False
+
+    # ---- setup and the end
+
+    def start(self):
+        self.vault = Vault(self.args.passbox, self.root, self.language)
+        self.vault.cli("browser", "install", "--browser", self.kind)
+        self.extension = os.path.join(self.root, "extension")
+        subprocess.run([os.path.join(EXTENSION, "tools", "assemble.sh"), self.extension, self.kind], check=True, capture_output=True)
+        self.browser = self.open_browser(self.vault.home, "profile")
+        # An extension page of its own, to ask the browser for tab ids (tabs.query).
+        self.helper = self.browser.new_tab(self.browser.base + "popup.html?tab=helper")
+
+    def open_browser(self, home, profile):
+        if self.kind == "chromium":
+            return Chromium(home, self.extension, self.language, self.sites)
+        return Firefox(home, self.extension, self.language, self.sites, os.path.join(self.root, profile))
+
+    def stop(self):
+        for b in (self.second, self.browser):
+            if b is not None:
+                b.quit()
+        if self.vault:
+            self.vault.stop()
+        # The browsers end their native hosts (`passbox browser-host`) as they close; any left is ended here, by its id.
+        for pid in self.leftover_processes():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def leftover_processes(self):
+        found = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) == os.getpid():
+                continue
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if self.root.encode() in f.read():
+                        found.append(int(entry))
+            except OSError:
+                pass
+        return found
+
+    # ---- waiting, screenshots, errors
+
+    def wait(self, condition, what, timeout=10):
+        deadline = time.monotonic() + timeout
+        last = None
+        while True:
+            try:
+                value = condition()
+                if value:
+                    return value
+            except Failure:
+                raise
+            except Exception as e:  # noqa: BLE001 - "not yet"; reported at the deadline
+                last = e
+            if time.monotonic() >= deadline:
+                self.shot("failure", self.last_tab)
+                raise Failure(f"timed out after {timeout:g} s waiting for {what}" + (f" (last: {str(last).splitlines()[0] if str(last) else repr(last)})" if last else ""))
+            time.sleep(0.05)
+
+    def shot(self, name, tab=None):
+        tab = tab or self.last_tab
+        if tab is None:
+            return
+        os.makedirs(self.args.artifacts, exist_ok=True)
+        try:
+            self.browser.screenshot(tab, os.path.join(self.args.artifacts, f"{self.kind}-{self.language}-{name}.png"))
+        except Exception:  # noqa: BLE001 - a screenshot never fails a flow
+            pass
+
+    def check_errors(self, expected=()):
+        errors = [e for e in self.browser.errors() if not any(x in e for x in expected)]
+        check(not errors, "console errors: " + " | ".join(errors[:6]))
+
+    # ---- tabs
+
+    def open(self, url):
+        tab = self.browser.new_tab(url)
+        self.last_tab = tab
+        return tab
+
+    def close(self, *tabs):
+        for tab in tabs:
+            if tab is not None:
+                try:
+                    self.browser.close_tab(tab)
+                except Exception:  # noqa: BLE001 - closed already
+                    pass
+                self.tab_ids.pop(tab, None)
+
+    def js(self, tab, expression, frame=False):
+        return self.browser.js(tab, expression, frame)
+
+    def values(self, tab, *fields, frame=False):
+        return self.js(tab, "[" + ", ".join(f"document.querySelector({json.dumps(f)}).value" for f in fields) + "]", frame)
+
+    def tab_id(self, tab):
+        """The extension's id of a tab: the page's title is set to a mark that tabs.query finds."""
+        if tab not in self.tab_ids:
+            self.marks += 1
+            mark = f"passbox-test-tab-{self.marks}"
+            self.js(tab, f"document.title = {json.dumps(mark)}")
+            query = f"(globalThis.browser ?? chrome).tabs.query({{}}).then((tabs) => tabs.filter((t) => t.title === {json.dumps(mark)}).map((t) => t.id))"
+            ids = self.wait(lambda: self.js(self.helper, query), f"the tab with the title {mark}")
+            check(len(ids) == 1, f"tabs titled {mark}: {ids}")
+            self.tab_ids[tab] = ids[0]
+        return self.tab_ids[tab]
+
+    # ---- the popup, opened as a tab for a site's tab (popup.html?tab=N)
+
+    def popup(self, site, state=None, timeout=10):
+        pop = self.browser.new_tab(self.browser.base + f"popup.html?tab={self.tab_id(site)}")
+        self.last_tab = pop
+        if state:
+            self.wait_state(pop, state, timeout)
+        else:
+            self.wait(lambda: self.state(pop) != "connecting", "the popup's first state")
+        return pop
+
+    def reload_popup(self, pop, site, state=None, timeout=10):
+        self.browser.navigate(pop, self.browser.base + f"popup.html?tab={self.tab_id(site)}")
+        self.last_tab = pop
+        if state:
+            self.wait_state(pop, state, timeout)
+        return pop
+
+    def state(self, pop):
+        return self.js(pop, "document.getElementById('status').dataset.state")
+
+    def wait_state(self, pop, state, timeout=10):
+        self.wait(lambda: self.state(pop) == state, f"the popup in the state {state}", timeout)
+        text = self.js(pop, "document.getElementById('status').textContent")
+        check(text == self.msg(f"state_{state}"), f"the popup's status reads {text!r}, not {self.msg(f'state_{state}')!r}")
+        lang = self.js(pop, "document.documentElement.lang")
+        check(lang == self.language, f"the popup's lang is {lang!r} for {self.language} texts")
+
+    def text(self, pop, element_id):
+        return self.js(pop, f"document.getElementById({json.dumps(element_id)}).textContent")
+
+    def shown(self, pop, element_id):
+        return self.js(pop, f"document.getElementById({json.dumps(element_id)}).checkVisibility()")
+
+    def popup_rows(self, pop, list_id="candidates"):
+        return self.js(pop, f"[...document.querySelectorAll('#{list_id} li')].map((li) => [li.dataset.id, li.querySelector('.title').textContent, li.querySelector('.sub').textContent])")
+
+    # ---- the in-page button and menu
+
+    def button(self, tab, field, frame=False):
+        """Waits for Passbox's button in the field; its rectangle and the field's, in the tab's viewport."""
+        found = self.wait(lambda: self.js(tab, BUTTON_JS % json.dumps(field), frame), f"Passbox's button in {field}")
+        if frame:
+            dx, dy = self.js(tab, FRAME_OFFSET_JS)
+            for k in ("x", "left", "right"):
+                found[k] += dx
+            for k in ("y", "top", "bottom"):
+                found[k] += dy
+        return found
+
+    def menu(self, tab, button, frame=False):
+        return self.browser.menu(tab, button["index"], frame)
+
+    def settled(self, tab, button, frame=False):
+        """The open menu once it shows rows or a final note (not "Loading…" or "Filling…"), and when it was seen."""
+        busy = {self.msg("menu_loading"), self.msg("menu_filling"), self.msg("menu_generating")}
+
+        def ready():
+            m = self.menu(tab, button, frame)
+            return m if m["open"] and (m["rows"] or (m["note"] and m["note"] not in busy)) else None
+        m = self.wait(ready, "the in-page menu")
+        m["seen"] = time.monotonic()
+        return m
+
+    def open_menu(self, tab, field, frame=False):
+        self.last_tab = tab
+        b = self.button(tab, field, frame)
+        self.browser.click(tab, b["x"] + b["w"] / 2, b["y"] + b["h"] / 2)
+        return b, self.settled(tab, b, frame)
+
+    def choose(self, tab, b, m, row, done, what, frame=False, keyboard=False):
+        """Picks row `row` of the open menu `m` once it is armed (by a click at its place, or Enter on the focused
+        row); tries again, a few times, only while the menu still shows the same rows and done() is not true."""
+        x = max(8, b["left"]) + 40
+        y = b["bottom"] + ROW_FIRST + ROW_HEIGHT * row
+        for attempt in range(4):
+            delay = m["seen"] + ARM_SECONDS - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)  # the menu's arming delay: input before it is ignored by design
+            if keyboard:
+                self.browser.press(tab, "Enter")
+            else:
+                self.browser.click(tab, x, y)
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                result = done()
+                if result:
+                    return result
+                now = self.menu(tab, b, frame)
+                if now["rows"] != m["rows"] or not now["open"]:
+                    # It went on (another state, or closed): wait for the outcome alone.
+                    return self.wait(done, what)
+                time.sleep(0.05)
+            m = dict(m, seen=time.monotonic() - ARM_SECONDS)
+        return self.wait(done, what, timeout=0.1)
+
+    def fill_by_menu(self, tab, field, item_title, check_fields, frame=False):
+        """The button in `field`, then the row titled item_title; waits until check_fields() is true."""
+        b, m = self.open_menu(tab, field, frame)
+        titles = [r[0] for r in m["rows"]]
+        check(item_title in titles, f"the menu of {field} offers {titles}, note {m['note']!r}, not {item_title!r}")
+        return self.choose(tab, b, m, titles.index(item_title), check_fields, f"{field} filled with {item_title}", frame)
+
+    def click_field(self, tab, field, frame=False):
+        """A trusted click in the field's left part (away from Passbox's button): focuses it."""
+        b = self.button(tab, field, frame)
+        self.browser.click(tab, b["left"] + 20, (b["top"] + b["bottom"]) / 2)
+        return b
+
+    def submit(self, tab, css):
+        r = self.js(tab, f"(() => {{ const r = document.querySelector({json.dumps(css)}).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()")
+        self.browser.click(tab, *r)
+
+
+# MARK: the flows
+
+def flow_pair(run):
+    """Not paired; Pair shows a code; the CLI lists it waiting and confirms it; the popup is unlocked."""
+    msg, vault = run.msg, run.vault
+    site = run.open("https://login.bank.example/login")
+    pop = run.popup(site, "notPaired")
+    check(run.text(pop, "pair-text") == msg("pair_text"), "the pairing text")
+    run.shot("pair", pop)
+    run.browser.click_element(pop, "#pair-button")
+    code = run.wait(lambda: re.fullmatch(r"\d{3} \d{3}", run.text(pop, "pair-code")) and run.text(pop, "pair-code"), "the pairing code")
+    check(run.text(pop, "pair-instructions") == msg("pair_instructions"), f"the pairing instructions: {run.text(pop, 'pair-instructions')!r}")
+    check(run.shown(pop, "pair-waiting") and run.text(pop, "pair-waiting") == msg("pair_waiting"), "the waiting line")
+    run.shot("pair-code", pop)
+    pending = vault.json("browser", "list", "--json")["pending"]
+    check([(p["code"], p["browser"]) for p in pending] == [(code, run.kind)], f"the CLI lists {pending}, not the code {code}")
+    if run.language == "en":
+        out = vault.cli("browser", "pair", "--code", code).stdout
+        check(out.startswith(f"Paired {run.kind}"), f"passbox browser pair --code said {out!r}")
+    else:
+        # Interactive, in German: the CLI shows the code and asks; "j" confirms.
+        out = vault.cli("browser", "pair", input="j\n")
+        check(f"Code: {code}" in out.stdout and "ist gekoppelt" in out.stdout and "[j/N]" in out.stderr, f"passbox browser pair said {out.stdout!r} {out.stderr!r}")
+    run.wait_state(pop, "unlocked", timeout=15)
+    run.paired = True
+    rows = run.popup_rows(pop)
+    check([(r[0], r[1]) for r in rows] == [(vault.bank_id, "Bank")] and rows[0][2] == f"ada · {msg('match_sameDomain')}", f"the popup's logins: {rows}")
+    paired = vault.json("browser", "list", "--json")["paired"]
+    check(len(paired) == 1 and paired[0]["browser"] == run.kind, f"paired: {paired}")
+    run.shot("unlocked", pop)
+    run.close(pop, site)
+    run.check_errors()
+
+
+def flow_fill(run):
+    """The button's menu by mouse on login.bank.example (same domain), then by keyboard on bank.example."""
+    msg = run.msg
+    site = run.open("https://login.bank.example/login")
+    b, m = run.open_menu(site, "#username")
+    check(m["rows"] == [["Bank", f"ada · {msg('match_sameDomain')}", False]], f"the menu's rows: {m['rows']}")
+    run.shot("menu")
+    run.choose(site, b, m, 0, lambda: run.values(site, "#username", "#password") == ["ada", run.bank_password], "the fill by mouse")
+    check(not run.menu(site, b)["open"], "the menu stayed open after the fill")
+    run.shot("filled")
+    check("lastFilled" in run.vault.json("show", "Bank", "--json"), "Bank's lastFilled not recorded")
+    # The keyboard: focus the field, ArrowDown opens the menu and focuses its first row, Enter chooses it.
+    run.browser.navigate(site, "https://bank.example/login")
+    b = run.click_field(site, "#username")
+    run.wait(lambda: run.js(site, "document.activeElement.id") == "username", "the focus in #username")
+    run.browser.press(site, "ArrowDown")
+    m = run.settled(site, b)
+    check(m["rows"] == [["Bank", f"ada · {msg('match_exactHost')}", False]] and m["focused"] == "0", f"the keyboard's menu: {m}")
+    run.choose(site, b, m, 0, lambda: run.values(site, "#username", "#password") == ["ada", run.bank_password], "the fill by keyboard", keyboard=True)
+    check(run.js(site, "location.pathname") == "/login", "Enter submitted the form instead of choosing the row")
+    run.close(site)
+    run.check_errors()
+
+
+def flow_warn(run):
+    """evil.example: the menu offers nothing; the popup's search finds Bank, warns, fills anyway."""
+    msg = run.msg
+    site = run.open("https://evil.example/login")
+    b, m = run.open_menu(site, "#username")
+    check(m["rows"] == [] and m["note"] == msg("menu_none", "evil.example"), f"the menu on evil.example: {m}")
+    pop = run.popup(site, "unlocked")
+    check(run.popup_rows(pop) == [] and run.shown(pop, "candidates-empty") and run.text(pop, "candidates-empty") == msg("candidates_none"),
+          f"the popup's logins on evil.example: {run.popup_rows(pop)}, {run.text(pop, 'candidates-empty')!r}")
+    run.browser.type_into(pop, "#search", "Bank")
+    row = f'#search-results li[data-id="{run.vault.bank_id}"]'
+    run.wait(lambda: run.js(pop, f"!!document.querySelector('{row}')"), "Bank in the search results")
+    run.browser.click_element(pop, f"{row} button[data-action=fill]")
+    warning = run.wait(lambda: run.js(pop, f"document.querySelector('{row}.warning, {row} .warning')?.textContent"), "the other-site warning")
+    found = msg.pattern("error_otherSite").match(warning)
+    check(found and "bank.example" in found.group(1) and "evil.example" in found.group(2), f"the warning: {warning!r}")
+    check(run.values(site, "#username", "#password") == ["", ""], "filled before the warning was confirmed")
+    run.shot("warning", pop)
+    run.browser.click_element(pop, f"{row} button[data-action=fill-anyway]")
+    run.wait(lambda: run.values(site, "#username", "#password") == ["ada", run.bank_password], "the fill after Fill anyway")
+    run.wait(lambda: run.text(pop, "message") == msg("filled", "Bank"), "the popup's Filled")
+    run.close(pop, site)
+    run.check_errors()
+
+
+def flow_refuse(run):
+    """Pages that fade the page, cover it, or send synthetic events: no fill; the popup says why."""
+    msg = run.msg
+    for path in ("/faint", "/overlay"):
+        site = run.open(f"https://bank.example{path}")
+        run.wait(lambda: run.js(site, "document.body.dataset.ready") == "1", f"{path} ready")
+        b = run.button(site, "#username")
+        run.browser.click(site, b["x"] + b["w"] / 2, b["y"] + b["h"] / 2)
+        pop = run.popup(site, "unlocked")
+        run.wait(lambda: run.reload_popup(pop, site) and run.state(pop) == "unlocked" and run.shown(pop, "refusal"), f"the popup's refusal on {path}", timeout=5)
+        check(run.js(pop, "document.querySelector('#refusal p').textContent") == msg("refusal_text"), "the refusal's text")
+        run.shot(f"refusal-{path[1:]}", pop)
+        # A click where the first row would be (had a menu opened) fills nothing either.
+        run.browser.click(site, b["left"] + 40, b["bottom"] + ROW_FIRST)
+        check(not run.menu(site, b)["open"], f"the menu opened on {path}")
+        check(run.values(site, "#username", "#password") == ["", ""], f"{path} was filled")
+        run.shot(f"refused-{path[1:]}", site)
+        run.close(pop, site)
+    # The page's own synthetic keys and clicks do nothing; a real fill by the popup still works there.
+    site = run.open("https://bank.example/scripted")
+    run.wait(lambda: run.js(site, "document.body.dataset.ready") == "1", "/scripted ready")
+    b = run.button(site, "#username")
+    check(not run.menu(site, b)["open"], "synthetic events opened the menu")
+    check(run.values(site, "#username", "#password") == ["", ""], "synthetic events filled /scripted")
+    pop = run.popup(site, "unlocked")
+    check(not run.shown(pop, "refusal"), "a refusal for events the extension should ignore")
+    run.browser.click_element(pop, f'#candidates li[data-id="{run.vault.bank_id}"] button[data-action=fill]')
+    run.wait(lambda: run.values(site, "#username", "#password") == ["ada", run.bank_password], "the popup's fill on /scripted")
+    run.close(pop, site)
+    run.check_errors()
+
+
+def flow_frames(run):
+    """A cross-origin frame: the popup fills the top frame only; the button in a frame fills that frame (its site)."""
+    site = run.open("https://bank.example/frame?src=https://evil.example/login")
+    run.button(site, "#username", frame=True)  # the frame's content script is there too
+    pop = run.popup(site, "unlocked")
+    check([r[1] for r in run.popup_rows(pop)] == ["Bank"], f"the popup's logins for bank.example: {run.popup_rows(pop)}")
+    run.browser.click_element(pop, f'#candidates li[data-id="{run.vault.bank_id}"] button[data-action=fill]')
+    run.wait(lambda: run.values(site, "#username", "#password") == ["ada", run.bank_password], "the top frame filled")
+    check(run.values(site, "#username", "#password", frame=True) == ["", ""], "the popup's Fill reached the evil.example frame")
+    run.shot("frame-top", site)
+    run.close(pop)
+    run.browser.navigate(site, "https://evil.example/frame?src=https://bank.example/login")
+    b, m = run.open_menu(site, "#username", frame=True)
+    check([r[0] for r in m["rows"]] == ["Bank"], f"the frame's menu: {m}")
+    run.choose(site, b, m, 0, lambda: run.values(site, "#username", "#password", frame=True) == ["ada", run.bank_password], "the frame filled", frame=True)
+    check(run.values(site, "#username", "#password") == ["", ""], "the frame's fill reached the evil.example page")
+    run.shot("frame-inner", site)
+    run.close(site)
+    run.check_errors()
+
+
+def flow_http(run):
+    """http://bank.example: choosing Bank asks first (not encrypted); Fill anyway fills."""
+    msg = run.msg
+    site = run.open("http://bank.example/login")
+    b, m = run.open_menu(site, "#username")
+    check([r[0] for r in m["rows"]] == ["Bank"], f"the menu on http: {m}")
+    confirm = run.choose(site, b, m, 0, lambda: (lambda n: n if n["rows"] and n["rows"][0][0] == msg("menu_fillAnyway") else None)(run.menu(site, b)), "the http warning")
+    check([(r[0], r[2]) for r in confirm["rows"]] == [(msg("menu_fillAnyway"), True), (msg("menu_cancel"), False)] and confirm["note"] == msg("menu_insecure"),
+          f"the http warning's menu: {confirm}")
+    check(run.values(site, "#username", "#password") == ["", ""], "http filled before the warning was confirmed")
+    run.shot("http-warning", site)
+    confirm["seen"] = time.monotonic()
+    run.choose(site, b, confirm, 0, lambda: run.values(site, "#username", "#password") == ["ada", run.bank_password], "the fill after the http warning")
+    run.close(site)
+    run.check_errors()
+
+
+def type_login(run, site, username, password, submit):
+    run.click_field(site, "#username")
+    run.wait(lambda: run.js(site, "document.activeElement.id") == "username", "the focus in #username")
+    run.browser.type_text(site, username)
+    run.click_field(site, "#password")
+    run.wait(lambda: run.js(site, "document.activeElement.id") == "password", "the focus in #password")
+    run.browser.type_text(site, password)
+    check(run.values(site, "#username", "#password") == [username, password], "the typed login")
+    run.submit(site, submit)
+    run.wait(lambda: run.js(site, "location.pathname") == "/welcome" and run.js(site, "!!document.getElementById('welcome')"), "the form sent")
+
+
+def flow_save(run):
+    """A login typed on a site without one: the popup offers to save it; the vault has it."""
+    msg = run.msg
+    host = "bank.example.evil.example"
+    site = run.open(f"https://{host}/login")
+    type_login(run, site, "carol", "Carol-Secret-violin-9", "#signin")
+    pop = run.popup(site, "unlocked")
+    run.wait(lambda: run.shown(pop, "offer"), "the save offer")
+    check(run.text(pop, "offer-text") == msg("offer_save_title") and run.text(pop, "offer-save") == msg("offer_save")
+          and run.text(pop, "offer-site") == msg("offer_site", host) and run.js(pop, "document.getElementById('offer-username').value") == "carol",
+          f"the offer: {run.text(pop, 'offer-text')!r} {run.text(pop, 'offer-save')!r} {run.text(pop, 'offer-site')!r}")
+    run.shot("offer-save", pop)
+    run.browser.click_element(pop, "#offer-save")
+    run.wait(lambda: not run.shown(pop, "offer") and msg.pattern("saved").match(run.text(pop, "message")), "the offer saved")
+    found = [i for i in run.vault.json("search", "carol", "--json") if i["category"] == "login" and any(host in w for w in i.get("websites", []))]
+    check(len(found) == 1 and found[0]["summary"] == "carol", f"passbox search carol: {found}")
+    check(run.vault.cli("show", found[0]["id"], "--field", "password").stdout.strip() == "Carol-Secret-violin-9", "the saved password")
+    run.close(pop, site)
+    run.check_errors()
+
+
+def flow_update(run):
+    """ada signs in on bank.example with a new password: the popup offers to update Bank."""
+    msg = run.msg
+    site = run.open("https://bank.example/login")
+    new = "Bank-Secret-marble-43"
+    type_login(run, site, "ada", new, "#signin")
+    pop = run.popup(site, "unlocked")
+    run.wait(lambda: run.shown(pop, "offer"), "the update offer")
+    check(run.text(pop, "offer-text") == msg("offer_update_title", "Bank") and run.text(pop, "offer-save") == msg("offer_update")
+          and not run.shown(pop, "offer-title-row"), f"the offer: {run.text(pop, 'offer-text')!r} {run.text(pop, 'offer-save')!r}")
+    run.shot("offer-update", pop)
+    run.browser.click_element(pop, "#offer-save")
+    run.wait(lambda: not run.shown(pop, "offer") and run.text(pop, "message") == msg("saved", "Bank"), "the update saved")
+    stored = run.vault.cli("show", "Bank", "--field", "password").stdout.strip()
+    check(stored == new, f"Bank's password is {stored!r} after the update")
+    run.bank_password = new
+    run.close(pop, site)
+    run.check_errors()
+
+
+def flow_generate(run):
+    """shop.example/register: Generate password fills both new-password fields; the popup offers to save it."""
+    msg = run.msg
+    site = run.open("https://shop.example/register")
+    b, m = run.open_menu(site, "#new1")
+    check([r[0] for r in m["rows"]] == [msg("menu_generate"), "Shop"] and m["rows"][0][1] == msg("menu_generateSub"), f"the new password's menu: {m}")
+    run.shot("generate-menu", site)
+    run.choose(site, b, m, 0, lambda: run.values(site, "#new1")[0], "the generated password")
+    first, second = run.values(site, "#new1", "#new2")
+    check(first == second and len(first) >= 16, f"the generated passwords: {first!r} {second!r}")
+    pop = run.popup(site, "unlocked")
+    run.wait(lambda: run.shown(pop, "offer"), "the offer of the generated password")
+    check(run.text(pop, "offer-text") == msg("offer_save_title") and run.text(pop, "offer-site") == msg("offer_site", "shop.example"), "the generated password's offer")
+    run.shot("offer-generated", pop)
+    run.close(pop, site)
+    run.check_errors()
+
+
+def oathtool_codes():
+    now = int(time.time())
+    return {subprocess.run(["oathtool", "--totp", "-b", TOTP_SECRET, "-N", f"@{t}"], capture_output=True, text=True, check=True).stdout.strip()
+            for t in (now - 30, now, now + 30)}
+
+
+def flow_totp(run):
+    """After Bank is filled in a tab, its one-time code field's only row fills Bank's code."""
+    msg = run.msg
+    site = run.open("https://bank.example/login")
+    run.fill_by_menu(site, "#username", "Bank", lambda: run.values(site, "#username", "#password") == ["ada", run.bank_password])
+    run.browser.navigate(site, "https://bank.example/otp")
+    b, m = run.open_menu(site, "#code")
+    check(m["rows"] == [[msg("menu_fillCode"), "Bank", False]], f"the code field's menu: {m}")
+    code = run.choose(site, b, m, 0, lambda: re.fullmatch(r"\d{6}", run.values(site, "#code")[0]) and run.values(site, "#code")[0], "the one-time code")
+    check(code in oathtool_codes(), f"the code {code} is not oathtool's")
+    run.shot("totp", site)
+    run.close(site)
+    run.check_errors()
+
+
+def flow_unlock(run):
+    """Locked by the CLI: the page's menu says so; the popup's unlock form opens the vault again."""
+    msg = run.msg
+    site = run.open("https://bank.example/login")
+    pop = run.popup(site, "unlocked")
+    run.vault.cli("lock")
+    b, m = run.open_menu(site, "#username")
+    check(m["rows"] == [] and m["note"] == msg("menu_locked"), f"the menu while locked: {m}")
+    run.reload_popup(pop, site, "locked")
+    check(run.shown(pop, "unlock-password") and run.text(pop, "unlock-label") == msg("unlock_label"), "the unlock form")
+    run.shot("locked", pop)
+    run.browser.type_into(pop, "#unlock-password", "not the password")
+    run.browser.click_element(pop, "#unlock-button")
+    run.wait(lambda: run.text(pop, "unlock-error") not in ("", msg("unlocking")), "the wrong password's error")
+    check(run.text(pop, "unlock-error") == msg("error_wrongPassword"), f"the wrong password's error: {run.text(pop, 'unlock-error')!r}")
+    run.browser.type_into(pop, "#unlock-password", PASSWORD)
+    run.browser.click_element(pop, "#unlock-button")
+    run.wait_state(pop, "unlocked", timeout=20)
+    check([r[1] for r in run.popup_rows(pop)] == ["Bank"], f"the logins after unlocking: {run.popup_rows(pop)}")
+    check(run.vault.cli("status", ok=False).returncode == 0, "passbox status: still locked")
+    run.shot("unlocked-again", pop)
+    run.close(pop, site)
+    run.check_errors()
+
+
+def flow_second_profile(run):
+    """Another profile with the same extension: a key of its own, not paired; the CLI lists one browser."""
+    home = run.vault.home
+    if run.kind == "chromium":
+        # Chromium looks for the host in its own profile folder: a second HOME, with the host installed there.
+        home = os.path.join(run.root, "home2")
+        os.makedirs(home)
+        run.vault.cli("browser", "install", "--browser", "chromium", env={"HOME": home})
+    run.second = second = run.open_browser(home, "profile2")
+    try:
+        site = second.new_tab("https://bank.example/login")
+        second.js(site, "document.title = 'second-site'")
+        helper = second.new_tab(second.base + "popup.html?tab=helper")
+        query = "(globalThis.browser ?? chrome).tabs.query({}).then((tabs) => tabs.filter((t) => t.title === 'second-site').map((t) => t.id))"
+        ids = run.wait(lambda: second.js(helper, query), "the second profile's tab")
+        pop = second.new_tab(second.base + f"popup.html?tab={ids[0]}")
+        run.wait(lambda: second.js(pop, "document.getElementById('status').dataset.state") == "notPaired", "the second profile not paired", timeout=15)
+        check(second.js(pop, "document.getElementById('status').textContent") == run.msg("state_notPaired"), "the second profile's status text")
+        second.screenshot(pop, os.path.join(run.args.artifacts, f"{run.kind}-{run.language}-second-profile.png"))
+        paired = run.vault.json("browser", "list", "--json")
+        check(len(paired["paired"]) == 1 and not paired["pending"], f"the CLI lists {paired}")
+        errors = second.errors()
+        check(not errors, "console errors in the second profile: " + " | ".join(errors[:6]))
+    finally:
+        run.second = None
+        second.quit()
+    run.check_errors()
+
+
+def flow_remove(run):
+    """The pairing removed by the CLI: the popup is not paired; the page's menu fills nothing."""
+    msg = run.msg
+    paired = run.vault.json("browser", "list", "--json")["paired"]
+    check(len(paired) == 1, f"paired: {paired}")
+    run.vault.cli("browser", "remove", paired[0]["pairing"])
+    site = run.open("https://bank.example/login")
+    pop = run.popup(site, "notPaired")
+    run.shot("removed", pop)
+    b, m = run.open_menu(site, "#username")
+    check(m["rows"] == [] and m["note"] == msg("menu_notPaired"), f"the menu after the removal: {m}")
+    run.browser.click(site, b["left"] + 40, b["bottom"] + ROW_FIRST)
+    check(run.values(site, "#username", "#password") == ["", ""], "filled after the pairing was removed")
+    check(run.vault.json("browser", "list", "--json")["paired"] == [], "the CLI still lists the pairing")
+    run.close(pop, site)
+    run.check_errors()
+
+
+FLOWS = [("pair", flow_pair), ("fill", flow_fill), ("warn", flow_warn), ("refuse", flow_refuse), ("frames", flow_frames),
+         ("http", flow_http), ("save", flow_save), ("update", flow_update), ("generate", flow_generate), ("totp", flow_totp),
+         ("unlock", flow_unlock), ("second-profile", flow_second_profile), ("remove", flow_remove)]
+
+
+def run_browser(args, kind, language, sites, report):
+    """Every flow in one browser and language; the names of those that failed, and the run's seconds."""
+    started = time.monotonic()
+    failures = []
+    run = Run(args, kind, language, sites)
+    try:
+        try:
+            run.start()
+        except Exception as e:  # noqa: BLE001
+            report(f"FAIL setup ({run.label}): {e}" + ("" if isinstance(e, Failure) else "\n" + traceback.format_exc()))
+            return [f"{name} ({run.label})" for name, _ in FLOWS], time.monotonic() - started
+        report(f"     setup ({run.label}) in {time.monotonic() - started:.1f} s")
+        for name, flow in FLOWS:
+            label = f"{name} ({run.label})"
+            if not run.paired and name != "pair":
+                failures.append(label)
+                report(f"FAIL {label}: not run, the browser is not paired")
+                continue
+            flow_started = time.monotonic()
+            try:
+                flow(run)
+                report(f"ok   {label} in {time.monotonic() - flow_started:.1f} s")
+            except Exception as e:  # noqa: BLE001
+                failures.append(label)
+                run.shot(f"failure-{name}")
+                report(f"FAIL {label}: {e}" + ("" if isinstance(e, Failure) else "\n" + traceback.format_exc()))
+                try:
+                    run.browser.errors()  # what this flow logged is not the next one's
+                except Exception:  # noqa: BLE001
+                    pass
+    finally:
+        run.stop()
+    return failures, time.monotonic() - started
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--passbox", required=True)
+    parser.add_argument("--artifacts", required=True)
+    parser.add_argument("--only", choices=["chromium", "firefox"])
+    parser.add_argument("--language", choices=["en", "de"])
+    parser.add_argument("--serial", action="store_true", help="one browser after the other instead of two side by side")
+    args = parser.parse_args()
+    args.passbox = os.path.realpath(args.passbox)
+    shutil.rmtree(args.artifacts, ignore_errors=True)
+    os.makedirs(args.artifacts)
+    started = time.monotonic()
+    runs = []
+    for kind in ("chromium", "firefox"):
+        for language in ("en", "de"):
+            if (args.only and kind != args.only) or (args.language and language != args.language):
+                continue
+            if kind == "firefox" and language == "de" and not firefox_has_german():
+                print("note: Firefox in German not run: without a German language pack (firefox-esr-l10n-de) its extension locale stays en-US", flush=True)
+                continue
+            runs.append((kind, language))
+    lock = threading.Lock()
+
+    def report(line):
+        with lock:
+            print(line, flush=True)
+
+    sites_dir = tempfile.mkdtemp(prefix="passbox-ext-sites-")
+    sites = ext_sites.Sites(sites_dir)
+    try:
+        # Two at a time: each spends most of its time waiting on its browser and agent.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1 if args.serial else 2) as pool:
+            futures = [(kind, language, pool.submit(run_browser, args, kind, language, sites, report)) for kind, language in runs]
+            failures = []
+            for kind, language, future in futures:
+                failed, seconds = future.result()
+                failures += failed
+                report(f"     {kind}, {language}: {seconds:.0f} s")
+    finally:
+        sites.stop()
+        shutil.rmtree(sites_dir, ignore_errors=True)
+    total = len(runs) * len(FLOWS)
+    shots = len([f for f in os.listdir(args.artifacts) if f.endswith(".png")])
+    print(f"extension: {total - len(failures)} of {total} browser tests passed in {time.monotonic() - started:.0f} s; {shots} screenshots in {args.artifacts}")
+    sys.exit(1 if failures or not runs else 0)
+
+
+if __name__ == "__main__":
+    main()
