@@ -111,6 +111,7 @@ bench: build
 	$(BIN) bench list
 	$(BIN) bench save
 	$(BIN) bench ui
+	$(BIN) bench browser
 	scripts/bench-server.sh $(CURDIR)/$(BIN)
 	scripts/bench-import.sh $(CURDIR)/$(BIN)
 	scripts/bench-attach.sh $(CURDIR)/$(BIN)

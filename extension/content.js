@@ -351,7 +351,69 @@
     // Whatever is drawn on top at the centre must be our own host (a closed shadow root's content hit-tests as
     // its host): an overlay of the page there means the user cannot see what they click.
     if (document.elementsFromPoint(x, y)[0] !== entry.host) return "covered";
+    // The button sits in the top layer, above any overlay; the field does not: the user must see what is filled.
+    if (fieldCovered(entry)) return "covered";
     return null;
+  }
+
+  /** The alpha of a computed colour ("rgb(…)", "rgba(…, a)", "rgb(r g b / a)", "transparent"). */
+  function alphaOf(color) {
+    const m = /rgba?\(([^)]*)\)/.exec(color);
+    if (!m) return color === "transparent" ? 0 : 1;
+    const parts = m[1].split(/[\s,/]+/).filter(Boolean);
+    if (parts.length < 4) return 1;
+    return parts[3].endsWith("%") ? parseFloat(parts[3]) / 100 : parseFloat(parts[3]);
+  }
+
+  const OPAQUE_CONTENT = new Set(["IMG", "VIDEO", "CANVAS", "IFRAME", "EMBED", "OBJECT", "svg"]);
+
+  /** Drawn mostly opaque: its background (or its content, for images and the like) through the opacity of it and its ancestors. */
+  function opaque(element) {
+    let opacity = 1;
+    for (let at = element; at && opacity >= 0.5; at = at.parentElement) opacity *= Number(getComputedStyle(at).opacity);
+    const style = getComputedStyle(element);
+    const own = OPAQUE_CONTENT.has(element.tagName) || style.backgroundImage !== "none" ? 1 : alphaOf(style.backgroundColor);
+    return opacity * own >= 0.5;
+  }
+
+  /**
+   * Whether the page draws something opaque over the field, left of the button: what is filled would be out of
+   * sight. Hit tests skip elements with pointer-events: none (an overlay's trick to let clicks through), so
+   * those over that point are made hit-testable for the moment of the test, through their inline style (the
+   * CSSOM, which a page's CSP allows), and put back before anything renders. See-through elements there (a
+   * floating label) do not count.
+   */
+  function fieldCovered(entry) {
+    const field = entry.field;
+    const f = field.getBoundingClientRect();
+    const x = entry.box ? (f.left + entry.box.left) / 2 : f.left + f.width / 2;
+    const y = f.top + f.height / 2;
+    if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
+    const own = new Set([...entries.values()].map((e) => e.host));
+    const lifted = [];
+    for (const element of document.documentElement.querySelectorAll("*")) {
+      if (own.has(element) || element.contains(field) || field.contains(element) || !element.style) continue;
+      if (getComputedStyle(element).pointerEvents !== "none") continue;
+      const r = element.getBoundingClientRect();
+      if (x < r.left || x >= r.right || y < r.top || y >= r.bottom) continue;
+      lifted.push({ element, value: element.style.getPropertyValue("pointer-events"), priority: element.style.getPropertyPriority("pointer-events"), attribute: element.hasAttribute("style") });
+    }
+    let hits;
+    try {
+      for (const { element } of lifted) element.style.setProperty("pointer-events", "auto", "important");
+      hits = document.elementsFromPoint(x, y);
+    } finally {
+      for (const { element, value, priority, attribute } of lifted) {
+        if (value) element.style.setProperty("pointer-events", value, priority);
+        else element.style.removeProperty("pointer-events");
+        if (!attribute) element.removeAttribute("style");
+      }
+    }
+    for (const hit of hits) {
+      if (hit === field || field.contains(hit) || hit.contains(field)) return false;
+      if (!own.has(hit) && opaque(hit)) return true;
+    }
+    return false;
   }
 
   function refuse(reason) {

@@ -33,7 +33,9 @@ function setText(node, text) {
 }
 
 function localize() {
-  document.documentElement.lang = api.i18n.getUILanguage().startsWith("de") ? "de" : "en";
+  // The language of the catalog the browser chose: getUILanguage() can differ from it (headless Chromium with
+  // --lang=de shows the German messages but says en-US), and lang must describe the text shown.
+  document.documentElement.lang = api.i18n.getMessage("locale") || "en";
   for (const node of document.querySelectorAll("[data-i18n]")) setText(node, t(node.dataset.i18n));
   for (const node of document.querySelectorAll("[data-i18n-placeholder]")) node.placeholder = t(node.dataset.i18nPlaceholder);
   for (const node of document.querySelectorAll("[data-i18n-label]")) node.setAttribute("aria-label", t(node.dataset.i18nLabel));
