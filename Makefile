@@ -23,7 +23,7 @@ BENCH_PACKAGES := wrk keepassxc python3-pykeepass bc time
 # the fast lane, before a browser ever loads it. firefox-esr (driven through its built-in WebDriver BiDi, with
 # python3-websocket: Debian 12 has no geckodriver) and chromium run the browser extension's flows.
 TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon postgresql \
-  chromium chromium-driver python3-selenium python3-pip keepassxc python3-pykeepass python3-pil nodejs firefox-esr python3-websocket
+  chromium chromium-driver python3-selenium python3-pip keepassxc python3-pykeepass python3-pil nodejs firefox-esr firefox-esr-l10n-de python3-websocket
 SWIFT ?= swift
 BIN := .build/release/passbox
 # The release binary links the C++ runtime the Swift runtime needs statically too: a directory holding only

@@ -231,6 +231,10 @@ public final class AgentDaemon: @unchecked Sendable {
         t.on(Operations.browserRemove) { a, r in try a.browsers.remove(r) }
         t.on(Operations.browserChallenge) { a, _ in a.browsers.challenge() }
         t.on(Operations.browserProve) { a, r in try a.browsers.prove(r) }
+        t.on(Operations.browserSession) { a, r in
+            try a.browsers.check(r.session)
+            return Done()
+        }
         t.on(Operations.readQR) { _, r in
             guard let bytes = Data(base64Encoded: r.image), bytes.count <= 16 << 20 else {
                 throw ProtocolError(.imageUnreadable, ["reason": "notAnUpload"])

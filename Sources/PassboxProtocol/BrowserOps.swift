@@ -116,6 +116,13 @@ public struct BrowserGenerateRequest: BrowserScoped, Codable, Sendable {
     public init(session: String? = nil) { self.session = session }
 }
 
+/// Whether a session still stands: the host asks before it relays an operation that carries none (status,
+/// unlock, quick-unlock, lock), so a removed pairing gets nothing at all.
+public struct BrowserSessionRequest: BrowserScoped, Codable, Sendable {
+    public var session: String?
+    public init(session: String? = nil) { self.session = session }
+}
+
 extension BrowserPairBeginRequest: RequestBody {}
 extension BrowserPairConfirmRequest: RequestBody {}
 extension BrowserRemoveRequest: RequestBody {}
@@ -127,6 +134,7 @@ extension BrowserLoginRequest: RequestBody {
     public var carriesSecrets: Bool { true }
 }
 extension BrowserGenerateRequest: RequestBody {}
+extension BrowserSessionRequest: RequestBody {}
 
 // MARK: - Replies
 

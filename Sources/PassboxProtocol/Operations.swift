@@ -340,6 +340,10 @@ public enum Operations {
         .browserGenerate, surfaces: .browser, since: 14, vault: false,
         request: #"session"#,
         reply: #"`generated`: password, entropyBits (the generator's defaults)"#)
+    public static let browserSession = Operation<BrowserSessionRequest, Done>(
+        .browserSession, surfaces: .browser, since: 14, vault: false,
+        request: #"session (the host asks before relaying status, unlock, quick-unlock or lock)"#,
+        reply: #"`done` while the session stands; `notPaired` once its pairing was removed"#)
 
     public static let all: [OperationSpec] = [
         hello.spec, status.spec, unlock.spec, quickUnlock.spec, lock.spec, changePassword.spec, list.spec, show.spec, field.spec, search.spec,
@@ -352,6 +356,6 @@ public enum Operations {
         itemUnprotect.spec, itemOpen.spec, backupPassword.spec, backupView.spec, backupMake.spec, backupAuto.spec, backupRestore.spec,
         importItems.spec, exportItems.spec, attach.spec, attachments.spec, detach.spec, saveAttachment.spec,
         browserPairBegin.spec, browserPairConfirm.spec, browserPairings.spec, browserRemove.spec, browserChallenge.spec, browserProve.spec,
-        browserCandidates.spec, browserFill.spec, browserSearch.spec, browserOffer.spec, browserSave.spec, browserGenerate.spec
+        browserCandidates.spec, browserFill.spec, browserSearch.spec, browserOffer.spec, browserSave.spec, browserGenerate.spec, browserSession.spec
     ]
 }

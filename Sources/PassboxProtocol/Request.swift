@@ -22,7 +22,7 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case browserPairBegin = "browser-pair-begin", browserPairConfirm = "browser-pair-confirm", browserPairings = "browser-pairings"
     case browserRemove = "browser-remove", browserChallenge = "browser-challenge", browserProve = "browser-prove"
     case browserCandidates = "browser-candidates", browserFill = "browser-fill", browserSearch = "browser-search"
-    case browserOffer = "browser-offer", browserSave = "browser-save", browserGenerate = "browser-generate"
+    case browserOffer = "browser-offer", browserSave = "browser-save", browserGenerate = "browser-generate", browserSession = "browser-session"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool { OperationRegistry.current.spec(self)?.needsVault ?? true }

@@ -41,7 +41,7 @@ import Testing
         #expect(
             OperationRegistry.current.allowed(on: .browser) == [
                 "browser-candidates", "browser-challenge", "browser-fill", "browser-generate", "browser-offer", "browser-pair-begin", "browser-prove", "browser-save",
-                "browser-search", "hello", "lock", "quick-unlock", "status", "unlock",
+                "browser-search", "browser-session", "hello", "lock", "quick-unlock", "status", "unlock",
             ])
         #expect(!OperationRegistry.current.allowed(on: .web).contains { $0.hasPrefix("browser-") && !["browser-pair-confirm", "browser-pairings", "browser-remove"].contains($0) })
     }

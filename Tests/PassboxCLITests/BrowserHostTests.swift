@@ -188,6 +188,9 @@ import Testing
         // Removing the pairing ends its session at once.
         let removed = try agent.session.run(["browser", "remove", String(file.browsers[0].id.prefix(6))])
         #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(try host.failureCode("status") == "notPaired")
+        #expect(try host.failureCode("lock", ["forget": false]) == "notPaired")
+        #expect(try agent.send(.status).status().unlocked, "a removed browser locked the vault")
         #expect(try host.failureCode("browser-candidates", ["url": "https://bank.example/"]) == "notPaired")
         #expect(try browser.prove(on: host).body["code"] as? String == "notPaired")
 

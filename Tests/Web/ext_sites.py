@@ -14,6 +14,8 @@ Pages (the same on every name):
                is put over the whole page after it (a clickjacking attempt)
   /faint       a login form on a page whose root is made almost transparent once Passbox's button is there
   /scripted    a login form whose script sends synthetic key presses and clicks to the fields and the button
+  /label       a login form whose username label floats over the field (see-through, pointer-events: none),
+               as many sites draw theirs: not an overlay
   /welcome     where the forms go (POST): "Welcome"
   /favicon.ico nothing (204), so that a browser's request for it logs no error
 """
@@ -33,6 +35,13 @@ REGISTER_FORM = """<form id="register" method="post" action="/welcome">
 <label for="new1">New password</label><input id="new1" name="new1" type="password" autocomplete="new-password">
 <label for="new2">Repeat it</label><input id="new2" name="new2" type="password" autocomplete="new-password">
 <button id="create" type="submit">Create account</button></form>"""
+
+# The label lies over the field's middle, where Passbox looks for what covers the field.
+LABEL_FORM = """<form id="login" method="post" action="/welcome">
+<div style="position:relative"><input id="username" name="username" type="text" autocomplete="username" placeholder=" ">
+<label for="username" style="position:absolute;left:10px;top:16px;width:250px;pointer-events:none;color:#555;background:transparent">Your username or email address</label></div>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password">
+<button id="signin" type="submit">Sign in</button></form>"""
 
 OTP_FORM = """<form id="otp" method="post" action="/welcome">
 <label for="code">Code from your authenticator</label><input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="6">
@@ -77,6 +86,8 @@ def page(scheme, host, path, query):
     title = f"{host}{path}"
     if path in ("/login", "/overlay", "/faint", "/scripted"):
         body = LOGIN_FORM + SCRIPTS.get(path, "")
+    elif path == "/label":
+        body = LABEL_FORM
     elif path == "/register":
         body = REGISTER_FORM
     elif path == "/otp":

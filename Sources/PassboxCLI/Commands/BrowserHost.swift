@@ -59,6 +59,13 @@ enum BrowserHost {
         case .success(let r): request = r
         }
         if let hello = request.body(Operations.hello) { return .hello(OperationRegistry.current.hello(hello, surface: .browser)) }
+        // An operation without a session of its own (status, unlock, lock) passes only while the session stands.
+        if let current = session, !beforeHandshake.contains(operation), !(request.body is any BrowserScoped) {
+            let check = Request(Operations.browserSession, BrowserSessionRequest(session: current))
+            if case .failure(let e)? = try? AgentClient.send(check, socketPath: socketPath), e.code == .notPaired {
+                return forget(e, session: &session)
+            }
+        }
         let reply: Reply
         do {
             guard let sent = try AgentClient.send(request, socketPath: socketPath) else {
@@ -75,11 +82,16 @@ enum BrowserHost {
             proven.session = nil
             return .browserSession(proven)
         case .failure(let e) where e.code == .notPaired:
-            session = nil
-            return reply
+            return forget(e, session: &session)
         default:
             return reply
         }
+    }
+
+    /// The session ended (its pairing was removed): the host holds none from here.
+    static func forget(_ e: ProtocolError, session: inout String?) -> Reply {
+        session = nil
+        return .failure(e)
     }
 
     /// Exactly `count` bytes, or nil at the end of input before the first.
