@@ -54,9 +54,17 @@ scripts/fetch-axe.sh .build/web-tools || exit 1
 # The flows start with the Swift tests, not earlier: until the tests are built the two builds keep both cores
 # busy, and the flows there only slowed the tests' build; beside the Swift tests they fill the time those
 # spend waiting on their processes (a quarter of two cores when they ran alone here).
-stamp "browser flows started (output in .build/ui-test.log)"
-setsid /usr/bin/python3 Tests/Web/ui_test.py --passbox .build/make-test/debug/passbox --axe .build/web-tools/axe.min.js \
-  --artifacts .build/ui-screenshots > .build/ui-test.log 2>&1 &
+# The browser extension's flows (Chromium and Firefox ESR, Tests/Web/extension_test.py) follow the web UI's in
+# the same lane: side by side they would only share the same two cores.
+stamp "browser flows started (output in .build/ui-test.log, then .build/extension-test.log)"
+setsid bash -c '
+  /usr/bin/python3 Tests/Web/ui_test.py --passbox .build/make-test/debug/passbox --axe .build/web-tools/axe.min.js \
+    --artifacts .build/ui-screenshots > .build/ui-test.log 2>&1
+  web=$?
+  /usr/bin/python3 Tests/Web/extension_test.py --passbox .build/make-test/debug/passbox \
+    --artifacts .build/extension-screenshots > .build/extension-test.log 2>&1
+  extension=$?
+  [ "$web" = 0 ] && [ "$extension" = 0 ]' &
 ui=$!
 
 # The Swift tests in two processes, each with every test of its share side by side. One process ran a
@@ -99,6 +107,8 @@ ui_status=$?
 trap - EXIT
 echo "--- browser flows (.build/ui-test.log) ---"
 cat .build/ui-test.log
+echo "--- browser extension flows (.build/extension-test.log) ---"
+cat .build/extension-test.log 2>/dev/null
 verdict() { [ "$1" = 0 ] && echo passed || echo FAILED; }
 stamp "done: Swift tests $(verdict "$swift_status"), release binary $(verdict "$release_status"), browser flows $(verdict "$ui_status")"
 [ "$swift_status" = 0 ] && [ "$release_status" = 0 ] && [ "$ui_status" = 0 ]
