@@ -1,13 +1,16 @@
 // Passbox's service worker (Firefox: its background script): the only part that talks to the agent. The
 // content scripts and the popup ask it by message; it answers each from the browser's own word for who asked
 // (sender.url, sender.tab), never from an address a page or a content script reports. A login's secret leaves
-// it only as the answer to the content script of the frame that asked, or, for the popup's Fill, to the tab's
-// top frame after it checked the tab still shows the page the list was for. Nothing of the vault is stored.
+// it only as the answer to the content script of the frame that asked (and only a login that frame's menu was
+// offered: a frame's renderer may be the page's to command), or, for the popup's Fill, to the tab's top frame
+// after it checked the tab still shows the page the list was for. The agent learns a page's origin, never its
+// path or query. Nothing of the vault is stored.
 
 import { Agent } from "./agent.js";
 import { AgentError, Secret, factIsTrue } from "./protocol.js";
 import {
-  clearOffer, clearRefusal, forgetTab, getOffer, getRefusal, lastFill, recordFill, setOffer, setRefusal, updateBadge,
+  clearOffer, clearRefusal, forgetOffered, forgetTab, getOffer, getRefusal, lastFill, recordFill, rememberOffered, setOffer, setRefusal,
+  updateBadge, wasOffered,
 } from "./tabs.js";
 
 const api = globalThis.browser ?? globalThis.chrome;
@@ -28,6 +31,43 @@ function webURL(text) {
   } catch {
     return null;
   }
+}
+
+/** What the agent is told of a page: its origin alone (the path, query and fragment are the page's own business). */
+function agentURL(url) {
+  return `${url.origin}/`;
+}
+
+/**
+ * A host's registrable site, roughly: its last two labels (an IP address whole). It only tells this tab's
+ * frames apart (which may have the tab's one-time code, make its save offer, or need proof that they are seen);
+ * the agent matches logins with the real public suffix list and refuses other sites anyway.
+ */
+function siteOf(hostname) {
+  const host = hostname.replace(/\.$/, "");
+  if (host.startsWith("[") || /^[\d.]+$/.test(host)) return host;
+  return host.split(".").slice(-2).join(".");
+}
+
+/** Whether the tab's page (the top frame) is of the same site as the frame at `url`. */
+function sameSiteAsTop(sender, url) {
+  if (sender.frameId === 0) return true;
+  const top = webURL(sender.tab.url ?? "");
+  return Boolean(top) && siteOf(top.hostname) === siteOf(url.hostname);
+}
+
+/**
+ * Whether a subframe sits in a page of another site (the tab's, or, by the frame's own word, any frame around
+ * it): such a page can cover or fade the frame where the frame cannot see it. The ancestors come from the
+ * content script; a frame that lied would only lift its own guard.
+ */
+function crossSiteFrame(sender, url, ancestors) {
+  if (sender.frameId === 0) return false;
+  const around = [sender.tab.url ?? "", ...(Array.isArray(ancestors) ? ancestors.slice(0, 32) : [])];
+  return around.some((a) => {
+    const outer = typeof a === "string" ? webURL(a) : null;
+    return !outer || siteOf(outer.hostname) !== siteOf(url.hostname);
+  });
 }
 
 /** A failure as it may travel to a content script or the popup: code and facts, never a secret. */
@@ -107,66 +147,94 @@ async function askOffer(tabId, offer) {
   }
 }
 
-/** A login the page submitted (or a password generated for it): kept for the tab and asked about. */
+/** A login the page at `url` (a URL) submitted (or a password generated for it): kept for the tab and asked about. */
 async function considerOffer(tabId, url, username, password) {
   const earlier = getOffer(tabId);
+  const address = agentURL(url);
   // The same submission seen twice (the click on the button, then the form's submit event).
-  if (earlier && earlier.url === url && earlier.username === username && earlier.password === password) return;
-  const offer = setOffer(tabId, { url, host: new URL(url).hostname, username, password, action: "pending", item: null, title: null });
+  if (earlier && earlier.url === address && earlier.username === username && earlier.password === password) return;
+  const offer = setOffer(tabId, { url: address, host: url.hostname, username, password, action: "pending", item: null, title: null });
   await askOffer(tabId, offer);
 }
 
 // MARK: the content script's requests (sender.url is the frame's address, sender.tab its tab)
 
 const fromContent = {
-  /** The candidates for the frame's site (never a secret), or for a one-time-code field the tab's last fill. */
+  /**
+   * The candidates for the frame's site (never a secret), or for a one-time-code field the tab's last fill if
+   * it was on this frame's site. The ids answered are the only ones this frame may then ask to fill.
+   */
   async candidates(message, sender) {
     const url = webURL(sender.url);
     if (!url) throw new AgentError("notAnAddress", { address: "" });
+    const crossSite = crossSiteFrame(sender, url, message.ancestors);
     if (message.kind === "code") {
-      const fill = lastFill(sender.tab.id);
-      return { ok: true, code: fill && fill.hasCode ? { title: fill.title } : null };
+      const fill = lastFill(sender.tab.id, siteOf(url.hostname));
+      return { ok: true, crossSiteFrame: crossSite, code: fill && fill.hasCode ? { title: fill.title } : null };
     }
-    const { body } = await agent.call("browser-candidates", { url: sender.url }, "fill");
-    return { ok: true, host: body.host, insecure: url.protocol === "http:", candidates: body.candidates.map(candidateView) };
+    let body;
+    try {
+      ({ body } = await agent.call("browser-candidates", { url: agentURL(url) }, "fill"));
+    } catch (error) {
+      // Where the frame sits matters to its menu even then: Generate is offered to the page's own site only.
+      return { ok: false, error: errorView(error), crossSiteFrame: crossSite };
+    }
+    const candidates = body.candidates.map(candidateView);
+    rememberOffered(sender.tab.id, sender.frameId, url.origin, candidates.map((c) => c.id));
+    return { ok: true, host: body.host, insecure: url.protocol === "http:", crossSiteFrame: crossSite, candidates };
   },
 
-  /** One login's values (or the last-filled login's one-time code) for the frame that asked, after its click. */
+  /**
+   * One login's values (or the last-filled login's one-time code) for the frame that asked, after its click.
+   * A content script never confirms another site: its list holds only logins of its frame's site, and a login
+   * of another site is the popup's to fill, where the page cannot answer for the user.
+   */
   async fill(message, sender) {
     const url = webURL(sender.url);
     if (!url) throw new AgentError("notAnAddress", { address: "" });
     const tabId = sender.tab.id;
+    const site = siteOf(url.hostname);
     if (message.code === true) {
-      // Only the code of the login filled last in this tab; the agent still checks it fits this site.
-      const fill = lastFill(tabId);
+      // Only the code of the login filled last in this tab, to a frame of the site it was filled on; the agent
+      // still checks that it fits.
+      const fill = lastFill(tabId, site);
       if (!fill) throw new AgentError("noRecentFill");
-      const { body } = await agent.call("browser-fill", { url: sender.url, item: fill.item, confirmOtherSite: message.confirmOtherSite === true, code: true }, "browserFill");
+      const { body } = await agent.call("browser-fill", { url: agentURL(url), item: fill.item, confirmOtherSite: false, code: true }, "browserFill");
       return { ok: true, code: body.code ?? "" };
     }
     if (typeof message.item !== "string" || !message.item) throw new AgentError("badRequest", { reason: "no item" });
+    // Only a login this frame (same tab, frame and origin) was just offered: not one a page's script names.
+    if (!wasOffered(tabId, sender.frameId, url.origin, message.item)) throw new AgentError("notOffered");
     // The page is not encrypted: the content script asked the user first; this is the second line.
     if (url.protocol === "http:" && message.insecureConfirmed !== true) throw new AgentError("insecurePage", { host: url.hostname });
-    const { body } = await agent.call("browser-fill", { url: sender.url, item: message.item, confirmOtherSite: message.confirmOtherSite === true, code: false }, "browserFill");
-    recordFill(tabId, { item: body.itemID, title: body.title, hasCode: body.hasCode, url: sender.url });
+    const { body } = await agent.call("browser-fill", { url: agentURL(url), item: message.item, confirmOtherSite: false, code: false }, "browserFill");
+    recordFill(tabId, { item: body.itemID, title: body.title, hasCode: body.hasCode, site });
     return { ok: true, title: body.title, username: body.username ?? "", password: body.password ?? "" };
   },
 
-  /** A generated password for the frame's new-password fields; it also waits as the tab's save offer. */
+  /**
+   * A generated password for the frame's new-password fields; it also waits as the tab's save offer. Only for
+   * the page's own site: a frame of another site must not replace the tab's offer.
+   */
   async generate(message, sender) {
     const url = webURL(sender.url);
     if (!url) throw new AgentError("notAnAddress", { address: "" });
+    if (!sameSiteAsTop(sender, url)) throw new AgentError("crossSiteFrame");
     const { body } = await agent.call("browser-generate", undefined, "generated");
-    void considerOffer(sender.tab.id, sender.url, "", body.password);
+    void considerOffer(sender.tab.id, url, "", body.password);
     return { ok: true, password: body.password };
   },
 
-  /** A form with a password was submitted: ask whether it is new or changed, and keep it for the popup. */
+  /**
+   * A form with a password was submitted: ask whether it is new or changed, and keep it for the popup. The
+   * tab has one offer: only its page's own site may make it, not a frame of another site.
+   */
   async submitted(message, sender) {
     const url = webURL(sender.url);
     const username = text(message.username);
     const password = text(message.password);
-    if (!url || username === null || !password) return { ok: false };
-    void considerOffer(sender.tab.id, sender.url, username, password);
+    if (!url || username === null || !password || !sameSiteAsTop(sender, url)) return { ok: false };
+    void considerOffer(sender.tab.id, url, username, password);
     return { ok: true };
   },
 
@@ -233,7 +301,7 @@ const fromPopup = {
     view.offer = offerView(getOffer(message.tab));
     if (web) {
       try {
-        const { body } = await agent.call("browser-candidates", { url }, "fill");
+        const { body } = await agent.call("browser-candidates", { url: agentURL(web) }, "fill");
         view.host = body.host || view.host;
         view.candidates = body.candidates.map(candidateView);
       } catch (error) {
@@ -293,7 +361,7 @@ const fromPopup = {
   async "fill-tab"(message) {
     const web = await sameTabPage(message);
     if (web.protocol === "http:" && message.insecureConfirmed !== true) throw new AgentError("insecurePage", { host: web.hostname });
-    const { body } = await agent.call("browser-fill", { url: message.url, item: String(message.item), confirmOtherSite: message.confirmOtherSite === true, code: false }, "browserFill");
+    const { body } = await agent.call("browser-fill", { url: agentURL(web), item: String(message.item), confirmOtherSite: message.confirmOtherSite === true, code: false }, "browserFill");
     let values = { type: "fill-values", url: message.url, username: body.username ?? "", password: body.password ?? "" };
     let answer;
     try {
@@ -305,14 +373,14 @@ const fromPopup = {
       values = null;
     }
     if (!answer || answer.filled !== true) throw new AgentError(answer?.reason === "pageChanged" ? "pageChanged" : "noLoginField");
-    recordFill(message.tab, { item: body.itemID, title: body.title, hasCode: body.hasCode, url: message.url });
+    recordFill(message.tab, { item: body.itemID, title: body.title, hasCode: body.hasCode, site: siteOf(web.hostname) });
     return { ok: true, title: body.title };
   },
 
   /** The popup copies the code itself (navigator.clipboard); it is an extension page, not the web page. */
   async "copy-code"(message) {
-    await sameTabPage(message);
-    const { body } = await agent.call("browser-fill", { url: message.url, item: String(message.item), confirmOtherSite: message.confirmOtherSite === true, code: true }, "browserFill");
+    const web = await sameTabPage(message);
+    const { body } = await agent.call("browser-fill", { url: agentURL(web), item: String(message.item), confirmOtherSite: message.confirmOtherSite === true, code: true }, "browserFill");
     return { ok: true, code: body.code ?? "", title: body.title };
   },
 
@@ -371,8 +439,12 @@ api.runtime.onMessage.addListener((message, sender, sendResponse) => {
 api.tabs.onRemoved.addListener((tabId) => forgetTab(tabId));
 
 api.tabs.onUpdated.addListener((tabId, change) => {
-  // A refusal is about the page it happened on; the offer outlives the navigation its submit caused.
-  if (change.url) clearRefusal(tabId);
+  // A refusal is about the page it happened on, and so are the logins its frames were offered; the offer
+  // outlives the navigation its submit caused.
+  if (change.url) {
+    clearRefusal(tabId);
+    forgetOffered(tabId);
+  }
   // Chromium may reset a tab's badge when it navigates: set it again.
   if (change.status === "complete" || change.url) updateBadge(tabId);
 });

@@ -1,8 +1,9 @@
 // Passbox's content script (a classic script: content scripts cannot be modules). It runs in every http(s)
 // frame, finds login, new-password and one-time-code fields, and puts a small button in each. The button and
 // its menu live in a closed shadow root the page can neither read nor restyle. It fills only after a trusted
-// click or key in that menu, only when the menu is visible and on top, and never on page load. It reads the
-// fields' values only when a form with a password is submitted (for the save offer), and stores nothing.
+// click or key in that menu, only when the menu is visible and on top (in a frame of another site's page, only
+// when the browser itself vouches for that), and never on page load. It reads the fields' values only when a
+// form with a password is submitted (for the save offer), and stores nothing.
 (() => {
   "use strict";
 
@@ -35,6 +36,15 @@
 
   const nativeValueSetter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
   const t = (key, substitutions) => api.i18n.getMessage(key, substitutions) || key;
+
+  const inFrame = window !== window.top;
+  /**
+   * Whether this frame sits in a page of another site, which could cover or fade the frame where this document
+   * cannot see it: the worker's word with each candidates answer (null until then, counted as yes).
+   */
+  let crossSite = inFrame ? null : false;
+  /** The origins of the frames around this one (the worker compares their sites to this frame's). */
+  const ancestors = () => Array.from(location.ancestorOrigins || []);
 
   // MARK: finding fields
 
@@ -122,8 +132,10 @@
 
   // MARK: the button and its menu (one closed shadow root per field)
 
+  // Generic font families only: a page's @font-face reaches into the shadow root and could give a named font
+  // glyphs that draw other words than the menu's.
   const STYLE = `
-    .wrap { position: absolute; inset: 0; font: 13px/1.3 system-ui, -apple-system, "Segoe UI", sans-serif; color: #e8ebf0;
+    .wrap { position: absolute; inset: 0; font: 13px/1.3 system-ui, sans-serif; color: #e8ebf0;
       --panel: #161a21; --raised: #1d222b; --line: #2a313c; --text: #e8ebf0; --muted: #a3acba; --accent: #8fa8ff;
       --accent-text: #0f1115; --tint: rgba(143, 168, 255, 0.16); --warn: #ffd27a; }
     @media (prefers-color-scheme: light) {
@@ -173,8 +185,29 @@
     return node;
   }
 
-  /** field → {field, kind, host, root, place, button, menu, rows, note, box} */
+  /** field → {field, kind, host, root, place, button, menu, rows, note, box, placed, menuAt} */
   const entries = new Map();
+
+  /** Every Passbox host in this document (the page's own elements are everything else). */
+  function ownHosts() {
+    return new Set([...entries.values()].map((e) => e.host));
+  }
+
+  /**
+   * IntersectionObserver v2 (Chromium): the browser's own word whether an element is drawn unfaded and
+   * uncovered, the pages around this frame included. Watched for the buttons and menus of a subframe only.
+   */
+  const seenVisible = new WeakMap();
+  const visibility = inFrame && typeof IntersectionObserverEntry === "function" && "isVisible" in IntersectionObserverEntry.prototype
+    ? new IntersectionObserver((records) => {
+      for (const record of records) seenVisible.set(record.target, record.isVisible === true);
+    }, { trackVisibility: true, delay: 100 })
+    : null;
+
+  /** Whether IntersectionObserver v2 last saw the field's button and its menu visible. */
+  function provenVisible(entry) {
+    return Boolean(visibility) && seenVisible.get(entry.host) === true && seenVisible.get(entry.menu) === true;
+  }
 
   function addEntry(field, kind) {
     const host = document.createElement("div");
@@ -202,7 +235,7 @@
     menu.append(rows, note);
     wrap.append(button, menu);
     root.append(sheet, place, wrap);
-    const entry = { field, kind, host, root, place, button, menu, rows, note, box: null, placed: "" };
+    const entry = { field, kind, host, root, place, button, menu, rows, note, box: null, placed: "", menuAt: "" };
 
     // Keep the focus in the field when the button or a row is pressed with the mouse.
     button.addEventListener("mousedown", (event) => event.preventDefault());
@@ -214,6 +247,10 @@
     entries.set(field, entry);
     placeHost(entry, null);
     document.documentElement.append(host);
+    if (visibility) {
+      visibility.observe(host);
+      visibility.observe(menu);
+    }
     // The top layer keeps the button above the page's own z-indexes and modal dialogs shown before it.
     if (typeof host.showPopover === "function") {
       host.setAttribute("popover", "manual");
@@ -223,6 +260,10 @@
 
   function removeEntry(entry) {
     if (openMenu && openMenu.entry === entry) closeMenu();
+    if (visibility) {
+      visibility.unobserve(entry.host);
+      visibility.unobserve(entry.menu);
+    }
     entry.host.remove();
     entries.delete(entry.field);
   }
@@ -243,6 +284,10 @@
     }
   }
 
+  // A popover in the top layer brings a ::backdrop over the whole viewport: see-through and not hit-tested,
+  // but IntersectionObserver v2 counts it as covering everything below (a frame's fields too).
+  const NO_BACKDROP = ":host::backdrop { display: none !important; }";
+
   function placeHost(entry, box) {
     const key = box ? `${box.left},${box.top},${box.size}` : "none";
     if (entry.placed === key) return;
@@ -253,8 +298,9 @@
           left: ${box.left}px !important; top: ${box.top}px !important; width: ${box.size}px !important; height: ${box.size}px !important;
           margin: 0 !important; padding: 0 !important; border: 0 !important; overflow: visible !important; z-index: 2147483647 !important;
           opacity: 1 !important; visibility: visible !important; pointer-events: auto !important; transform: none !important;
-          filter: none !important; clip-path: none !important; mask: none !important; contain: none !important; background: none !important; }`
-      : ":host { all: initial !important; display: none !important; }";
+          filter: none !important; clip-path: none !important; mask: none !important; contain: none !important; background: none !important; }
+        ${NO_BACKDROP}`
+      : `:host { all: initial !important; display: none !important; } ${NO_BACKDROP}`;
   }
 
   // MARK: layout
@@ -285,7 +331,8 @@
   /**
    * The menu's place: left = the field's left (kept 8 px inside the viewport), top = the field's bottom + 4 px
    * (above the field, bottom = its top - 4 px, only when there is no room below and there is room above);
-   * width = the field's, at least 280 and at most 400 px.
+   * width = the field's, at least 280 and at most 400 px. A menu that moved is armed anew: a page must not
+   * slide an armed menu under a cursor that was about to click something else.
    */
   function positionMenu(entry) {
     if (!entry.box) return;
@@ -298,6 +345,9 @@
     if (top + height > innerHeight - 8 && f.top - MENU_GAP - height >= 8) top = f.top - MENU_GAP - height;
     entry.menu.style.left = `${Math.round(left - entry.box.left)}px`;
     entry.menu.style.top = `${Math.round(top - entry.box.top)}px`;
+    const at = `${Math.round(left)},${Math.round(top)},${Math.round(width)}`;
+    if (at !== entry.menuAt && openMenu && openMenu.entry === entry) openMenu.armedAt = Math.max(openMenu.armedAt, performance.now() + ARM_MS);
+    entry.menuAt = at;
   }
 
   let layoutQueued = false;
@@ -351,9 +401,31 @@
     // Whatever is drawn on top at the centre must be our own host (a closed shadow root's content hit-tests as
     // its host): an overlay of the page there means the user cannot see what they click.
     if (document.elementsFromPoint(x, y)[0] !== entry.host) return "covered";
+    // The page's own top layer (a popover, a modal dialog, a fullscreen element) is drawn above the page, over
+    // our host too when opened after it, and may let clicks through (pointer-events: none) to fake what is seen.
+    if (topLayerOver(entry, node)) return "covered";
     // The button sits in the top layer, above any overlay; the field does not: the user must see what is filled.
     if (fieldCovered(entry)) return "covered";
+    // In a frame of another site's page, that page can cover or fade this frame where this document cannot see:
+    // before a row acts, the browser itself must have seen the button and menu (the button only opens the
+    // menu, whose rows are armed long after IntersectionObserver v2's 100 ms).
+    if (crossSite !== false && node !== entry.button && !provenVisible(entry)) return "hidden";
     return null;
+  }
+
+  /**
+   * Whether a page element in the top layer lies over `node`'s box, however it hit-tests. Ours do not count,
+   * nor one that holds the field itself (a login form in a dialog).
+   */
+  function topLayerOver(entry, node) {
+    const r = node.getBoundingClientRect();
+    const own = ownHosts();
+    for (const element of document.querySelectorAll(":popover-open, :modal, :fullscreen")) {
+      if (own.has(element) || element.contains(entry.field)) continue;
+      const o = element.getBoundingClientRect();
+      if (o.left < r.right && r.left < o.right && o.top < r.bottom && r.top < o.bottom) return true;
+    }
+    return false;
   }
 
   /** The alpha of a computed colour ("rgb(…)", "rgba(…, a)", "rgb(r g b / a)", "transparent"). */
@@ -389,7 +461,7 @@
     const x = entry.box ? (f.left + entry.box.left) / 2 : f.left + f.width / 2;
     const y = f.top + f.height / 2;
     if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
-    const own = new Set([...entries.values()].map((e) => e.host));
+    const own = ownHosts();
     const lifted = [];
     for (const element of document.documentElement.querySelectorAll("*")) {
       if (own.has(element) || element.contains(field) || field.contains(element) || !element.style) continue;
@@ -442,19 +514,23 @@
     openMenu = menu;
     entry.menu.classList.add("open");
     render(menu, [], t("menu_loading"));
-    const answer = await ask({ type: "candidates", kind: entry.kind });
+    const answer = await ask({ type: "candidates", kind: entry.kind, ancestors: ancestors() });
     if (openMenu !== menu) return;
+    if (typeof answer.crossSiteFrame === "boolean") crossSite = answer.crossSiteFrame;
+    // Without IntersectionObserver v2 (Firefox) nothing proves this frame is seen: the user must open it alone.
+    if (crossSite === true && !visibility) return render(menu, [], t("menu_crossSite"));
     const items = [];
     let note = "";
     if (entry.kind === "code") {
-      if (answer.ok && answer.code) items.push({ title: t("menu_fillCode"), sub: answer.code.title, act: () => fillCode(menu, false) });
+      if (answer.ok && answer.code) items.push({ title: t("menu_fillCode"), sub: answer.code.title, act: () => fillCode(menu) });
       else note = answer.ok ? t("menu_noCode") : problemText(answer.error);
     } else {
-      if (entry.kind === "new") items.push({ title: t("menu_generate"), sub: t("menu_generateSub"), act: () => generate(menu) });
+      // The worker makes the tab's save offer of a generated password for the page's own site only.
+      if (entry.kind === "new" && crossSite === false) items.push({ title: t("menu_generate"), sub: t("menu_generateSub"), act: () => generate(menu) });
       if (answer.ok) {
         for (const c of answer.candidates) {
           const match = c.match === "exact-host" ? t("match_exactHost") : c.match === "same-domain" ? t("match_sameDomain") : "";
-          items.push({ title: c.title, sub: [c.username, match].filter(Boolean).join(" · "), act: () => fillLogin(menu, c.id, {}) });
+          items.push({ title: c.title, sub: [c.username, match].filter(Boolean).join(" · "), act: () => fillLogin(menu, c.id, false) });
         }
         if (!answer.candidates.length) note = t("menu_none", [answer.host || location.hostname]);
       } else {
@@ -492,7 +568,7 @@
     row.scrollIntoView({ block: "nearest" });
   }
 
-  /** Asks the user to confirm (another site, an unencrypted page): "Fill anyway" first, then "Cancel". */
+  /** Asks the user to confirm (an unencrypted page): "Fill anyway" first, then "Cancel". */
   function confirm(menu, text, onConfirm) {
     render(menu, [
       { title: t("menu_fillAnyway"), warn: true, act: onConfirm },
@@ -615,33 +691,32 @@
     return Boolean((username && userField) || (password && passField));
   }
 
-  async function fillLogin(menu, item, confirmed) {
-    if (location.protocol === "http:" && !confirmed.insecure) {
-      return confirm(menu, t("menu_insecure"), () => fillLogin(menu, item, { ...confirmed, insecure: true }));
+  /** Fills a login of the menu's list (the in-page menu never fills one of another site: that is the popup's). */
+  async function fillLogin(menu, item, insecureConfirmed) {
+    if (location.protocol === "http:" && !insecureConfirmed) {
+      return confirm(menu, t("menu_insecure"), () => fillLogin(menu, item, true));
     }
     render(menu, [], t("menu_filling"));
-    const answer = await ask({ type: "fill", item, confirmOtherSite: Boolean(confirmed.otherSite), insecureConfirmed: Boolean(confirmed.insecure) });
-    if (openMenu !== menu) return;
-    if (!answer.ok) {
-      if (answer.error && answer.error.code === "otherSite") {
-        return confirm(menu, otherSiteText(answer.error.facts), () => fillLogin(menu, item, { ...confirmed, otherSite: true }));
-      }
-      return render(menu, [], problemText(answer.error));
+    const request = { type: "fill", item, insecureConfirmed };
+    let answer = await ask(request);
+    if (openMenu === menu && !answer.ok && answer.error && answer.error.code === "notOffered") {
+      // The worker forgot the list it gave this frame (it was restarted, or the address changed): once more.
+      await ask({ type: "candidates", kind: menu.entry.kind, ancestors: ancestors() });
+      answer = await ask(request);
     }
+    if (openMenu !== menu) return;
+    if (!answer.ok) return render(menu, [], problemText(answer.error));
     const { entry } = menu;
     closeMenu();
     fillGroup(loginParts(groupOf(entry.field)), entry.field, answer.username, answer.password);
     answer.password = "";
   }
 
-  async function fillCode(menu, confirmedOtherSite) {
+  async function fillCode(menu) {
     render(menu, [], t("menu_filling"));
-    const answer = await ask({ type: "fill", code: true, confirmOtherSite: confirmedOtherSite });
+    const answer = await ask({ type: "fill", code: true });
     if (openMenu !== menu) return;
-    if (!answer.ok) {
-      if (answer.error && answer.error.code === "otherSite") return confirm(menu, otherSiteText(answer.error.facts), () => fillCode(menu, true));
-      return render(menu, [], problemText(answer.error));
-    }
+    if (!answer.ok) return render(menu, [], problemText(answer.error));
     const { entry } = menu;
     closeMenu();
     if (answer.code) setValue(entry.field, answer.code);
@@ -662,10 +737,6 @@
 
   // MARK: wording
 
-  function otherSiteText(facts) {
-    return t("error_otherSite", [(facts && facts.saved) || t("noWebsite"), (facts && facts.requested) || location.hostname]);
-  }
-
   function problemText(error) {
     const code = (error && error.code) || "internal";
     const facts = (error && error.facts) || {};
@@ -675,6 +746,8 @@
       case "agentUnavailable": case "cryptoUnsupported": case "keyStoreFailed": return t("menu_unavailable");
       case "extensionGone": return t("menu_extensionGone");
       case "noRecentFill": return t("menu_noCode");
+      case "otherSite": return t("menu_otherSite", [facts.saved || t("noWebsite"), facts.requested || location.hostname]);
+      case "notOffered": return t("menu_stale");
       case "noOneTimePassword": return t("error_noOneTimePassword");
       case "itemProtected": case "notALogin": return t(`error_${code}`, [facts.title || ""]);
       case "itemNotFound": return t("error_itemNotFound");
@@ -704,7 +777,9 @@
     return null;
   }
 
+  // Only submit events the browser fired: a page's dispatchEvent(new SubmitEvent(…)) submits nothing.
   document.addEventListener("submit", (event) => {
+    if (!event.isTrusted) return;
     const form = event.target;
     if (form instanceof HTMLFormElement && form.querySelector("input[type=password]")) capture(form);
   }, true);
@@ -766,6 +841,17 @@
     if (openMenu && !event.composedPath().includes(openMenu.entry.host)) closeMenu();
   }, true);
 
+  /**
+   * The page opened something in its top layer (a popover, a dialog, fullscreen) while a menu was open: it may
+   * now lie over the menu, so the menu goes. (Ours, raised on focus, do not count.)
+   */
+  function onPageLayer(event) {
+    if (!openMenu || ownHosts().has(event.target)) return;
+    if (event.type !== "fullscreenchange" && event.newState !== "open") return;
+    closeMenu();
+  }
+  for (const type of ["beforetoggle", "toggle", "fullscreenchange"]) document.addEventListener(type, onPageLayer, true);
+
   document.addEventListener("focusin", (event) => {
     const entry = entries.get(event.target);
     if (entry) {
@@ -782,8 +868,12 @@
     if (entries.size && document.visibilityState === "visible") layout();
   }, 700);
 
-  new MutationObserver(queueScan).observe(document.documentElement, {
-    childList: true, subtree: true, attributes: true, attributeFilter: ["type", "autocomplete", "class", "style", "hidden", "disabled", "readonly"],
+  new MutationObserver((records) => {
+    // A dialog opened (where its toggle events are not fired yet): as onPageLayer.
+    if (openMenu && records.some((r) => r.attributeName === "open" && r.target.hasAttribute("open"))) closeMenu();
+    queueScan();
+  }).observe(document.documentElement, {
+    childList: true, subtree: true, attributes: true, attributeFilter: ["type", "autocomplete", "class", "style", "hidden", "disabled", "readonly", "open"],
   });
   scan();
 })();

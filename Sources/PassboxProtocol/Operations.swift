@@ -318,7 +318,7 @@ public enum Operations {
         reply: #"`browserSession`: pairing, name, session (to the host, which keeps it); `notPaired` {pending}, `handshakeFailed` {reason}"#)
     public static let browserCandidates = Operation<BrowserCandidatesRequest, FillReply>(
         .browserCandidates, surfaces: .browser, since: 14, vault: true,
-        request: #"url (the browser's word for the frame or tab), session (added by the host)"#,
+        request: #"url (the frame's or tab's origin and "/": the browser's word, never the page's), session (added by the host)"#,
         reply: #"`fill`: host, candidates [{id, title, username?, website, match}]: exact host first, then the registrable domain, at most 50; never a secret, never a trashed item"#)
     public static let browserFill = Operation<BrowserFillRequest, BrowserFillReply>(
         .browserFill, surfaces: .browser, since: 14, vault: true,

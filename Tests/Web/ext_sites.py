@@ -10,16 +10,25 @@ Pages (the same on every name):
   /register    a new-account form (username, two new-password fields) that posts to /welcome
   /otp         a one-time-code field
   /frame?src=  a login form and an iframe of another site's /login
+  /fadedframe?src=  the same, the iframe made almost transparent (opacity 0.05) by the page around it
   /overlay     a login form; once Passbox's button is there, a transparent layer with pointer-events: none
                is put over the whole page after it (a clickjacking attempt)
   /faint       a login form on a page whose root is made almost transparent once Passbox's button is there
   /scripted    a login form whose script sends synthetic key presses and clicks to the fields and the button
   /label       a login form whose username label floats over the field (see-through, pointer-events: none),
                as many sites draw theirs: not an overlay
+  /popover     a login form; once Passbox's button is there, a page popover (top layer, pointer-events: none)
+               is opened over the button: a fake button drawn where the user clicks the real one
+  /latepopover a login form; 800 ms after the pointer goes down on Passbox's button (its menu is open and
+               armed by then), a page popover is opened over the menu's rows
+  /shift       a login form; 900 ms after the pointer goes down on Passbox's button, the form moves down by
+               40 px (the menu moves with it, under a cursor that was elsewhere)
+  /fakesubmit  a login form; once Passbox's button is there, the page fills in mallory and dispatches a
+               synthetic submit event and Enter key of its own (no real submission)
   /welcome     where the forms go (POST): "Welcome"
   /favicon.ico nothing (204), so that a browser's request for it logs no error
 """
-import http.server, os, select, socket, socketserver, ssl, subprocess, threading, urllib.parse
+import html, http.server, os, select, socket, socketserver, ssl, subprocess, threading, urllib.parse
 
 NAMES = ["bank.example", "login.bank.example", "evil.example", "bank.example.evil.example", "shop.example"]
 
@@ -56,6 +65,20 @@ function whenButton(act) {
 }
 </script>"""
 
+# A page popover (in the top layer, above Passbox's button) that lets clicks through to what lies below.
+POPOVER_JS = """<script>
+function cover(left, top, width, height, text) {
+  const layer = document.createElement('div');
+  layer.id = 'cover';
+  layer.popover = 'manual';
+  layer.style.cssText = `position:fixed;inset:auto;margin:0;padding:0;border:0;left:${left}px;top:${top}px;width:${width}px;height:${height}px;pointer-events:none;background:#2f52d6;color:#fff`;
+  layer.textContent = text;
+  document.body.append(layer);
+  layer.showPopover();
+  document.body.dataset.ready = '1';
+}
+</script>"""
+
 SCRIPTS = {
     "/overlay": WHEN_BUTTON + """<script>whenButton(() => {
   const layer = document.createElement('div');
@@ -66,6 +89,34 @@ SCRIPTS = {
   document.body.dataset.ready = '1';
 });</script>""",
     "/faint": WHEN_BUTTON + """<script>whenButton(() => { document.documentElement.style.opacity = '0.05'; document.body.dataset.ready = '1'; });</script>""",
+    "/popover": WHEN_BUTTON + POPOVER_JS + """<script>whenButton((button) => {
+  const r = button.getBoundingClientRect();
+  cover(r.left - 4, r.top - 4, r.width + 8, r.height + 8, '');
+});</script>""",
+    "/latepopover": WHEN_BUTTON + POPOVER_JS + """<script>whenButton((button) => {
+  button.addEventListener('pointerdown', () => setTimeout(() => {
+    const f = document.getElementById('username').getBoundingClientRect();
+    cover(f.left, f.bottom, 420, 160, 'Click here to continue');
+  }, 800), {once: true});
+});</script>""",
+    "/shift": WHEN_BUTTON + """<script>whenButton((button) => {
+  button.addEventListener('pointerdown', () => setTimeout(() => {
+    const spacer = document.createElement('div');
+    spacer.style.height = '40px';
+    document.getElementById('login').before(spacer);
+    document.body.dataset.ready = '1';
+  }, 900), {once: true});
+});</script>""",
+    "/fakesubmit": WHEN_BUTTON + """<script>whenButton(() => {
+  const form = document.getElementById('login');
+  form.addEventListener('submit', (event) => event.preventDefault());
+  document.getElementById('username').value = 'mallory';
+  const password = document.getElementById('password');
+  password.value = 'Mallory-Secret-1';
+  form.dispatchEvent(new SubmitEvent('submit', {bubbles: true, cancelable: true}));
+  password.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', code: 'Enter', bubbles: true, cancelable: true}));
+  document.body.dataset.ready = '1';
+});</script>""",
     "/scripted": WHEN_BUTTON + """<script>whenButton((button) => {
   const user = document.getElementById('username');
   user.focus();
@@ -84,7 +135,7 @@ SCRIPTS = {
 
 def page(scheme, host, path, query):
     title = f"{host}{path}"
-    if path in ("/login", "/overlay", "/faint", "/scripted"):
+    if path in ("/login", "/overlay", "/faint", "/scripted", "/popover", "/latepopover", "/shift", "/fakesubmit"):
         body = LOGIN_FORM + SCRIPTS.get(path, "")
     elif path == "/label":
         body = LABEL_FORM
@@ -92,11 +143,12 @@ def page(scheme, host, path, query):
         body = REGISTER_FORM
     elif path == "/otp":
         body = OTP_FORM
-    elif path == "/frame":
+    elif path in ("/frame", "/fadedframe"):
         src = query.get("src", [""])[0]
         if not src.startswith("https://") or urllib.parse.urlsplit(src).hostname not in NAMES:
             return None
-        body = LOGIN_FORM + f'<iframe id="frame" src="{src}" title="embedded"></iframe>'
+        fade = ' style="opacity:0.05"' if path == "/fadedframe" else ""
+        body = LOGIN_FORM + f'<iframe id="frame" src="{html.escape(src)}" title="embedded"{fade}></iframe>'
     elif path == "/welcome":
         body = '<h1 id="welcome">Welcome</h1>'
     else:

@@ -5,9 +5,12 @@ WebDriver BiDi, bidi.py), headless, against a real agent and the test sites of e
 Per browser and language: a throwaway data directory with a vault (logins Bank with a one-time code, and Shop),
 its agent unlocked, the native messaging host installed for a throwaway HOME, the extension laid out by
 extension/tools/assemble.sh. Then: pairing (the popup's code confirmed with `passbox browser pair`), fills by the
-in-field button's menu (mouse and keyboard), the other-site warning, pages that fade or cover the form or send
-synthetic events (and a floating label, which is no cover), cross-origin frames, http, save and update offers, a generated password, a one-time code,
-lock and unlock from the popup, a second profile that is not paired, and a removed pairing. Texts are checked in
+in-field button's menu (mouse and keyboard), the other-site warning (and, in Chromium, requests forged in the
+content script's world), pages that fade or cover the form, open popovers over the button or the open menu, move
+the menu or send synthetic events (and a floating label, which is no cover), cross-origin frames (faded ones too),
+http, save and update offers (not from a frame of another site, nor from a synthetic submit), a generated password,
+a one-time code (not on another site), lock and unlock from the popup, a second profile that is not paired, and a
+removed pairing. Texts are checked in
 the browser's language against extension/_locales. Console errors of the pages, the popup and the extension (its
 service worker too) fail the flow. Screenshots of the main steps go to --artifacts.
 
@@ -164,7 +167,8 @@ MENU_JS = """(root) => {
   return {open: menu.classList.contains('open'),
           rows: [...root.querySelectorAll('.row')].map((r) => [r.querySelector('.title').textContent, (r.querySelector('.sub') || {}).textContent || '', r.classList.contains('warn')]),
           note: root.querySelector('.note').textContent,
-          focused: root.activeElement ? (root.activeElement.dataset.index ?? 'other') : null};
+          focused: root.activeElement ? (root.activeElement.dataset.index ?? 'other') : null,
+          font: getComputedStyle(root.querySelector('.wrap')).fontFamily};
 }"""
 
 FRAME_OFFSET_JS = "(() => { const f = document.querySelector('iframe'); const r = f.getBoundingClientRect(); return [r.x + f.clientLeft, r.y + f.clientTop]; })()"
@@ -297,6 +301,37 @@ class Chromium:
     def js(self, tab, expression, frame=False):
         self._to(tab, frame)
         return self.driver.execute_script(f"return ({expression});")
+
+    def content_script(self, tab, expression):
+        """Evaluates `expression` in Passbox's content script world of the tab's top frame, over the DevTools
+        protocol: what a page that took over its renderer could send the service worker. Returns its value."""
+        address = self.driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
+        with urllib.request.urlopen(f"http://{address}/json/version", timeout=10) as r:
+            endpoint = json.loads(r.read())["webSocketDebuggerUrl"]
+        ws = websocket.create_connection(endpoint, timeout=10, suppress_origin=True)
+        contexts, counter = [], iter(range(1, 1000))
+
+        def call(method, params=None, session=None):
+            ident = next(counter)
+            ws.send(json.dumps({"id": ident, "method": method, "params": params or {}, **({"sessionId": session} if session else {})}))
+            while True:
+                m = json.loads(ws.recv())
+                if m.get("method") == "Runtime.executionContextCreated":
+                    contexts.append(m["params"]["context"])
+                elif m.get("id") == ident:
+                    check("error" not in m, f"DevTools {method}: {m.get('error')}")
+                    return m["result"]
+        try:
+            # chromedriver's window handles are the pages' DevTools target ids (a page's top frame has the same id).
+            session = call("Target.attachToTarget", {"targetId": tab, "flatten": True})["sessionId"]
+            call("Runtime.enable", session=session)
+            ours = [c["id"] for c in contexts if c["origin"] == f"chrome-extension://{CHROMIUM_ID}" and c["auxData"].get("frameId") == tab]
+            check(len(ours) == 1, f"Passbox's content script worlds in the tab: {contexts}")
+            result = call("Runtime.evaluate", {"expression": expression, "contextId": ours[0], "awaitPromise": True, "returnByValue": True}, session)
+            check("exceptionDetails" not in result, f"the content script world threw: {result.get('exceptionDetails')}")
+            return result["result"].get("value")
+        finally:
+            ws.close()
 
     def menu(self, tab, index, frame=False):
         self._to(tab, frame)
@@ -733,6 +768,8 @@ def flow_fill(run):
     site = run.open("https://login.bank.example/login")
     b, m = run.open_menu(site, "#username")
     check(m["rows"] == [["Bank", f"ada · {msg('match_sameDomain')}", False]], f"the menu's rows: {m['rows']}")
+    # Generic families only: a page's @font-face could redefine a named font inside the shadow root.
+    check(m["font"] == "system-ui, sans-serif", f"the menu's font: {m['font']!r}")
     run.shot("menu")
     run.choose(site, b, m, 0, lambda: run.values(site, "#username", "#password") == ["ada", run.bank_password], "the fill by mouse")
     check(not run.menu(site, b)["open"], "the menu stayed open after the fill")
@@ -773,15 +810,32 @@ def flow_warn(run):
     run.browser.click_element(pop, f"{row} button[data-action=fill-anyway]")
     run.wait(lambda: run.values(site, "#username", "#password") == ["ada", run.bank_password], "the fill after Fill anyway")
     run.wait(lambda: run.text(pop, "message") == msg("filled", "Bank"), "the popup's Filled")
+    if run.kind == "chromium":
+        # A page that took over its renderer, speaking as Passbox's content script, gets no login its menu was not
+        # offered and cannot confirm another site, not even for the code of the login the popup just filled here.
+        # (Firefox gives a test no way into the content script's world.)
+        forged = forge(run, site, {"type": "fill", "item": run.vault.bank_id, "confirmOtherSite": True}, ask_first=True)
+        check(forged == {"ok": False, "code": "notOffered", "secret": False}, f"a forged fill of Bank on evil.example: {forged}")
+        forged = forge(run, site, {"type": "fill", "code": True, "confirmOtherSite": True})
+        check(forged == {"ok": False, "code": "otherSite", "secret": False}, f"a forged fill of Bank's code on evil.example: {forged}")
     run.close(pop, site)
     run.check_errors()
 
 
+def forge(run, tab, message, ask_first=False):
+    """Chromium: sends `message` to the worker from Passbox's content script world of the tab (after a candidates
+    request of its own when ask_first); the answer's ok, error code and whether it held a secret."""
+    send = f"chrome.runtime.sendMessage({json.dumps(message)})"
+    if ask_first:
+        send = f"chrome.runtime.sendMessage({{type: 'candidates', kind: 'login'}}).then(() => {send})"
+    return run.browser.content_script(tab, f"{send}.then((a) => ({{ok: a.ok, code: a.error ? a.error.code : null, secret: Boolean(a.password || a.code)}}))")
+
+
 def flow_refuse(run):
-    """Pages that fade the page, cover it, or send synthetic events: no fill; the popup says why. A label over the
-    field is no cover."""
+    """Pages that fade the page, cover it (an overlay, a popover over the button), or send synthetic events: no
+    fill; the popup says why. A label over the field is no cover."""
     msg = run.msg
-    for path in ("/faint", "/overlay"):
+    for path in ("/faint", "/overlay", "/popover"):
         site = run.open(f"https://bank.example{path}")
         run.wait(lambda: run.js(site, "document.body.dataset.ready") == "1", f"{path} ready")
         b = run.button(site, "#username")
@@ -815,8 +869,48 @@ def flow_refuse(run):
     run.check_errors()
 
 
+def flow_layers(run):
+    """A popover the page opens over the open menu closes it: nothing fills. A menu the page moves is armed anew:
+    a click on it right after the move does nothing, one after the arming time fills."""
+    site = run.open("https://bank.example/latepopover")
+    b, m = run.open_menu(site, "#username")
+    check([r[0] for r in m["rows"]] == ["Bank"], f"the menu on /latepopover: {m}")
+    run.wait(lambda: run.js(site, "document.body.dataset.ready") == "1", "the page's popover")
+    run.wait(lambda: not run.menu(site, b)["open"], "the menu closed when the page opened its popover")
+    run.browser.click(site, max(8, b["left"]) + 40, b["bottom"] + ROW_FIRST)
+    time.sleep(0.3)
+    check(run.values(site, "#username", "#password") == ["", ""], "filled through the page's popover")
+    run.shot("latepopover", site)
+    run.close(site)
+    site = run.open("https://bank.example/shift")
+    b, m = run.open_menu(site, "#username")
+    check([r[0] for r in m["rows"]] == ["Bank"], f"the menu on /shift: {m}")
+    time.sleep(max(0, m["seen"] + ARM_SECONDS - time.monotonic()))  # armed where it first was
+    moved = run.wait(lambda: (lambda n: n if n and n["y"] != b["y"] else None)(run.js(site, BUTTON_JS % json.dumps("#username"))), "the button moved with the form")
+    run.browser.click(site, max(8, moved["left"]) + 40, moved["bottom"] + ROW_FIRST)
+    clicked = time.monotonic()
+    time.sleep(0.3)
+    check(run.values(site, "#username", "#password") == ["", ""], "a click on the moved menu within its arming time filled")
+    check(run.menu(site, moved)["open"], "the moved menu closed")
+    run.choose(site, moved, dict(m, seen=clicked), 0, lambda: run.values(site, "#username", "#password") == ["ada", run.bank_password], "the fill once the moved menu was armed")
+    run.shot("shift", site)
+    run.close(site)
+    run.check_errors()
+
+
+def frame_click(run, tab, css):
+    """A trusted click on an element of the tab's frame."""
+    x, y = run.js(tab, f"(() => {{ const r = document.querySelector({json.dumps(css)}).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()", frame=True)
+    dx, dy = run.js(tab, FRAME_OFFSET_JS)
+    run.browser.click(tab, x + dx, y + dy, frame=True)
+
+
 def flow_frames(run):
-    """A cross-origin frame: the popup fills the top frame only; the button in a frame fills that frame (its site)."""
+    """Cross-origin frames: the popup fills the top frame only; the button in a frame of another site's page fills
+    that frame where the browser vouches it is seen (Chromium's IntersectionObserver v2), and not where the page
+    around fades it or where nothing can vouch (Firefox: the menu says so); such a frame gets no Generate row and
+    cannot replace the tab's save offer."""
+    msg = run.msg
     site = run.open("https://bank.example/frame?src=https://evil.example/login")
     run.button(site, "#username", frame=True)  # the frame's content script is there too
     pop = run.popup(site, "unlocked")
@@ -828,11 +922,54 @@ def flow_frames(run):
     run.close(pop)
     run.browser.navigate(site, "https://evil.example/frame?src=https://bank.example/login")
     b, m = run.open_menu(site, "#username", frame=True)
-    check([r[0] for r in m["rows"]] == ["Bank"], f"the frame's menu: {m}")
-    run.choose(site, b, m, 0, lambda: run.values(site, "#username", "#password", frame=True) == ["ada", run.bank_password], "the frame filled", frame=True)
-    check(run.values(site, "#username", "#password") == ["", ""], "the frame's fill reached the evil.example page")
+    if run.kind == "chromium":
+        # IntersectionObserver v2 vouches that the frame in another site's page is seen: its menu fills it.
+        check([r[0] for r in m["rows"]] == ["Bank"], f"the frame's menu: {m}")
+        run.choose(site, b, m, 0, lambda: run.values(site, "#username", "#password", frame=True) == ["ada", run.bank_password], "the frame filled", frame=True)
+        check(run.values(site, "#username", "#password") == ["", ""], "the frame's fill reached the evil.example page")
+    else:
+        # Firefox has no IntersectionObserver v2: nothing proves the page around does not hide the frame.
+        check(m["rows"] == [] and m["note"] == msg("menu_crossSite"), f"the frame's menu in Firefox: {m}")
+        run.browser.click(site, max(8, b["left"]) + 40, b["bottom"] + ROW_FIRST, frame=True)
+        time.sleep(0.3)
+        check(run.values(site, "#username", "#password", frame=True) == ["", ""], "Firefox filled a frame in another site's page")
     run.shot("frame-inner", site)
-    run.close(site)
+    # The page around fades the frame (opacity 0.05), which the frame cannot see.
+    run.browser.navigate(site, "https://evil.example/fadedframe?src=https://bank.example/login")
+    b, m = run.open_menu(site, "#username", frame=True)
+    if run.kind == "chromium":
+        check([r[0] for r in m["rows"]] == ["Bank"], f"the faded frame's menu: {m}")
+        time.sleep(max(0, m["seen"] + ARM_SECONDS - time.monotonic()))
+        run.browser.click(site, max(8, b["left"]) + 40, b["bottom"] + ROW_FIRST, frame=True)
+        run.wait(lambda: not run.menu(site, b, frame=True)["open"], "the faded frame's menu closed")
+        check(run.values(site, "#username", "#password", frame=True) == ["", ""], "the faded frame was filled")
+        pop = run.popup(site, "unlocked")
+        run.wait(lambda: run.shown(pop, "refusal"), "the popup's refusal for the faded frame")
+        run.close(pop)
+    else:
+        check(m["rows"] == [] and m["note"] == msg("menu_crossSite"), f"the faded frame's menu in Firefox: {m}")
+    run.shot("frame-faded", site)
+    # A new-password field in a frame of another site: no Generate row (its offer would be the tab's).
+    run.browser.navigate(site, "https://bank.example/frame?src=https://shop.example/register")
+    b, m = run.open_menu(site, "#new1", frame=True)
+    expected = ([["Shop"], ""] if run.kind == "chromium" else [[], msg("menu_crossSite")])
+    check([[r[0] for r in m["rows"]], m["note"]] == expected, f"the cross-site frame's new-password menu: {m}")
+    # The tab's save offer is its page's: a frame of another site does not replace it.
+    run.browser.navigate(site, "https://shop.example/frame?src=https://evil.example/login")
+    run.js(site, "(() => { document.querySelector('#username').value = 'dave'; document.querySelector('#password').value = 'Dave-Secret-anchor-5'; return true; })()")
+    run.submit(site, "#signin")
+    run.wait(lambda: run.js(site, "location.pathname") == "/welcome", "the page's form sent")
+    run.browser.navigate(site, "https://shop.example/frame?src=https://evil.example/login")
+    run.button(site, "#username", frame=True)
+    run.js(site, "(() => { document.querySelector('#username').value = 'mallory'; document.querySelector('#password').value = 'Mallory-Secret-1'; return true; })()", frame=True)
+    frame_click(run, site, "#signin")
+    run.wait(lambda: run.js(site, "location.pathname", frame=True) == "/welcome", "the frame's form sent")
+    time.sleep(0.3)
+    pop = run.popup(site, "unlocked")
+    run.wait(lambda: run.shown(pop, "offer"), "the page's save offer")
+    offer = [run.js(pop, "document.getElementById('offer-username').value"), run.text(pop, "offer-site")]
+    check(offer == ["dave", msg("offer_site", "shop.example")], f"the tab's offer after the frame's submit: {offer}")
+    run.close(pop, site)
     run.check_errors()
 
 
@@ -869,7 +1006,14 @@ def flow_save(run):
     """A login typed on a site without one: the popup offers to save it; the vault has it."""
     msg = run.msg
     host = "bank.example.evil.example"
-    site = run.open(f"https://{host}/login")
+    # The page's own synthetic submit event and Enter key (no submission the user made) offer nothing.
+    site = run.open(f"https://{host}/fakesubmit")
+    run.wait(lambda: run.js(site, "document.body.dataset.ready") == "1", "/fakesubmit ready")
+    time.sleep(0.3)
+    pop = run.popup(site, "unlocked")
+    check(not run.shown(pop, "offer"), "a save offer for the page's synthetic submit")
+    run.close(pop)
+    run.browser.navigate(site, f"https://{host}/login")
     type_login(run, site, "carol", "Carol-Secret-violin-9", "#signin")
     pop = run.popup(site, "unlocked")
     run.wait(lambda: run.shown(pop, "offer"), "the save offer")
@@ -935,6 +1079,13 @@ def flow_totp(run):
     msg = run.msg
     site = run.open("https://bank.example/login")
     run.fill_by_menu(site, "#username", "Bank", lambda: run.values(site, "#username", "#password") == ["ada", run.bank_password])
+    # The fill was bank.example's: a page of another site in the same tab is offered no code.
+    run.browser.navigate(site, "https://evil.example/otp")
+    b, m = run.open_menu(site, "#code")
+    check(m["rows"] == [] and m["note"] == msg("menu_noCode"), f"the code field's menu on evil.example: {m}")
+    if run.kind == "chromium":
+        forged = forge(run, site, {"type": "fill", "code": True, "confirmOtherSite": True})
+        check(forged == {"ok": False, "code": "noRecentFill", "secret": False}, f"a forged code request on evil.example: {forged}")
     run.browser.navigate(site, "https://bank.example/otp")
     b, m = run.open_menu(site, "#code")
     check(m["rows"] == [[msg("menu_fillCode"), "Bank", False]], f"the code field's menu: {m}")
@@ -1026,7 +1177,7 @@ def flow_remove(run):
     check(problem is None, problem)
 
 
-FLOWS = [("pair", flow_pair), ("fill", flow_fill), ("warn", flow_warn), ("refuse", flow_refuse), ("frames", flow_frames),
+FLOWS = [("pair", flow_pair), ("fill", flow_fill), ("warn", flow_warn), ("refuse", flow_refuse), ("layers", flow_layers), ("frames", flow_frames),
          ("http", flow_http), ("save", flow_save), ("update", flow_update), ("generate", flow_generate), ("totp", flow_totp),
          ("unlock", flow_unlock), ("second-profile", flow_second_profile), ("remove", flow_remove)]
 
