@@ -83,13 +83,19 @@ struct WebAssets: Sendable {
     /// Keys the page uses under prefixes whose rest it does not (the Emergency Kit's text is the PDF's).
     static let pageKeys: Set<String> = ["kit.confirmed"]
 
-    /// The wording of refused values and unreadable images (`invalid.*`, `qr.*`) and of the paired browsers in
-    /// Settings (`ui.browsers.*`), fetched once the page is up: no first screen needs it to draw.
+    /// The wording of refused values and unreadable images (`invalid.*`, `qr.*`), of the paired browsers in
+    /// Settings (`ui.browsers.*`) and of the extension's own failures, fetched once the page is up: no first
+    /// screen needs it to draw.
     static func laterStrings(_ language: Language) -> [String: String] {
         Localization.table(language).filter { isLater($0.key) }
     }
 
-    static func isLater(_ key: String) -> Bool { key.hasPrefix("invalid.") || key.hasPrefix("qr.") || key.hasPrefix("ui.browsers.") }
+    static func isLater(_ key: String) -> Bool {
+        key.hasPrefix("invalid.") || key.hasPrefix("qr.") || key.hasPrefix("ui.browsers.") || laterErrors.contains(key.split(separator: ".").prefix(2).joined(separator: "."))
+    }
+
+    /// Failures only the browser extension's host meets (the page words them should one ever reach it).
+    static let laterErrors: Set<String> = ["error.notPaired", "error.handshakeFailed", "error.agentUnavailable", "error.pairingsWaiting", "error.browsersFileDamaged"]
 
     static func json<T: Encodable>(_ value: T) throws -> [UInt8] {
         let encoder = JSONEncoder()

@@ -404,10 +404,10 @@ enum RawExchange {
 
         // hello: the agent's generation and the operations the socket serves; nothing this client knows is missing.
         let hello = try agent.send(.hello(HelloRequest(operations: OperationName.allCases.map(\.rawValue)))).answer(HelloReply.self)
-        #expect(hello.version == ProtocolVersion.current && hello.missing.isEmpty && hello.operations == OperationRegistry.current.allowed(on: .socket))
+        #expect(hello.version == ProtocolVersion.current && hello.missing.isEmpty && hello.operations == OperationRegistry.current.allowed(on: [.socket, .browser]))
 
         // The account's operations need a server: AgentAccountTests sends each of them.
-        let missed = Set(OperationName.allCases).subtracting(agent.sent).subtracting(AgentAccountTests.operations).subtracting(AgentCoercionTests.operations).subtracting(AgentBackupTests.operations).subtracting(AgentInteropTests.operations).subtracting(AgentAttachmentTests.operations)
+        let missed = Set(OperationName.allCases).subtracting(agent.sent).subtracting(AgentAccountTests.operations).subtracting(AgentCoercionTests.operations).subtracting(AgentBackupTests.operations).subtracting(AgentInteropTests.operations).subtracting(AgentAttachmentTests.operations).subtracting(BrowserHostTests.operations)
         #expect(missed.isEmpty, "operations never sent: \(missed.map(\.rawValue).sorted())")
     }
 
@@ -638,7 +638,7 @@ enum RawExchange {
             // A parse child that crashes or runs away: ParseChildTests provokes it (through an agent too).
             .parseFailed,
         ]
-        let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked).subtracting(AgentCoercionTests.errorCodes).subtracting(AgentBackupTests.errorCodes).subtracting(AgentInteropTests.errorCodes).subtracting(AgentAttachmentTests.errorCodes)
+        let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked).subtracting(AgentCoercionTests.errorCodes).subtracting(AgentBackupTests.errorCodes).subtracting(AgentInteropTests.errorCodes).subtracting(AgentAttachmentTests.errorCodes).subtracting(BrowserHostTests.errorCodes)
         #expect(missed.isEmpty, "codes never provoked: \(missed.map(\.rawValue).sorted())")
         #expect(agent.isRunning)
     }

@@ -13,6 +13,13 @@ import Testing
 /// key, a copied public key without its private key, an operation outside the extension's list, a removed
 /// pairing, malformed and oversized messages.
 @Suite struct BrowserHostTests {
+    /// The operations and error codes these tests send and provoke (AgentOperationTests counts them as covered).
+    static let operations: Set<OperationName> = [
+        .browserPairBegin, .browserPairConfirm, .browserPairings, .browserRemove, .browserChallenge, .browserProve, .browserCandidates, .browserFill,
+        .browserSearch, .browserOffer, .browserSave, .browserGenerate, .browserSession,
+    ]
+    static let errorCodes: Set<ErrorCode> = [.notPaired, .handshakeFailed, .pairingNotFound, .pairingCodeWrong, .pairingsWaiting, .agentUnavailable, .browsersFileDamaged]
+
     /// One host process and its pipes.
     final class Host {
         let process = Process()
@@ -106,6 +113,16 @@ import Testing
         let code = try browser.code(agentNonce: try #require(begun.body["agentNonce"] as? String))
         let waiting = try agent.prove(on: host, browser)
         #expect(waiting.body["code"] as? String == "notPaired" && (waiting.body["facts"] as? [String: String])?["pending"] == "true")
+        // The agent itself: an unknown pairing, and a wrong code (which ends the pairing: one try).
+        let unknown = try agent.send(Request(Operations.browserPairConfirm, BrowserPairConfirmRequest(pairing: "nope", code: code)))
+        #expect(unknown == .failure(ProtocolError(.pairingNotFound, ["pairing": "nope"])))
+        let other = try Extension()
+        let otherBegun = try host.call("browser-pair-begin", ["publicKey": other.publicKey, "browser": "firefox", "name": "other"])
+        let otherPairing = try #require(otherBegun.body["pairing"] as? String)
+        let otherCode = try other.code(agentNonce: try #require(otherBegun.body["agentNonce"] as? String))
+        let wrong = otherCode == "000 000" ? "000 001" : "000 000"
+        #expect(try agent.send(Request(Operations.browserPairConfirm, BrowserPairConfirmRequest(pairing: otherPairing, code: wrong))) == .failure(ProtocolError(.pairingCodeWrong)))
+        #expect(try agent.send(Request(Operations.browserPairings)).answer(BrowserPairingsReply.self).pending.map(\.pairing).contains(otherPairing) == false)
         let listed = try agent.session.run(["browser", "list"])
         #expect(listed.stdout.contains("waiting (code \(code))"), "\(listed.stdout)")
         #expect(try agent.session.run(["browser", "pair", "--code", "000 000", "--wait", "0"]).status == 1)
@@ -227,10 +244,28 @@ import Testing
         #expect(try agent.session.run(["browser", "install", "--browser", "opera"], env: env).status == 2)
         #expect(try agent.session.run(["browser", "uninstall"], env: env).status == 0)
         #expect(!FileManager.default.fileExists(atPath: home + "/.mozilla/native-messaging-hosts/dev.passbox.host.json"))
-        // A damaged list of pairings is named, never written over.
+        // A damaged list of pairings is named, never written over, by the CLI and by the agent.
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: agent.session.data + "/browsers.json"))
         let damaged = try agent.session.run(["browser", "list"])
         #expect(damaged.status == 1 && damaged.stderr.contains("cannot be read"), "\(damaged.stderr)")
+        let agentSays = try agent.failure(Request(Operations.browserPairings))
+        #expect(agentSays.code == .browsersFileDamaged && agentSays.facts["path"] == agent.session.data + "/browsers.json")
+        // A host with no agent to reach says so.
+        let lonely = try TemporaryDirectory("passbox-browser-lonely")
+        let host = Process()
+        let toHost = Pipe(), fromHost = Pipe()
+        host.executableURL = URL(fileURLWithPath: agent.session.bin)
+        host.arguments = ["--data", lonely.path, "browser-host"]
+        host.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": ""]) { $1 }
+        host.standardInput = toHost
+        host.standardOutput = fromHost
+        try host.run()
+        let message = Array(#"{"version":14,"request":{"op":"browser-challenge"}}"#.utf8)
+        try toHost.fileHandleForWriting.write(contentsOf: Data([UInt8(message.count), 0, 0, 0] + message))
+        try toHost.fileHandleForWriting.close()
+        let answer = String(decoding: fromHost.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        host.waitUntilExit()
+        #expect(answer.contains(#""code":"agentUnavailable""#), "\(answer)")
         #expect(try String(contentsOfFile: agent.session.data + "/browsers.json", encoding: .utf8) == "{not json")
     }
 }
