@@ -5,8 +5,9 @@ A vault of 10,000 logins, each of a site of its own (imported from a browser CSV
 https://bank.example; the extension loaded and paired as a user pairs it (the popup's code confirmed with
 `passbox browser pair --code`); then, on https://bank.example/login, each run clicks the field's Passbox
 button, waits for the menu, and clicks the login:
-  candidates   the popup's request for the tab's candidates (the worker asks the host, the host the agent),
-               timed in the popup page with performance.now()
+  candidates   `browser-candidates` for https://bank.example/ from an extension page, through the extension's own
+               agent.js (its native port to a host of its own, the handshake done first, not timed), timed with
+               performance.now() in the page: the JS, the browser's native messaging, the host and the agent
   click→filled from the trusted pointerdown on the menu's row to the password field's input event, timed by a
                listener the page holds (capture phase), so chromedriver's own round trips are not counted
 printed as p50 and p95 beside the issue's targets (candidates p95 ≤ 10 ms, click→filled p95 ≤ 50 ms).
@@ -90,12 +91,20 @@ def main():
         run.vault.cli("browser", "pair", "--code", code)
         run.wait_state(pop, "unlocked", timeout=30)
 
-        candidates = []
-        tab = run.tab_id(page)
-        for _ in range(args.runs + 3):
-            took = run.browser.js(pop, "(async () => { const t = performance.now(); await chrome.runtime.sendMessage({type: 'state', tab: %d}); return performance.now() - t; })()" % tab)
-            candidates.append(float(took))
-        candidates = candidates[3:]
+        took = run.browser.js(pop, """(async () => {
+          const { Agent } = await import('./agent.js');
+          const agent = new Agent();
+          await agent.prove();
+          const times = [];
+          for (let i = 0; i < %d; i++) {
+            const t = performance.now();
+            await agent.call('browser-candidates', { url: 'https://bank.example/' }, 'fill');
+            times.push(performance.now() - t);
+          }
+          agent.disconnect();
+          return times;
+        })()""" % (args.runs + 3))
+        candidates = [float(t) for t in took[3:]]
 
         fills = []
         for n in range(args.runs + 2):
@@ -108,7 +117,7 @@ def main():
         version = subprocess.run(["/usr/bin/chromedriver", "--version"], capture_output=True, text=True).stdout.strip()
         print(f"The browser extension in headless Chromium ({version}), through passbox browser-host, against an agent holding {args.items + 1} items:")
         rows = [["MEASURE", "RUNS", "p50", "p95", "TARGET", "MET"],
-                ["candidates (the popup's state: status and the tab's candidates)", str(len(candidates)), f"{percentile(candidates, .5):.1f} ms",
+                ["candidates for a site (extension → host → agent)", str(len(candidates)), f"{percentile(candidates, .5):.1f} ms",
                  f"{percentile(candidates, .95):.1f} ms", "p95 ≤ 10 ms", "yes" if percentile(candidates, .95) <= 10 else "NO"],
                 ["click on the login → password filled", str(len(fills)), f"{percentile(fills, .5):.1f} ms", f"{percentile(fills, .95):.1f} ms",
                  "p95 ≤ 50 ms", "yes" if percentile(fills, .95) <= 50 else "NO"]]

@@ -128,6 +128,36 @@ enum AgentBenchmark {
         try body([executable, "--data", directory], agent, socket)
     }
 
+    /// A vault of `count` sample items (each changed by `shape` first) in a temporary directory, served by an
+    /// unlocked agent of this binary while `body` runs (the web UI's and the browser's benchmarks); the agent and
+    /// the directory are gone afterwards.
+    static func servedVault(
+        items count: Int, name: String, shape: (Int, inout Item) -> Void = { _, _ in }, _ body: (_ executable: String, _ directory: String, _ socket: String) throws -> Void
+    ) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passbox-bench-\(name)-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = VaultStore(directory: directory)
+        let opened = try store.create(password: password, parameters: Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
+        var vault = opened.vault
+        let now = Date()
+        for i in 0..<count {
+            var item = try VaultBenchmark.sampleItem(i)
+            shape(i, &item)
+            try vault.add(item, now: now)
+        }
+        try opened.save(vault)
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let socket = AgentPaths.socketPath(dataDirectory: directory)
+        let agent = try spawn([executable, "--data", directory, "agent"], wait: false).pid
+        defer {
+            kill(agent, SIGTERM)
+            ChildProcess.wait(agent)
+        }
+        for _ in 0..<500 where UnixSocket.connect(to: socket).map({ close($0) }) == nil { usleep(10_000) }
+        _ = try AgentClient.send(.unlock(UnlockRequest(password: SecretText(password))), socketPath: socket)?.get()
+        try body(executable, directory, socket)
+    }
+
     static func measure(items count: Int, runs: Int) throws -> Result {
         var result = Result()
         var locked = 0

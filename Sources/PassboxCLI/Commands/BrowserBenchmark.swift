@@ -17,29 +17,13 @@ enum BrowserBenchmark {
     static func run(_ args: Arguments) throws {
         let count = max(10, Int(args.value("items") ?? "10000") ?? 10000)
         let runs = max(10, Int(args.value("runs") ?? "200") ?? 200)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passbox-bench-browser-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = VaultStore(directory: directory)
-        let opened = try store.create(password: AgentBenchmark.password, parameters: Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
-        var vault = opened.vault
-        let now = Date()
-        for i in 0..<count {
-            var item = try VaultBenchmark.sampleItem(i)
+        try AgentBenchmark.servedVault(items: count, name: "browser", shape: { i, item in
             if item.category == .login { item.websites = ["https://login.site\(i).example/"] }
-            try vault.add(item, now: now)
-        }
-        try opened.save(vault)
+        }) { executable, directory, socket in try measure(items: count, runs: runs, executable: executable, directory: directory, socket: socket) }
+    }
 
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let socket = AgentPaths.socketPath(dataDirectory: directory)
-        let agent = try AgentBenchmark.spawn([executable, "--data", directory, "agent"], wait: false).pid
-        defer {
-            kill(agent, SIGTERM)
-            ChildProcess.wait(agent)
-        }
-        for _ in 0..<500 where UnixSocket.connect(to: socket).map({ close($0) }) == nil { usleep(10_000) }
-        _ = try AgentClient.send(.unlock(UnlockRequest(password: SecretText(AgentBenchmark.password))), socketPath: socket)?.get()
-
+    /// The requests through a host of the served agent.
+    static func measure(items count: Int, runs: Int, executable: String, directory: String, socket: String) throws {
         let host = try Host(executable: executable, directory: directory)
         defer { host.stop() }
         try host.pair(socket: socket)

@@ -23,24 +23,11 @@ enum UIBenchmark {
         }
         let count = max(1, Int(args.value("items") ?? "10000") ?? 10000)
         let runs = max(3, Int(args.value("runs") ?? "20") ?? 20)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passbox-bench-ui-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = VaultStore(directory: directory)
-        let opened = try store.create(password: AgentBenchmark.password, parameters: Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
-        var vault = opened.vault
-        let now = Date()
-        for i in 0..<count { try vault.add(VaultBenchmark.sampleItem(i), now: now) }
-        try opened.save(vault)
+        try AgentBenchmark.servedVault(items: count, name: "ui") { _, _, socket in try measure(items: count, runs: runs, socket: socket, json: args.flag("json")) }
+    }
 
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let socket = AgentPaths.socketPath(dataDirectory: directory)
-        let agent = try AgentBenchmark.spawn([executable, "--data", directory, "agent"], wait: false).pid
-        defer {
-            kill(agent, SIGTERM)
-            ChildProcess.wait(agent)
-        }
-        for _ in 0..<500 where UnixSocket.connect(to: socket).map({ close($0) }) == nil { usleep(10_000) }
-        _ = try AgentClient.send(.unlock(UnlockRequest(password: SecretText(AgentBenchmark.password))), socketPath: socket)?.get()
+    /// The page against the served agent.
+    static func measure(items count: Int, runs: Int, socket: String, json: Bool) throws {
         guard let web = try AgentClient.send(.webOpen, socketPath: socket)?.web() else { throw CLIError.failure("the benchmark agent did not answer") }
 
         let port = try freePort()
@@ -96,7 +83,7 @@ enum UIBenchmark {
         Console.out("Rows in the DOM for \(count) items: \(domRows) (the list is virtualised).")
         Console.out("The last load: \(marks)")
         Console.out("Each load (ms): " + listTimes.map { String(format: "%.0f", $0 * 1000) }.joined(separator: " "))
-        if args.flag("json") == false, !timeline.isEmpty {
+        if json == false, !timeline.isEmpty {
             Console.out("The last load's requests (ms since navigation, start–end):")
             for entry in timeline where entry.count == 3 {
                 Console.out("  \(entry[1])–\(entry[2])  \(entry[0])")
