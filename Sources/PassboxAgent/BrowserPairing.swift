@@ -33,10 +33,25 @@ final class BrowserPairing {
         self.now = now
     }
 
+    /// The file's identity when it was last read (device, inode, size, modification time) and what it held:
+    /// every request of a session checks its pairing, and the file is read again only when it was replaced.
+    private var kept: (stamp: [Int], file: PairedBrowsers)?
+
+    private func stamp() -> [Int] {
+        var info = stat()
+        guard stat(directory + "/" + PairedBrowsers.fileName, &info) == 0 else { return [] }
+        return [Int(info.st_dev), Int(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+    }
+
     private func pinned() throws -> PairedBrowsers {
+        let now = stamp()
+        if let kept, kept.stamp == now, !now.isEmpty { return kept.file }
         do {
-            return try PairedBrowsers.load(directory)
+            let file = try PairedBrowsers.load(directory)
+            kept = (now, file)
+            return file
         } catch let e as PairedBrowsers.Damaged {
+            kept = nil
             throw ProtocolError(.browsersFileDamaged, ["path": e.path])
         }
     }
@@ -79,6 +94,11 @@ final class BrowserPairing {
         var file = try pinned()
         file.browsers.removeAll { $0.publicKey == request.publicKey }
         file.browsers.append(PairedBrowsers.Browser(id: request.id, browser: request.browser, name: request.name, publicKey: request.publicKey, pairedAt: now()))
+        try save(file)
+    }
+
+    private func save(_ file: PairedBrowsers) throws {
+        kept = nil
         try file.save(directory)
     }
 
@@ -100,7 +120,7 @@ final class BrowserPairing {
         var file = try pinned()
         if file.browsers.contains(where: { $0.id == r.pairing }) {
             file.browsers.removeAll { $0.id == r.pairing }
-            try file.save(directory)
+            try save(file)
             removed = 1
         }
         for (digest, pairing) in sessions where pairing == r.pairing { sessions[digest] = nil }
@@ -133,7 +153,7 @@ final class BrowserPairing {
             throw ProtocolError(.notPaired, ["pending": pending.contains { $0.publicKey == encoded } ? "true" : "false"])
         }
         file.browsers[index].lastUsed = now()
-        try file.save(directory)
+        try save(file)
         let session = SecureRandom.bytes(count: 32)
         let digest = Base16.encode(Hash.sha256(session))
         if sessionOrder.count >= 64 { sessions[sessionOrder.removeFirst()] = nil }

@@ -20,56 +20,8 @@ import Testing
     ]
     static let errorCodes: Set<ErrorCode> = [.notPaired, .handshakeFailed, .pairingNotFound, .pairingCodeWrong, .pairingsWaiting, .agentUnavailable, .browsersFileDamaged]
 
-    /// One host process and its pipes.
-    final class Host {
-        let process = Process()
-        let toHost = Pipe(), fromHost = Pipe()
-
-        init(agent: RealAgent) throws {
-            process.executableURL = URL(fileURLWithPath: agent.session.bin)
-            process.arguments = ["--data", agent.session.data, "browser-host"]
-            process.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": ""]) { $1 }
-            process.standardInput = toHost
-            process.standardOutput = fromHost
-            try process.run()
-        }
-
-        func sendRaw(_ body: [UInt8]) throws {
-            let n = UInt32(body.count)
-            try toHost.fileHandleForWriting.write(contentsOf: Data([UInt8(n & 0xff), UInt8(n >> 8 & 0xff), UInt8(n >> 16 & 0xff), UInt8(n >> 24 & 0xff)] + body))
-        }
-
-        func receive() throws -> [String: Any] {
-            let header = try #require(try fromHost.fileHandleForReading.read(upToCount: 4))
-            #expect(header.count == 4)
-            let length = Int(header[0]) | Int(header[1]) << 8 | Int(header[2]) << 16 | Int(header[3]) << 24
-            var body = Data()
-            while body.count < length, let more = try fromHost.fileHandleForReading.read(upToCount: length - body.count), !more.isEmpty { body += more }
-            let frame = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
-            return try #require(frame["reply"] as? [String: Any])
-        }
-
-        /// Sends one request the way the extension does and returns the reply's kind and body.
-        func call(_ op: String, _ body: [String: Any]? = nil, secrets: [String] = []) throws -> (kind: String, body: [String: Any]) {
-            var request: [String: Any] = ["op": op]
-            if let body { request["body"] = body }
-            var message: [String: Any] = ["version": ProtocolVersion.current, "request": request]
-            if !secrets.isEmpty { message["secrets"] = secrets }
-            try sendRaw(Array(try JSONSerialization.data(withJSONObject: message)))
-            let reply = try receive()
-            return (reply["kind"] as? String ?? "", reply["body"] as? [String: Any] ?? [:])
-        }
-
-        func failureCode(_ op: String, _ body: [String: Any]? = nil, secrets: [String] = []) throws -> String? {
-            let reply = try call(op, body, secrets: secrets)
-            return reply.kind == "failure" ? reply.body["code"] as? String : nil
-        }
-
-        func stop() {
-            try? toHost.fileHandleForWriting.close()
-            process.waitUntilExit()
-        }
-    }
+    /// One host process of the agent's data directory (the client is shared with `passbox bench browser`).
+    typealias Host = BrowserHostClient
 
     /// The extension's side: a key pair, the pairing code it computes, and its answer to a challenge.
     struct Extension {
@@ -252,21 +204,24 @@ import Testing
         #expect(agentSays.code == .browsersFileDamaged && agentSays.facts["path"] == agent.session.data + "/browsers.json")
         // A host with no agent to reach says so.
         let lonely = try TemporaryDirectory("passbox-browser-lonely")
-        let host = Process()
-        let toHost = Pipe(), fromHost = Pipe()
-        host.executableURL = URL(fileURLWithPath: agent.session.bin)
-        host.arguments = ["--data", lonely.path, "browser-host"]
-        host.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": ""]) { $1 }
-        host.standardInput = toHost
-        host.standardOutput = fromHost
-        try host.run()
-        let message = Array(#"{"version":14,"request":{"op":"browser-challenge"}}"#.utf8)
-        try toHost.fileHandleForWriting.write(contentsOf: Data([UInt8(message.count), 0, 0, 0] + message))
-        try toHost.fileHandleForWriting.close()
-        let answer = String(decoding: fromHost.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        host.waitUntilExit()
+        let host = try Host(executable: agent.session.bin, dataDirectory: lonely.path, environment: ["XDG_RUNTIME_DIR": ""])
+        try host.sendRaw(Array(#"{"version":14,"request":{"op":"browser-challenge"}}"#.utf8))
+        try host.toHost.fileHandleForWriting.close()
+        let answer = String(decoding: host.fromHost.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        host.process.waitUntilExit()
         #expect(answer.contains(#""code":"agentUnavailable""#), "\(answer)")
         #expect(try String(contentsOfFile: agent.session.data + "/browsers.json", encoding: .utf8) == "{not json")
+    }
+}
+
+extension BrowserHostClient {
+    convenience init(agent: RealAgent) throws {
+        try self.init(executable: agent.session.bin, dataDirectory: agent.session.data, environment: ["XDG_RUNTIME_DIR": ""])
+    }
+
+    func failureCode(_ op: String, _ body: [String: Any]? = nil, secrets: [String] = []) throws -> String? {
+        let reply = try call(op, body, secrets: secrets)
+        return reply.kind == "failure" ? reply.body["code"] as? String : nil
     }
 }
 

@@ -100,18 +100,43 @@ enum AgentBenchmark {
     static func withAgent(
         items count: Int, locked: (_ agent: pid_t) -> Void = { _ in }, _ body: (_ base: [String], _ agent: pid_t, _ socket: String) throws -> Void
     ) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passbox-bench-agent-\(UUID().uuidString)").path
+        try servedVault(items: count, name: "agent", oneTimeCode: true, locked: locked) { served in try body(served.base, served.agent, served.socket) }
+    }
+
+    /// What `servedVault` serves: the binary, the data directory, the agent's pid and socket.
+    struct Served {
+        let executable: String
+        let directory: String
+        let agent: pid_t
+        let socket: String
+        /// A command's first words: the binary and `--data DIR`.
+        var base: [String] { [executable, "--data", directory] }
+    }
+
+    /// A vault of `count` sample items (each changed by `shape` first; with `oneTimeCode`, one code item more) in
+    /// a temporary directory, served by an unlocked agent of this binary while `body` runs; `locked` gets the
+    /// agent's pid before the unlock. The agent and the directory are gone afterwards.
+    static func servedVault(
+        items count: Int, name: String, oneTimeCode: Bool = false, shape: (Int, inout Item) -> Void = { _, _ in }, locked: (_ agent: pid_t) -> Void = { _ in },
+        _ body: (Served) throws -> Void
+    ) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passbox-bench-\(name)-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = VaultStore(directory: directory)
         let opened = try store.create(password: password, parameters: Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
         var vault = opened.vault
         let now = Date()
-        for i in 0..<count { try vault.add(VaultBenchmark.sampleItem(i), now: now) }
-        var code = Item(category: .oneTimePassword, title: "Bench code")
-        code.setValue("otpauth://totp/Bench:me?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Bench", for: "otp")
-        try vault.add(code, now: now)
+        for i in 0..<count {
+            var item = try VaultBenchmark.sampleItem(i)
+            shape(i, &item)
+            try vault.add(item, now: now)
+        }
+        if oneTimeCode {
+            var code = Item(category: .oneTimePassword, title: "Bench code")
+            code.setValue("otpauth://totp/Bench:me?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Bench", for: "otp")
+            try vault.add(code, now: now)
+        }
         try opened.save(vault)
-
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         let socket = AgentPaths.socketPath(dataDirectory: directory)
         let agent = try spawn([executable, "--data", directory, "agent"], wait: false).pid
@@ -125,37 +150,7 @@ enum AgentBenchmark {
         guard case .done = try AgentClient.send(.unlock(UnlockRequest(password: SecretText(password))), socketPath: socket) ?? .failure(ProtocolError(.locked)) else {
             throw CLIError.failure("the benchmark agent did not unlock")
         }
-        try body([executable, "--data", directory], agent, socket)
-    }
-
-    /// A vault of `count` sample items (each changed by `shape` first) in a temporary directory, served by an
-    /// unlocked agent of this binary while `body` runs (the web UI's and the browser's benchmarks); the agent and
-    /// the directory are gone afterwards.
-    static func servedVault(
-        items count: Int, name: String, shape: (Int, inout Item) -> Void = { _, _ in }, _ body: (_ executable: String, _ directory: String, _ socket: String) throws -> Void
-    ) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passbox-bench-\(name)-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = VaultStore(directory: directory)
-        let opened = try store.create(password: password, parameters: Argon2Parameters(memoryKiB: 64, passes: 1, lanes: 1))
-        var vault = opened.vault
-        let now = Date()
-        for i in 0..<count {
-            var item = try VaultBenchmark.sampleItem(i)
-            shape(i, &item)
-            try vault.add(item, now: now)
-        }
-        try opened.save(vault)
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let socket = AgentPaths.socketPath(dataDirectory: directory)
-        let agent = try spawn([executable, "--data", directory, "agent"], wait: false).pid
-        defer {
-            kill(agent, SIGTERM)
-            ChildProcess.wait(agent)
-        }
-        for _ in 0..<500 where UnixSocket.connect(to: socket).map({ close($0) }) == nil { usleep(10_000) }
-        _ = try AgentClient.send(.unlock(UnlockRequest(password: SecretText(password))), socketPath: socket)?.get()
-        try body(executable, directory, socket)
+        try body(Served(executable: executable, directory: directory, agent: agent, socket: socket))
     }
 
     static func measure(items count: Int, runs: Int) throws -> Result {

@@ -19,14 +19,14 @@ enum BrowserBenchmark {
         let runs = max(10, Int(args.value("runs") ?? "200") ?? 200)
         try AgentBenchmark.servedVault(items: count, name: "browser", shape: { i, item in
             if item.category == .login { item.websites = ["https://login.site\(i).example/"] }
-        }) { executable, directory, socket in try measure(items: count, runs: runs, executable: executable, directory: directory, socket: socket) }
+        }) { served in try measure(items: count, runs: runs, executable: served.executable, directory: served.directory, socket: served.socket) }
     }
 
     /// The requests through a host of the served agent.
     static func measure(items count: Int, runs: Int, executable: String, directory: String, socket: String) throws {
-        let host = try Host(executable: executable, directory: directory)
+        let host = try BrowserHostClient(executable: executable, dataDirectory: directory)
         defer { host.stop() }
-        try host.pair(socket: socket)
+        try pair(host, socket: socket)
         let clock = SystemClock()
         var candidates = [Double](), fills = [Double]()
         var found = 0
@@ -61,55 +61,21 @@ enum BrowserBenchmark {
         Console.out("no browser protocol. The whole click in headless Chromium: scripts/bench-browser.py (make bench runs it).")
     }
 
-    /// A `passbox browser-host` process and the extension's side of its framing.
-    final class Host {
-        let process = Process()
-        let input = Pipe(), output = Pipe()
-        let key: SigningKey
-
-        init(executable: String, directory: String) throws {
-            key = try SigningKey(seed: SecretBytes(copying: SecureRandom.bytes(count: 32)))
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["--data", directory, "browser-host"]
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
+    /// Pairs a host as the extension does, with a key of this process; the code is confirmed on the agent's
+    /// socket (the user's part).
+    static func pair(_ host: BrowserHostClient, socket: String) throws {
+        let key = try SigningKey(seed: SecretBytes(copying: SecureRandom.bytes(count: 32)))
+        let begun = try host.call("browser-pair-begin", ["publicKey": Base64URL.encode(key.publicKey), "browser": "chromium", "name": "bench"])
+        guard let pairing = begun.body["pairing"] as? String, let nonce = (begun.body["agentNonce"] as? String).flatMap(Base64URL.decode) else {
+            throw CLIError.failure("browser-pair-begin answered \(begun.kind)")
         }
-
-        func call(_ op: String, _ body: [String: Any]? = nil) throws -> (kind: String, body: [String: Any]) {
-            var request: [String: Any] = ["op": op]
-            if let body { request["body"] = body }
-            let json = [UInt8](try JSONSerialization.data(withJSONObject: ["version": ProtocolVersion.current, "request": request]))
-            let n = UInt32(json.count)
-            try input.fileHandleForWriting.write(contentsOf: Data([UInt8(n & 0xff), UInt8(n >> 8 & 0xff), UInt8(n >> 16 & 0xff), UInt8(n >> 24 & 0xff)] + json))
-            guard let header = try output.fileHandleForReading.read(upToCount: 4), header.count == 4 else { throw CLIError.failure("the host ended") }
-            let length = Int(header[0]) | Int(header[1]) << 8 | Int(header[2]) << 16 | Int(header[3]) << 24
-            var answer = Data()
-            while answer.count < length, let more = try output.fileHandleForReading.read(upToCount: length - answer.count), !more.isEmpty { answer += more }
-            let frame = try JSONSerialization.jsonObject(with: answer) as? [String: Any]
-            let reply = frame?["reply"] as? [String: Any] ?? [:]
-            return (reply["kind"] as? String ?? "", reply["body"] as? [String: Any] ?? [:])
+        let code = BrowserPairingCode.code(fromDigest: Hash.sha256(BrowserPairingCode.pairingMessage(publicKey: key.publicKey, agentNonce: nonce)))
+        _ = try AgentClient.send(Request(Operations.browserPairConfirm, BrowserPairConfirmRequest(pairing: pairing, code: code)), socketPath: socket)?.get()
+        guard let challenge = (try host.call("browser-challenge").body["challenge"] as? String).flatMap(Base64URL.decode) else {
+            throw CLIError.failure("browser-challenge gave no challenge")
         }
-
-        /// Pairs as the extension does; the code is confirmed on the agent's socket (the user's part).
-        func pair(socket: String) throws {
-            let begun = try call("browser-pair-begin", ["publicKey": Base64URL.encode(key.publicKey), "browser": "chromium", "name": "bench"])
-            guard let pairing = begun.body["pairing"] as? String, let nonce = (begun.body["agentNonce"] as? String).flatMap(Base64URL.decode) else {
-                throw CLIError.failure("browser-pair-begin answered \(begun.kind)")
-            }
-            let code = BrowserPairingCode.code(fromDigest: Hash.sha256(BrowserPairingCode.pairingMessage(publicKey: key.publicKey, agentNonce: nonce)))
-            _ = try AgentClient.send(Request(Operations.browserPairConfirm, BrowserPairConfirmRequest(pairing: pairing, code: code)), socketPath: socket)?.get()
-            guard let challenge = (try call("browser-challenge").body["challenge"] as? String).flatMap(Base64URL.decode) else {
-                throw CLIError.failure("browser-challenge gave no challenge")
-            }
-            let signature = key.signature(for: BrowserPairingCode.sessionMessage(challenge: challenge))
-            let proven = try call("browser-prove", ["publicKey": Base64URL.encode(key.publicKey), "challenge": Base64URL.encode(challenge), "signature": Base64URL.encode(signature)])
-            guard proven.kind == "browserSession" else { throw CLIError.failure("the handshake answered \(proven.kind) \(proven.body)") }
-        }
-
-        func stop() {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
-        }
+        let signature = key.signature(for: BrowserPairingCode.sessionMessage(challenge: challenge))
+        let proven = try host.call("browser-prove", ["publicKey": Base64URL.encode(key.publicKey), "challenge": Base64URL.encode(challenge), "signature": Base64URL.encode(signature)])
+        guard proven.kind == "browserSession" else { throw CLIError.failure("the handshake answered \(proven.kind) \(proven.body)") }
     }
 }

@@ -23,7 +23,7 @@ enum UIBenchmark {
         }
         let count = max(1, Int(args.value("items") ?? "10000") ?? 10000)
         let runs = max(3, Int(args.value("runs") ?? "20") ?? 20)
-        try AgentBenchmark.servedVault(items: count, name: "ui") { _, _, socket in try measure(items: count, runs: runs, socket: socket, json: args.flag("json")) }
+        try AgentBenchmark.servedVault(items: count, name: "ui") { served in try measure(items: count, runs: runs, socket: served.socket, json: args.flag("json")) }
     }
 
     /// The page against the served agent.
