@@ -66,13 +66,20 @@ final class RealAgent: @unchecked Sendable {
         try send(.add(AddRequest(category: category, changes: changes))).saved()
     }
 
+    /// Set once the agent was reaped here: its pid may then be another process's (pids are reused, quickly on
+    /// a machine with pid_max 32768 running browsers beside the tests), so it is never signalled again.
+    private var reaped = false
+
     /// Whether the agent process is still running (not merely a zombie: it is this process's child).
     var isRunning: Bool {
+        guard !reaped else { return false }
         var status: Int32 = 0
-        return waitpid(pid, &status, WNOHANG) == 0
+        let waited = waitpid(pid, &status, WNOHANG)
+        if waited == pid || (waited < 0 && errno == ECHILD) { reaped = true }
+        return waited == 0
     }
 
-    deinit { Transcript.stop(pid) }
+    deinit { if !reaped { Transcript.stop(pid) } }
 }
 
 /// One exchange of raw bytes with the agent, for frames `AgentClient` would never send.
