@@ -1,0 +1,315 @@
+import Foundation
+import PassboxCrypto
+
+public enum OrganisationKind: UInt8, Sendable, CaseIterable {
+    case family = 1
+    case team = 2
+    public var name: String { self == .family ? "family" : "team" }
+    public init?(name: String) {
+        guard let kind = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = kind
+    }
+}
+
+/// A member's role. Owners and admins manage the list; an admin may not touch an owner's entry or make one.
+public enum MemberRole: UInt8, Sendable, CaseIterable, Comparable {
+    case owner = 1
+    case admin = 2
+    case member = 3
+    case guest = 4
+    public var name: String { ["owner", "admin", "member", "guest"][Int(rawValue) - 1] }
+    public init?(name: String) {
+        guard let role = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = role
+    }
+    public var managesMembers: Bool { self == .owner || self == .admin }
+    public static func < (a: MemberRole, b: MemberRole) -> Bool { a.rawValue < b.rawValue }
+}
+
+public enum MemberState: UInt8, Sendable, CaseIterable {
+    case active = 1
+    case paused = 2
+    public var name: String { self == .active ? "active" : "paused" }
+}
+
+public enum VaultAccessLevel: UInt8, Sendable, CaseIterable, Comparable {
+    case view = 1
+    case edit = 2
+    case manage = 3
+    public var name: String { ["view", "edit", "manage"][Int(rawValue) - 1] }
+    public init?(name: String) {
+        guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = level
+    }
+    public static func < (a: VaultAccessLevel, b: VaultAccessLevel) -> Bool { a.rawValue < b.rawValue }
+}
+
+public struct ListMember: Sendable, Equatable {
+    public var accountID: String
+    public var email: String
+    public var role: MemberRole
+    public var state: MemberState
+    public var keys: IdentityKeys
+    public init(accountID: String, email: String, role: MemberRole, state: MemberState = .active, keys: IdentityKeys) {
+        self.accountID = accountID
+        self.email = email
+        self.role = role
+        self.state = state
+        self.keys = keys
+    }
+}
+
+public struct VaultAccess: Sendable, Equatable {
+    public var vaultID: String
+    public var accountID: String
+    public var access: VaultAccessLevel
+    public init(vaultID: String, accountID: String, access: VaultAccessLevel) {
+        self.vaultID = vaultID
+        self.accountID = accountID
+        self.access = access
+    }
+}
+
+/// One version of an organisation's member list (security.md §6; docs/FORMATS.md "Member list"): who is in
+/// it with which role, state and public keys, who may use which shared vault, and the key epoch, signed by an
+/// owner or admin of the version before (the first by its creator). The server keeps and hands out the
+/// versions; clients verify every step (`MemberListChain`).
+///
+/// Encoded (big-endian; strings as `u16 length | UTF-8`): `format (1) | orgID | kind (1) | name |
+/// u64 version | previous (32) | u32 epoch | u32 n | n × (accountID | email | role (1) | state (1) | sign (32)
+/// | box (32)) | u32 m | m × (vaultID | accountID | access (1)) | signer | signature (64)`. Members are
+/// sorted by account id and vault entries by vault then account, each at most once, so one list has one
+/// encoding. Signed is `"passbox/v1/member-list|"` followed by everything before the signature.
+public struct MemberListVersion: Sendable, Equatable {
+    public static let formatVersion: UInt8 = 1
+    public var format: UInt8 = MemberListVersion.formatVersion
+    public var orgID: String
+    public var kind: OrganisationKind
+    public var name: String
+    public var version: Int64
+    public var previous: [UInt8]
+    public var epoch: Int
+    public var members: [ListMember]
+    public var vaults: [VaultAccess]
+    public var signer: String
+    public var signature: [UInt8] = []
+
+    public static let noPrevious = [UInt8](repeating: 0, count: 32)
+    /// Bounds a decoder holds to (a hostile server's list cannot make a client allocate without limit).
+    public static let memberLimit = 10_000
+    public static let vaultEntryLimit = 100_000
+
+    public init(orgID: String, kind: OrganisationKind, name: String, version: Int64, previous: [UInt8], epoch: Int, members: [ListMember], vaults: [VaultAccess], signer: String) {
+        self.orgID = orgID
+        self.kind = kind
+        self.name = name
+        self.version = version
+        self.previous = previous
+        self.epoch = epoch
+        self.members = members.sorted { $0.accountID < $1.accountID }
+        self.vaults = vaults.sorted { ($0.vaultID, $0.accountID) < ($1.vaultID, $1.accountID) }
+        self.signer = signer
+    }
+
+    /// The first version: the creator alone, as owner, at epoch 1.
+    public static func genesis(orgID: String, kind: OrganisationKind, name: String, creator: ListMember) -> MemberListVersion {
+        var owner = creator
+        owner.role = .owner
+        owner.state = .active
+        return MemberListVersion(orgID: orgID, kind: kind, name: name, version: 1, previous: noPrevious, epoch: 1, members: [owner], vaults: [], signer: owner.accountID)
+    }
+
+    /// The version after this one, to be changed and signed by `signer`.
+    public func next(signer: String) -> MemberListVersion {
+        var next = self
+        next.version = version + 1
+        next.previous = hash
+        next.signer = signer
+        next.signature = []
+        return next
+    }
+
+    public func member(_ accountID: String) -> ListMember? { members.first { $0.accountID == accountID } }
+    public func access(vault: String, account: String) -> VaultAccessLevel? {
+        vaults.first { $0.vaultID == vault && $0.accountID == account }?.access
+    }
+
+    /// Sets or (with nil) removes a member, keeping the canonical order.
+    public mutating func set(member accountID: String, _ entry: ListMember?) {
+        members.removeAll { $0.accountID == accountID }
+        if let entry { members.append(entry) }
+        members.sort { $0.accountID < $1.accountID }
+        if entry == nil { vaults.removeAll { $0.accountID == accountID } }
+    }
+
+    public mutating func set(vault: String, account: String, _ access: VaultAccessLevel?) {
+        vaults.removeAll { $0.vaultID == vault && $0.accountID == account }
+        if let access { vaults.append(VaultAccess(vaultID: vault, accountID: account, access: access)) }
+        vaults.sort { ($0.vaultID, $0.accountID) < ($1.vaultID, $1.accountID) }
+    }
+
+    var body: [UInt8] {
+        var out: [UInt8] = [format]
+        func string(_ s: String) {
+            let bytes = Array(s.utf8.prefix(65_535))
+            out += [UInt8(bytes.count >> 8 & 0xFF), UInt8(bytes.count & 0xFF)] + bytes
+        }
+        func u32(_ v: Int) { out += (0..<4).reversed().map { UInt8(truncatingIfNeeded: UInt32(truncatingIfNeeded: v) >> (8 * UInt32($0))) } }
+        string(orgID)
+        out.append(kind.rawValue)
+        string(name)
+        out += (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(bitPattern: version) >> (8 * UInt64($0))) }
+        out += previous
+        u32(epoch)
+        u32(members.count)
+        for m in members {
+            string(m.accountID)
+            string(m.email)
+            out += [m.role.rawValue, m.state.rawValue] + m.keys.signPublicKey + m.keys.boxPublicKey
+        }
+        u32(vaults.count)
+        for v in vaults {
+            string(v.vaultID)
+            string(v.accountID)
+            out.append(v.access.rawValue)
+        }
+        string(signer)
+        return out
+    }
+
+    var signedBytes: [UInt8] { Array("passbox/v1/member-list|".utf8) + body }
+
+    public mutating func sign(with key: SigningKey) { signature = key.signature(for: signedBytes) }
+    public func isSigned(by publicKey: [UInt8]) -> Bool { SigningKey.isValidSignature(signature, for: signedBytes, publicKey: publicKey) }
+
+    public var encoded: [UInt8] { body + signature }
+    /// What the next version names as its previous one, and what members keep and compare.
+    public var hash: [UInt8] { Hash.sha256(encoded) }
+
+    public init(decoding bytes: [UInt8]) throws {
+        var at = 0
+        func take(_ n: Int) throws -> ArraySlice<UInt8> {
+            guard n >= 0, at + n <= bytes.count else { throw SharingError.malformed("member list") }
+            defer { at += n }
+            return bytes[at..<(at + n)]
+        }
+        func string() throws -> String {
+            let n = try take(2).reduce(0) { $0 << 8 | Int($1) }
+            guard let s = String(validating: try take(n), as: UTF8.self) else { throw SharingError.malformed("member list") }
+            return s
+        }
+        func u32() throws -> Int { Int(try take(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
+        func byte<T: RawRepresentable>(_: T.Type) throws -> T where T.RawValue == UInt8 {
+            guard let value = T(rawValue: try take(1).first!) else { throw SharingError.malformed("member list") }
+            return value
+        }
+        guard let format = bytes.first else { throw SharingError.malformed("member list") }
+        guard format == Self.formatVersion else {
+            throw format > Self.formatVersion ? SharingError.newerFormat(Int(format)) : SharingError.malformed("member list")
+        }
+        at = 1
+        self.format = format
+        orgID = try string()
+        kind = try byte(OrganisationKind.self)
+        name = try string()
+        version = Int64(bitPattern: try take(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        previous = Array(try take(32))
+        epoch = try u32()
+        let n = try u32()
+        guard n <= Self.memberLimit, n * 70 <= bytes.count - at else { throw SharingError.malformed("member list") }
+        members = try (0..<n).map { _ in
+            let id = try string(), email = try string(), role = try byte(MemberRole.self), state = try byte(MemberState.self)
+            let sign = Array(try take(32)), box = Array(try take(32))
+            return ListMember(accountID: id, email: email, role: role, state: state, keys: IdentityKeys(signPublicKey: sign, boxPublicKey: box))
+        }
+        let m = try u32()
+        guard m <= Self.vaultEntryLimit, m * 5 <= bytes.count - at else { throw SharingError.malformed("member list") }
+        vaults = try (0..<m).map { _ in VaultAccess(vaultID: try string(), accountID: try string(), access: try byte(VaultAccessLevel.self)) }
+        signer = try string()
+        signature = Array(try take(64))
+        guard at == bytes.count, version >= 1 else { throw SharingError.malformed("member list") }
+    }
+}
+
+/// What a device keeps of a list it verified: the head's version and hash.
+public struct ListHead: Sendable, Equatable, Codable {
+    public var version: Int64
+    public var hash: [UInt8]
+    public init(version: Int64, hash: [UInt8]) {
+        self.version = version
+        self.hash = hash
+    }
+}
+
+/// The rules of the member list chain (security.md §6). The server applies `checkStep` before it stores a
+/// version (so a honest server keeps no garbage); clients apply all of `verify` to what the server shows and
+/// believe nothing the server says of membership otherwise.
+public enum MemberListChain {
+    /// The organisation's code, named in invitation links after `#org=`: base64url (no padding) of the first
+    /// 20 bytes of SHA-256 over `"passbox/v1/organisation|"` and the first version's hash. The first version
+    /// holds the org id, kind, name and the creator's keys, so the code names the organisation and its
+    /// creator; a server cannot make another first version with the same code.
+    public static func organisationCode(_ genesis: MemberListVersion) -> String {
+        let digest = Hash.sha256(Array("passbox/v1/organisation|".utf8) + genesis.hash)
+        return Data(digest.prefix(20)).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Checks that `next` may follow `previous` (nil: `next` is a first version).
+    public static func checkStep(from previous: MemberListVersion?, to next: MemberListVersion) throws {
+        func fail(_ problem: ListProblem) -> SharingError { .listInvalid(version: next.version, reason: problem) }
+        let ids = next.members.map(\.accountID)
+        guard ids == ids.sorted(), Set(ids).count == ids.count else { throw fail(.duplicateMember) }
+        let entries = next.vaults.map { [$0.vaultID, $0.accountID] }
+        guard entries == entries.sorted(by: { $0.lexicographicallyPrecedes($1) }), Set(entries).count == entries.count,
+            next.vaults.allSatisfy({ next.member($0.accountID) != nil })
+        else { throw fail(.duplicateMember) }
+        guard next.members.contains(where: { $0.role == .owner && $0.state == .active }) else { throw fail(.noOwner) }
+        guard let previous else {
+            guard next.version == 1, next.previous == MemberListVersion.noPrevious else { throw fail(.notNextVersion) }
+            guard let creator = next.member(next.signer), creator.role == .owner, next.members.count == 1 else { throw fail(.creatorNotOwner) }
+            guard next.isSigned(by: creator.keys.signPublicKey) else { throw fail(.notSigned) }
+            return
+        }
+        guard next.version == previous.version + 1 else { throw fail(.notNextVersion) }
+        guard ConstantTime.equal(next.previous, previous.hash) else { throw fail(.brokenLink) }
+        guard next.orgID == previous.orgID, next.kind == previous.kind else { throw fail(.organisationChanged) }
+        // The signer is judged by the version before: a list cannot make its own signer an admin.
+        guard let signer = previous.member(next.signer), signer.role.managesMembers, signer.state == .active else { throw fail(.signerNotAllowed) }
+        guard next.isSigned(by: signer.keys.signPublicKey) else { throw fail(.notSigned) }
+        if signer.role == .admin {
+            let ownersBefore = previous.members.filter { $0.role == .owner }, ownersAfter = next.members.filter { $0.role == .owner }
+            guard ownersBefore == ownersAfter, next.name == previous.name else { throw fail(.adminChangedOwner) }
+        }
+        guard next.epoch >= previous.epoch else { throw fail(.epochWentBack) }
+        // Whoever leaves, or whose keys change, held the vault keys of the old epoch: the keys rotate.
+        let lost = previous.members.contains { old in next.member(old.accountID).map { $0.keys != old.keys } ?? true }
+        let lostAccess = previous.vaults.contains { old in (next.access(vault: old.vaultID, account: old.accountID) ?? .view) < old.access || next.access(vault: old.vaultID, account: old.accountID) == nil }
+        if lost || lostAccess { guard next.epoch > previous.epoch else { throw fail(.epochNotRaised) } }
+    }
+
+    /// Verifies `versions` (ascending, each the next of the one before) and returns the head.
+    ///
+    /// - `from`: the version this device verified before (its bytes, as kept), or nil to verify from version 1.
+    ///   With it, the shown versions must continue it.
+    /// - `seen`: the head this device saw last; a shown chain that does not hold it is a fork, a shorter one
+    ///   went back.
+    /// - `organisation`: the code an invitation named (checked against version 1 when `from` is nil).
+    public static func verify(_ versions: [MemberListVersion], from: MemberListVersion? = nil, seen: ListHead? = nil, organisation: String? = nil) throws -> MemberListVersion {
+        var previous = from
+        if from == nil, let organisation {
+            guard let first = versions.first, first.version == 1, organisationCode(first) == organisation else { throw SharingError.notTheOrganisation }
+        }
+        for version in versions {
+            try checkStep(from: previous, to: version)
+            if let seen, version.version == seen.version, !ConstantTime.equal(version.hash, seen.hash) { throw SharingError.listForked(version: seen.version) }
+            previous = version
+        }
+        guard let head = previous else { throw SharingError.malformed("member list") }
+        if let seen {
+            if head.version < seen.version { throw SharingError.listWentBack(seen: seen.version, shown: head.version) }
+            if head.version == seen.version, !ConstantTime.equal(head.hash, seen.hash) { throw SharingError.listForked(version: seen.version) }
+        }
+        return head
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import PassboxCrypto
+
+/// A shared vault's key for one member (security.md §4 "Vault keys", §6): the 32-byte key of a vault and key
+/// epoch sealed to the member's X25519 key (`crypto_box_seal`), with the granter's Ed25519 signature over
+/// what the grant means. The sealed box alone is anonymous (anyone, the server too, can seal a key to a
+/// public key); the signature says who gave it, and the verified member list says whether they may.
+///
+/// Encoded: `format (1) | orgID | vaultID | u32 epoch | recipient fingerprint (32) | access (1) | granter |
+/// u16 length | sealed | signature (64)`; signed is `"passbox/v1/grant|"` and everything before the signature,
+/// so the signature covers the sealed bytes themselves: a grant cannot be moved to another vault, epoch,
+/// access or member, or carry another key.
+public struct VaultGrant: Sendable, Equatable {
+    public static let formatVersion: UInt8 = 1
+    public var orgID: String
+    public var vaultID: String
+    public var epoch: Int
+    public var recipient: [UInt8]
+    public var access: VaultAccessLevel
+    public var granter: String
+    public var sealed: [UInt8]
+    public var signature: [UInt8] = []
+
+    /// Seals `key` to `recipient`'s box key and signs it as `granter`.
+    public static func make(
+        key: SecretBytes, orgID: String, vaultID: String, epoch: Int, recipient: IdentityKeys, access: VaultAccessLevel, granter: String, signingKey: SigningKey
+    ) throws -> VaultGrant {
+        let sealed = try key.withUnsafeBytes { try BoxKeyPair.seal(Array($0), to: recipient.boxPublicKey) }
+        var grant = VaultGrant(orgID: orgID, vaultID: vaultID, epoch: epoch, recipient: recipient.fingerprint, access: access, granter: granter, sealed: sealed)
+        grant.signature = signingKey.signature(for: grant.signedBytes)
+        return grant
+    }
+
+    init(orgID: String, vaultID: String, epoch: Int, recipient: [UInt8], access: VaultAccessLevel, granter: String, sealed: [UInt8]) {
+        self.orgID = orgID
+        self.vaultID = vaultID
+        self.epoch = epoch
+        self.recipient = recipient
+        self.access = access
+        self.granter = granter
+        self.sealed = sealed
+    }
+
+    var body: [UInt8] {
+        var out: [UInt8] = [Self.formatVersion]
+        func string(_ s: String) {
+            let bytes = Array(s.utf8.prefix(65_535))
+            out += [UInt8(bytes.count >> 8 & 0xFF), UInt8(bytes.count & 0xFF)] + bytes
+        }
+        string(orgID)
+        string(vaultID)
+        out += (0..<4).reversed().map { UInt8(truncatingIfNeeded: UInt32(truncatingIfNeeded: epoch) >> (8 * UInt32($0))) }
+        out += recipient
+        out.append(access.rawValue)
+        string(granter)
+        out += [UInt8(sealed.count >> 8 & 0xFF), UInt8(sealed.count & 0xFF)] + sealed
+        return out
+    }
+
+    var signedBytes: [UInt8] { Array("passbox/v1/grant|".utf8) + body }
+    public var encoded: [UInt8] { body + signature }
+
+    public init(decoding bytes: [UInt8]) throws {
+        var at = 0
+        func take(_ n: Int) throws -> ArraySlice<UInt8> {
+            guard n >= 0, at + n <= bytes.count else { throw SharingError.malformed("grant") }
+            defer { at += n }
+            return bytes[at..<(at + n)]
+        }
+        func string() throws -> String {
+            let n = try take(2).reduce(0) { $0 << 8 | Int($1) }
+            guard let s = String(validating: try take(n), as: UTF8.self) else { throw SharingError.malformed("grant") }
+            return s
+        }
+        guard let format = bytes.first else { throw SharingError.malformed("grant") }
+        guard format == Self.formatVersion else { throw format > Self.formatVersion ? SharingError.newerFormat(Int(format)) : SharingError.malformed("grant") }
+        at = 1
+        orgID = try string()
+        vaultID = try string()
+        epoch = Int(try take(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        recipient = Array(try take(32))
+        guard let level = VaultAccessLevel(rawValue: try take(1).first!) else { throw SharingError.malformed("grant") }
+        access = level
+        granter = try string()
+        let n = try take(2).reduce(0) { $0 << 8 | Int($1) }
+        sealed = Array(try take(n))
+        signature = Array(try take(64))
+        guard at == bytes.count else { throw SharingError.malformed("grant") }
+    }
+
+    /// Opens the grant for this device's keys, after checking it against the verified member list `list`:
+    /// the grant is for this organisation and `vault` at the list's epoch; it names this device's identity
+    /// (`own`, the keys the list holds for it) and the access the list gives it; its granter is an active
+    /// owner or admin of the list, or an active member with manage access to the vault; the signature is the
+    /// granter's. Only then is the sealed box opened with `box`.
+    public func open(list: MemberListVersion, vault: String, own accountID: String, box: BoxKeyPair) throws -> SecretBytes {
+        guard orgID == list.orgID else { throw SharingError.grantRefused(.otherOrganisation) }
+        guard vaultID == vault, epoch == list.epoch else { throw SharingError.grantRefused(.otherVault) }
+        guard let me = list.member(accountID), me.keys.boxPublicKey == box.publicKey, ConstantTime.equal(recipient, me.keys.fingerprint) else {
+            throw SharingError.grantRefused(.notForThisDevice)
+        }
+        guard let granted = list.access(vault: vault, account: accountID), granted == access else { throw SharingError.grantRefused(.accessNotGranted) }
+        guard let giver = list.member(granter), giver.state == .active,
+            giver.role.managesMembers || list.access(vault: vault, account: granter) == .manage
+        else { throw SharingError.grantRefused(.granterNotAllowed) }
+        guard SigningKey.isValidSignature(signature, for: signedBytes, publicKey: giver.keys.signPublicKey) else { throw SharingError.grantRefused(.notSigned) }
+        let key = try box.open(sealed: sealed)
+        guard key.count == 32 else { throw SharingError.grantRefused(.keyMalformed) }
+        return key
+    }
+}
