@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "PassboxCheckTests", dependencies: ["PassboxCore", "PassboxWording", "PassboxDomains", "PassboxClient", "PassboxTestKit"]),
         .testTarget(name: "PassboxImagingTests", dependencies: ["PassboxImaging", "PassboxTestKit"], resources: [.copy("Images")]),
         .testTarget(
-            name: "PassboxStoreTests", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxTestKit", "PassboxStoreFakes"],
+            name: "PassboxStoreTests", dependencies: ["PassboxStore", "PassboxCore", "PassboxCrypto", "PassboxManifest", "PassboxTestKit", "PassboxStoreFakes"],
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "PassboxCLITests",

@@ -301,6 +301,15 @@ public enum MemberListChain {
             guard let first = versions.first, first.version == 1, organisationCode(first) == organisation else { throw SharingError.notTheOrganisation }
         }
         for version in versions {
+            // Versions this device has verified already: the one it kept must be the same, older ones are
+            // skipped, and a chain that ends before it went back.
+            if let from, version.version <= from.version {
+                if version.version == from.version, !ConstantTime.equal(version.hash, from.hash) { throw SharingError.listForked(version: from.version) }
+                if version.version < from.version, versions.last.map({ $0.version < from.version }) == true {
+                    throw SharingError.listWentBack(seen: from.version, shown: versions.last!.version)
+                }
+                continue
+            }
             try checkStep(from: previous, to: version)
             if let seen, version.version == seen.version, !ConstantTime.equal(version.hash, seen.hash) { throw SharingError.listForked(version: seen.version) }
             previous = version

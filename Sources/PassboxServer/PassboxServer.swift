@@ -67,7 +67,7 @@ public final class PassboxServer: Sendable {
         listener = try configuration.postgres.map { try NotificationListener(uri: $0, hub: hub, log: log) }
         let quota = StorageQuota(bytes: configuration.quotaMiB << 20)
         let blobs = BlobService(pool: pool, quota: quota)
-        var router = ServerRouter(accounts: accounts, sync: sync, blobs: blobs, log: log)
+        var router = ServerRouter(accounts: accounts, sync: sync, blobs: blobs, sharing: SharingService(pool: pool), log: log)
         router.metricsAccess = configuration.metrics
         router.clientAddress = ClientAddress(trustedProxies: configuration.trustedProxies)
         if let listen = configuration.metricsListen {

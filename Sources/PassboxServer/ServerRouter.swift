@@ -10,6 +10,7 @@ struct ServerRouter: Sendable {
     let accounts: AccountService
     let sync: SyncService
     let blobs: BlobService
+    let sharing: SharingService
     let log: @Sendable (String) -> Void
     let metrics = Metrics()
     /// Who may read `/metrics` on this listener (nobody by default).
@@ -67,12 +68,15 @@ struct ServerRouter: Sendable {
         "DELETE /v1/session", "GET /v1/activity", "POST /v1/devices/signout-others", "POST /v1/account/password", "GET /v1/2fa", "POST /v1/2fa/enrol", "POST /v1/2fa/confirm",
         "POST /v1/2fa/disable", "GET /v1/recovery", "POST /v1/recovery", "POST /v1/recovery/blob", "POST /v1/recovery/complete",
         "POST /v1/sync/pull", "POST /v1/sync/push", "POST /v1/sync/wait", "POST /v1/blobs/remove",
+        "POST /v1/keys", "GET /v1/orgs", "POST /v1/orgs/append", "POST /v1/orgs/fetch", "POST /v1/orgs/invite", "POST /v1/orgs/revoke",
+        "POST /v1/invitations/preview", "POST /v1/invitations/accept",
     ]
 
     /// The route as logged: its template (no ids), or "(unknown route)".
     static func template(_ request: HTTPRequest) -> String {
         if routes.contains("\(request.method) \(request.path)") { return request.path }
         if request.method == "DELETE", request.path.hasPrefix("/v1/devices/") { return "/v1/devices/{device}" }
+        if request.method == "GET", request.path.hasPrefix("/invite/") { return "/invite/{token}" }
         if request.path.hasPrefix("/v1/blobs/") {
             if request.method == "POST", request.path.hasSuffix("/complete") { return "/v1/blobs/{id}/complete" }
             if request.method == "PUT" || request.method == "GET" { return "/v1/blobs/{id}/{part}" }
@@ -151,6 +155,28 @@ struct ServerRouter: Sendable {
             return HTTPResponse(status: 204)
         case _ where request.path.hasPrefix("/v1/blobs/"):
             return try blob(request)
+        case "POST /v1/keys":
+            return try Self.json(sharing.keys(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(KeyLookupRequest.self, request)))
+        case "GET /v1/orgs":
+            return try Self.json(sharing.orgs(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
+        case "POST /v1/orgs/append":
+            return try Self.json(sharing.append(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgAppendRequest.self, request)))
+        case "POST /v1/orgs/fetch":
+            return try Self.json(sharing.fetch(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgFetchRequest.self, request)))
+        case "POST /v1/orgs/invite":
+            return try Self.json(sharing.invite(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgInviteRequest.self, request)))
+        case "POST /v1/orgs/revoke":
+            try sharing.revoke(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgRevokeRequest.self, request))
+            return HTTPResponse(status: 204)
+        case "POST /v1/invitations/preview":
+            return try Self.json(
+                sharing.preview(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(InvitationTokenRequest.self, request)))
+        case "POST /v1/invitations/accept":
+            try sharing.accept(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(InvitationTokenRequest.self, request))
+            return HTTPResponse(status: 204)
+        case _ where request.method == "GET" && request.path.hasPrefix("/invite/"):
+            // A browser that opens an invitation link: the token stays unread (the fragment never arrives).
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Referrer-Policy", "no-referrer")], body: Array(Self.invitationPage.utf8))
         default:
             throw ProtocolError(.notFound, ["route": Self.routes.contains(where: { $0.hasSuffix(" " + request.path) }) ? route : request.path])
         }
@@ -195,6 +221,19 @@ struct ServerRouter: Sendable {
         }
     }
 
+    /// What a browser shows for `/invite/TOKEN`: how to accept in Passbox (English and German).
+    static let invitationPage = """
+        <!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+        <title>Passbox invitation</title><main style="font-family:sans-serif;max-width:40em;margin:3em auto">
+        <h1>You are invited to share on Passbox</h1>
+        <p>Copy this page's whole address (with the part after #) and paste it into Passbox: in a terminal,
+        <code>passbox org accept</code>. Sign up on this server first if you have no account here.</p>
+        <h2 lang="de">Sie wurden zum Teilen in Passbox eingeladen</h2>
+        <p lang="de">Kopieren Sie die ganze Adresse dieser Seite (mit dem Teil nach #) und fügen Sie sie in Passbox ein:
+        im Terminal <code>passbox org accept</code>. Haben Sie hier noch kein Konto, registrieren Sie sich zuerst auf diesem Server.</p>
+        </main></html>
+        """
+
     static func bearer(_ request: HTTPRequest) -> String? {
         guard let value = request.header("Authorization"), value.hasPrefix("Bearer ") else { return nil }
         return String(value.dropFirst(7))
@@ -213,11 +252,11 @@ struct ServerRouter: Sendable {
             switch error.code {
             case .badRequest: 400
             case .signInFailed, .challengeExpired, .notSignedIn, .twoFactorRequired, .twoFactorCodeWrong: 401
-            case .notFound, .deviceNotFound: 404
+            case .notFound, .deviceNotFound, .contactNotFound: 404
             case .rateLimited: 429
             case .accountExists, .accountIDTaken, .syncConflict, .blobsMissing: 409
             case .blobQuotaExceeded: 413
-            case .signupClosed, .invitationInvalid: 403
+            case .signupClosed, .invitationInvalid, .notAMember: 403
             default: 500
             }
         let body = (try? ProtocolCoding.wireEncode(error)).map(Array.init) ?? Array(#"{"code":"internalError","facts":{}}"#.utf8)

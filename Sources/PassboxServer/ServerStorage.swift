@@ -163,6 +163,37 @@ enum ServerSchema {
                 PRIMARY KEY (account_id, device_id)
             );
             """),
+        // Sharing (issue 32): organisations' signed member list versions, the index of who is in each newest
+        // version (who may read the list), and invitations to an organisation (the token kept as its SHA-256).
+        Migration(10, """
+            CREATE TABLE org_lists (
+                org_id TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                body BLOB NOT NULL,
+                created INTEGER NOT NULL,
+                PRIMARY KEY (org_id, version)
+            );
+            CREATE TABLE org_members (
+                org_id TEXT NOT NULL,
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                role INTEGER NOT NULL,
+                PRIMARY KEY (org_id, account_id)
+            );
+            CREATE INDEX org_members_account ON org_members (account_id);
+            CREATE TABLE org_invitations (
+                id TEXT PRIMARY KEY,
+                token_hash BLOB NOT NULL UNIQUE,
+                org_id TEXT NOT NULL,
+                email TEXT NOT NULL,
+                role INTEGER NOT NULL,
+                invited_by TEXT NOT NULL,
+                created INTEGER NOT NULL,
+                expires INTEGER NOT NULL,
+                accepted_by TEXT REFERENCES accounts (id) ON DELETE CASCADE,
+                accepted INTEGER
+            );
+            CREATE INDEX org_invitations_org ON org_invitations (org_id);
+            """),
     ]
 }
 

@@ -193,6 +193,19 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case pairingsWaiting  // facts: count (that many pairings wait for the user already)
     case agentUnavailable  // facts: socket (browser-host found no agent)
     case browsersFileDamaged  // facts: path
+    // Sharing (families and teams)
+    case contactNotFound  // facts: email (no account with that email on the server)
+    /// The server: the caller is not in the organisation's newest list, or may not do this there (HTTP 403).
+    case notAMember  // facts: org
+    /// What the server showed of sharing does not verify; nothing was believed or sealed.
+    case sharingRefused  // facts: problem (bundleInvalid, listInvalid, listForked, listWentBack, notTheOrganisation, grantRefused, newerFormat, malformed), detail, version, email
+    /// A contact's keys changed since this device pinned them: the old pin stays until the codes are compared.
+    case contactKeyChanged  // facts: email
+    case organisationNotFound  // facts: name
+    case invitationLinkInvalid  // facts: problem (noLink, noOrganisation, otherServer), server
+    case memberNotFound  // facts: email, org
+    /// The organisation would have no owner left (an owner leaving or demoted alone).
+    case lastOwner  // facts: org
 
     public var exitCode: Int32 {
         switch self {

@@ -37,6 +37,7 @@ final class MutatingProxy: @unchecked Sendable {
     private var refusedPushes: [SyncPushRequest] = []
     private var blobMutation: (@Sendable (_ path: String, _ body: [UInt8]) -> HTTPResponse)?
     private var override: (@Sendable (_ path: String) -> HTTPResponse?)?
+    private var rewrite: (@Sendable (_ path: String, _ request: [UInt8], _ body: [UInt8]) -> [UInt8]?)?
     var http: HTTPServer!
     var target = ""
 
@@ -58,6 +59,7 @@ final class MutatingProxy: @unchecked Sendable {
         mutation = nil
         blobMutation = nil
         override = nil
+        rewrite = nil
         lock.unlock()
     }
 
@@ -65,6 +67,14 @@ final class MutatingProxy: @unchecked Sendable {
     func armAnswers(_ answer: @escaping @Sendable (_ path: String) -> HTTPResponse?) {
         lock.lock()
         override = answer
+        lock.unlock()
+    }
+
+    /// Changes the body of any successful JSON answer: the path, the request's body and the server's answer
+    /// in; a new answer out, or nil to pass it on.
+    func armRewrite(_ change: @escaping @Sendable (_ path: String, _ request: [UInt8], _ body: [UInt8]) -> [UInt8]?) {
+        lock.lock()
+        rewrite = change
         lock.unlock()
     }
 
@@ -113,6 +123,10 @@ final class MutatingProxy: @unchecked Sendable {
             lock.unlock()
             if let change { return change(request.path, answer.body) }
         }
+        lock.lock()
+        let rewriting = rewrite
+        lock.unlock()
+        if let rewriting, answer.status == 200, let changed = rewriting(request.path, request.body, answer.body) { return .json(200, changed) }
         guard request.path == "/v1/sync/pull", answer.status == 200, let reply = try? ProtocolCoding.wireDecode(SyncPullReply.self, from: Data(answer.body)) else {
             return .json(answer.status, answer.body)
         }

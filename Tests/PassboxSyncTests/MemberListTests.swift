@@ -112,6 +112,10 @@ import Testing
         other.set(member: cat.id, cat.entry(.guest))
         other.sign(with: ann.sign)
         #expect(throws: SharingError.listForked(version: 3)) { try MemberListChain.verify([chain[0], chain[1], other], seen: seen) }
+        // Continuing from the kept head: the old versions again are fine, only older ones went back, another 3 forked.
+        #expect(try MemberListChain.verify(chain, from: chain[2], seen: seen).version == 3)
+        #expect(throws: SharingError.listWentBack(seen: 3, shown: 2)) { try MemberListChain.verify(Array(chain.prefix(2)), from: chain[2], seen: seen) }
+        #expect(throws: SharingError.listForked(version: 3)) { try MemberListChain.verify([chain[0], chain[1], other], from: chain[2], seen: seen) }
         // Continuing from the kept head, a fork cannot link.
         var after = other.next(signer: ann.id)
         after.sign(with: ann.sign)

@@ -320,6 +320,17 @@ enum CommandTable {
             name: "browser", summary: "the browser extension: install its native messaging host, pair a browser, list and remove pairings",
             usage: Commands.browserUsage, valued: ["browser", "code", "wait"], flags: ["json"]
         ) { c, a, _ in try Commands.browser(c, a) },
+        CommandSpec(
+            name: "security-code", summary: "your security code, or a contact's (pinned at first sight; a change is shown and must be accepted)",
+            usage: Commands.securityCodeUsage, flags: ["check", "accept-new", "json"]
+        ) { c, a, _ in try Commands.securityCode(c, a) },
+        CommandSpec(
+            name: "org", summary: "families and teams: create, invite, accept, confirm members by their security code, roles, remove",
+            usage: Commands.orgUsage, valued: ["role"], flags: ["json", "preview", "codes-match", "without-comparing"]
+        ) { c, a, _ in try Commands.org(c, a) },
+        CommandSpec(name: "sharing", summary: "sharing's security warnings: changed keys, member lists that did not verify", usage: "passbox sharing warnings [--json]", flags: ["json"]) {
+            c, a, _ in try Commands.sharing(c, a)
+        },
         CommandSpec(name: "browser-host", summary: "the browser extension's native messaging host (started by the browser)", usage: "passbox browser-host", isListed: false) {
             c, a, _ in try Commands.browserHost(c, a)
         },

@@ -22,6 +22,10 @@ enum Wording {
             if (facts["saved"] ?? "").isEmpty { facts["saved"] = Localization.tr("fill.noWebsite", language) }
         case .quickUnlockNotOffered:
             facts["reason"] = quickUnlockReason(key: facts["reason"] ?? "", days: facts["days"], system: facts["system"], language)
+        case .sharingRefused:
+            facts["reason"] = Localization.tr("sharing.problem.\(facts["problem"] ?? "malformed")", language, facts)
+        case .invitationLinkInvalid:
+            facts["reason"] = Localization.tr("sharing.link.\(facts["problem"] ?? "noLink")", language, facts)
         case .invitationInvalid:
             facts["reason"] = Localization.tr("invitation.\(facts["reason"] ?? "unknown")", language)
         case .secretKeyInvalid:

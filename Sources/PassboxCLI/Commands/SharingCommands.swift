@@ -1,0 +1,188 @@
+import Foundation
+import PassboxManifest
+import PassboxProtocol
+import PassboxService
+
+/// `passbox security-code`, `passbox org …` and `passbox sharing warnings`: families and teams.
+extension Commands {
+    static let securityCodeUsage = "passbox security-code [EMAIL] [--check] [--accept-new] [--json]"
+    static let orgUsage = """
+        passbox org [list] [--json]
+               org create family|team NAME
+               org show ORG [--json]
+               org invite ORG EMAIL [--role owner|admin|member|guest]
+               org accept [--preview]        (the link, or a whole mail with it, on standard input)
+               org confirm ORG EMAIL --codes-match | --without-comparing
+               org remove ORG EMAIL
+               org role ORG EMAIL owner|admin|member|guest
+               org pause|resume ORG EMAIL
+               org revoke ORG INVITATION-ID
+        """
+
+    /// Without an email: this account's own code (`--check`: compared with what the server publishes). With
+    /// one: the contact's pinned code, pinned now if this device never saw it, and the new code when the
+    /// server shows other keys (`--accept-new` after comparing it makes the new keys the pin).
+    static func securityCode(_ c: Context, _ a: Arguments) throws {
+        try a.expectPositionals(0...1, usage: securityCodeUsage)
+        guard let email = a.positionals.first else {
+            let own = try SharingOperations.ownCode(dataDirectory: c.dataDirectory, checkServer: a.flag("check"))
+            if a.flag("json") { return try Output.json(own) }
+            Console.out(c.tr("sharing.ownCode", ["email": own.email]))
+            printCode(own.securityCode)
+            if let matches = own.serverMatches {
+                guard matches else { throw CLIError.failure(c.tr("sharing.serverDiffers"), hint: c.tr("sharing.serverDiffers.hint")) }
+                Console.out(c.tr("sharing.serverMatches"))
+            } else {
+                Console.out(c.tr("sharing.ownCode.compare"))
+            }
+            return
+        }
+        let view = try SharingOperations.contact(email, acceptNew: a.flag("accept-new"), dataDirectory: c.dataDirectory)
+        if a.flag("json") { return try Output.json(view) }
+        Console.out(c.tr(view.compared ? "sharing.contactCode.compared" : view.pinnedNow ? "sharing.contactCode.pinnedNow" : "sharing.contactCode", ["email": view.email]))
+        printCode(view.securityCode)
+        if let new = view.newSecurityCode {
+            Console.out(c.tr("sharing.keyChanged", ["email": view.email]))
+            printCode(new)
+            throw CLIError.failure(c.tr("error.contactKeyChanged", ["email": view.email]), hint: c.tr("sharing.keyChanged.hint", ["email": view.email]))
+        }
+    }
+
+    /// A code as three lines of four groups, indented (large enough to read aloud group by group).
+    static func printCode(_ code: String) {
+        let groups = code.split(separator: " ")
+        for line in stride(from: 0, to: groups.count, by: 4) { Console.out("    " + groups[line..<min(line + 4, groups.count)].joined(separator: "  ")) }
+    }
+
+    static func org(_ c: Context, _ a: Arguments) throws {
+        let action = a.positionals.first ?? "list"
+        let rest = Array(a.positionals.dropFirst())
+        func need(_ count: Int) throws {
+            guard rest.count == count else { throw CLIError.usage("usage: \(orgUsage)") }
+        }
+        func password() throws -> SecretText { try c.input.secretText(prompt: c.tr("account.prompt.master")) }
+        switch action {
+        case "list":
+            try need(0)
+            let orgs = try SharingOperations.organisations(dataDirectory: c.dataDirectory)
+            if a.flag("json") { return try Output.json(orgs) }
+            if orgs.isEmpty { Console.out(c.tr("org.none")) }
+            for org in orgs {
+                let status = org.status == "member" ? c.tr("org.role.\(org.role ?? "member")") : c.tr("org.status.\(org.status)")
+                Console.out(c.tr("org.line", ["name": org.name, "kind": c.tr("org.kind.\(org.kind)"), "count": String(org.members.count), "status": status, "id": org.orgID]))
+            }
+            try printWarningBanner(c)
+        case "create":
+            try need(2)
+            guard let kind = OrganisationKind(name: rest[0]) else { throw CLIError.usage("usage: \(orgUsage)") }
+            let org = try SharingOperations.create(kind: kind, name: rest[1], password: try password(), dataDirectory: c.dataDirectory)
+            Console.out(c.tr("org.created.\(kind.name)", ["name": org.name]))
+            Console.out(c.tr("org.created.next", ["name": org.name]))
+        case "show":
+            try need(1)
+            let org = try SharingOperations.organisation(rest[0], dataDirectory: c.dataDirectory)
+            if a.flag("json") { return try Output.json(org) }
+            printOrg(c, org)
+            try printWarningBanner(c)
+        case "invite":
+            try need(2)
+            let role = try MemberRole(name: a.value("role") ?? "member").orThrow(CLIError.usage("usage: \(orgUsage)"))
+            let made = try SharingOperations.invite(rest[0], email: rest[1], role: role, dataDirectory: c.dataDirectory)
+            Console.out(c.tr("org.invited", ["email": rest[1], "role": c.tr("org.role.\(role.name)"), "date": Output.date(made.expires)]))
+            Console.out("    " + made.link)
+            Console.out(c.tr("org.invited.trusted"))
+        case "accept":
+            try need(0)
+            let text = try c.input.readRest()
+            if a.flag("preview") {
+                printPreview(c, try SharingOperations.preview(text, dataDirectory: c.dataDirectory))
+                return
+            }
+            let preview = try SharingOperations.accept(text, dataDirectory: c.dataDirectory)
+            printPreview(c, preview)
+            Console.out(c.tr("org.accepted", ["name": preview.name]))
+            printCode(try SharingOperations.ownCode(dataDirectory: c.dataDirectory, checkServer: false).securityCode)
+        case "confirm":
+            try need(2)
+            let compared = a.flag("codes-match")
+            guard compared != a.flag("without-comparing") else {
+                throw CLIError.usage(c.tr("org.confirm.choose"), hint: "passbox org confirm ORG EMAIL --codes-match | --without-comparing")
+            }
+            let org = try SharingOperations.confirm(rest[0], email: rest[1], compared: compared, password: try password(), dataDirectory: c.dataDirectory)
+            Console.out(c.tr(compared ? "org.confirmed" : "org.confirmed.uncompared", ["email": rest[1], "name": org.name]))
+        case "remove":
+            try need(2)
+            let org = try SharingOperations.remove(rest[0], email: rest[1], password: try password(), dataDirectory: c.dataDirectory)
+            Console.out(c.tr("org.removed", ["email": rest[1], "name": org.name, "epoch": String(org.epoch)]))
+        case "role":
+            try need(3)
+            let role = try MemberRole(name: rest[2]).orThrow(CLIError.usage("usage: \(orgUsage)"))
+            let org = try SharingOperations.change(rest[0], email: rest[1], role: role, state: nil, password: try password(), dataDirectory: c.dataDirectory)
+            Console.out(c.tr("org.roleChanged", ["email": rest[1], "name": org.name, "role": c.tr("org.role.\(role.name)")]))
+        case "pause", "resume":
+            try need(2)
+            let state: MemberState = action == "pause" ? .paused : .active
+            let org = try SharingOperations.change(rest[0], email: rest[1], role: nil, state: state, password: try password(), dataDirectory: c.dataDirectory)
+            Console.out(c.tr("org.\(action)d", ["email": rest[1], "name": org.name]))
+        case "revoke":
+            try need(2)
+            try SharingOperations.revoke(rest[0], invitation: rest[1], dataDirectory: c.dataDirectory)
+            Console.out(c.tr("org.revoked", ["id": rest[1]]))
+        default:
+            throw CLIError.usage("usage: \(orgUsage)")
+        }
+    }
+
+    static func printOrg(_ c: Context, _ org: OrgView) {
+        Console.out(c.tr("org.header", ["name": org.name, "kind": c.tr("org.kind.\(org.kind)"), "version": String(org.version), "epoch": String(org.epoch)]))
+        if org.status == "removed" { Console.out(c.tr("org.status.removed")) }
+        Console.out(c.tr("org.members"))
+        for m in org.members {
+            let state = m.state == "paused" ? " · " + c.tr("org.state.paused") : ""
+            Console.out("  \(m.email)  \(c.tr("org.role.\(m.role)"))\(state)  \(c.tr("org.trust.\(m.trust)"))")
+        }
+        if !org.waiting.isEmpty {
+            Console.out(c.tr("org.waiting"))
+            for w in org.waiting {
+                Console.out("  \(w.email)  \(c.tr("org.role.\(w.role)"))  \(c.tr("org.waiting.confirm", ["name": org.orgID, "email": w.email]))")
+                printCode(w.securityCode)
+            }
+        }
+        if !org.invitations.isEmpty {
+            Console.out(c.tr("org.invitations"))
+            for i in org.invitations {
+                Console.out("  \(i.email)  \(c.tr("org.role.\(i.role)"))  \(c.tr("org.expires", ["date": Output.date(i.expires)]))  (passbox org revoke \(org.orgID) \(i.id))")
+            }
+        }
+        Console.out(c.tr("org.roles.explained"))
+    }
+
+    static func printPreview(_ c: Context, _ p: InvitationPreview) {
+        Console.out(c.tr("org.preview.\(p.kind)", ["name": p.name, "owners": p.owners.joined(separator: ", "), "count": String(p.members)]))
+        Console.out(c.tr("org.preview.as", ["email": p.email, "role": c.tr("org.role.\(p.role)"), "can": c.tr("org.role.\(p.role).can"), "date": Output.date(p.expires)]))
+    }
+
+    /// "1 security warning for sharing" when there are any (SHR-17).
+    static func printWarningBanner(_ c: Context) throws {
+        let count = try SharingOperations.warnings(dataDirectory: c.dataDirectory).count
+        if count > 0 { Console.err(c.tr("sharing.banner", ["count": String(count)])) }
+    }
+
+    static func sharing(_ c: Context, _ a: Arguments) throws {
+        guard a.positionals == ["warnings"] else { throw CLIError.usage("usage: passbox sharing warnings [--json]") }
+        let warnings = try SharingOperations.warnings(dataDirectory: c.dataDirectory)
+        if a.flag("json") { return try Output.json(warnings) }
+        if warnings.isEmpty { Console.out(c.tr("sharing.noWarnings")) }
+        for w in warnings {
+            Console.out(c.tr("sharing.warning.\(w.kind)", ["subject": w.subject]))
+            Console.out("    " + c.tr("sharing.warning.detail", ["detail": w.detail, "date": Output.date(w.seen)]))
+        }
+    }
+}
+
+extension Optional {
+    fileprivate func orThrow(_ error: @autoclosure () -> Error) throws -> Wrapped {
+        guard let self else { throw error() }
+        return self
+    }
+}

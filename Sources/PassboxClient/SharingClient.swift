@@ -1,0 +1,49 @@
+import Foundation
+import PassboxProtocol
+
+/// The device's side of the sharing routes (docs/PROTOCOL.md "Sharing"): one call each. Answers are checked
+/// for shape here; what they mean is verified by `SharingOperations` before anything is believed.
+extension AccountClient {
+    public func keys(email: String, token: String) throws -> KeyLookupReply {
+        do {
+            return try call("POST", "/v1/keys", KeyLookupRequest(email: email), token: token, as: KeyLookupReply.self)
+        } catch let error as ProtocolError where error.code == .contactNotFound {
+            throw ProtocolError(.contactNotFound, ["email": email])
+        }
+    }
+
+    public func orgs(token: String) throws -> OrgsReply {
+        try call("GET", "/v1/orgs", Optional<KeyLookupRequest>.none, token: token, as: OrgsReply.self)
+    }
+
+    public func appendList(orgID: String, version: [UInt8], token: String) throws -> OrgAppendReply {
+        try call("POST", "/v1/orgs/append", OrgAppendRequest(orgID: orgID, version: Data(version)), token: token, as: OrgAppendReply.self, limit: 1 << 20)
+    }
+
+    /// One page of the list after `since` (the caller asks again while `more`), at most 64 MiB.
+    public func fetchList(orgID: String, since: Int64, token: String) throws -> OrgFetchReply {
+        do {
+            return try call("POST", "/v1/orgs/fetch", OrgFetchRequest(orgID: orgID, since: since), token: token, as: OrgFetchReply.self, timeoutSeconds: 60, limit: 64 << 20)
+        } catch let error as ProtocolError where error.code == .notAMember {
+            throw ProtocolError(.notAMember, ["org": orgID])
+        }
+    }
+
+    public func invite(orgID: String, email: String, role: String, token: String) throws -> OrgInviteReply {
+        try call("POST", "/v1/orgs/invite", OrgInviteRequest(orgID: orgID, email: email, role: role), token: token, as: OrgInviteReply.self)
+    }
+
+    public func revokeInvitation(orgID: String, id: String, token: String) throws {
+        let answer = try exchange("POST", "/v1/orgs/revoke", body: Array(try ProtocolCoding.wireEncode(OrgRevokeRequest(orgID: orgID, id: id))), token: token)
+        guard answer.status / 100 == 2 else { throw failure(answer) }
+    }
+
+    public func previewInvitation(token invitation: String, token: String) throws -> InvitationPreviewReply {
+        try call("POST", "/v1/invitations/preview", InvitationTokenRequest(token: invitation), token: token, as: InvitationPreviewReply.self, timeoutSeconds: 60, limit: 64 << 20)
+    }
+
+    public func acceptInvitation(token invitation: String, token: String) throws {
+        let answer = try exchange("POST", "/v1/invitations/accept", body: Array(try ProtocolCoding.wireEncode(InvitationTokenRequest(token: invitation))), token: token)
+        guard answer.status / 100 == 2 else { throw failure(answer) }
+    }
+}

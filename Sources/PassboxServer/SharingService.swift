@@ -1,0 +1,214 @@
+import Foundation
+import PassboxCrypto
+import PassboxManifest
+import PassboxServerAPI
+import PassboxSQL
+
+/// The sharing operations of the server (docs/PROTOCOL.md "Sharing"): the key directory, organisations'
+/// member lists and their invitations. The server checks each new list version against the one before with
+/// the same rules clients use (so an honest server keeps nothing a client would refuse) and keeps an index of
+/// who is in each organisation's newest version to decide who may read it. Clients believe none of that:
+/// they verify the whole chain themselves (security.md §6).
+struct SharingService: Sendable {
+    let pool: ConnectionPool
+
+    /// `POST /v1/keys`: the bundle of the account with this email.
+    func keys(_ session: AccountService.Session, _ request: KeyLookupRequest) throws -> KeyLookupReply {
+        let email = try AccountService.checkedEmail(request.email)
+        return try pool.with { db in
+            guard let row = try db.rows("SELECT id, keyset FROM accounts WHERE email = ?", [.text(email)]).first, let id = row[0].text,
+                let keyset = row[1].blob, keyset.count >= KeyBundle.length
+            else { throw ProtocolError(.contactNotFound, ["email": email]) }
+            return KeyLookupReply(accountID: id, email: email, bundle: Data(keyset.prefix(KeyBundle.length)))
+        }
+    }
+
+    static func checkedOrg(_ id: String) throws -> String {
+        guard SyncIdentifier.isValid(id) else { throw ProtocolError(.badRequest, ["reason": "orgID must be 1 to 64 letters, digits, - or _"]) }
+        return id
+    }
+
+    /// The caller's role in the newest version the server holds, or `notAMember`.
+    static func role(_ db: any SQLConnection, org: String, account: String) throws -> MemberRole {
+        guard let raw = try db.rows("SELECT role FROM org_members WHERE org_id = ? AND account_id = ?", [.text(org), .text(account)]).first?[0].integer,
+            let role = MemberRole(rawValue: UInt8(clamping: raw))
+        else { throw ProtocolError(.notAMember, ["org": org]) }
+        return role
+    }
+
+    static func version(_ db: any SQLConnection, org: String, number: Int64) throws -> MemberListVersion? {
+        guard let body = try db.rows("SELECT body FROM org_lists WHERE org_id = ? AND version = ?", [.text(org), .integer(number)]).first?[0].blob else { return nil }
+        return try MemberListVersion(decoding: body)
+    }
+
+    /// `POST /v1/orgs/append`.
+    func append(_ session: AccountService.Session, _ request: OrgAppendRequest) throws -> OrgAppendReply {
+        let org = try Self.checkedOrg(request.orgID)
+        guard request.version.count <= 8 << 20 else { throw ProtocolError(.badRequest, ["reason": "a member list version is at most 8 MiB"]) }
+        let next: MemberListVersion
+        do { next = try MemberListVersion(decoding: Array(request.version)) } catch { throw ProtocolError(.badRequest, ["reason": "the member list version does not decode"]) }
+        guard next.orgID == org, next.signer == session.accountID else {
+            throw ProtocolError(.badRequest, ["reason": "the version is of another organisation or signed by another account"])
+        }
+        return try pool.with { db in
+            try db.transaction {
+                let head = try db.rows("SELECT MAX(version) FROM org_lists WHERE org_id = ?", [.text(org)]).first?[0].integer
+                let previous: MemberListVersion?
+                if let head {
+                    guard try Self.role(db, org: org, account: session.accountID).managesMembers else { throw ProtocolError(.notAMember, ["org": org]) }
+                    guard next.version == head + 1 else { throw ProtocolError(.syncConflict, ["vault": org]) }
+                    previous = try Self.version(db, org: org, number: head)
+                } else {
+                    guard next.version == 1 else { throw ProtocolError(.syncConflict, ["vault": org]) }
+                    // The creator's keys must be the ones the account published.
+                    guard let keyset = try db.rows("SELECT keyset FROM accounts WHERE id = ?", [.text(session.accountID)]).first?[0].blob,
+                        let bundle = try? KeyBundle(keyset, accountID: session.accountID), next.member(session.accountID)?.keys == bundle.keys
+                    else { throw ProtocolError(.badRequest, ["reason": "the creator's keys are not the account's published keys"]) }
+                    previous = nil
+                }
+                do { try MemberListChain.checkStep(from: previous, to: next) } catch let error as SharingError {
+                    throw ProtocolError(.badRequest, ["reason": "the member list version does not follow the one before (\(error))"])
+                }
+                do {
+                    try db.run(
+                        "INSERT INTO org_lists (org_id, version, body, created) VALUES (?, ?, ?, ?)",
+                        [.text(org), .integer(next.version), .blob(Array(request.version)), .integer(milliseconds(Date()))])
+                } catch let error as SQLEngineError where error.isUniqueViolation {
+                    throw ProtocolError(.syncConflict, ["vault": org])
+                }
+                try db.run("DELETE FROM org_members WHERE org_id = ?", [.text(org)])
+                for member in next.members {
+                    // Only accounts of this server are indexed; a list may name none other (they were looked up here).
+                    try db.run(
+                        "INSERT INTO org_members (org_id, account_id, role) SELECT ?, id, ? FROM accounts WHERE id = ?",
+                        [.text(org), .integer(Int64(member.role.rawValue)), .text(member.accountID)])
+                    // Confirmed: the invitation it accepted is done.
+                    try db.run("DELETE FROM org_invitations WHERE org_id = ? AND accepted_by = ?", [.text(org), .text(member.accountID)])
+                }
+                return OrgAppendReply(version: next.version)
+            }
+        }
+    }
+
+    /// `POST /v1/orgs/fetch`.
+    func fetch(_ session: AccountService.Session, _ request: OrgFetchRequest) throws -> OrgFetchReply {
+        let org = try Self.checkedOrg(request.orgID)
+        return try pool.with { db in
+            let role = try Self.role(db, org: org, account: session.accountID)
+            let rows = try db.rows(
+                "SELECT body FROM org_lists WHERE org_id = ? AND version > ? ORDER BY version LIMIT ?",
+                [.text(org), .integer(max(0, request.since)), .integer(Int64(OrgFetchRequest.pageLimit + 1))])
+            let versions = rows.prefix(OrgFetchRequest.pageLimit).compactMap { $0[0].blob.map { Data($0) } }
+            let now = milliseconds(Date())
+            let waiting = try db.rows(
+                """
+                SELECT i.accepted_by, i.email, i.role, a.keyset, i.accepted FROM org_invitations i JOIN accounts a ON a.id = i.accepted_by
+                WHERE i.org_id = ? AND i.accepted_by IS NOT NULL ORDER BY i.accepted
+                """, [.text(org)]
+            ).compactMap { row -> WaitingMember? in
+                guard let id = row[0].text, let email = row[1].text, let raw = row[2].integer, let r = MemberRole(rawValue: UInt8(clamping: raw)),
+                    let keyset = row[3].blob, keyset.count >= KeyBundle.length
+                else { return nil }
+                return WaitingMember(accountID: id, email: email, role: r.name, bundle: Data(keyset.prefix(KeyBundle.length)), accepted: date(row[4].integer ?? 0))
+            }
+            let invitations =
+                role.managesMembers
+                ? try db.rows(
+                    "SELECT id, email, role, expires FROM org_invitations WHERE org_id = ? AND accepted_by IS NULL AND expires > ? ORDER BY created", [.text(org), .integer(now)]
+                ).compactMap { row -> OrgInvitation? in
+                    guard let id = row[0].text, let email = row[1].text, let raw = row[2].integer, let r = MemberRole(rawValue: UInt8(clamping: raw)) else { return nil }
+                    return OrgInvitation(id: id, email: email, role: r.name, expires: date(row[3].integer ?? 0))
+                } : []
+            return OrgFetchReply(versions: versions, more: rows.count > OrgFetchRequest.pageLimit, waiting: waiting, invitations: invitations)
+        }
+    }
+
+    /// `GET /v1/orgs`.
+    func orgs(_ session: AccountService.Session) throws -> OrgsReply {
+        try pool.with { db in
+            let rows = try db.rows(
+                """
+                SELECT m.org_id, (SELECT MAX(version) FROM org_lists l WHERE l.org_id = m.org_id) FROM org_members m
+                WHERE m.account_id = ? ORDER BY m.org_id
+                """, [.text(session.accountID)])
+            return OrgsReply(orgs: rows.compactMap { row in row[0].text.map { OrgHead(orgID: $0, version: row[1].integer ?? 0) } })
+        }
+    }
+
+    /// `POST /v1/orgs/invite`: owners invite with any role, admins with any but owner.
+    func invite(_ session: AccountService.Session, _ request: OrgInviteRequest) throws -> OrgInviteReply {
+        let org = try Self.checkedOrg(request.orgID)
+        let email = try AccountService.checkedEmail(request.email)
+        guard let role = MemberRole(name: request.role) else { throw ProtocolError(.badRequest, ["reason": "role must be owner, admin, member or guest"]) }
+        return try pool.with { db in
+            try db.transaction {
+                let mine = try Self.role(db, org: org, account: session.accountID)
+                guard mine.managesMembers, role != .owner || mine == .owner else { throw ProtocolError(.notAMember, ["org": org]) }
+                let open = try db.rows("SELECT COUNT(*) FROM org_invitations WHERE org_id = ?", [.text(org)]).first?[0].integer ?? 0
+                guard open < 1_000 else { throw ProtocolError(.badRequest, ["reason": "an organisation has at most 1,000 open invitations"]) }
+                let token = AccountService.newToken(bytes: 24), id = AccountService.newToken(bytes: 9)
+                let now = Date(), expires = now + OrgInviteReply.lifetime
+                try db.run(
+                    "INSERT INTO org_invitations (id, token_hash, org_id, email, role, invited_by, created, expires, accepted_by, accepted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
+                    [
+                        .text(id), .blob(Hash.sha256(Array(token.utf8))), .text(org), .text(email), .integer(Int64(role.rawValue)), .text(session.accountID),
+                        .integer(milliseconds(now)), .integer(milliseconds(expires)),
+                    ])
+                return OrgInviteReply(token: token, id: id, expires: date(milliseconds(expires)))
+            }
+        }
+    }
+
+    /// `POST /v1/orgs/revoke`.
+    func revoke(_ session: AccountService.Session, _ request: OrgRevokeRequest) throws {
+        let org = try Self.checkedOrg(request.orgID)
+        try pool.with { db in
+            guard try Self.role(db, org: org, account: session.accountID).managesMembers else { throw ProtocolError(.notAMember, ["org": org]) }
+            guard try db.run("DELETE FROM org_invitations WHERE org_id = ? AND id = ?", [.text(org), .text(request.id)]) == 1 else {
+                throw ProtocolError(.invitationInvalid, ["reason": "unknown"])
+            }
+        }
+    }
+
+    /// The invitation of a token, if it can still be used by `email`.
+    static func invitation(_ db: any SQLConnection, token: String, email: String) throws -> (org: String, role: MemberRole, expires: Int64, hash: [UInt8]) {
+        guard !token.isEmpty, token.utf8.count <= 128 else { throw ProtocolError(.invitationInvalid, ["reason": "missing"]) }
+        let hash = Hash.sha256(Array(token.utf8))
+        guard let row = try db.rows("SELECT org_id, email, role, expires FROM org_invitations WHERE token_hash = ?", [.blob(hash)]).first,
+            let org = row[0].text, let raw = row[2].integer, let role = MemberRole(rawValue: UInt8(clamping: raw))
+        else { throw ProtocolError(.invitationInvalid, ["reason": "unknown"]) }
+        if (row[3].integer ?? 0) < milliseconds(Date()) { throw ProtocolError(.invitationInvalid, ["reason": "expired"]) }
+        if row[1].text != email { throw ProtocolError(.invitationInvalid, ["reason": "otherEmail"]) }
+        return (org, role, row[3].integer ?? 0, hash)
+    }
+
+    static func email(_ db: any SQLConnection, account: String) throws -> String {
+        guard let email = try db.rows("SELECT email FROM accounts WHERE id = ?", [.text(account)]).first?[0].text else { throw ProtocolError(.notSignedIn) }
+        return email
+    }
+
+    /// `POST /v1/invitations/preview`: for the invited account only; the whole list, for the client to check.
+    func preview(_ session: AccountService.Session, _ request: InvitationTokenRequest) throws -> InvitationPreviewReply {
+        try pool.with { db in
+            let email = try Self.email(db, account: session.accountID)
+            let found = try Self.invitation(db, token: request.token, email: email)
+            let versions = try db.rows("SELECT body FROM org_lists WHERE org_id = ? ORDER BY version", [.text(found.org)]).compactMap { $0[0].blob.map { Data($0) } }
+            return InvitationPreviewReply(orgID: found.org, email: email, role: found.role.name, expires: date(found.expires), versions: versions)
+        }
+    }
+
+    /// `POST /v1/invitations/accept`: the account waits for a manager to confirm it.
+    func accept(_ session: AccountService.Session, _ request: InvitationTokenRequest) throws {
+        try pool.with { db in
+            try db.transaction {
+                let email = try Self.email(db, account: session.accountID)
+                let found = try Self.invitation(db, token: request.token, email: email)
+                _ = try db.run(
+                    "UPDATE org_invitations SET accepted_by = ?, accepted = ? WHERE token_hash = ? AND (accepted_by IS NULL OR accepted_by = ?)",
+                    [.text(session.accountID), .integer(milliseconds(Date())), .blob(found.hash), .text(session.accountID)])
+            }
+        }
+    }
+}
+
+private func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }

@@ -1,0 +1,165 @@
+import Foundation
+
+// The sharing routes of `passbox server` (docs/PROTOCOL.md "Sharing"). The server keeps the signed member
+// list versions, the key directory and invitations; clients verify everything it shows (security.md §6).
+
+/// `POST /v1/keys`: an account's key bundle by email (signed-in accounts only).
+public struct KeyLookupRequest: Codable, Sendable {
+    public var email: String
+    public init(email: String) { self.email = email }
+}
+
+public struct KeyLookupReply: Codable, Sendable, Equatable {
+    public var accountID: String
+    public var email: String
+    /// The 129-byte bundle (`KeyBundle`): the public part of the account's sealed keyset.
+    public var bundle: Data
+    public init(accountID: String, email: String, bundle: Data) {
+        self.accountID = accountID
+        self.email = email
+        self.bundle = bundle
+    }
+}
+
+/// `POST /v1/orgs/append`: the next version of an organisation's member list (version 1 makes it), signed
+/// by the caller. A version that is not the next one is `syncConflict`.
+public struct OrgAppendRequest: Codable, Sendable {
+    public var orgID: String
+    public var version: Data
+    public init(orgID: String, version: Data) {
+        self.orgID = orgID
+        self.version = version
+    }
+}
+
+public struct OrgAppendReply: Codable, Sendable, Equatable {
+    public var version: Int64
+    public init(version: Int64) { self.version = version }
+}
+
+/// `POST /v1/orgs/fetch`: the list's versions after `since` (at most `pageLimit`; `more` when others wait),
+/// the accepted invitations waiting for a manager's confirmation, and (for managers) the open invitations.
+public struct OrgFetchRequest: Codable, Sendable {
+    public var orgID: String
+    public var since: Int64
+    public static let pageLimit = 500
+    public init(orgID: String, since: Int64) {
+        self.orgID = orgID
+        self.since = since
+    }
+}
+
+public struct OrgFetchReply: Codable, Sendable {
+    public var versions: [Data]
+    public var more: Bool
+    public var waiting: [WaitingMember]
+    public var invitations: [OrgInvitation]
+    public init(versions: [Data], more: Bool, waiting: [WaitingMember], invitations: [OrgInvitation]) {
+        self.versions = versions
+        self.more = more
+        self.waiting = waiting
+        self.invitations = invitations
+    }
+}
+
+/// Someone who accepted an invitation: not a member until a manager confirms them in a signed version.
+public struct WaitingMember: Codable, Sendable, Equatable {
+    public var accountID: String
+    public var email: String
+    public var role: String
+    public var bundle: Data
+    public var accepted: Date
+    public init(accountID: String, email: String, role: String, bundle: Data, accepted: Date) {
+        self.accountID = accountID
+        self.email = email
+        self.role = role
+        self.bundle = bundle
+        self.accepted = accepted
+    }
+}
+
+public struct OrgInvitation: Codable, Sendable, Equatable {
+    public var id: String
+    public var email: String
+    public var role: String
+    public var expires: Date
+    public init(id: String, email: String, role: String, expires: Date) {
+        self.id = id
+        self.email = email
+        self.role = role
+        self.expires = expires
+    }
+}
+
+/// `GET /v1/orgs`: the organisations whose newest list holds the caller, with the newest version number.
+public struct OrgsReply: Codable, Sendable {
+    public var orgs: [OrgHead]
+    public init(orgs: [OrgHead]) { self.orgs = orgs }
+}
+
+public struct OrgHead: Codable, Sendable, Equatable {
+    public var orgID: String
+    public var version: Int64
+    public init(orgID: String, version: Int64) {
+        self.orgID = orgID
+        self.version = version
+    }
+}
+
+/// `POST /v1/orgs/invite`: a manager invites an email with a role; the answer's token is shown once.
+public struct OrgInviteRequest: Codable, Sendable {
+    public var orgID: String
+    public var email: String
+    public var role: String
+    public init(orgID: String, email: String, role: String) {
+        self.orgID = orgID
+        self.email = email
+        self.role = role
+    }
+}
+
+public struct OrgInviteReply: Codable, Sendable {
+    public var token: String
+    public var id: String
+    public var expires: Date
+    public init(token: String, id: String, expires: Date) {
+        self.token = token
+        self.id = id
+        self.expires = expires
+    }
+    /// How long an invitation can be accepted.
+    public static let lifetime: TimeInterval = 7 * 86_400
+}
+
+/// `POST /v1/orgs/revoke`: a manager revokes an open invitation by its id.
+public struct OrgRevokeRequest: Codable, Sendable {
+    public var orgID: String
+    public var id: String
+    public init(orgID: String, id: String) {
+        self.orgID = orgID
+        self.id = id
+    }
+}
+
+/// `POST /v1/invitations/preview` and `/accept`: an invitation by its token.
+public struct InvitationTokenRequest: Codable, Sendable {
+    public var token: String
+    public init(token: String) { self.token = token }
+}
+
+/// What an invitee sees before joining: the invitation and the whole list, which the client checks against
+/// the organisation code of the link before it believes the kind, name or members.
+public struct InvitationPreviewReply: Codable, Sendable {
+    public var orgID: String
+    public var email: String
+    public var role: String
+    public var expires: Date
+    public var versions: [Data]
+    public init(orgID: String, email: String, role: String, expires: Date, versions: [Data]) {
+        self.orgID = orgID
+        self.email = email
+        self.role = role
+        self.expires = expires
+        self.versions = versions
+    }
+}

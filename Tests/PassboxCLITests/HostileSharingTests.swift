@@ -1,0 +1,211 @@
+import Foundation
+import PassboxClient
+import PassboxCore
+import PassboxCrypto
+import PassboxHTTP
+import PassboxManifest
+import PassboxProtocol
+import PassboxStore
+import PassboxTestKit
+import PassboxTestSupport
+import Testing
+
+/// The sharing classes of security.md §6b: a proxy in front of a real `passbox server` changes one answer,
+/// and the device refuses it with a clear error and a sharing warning, keeps what it verified before, and
+/// seals nothing to a key the user did not accept. (Grants by a non-manager or to an unpinned key are refused
+/// by `VaultGrant.open`, pinned in `MemberListTests`; shared vaults do not travel through the server yet.)
+@Suite struct HostileSharingTests {
+    let password = SharingIntegrationTests.password
+
+    struct World {
+        let dir: TemporaryDirectory
+        let proxy: MutatingProxy
+        let server: ServerProcess
+        func data(_ name: String) -> String { dir.path + "/" + name }
+    }
+
+    func world(_ name: String, people: [String]) throws -> World {
+        let dir = try TemporaryDirectory("passbox-hostile-sharing-" + name)
+        let proxy = try MutatingProxy()
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: ["--origin", proxy.origin], port: try PostgresCluster.freePort())
+        proxy.target = server.address
+        for person in people { _ = try SharingIntegrationTests.signUp(person, server: proxy.origin, in: dir) }
+        return World(dir: dir, proxy: proxy, server: server)
+    }
+
+    func passbox(_ data: String, _ args: [String], _ stdin: [String] = []) throws -> Transcript.Result { try SharingIntegrationTests.passbox(data, args, stdin) }
+
+    /// The directory's answer for `email` with the keys of the account in `data` (a valid bundle of another account).
+    static func substitutedLookup(email: String, keysOf data: String) throws -> [UInt8] {
+        let record = try #require(try AccountRecord.load(data))
+        let reply = KeyLookupReply(accountID: record.accountID, email: email, bundle: Data(record.keyset.prefix(KeyBundle.length)))
+        return Array(try ProtocolCoding.wireEncode(reply))
+    }
+
+    static func lookupFor(_ email: String, _ request: [UInt8]) -> Bool {
+        (try? ProtocolCoding.wireDecode(KeyLookupRequest.self, from: Data(request)))?.email == email
+    }
+
+    @Test func aSubstitutedKeyIsCaughtAtFirstAndAtLaterLookups() throws {
+        let w = try world("keys", people: ["ann", "bob", "eve"])
+        let ann = w.data("ann"), bob = w.data("bob")
+        let bobCode = try #require(SharingIntegrationTests.code(in: try passbox(bob, ["security-code"]).stdout))
+        let forged = try Self.substitutedLookup(email: "bob@example.org", keysOf: w.data("eve"))
+
+        // First lookup: the server hands Ann Eve's keys for Bob. Pinned at first sight, but the code Ann sees is
+        // not the one Bob reads to her: comparing codes is what catches it.
+        w.proxy.armRewrite { path, request, _ in path == "/v1/keys" && Self.lookupFor("bob@example.org", request) ? forged : nil }
+        let first = try passbox(ann, ["security-code", "bob@example.org"])
+        #expect(first.status == 0 && first.stdout.contains("seen for the first time and pinned now"))
+        #expect(SharingIntegrationTests.code(in: first.stdout) != bobCode)
+        w.proxy.disarm()
+
+        // Bob joins honestly; his real keys are not the pinned ones, so Ann's confirmation refuses, with a warning.
+        #expect(try passbox(ann, ["org", "create", "family", "Doe family"], [password]).status == 0)
+        let link = try #require(SharingIntegrationTests.link(in: try passbox(ann, ["org", "invite", "Doe family", "bob@example.org"]).stdout))
+        #expect(try passbox(bob, ["org", "accept"], [link]).status == 0)
+        let refused = try passbox(ann, ["org", "confirm", "Doe family", "bob@example.org", "--codes-match"], [password])
+        #expect(refused.status == 1 && refused.stderr.contains("the keys of bob@example.org changed since this device first saw them"), "\(refused.stderr)")
+        let warnings = try passbox(ann, ["sharing", "warnings"])
+        #expect(warnings.stdout.contains("The keys of bob@example.org changed"), "the directory now shows other keys than the pin: \(warnings.stdout)")
+        #expect(try passbox(ann, ["org", "show", "Doe family", "--json"]).stdout.contains("\"version\" : 1"), "nothing was signed")
+        #expect(try passbox(ann, ["org", "list"]).stderr.contains("security warning"), "the banner")
+
+        // After comparing the new code with Bob, Ann accepts it; then the confirmation goes through.
+        let accepted = try passbox(ann, ["security-code", "bob@example.org", "--accept-new"])
+        #expect(accepted.status == 0 && SharingIntegrationTests.code(in: accepted.stdout) == bobCode)
+        // The waiting entry itself substituted (the directory honest): refused, nothing signed.
+        let eveRecord = try #require(try AccountRecord.load(w.data("eve")))
+        let eveBundle = Data(eveRecord.keyset.prefix(KeyBundle.length)), eveID = eveRecord.accountID
+        w.proxy.armRewrite { path, _, body in
+            guard path == "/v1/orgs/fetch", var reply = try? ProtocolCoding.wireDecode(OrgFetchReply.self, from: Data(body)), !reply.waiting.isEmpty else { return nil }
+            reply.waiting[0].bundle = eveBundle
+            reply.waiting[0].accountID = eveID
+            return (try? ProtocolCoding.wireEncode(reply)).map(Array.init)
+        }
+        let swapped = try passbox(ann, ["org", "confirm", "Doe family", "bob@example.org", "--codes-match"], [password])
+        #expect(swapped.status == 1 && swapped.stderr.contains("not the keys this device pinned"), "\(swapped.stderr)")
+        w.proxy.disarm()
+        #expect(try passbox(ann, ["sharing", "warnings"]).stdout.contains("A member list or waiting entry holds other keys for bob@example.org"))
+        #expect(try passbox(ann, ["org", "confirm", "Doe family", "bob@example.org", "--codes-match"], [password]).status == 0)
+
+        // A later lookup: the server substitutes again. The pin stays in force, the change is shown and refused.
+        w.proxy.armRewrite { path, request, _ in path == "/v1/keys" && Self.lookupFor("bob@example.org", request) ? forged : nil }
+        let later = try passbox(ann, ["security-code", "bob@example.org"])
+        #expect(later.status == 1 && later.stdout.contains("The server now shows other keys for bob@example.org"), "\(later.stdout)")
+        #expect(SharingIntegrationTests.code(in: later.stdout) == bobCode, "the pinned code is shown first")
+        #expect(later.stderr.contains("compare the new code with them"))
+        w.proxy.disarm()
+        let honest = try passbox(ann, ["security-code", "bob@example.org"])
+        #expect(honest.status == 0 && honest.stdout.contains("(compared)"), "\(honest.stdout)")
+        // "Check with the server" for one's own keys catches a server that publishes other keys for oneself.
+        let own = try Self.substitutedLookup(email: "ann@example.org", keysOf: w.data("eve"))
+        w.proxy.armRewrite { path, request, _ in path == "/v1/keys" && Self.lookupFor("ann@example.org", request) ? own : nil }
+        let check = try passbox(ann, ["security-code", "--check"])
+        #expect(check.status == 1 && check.stderr.contains("the server publishes other keys for you"), "\(check.stderr)")
+    }
+
+    /// Ann's signing key, opened from her data directory with the master password (what only Ann can do).
+    func signingKey(_ data: String) throws -> (String, SigningKey) {
+        let record = try #require(try AccountRecord.load(data))
+        let keyset = try #require(try AccountVaultKey(record).openedKeyset(password: SecretBytes(copying: Array(password.utf8))))
+        return (record.accountID, keyset.signingKey)
+    }
+
+    static func versions(_ body: [UInt8]) throws -> (OrgFetchReply, [MemberListVersion]) {
+        let reply = try ProtocolCoding.wireDecode(OrgFetchReply.self, from: Data(body))
+        return (reply, try reply.versions.map { try MemberListVersion(decoding: Array($0)) })
+    }
+
+    static func answer(_ reply: OrgFetchReply, _ versions: [MemberListVersion]) -> [UInt8] {
+        var changed = reply
+        changed.versions = versions.map { Data($0.encoded) }
+        return Array((try? ProtocolCoding.wireEncode(changed)) ?? Data())
+    }
+
+    @Test func aMemberListThatDoesNotVerifyForksOrGoesBackIsRefused() throws {
+        let w = try world("lists", people: ["ann", "bob", "cat", "dan"])
+        let ann = w.data("ann"), bob = w.data("bob"), cat = w.data("cat"), dan = w.data("dan")
+        #expect(try passbox(ann, ["org", "create", "team", "Sales"], [password]).status == 0)
+        for (person, data) in [("bob", bob), ("cat", cat)] {
+            let link = try #require(SharingIntegrationTests.link(in: try passbox(ann, ["org", "invite", "Sales", "\(person)@example.org"]).stdout))
+            #expect(try passbox(data, ["org", "accept"], [link]).status == 0)
+            #expect(try passbox(ann, ["org", "confirm", "Sales", "\(person)@example.org", "--without-comparing"], [password]).status == 0)
+            // Bob keeps version 2 (himself added); Cat's addition is version 3, which he has not seen.
+            if person == "bob" { #expect(try passbox(bob, ["org", "show", "Sales"]).status == 0) }
+        }
+        let kept = try SharingFile.load(bob).lists
+        let (annID, annKey) = try signingKey(ann)
+        // The chain as the server keeps it, read with Ann's session straight from the server.
+        let annRecord = try #require(try AccountRecord.load(ann))
+        let chain = try AccountClient(server: w.server.address).fetchList(orgID: try #require(kept.first?.orgID), since: 0, token: annRecord.token ?? "").versions
+        let first = try MemberListVersion(decoding: Array(try #require(chain.first)))
+        let eveKey = try SigningKey.generate(), eveBox = try BoxKeyPair.generate()
+        let eve = ListMember(accountID: "EVE666", email: "eve@example.org", role: .owner, keys: IdentityKeys(signPublicKey: eveKey.publicKey, boxPublicKey: eveBox.publicKey))
+
+        let attacks: [(String, String, @Sendable (OrgFetchReply, [MemberListVersion]) -> [UInt8])] = [
+            // The server makes Cat an owner in version 3 without anyone's signature.
+            ("roleChanged", "not validly signed", { reply, versions in
+                var v = versions
+                if var last = v.popLast(), let cat = last.members.first(where: { $0.email == "cat@example.org" }) {
+                    var owner = cat
+                    owner.role = .owner
+                    last.set(member: cat.accountID, owner)
+                    v.append(last)
+                }
+                return Self.answer(reply, v)
+            }),
+            // A version adding Eve, signed by Eve, whom no version lists.
+            ("memberNobodySigned", "signerNotAllowed", { reply, versions in
+                guard let last = versions.last else { return Self.answer(reply, versions) }
+                var forged = last.next(signer: eve.accountID)
+                forged.set(member: eve.accountID, eve)
+                forged.sign(with: eveKey)
+                return Self.answer(reply, versions + [forged])
+            }),
+            // Version 1 only, to a device that saw version 2.
+            ("goesBack", "older than version 2", { reply, _ in Self.answer(reply, [first]) }),
+            // Another version 2, validly signed by Ann (she signed two; the server shows Bob the other one).
+            ("fork", "other than the one this device saw", { reply, versions in
+                guard let third = versions.first else { return Self.answer(reply, versions) }
+                var other = third
+                other.version = 2
+                other.name = "Sales (other)"
+                other.signer = annID
+                other.sign(with: annKey)
+                return Self.answer(reply, [other])
+            }),
+        ]
+        for (name, words, change) in attacks {
+            w.proxy.armRewrite { path, _, body in
+                guard path == "/v1/orgs/fetch", let (reply, versions) = try? Self.versions(body) else { return nil }
+                return change(reply, versions)
+            }
+            let shown = try passbox(bob, ["org", "show", "Sales"])
+            #expect(shown.status == 1 && shown.stderr.contains(words), "\(name): \(shown.stderr)")
+            #expect(try SharingFile.load(bob).lists == kept, "\(name): the kept head is as it was")
+            w.proxy.disarm()
+        }
+        let warnings = try passbox(bob, ["sharing", "warnings"])
+        #expect(warnings.stdout.contains("does not verify") && warnings.stdout.contains("two different member lists") && warnings.stdout.contains("an older member list"), "\(warnings.stdout)")
+        // Honest again: Bob verifies version 3 on top of what he kept.
+        let honest = try passbox(bob, ["org", "show", "Sales", "--json"])
+        #expect(honest.status == 0 && honest.stdout.contains("\"version\" : 3") && honest.stdout.contains("cat@example.org"), "\(honest.stdout)")
+
+        // A forged invitation organisation: Dan's invitation names Sales, the server shows Eve's look-alike.
+        let link = try #require(SharingIntegrationTests.link(in: try passbox(ann, ["org", "invite", "Sales", "dan@example.org"]).stdout))
+        let orgID = try #require(kept.first?.orgID)
+        var lookalike = MemberListVersion.genesis(orgID: orgID, kind: .team, name: "Sales", creator: eve)
+        lookalike.sign(with: eveKey)
+        let lookalikeBytes = Data(lookalike.encoded)
+        w.proxy.armRewrite { path, _, body in
+            guard path == "/v1/invitations/preview", var reply = try? ProtocolCoding.wireDecode(InvitationPreviewReply.self, from: Data(body)) else { return nil }
+            reply.versions = [lookalikeBytes]
+            return (try? ProtocolCoding.wireEncode(reply)).map(Array.init)
+        }
+        let forged = try passbox(dan, ["org", "accept"], [link])
+        #expect(forged.status == 1 && forged.stderr.contains("is not the one the invitation link names"), "\(forged.stderr)")
+        w.proxy.disarm()
+        #expect(!(try passbox(ann, ["org", "show", "Sales"]).stdout.contains("Waiting for confirmation")), "Dan did not join the look-alike or the real one")
+    }
+}

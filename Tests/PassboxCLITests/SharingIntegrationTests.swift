@@ -1,0 +1,147 @@
+import Foundation
+import PassboxClient
+import PassboxCrypto
+import PassboxHTTP
+import PassboxManifest
+import PassboxProtocol
+import PassboxService
+import PassboxStore
+import PassboxTestKit
+import PassboxTestSupport
+import Testing
+
+/// Families and teams end to end (SHR-24, first part: membership): real `passbox server` processes on SQLite
+/// and PostgreSQL, three accounts on separate data directories, the `passbox` commands as users type them.
+@Suite struct SharingIntegrationTests {
+    static let password = "tulip ocean marble violin anchor"
+    /// The error codes these tests provoke (`AgentOperationTests.eachErrorCodeIsProvokedWithItsFacts` counts them).
+    static let errorCodes: Set<ErrorCode> = [
+        .contactNotFound, .notAMember, .sharingRefused, .contactKeyChanged, .organisationNotFound, .invitationLinkInvalid, .memberNotFound, .lastOwner,
+    ]
+
+    static func passbox(_ data: String, _ args: [String], _ stdin: [String] = [], language: String = "en") throws -> Transcript.Result {
+        try Transcript.execute(try Transcript.executablePath(), ["--data", data] + args, stdin: stdin, environment: ["PASSBOX_LANG": language, "XDG_RUNTIME_DIR": ""])
+    }
+
+    /// Signs up `name@example.org` on `server` in `DIR/name`.
+    static func signUp(_ name: String, server: String, in dir: TemporaryDirectory) throws -> String {
+        let data = dir.path + "/" + name
+        let made = try passbox(data, ["signup", "--server", server, "--email", "\(name)@example.org"], [password, password])
+        #expect(made.status == 0, "\(made.stderr)")
+        return data
+    }
+
+    /// The twelve groups of a printed security code (the first code in the text).
+    static func code(in text: String) -> String? {
+        let groups: [String] = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init).filter { $0.count == 5 && $0.allSatisfy(\.isNumber) }
+        return groups.count >= 12 ? groups[0..<12].joined(separator: " ") : nil
+    }
+
+    static func link(in text: String) -> String? {
+        text.split(whereSeparator: \.isWhitespace).first { $0.contains("/invite/") }.map(String.init)
+    }
+
+    @Test(arguments: Backend.cases) func aFamilyInvitesAcceptsConfirmsByCodeAndRemoves(_ backend: Backend) throws {
+        let dir = try TemporaryDirectory("passbox-sharing")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: try backend.serverArguments(directory: dir.path + "/server/server"))
+        let ann = try Self.signUp("ann", server: server.origin, in: dir)
+        let bob = try Self.signUp("bob", server: server.origin, in: dir)
+        let cat = try Self.signUp("cat", server: server.origin, in: dir)
+        let p = Self.password
+
+        // Own codes, and "Check with the server".
+        let annOwn = try Self.passbox(ann, ["security-code", "--check"])
+        #expect(annOwn.status == 0 && annOwn.stdout.contains("The server publishes exactly these keys"), "\(annOwn.stdout)\(annOwn.stderr)")
+        let bobCode = try #require(Self.code(in: try Self.passbox(bob, ["security-code"]).stdout))
+
+        #expect(try Self.passbox(ann, ["org"]).stdout.contains("You are in no family or team"))
+        let made = try Self.passbox(ann, ["org", "create", "family", "Doe family"], [p])
+        #expect(made.status == 0 && made.stdout.contains("Made the family Doe family"), "\(made.stderr)")
+        let wrong = try Self.passbox(ann, ["org", "create", "team", "Nope"], ["not the password"])
+        #expect(wrong.status == 3, "a wrong master password signs nothing")
+
+        // An invitation for Bob as admin: the link carries the organisation's code after #org=.
+        let invited = try Self.passbox(ann, ["org", "invite", "Doe family", "bob@example.org", "--role", "admin"])
+        #expect(invited.status == 0 && invited.stdout.contains("over a channel you trust"), "\(invited.stderr)")
+        let link = try #require(Self.link(in: invited.stdout))
+        #expect(link.hasPrefix(server.origin + "/invite/") && link.contains("#org="))
+        // A browser opening the link gets a page that says what to do, and the log never holds the token.
+        let page = try HTTPGetForTests.get(String(link.split(separator: "#")[0]))
+        #expect(page.contains("passbox org accept"))
+        #expect(!server.log.contains(String(link.split(separator: "/").last!.split(separator: "#")[0])))
+
+        // Preview, in a whole mail; then join. Cat cannot use Bob's invitation.
+        let mail = ["Hello Bob,", "join us: <\(link)>", "Ann"]
+        let preview = try Self.passbox(bob, ["org", "accept", "--preview"], mail)
+        #expect(preview.stdout.contains("Family Doe family (owners: ann@example.org; 1 members)"), "\(preview.stdout)\(preview.stderr)")
+        #expect(preview.stdout.contains("invited as bob@example.org, admin: invite, confirm and remove members"), "\(preview.stdout)")
+        let previewDE = try Self.passbox(bob, ["org", "accept", "--preview"], mail, language: "de")
+        #expect(previewDE.stdout.contains("Familie Doe family") && previewDE.stdout.contains("als Admin"), "\(previewDE.stdout)")
+        let stolen = try Self.passbox(cat, ["org", "accept"], [link])
+        #expect(stolen.status == 1 && stolen.stderr.contains("the invitation cannot be used"), "\(stolen.stderr)")
+        let joined = try Self.passbox(bob, ["org", "accept"], mail)
+        #expect(joined.status == 0 && joined.stdout.contains("wait until an owner or admin of Doe family confirms you"), "\(joined.stderr)")
+        #expect(Self.code(in: joined.stdout) == bobCode, "the joiner is shown their own code to read out")
+        #expect(try Self.passbox(bob, ["org", "list"]).stdout.contains("waiting for confirmation"))
+
+        // Ann sees Bob waiting with the code Bob reads to her; confirming needs a choice.
+        let shown = try Self.passbox(ann, ["org", "show", "Doe family"])
+        #expect(shown.stdout.contains("Waiting for confirmation") && shown.stdout.contains("bob@example.org"), "\(shown.stdout)")
+        let waitingCode = try #require(Self.code(in: String(shown.stdout[shown.stdout.range(of: "Waiting for confirmation")!.upperBound...])))
+        #expect(waitingCode == bobCode)
+        let unchosen = try Self.passbox(ann, ["org", "confirm", "Doe family", "bob@example.org"], [p])
+        #expect(unchosen.status == 2 && unchosen.stderr.contains("compare the security code"))
+        let confirmed = try Self.passbox(ann, ["org", "confirm", "Doe family", "bob@example.org", "--codes-match"], [p])
+        #expect(confirmed.status == 0 && confirmed.stdout.contains("Confirmed bob@example.org in Doe family (codes compared)"), "\(confirmed.stderr)")
+        let bobList = try Self.passbox(bob, ["org", "list", "--json"])
+        #expect(bobList.stdout.contains("\"role\" : \"admin\"") && bobList.stdout.contains("\"status\" : \"member\""), "\(bobList.stdout)")
+        let annView = try Self.passbox(ann, ["org", "show", "Doe family"])
+        #expect(annView.stdout.contains("bob@example.org  admin  codes compared"), "\(annView.stdout)")
+
+        // Bob, an admin, invites Cat and confirms her without comparing; he may not demote the owner.
+        let catLink = try #require(Self.link(in: try Self.passbox(bob, ["org", "invite", "Doe family", "cat@example.org"]).stdout))
+        #expect(try Self.passbox(cat, ["org", "accept"], [catLink]).status == 0)
+        let ownerInvite = try Self.passbox(bob, ["org", "invite", "Doe family", "dan@example.org", "--role", "owner"])
+        #expect(ownerInvite.status == 1 && ownerInvite.stderr.contains("only owners and admins manage"), "\(ownerInvite.stderr)")
+        let catConfirmed = try Self.passbox(bob, ["org", "confirm", "Doe family", "cat@example.org", "--without-comparing"], [p])
+        #expect(catConfirmed.stdout.contains("without comparing codes"), "\(catConfirmed.stderr)")
+        let demote = try Self.passbox(bob, ["org", "role", "Doe family", "ann@example.org", "member"], [p])
+        #expect(demote.status == 1, "an admin cannot change an owner: \(demote.stdout)")
+        let lastOwner = try Self.passbox(ann, ["org", "role", "Doe family", "ann@example.org", "admin"], [p])
+        #expect(lastOwner.status == 1 && lastOwner.stderr.contains("would have no owner left"), "\(lastOwner.stderr)")
+        #expect(try Self.passbox(ann, ["org", "pause", "Doe family", "cat@example.org"], [p]).stdout.contains("Paused cat@example.org"))
+        #expect(try Self.passbox(cat, ["org", "show", "Doe family"]).stdout.contains("cat@example.org  member · paused"))
+        #expect(try Self.passbox(ann, ["org", "resume", "Doe family", "cat@example.org"], [p]).status == 0)
+
+        // Removal raises the key epoch; Cat then reads nothing of the list, and her device says so.
+        let removed = try Self.passbox(ann, ["org", "remove", "Doe family", "cat@example.org"], [p])
+        #expect(removed.status == 0 && removed.stdout.contains("The key epoch is now 2"), "\(removed.stderr)")
+        let catShow = try Self.passbox(cat, ["org", "show", "Doe family"])
+        #expect(catShow.status == 1 && catShow.stderr.contains("not a member"), "\(catShow.stderr)")
+        #expect(try Self.passbox(cat, ["org", "list"]).stdout.contains("no longer in its newest member list"))
+        let headAfter = try Self.passbox(bob, ["org", "show", "Doe family", "--json"])
+        #expect(headAfter.stdout.contains("\"epoch\" : 2") && !headAfter.stdout.contains("cat@example.org"), "\(headAfter.stdout)")
+
+        // Revoking an open invitation; unknown names and links say what is wrong.
+        let open = try Self.passbox(ann, ["org", "invite", "Doe family", "eve@example.org"])
+        #expect(open.status == 0)
+        let listed = try Self.passbox(ann, ["org", "show", "Doe family", "--json"])
+        let id = try #require(listed.stdout.range(of: #""id" : "[A-Za-z0-9_-]+""#, options: .regularExpression).map { String(listed.stdout[$0]).split(separator: "\"")[2] })
+        #expect(try Self.passbox(ann, ["org", "revoke", "Doe family", String(id)]).stdout.contains("Revoked"))
+        #expect(try Self.passbox(ann, ["org", "show", "Nobody"]).stderr.contains("knows no family or team called Nobody"))
+        let otherServer = try Self.passbox(bob, ["org", "accept"], ["https://elsewhere.example.org/invite/abc#org=xyz"])
+        #expect(otherServer.stderr.contains("the link is for another server"), "\(otherServer.stderr)")
+        let noOrg = try Self.passbox(bob, ["org", "accept"], [String(link.split(separator: "#")[0])], language: "de")
+        #expect(noOrg.stderr.contains("dem Link fehlt sein Teil #org="), "\(noOrg.stderr)")
+        #expect(try Self.passbox(ann, ["security-code", "nobody@example.org"]).stderr.contains("no account with the email nobody@example.org"))
+        #expect(try Self.passbox(ann, ["sharing", "warnings"]).stdout.contains("No security warnings"))
+    }
+}
+
+/// A plain GET for a page (the invitation link as a browser opens it).
+enum HTTPGetForTests {
+    static func get(_ url: String) throws -> String {
+        let answer = try HTTPGet.exchange("GET", url, headers: [], body: nil, timeoutSeconds: 10)
+        return String(decoding: answer.body, as: UTF8.self)
+    }
+}
