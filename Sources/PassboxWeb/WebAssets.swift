@@ -94,8 +94,12 @@ struct WebAssets: Sendable {
         key.hasPrefix("invalid.") || key.hasPrefix("qr.") || key.hasPrefix("ui.browsers.") || laterErrors.contains(key.split(separator: ".").prefix(2).joined(separator: "."))
     }
 
-    /// Failures only the browser extension's host meets (the page words them should one ever reach it).
-    static let laterErrors: Set<String> = ["error.notPaired", "error.handshakeFailed", "error.agentUnavailable", "error.pairingsWaiting", "error.browsersFileDamaged"]
+    /// Failures only the browser extension's host meets, and sharing's (whose screens are the command line's
+    /// for now): the page words them should one ever reach it.
+    static let laterErrors: Set<String> = [
+        "error.notPaired", "error.handshakeFailed", "error.agentUnavailable", "error.pairingsWaiting", "error.browsersFileDamaged", "error.contactNotFound", "error.notAMember",
+        "error.sharingRefused", "error.contactKeyChanged", "error.organisationNotFound", "error.invitationLinkInvalid", "error.memberNotFound", "error.lastOwner",
+    ]
 
     static func json<T: Encodable>(_ value: T) throws -> [UInt8] {
         let encoder = JSONEncoder()
