@@ -33,6 +33,11 @@ extension AccountClient {
         try call("POST", "/v1/orgs/invite", OrgInviteRequest(orgID: orgID, email: email, role: role), token: token, as: OrgInviteReply.self)
     }
 
+    public func putVault(_ request: SharedVaultPutRequest, token: String) throws {
+        let answer = try exchange("POST", "/v1/orgs/vaults/put", body: Array(try ProtocolCoding.wireEncode(request)), token: token, limit: 1 << 20)
+        guard answer.status / 100 == 2 else { throw failure(answer) }
+    }
+
     public func revokeInvitation(orgID: String, id: String, token: String) throws {
         let answer = try exchange("POST", "/v1/orgs/revoke", body: Array(try ProtocolCoding.wireEncode(OrgRevokeRequest(orgID: orgID, id: id))), token: token)
         guard answer.status / 100 == 2 else { throw failure(answer) }

@@ -58,6 +58,9 @@ public struct VaultGrant: Sendable, Equatable {
     }
 
     var signedBytes: [UInt8] { Array("passbox/v1/grant|".utf8) + body }
+
+    /// Whether the signature is by `signer`'s key (the server's check; a client checks all of `open`).
+    public func verifies(signer: IdentityKeys) -> Bool { SigningKey.isValidSignature(signature, for: signedBytes, publicKey: signer.signPublicKey) }
     public var encoded: [UInt8] { body + signature }
 
     public init(decoding bytes: [UInt8]) throws {
@@ -93,9 +96,13 @@ public struct VaultGrant: Sendable, Equatable {
     /// (`own`, the keys the list holds for it) and the access the list gives it; its granter is an active
     /// owner or admin of the list, or an active member with manage access to the vault; the signature is the
     /// granter's. Only then is the sealed box opened with `box`.
-    public func open(list: MemberListVersion, vault: String, own accountID: String, box: BoxKeyPair) throws -> SecretBytes {
+    ///
+    /// `epoch` is the vault's key epoch the caller expects (the list's by default; an older one while the
+    /// vault's rotation is pending). The checks are always against the newest verified list: a granter or
+    /// recipient no longer allowed there is refused, whenever the grant was made.
+    public func open(list: MemberListVersion, vault: String, epoch expected: Int? = nil, own accountID: String, box: BoxKeyPair) throws -> SecretBytes {
         guard orgID == list.orgID else { throw SharingError.grantRefused(.otherOrganisation) }
-        guard vaultID == vault, epoch == list.epoch else { throw SharingError.grantRefused(.otherVault) }
+        guard vaultID == vault, epoch == (expected ?? list.epoch), epoch <= list.epoch else { throw SharingError.grantRefused(.otherVault) }
         guard let me = list.member(accountID), me.keys.boxPublicKey == box.publicKey, ConstantTime.equal(recipient, me.keys.fingerprint) else {
             throw SharingError.grantRefused(.notForThisDevice)
         }

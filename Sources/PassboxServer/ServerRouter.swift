@@ -68,7 +68,7 @@ struct ServerRouter: Sendable {
         "DELETE /v1/session", "GET /v1/activity", "POST /v1/devices/signout-others", "POST /v1/account/password", "GET /v1/2fa", "POST /v1/2fa/enrol", "POST /v1/2fa/confirm",
         "POST /v1/2fa/disable", "GET /v1/recovery", "POST /v1/recovery", "POST /v1/recovery/blob", "POST /v1/recovery/complete",
         "POST /v1/sync/pull", "POST /v1/sync/push", "POST /v1/sync/wait", "POST /v1/blobs/remove",
-        "POST /v1/keys", "GET /v1/orgs", "POST /v1/orgs/append", "POST /v1/orgs/fetch", "POST /v1/orgs/invite", "POST /v1/orgs/revoke",
+        "POST /v1/keys", "GET /v1/orgs", "POST /v1/orgs/append", "POST /v1/orgs/fetch", "POST /v1/orgs/invite", "POST /v1/orgs/revoke", "POST /v1/orgs/vaults/put",
         "POST /v1/invitations/preview", "POST /v1/invitations/accept",
     ]
 
@@ -165,6 +165,9 @@ struct ServerRouter: Sendable {
             return try Self.json(sharing.fetch(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgFetchRequest.self, request)))
         case "POST /v1/orgs/invite":
             return try Self.json(sharing.invite(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgInviteRequest.self, request)))
+        case "POST /v1/orgs/vaults/put":
+            try sharing.putVault(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(SharedVaultPutRequest.self, request))
+            return HTTPResponse(status: 204)
         case "POST /v1/orgs/revoke":
             try sharing.revoke(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgRevokeRequest.self, request))
             return HTTPResponse(status: 204)

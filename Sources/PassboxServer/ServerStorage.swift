@@ -193,6 +193,21 @@ enum ServerSchema {
                 accepted INTEGER
             );
             CREATE INDEX org_invitations_org ON org_invitations (org_id);
+            CREATE TABLE org_vaults (
+                org_id TEXT NOT NULL,
+                vault_id TEXT NOT NULL,
+                epoch INTEGER NOT NULL,
+                meta BLOB NOT NULL,
+                PRIMARY KEY (org_id, vault_id)
+            );
+            CREATE TABLE org_grants (
+                org_id TEXT NOT NULL,
+                vault_id TEXT NOT NULL,
+                epoch INTEGER NOT NULL,
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                body BLOB NOT NULL,
+                PRIMARY KEY (org_id, vault_id, epoch, account_id)
+            );
             """),
     ]
 }

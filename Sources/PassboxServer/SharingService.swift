@@ -85,6 +85,9 @@ struct SharingService: Sendable {
                     // Confirmed: the invitation it accepted is done.
                     try db.run("DELETE FROM org_invitations WHERE org_id = ? AND accepted_by = ?", [.text(org), .text(member.accountID)])
                 }
+                // Grants of those no longer in the list go (they could not fetch them any more anyway).
+                try db.run(
+                    "DELETE FROM org_grants WHERE org_id = ? AND account_id NOT IN (SELECT account_id FROM org_members WHERE org_id = ?)", [.text(org), .text(org)])
                 return OrgAppendReply(version: next.version)
             }
         }
@@ -119,7 +122,18 @@ struct SharingService: Sendable {
                     guard let id = row[0].text, let email = row[1].text, let raw = row[2].integer, let r = MemberRole(rawValue: UInt8(clamping: raw)) else { return nil }
                     return OrgInvitation(id: id, email: email, role: r.name, expires: date(row[3].integer ?? 0))
                 } : []
-            return OrgFetchReply(versions: versions, more: rows.count > OrgFetchRequest.pageLimit, waiting: waiting, invitations: invitations)
+            let grants = try db.rows(
+                "SELECT vault_id, body FROM org_grants WHERE org_id = ? AND account_id = ? ORDER BY vault_id, epoch", [.text(org), .text(session.accountID)])
+            let holders = try db.rows(
+                "SELECT g.vault_id, g.account_id FROM org_grants g JOIN org_vaults v ON v.org_id = g.org_id AND v.vault_id = g.vault_id AND v.epoch = g.epoch WHERE g.org_id = ?",
+                [.text(org)])
+            let vaults = try db.rows("SELECT vault_id, epoch, meta FROM org_vaults WHERE org_id = ? ORDER BY vault_id", [.text(org)]).compactMap { row -> SharedVaultRecord? in
+                guard let id = row[0].text, let epoch = row[1].integer, let meta = row[2].blob else { return nil }
+                let mine = grants.filter { $0[0].text == id }.compactMap { $0[1].blob.map { Data($0) } }
+                let granted = holders.filter { $0[0].text == id }.compactMap { $0[1].text }.sorted()
+                return SharedVaultRecord(vaultID: id, epoch: Int(epoch), meta: Data(meta), grants: mine, granted: granted)
+            }
+            return OrgFetchReply(versions: versions, more: rows.count > OrgFetchRequest.pageLimit, waiting: waiting, invitations: invitations, vaults: vaults)
         }
     }
 
@@ -132,6 +146,45 @@ struct SharingService: Sendable {
                 WHERE m.account_id = ? ORDER BY m.org_id
                 """, [.text(session.accountID)])
             return OrgsReply(orgs: rows.compactMap { row in row[0].text.map { OrgHead(orgID: $0, version: row[1].integer ?? 0) } })
+        }
+    }
+
+    /// `POST /v1/orgs/vaults/put`: checked against the newest list as clients will check it (the caller may
+    /// manage the vault, the epoch is the list's, each grant is the caller's, signed, for a member with the
+    /// access the list gives them); clients check every grant again before they open it.
+    func putVault(_ session: AccountService.Session, _ request: SharedVaultPutRequest) throws {
+        let org = try Self.checkedOrg(request.orgID)
+        let vault = try SyncService.checkedID(request.vaultID, "vaultID")
+        guard request.meta.count <= 64 << 10, request.grants.count <= MemberListVersion.memberLimit else {
+            throw ProtocolError(.badRequest, ["reason": "a vault's name is at most 64 KiB and its grants one per member"])
+        }
+        try pool.with { db in
+            try db.transaction {
+                _ = try Self.role(db, org: org, account: session.accountID)
+                guard let head = try db.rows("SELECT MAX(version) FROM org_lists WHERE org_id = ?", [.text(org)]).first?[0].integer,
+                    let list = try Self.version(db, org: org, number: head), let me = list.member(session.accountID), me.state == .active
+                else { throw ProtocolError(.notAMember, ["org": org]) }
+                guard me.role.managesMembers || list.access(vault: vault, account: session.accountID) == .manage else { throw ProtocolError(.notAMember, ["org": org]) }
+                guard request.epoch == list.epoch else { throw ProtocolError(.syncConflict, ["vault": vault]) }
+                var recipients: [String: [UInt8]] = [:]
+                for bytes in request.grants {
+                    guard let grant = try? VaultGrant(decoding: Array(bytes)), grant.orgID == org, grant.vaultID == vault, grant.epoch == list.epoch,
+                        grant.granter == session.accountID, grant.verifies(signer: me.keys),
+                        let recipient = list.members.first(where: { $0.keys.fingerprint == grant.recipient }), list.access(vault: vault, account: recipient.accountID) == grant.access
+                    else { throw ProtocolError(.badRequest, ["reason": "a grant is not the caller's, for this vault and epoch, to a member with that access"]) }
+                    recipients[recipient.accountID] = Array(bytes)
+                }
+                try db.run(
+                    "INSERT INTO org_vaults (org_id, vault_id, epoch, meta) VALUES (?, ?, ?, ?) ON CONFLICT (org_id, vault_id) DO UPDATE SET epoch = excluded.epoch, meta = excluded.meta",
+                    [.text(org), .text(vault), .integer(Int64(list.epoch)), .blob(Array(request.meta))])
+                for (account, body) in recipients {
+                    try db.run(
+                        """
+                        INSERT INTO org_grants (org_id, vault_id, epoch, account_id, body) SELECT ?, ?, ?, id, ? FROM accounts WHERE id = ?
+                        ON CONFLICT (org_id, vault_id, epoch, account_id) DO UPDATE SET body = excluded.body
+                        """, [.text(org), .text(vault), .integer(Int64(list.epoch)), .blob(body), .text(account)])
+                }
+            }
         }
     }
 

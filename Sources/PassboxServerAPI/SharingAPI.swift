@@ -54,11 +54,49 @@ public struct OrgFetchReply: Codable, Sendable {
     public var more: Bool
     public var waiting: [WaitingMember]
     public var invitations: [OrgInvitation]
-    public init(versions: [Data], more: Bool, waiting: [WaitingMember], invitations: [OrgInvitation]) {
+    /// The organisation's shared vaults, each with the caller's grants (every epoch kept).
+    public var vaults: [SharedVaultRecord]?
+    public init(versions: [Data], more: Bool, waiting: [WaitingMember], invitations: [OrgInvitation], vaults: [SharedVaultRecord]? = nil) {
         self.versions = versions
         self.more = more
         self.waiting = waiting
         self.invitations = invitations
+        self.vaults = vaults
+    }
+}
+
+/// A shared vault as the server keeps it: its key epoch, its name sealed under that epoch's key, and grants.
+public struct SharedVaultRecord: Codable, Sendable, Equatable {
+    public var vaultID: String
+    public var epoch: Int
+    public var meta: Data
+    public var grants: [Data]
+    /// The accounts holding a grant at the vault's epoch (so a manager sees whom a grant is missing for).
+    public var granted: [String]?
+    public init(vaultID: String, epoch: Int, meta: Data, grants: [Data], granted: [String]? = nil) {
+        self.vaultID = vaultID
+        self.epoch = epoch
+        self.meta = meta
+        self.grants = grants
+        self.granted = granted
+    }
+}
+
+/// `POST /v1/orgs/vaults/put`: a shared vault's name and grants at the list's epoch (making the vault, sharing it
+/// with more members, or rotating its key). Only an owner, an admin or a manager of the vault; each grant by
+/// the caller, for a member the newest list gives that access.
+public struct SharedVaultPutRequest: Codable, Sendable {
+    public var orgID: String
+    public var vaultID: String
+    public var epoch: Int
+    public var meta: Data
+    public var grants: [Data]
+    public init(orgID: String, vaultID: String, epoch: Int, meta: Data, grants: [Data]) {
+        self.orgID = orgID
+        self.vaultID = vaultID
+        self.epoch = epoch
+        self.meta = meta
+        self.grants = grants
     }
 }
 

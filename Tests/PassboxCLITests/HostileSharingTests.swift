@@ -208,4 +208,60 @@ import Testing
         w.proxy.disarm()
         #expect(!(try passbox(ann, ["org", "show", "Sales"]).stdout.contains("Waiting for confirmation")), "Dan did not join the look-alike or the real one")
     }
+    @Test func aGrantFromANonManagerOrSealedToAnotherKeyIsRefused() throws {
+        let w = try world("grants", people: ["ann", "bob", "cat", "eve"])
+        let ann = w.data("ann"), bob = w.data("bob"), cat = w.data("cat")
+        #expect(try passbox(ann, ["org", "create", "team", "Ops"], [password]).status == 0)
+        for (person, data) in [("bob", bob), ("cat", cat)] {
+            let link = try #require(SharingIntegrationTests.link(in: try passbox(ann, ["org", "invite", "Ops", "\(person)@example.org"]).stdout))
+            #expect(try passbox(data, ["org", "accept"], [link]).status == 0)
+            #expect(try passbox(ann, ["org", "confirm", "Ops", "\(person)@example.org", "--without-comparing"], [password]).status == 0)
+        }
+        #expect(try passbox(ann, ["org", "vault-create", "Ops", "Servers"], [password]).status == 0)
+        #expect(try passbox(ann, ["org", "share", "Ops", "Servers", "bob@example.org", "edit"], [password]).status == 0)
+        #expect(try passbox(ann, ["org", "share", "Ops", "Servers", "cat@example.org", "view"], [password]).status == 0)
+        #expect(try passbox(bob, ["org", "vaults", "Ops", "--json"], [password]).stdout.contains("\"name\" : \"Servers\""))
+
+        let (annID, annKey) = try signingKey(ann)
+        let (catID, catKey) = try signingKey(cat)
+        let bobRecord = try #require(try AccountRecord.load(bob)), eveRecord = try #require(try AccountRecord.load(w.data("eve")))
+        let bobKeys = try KeyBundle(Array(bobRecord.keyset), accountID: bobRecord.accountID).keys
+        let eveKeys = try KeyBundle(Array(eveRecord.keyset), accountID: eveRecord.accountID).keys
+        let key = SecretBytes.generate(count: 32)
+        let orgID = try #require(try SharingFile.load(ann).lists.first?.orgID)
+        // (the problem, the granter, their key, the keys the vault key is sealed to)
+        let attacks: [(String, String, SigningKey, IdentityKeys)] = [
+            // Cat, who may only view Servers, grants Bob a key (the server could hold Cat's session and more).
+            ("granterNotAllowed", catID, catKey, bobKeys),
+            // Validly signed by Ann, but sealed to Eve's keys, which the list does not hold for Bob.
+            ("notForThisDevice", annID, annKey, eveKeys),
+        ]
+        for (problem, granter, signer, recipient) in attacks {
+            w.proxy.armRewrite { path, _, body in
+                guard path == "/v1/orgs/fetch", var reply = try? ProtocolCoding.wireDecode(OrgFetchReply.self, from: Data(body)), var vaults = reply.vaults, !vaults.isEmpty,
+                    let grant = try? VaultGrant.make(
+                        key: key, orgID: orgID, vaultID: vaults[0].vaultID, epoch: vaults[0].epoch, recipient: recipient, access: .edit, granter: granter, signingKey: signer)
+                else { return nil }
+                vaults[0].grants = [Data(grant.encoded)]
+                reply.vaults = vaults
+                return (try? ProtocolCoding.wireEncode(reply)).map(Array.init)
+            }
+            let shown = try passbox(bob, ["org", "vaults", "Ops", "--json"], [password])
+            #expect(shown.status == 0 && !shown.stdout.contains("\"name\" : \"Servers\""), "\(problem): the key is not opened: \(shown.stdout)")
+            w.proxy.disarm()
+            let warnings = try passbox(bob, ["sharing", "warnings"])
+            #expect(warnings.stdout.contains("A vault key for Ops was refused") && warnings.stdout.contains(problem), "\(problem): \(warnings.stdout)")
+        }
+        #expect(try passbox(bob, ["org", "vaults", "Ops", "--json"], [password]).stdout.contains("\"name\" : \"Servers\""), "honest again")
+
+        // Nothing is sealed to keys Ann did not accept: the directory now shows other keys for Bob.
+        let forged = try Self.substitutedLookup(email: "bob@example.org", keysOf: w.data("eve"))
+        w.proxy.armRewrite { path, request, _ in path == "/v1/keys" && Self.lookupFor("bob@example.org", request) ? forged : nil }
+        #expect(try passbox(ann, ["security-code", "bob@example.org"]).status == 1)
+        w.proxy.disarm()
+        let before = try passbox(ann, ["org", "show", "Ops", "--json"]).stdout
+        let refused = try passbox(ann, ["org", "share", "Ops", "Servers", "bob@example.org", "manage"], [password])
+        #expect(refused.status == 1 && refused.stderr.contains("the keys of bob@example.org changed"), "\(refused.stderr)")
+        #expect(try passbox(ann, ["org", "show", "Ops", "--json"]).stdout == before, "no version was signed")
+    }
 }

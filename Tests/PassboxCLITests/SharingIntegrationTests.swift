@@ -98,6 +98,19 @@ import Testing
         let annView = try Self.passbox(ann, ["org", "show", "Doe family"])
         #expect(annView.stdout.contains("bob@example.org  admin  codes compared"), "\(annView.stdout)")
 
+        // The family vault reached Bob with edit access; a new vault shared with him to view only.
+        let bobVaults = try Self.passbox(bob, ["org", "vaults", "Doe family"], [p])
+        #expect(bobVaults.stdout.contains("Doe family  (your access: edit; key epoch 1)"), "\(bobVaults.stdout)\(bobVaults.stderr)")
+        #expect(bobVaults.stdout.contains("Who can see it: ann@example.org (manage), bob@example.org (edit)") || bobVaults.stdout.contains("Who can see it: bob@example.org (edit), ann@example.org (manage)"), "\(bobVaults.stdout)")
+        let bank = try Self.passbox(ann, ["org", "vault-create", "Doe family", "Bank"], [p])
+        #expect(bank.status == 0 && bank.stdout.contains("Made the shared vault Bank"), "\(bank.stderr)")
+        let shared = try Self.passbox(ann, ["org", "share", "Doe family", "Bank", "bob@example.org", "view"], [p])
+        #expect(shared.status == 0 && shared.stdout.contains("bob@example.org now has view access to Bank"), "\(shared.stdout)\(shared.stderr)")
+        let bobBank = try Self.passbox(bob, ["org", "vaults", "Doe family", "--json"], [p])
+        #expect(bobBank.stdout.contains("\"name\" : \"Bank\"") && bobBank.stdout.contains("\"access\" : \"view\""), "\(bobBank.stdout)")
+        let germanVaults = try Self.passbox(bob, ["org", "vaults", "Doe family"], [p], language: "de")
+        #expect(germanVaults.stdout.contains("Bank  (Ihr Zugriff: ansehen; Schlüsselepoche 1)"), "\(germanVaults.stdout)")
+
         // Bob, an admin, invites Cat and confirms her without comparing; he may not demote the owner.
         let catLink = try #require(Self.link(in: try Self.passbox(bob, ["org", "invite", "Doe family", "cat@example.org"]).stdout))
         #expect(try Self.passbox(cat, ["org", "accept"], [catLink]).status == 0)
@@ -113,6 +126,10 @@ import Testing
         #expect(try Self.passbox(cat, ["org", "show", "Doe family"]).stdout.contains("cat@example.org  member · paused"))
         #expect(try Self.passbox(ann, ["org", "resume", "Doe family", "cat@example.org"], [p]).status == 0)
 
+        // Cat got the family vault when Bob confirmed her (he holds its key), not Bank.
+        let catVaults = try Self.passbox(cat, ["org", "vaults", "Doe family", "--json"], [p])
+        #expect(catVaults.stdout.contains("\"name\" : \"Doe family\"") && !catVaults.stdout.contains("\"name\" : \"Bank\""), "\(catVaults.stdout)")
+
         // Removal raises the key epoch; Cat then reads nothing of the list, and her device says so.
         let removed = try Self.passbox(ann, ["org", "remove", "Doe family", "cat@example.org"], [p])
         #expect(removed.status == 0 && removed.stdout.contains("The key epoch is now 2"), "\(removed.stderr)")
@@ -121,6 +138,18 @@ import Testing
         #expect(try Self.passbox(cat, ["org", "list"]).stdout.contains("no longer in its newest member list"))
         let headAfter = try Self.passbox(bob, ["org", "show", "Doe family", "--json"])
         #expect(headAfter.stdout.contains("\"epoch\" : 2") && !headAfter.stdout.contains("cat@example.org"), "\(headAfter.stdout)")
+        // Ann's removal renewed the keys of the vaults she manages: both are at epoch 2, and Bob still opens them.
+        let renewed = try Self.passbox(bob, ["org", "vaults", "Doe family"], [p])
+        #expect(renewed.stdout.contains("Doe family  (your access: edit; key epoch 2)") && renewed.stdout.contains("Bank  (your access: view; key epoch 2)"), "\(renewed.stdout)")
+        #expect(!renewed.stdout.contains("older than the member list"))
+        // Taking Bob's Bank access away rotates again; Bob keeps the family vault.
+        let unshared = try Self.passbox(ann, ["org", "share", "Doe family", "Bank", "bob@example.org", "none"], [p])
+        #expect(unshared.status == 0 && unshared.stdout.contains("no longer has access to Bank") && unshared.stdout.contains("key epoch is now 3"), "\(unshared.stdout)\(unshared.stderr)")
+        let after = try Self.passbox(bob, ["org", "vaults", "Doe family", "--json"], [p])
+        #expect(!after.stdout.contains("\"name\" : \"Bank\"") && after.stdout.contains("\"name\" : \"Doe family\""), "\(after.stdout)")
+        // Bob manages members but not Bank: he cannot share it.
+        let notHis = try Self.passbox(bob, ["org", "share", "Doe family", "Bank", "ann@example.org", "view"], [p])
+        #expect(notHis.status != 0, "\(notHis.stdout)")
 
         // Revoking an open invitation; unknown names and links say what is wrong.
         let open = try Self.passbox(ann, ["org", "invite", "Doe family", "eve@example.org"])

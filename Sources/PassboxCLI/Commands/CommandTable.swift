@@ -326,7 +326,7 @@ enum CommandTable {
         ) { c, a, _ in try Commands.securityCode(c, a) },
         CommandSpec(
             name: "org", summary: "families and teams: create, invite, accept, confirm members by their security code, roles, remove",
-            usage: Commands.orgUsage, valued: ["role"], flags: ["json", "preview", "codes-match", "without-comparing"]
+            usage: Commands.orgUsage, valued: ["role", "vault"], flags: ["json", "preview", "codes-match", "without-comparing"]
         ) { c, a, _ in try Commands.org(c, a) },
         CommandSpec(name: "sharing", summary: "sharing's security warnings: changed keys, member lists that did not verify", usage: "passbox sharing warnings [--json]", flags: ["json"]) {
             c, a, _ in try Commands.sharing(c, a)

@@ -8,7 +8,11 @@ extension Commands {
     static let securityCodeUsage = "passbox security-code [EMAIL] [--check] [--accept-new] [--json]"
     static let orgUsage = """
         passbox org [list] [--json]
-               org create family|team NAME
+               org create family|team NAME [--vault NAME]
+               org vaults ORG [--json]
+               org vault-create ORG NAME
+               org share ORG VAULT EMAIL view|edit|manage|none
+               org renew ORG
                org show ORG [--json]
                org invite ORG EMAIL [--role owner|admin|member|guest]
                org accept [--preview]        (the link, or a whole mail with it, on standard input)
@@ -75,8 +79,8 @@ extension Commands {
         case "create":
             try need(2)
             guard let kind = OrganisationKind(name: rest[0]) else { throw CLIError.usage("usage: \(orgUsage)") }
-            let org = try SharingOperations.create(kind: kind, name: rest[1], password: try password(), dataDirectory: c.dataDirectory)
-            Console.out(c.tr("org.created.\(kind.name)", ["name": org.name]))
+            let org = try SharingOperations.create(kind: kind, name: rest[1], vaultName: a.value("vault"), password: try password(), dataDirectory: c.dataDirectory)
+            Console.out(c.tr("org.created.\(kind.name)", ["name": org.name, "vault": a.value("vault") ?? org.name]))
             Console.out(c.tr("org.created.next", ["name": org.name]))
         case "show":
             try need(1)
@@ -124,6 +128,28 @@ extension Commands {
             let state: MemberState = action == "pause" ? .paused : .active
             let org = try SharingOperations.change(rest[0], email: rest[1], role: nil, state: state, password: try password(), dataDirectory: c.dataDirectory)
             Console.out(c.tr("org.\(action)d", ["email": rest[1], "name": org.name]))
+        case "vaults":
+            try need(1)
+            let vaults = try SharingOperations.sharedVaults(rest[0], password: try password(), dataDirectory: c.dataDirectory)
+            if a.flag("json") { return try Output.json(vaults) }
+            if vaults.isEmpty { Console.out(c.tr("org.vaults.none")) }
+            for v in vaults { printSharedVault(c, v) }
+        case "vault-create":
+            try need(2)
+            let vault = try SharingOperations.createVault(rest[0], name: rest[1], password: try password(), dataDirectory: c.dataDirectory)
+            Console.out(c.tr("org.vault.created", ["name": vault.name ?? rest[1]]))
+        case "share":
+            try need(4)
+            let access: VaultAccessLevel? = rest[3] == "none" ? nil : try VaultAccessLevel(name: rest[3]).orThrow(CLIError.usage("usage: \(orgUsage)"))
+            let vault = try SharingOperations.share(rest[0], vault: rest[1], email: rest[2], access: access, password: try password(), dataDirectory: c.dataDirectory)
+            let name = vault.name ?? rest[1]
+            Console.out(access.map { c.tr("org.shared", ["email": rest[2], "vault": name, "access": c.tr("org.access.\($0.name)")]) } ?? c.tr("org.unshared", ["email": rest[2], "vault": name]))
+            if vault.rotationPending || access == nil { Console.out(c.tr("org.rotated", ["epoch": String(vault.epoch)])) }
+            printSharedVault(c, vault)
+        case "renew":
+            try need(1)
+            let count = try SharingOperations.renewKeys(rest[0], password: try password(), dataDirectory: c.dataDirectory)
+            Console.out(c.tr("org.renewed", ["count": String(count)]))
         case "revoke":
             try need(2)
             try SharingOperations.revoke(rest[0], invitation: rest[1], dataDirectory: c.dataDirectory)
@@ -155,6 +181,15 @@ extension Commands {
             }
         }
         Console.out(c.tr("org.roles.explained"))
+    }
+
+    static func printSharedVault(_ c: Context, _ v: SharedVaultView) {
+        let name = v.name ?? c.tr("org.vault.noKey", ["id": v.vaultID])
+        let access = v.access.map { c.tr("org.access.\($0)") } ?? c.tr("org.access.none")
+        Console.out(c.tr("org.vault.line", ["name": name, "access": access, "epoch": String(v.epoch)]))
+        if v.rotationPending { Console.out("    " + c.tr("org.vault.rotationPending")) }
+        Console.out("    " + c.tr("org.vault.seenBy", ["list": v.seenBy.map { "\($0.email) (\(c.tr("org.access.\($0.access)")))" }.joined(separator: ", ")]))
+        if !v.waitingForKey.isEmpty { Console.out("    " + c.tr("org.vault.waitingForKey", ["list": v.waitingForKey.joined(separator: ", ")])) }
     }
 
     static func printPreview(_ c: Context, _ p: InvitationPreview) {

@@ -248,7 +248,12 @@ public enum SharingOperations {
     }
 
     /// Makes a family or team with this account as its owner; answers its view (with the code of its links).
-    public static func create(kind: OrganisationKind, name: String, password: SecretText, dataDirectory: String) throws -> OrgView {
+    /// The id of a family's own vault, made with it: every device knows it from the org id alone.
+    static func familyVaultID(_ orgID: String) -> String { "family-" + orgID }
+
+    /// A family starts with its shared vault (named `vaultName`, else the family's name), which every member
+    /// confirmed later gets with edit access.
+    public static func create(kind: OrganisationKind, name: String, vaultName: String? = nil, password: SecretText, dataDirectory: String) throws -> OrgView {
         let (record, client) = try AccountOperations.signedIn(dataDirectory)
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.count <= 100, !trimmed.contains(where: { $0.isNewline }) else {
@@ -259,11 +264,17 @@ public enum SharingOperations {
         let me = ListMember(
             accountID: record.accountID, email: record.email, role: .owner, keys: IdentityKeys(signPublicKey: keyset.signPublicKey, boxPublicKey: keyset.boxPublicKey))
         var genesis = MemberListVersion.genesis(orgID: orgID, kind: kind, name: trimmed, creator: me)
+        let familyVault = kind == .family ? familyVaultID(orgID) : nil
+        if let familyVault { genesis.set(vault: familyVault, account: record.accountID, .manage) }
         genesis.sign(with: keyset.signingKey)
         _ = try client.appendList(orgID: orgID, version: genesis.encoded, token: record.token ?? "")
         var file = try SharingFile.load(dataDirectory)
         file.keep(server: record.server, orgID: orgID, head: Data(genesis.encoded), code: MemberListChain.organisationCode(genesis))
         try file.save(dataDirectory)
+        if let familyVault {
+            let vaultTitle = (vaultName?.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.isEmpty ? nil : String($0.prefix(VaultInfo.nameLimit)) } ?? trimmed
+            try putVault(familyVault, name: vaultTitle, key: .generate(count: 32), list: genesis, record: record, keyset: keyset, client: client, dataDirectory: dataDirectory)
+        }
         return try view(orgID, record: record, client: client, dataDirectory: dataDirectory)
     }
 
@@ -322,19 +333,28 @@ public enum SharingOperations {
         }
         if compared { _ = try contact(normalized, markCompared: true, dataDirectory: dataDirectory) }
         let role = MemberRole(name: waiting.role) ?? .member
-        return try amend(orgID, password: password, dataDirectory: dataDirectory) { next, _, _ in
+        _ = try amend(orgID, password: password, dataDirectory: dataDirectory) { next, head, _ in
             next.set(member: pinned.accountID, ListMember(accountID: pinned.accountID, email: normalized, role: role, keys: pinned.keys))
+            // In a family, a member gets the family vault, to edit.
+            if head.kind == .family, head.vaults.contains(where: { $0.vaultID == familyVaultID(orgID) }) {
+                next.set(vault: familyVaultID(orgID), account: pinned.accountID, .edit)
+            }
         }
+        try renewKeys(orgID, password: password, dataDirectory: dataDirectory)
+        return try view(orgID, record: record, client: client, dataDirectory: dataDirectory)
     }
 
     /// Removes a member: a new epoch (the vault keys rotate, security.md §6).
     public static func remove(_ reference: String, email: String, password: SecretText, dataDirectory: String) throws -> OrgView {
         let normalized = SignInTranscript.normalizedEmail(email)
-        return try amend(reference, password: password, dataDirectory: dataDirectory) { next, head, record in
+        let view = try amend(reference, password: password, dataDirectory: dataDirectory) { next, head, record in
             guard let member = head.members.first(where: { $0.email == normalized }) else { throw ProtocolError(.memberNotFound, ["email": normalized, "org": head.name]) }
             next.set(member: member.accountID, nil)
             next.epoch = head.epoch + 1
         }
+        // New keys at once for every vault this account can renew; the others show rotationPending.
+        try renewKeys(view.orgID, password: password, dataDirectory: dataDirectory)
+        return view
     }
 
     /// Changes a member's role, or pauses or resumes them (a paused member keeps their entry but may not manage).

@@ -1,0 +1,209 @@
+import Foundation
+import PassboxClient
+import PassboxCore
+import PassboxCrypto
+import PassboxManifest
+import PassboxProtocol
+import PassboxStore
+
+/// A shared vault as this account sees it.
+public struct SharedVaultView: Codable, Sendable, Equatable {
+    public var vaultID: String
+    /// The name, when this account holds the vault's key (nil: no grant, or a grant that was refused).
+    public var name: String?
+    public var epoch: Int
+    /// This account's access in the verified list (nil: none).
+    public var access: String?
+    /// The vault's key is older than the list's epoch: someone left or lost access since, and a manager has
+    /// not renewed it yet (SHR-16).
+    public var rotationPending: Bool
+    /// Who can see it: every member the list gives access, with that access (SHR-6).
+    public var seenBy: [SeenBy]
+    /// Members the list gives access who hold no key at this epoch yet (a manager renews).
+    public var waitingForKey: [String]
+
+    public struct SeenBy: Codable, Sendable, Equatable {
+        public var email: String
+        public var access: String
+    }
+}
+
+/// Shared vaults of an organisation (issue 32): their keys reach members as grants (`VaultGrant`), sealed
+/// to the keys the verified list holds (and never to keys that differ from this device's pin), signed by the
+/// manager who gives them, and checked against the list before they are opened. Items of shared vaults do not
+/// travel yet: what is shared is the vault itself (its name, who may use it, its key at each epoch).
+extension SharingOperations {
+    static func metaData(_ org: String, _ vault: String, _ epoch: Int) -> [UInt8] { Array("passbox/v1/shared-vault-meta|\(org)|\(vault)|\(epoch)".utf8) }
+
+    static func sealName(_ name: String, key: SecretBytes, org: String, vault: String, epoch: Int) throws -> [UInt8] {
+        let plain = Array(try JSONEncoder().encode(["name": name]))
+        return try Envelope.seal(Padding.pad(plain, blockSize: 256), key: key, associatedData: metaData(org, vault, epoch))
+    }
+
+    static func openName(_ meta: [UInt8], key: SecretBytes, org: String, vault: String, epoch: Int) -> String? {
+        guard let padded = try? Envelope.open(meta, key: key, associatedData: metaData(org, vault, epoch)), let plain = Padding.unpad(padded, blockSize: 256),
+            let fields = try? JSONDecoder().decode([String: String].self, from: Data(plain))
+        else { return nil }
+        return fields["name"]
+    }
+
+    /// The keys of the vaults this account holds a grant for, each opened only after `VaultGrant.open`'s
+    /// checks against the verified list; a grant that fails them is a `grantRefused` warning and no key.
+    static func openedKeys(
+        _ head: MemberListVersion, _ vaults: [SharedVaultRecord], record: AccountRecord, keyset: AccountKeyset, dataDirectory: String
+    ) throws -> [String: SecretBytes] {
+        var keys: [String: SecretBytes] = [:]
+        var file = try SharingFile.load(dataDirectory)
+        var warned = false
+        for vault in vaults {
+            for bytes in vault.grants {
+                do {
+                    let grant = try VaultGrant(decoding: Array(bytes))
+                    guard grant.epoch == vault.epoch else { continue }
+                    keys[vault.vaultID] = try grant.open(list: head, vault: vault.vaultID, epoch: vault.epoch, own: record.accountID, box: keyset.boxKeyPair)
+                } catch {
+                    file.warn(warning("grantRefused", record, subject: head.name, detail: "vault \(vault.vaultID): \(error)"))
+                    warned = true
+                }
+            }
+        }
+        if warned { try file.save(dataDirectory) }
+        return keys
+    }
+
+    /// The keys a grant is sealed to: the verified list's for the member, refused when they differ from the
+    /// keys this device pinned for that email (nothing is sealed to a key the user did not accept).
+    static func sealingKeys(_ member: ListMember, record: AccountRecord, file: SharingFile) throws -> IdentityKeys {
+        if let pin = file.contact(server: record.server, email: member.email) {
+            let pinned = try KeyBundle(Array(pin.bundle), accountID: pin.accountID)
+            guard pinned.keys == member.keys, pin.pending == nil else { throw ProtocolError(.contactKeyChanged, ["email": member.email]) }
+        }
+        return member.keys
+    }
+
+    /// Writes a vault's name and grants at the list's epoch for every member the list gives access (or only
+    /// `only` of them), sealed with `key`.
+    static func putVault(
+        _ vaultID: String, name: String, key: SecretBytes, list: MemberListVersion, only: Set<String>? = nil, record: AccountRecord, keyset: AccountKeyset,
+        client: AccountClient, dataDirectory: String
+    ) throws {
+        let file = try SharingFile.load(dataDirectory)
+        var grants: [Data] = []
+        for entry in list.vaults where entry.vaultID == vaultID && (only?.contains(entry.accountID) ?? true) {
+            guard let member = list.member(entry.accountID) else { continue }
+            let keys = member.accountID == record.accountID ? member.keys : try sealingKeys(member, record: record, file: file)
+            let grant = try VaultGrant.make(
+                key: key, orgID: list.orgID, vaultID: vaultID, epoch: list.epoch, recipient: keys, access: entry.access, granter: record.accountID, signingKey: keyset.signingKey)
+            grants.append(Data(grant.encoded))
+        }
+        let meta = try sealName(name, key: key, org: list.orgID, vault: vaultID, epoch: list.epoch)
+        try client.putVault(SharedVaultPutRequest(orgID: list.orgID, vaultID: vaultID, epoch: list.epoch, meta: Data(meta), grants: grants), token: record.token ?? "")
+    }
+
+    static func views(_ head: MemberListVersion, _ vaults: [SharedVaultRecord], keys: [String: SecretBytes], record: AccountRecord) -> [SharedVaultView] {
+        vaults.map { vault in
+            let seen = head.vaults.filter { $0.vaultID == vault.vaultID }.compactMap { entry in
+                head.member(entry.accountID).map { SharedVaultView.SeenBy(email: $0.email, access: entry.access.name) }
+            }
+            let granted = Set(vault.granted ?? [])
+            let waiting = vault.epoch == head.epoch
+                ? head.vaults.filter { $0.vaultID == vault.vaultID && !granted.contains($0.accountID) }.compactMap { head.member($0.accountID)?.email } : []
+            return SharedVaultView(
+                vaultID: vault.vaultID, name: keys[vault.vaultID].flatMap { openName(Array(vault.meta), key: $0, org: head.orgID, vault: vault.vaultID, epoch: vault.epoch) },
+                epoch: vault.epoch, access: head.access(vault: vault.vaultID, account: record.accountID)?.name, rotationPending: vault.epoch < head.epoch, seenBy: seen,
+                waitingForKey: waiting)
+        }
+    }
+
+    /// The organisation's shared vaults with their names (the master password opens this account's key to its grants).
+    public static func sharedVaults(_ reference: String, password: SecretText, dataDirectory: String) throws -> [SharedVaultView] {
+        let (record, client) = try AccountOperations.signedIn(dataDirectory)
+        let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
+        let keyset = try keyset(password, record: record, dataDirectory: dataDirectory)
+        let (head, reply) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
+        let vaults = reply.vaults ?? []
+        return views(head, vaults, keys: try openedKeys(head, vaults, record: record, keyset: keyset, dataDirectory: dataDirectory), record: record)
+    }
+
+    /// The vault a user names in an organisation (its id, or its name among those this account can open).
+    static func resolveVault(_ reference: String, _ views: [SharedVaultView]) throws -> SharedVaultView {
+        if let byID = views.first(where: { $0.vaultID == reference }) { return byID }
+        let named = views.filter { $0.name?.lowercased() == reference.lowercased() }
+        guard named.count == 1 else { throw ProtocolError(.vaultNotFound, ["reference": reference]) }
+        return named[0]
+    }
+
+    /// Makes a shared vault with a new random key: a list version gives this account manage access, then its
+    /// name and grant are written (owners and admins; SHR-4).
+    public static func createVault(_ reference: String, name: String, password: SecretText, dataDirectory: String) throws -> SharedVaultView {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= VaultInfo.nameLimit, !trimmed.contains(where: \.isNewline) else {
+            throw ProtocolError(.vaultNameInvalid, ["reason": trimmed.isEmpty ? "empty" : "tooLong"])
+        }
+        let vaultID = Identifier.generateItemID()
+        _ = try amend(reference, password: password, dataDirectory: dataDirectory) { next, _, record in
+            next.set(vault: vaultID, account: record.accountID, .manage)
+        }
+        let (record, client) = try AccountOperations.signedIn(dataDirectory)
+        let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
+        let keyset = try keyset(password, record: record, dataDirectory: dataDirectory)
+        let (head, _) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
+        try putVault(vaultID, name: trimmed, key: .generate(count: 32), list: head, record: record, keyset: keyset, client: client, dataDirectory: dataDirectory)
+        return try resolveVault(vaultID, try sharedVaults(orgID, password: password, dataDirectory: dataDirectory))
+    }
+
+    /// Gives `email` (a member) `access` to a shared vault, or (nil) takes it away. Taking access away, or
+    /// lowering it, raises the epoch: every vault this account can renew gets a new key (SHR-15, SHR-16).
+    public static func share(_ reference: String, vault: String, email: String, access: VaultAccessLevel?, password: SecretText, dataDirectory: String) throws -> SharedVaultView {
+        let normalized = SignInTranscript.normalizedEmail(email)
+        let shared = try resolveVault(vault, try sharedVaults(reference, password: password, dataDirectory: dataDirectory))
+        guard shared.name != nil else { throw ProtocolError(.sharingRefused, ["problem": "grantRefused", "detail": "noKey"]) }
+        var lowered = false
+        _ = try amend(reference, password: password, dataDirectory: dataDirectory) { next, head, record in
+            guard let member = head.members.first(where: { $0.email == normalized }) else { throw ProtocolError(.memberNotFound, ["email": normalized, "org": head.name]) }
+            // Refused before anything is signed when their keys are not the ones pinned here.
+            if access != nil { _ = try sealingKeys(member, record: record, file: try SharingFile.load(dataDirectory)) }
+            let before = head.access(vault: shared.vaultID, account: member.accountID)
+            next.set(vault: shared.vaultID, account: member.accountID, access)
+            if let before, access.map({ $0 < before }) ?? true {
+                next.epoch = head.epoch + 1
+                lowered = true
+            }
+        }
+        try renewKeys(reference, password: password, dataDirectory: dataDirectory)
+        _ = lowered  // a lowered access raised the epoch: renewKeys gave the vaults this account manages new keys
+        return try resolveVault(shared.vaultID, try sharedVaults(reference, password: password, dataDirectory: dataDirectory))
+    }
+
+    /// Renew Key Now (SHR-16): every vault this account may manage and holds the key of gets a new key at the
+    /// list's epoch when its own is older, and grants for whoever the list gives access and holds none yet.
+    /// Answers how many vaults got a new key.
+    @discardableResult
+    public static func renewKeys(_ reference: String, password: SecretText, dataDirectory: String) throws -> Int {
+        let (record, client) = try AccountOperations.signedIn(dataDirectory)
+        let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
+        let keyset = try keyset(password, record: record, dataDirectory: dataDirectory)
+        let (head, reply) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
+        let vaults = reply.vaults ?? []
+        let keys = try openedKeys(head, vaults, record: record, keyset: keyset, dataDirectory: dataDirectory)
+        guard let me = head.member(record.accountID), me.state == .active else { throw ProtocolError(.notAMember, ["org": head.name]) }
+        var rotated = 0
+        for vault in vaults {
+            guard me.role.managesMembers || head.access(vault: vault.vaultID, account: record.accountID) == .manage, let key = keys[vault.vaultID],
+                let name = openName(Array(vault.meta), key: key, org: orgID, vault: vault.vaultID, epoch: vault.epoch)
+            else { continue }
+            if vault.epoch < head.epoch {
+                // A new key: those who lost access never see it. (Items, when they travel, are re-encrypted in the background.)
+                try putVault(vault.vaultID, name: name, key: .generate(count: 32), list: head, record: record, keyset: keyset, client: client, dataDirectory: dataDirectory)
+                rotated += 1
+            } else {
+                let granted = Set(vault.granted ?? [])
+                let missing = Set(head.vaults.filter { $0.vaultID == vault.vaultID && !granted.contains($0.accountID) }.map(\.accountID))
+                if !missing.isEmpty {
+                    try putVault(vault.vaultID, name: name, key: key, list: head, only: missing, record: record, keyset: keyset, client: client, dataDirectory: dataDirectory)
+                }
+            }
+        }
+        return rotated
+    }
+}
