@@ -38,6 +38,11 @@ extension AccountClient {
         guard answer.status / 100 == 2 else { throw failure(answer) }
     }
 
+    public func leave(orgID: String, token: String) throws {
+        let answer = try exchange("POST", "/v1/orgs/leave", body: Array(try ProtocolCoding.wireEncode(OrgLeaveRequest(orgID: orgID))), token: token)
+        guard answer.status / 100 == 2 else { throw failure(answer) }
+    }
+
     public func revokeInvitation(orgID: String, id: String, token: String) throws {
         let answer = try exchange("POST", "/v1/orgs/revoke", body: Array(try ProtocolCoding.wireEncode(OrgRevokeRequest(orgID: orgID, id: id))), token: token)
         guard answer.status / 100 == 2 else { throw failure(answer) }

@@ -95,5 +95,5 @@ public enum ListProblem: String, Sendable, Equatable {
 }
 
 public enum GrantProblem: String, Sendable, Equatable {
-    case notSigned, granterNotAllowed, notForThisDevice, otherOrganisation, otherVault, keyMalformed, accessNotGranted
+    case notSigned, granterNotAllowed, notForThisDevice, otherOrganisation, otherVault, keyMalformed, accessNotGranted, recipientPaused
 }

@@ -106,6 +106,8 @@ public struct VaultGrant: Sendable, Equatable {
         guard let me = list.member(accountID), me.keys.boxPublicKey == box.publicKey, ConstantTime.equal(recipient, me.keys.fingerprint) else {
             throw SharingError.grantRefused(.notForThisDevice)
         }
+        // A paused member uses no shared vault until resumed (an honest client's promise; a key it held before stays known to it).
+        guard me.state == .active else { throw SharingError.grantRefused(.recipientPaused) }
         guard let granted = list.access(vault: vault, account: accountID), granted == access else { throw SharingError.grantRefused(.accessNotGranted) }
         guard let giver = list.member(granter), giver.state == .active,
             giver.role.managesMembers || list.access(vault: vault, account: granter) == .manage

@@ -68,7 +68,7 @@ struct ServerRouter: Sendable {
         "DELETE /v1/session", "GET /v1/activity", "POST /v1/devices/signout-others", "POST /v1/account/password", "GET /v1/2fa", "POST /v1/2fa/enrol", "POST /v1/2fa/confirm",
         "POST /v1/2fa/disable", "GET /v1/recovery", "POST /v1/recovery", "POST /v1/recovery/blob", "POST /v1/recovery/complete",
         "POST /v1/sync/pull", "POST /v1/sync/push", "POST /v1/sync/wait", "POST /v1/blobs/remove",
-        "POST /v1/keys", "GET /v1/orgs", "POST /v1/orgs/append", "POST /v1/orgs/fetch", "POST /v1/orgs/invite", "POST /v1/orgs/revoke", "POST /v1/orgs/vaults/put",
+        "POST /v1/keys", "GET /v1/orgs", "POST /v1/orgs/append", "POST /v1/orgs/fetch", "POST /v1/orgs/invite", "POST /v1/orgs/revoke", "POST /v1/orgs/vaults/put", "POST /v1/orgs/leave",
         "POST /v1/invitations/preview", "POST /v1/invitations/accept",
     ]
 
@@ -168,6 +168,9 @@ struct ServerRouter: Sendable {
         case "POST /v1/orgs/vaults/put":
             try sharing.putVault(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(SharedVaultPutRequest.self, request))
             return HTTPResponse(status: 204)
+        case "POST /v1/orgs/leave":
+            try sharing.leave(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgLeaveRequest.self, request))
+            return HTTPResponse(status: 204)
         case "POST /v1/orgs/revoke":
             try sharing.revoke(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgRevokeRequest.self, request))
             return HTTPResponse(status: 204)
@@ -257,7 +260,7 @@ struct ServerRouter: Sendable {
             case .signInFailed, .challengeExpired, .notSignedIn, .twoFactorRequired, .twoFactorCodeWrong: 401
             case .notFound, .deviceNotFound, .contactNotFound: 404
             case .rateLimited: 429
-            case .accountExists, .accountIDTaken, .syncConflict, .blobsMissing: 409
+            case .accountExists, .accountIDTaken, .syncConflict, .blobsMissing, .lastOwner: 409
             case .blobQuotaExceeded: 413
             case .signupClosed, .invitationInvalid, .notAMember: 403
             default: 500

@@ -193,6 +193,12 @@ enum ServerSchema {
                 accepted INTEGER
             );
             CREATE INDEX org_invitations_org ON org_invitations (org_id);
+            CREATE TABLE org_departures (
+                org_id TEXT NOT NULL,
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                left_at INTEGER NOT NULL,
+                PRIMARY KEY (org_id, account_id)
+            );
             CREATE TABLE org_vaults (
                 org_id TEXT NOT NULL,
                 vault_id TEXT NOT NULL,

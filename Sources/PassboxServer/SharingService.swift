@@ -85,6 +85,15 @@ struct SharingService: Sendable {
                     // Confirmed: the invitation it accepted is done.
                     try db.run("DELETE FROM org_invitations WHERE org_id = ? AND accepted_by = ?", [.text(org), .text(member.accountID)])
                 }
+                // Who left and is still listed stays out of the index; who is no longer listed is no longer "departed".
+                try db.run(
+                    "DELETE FROM org_members WHERE org_id = ? AND account_id IN (SELECT account_id FROM org_departures WHERE org_id = ?)", [.text(org), .text(org)])
+                let listed = Set(next.members.map(\.accountID))
+                for row in try db.rows("SELECT account_id FROM org_departures WHERE org_id = ?", [.text(org)]) {
+                    if let id = row[0].text, !listed.contains(id) {
+                        try db.run("DELETE FROM org_departures WHERE org_id = ? AND account_id = ?", [.text(org), .text(id)])
+                    }
+                }
                 // Grants of those no longer in the list go (they could not fetch them any more anyway).
                 try db.run(
                     "DELETE FROM org_grants WHERE org_id = ? AND account_id NOT IN (SELECT account_id FROM org_members WHERE org_id = ?)", [.text(org), .text(org)])
@@ -133,7 +142,9 @@ struct SharingService: Sendable {
                 let granted = holders.filter { $0[0].text == id }.compactMap { $0[1].text }.sorted()
                 return SharedVaultRecord(vaultID: id, epoch: Int(epoch), meta: Data(meta), grants: mine, granted: granted)
             }
-            return OrgFetchReply(versions: versions, more: rows.count > OrgFetchRequest.pageLimit, waiting: waiting, invitations: invitations, vaults: vaults)
+            let departed = try db.rows("SELECT account_id FROM org_departures WHERE org_id = ? ORDER BY account_id", [.text(org)]).compactMap { $0[0].text }
+            return OrgFetchReply(
+                versions: versions, more: rows.count > OrgFetchRequest.pageLimit, waiting: waiting, invitations: invitations, vaults: vaults, departed: departed)
         }
     }
 
@@ -208,6 +219,21 @@ struct SharingService: Sendable {
                         .integer(milliseconds(now)), .integer(milliseconds(expires)),
                     ])
                 return OrgInviteReply(token: token, id: id, expires: date(milliseconds(expires)))
+            }
+        }
+    }
+
+    /// `POST /v1/orgs/leave`.
+    func leave(_ session: AccountService.Session, _ request: OrgLeaveRequest) throws {
+        let org = try Self.checkedOrg(request.orgID)
+        try pool.with { db in
+            try db.transaction {
+                guard try Self.role(db, org: org, account: session.accountID) != .owner else { throw ProtocolError(.lastOwner, ["org": org]) }
+                try db.run("DELETE FROM org_members WHERE org_id = ? AND account_id = ?", [.text(org), .text(session.accountID)])
+                try db.run("DELETE FROM org_grants WHERE org_id = ? AND account_id = ?", [.text(org), .text(session.accountID)])
+                try db.run(
+                    "INSERT INTO org_departures (org_id, account_id, left_at) VALUES (?, ?, ?) ON CONFLICT (org_id, account_id) DO NOTHING",
+                    [.text(org), .text(session.accountID), .integer(milliseconds(Date()))])
             }
         }
     }

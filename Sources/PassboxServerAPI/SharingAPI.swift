@@ -56,12 +56,16 @@ public struct OrgFetchReply: Codable, Sendable {
     public var invitations: [OrgInvitation]
     /// The organisation's shared vaults, each with the caller's grants (every epoch kept).
     public var vaults: [SharedVaultRecord]?
-    public init(versions: [Data], more: Bool, waiting: [WaitingMember], invitations: [OrgInvitation], vaults: [SharedVaultRecord]? = nil) {
+    /// Members who left (`POST /v1/orgs/leave`) and are still in the newest list: the next version a manager
+    /// signs removes them, raising the epoch.
+    public var departed: [String]?
+    public init(versions: [Data], more: Bool, waiting: [WaitingMember], invitations: [OrgInvitation], vaults: [SharedVaultRecord]? = nil, departed: [String]? = nil) {
         self.versions = versions
         self.more = more
         self.waiting = waiting
         self.invitations = invitations
         self.vaults = vaults
+        self.departed = departed
     }
 }
 
@@ -167,6 +171,13 @@ public struct OrgInviteReply: Codable, Sendable {
     }
     /// How long an invitation can be accepted.
     public static let lifetime: TimeInterval = 7 * 86_400
+}
+
+/// `POST /v1/orgs/leave`: the caller leaves (owners cannot: they hand ownership over first). The server stops
+/// serving them the list and their grants at once.
+public struct OrgLeaveRequest: Codable, Sendable {
+    public var orgID: String
+    public init(orgID: String) { self.orgID = orgID }
 }
 
 /// `POST /v1/orgs/revoke`: a manager revokes an open invitation by its id.

@@ -124,6 +124,7 @@ import Testing
         #expect(lastOwner.status == 1 && lastOwner.stderr.contains("would have no owner left"), "\(lastOwner.stderr)")
         #expect(try Self.passbox(ann, ["org", "pause", "Doe family", "cat@example.org"], [p]).stdout.contains("Paused cat@example.org"))
         #expect(try Self.passbox(cat, ["org", "show", "Doe family"]).stdout.contains("cat@example.org  member · paused"))
+        #expect(!(try Self.passbox(cat, ["org", "vaults", "Doe family", "--json"], [p]).stdout.contains("\"name\" : \"Doe family\"")), "paused: no shared vault opens")
         #expect(try Self.passbox(ann, ["org", "resume", "Doe family", "cat@example.org"], [p]).status == 0)
 
         // Cat got the family vault when Bob confirmed her (he holds its key), not Bank.
@@ -150,6 +151,17 @@ import Testing
         // Bob manages members but not Bank: he cannot share it.
         let notHis = try Self.passbox(bob, ["org", "share", "Doe family", "Bank", "ann@example.org", "view"], [p])
         #expect(notHis.status != 0, "\(notHis.stdout)")
+
+        // Leaving: the owner cannot; Bob can, and the server serves him nothing from then on; Ann's next change
+        // removes him and renews the keys.
+        let ownerLeaves = try Self.passbox(ann, ["org", "leave", "Doe family"])
+        #expect(ownerLeaves.status == 1 && ownerLeaves.stderr.contains("would have no owner left"), "\(ownerLeaves.stderr)")
+        #expect(try Self.passbox(bob, ["org", "leave", "Doe family"]).stdout.contains("You left Doe family"))
+        #expect(try Self.passbox(bob, ["org", "show", "Doe family"]).stderr.contains("not a member"))
+        #expect(try Self.passbox(ann, ["org", "show", "Doe family"]).stdout.contains("bob@example.org  admin · left"))
+        #expect(try Self.passbox(ann, ["org", "vault-create", "Doe family", "Travel"], [p]).status == 0)
+        let final = try Self.passbox(ann, ["org", "show", "Doe family", "--json"])
+        #expect(!final.stdout.contains("bob@example.org") && final.stdout.contains("\"epoch\" : 4"), "\(final.stdout)")
 
         // Revoking an open invitation; unknown names and links say what is wrong.
         let open = try Self.passbox(ann, ["org", "invite", "Doe family", "eve@example.org"])

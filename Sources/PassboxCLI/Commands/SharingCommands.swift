@@ -21,6 +21,7 @@ extension Commands {
                org role ORG EMAIL owner|admin|member|guest
                org pause|resume ORG EMAIL
                org revoke ORG INVITATION-ID
+               org leave ORG
         """
 
     /// Without an email: this account's own code (`--check`: compared with what the server publishes). With
@@ -150,6 +151,10 @@ extension Commands {
             try need(1)
             let count = try SharingOperations.renewKeys(rest[0], password: try password(), dataDirectory: c.dataDirectory)
             Console.out(c.tr("org.renewed", ["count": String(count)]))
+        case "leave":
+            try need(1)
+            let name = try SharingOperations.leave(rest[0], dataDirectory: c.dataDirectory)
+            Console.out(c.tr("org.left", ["name": name]))
         case "revoke":
             try need(2)
             try SharingOperations.revoke(rest[0], invitation: rest[1], dataDirectory: c.dataDirectory)
@@ -164,7 +169,7 @@ extension Commands {
         if org.status == "removed" { Console.out(c.tr("org.status.removed")) }
         Console.out(c.tr("org.members"))
         for m in org.members {
-            let state = m.state == "paused" ? " · " + c.tr("org.state.paused") : ""
+            let state = m.state == "active" ? "" : " · " + c.tr("org.state.\(m.state)")
             Console.out("  \(m.email)  \(c.tr("org.role.\(m.role)"))\(state)  \(c.tr("org.trust.\(m.trust)"))")
         }
         if !org.waiting.isEmpty {

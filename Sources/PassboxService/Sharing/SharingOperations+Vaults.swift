@@ -61,6 +61,8 @@ extension SharingOperations {
                     let grant = try VaultGrant(decoding: Array(bytes))
                     guard grant.epoch == vault.epoch else { continue }
                     keys[vault.vaultID] = try grant.open(list: head, vault: vault.vaultID, epoch: vault.epoch, own: record.accountID, box: keyset.boxKeyPair)
+                } catch SharingError.grantRefused(.recipientPaused) {
+                    continue
                 } catch {
                     file.warn(warning("grantRefused", record, subject: head.name, detail: "vault \(vault.vaultID): \(error)"))
                     warned = true
@@ -90,7 +92,7 @@ extension SharingOperations {
         let file = try SharingFile.load(dataDirectory)
         var grants: [Data] = []
         for entry in list.vaults where entry.vaultID == vaultID && (only?.contains(entry.accountID) ?? true) {
-            guard let member = list.member(entry.accountID) else { continue }
+            guard let member = list.member(entry.accountID), member.state == .active else { continue }
             let keys = member.accountID == record.accountID ? member.keys : try sealingKeys(member, record: record, file: file)
             let grant = try VaultGrant.make(
                 key: key, orgID: list.orgID, vaultID: vaultID, epoch: list.epoch, recipient: keys, access: entry.access, granter: record.accountID, signingKey: keyset.signingKey)
@@ -117,9 +119,13 @@ extension SharingOperations {
 
     /// The organisation's shared vaults with their names (the master password opens this account's key to its grants).
     public static func sharedVaults(_ reference: String, password: SecretText, dataDirectory: String) throws -> [SharedVaultView] {
+        try sharedVaults(reference, keys: Keys(password, dataDirectory: dataDirectory), dataDirectory: dataDirectory)
+    }
+
+    static func sharedVaults(_ reference: String, keys: Keys, dataDirectory: String) throws -> [SharedVaultView] {
         let (record, client) = try AccountOperations.signedIn(dataDirectory)
         let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
-        let keyset = try keyset(password, record: record, dataDirectory: dataDirectory)
+        let keyset = try keys.keyset(record)
         let (head, reply) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
         let vaults = reply.vaults ?? []
         return views(head, vaults, keys: try openedKeys(head, vaults, record: record, keyset: keyset, dataDirectory: dataDirectory), record: record)
@@ -141,25 +147,27 @@ extension SharingOperations {
             throw ProtocolError(.vaultNameInvalid, ["reason": trimmed.isEmpty ? "empty" : "tooLong"])
         }
         let vaultID = Identifier.generateItemID()
-        _ = try amend(reference, password: password, dataDirectory: dataDirectory) { next, _, record in
+        let keys = Keys(password, dataDirectory: dataDirectory)
+        _ = try amend(reference, keys: keys, dataDirectory: dataDirectory) { next, _, record in
             next.set(vault: vaultID, account: record.accountID, .manage)
         }
         let (record, client) = try AccountOperations.signedIn(dataDirectory)
         let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
-        let keyset = try keyset(password, record: record, dataDirectory: dataDirectory)
+        let keyset = try keys.keyset(record)
         let (head, _) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
         try putVault(vaultID, name: trimmed, key: .generate(count: 32), list: head, record: record, keyset: keyset, client: client, dataDirectory: dataDirectory)
-        return try resolveVault(vaultID, try sharedVaults(orgID, password: password, dataDirectory: dataDirectory))
+        return try resolveVault(vaultID, try sharedVaults(orgID, keys: keys, dataDirectory: dataDirectory))
     }
 
     /// Gives `email` (a member) `access` to a shared vault, or (nil) takes it away. Taking access away, or
     /// lowering it, raises the epoch: every vault this account can renew gets a new key (SHR-15, SHR-16).
     public static func share(_ reference: String, vault: String, email: String, access: VaultAccessLevel?, password: SecretText, dataDirectory: String) throws -> SharedVaultView {
         let normalized = SignInTranscript.normalizedEmail(email)
-        let shared = try resolveVault(vault, try sharedVaults(reference, password: password, dataDirectory: dataDirectory))
+        let keys = Keys(password, dataDirectory: dataDirectory)
+        let shared = try resolveVault(vault, try sharedVaults(reference, keys: keys, dataDirectory: dataDirectory))
         guard shared.name != nil else { throw ProtocolError(.sharingRefused, ["problem": "grantRefused", "detail": "noKey"]) }
         var lowered = false
-        _ = try amend(reference, password: password, dataDirectory: dataDirectory) { next, head, record in
+        _ = try amend(reference, keys: keys, dataDirectory: dataDirectory) { next, head, record in
             guard let member = head.members.first(where: { $0.email == normalized }) else { throw ProtocolError(.memberNotFound, ["email": normalized, "org": head.name]) }
             // Refused before anything is signed when their keys are not the ones pinned here.
             if access != nil { _ = try sealingKeys(member, record: record, file: try SharingFile.load(dataDirectory)) }
@@ -170,9 +178,9 @@ extension SharingOperations {
                 lowered = true
             }
         }
-        try renewKeys(reference, password: password, dataDirectory: dataDirectory)
+        try renewKeys(reference, keys: keys, dataDirectory: dataDirectory)
         _ = lowered  // a lowered access raised the epoch: renewKeys gave the vaults this account manages new keys
-        return try resolveVault(shared.vaultID, try sharedVaults(reference, password: password, dataDirectory: dataDirectory))
+        return try resolveVault(shared.vaultID, try sharedVaults(reference, keys: keys, dataDirectory: dataDirectory))
     }
 
     /// Renew Key Now (SHR-16): every vault this account may manage and holds the key of gets a new key at the
@@ -180,9 +188,14 @@ extension SharingOperations {
     /// Answers how many vaults got a new key.
     @discardableResult
     public static func renewKeys(_ reference: String, password: SecretText, dataDirectory: String) throws -> Int {
+        try renewKeys(reference, keys: Keys(password, dataDirectory: dataDirectory), dataDirectory: dataDirectory)
+    }
+
+    @discardableResult
+    static func renewKeys(_ reference: String, keys: Keys, dataDirectory: String) throws -> Int {
         let (record, client) = try AccountOperations.signedIn(dataDirectory)
         let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
-        let keyset = try keyset(password, record: record, dataDirectory: dataDirectory)
+        let keyset = try keys.keyset(record)
         let (head, reply) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
         let vaults = reply.vaults ?? []
         let keys = try openedKeys(head, vaults, record: record, keyset: keyset, dataDirectory: dataDirectory)

@@ -215,6 +215,7 @@ public enum SharingOperations {
     static func view(_ orgID: String, record: AccountRecord, client: AccountClient, dataDirectory: String) throws -> OrgView {
         let (head, reply) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
         let file = try SharingFile.load(dataDirectory)
+        let departed = Set(reply.departed ?? [])
         let members = head.members.map { member -> MemberView in
             var trust = "unknown"
             if member.accountID == record.accountID {
@@ -223,7 +224,8 @@ public enum SharingOperations {
                 trust = pinned.keys != member.keys ? "differs" : pin.compared ? "compared" : "pinned"
             }
             return MemberView(
-                email: member.email, accountID: member.accountID, role: member.role.name, state: member.state.name, securityCode: member.keys.securityCode.description, trust: trust)
+                email: member.email, accountID: member.accountID, role: member.role.name, state: departed.contains(member.accountID) ? "left" : member.state.name,
+                securityCode: member.keys.securityCode.description, trust: trust)
         }
         let waiting = reply.waiting.compactMap { w -> WaitingView? in
             guard let bundle = try? KeyBundle(Array(w.bundle), accountID: w.accountID) else { return nil }
@@ -233,6 +235,24 @@ public enum SharingOperations {
             orgID: orgID, kind: head.kind.name, name: head.name, version: head.version, epoch: head.epoch, role: head.member(record.accountID)?.role.name,
             members: members, waiting: waiting, invitations: reply.invitations.map { InvitationView(id: $0.id, email: $0.email, role: $0.role, expires: $0.expires) },
             code: file.lists.first { $0.server == record.server && $0.orgID == orgID }?.code, status: head.member(record.accountID) == nil ? "removed" : "member")
+    }
+
+    /// The account's keyset for one command: opened with the master password the first time it is needed
+    /// (one Argon2id derivation, one counted attempt), then reused by every step of the command.
+    final class Keys {
+        let password: SecretText
+        let dataDirectory: String
+        private var opened: AccountKeyset?
+        init(_ password: SecretText, dataDirectory: String) {
+            self.password = password
+            self.dataDirectory = dataDirectory
+        }
+        func keyset(_ record: AccountRecord) throws -> AccountKeyset {
+            if let opened { return opened }
+            let keyset = try SharingOperations.keyset(password, record: record, dataDirectory: dataDirectory)
+            opened = keyset
+            return keyset
+        }
     }
 
     /// Opens the account's keyset with the master password (counted as unlock attempts are).
@@ -281,16 +301,22 @@ public enum SharingOperations {
     /// Signs and appends the next version made by `change` from the verified head; when another manager
     /// appended first, verifies theirs and makes the change again on top (at most three times).
     static func amend(
-        _ reference: String, password: SecretText, dataDirectory: String, _ change: (inout MemberListVersion, MemberListVersion, AccountRecord) throws -> Void
+        _ reference: String, keys: Keys, dataDirectory: String, _ change: (inout MemberListVersion, MemberListVersion, AccountRecord) throws -> Void
     ) throws -> OrgView {
         let (record, client) = try AccountOperations.signedIn(dataDirectory)
         let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
-        let keyset = try keyset(password, record: record, dataDirectory: dataDirectory)
+        let keyset = try keys.keyset(record)
         for attempt in 1...3 {
-            let (head, _) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
+            let (head, reply) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
             guard let me = head.member(record.accountID), me.role.managesMembers, me.state == .active else { throw ProtocolError(.notAMember, ["org": head.name]) }
             var next = head.next(signer: record.accountID)
             try change(&next, head, record)
+            // Members who left go with the next version a manager signs; their keys rotate.
+            let departed = Set(reply.departed ?? []).subtracting([record.accountID])
+            if departed.contains(where: { next.member($0) != nil }) {
+                for id in departed { next.set(member: id, nil) }
+                next.epoch = max(next.epoch, head.epoch + 1)
+            }
             next.sign(with: keyset.signingKey)
             // Checked here as every client will check it: a change this account may not make is refused before it is sent.
             do { try MemberListChain.checkStep(from: head, to: next) } catch let error as SharingError {
@@ -333,39 +359,55 @@ public enum SharingOperations {
         }
         if compared { _ = try contact(normalized, markCompared: true, dataDirectory: dataDirectory) }
         let role = MemberRole(name: waiting.role) ?? .member
-        _ = try amend(orgID, password: password, dataDirectory: dataDirectory) { next, head, _ in
+        let keys = Keys(password, dataDirectory: dataDirectory)
+        _ = try amend(orgID, keys: keys, dataDirectory: dataDirectory) { next, head, _ in
             next.set(member: pinned.accountID, ListMember(accountID: pinned.accountID, email: normalized, role: role, keys: pinned.keys))
             // In a family, a member gets the family vault, to edit.
             if head.kind == .family, head.vaults.contains(where: { $0.vaultID == familyVaultID(orgID) }) {
                 next.set(vault: familyVaultID(orgID), account: pinned.accountID, .edit)
             }
         }
-        try renewKeys(orgID, password: password, dataDirectory: dataDirectory)
+        try renewKeys(orgID, keys: keys, dataDirectory: dataDirectory)
         return try view(orgID, record: record, client: client, dataDirectory: dataDirectory)
     }
 
     /// Removes a member: a new epoch (the vault keys rotate, security.md §6).
     public static func remove(_ reference: String, email: String, password: SecretText, dataDirectory: String) throws -> OrgView {
         let normalized = SignInTranscript.normalizedEmail(email)
-        let view = try amend(reference, password: password, dataDirectory: dataDirectory) { next, head, record in
+        let keys = Keys(password, dataDirectory: dataDirectory)
+        let view = try amend(reference, keys: keys, dataDirectory: dataDirectory) { next, head, record in
             guard let member = head.members.first(where: { $0.email == normalized }) else { throw ProtocolError(.memberNotFound, ["email": normalized, "org": head.name]) }
             next.set(member: member.accountID, nil)
             next.epoch = head.epoch + 1
         }
         // New keys at once for every vault this account can renew; the others show rotationPending.
-        try renewKeys(view.orgID, password: password, dataDirectory: dataDirectory)
+        try renewKeys(view.orgID, keys: keys, dataDirectory: dataDirectory)
         return view
     }
 
     /// Changes a member's role, or pauses or resumes them (a paused member keeps their entry but may not manage).
     public static func change(_ reference: String, email: String, role: MemberRole?, state: MemberState?, password: SecretText, dataDirectory: String) throws -> OrgView {
         let normalized = SignInTranscript.normalizedEmail(email)
-        return try amend(reference, password: password, dataDirectory: dataDirectory) { next, head, _ in
+        return try amend(reference, keys: Keys(password, dataDirectory: dataDirectory), dataDirectory: dataDirectory) { next, head, _ in
             guard var member = head.members.first(where: { $0.email == normalized }) else { throw ProtocolError(.memberNotFound, ["email": normalized, "org": head.name]) }
             if let role { member.role = role }
             if let state { member.state = state }
             next.set(member: member.accountID, member)
         }
+    }
+
+    /// Leaves an organisation (owners cannot: they make someone else owner first). The server stops serving
+    /// this account the list and its grants at once; the next version a manager signs removes it and raises
+    /// the epoch. This device keeps the list it verified, shown as left.
+    public static func leave(_ reference: String, dataDirectory: String) throws -> String {
+        let (record, client) = try AccountOperations.signedIn(dataDirectory)
+        let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
+        let (head, _) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
+        guard head.member(record.accountID)?.role != .owner else { throw ProtocolError(.lastOwner, ["org": head.name]) }
+        do { try client.leave(orgID: orgID, token: record.token ?? "") } catch let error as ProtocolError where error.code == .lastOwner {
+            throw ProtocolError(.lastOwner, ["org": head.name])
+        }
+        return head.name
     }
 
     /// An invitation link for `email` with `role` (`https://SERVER/invite/TOKEN#org=CODE`).
