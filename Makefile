@@ -112,6 +112,7 @@ bench: build
 	$(BIN) bench save
 	$(BIN) bench ui
 	$(BIN) bench browser
+	$(BIN) bench sharing
 	/usr/bin/python3 scripts/bench-browser.py --passbox $(BIN)
 	scripts/bench-server.sh $(CURDIR)/$(BIN)
 	scripts/bench-import.sh $(CURDIR)/$(BIN)

@@ -21,7 +21,8 @@ extension Commands {
         case "attach": try AttachBenchmark.run(args)
         case "save": try SaveBenchmark.run(args)
         case "browser": try BrowserBenchmark.run(args)
-        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, list, save, server, sync, ui, duress, backup, import, attach")
+        case "sharing": try SharingBenchmark.run(args)
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, list, save, browser, sharing, server, sync, ui, duress, backup, import, attach")
         }
     }
 }
