@@ -23,7 +23,7 @@ extension AccountClient {
     /// One page of the list after `since` (the caller asks again while `more`), at most 64 MiB.
     public func fetchList(orgID: String, since: Int64, token: String) throws -> OrgFetchReply {
         do {
-            return try call("POST", "/v1/orgs/fetch", OrgFetchRequest(orgID: orgID, since: since), token: token, as: OrgFetchReply.self, timeoutSeconds: 60, limit: 64 << 20)
+            return try call("POST", "/v1/orgs/fetch", OrgFetchRequest(orgID: orgID, since: since), token: token, as: OrgFetchReply.self, timeoutSeconds: 60, limit: 32 << 20)
         } catch let error as ProtocolError where error.code == .notAMember {
             throw ProtocolError(.notAMember, ["org": orgID])
         }
@@ -48,8 +48,19 @@ extension AccountClient {
         guard answer.status / 100 == 2 else { throw failure(answer) }
     }
 
+    /// An invitation with its whole list, page by page (at most 100,000 versions).
     public func previewInvitation(token invitation: String, token: String) throws -> InvitationPreviewReply {
-        try call("POST", "/v1/invitations/preview", InvitationTokenRequest(token: invitation), token: token, as: InvitationPreviewReply.self, timeoutSeconds: 60, limit: 64 << 20)
+        var reply = try call("POST", "/v1/invitations/preview", InvitationTokenRequest(token: invitation), token: token, as: InvitationPreviewReply.self, timeoutSeconds: 60, limit: 32 << 20)
+        var pages = 1
+        while reply.more == true, !reply.versions.isEmpty, pages < 200 {
+            let next = try call(
+                "POST", "/v1/invitations/preview", InvitationTokenRequest(token: invitation, since: Int64(reply.versions.count)), token: token, as: InvitationPreviewReply.self,
+                timeoutSeconds: 60, limit: 32 << 20)
+            reply.versions += next.versions
+            reply.more = next.more
+            pages += 1
+        }
+        return reply
     }
 
     public func acceptInvitation(token invitation: String, token: String) throws {

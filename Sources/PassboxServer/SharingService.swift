@@ -107,10 +107,7 @@ struct SharingService: Sendable {
         let org = try Self.checkedOrg(request.orgID)
         return try pool.with { db in
             let role = try Self.role(db, org: org, account: session.accountID)
-            let rows = try db.rows(
-                "SELECT body FROM org_lists WHERE org_id = ? AND version > ? ORDER BY version LIMIT ?",
-                [.text(org), .integer(max(0, request.since)), .integer(Int64(OrgFetchRequest.pageLimit + 1))])
-            let versions = rows.prefix(OrgFetchRequest.pageLimit).compactMap { $0[0].blob.map { Data($0) } }
+            let (versions, more) = try Self.page(db, org: org, since: request.since)
             let now = milliseconds(Date())
             let waiting = try db.rows(
                 """
@@ -144,8 +141,25 @@ struct SharingService: Sendable {
             }
             let departed = try db.rows("SELECT account_id FROM org_departures WHERE org_id = ? ORDER BY account_id", [.text(org)]).compactMap { $0[0].text }
             return OrgFetchReply(
-                versions: versions, more: rows.count > OrgFetchRequest.pageLimit, waiting: waiting, invitations: invitations, vaults: vaults, departed: departed)
+                versions: versions, more: more, waiting: waiting, invitations: invitations, vaults: vaults, departed: departed)
         }
+    }
+
+    /// The versions after `since`: at most `OrgFetchRequest.pageLimit`, and no more once `pageBytes` are
+    /// reached (at least one), so a page of a large organisation's list stays a few MiB.
+    static func page(_ db: any SQLConnection, org: String, since: Int64) throws -> ([Data], Bool) {
+        let rows = try db.rows(
+            "SELECT body FROM org_lists WHERE org_id = ? AND version > ? ORDER BY version LIMIT ?",
+            [.text(org), .integer(max(0, since)), .integer(Int64(OrgFetchRequest.pageLimit + 1))])
+        var versions: [Data] = []
+        var bytes = 0
+        for row in rows.prefix(OrgFetchRequest.pageLimit) {
+            guard let body = row[0].blob else { continue }
+            if !versions.isEmpty, bytes + body.count > OrgFetchRequest.pageBytes { return (versions, true) }
+            versions.append(Data(body))
+            bytes += body.count
+        }
+        return (versions, rows.count > OrgFetchRequest.pageLimit)
     }
 
     /// `GET /v1/orgs`.
@@ -271,8 +285,8 @@ struct SharingService: Sendable {
         try pool.with { db in
             let email = try Self.email(db, account: session.accountID)
             let found = try Self.invitation(db, token: request.token, email: email)
-            let versions = try db.rows("SELECT body FROM org_lists WHERE org_id = ? ORDER BY version", [.text(found.org)]).compactMap { $0[0].blob.map { Data($0) } }
-            return InvitationPreviewReply(orgID: found.org, email: email, role: found.role.name, expires: date(found.expires), versions: versions)
+            let (versions, more) = try Self.page(db, org: found.org, since: request.since ?? 0)
+            return InvitationPreviewReply(orgID: found.org, email: email, role: found.role.name, expires: date(found.expires), versions: versions, more: more)
         }
     }
 

@@ -37,12 +37,14 @@ public struct OrgAppendReply: Codable, Sendable, Equatable {
     public init(version: Int64) { self.version = version }
 }
 
-/// `POST /v1/orgs/fetch`: the list's versions after `since` (at most `pageLimit`; `more` when others wait),
+/// `POST /v1/orgs/fetch`: the list's versions after `since` (at most `pageLimit` and about `pageBytes`; `more`
+/// when others wait),
 /// the accepted invitations waiting for a manager's confirmation, and (for managers) the open invitations.
 public struct OrgFetchRequest: Codable, Sendable {
     public var orgID: String
     public var since: Int64
     public static let pageLimit = 500
+    public static let pageBytes = 8 << 20
     public init(orgID: String, since: Int64) {
         self.orgID = orgID
         self.since = since
@@ -190,10 +192,15 @@ public struct OrgRevokeRequest: Codable, Sendable {
     }
 }
 
-/// `POST /v1/invitations/preview` and `/accept`: an invitation by its token.
+/// `POST /v1/invitations/preview` and `/accept`: an invitation by its token; a preview pages through the list
+/// from `since` as a fetch does.
 public struct InvitationTokenRequest: Codable, Sendable {
     public var token: String
-    public init(token: String) { self.token = token }
+    public var since: Int64?
+    public init(token: String, since: Int64? = nil) {
+        self.token = token
+        self.since = since
+    }
 }
 
 /// What an invitee sees before joining: the invitation and the whole list, which the client checks against
@@ -204,11 +211,14 @@ public struct InvitationPreviewReply: Codable, Sendable {
     public var role: String
     public var expires: Date
     public var versions: [Data]
-    public init(orgID: String, email: String, role: String, expires: Date, versions: [Data]) {
+    /// Whether later versions wait for another page.
+    public var more: Bool?
+    public init(orgID: String, email: String, role: String, expires: Date, versions: [Data], more: Bool? = nil) {
         self.orgID = orgID
         self.email = email
         self.role = role
         self.expires = expires
         self.versions = versions
+        self.more = more
     }
 }

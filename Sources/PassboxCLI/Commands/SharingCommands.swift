@@ -98,7 +98,14 @@ extension Commands {
             Console.out(c.tr("org.invited.trusted"))
         case "accept":
             try need(0)
-            let text = try c.input.readRest()
+            // A terminal gets a prompt and one line; otherwise the whole input (a mail holding the link).
+            let text: String
+            if c.input.isTerminal {
+                Console.write(c.tr("org.prompt.link"), error: true)
+                text = c.input.readLine() ?? ""
+            } else {
+                text = try c.input.readRest()
+            }
             if a.flag("preview") {
                 printPreview(c, try SharingOperations.preview(text, dataDirectory: c.dataDirectory))
                 return
