@@ -158,6 +158,8 @@ public struct MemberListVersion: Sendable, Equatable {
             let n = min(s.utf8.count, 65_535)
             out.append(UInt8(truncatingIfNeeded: n >> 8))
             out.append(UInt8(truncatingIfNeeded: n))
+            // A native string's bytes are copied at once; the element-wise copy is the slow path.
+            if n == s.utf8.count, s.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) != nil { return }
             out.append(contentsOf: s.utf8.prefix(n))
         }
         func u32(_ v: Int) {
