@@ -70,6 +70,21 @@ public struct VaultAccess: Sendable, Equatable {
     }
 }
 
+/// A group of members (SHR-22): vault access given to a group reaches each of its members. Group ids begin
+/// with `@` (account ids never do), so a vault entry names a member or a group unambiguously.
+public struct ListGroup: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    /// Account ids, sorted, each a member of the list.
+    public var members: [String]
+    public init(id: String, name: String, members: [String]) {
+        self.id = id
+        self.name = name
+        self.members = Array(Set(members)).sorted()
+    }
+    public static func isGroupID(_ id: String) -> Bool { id.hasPrefix("@") }
+}
+
 /// One version of an organisation's member list (security.md §6; docs/FORMATS.md "Member list"): who is in
 /// it with which role, state and public keys, who may use which shared vault, and the key epoch, signed by an
 /// owner or admin of the version before (the first by its creator). The server keeps and hands out the
@@ -77,9 +92,10 @@ public struct VaultAccess: Sendable, Equatable {
 ///
 /// Encoded (big-endian; strings as `u16 length | UTF-8`): `format (1) | orgID | kind (1) | name |
 /// u64 version | previous (32) | u32 epoch | u32 n | n × (accountID | email | role (1) | state (1) | sign (32)
-/// | box (32)) | u32 m | m × (vaultID | accountID | access (1)) | signer | signature (64)`. Members are
-/// sorted by account id and vault entries by vault then account, each at most once, so one list has one
-/// encoding. Signed is `"passbox/v1/member-list|"` followed by everything before the signature.
+/// | box (32)) | u32 m | m × (vaultID | principal | access (1)) | u32 g | g × (groupID | name | u32 k |
+/// k × accountID) | signer | signature (64)`. A principal is a member's account id or a group's id. Members
+/// are sorted by account id, vault entries by vault then principal, groups by id and their members by
+/// account id, each at most once, so one list has one encoding. Signed is `"passbox/v1/member-list|"` followed by everything before the signature.
 public struct MemberListVersion: Sendable, Equatable {
     public static let formatVersion: UInt8 = 1
     public var format: UInt8 = MemberListVersion.formatVersion
@@ -91,6 +107,7 @@ public struct MemberListVersion: Sendable, Equatable {
     public var epoch: Int
     public var members: [ListMember]
     public var vaults: [VaultAccess]
+    public var groups: [ListGroup] = []
     public var signer: String
     public var signature: [UInt8] = []
 
@@ -98,6 +115,7 @@ public struct MemberListVersion: Sendable, Equatable {
     /// Bounds a decoder holds to (a hostile server's list cannot make a client allocate without limit).
     public static let memberLimit = 10_000
     public static let vaultEntryLimit = 100_000
+    public static let groupLimit = 1_000
 
     public init(orgID: String, kind: OrganisationKind, name: String, version: Int64, previous: [UInt8], epoch: Int, members: [ListMember], vaults: [VaultAccess], signer: String) {
         self.orgID = orgID
@@ -130,8 +148,48 @@ public struct MemberListVersion: Sendable, Equatable {
     }
 
     public func member(_ accountID: String) -> ListMember? { members.first { $0.accountID == accountID } }
+    public func group(_ id: String) -> ListGroup? { groups.first { $0.id == id } }
+
+    /// A member's access to a vault: the highest of their own entry and their groups' entries.
     public func access(vault: String, account: String) -> VaultAccessLevel? {
-        vaults.first { $0.vaultID == vault && $0.accountID == account }?.access
+        var best: VaultAccessLevel?
+        for entry in vaults where entry.vaultID == vault {
+            let applies = entry.accountID == account || (ListGroup.isGroupID(entry.accountID) && group(entry.accountID)?.members.contains(account) == true)
+            if applies, best.map({ entry.access > $0 }) ?? true { best = entry.access }
+        }
+        return best
+    }
+
+    /// The entry itself for a member or a group (no groups' access added).
+    public func directAccess(vault: String, principal: String) -> VaultAccessLevel? {
+        vaults.first { $0.vaultID == vault && $0.accountID == principal }?.access
+    }
+
+    /// Every member's access to every vault, groups resolved: "vault NUL account" → access.
+    public var effectiveAccess: [String: VaultAccessLevel] {
+        let byGroup = Dictionary(groups.map { ($0.id, $0.members) }, uniquingKeysWith: { a, _ in a })
+        var out: [String: VaultAccessLevel] = [:]
+        for entry in vaults {
+            let accounts = ListGroup.isGroupID(entry.accountID) ? byGroup[entry.accountID] ?? [] : [entry.accountID]
+            for account in accounts {
+                let key = entry.vaultID + "\u{0}" + account
+                if out[key].map({ entry.access > $0 }) ?? true { out[key] = entry.access }
+            }
+        }
+        return out
+    }
+
+    /// The members who may use `vault`, with their access (groups resolved).
+    public func members(of vault: String) -> [(ListMember, VaultAccessLevel)] {
+        members.compactMap { m in access(vault: vault, account: m.accountID).map { (m, $0) } }
+    }
+
+    /// Sets or (nil) removes a group, keeping the canonical order; removing it drops its vault entries.
+    public mutating func set(group id: String, _ entry: ListGroup?) {
+        groups.removeAll { $0.id == id }
+        if let entry { groups.append(entry) }
+        groups.sort { $0.id < $1.id }
+        if entry == nil { vaults.removeAll { $0.accountID == id } }
     }
 
     /// Sets or (with nil) removes a member, keeping the canonical order.
@@ -139,7 +197,10 @@ public struct MemberListVersion: Sendable, Equatable {
         members.removeAll { $0.accountID == accountID }
         if let entry { members.append(entry) }
         members.sort { $0.accountID < $1.accountID }
-        if entry == nil { vaults.removeAll { $0.accountID == accountID } }
+        if entry == nil {
+            vaults.removeAll { $0.accountID == accountID }
+            for i in groups.indices { groups[i].members.removeAll { $0 == accountID } }
+        }
     }
 
     public mutating func set(vault: String, account: String, _ access: VaultAccessLevel?) {
@@ -190,6 +251,13 @@ public struct MemberListVersion: Sendable, Equatable {
             string(v.vaultID)
             string(v.accountID)
             out.append(v.access.rawValue)
+        }
+        u32(groups.count)
+        for g in groups {
+            string(g.id)
+            string(g.name)
+            u32(g.members.count)
+            for m in g.members { string(m) }
         }
         string(signer)
         return out
@@ -243,6 +311,16 @@ public struct MemberListVersion: Sendable, Equatable {
         let m = try u32()
         guard m <= Self.vaultEntryLimit, m * 5 <= bytes.count - at else { throw SharingError.malformed("member list") }
         vaults = try (0..<m).map { _ in VaultAccess(vaultID: try string(), accountID: try string(), access: try byte(VaultAccessLevel.self)) }
+        let g = try u32()
+        guard g <= Self.groupLimit, g * 8 <= bytes.count - at else { throw SharingError.malformed("member list") }
+        groups = try (0..<g).map { _ in
+            let id = try string(), name = try string(), k = try u32()
+            guard k <= Self.memberLimit, k * 2 <= bytes.count - at else { throw SharingError.malformed("member list") }
+            // Kept as read (not re-sorted): a version that is not canonical must fail the step check, not be mended.
+            var group = ListGroup(id: id, name: name, members: [])
+            group.members = try (0..<k).map { _ in try string() }
+            return group
+        }
         signer = try string()
         signature = Array(try take(64))
         guard at == bytes.count, version >= 1 else { throw SharingError.malformed("member list") }
@@ -286,8 +364,13 @@ public enum MemberListChain {
         let ids = next.members.map(\.accountID)
         guard zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 }) else { throw fail(.duplicateMember) }
         let members = Set(ids)
+        let groupIDs = next.groups.map(\.id)
+        guard zip(groupIDs, groupIDs.dropFirst()).allSatisfy({ $0 < $1 }), groupIDs.allSatisfy(ListGroup.isGroupID),
+            next.groups.allSatisfy({ g in zip(g.members, g.members.dropFirst()).allSatisfy({ $0 < $1 }) && g.members.allSatisfy(members.contains) })
+        else { throw fail(.duplicateMember) }
+        let principals = members.union(groupIDs)
         guard zip(next.vaults, next.vaults.dropFirst()).allSatisfy({ ($0.vaultID, $0.accountID) < ($1.vaultID, $1.accountID) }),
-            next.vaults.allSatisfy({ members.contains($0.accountID) })
+            next.vaults.allSatisfy({ principals.contains($0.accountID) })
         else { throw fail(.duplicateMember) }
         guard next.members.contains(where: { $0.role == .owner && $0.state == .active }) else { throw fail(.noOwner) }
         guard let previous else {
@@ -309,14 +392,18 @@ public enum MemberListChain {
         guard next.epoch >= previous.epoch else { throw fail(.epochWentBack) }
         // Whoever leaves, or whose keys change, held the vault keys of the old epoch: the keys rotate. (By
         // dictionary: a list of 1,000 members is checked in linear time.)
-        if next.epoch == previous.epoch {
-            let keys = Dictionary(next.members.map { ($0.accountID, $0.keys) }, uniquingKeysWith: { a, _ in a })
-            let lost = previous.members.contains { keys[$0.accountID] != $0.keys }
-            let access = Dictionary(next.vaults.map { ($0.vaultID + "\u{0}" + $0.accountID, $0.access) }, uniquingKeysWith: { a, _ in a })
-            let lostAccess = previous.vaults.contains { old in access[old.vaultID + "\u{0}" + old.accountID].map { $0 < old.access } ?? true }
-            if lost || lostAccess { throw fail(.epochNotRaised) }
-        }
+        if next.epoch == previous.epoch, losesAccess(from: previous, to: next) { throw fail(.epochNotRaised) }
         return hash
+    }
+
+    /// Whether someone who could read a vault under `previous` cannot, or only less, under `next`: a member
+    /// left or changed keys, or a member's access (their own or through a group) went away or down. Such a
+    /// version must raise the epoch.
+    public static func losesAccess(from previous: MemberListVersion, to next: MemberListVersion) -> Bool {
+        let keys = Dictionary(next.members.map { ($0.accountID, $0.keys) }, uniquingKeysWith: { a, _ in a })
+        if previous.members.contains(where: { keys[$0.accountID] != $0.keys }) { return true }
+        let after = next.effectiveAccess
+        return previous.effectiveAccess.contains { key, level in after[key].map { $0 < level } ?? true }
     }
 
     /// Verifies `versions` (ascending, each the next of the one before) and returns the head.

@@ -177,6 +177,43 @@ import Testing
         #expect(try Self.passbox(ann, ["security-code", "nobody@example.org"]).stderr.contains("no account with the email nobody@example.org"))
         #expect(try Self.passbox(ann, ["sharing", "warnings"]).stdout.contains("No security warnings"))
     }
+
+    @Test(arguments: Backend.cases) func aTeamSharesAVaultThroughAGroup(_ backend: Backend) throws {
+        let dir = try TemporaryDirectory("passbox-sharing-groups")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: try backend.serverArguments(directory: dir.path + "/server/server"))
+        let ann = try Self.signUp("ann", server: server.origin, in: dir)
+        let bob = try Self.signUp("bob", server: server.origin, in: dir)
+        let cat = try Self.signUp("cat", server: server.origin, in: dir)
+        let p = Self.password
+        #expect(try Self.passbox(ann, ["org", "create", "team", "Acme"], [p]).status == 0)
+        for (person, data) in [("bob", bob), ("cat", cat)] {
+            let link = try #require(Self.link(in: try Self.passbox(ann, ["org", "invite", "Acme", "\(person)@example.org"]).stdout))
+            #expect(try Self.passbox(data, ["org", "accept"], [link]).status == 0)
+            #expect(try Self.passbox(ann, ["org", "confirm", "Acme", "\(person)@example.org", "--without-comparing"], [p]).status == 0)
+        }
+        #expect(try Self.passbox(ann, ["org", "vaults", "Acme"], [p]).stdout.contains("No shared vaults yet"), "a team starts without a vault")
+        let made = try Self.passbox(ann, ["org", "group-create", "Acme", "Sales"], [p])
+        #expect(made.status == 0 && made.stdout.contains("Made the group @Sales in Acme"), "\(made.stdout)\(made.stderr)")
+        #expect(try Self.passbox(ann, ["org", "group-create", "Acme", "sales"], [p]).stderr.contains("a group of that name exists already"))
+        for person in ["bob", "cat"] { #expect(try Self.passbox(ann, ["org", "group-add", "Acme", "@Sales", "\(person)@example.org"], [p]).status == 0) }
+        #expect(try Self.passbox(ann, ["org", "groups", "Acme"]).stdout.contains("@Sales: bob@example.org, cat@example.org"))
+        #expect(try Self.passbox(ann, ["org", "vault-create", "Acme", "Customers"], [p]).status == 0)
+        let shared = try Self.passbox(ann, ["org", "share", "Acme", "Customers", "@Sales", "view"], [p])
+        #expect(shared.status == 0 && shared.stdout.contains("bob@example.org (view)") && shared.stdout.contains("cat@example.org (view)"), "\(shared.stdout)\(shared.stderr)")
+        for data in [bob, cat] {
+            #expect(try Self.passbox(data, ["org", "vaults", "Acme"], [p]).stdout.contains("Customers  (your access: view; key epoch 1)"))
+        }
+        // Cat out of the group: a new epoch, new keys; she no longer opens Customers, Bob does.
+        let out = try Self.passbox(ann, ["org", "group-remove", "Acme", "@Sales", "cat@example.org"], [p])
+        #expect(out.status == 0 && out.stdout.contains("(key epoch 2)"), "\(out.stdout)\(out.stderr)")
+        #expect(!(try Self.passbox(cat, ["org", "vaults", "Acme", "--json"], [p]).stdout.contains("\"name\" : \"Customers\"")))
+        #expect(try Self.passbox(bob, ["org", "vaults", "Acme"], [p]).stdout.contains("Customers  (your access: view; key epoch 2)"))
+        let german = try Self.passbox(ann, ["org", "show", "Acme"], language: "de")
+        #expect(german.stdout.contains("Gruppen:") && german.stdout.contains("@Sales: bob@example.org"), "\(german.stdout)")
+        // Deleting the group takes its access away.
+        #expect(try Self.passbox(ann, ["org", "group-delete", "Acme", "@Sales"], [p]).stdout.contains("key epoch 3"))
+        #expect(!(try Self.passbox(bob, ["org", "vaults", "Acme", "--json"], [p]).stdout.contains("\"name\" : \"Customers\"")))
+    }
 }
 
 /// A plain GET for a page (the invitation link as a browser opens it).

@@ -190,6 +190,43 @@ import Testing
         #expect(throws: SharingError.bundleInvalid) { try KeyBundle(Array(bytes.prefix(100)), accountID: "ABC123") }
     }
 
+    @Test func groupsGiveAccessAndLosingItRaisesTheEpoch() throws {
+        let (ann, bob, cat, chain) = try Self.family()
+        var v4 = chain[2].next(signer: ann.id)
+        v4.set(group: "@sales", ListGroup(id: "@sales", name: "Sales", members: [bob.id, cat.id]))
+        v4.set(vault: "crm", account: "@sales", .view)
+        v4.set(vault: "crm", account: bob.id, .edit)
+        v4.sign(with: ann.sign)
+        let head = try MemberListChain.verify(chain + [v4])
+        #expect(try MemberListVersion(decoding: head.encoded) == head)
+        #expect(head.access(vault: "crm", account: cat.id) == .view && head.access(vault: "crm", account: bob.id) == .edit, "the higher of own and group access")
+        #expect(head.members(of: "crm").count == 2 && head.access(vault: "crm", account: ann.id) == nil)
+        // Cat out of the group: she loses access, so the epoch must rise.
+        var v5 = v4.next(signer: ann.id)
+        v5.set(group: "@sales", ListGroup(id: "@sales", name: "Sales", members: [bob.id]))
+        v5.sign(with: ann.sign)
+        #expect(throws: SharingError.listInvalid(version: 5, reason: .epochNotRaised)) { try MemberListChain.verify(chain + [v4, v5]) }
+        #expect(MemberListChain.losesAccess(from: v4, to: v5))
+        v5.epoch += 1
+        v5.sign(with: ann.sign)
+        #expect(try MemberListChain.verify(chain + [v4, v5]).access(vault: "crm", account: cat.id) == nil)
+        // Bob out of the group keeps his own edit access: nobody lost anything, no new epoch needed.
+        var v6 = v5.next(signer: ann.id)
+        v6.set(group: "@sales", ListGroup(id: "@sales", name: "Sales", members: []))
+        v6.sign(with: ann.sign)
+        #expect(!MemberListChain.losesAccess(from: v5, to: v6))
+        #expect(try MemberListChain.verify(chain + [v4, v5, v6]).version == 6)
+        // An entry for a group that does not exist, or a group holding a non-member, does not verify.
+        var ghost = v6.next(signer: ann.id)
+        ghost.vaults.append(VaultAccess(vaultID: "zzz", accountID: "@ghost", access: .view))
+        ghost.sign(with: ann.sign)
+        #expect(throws: SharingError.listInvalid(version: 7, reason: .duplicateMember)) { try MemberListChain.verify(chain + [v4, v5, v6, ghost]) }
+        var stranger = v6.next(signer: ann.id)
+        stranger.groups = [ListGroup(id: "@sales", name: "Sales", members: ["EVE666"])]
+        stranger.sign(with: ann.sign)
+        #expect(throws: SharingError.listInvalid(version: 7, reason: .duplicateMember)) { try MemberListChain.verify(chain + [v4, v5, v6, stranger]) }
+    }
+
     @Test func invitationLinksAreFoundInMailsAndNeedTheOrganisation() throws {
         let mail = """
             Hi! Ann invited you to the Doe family on Passbox.

@@ -11,7 +11,11 @@ extension Commands {
                org create family|team NAME [--vault NAME]
                org vaults ORG [--json]
                org vault-create ORG NAME
-               org share ORG VAULT EMAIL view|edit|manage|none
+               org share ORG VAULT EMAIL|@GROUP view|edit|manage|none
+               org groups ORG
+               org group-create ORG NAME
+               org group-add|group-remove ORG GROUP EMAIL
+               org group-delete ORG GROUP
                org renew ORG
                org show ORG [--json]
                org invite ORG EMAIL [--role owner|admin|member|guest]
@@ -154,6 +158,22 @@ extension Commands {
             Console.out(access.map { c.tr("org.shared", ["email": rest[2], "vault": name, "access": c.tr("org.access.\($0.name)")]) } ?? c.tr("org.unshared", ["email": rest[2], "vault": name]))
             if vault.rotationPending || access == nil { Console.out(c.tr("org.rotated", ["epoch": String(vault.epoch)])) }
             printSharedVault(c, vault)
+        case "groups":
+            try need(1)
+            let org = try SharingOperations.organisation(rest[0], dataDirectory: c.dataDirectory)
+            if a.flag("json") { return try Output.json(org.groups) }
+            if org.groups.isEmpty { Console.out(c.tr("org.groups.none")) }
+            for g in org.groups { Console.out(c.tr("org.group.line", ["name": g.name, "list": g.members.isEmpty ? "–" : g.members.joined(separator: ", ")])) }
+        case "group-create", "group-delete":
+            try need(2)
+            let change: SharingOperations.GroupChange = action == "group-create" ? .create(rest[1]) : .delete
+            let org = try SharingOperations.changeGroup(rest[0], group: action == "group-create" ? nil : rest[1], change, password: try password(), dataDirectory: c.dataDirectory)
+            Console.out(c.tr(action == "group-create" ? "org.group.created" : "org.group.deleted", ["name": rest[1], "org": org.name, "epoch": String(org.epoch)]))
+        case "group-add", "group-remove":
+            try need(3)
+            let change: SharingOperations.GroupChange = action == "group-add" ? .add(rest[2]) : .remove(rest[2])
+            let org = try SharingOperations.changeGroup(rest[0], group: rest[1], change, password: try password(), dataDirectory: c.dataDirectory)
+            Console.out(c.tr(action == "group-add" ? "org.group.added" : "org.group.removed", ["name": rest[1], "email": rest[2], "epoch": String(org.epoch)]))
         case "renew":
             try need(1)
             let count = try SharingOperations.renewKeys(rest[0], password: try password(), dataDirectory: c.dataDirectory)
@@ -185,6 +205,10 @@ extension Commands {
                 Console.out("  \(w.email)  \(c.tr("org.role.\(w.role)"))  \(c.tr("org.waiting.confirm", ["name": org.orgID, "email": w.email]))")
                 printCode(w.securityCode)
             }
+        }
+        if !org.groups.isEmpty {
+            Console.out(c.tr("org.groups"))
+            for g in org.groups { Console.out("  " + c.tr("org.group.line", ["name": g.name, "list": g.members.isEmpty ? "–" : g.members.joined(separator: ", ")])) }
         }
         if !org.invitations.isEmpty {
             Console.out(c.tr("org.invitations"))

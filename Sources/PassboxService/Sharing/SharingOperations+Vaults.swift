@@ -91,11 +91,10 @@ extension SharingOperations {
     ) throws {
         let file = try SharingFile.load(dataDirectory)
         var grants: [Data] = []
-        for entry in list.vaults where entry.vaultID == vaultID && (only?.contains(entry.accountID) ?? true) {
-            guard let member = list.member(entry.accountID), member.state == .active else { continue }
+        for (member, access) in list.members(of: vaultID) where member.state == .active && (only?.contains(member.accountID) ?? true) {
             let keys = member.accountID == record.accountID ? member.keys : try sealingKeys(member, record: record, file: file)
             let grant = try VaultGrant.make(
-                key: key, orgID: list.orgID, vaultID: vaultID, epoch: list.epoch, recipient: keys, access: entry.access, granter: record.accountID, signingKey: keyset.signingKey)
+                key: key, orgID: list.orgID, vaultID: vaultID, epoch: list.epoch, recipient: keys, access: access, granter: record.accountID, signingKey: keyset.signingKey)
             grants.append(Data(grant.encoded))
         }
         let meta = try sealName(name, key: key, org: list.orgID, vault: vaultID, epoch: list.epoch)
@@ -104,12 +103,10 @@ extension SharingOperations {
 
     static func views(_ head: MemberListVersion, _ vaults: [SharedVaultRecord], keys: [String: SecretBytes], record: AccountRecord) -> [SharedVaultView] {
         vaults.map { vault in
-            let seen = head.vaults.filter { $0.vaultID == vault.vaultID }.compactMap { entry in
-                head.member(entry.accountID).map { SharedVaultView.SeenBy(email: $0.email, access: entry.access.name) }
-            }
+            let readers = head.members(of: vault.vaultID)
+            let seen = readers.map { SharedVaultView.SeenBy(email: $0.0.email, access: $0.1.name) }
             let granted = Set(vault.granted ?? [])
-            let waiting = vault.epoch == head.epoch
-                ? head.vaults.filter { $0.vaultID == vault.vaultID && !granted.contains($0.accountID) }.compactMap { head.member($0.accountID)?.email } : []
+            let waiting = vault.epoch == head.epoch ? readers.filter { $0.0.state == .active && !granted.contains($0.0.accountID) }.map(\.0.email) : []
             return SharedVaultView(
                 vaultID: vault.vaultID, name: keys[vault.vaultID].flatMap { openName(Array(vault.meta), key: $0, org: head.orgID, vault: vault.vaultID, epoch: vault.epoch) },
                 epoch: vault.epoch, access: head.access(vault: vault.vaultID, account: record.accountID)?.name, rotationPending: vault.epoch < head.epoch, seenBy: seen,
@@ -161,26 +158,78 @@ extension SharingOperations {
 
     /// Gives `email` (a member) `access` to a shared vault, or (nil) takes it away. Taking access away, or
     /// lowering it, raises the epoch: every vault this account can renew gets a new key (SHR-15, SHR-16).
-    public static func share(_ reference: String, vault: String, email: String, access: VaultAccessLevel?, password: SecretText, dataDirectory: String) throws -> SharedVaultView {
-        let normalized = SignInTranscript.normalizedEmail(email)
+    /// `principal` is a member's email or a group's name after `@` (`@Sales`).
+    public static func share(_ reference: String, vault: String, email principal: String, access: VaultAccessLevel?, password: SecretText, dataDirectory: String) throws -> SharedVaultView {
         let keys = Keys(password, dataDirectory: dataDirectory)
         let shared = try resolveVault(vault, try sharedVaults(reference, keys: keys, dataDirectory: dataDirectory))
         guard shared.name != nil else { throw ProtocolError(.sharingRefused, ["problem": "grantRefused", "detail": "noKey"]) }
-        var lowered = false
         _ = try amend(reference, keys: keys, dataDirectory: dataDirectory) { next, head, record in
-            guard let member = head.members.first(where: { $0.email == normalized }) else { throw ProtocolError(.memberNotFound, ["email": normalized, "org": head.name]) }
-            // Refused before anything is signed when their keys are not the ones pinned here.
-            if access != nil { _ = try sealingKeys(member, record: record, file: try SharingFile.load(dataDirectory)) }
-            let before = head.access(vault: shared.vaultID, account: member.accountID)
-            next.set(vault: shared.vaultID, account: member.accountID, access)
-            if let before, access.map({ $0 < before }) ?? true {
-                next.epoch = head.epoch + 1
-                lowered = true
+            let id = try principalID(principal, in: head)
+            // Refused before anything is signed when someone it reaches has keys other than the ones pinned here.
+            if access != nil {
+                let file = try SharingFile.load(dataDirectory)
+                let reached = ListGroup.isGroupID(id) ? (head.group(id)?.members ?? []) : [id]
+                for account in reached where account != record.accountID {
+                    if let member = head.member(account) { _ = try sealingKeys(member, record: record, file: file) }
+                }
+            }
+            next.set(vault: shared.vaultID, account: id, access)
+        }
+        // A lowered or taken access raised the epoch (amend): the vaults this account manages have new keys;
+        // otherwise whoever just got access gets a key now.
+        try renewKeys(reference, keys: keys, dataDirectory: dataDirectory)
+        return try resolveVault(shared.vaultID, try sharedVaults(reference, keys: keys, dataDirectory: dataDirectory))
+    }
+
+    /// A member (by email) or a group (`@NAME`, by name in any case or by id) of the list.
+    static func principalID(_ principal: String, in head: MemberListVersion) throws -> String {
+        if principal.hasPrefix("@") {
+            let name = String(principal.dropFirst()).lowercased()
+            guard let group = head.groups.first(where: { $0.id == principal || $0.name.lowercased() == name }) else {
+                throw ProtocolError(.memberNotFound, ["email": principal, "org": head.name])
+            }
+            return group.id
+        }
+        let normalized = SignInTranscript.normalizedEmail(principal)
+        guard let member = head.members.first(where: { $0.email == normalized }) else { throw ProtocolError(.memberNotFound, ["email": normalized, "org": head.name]) }
+        return member.accountID
+    }
+
+    /// Groups (SHR-22): make one, add or remove a member, or delete it. Taking someone out of a group that
+    /// gave them vault access raises the epoch like any lost access.
+    public enum GroupChange: Sendable {
+        case create(String)
+        case add(String)
+        case remove(String)
+        case delete
+    }
+
+    public static func changeGroup(_ reference: String, group: String?, _ change: GroupChange, password: SecretText, dataDirectory: String) throws -> OrgView {
+        let keys = Keys(password, dataDirectory: dataDirectory)
+        return try amend(reference, keys: keys, dataDirectory: dataDirectory) { next, head, _ in
+            if case .create(let name) = change {
+                let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !trimmed.isEmpty, trimmed.count <= 100, !trimmed.contains(where: \.isNewline) else { throw ProtocolError(.invalidValue, ["label": "name", "reason": "orgName"]) }
+                guard !head.groups.contains(where: { $0.name.lowercased() == trimmed.lowercased() }) else {
+                    throw ProtocolError(.invalidValue, ["label": "name", "reason": "groupExists"])
+                }
+                let id = "@" + SecureRandom.bytes(count: 8).map { String(format: "%02x", $0) }.joined()
+                next.set(group: id, ListGroup(id: id, name: trimmed, members: []))
+                return
+            }
+            guard var found = head.groups.first(where: { "@" + $0.name.lowercased() == (group ?? "").lowercased() || $0.id == group || $0.name.lowercased() == (group ?? "").lowercased() }) else {
+                throw ProtocolError(.memberNotFound, ["email": group ?? "", "org": head.name])
+            }
+            switch change {
+            case .create: break
+            case .add(let email), .remove(let email):
+                let id = try principalID(email, in: head)
+                if case .add = change { found.members = Array(Set(found.members + [id])).sorted() } else { found.members.removeAll { $0 == id } }
+                next.set(group: found.id, found)
+            case .delete:
+                next.set(group: found.id, nil)
             }
         }
-        try renewKeys(reference, keys: keys, dataDirectory: dataDirectory)
-        _ = lowered  // a lowered access raised the epoch: renewKeys gave the vaults this account manages new keys
-        return try resolveVault(shared.vaultID, try sharedVaults(reference, keys: keys, dataDirectory: dataDirectory))
     }
 
     /// Renew Key Now (SHR-16): every vault this account may manage and holds the key of gets a new key at the
@@ -211,7 +260,7 @@ extension SharingOperations {
                 rotated += 1
             } else {
                 let granted = Set(vault.granted ?? [])
-                let missing = Set(head.vaults.filter { $0.vaultID == vault.vaultID && !granted.contains($0.accountID) }.map(\.accountID))
+                let missing = Set(head.members(of: vault.vaultID).filter { $0.0.state == .active && !granted.contains($0.0.accountID) }.map(\.0.accountID))
                 if !missing.isEmpty {
                     try putVault(vault.vaultID, name: name, key: key, list: head, only: missing, record: record, keyset: keyset, client: client, dataDirectory: dataDirectory)
                 }

@@ -234,7 +234,9 @@ public enum SharingOperations {
         return OrgView(
             orgID: orgID, kind: head.kind.name, name: head.name, version: head.version, epoch: head.epoch, role: head.member(record.accountID)?.role.name,
             members: members, waiting: waiting, invitations: reply.invitations.map { InvitationView(id: $0.id, email: $0.email, role: $0.role, expires: $0.expires) },
-            code: file.lists.first { $0.server == record.server && $0.orgID == orgID }?.code, status: head.member(record.accountID) == nil ? "removed" : "member")
+            code: file.lists.first { $0.server == record.server && $0.orgID == orgID }?.code,
+            groups: head.groups.map { g in GroupView(id: g.id, name: g.name, members: g.members.compactMap { head.member($0)?.email }) },
+            status: head.member(record.accountID) == nil ? "removed" : "member")
     }
 
     /// The account's keyset for one command: opened with the master password the first time it is needed
@@ -313,10 +315,9 @@ public enum SharingOperations {
             try change(&next, head, record)
             // Members who left go with the next version a manager signs; their keys rotate.
             let departed = Set(reply.departed ?? []).subtracting([record.accountID])
-            if departed.contains(where: { next.member($0) != nil }) {
-                for id in departed { next.set(member: id, nil) }
-                next.epoch = max(next.epoch, head.epoch + 1)
-            }
+            for id in departed where next.member(id) != nil { next.set(member: id, nil) }
+            // Whoever can read less than before (removed, left, access lowered or taken, out of a group): a new epoch.
+            if next.epoch == head.epoch, MemberListChain.losesAccess(from: head, to: next) { next.epoch = head.epoch + 1 }
             next.sign(with: keyset.signingKey)
             // Checked here as every client will check it: a change this account may not make is refused before it is sent.
             do { try MemberListChain.checkStep(from: head, to: next) } catch let error as SharingError {
@@ -331,6 +332,8 @@ public enum SharingOperations {
             var file = try SharingFile.load(dataDirectory)
             file.keep(server: record.server, orgID: orgID, head: Data(next.encoded), code: file.lists.first { $0.server == record.server && $0.orgID == orgID }?.code)
             try file.save(dataDirectory)
+            // A new epoch: the vaults this account manages get new keys in the same command.
+            if next.epoch > head.epoch { try renewKeys(orgID, keys: keys, dataDirectory: dataDirectory) }
             return try view(orgID, record: record, client: client, dataDirectory: dataDirectory)
         }
         throw ProtocolError(.syncConflict, ["vault": orgID])
@@ -374,15 +377,12 @@ public enum SharingOperations {
     /// Removes a member: a new epoch (the vault keys rotate, security.md §6).
     public static func remove(_ reference: String, email: String, password: SecretText, dataDirectory: String) throws -> OrgView {
         let normalized = SignInTranscript.normalizedEmail(email)
-        let keys = Keys(password, dataDirectory: dataDirectory)
-        let view = try amend(reference, keys: keys, dataDirectory: dataDirectory) { next, head, record in
+        // The epoch rises and the keys of the vaults this account manages are renewed at once (amend); the
+        // others show rotationPending.
+        return try amend(reference, keys: Keys(password, dataDirectory: dataDirectory), dataDirectory: dataDirectory) { next, head, _ in
             guard let member = head.members.first(where: { $0.email == normalized }) else { throw ProtocolError(.memberNotFound, ["email": normalized, "org": head.name]) }
             next.set(member: member.accountID, nil)
-            next.epoch = head.epoch + 1
         }
-        // New keys at once for every vault this account can renew; the others show rotationPending.
-        try renewKeys(view.orgID, keys: keys, dataDirectory: dataDirectory)
-        return view
     }
 
     /// Changes a member's role, or pauses or resumes them (a paused member keeps their entry but may not manage).

@@ -61,9 +61,17 @@ public struct OrgView: Codable, Sendable, Equatable {
     public var invitations: [InvitationView]
     /// The organisation code of invitation links, when this device knows the list's first version.
     public var code: String?
+    /// Groups with their members' emails (SHR-22).
+    public var groups: [GroupView] = []
     /// "member"; "waiting" (this account accepted an invitation and waits for a manager to confirm it);
     /// "removed" (the newest list this device verified no longer holds it).
     public var status: String
+}
+
+public struct GroupView: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var members: [String]
 }
 
 public struct InvitationPreview: Codable, Sendable, Equatable {
