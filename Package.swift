@@ -70,10 +70,11 @@ let package = Package(
         .target(name: "CKitSupport", dependencies: ["CCairo"]),
         .target(name: "CQRSupport", dependencies: ["CQREncode"]),
         .target(name: "PassboxKit", dependencies: ["CKitSupport", "CQRSupport"]),
-        .target(name: "PassboxServer", dependencies: ["PassboxServerAPI", "PassboxCrypto", "PassboxSQL", "PassboxSQLite", "PassboxPostgres", "PassboxHTTP", "PassboxManifest"]),
+        .target(name: "PassboxServer", dependencies: ["PassboxServerAPI", "PassboxCrypto", "PassboxSQL", "PassboxSQLite", "PassboxPostgres", "PassboxHTTP", "PassboxManifest", "PassboxCurl"]),
         .target(name: "PassboxImaging", dependencies: ["CZbarSupport", "CPNGSupport", "CTurboJPEGSupport"]),
         .target(name: "PassboxDomains", dependencies: ["PassboxCore", "CPSLSupport", "CIDN2Support", "CICUSupport"]),
-        .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto", "PassboxProtocol", "CCurlSupport"]),
+        .target(name: "PassboxCurl", dependencies: ["CCurlSupport"]),
+        .target(name: "PassboxClient", dependencies: ["PassboxCore", "PassboxCrypto", "PassboxProtocol", "PassboxCurl"]),
         .target(
             name: "PassboxService",
             dependencies: [

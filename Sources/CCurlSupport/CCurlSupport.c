@@ -1,4 +1,4 @@
-// The one GET Passbox makes: loads libcurl with dlopen once, and sets its options here because
+// The HTTP requests and the one kind of mail Passbox makes: loads libcurl with dlopen once, and sets its options here because
 // curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call.
 #include "CCurlSupport.h"
 
@@ -96,3 +96,56 @@ int CCurl_request(const char *method, const char *url, const char *const *header
 }
 
 int CCurl_errorSize(void) { return CURL_ERROR_SIZE; }
+
+struct CCurl_Upload {
+    const unsigned char *bytes;
+    size_t left;
+};
+
+static size_t CCurl_readUpload(char *out, size_t size, size_t count, void *context) {
+    struct CCurl_Upload *upload = context;
+    size_t n = size * count < upload->left ? size * count : upload->left;
+    memcpy(out, upload->bytes, n);
+    upload->bytes += n;
+    upload->left -= n;
+    return n;
+}
+
+int CCurl_sendMail(const char *url, const char *from, const char *const *recipients, int recipientCount, const char *user,
+                   const char *password, const void *message, size_t length, long timeoutSeconds, int requireTLS, char *error) {
+    error[0] = 0;
+    if (!CCurl_available()) {
+        strcpy(error, "libcurl.so.4 could not be loaded");
+        return -1;
+    }
+    CURL *curl = CCurl_api.easy_init();
+    if (!curl) {
+        strcpy(error, "libcurl could not start a transfer");
+        return -1;
+    }
+    struct curl_slist *list = NULL;
+    for (int i = 0; i < recipientCount; i++) list = CCurl_api.slist_append(list, recipients[i]);
+    struct CCurl_Upload upload = {message, length};
+    CCurl_api.easy_setopt(curl, CURLOPT_URL, url);
+    CCurl_api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+    CCurl_api.easy_setopt(curl, CURLOPT_MAIL_FROM, from);
+    CCurl_api.easy_setopt(curl, CURLOPT_MAIL_RCPT, list);
+    if (user) CCurl_api.easy_setopt(curl, CURLOPT_USERNAME, user);
+    if (password) CCurl_api.easy_setopt(curl, CURLOPT_PASSWORD, password);
+    if (requireTLS) CCurl_api.easy_setopt(curl, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+    CCurl_api.easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    CCurl_api.easy_setopt(curl, CURLOPT_READFUNCTION, CCurl_readUpload);
+    CCurl_api.easy_setopt(curl, CURLOPT_READDATA, &upload);
+    CCurl_api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    CCurl_api.easy_setopt(curl, CURLOPT_TIMEOUT, timeoutSeconds);
+    CCurl_api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, timeoutSeconds);
+    CCurl_api.easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+    CURLcode code = CCurl_api.easy_perform(curl);
+    if (code != CURLE_OK && error[0] == 0) {
+        strncpy(error, CCurl_api.easy_strerror(code), CURL_ERROR_SIZE - 1);
+        error[CURL_ERROR_SIZE - 1] = 0;
+    }
+    CCurl_api.slist_free_all(list);
+    CCurl_api.easy_cleanup(curl);
+    return code == CURLE_OK ? 0 : (int)code;
+}

@@ -29,8 +29,8 @@ extension AccountClient {
         }
     }
 
-    public func invite(orgID: String, email: String, role: String, token: String) throws -> OrgInviteReply {
-        try call("POST", "/v1/orgs/invite", OrgInviteRequest(orgID: orgID, email: email, role: role), token: token, as: OrgInviteReply.self)
+    public func invite(orgID: String, email: String, role: String, mail: Bool = false, token: String) throws -> OrgInviteReply {
+        try call("POST", "/v1/orgs/invite", OrgInviteRequest(orgID: orgID, email: email, role: role, mail: mail ? true : nil), token: token, as: OrgInviteReply.self)
     }
 
     public func putVault(_ request: SharedVaultPutRequest, token: String) throws {

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import PassboxCurl
 import PassboxHTTP
 import PassboxPostgres
 import PassboxServerAPI
@@ -33,6 +34,8 @@ public final class PassboxServer: Sendable {
         public var metricsListen: (address: String, port: UInt16)?
         /// Reverse proxies whose `X-Forwarded-For` names the client (`--trusted-proxy CIDR`).
         public var trustedProxies: [AddressBlock] = []
+        /// Where invitation links are mailed from (`--smtp`, `--smtp-from`, `--smtp-login-file`); nil: no mail.
+        public var mailer: SMTPMail?
 
         public init(dataDirectory: String) { self.dataDirectory = dataDirectory }
     }
@@ -67,7 +70,11 @@ public final class PassboxServer: Sendable {
         listener = try configuration.postgres.map { try NotificationListener(uri: $0, hub: hub, log: log) }
         let quota = StorageQuota(bytes: configuration.quotaMiB << 20)
         let blobs = BlobService(pool: pool, quota: quota)
-        var router = ServerRouter(accounts: accounts, sync: sync, blobs: blobs, sharing: SharingService(pool: pool), log: log)
+        var sharing = SharingService(pool: pool)
+        sharing.mailer = configuration.mailer
+        sharing.origin = holder
+        sharing.log = log
+        var router = ServerRouter(accounts: accounts, sync: sync, blobs: blobs, sharing: sharing, log: log)
         router.metricsAccess = configuration.metrics
         router.clientAddress = ClientAddress(trustedProxies: configuration.trustedProxies)
         if let listen = configuration.metricsListen {

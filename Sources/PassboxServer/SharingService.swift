@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCrypto
+import PassboxCurl
 import PassboxManifest
 import PassboxServerAPI
 import PassboxSQL
@@ -11,6 +12,11 @@ import PassboxSQL
 /// they verify the whole chain themselves (security.md §6).
 struct SharingService: Sendable {
     let pool: ConnectionPool
+    /// Mails invitation links when the server was started with `--smtp` (off by default).
+    var mailer: SMTPMail?
+    /// The server's origin, for the links it mails.
+    var origin: OriginHolder?
+    var log: @Sendable (String) -> Void = { _ in }
 
     /// `POST /v1/keys`: the bundle of the account with this email.
     func keys(_ session: AccountService.Session, _ request: KeyLookupRequest) throws -> KeyLookupReply {
@@ -218,7 +224,7 @@ struct SharingService: Sendable {
         let org = try Self.checkedOrg(request.orgID)
         let email = try AccountService.checkedEmail(request.email)
         guard let role = MemberRole(name: request.role) else { throw ProtocolError(.badRequest, ["reason": "role must be owner, admin, member or guest"]) }
-        return try pool.with { db in
+        var reply: OrgInviteReply = try pool.with { db in
             try db.transaction {
                 let mine = try Self.role(db, org: org, account: session.accountID)
                 guard mine.managesMembers, role != .owner || mine == .owner else { throw ProtocolError(.notAMember, ["org": org]) }
@@ -234,6 +240,52 @@ struct SharingService: Sendable {
                     ])
                 return OrgInviteReply(token: token, id: id, expires: date(milliseconds(expires)))
             }
+        }
+        guard request.mail == true else { return reply }
+        reply.mailed = mail(reply, org: org, email: email, role: role)
+        return reply
+    }
+
+    /// Mails an invitation's link (the organisation code the server computes from version 1, as the inviter's
+    /// client does). A mail is a convenience, not a trusted channel: the inviter is told to send the link over
+    /// one too. A failure is logged (without the address or the link) and answered as not mailed.
+    func mail(_ reply: OrgInviteReply, org: String, email: String, role: MemberRole) -> Bool {
+        guard let mailer, let origin = origin?.current, !origin.isEmpty else { return false }
+        guard let genesis = try? pool.with({ db in try Self.version(db, org: org, number: 1) }) else { return false }
+        let link = InvitationLink(server: origin, token: reply.token, organisation: MemberListChain.organisationCode(genesis)).text
+        let kindEN = genesis.kind == .family ? "family" : "team", kindDE = genesis.kind == .family ? "die Familie" : "das Team"
+        let until = ISO8601DateFormatter.string(from: reply.expires, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+        let body = """
+            You are invited to the \(kindEN) "\(genesis.name)" on Passbox, as \(role.name), until \(until).
+
+            Paste this whole link into Passbox (in a terminal: passbox org accept):
+
+                \(link)
+
+            Before you join, Passbox checks that the \(kindEN) the server shows is the one this link names. Then
+            compare security codes with the person who invited you. Passbox never asks for your master password or
+            Secret Key by mail.
+
+            ---
+
+            Sie sind in \(kindDE) "\(genesis.name)" bei Passbox eingeladen, als \(role.name), bis \(until).
+
+            Fügen Sie diesen ganzen Link in Passbox ein (im Terminal: passbox org accept):
+
+                \(link)
+
+            Vor dem Beitritt prüft Passbox, dass der Server zeigt, was dieser Link nennt. Vergleichen Sie dann die
+            Sicherheitscodes mit der Person, die Sie eingeladen hat. Passbox fragt nie per Mail nach Ihrem
+            Master-Passwort oder Ihrem Secret Key.
+            """
+        do {
+            try mailer.send(to: email, subject: "Passbox: invitation to \(genesis.name) / Einladung", body: body)
+            return true
+        } catch let failure as SMTPMail.Failure {
+            log("an invitation could not be mailed: \(failure.description.prefix(200))")
+            return false
+        } catch {
+            return false
         }
     }
 

@@ -155,10 +155,13 @@ public struct OrgInviteRequest: Codable, Sendable {
     public var orgID: String
     public var email: String
     public var role: String
-    public init(orgID: String, email: String, role: String) {
+    /// Ask the server to mail the link too (when it was started with `--smtp`).
+    public var mail: Bool?
+    public init(orgID: String, email: String, role: String, mail: Bool? = nil) {
         self.orgID = orgID
         self.email = email
         self.role = role
+        self.mail = mail
     }
 }
 
@@ -166,10 +169,13 @@ public struct OrgInviteReply: Codable, Sendable {
     public var token: String
     public var id: String
     public var expires: Date
-    public init(token: String, id: String, expires: Date) {
+    /// Whether the server mailed the link (nil: not asked; false: it sends no mail, or the mail failed).
+    public var mailed: Bool?
+    public init(token: String, id: String, expires: Date, mailed: Bool? = nil) {
         self.token = token
         self.id = id
         self.expires = expires
+        self.mailed = mailed
     }
     /// How long an invitation can be accepted.
     public static let lifetime: TimeInterval = 7 * 86_400

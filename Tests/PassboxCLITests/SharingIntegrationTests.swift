@@ -214,6 +214,63 @@ import Testing
         #expect(try Self.passbox(ann, ["org", "group-delete", "Acme", "@Sales"], [p]).stdout.contains("key epoch 3"))
         #expect(!(try Self.passbox(bob, ["org", "vaults", "Acme", "--json"], [p]).stdout.contains("\"name\" : \"Customers\"")))
     }
+
+    /// A mail sink on this machine (Python's smtpd, in Debian's python3): each message it takes is appended to
+    /// `file` with its envelope recipients.
+    static let smtpSink = """
+        import asyncore, smtpd, sys, warnings
+        warnings.simplefilter("ignore")
+        class Sink(smtpd.SMTPServer):
+            def process_message(self, peer, sender, rcpttos, data, **kw):
+                with open(sys.argv[2], "ab") as f:
+                    f.write(("RCPT " + ",".join(rcpttos) + "\\n").encode() + (data if isinstance(data, bytes) else data.encode()) + b"\\n.\\n")
+        Sink(("127.0.0.1", int(sys.argv[1])), None, decode_data=False)
+        open(sys.argv[3], "w").close()
+        asyncore.loop()
+        """
+
+    @Test func anInvitationIsMailedWhenTheServerSendsMail() throws {
+        let dir = try TemporaryDirectory("passbox-sharing-mail")
+        let port = try PostgresCluster.freePort()
+        let mails = dir.path + "/mails.txt"
+        let ready = dir.path + "/sink-ready"
+        let sink = Process()
+        sink.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        sink.arguments = ["-c", Self.smtpSink, String(port), mails, ready]
+        sink.standardOutput = FileHandle.nullDevice
+        sink.standardError = FileHandle.nullDevice
+        try sink.run()
+        defer {
+            // SIGKILL: a child of the test process may inherit a signal mask that holds SIGTERM back.
+            kill(sink.processIdentifier, SIGKILL)
+            sink.waitUntilExit()
+        }
+        // The sink makes its ready file once it listens: waited for (the condition, never a fixed time).
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: ready), sink.isRunning, Date() < deadline { usleep(20_000) }
+        try #require(FileManager.default.fileExists(atPath: ready), "the mail sink did not start")
+        let server = try ServerProcess(
+            dataDirectory: dir.path + "/server", in: dir, extra: ["--server-data", dir.path + "/server/server", "--smtp", "smtp://127.0.0.1:\(port)", "--smtp-from", "passbox@example.org"])
+        let ann = try Self.signUp("ann", server: server.origin, in: dir)
+        let bob = try Self.signUp("bob", server: server.origin, in: dir)
+        #expect(try Self.passbox(ann, ["org", "create", "family", "Doe family"], [Self.password]).status == 0)
+        let invited = try Self.passbox(ann, ["org", "invite", "Doe family", "bob@example.org", "--mail"])
+        #expect(invited.status == 0 && invited.stdout.contains("The server mailed the link to bob@example.org"), "\(invited.stdout)\(invited.stderr)")
+        let link = try #require(Self.link(in: invited.stdout))
+        // The mail was taken before the answer came (the server sends it in the request).
+        let mail = String(decoding: FileManager.default.contents(atPath: mails) ?? Data(), as: UTF8.self)
+        #expect(mail.contains("RCPT bob@example.org") && mail.contains(link) && mail.contains("Subject: =?UTF-8?B?"), "\(mail)")
+        #expect(!server.log.contains("bob@example.org"), "the log holds no address")
+        // The mail as Bob got it joins: the server's organisation code is the one the inviter's device shows.
+        let joined = try Self.passbox(bob, ["org", "accept"], mail.split(separator: "\n").map(String.init))
+        #expect(joined.status == 0 && joined.stdout.contains("Joined"), "\(joined.stdout)\(joined.stderr)")
+        // A server without --smtp says so, and the link is still printed.
+        let plain = try ServerProcess(dataDirectory: dir.path + "/plain", in: dir, extra: ["--server-data", dir.path + "/plain/server"], name: "plain")
+        let cat = try Self.signUp("cat", server: plain.origin, in: dir)
+        #expect(try Self.passbox(cat, ["org", "create", "team", "Solo"], [Self.password]).status == 0)
+        let unmailed = try Self.passbox(cat, ["org", "invite", "Solo", "dan@example.org", "--mail"])
+        #expect(unmailed.status == 0 && unmailed.stdout.contains("did not mail it") && Self.link(in: unmailed.stdout) != nil, "\(unmailed.stdout)")
+    }
 }
 
 /// A plain GET for a page (the invitation link as a browser opens it).

@@ -20,6 +20,12 @@ int CCurl_get(const char *url, const char *const *headers, int headerCount, long
 int CCurl_request(const char *method, const char *url, const char *const *headers, int headerCount, const void *body,
                   size_t bodyLength, long timeoutSeconds, CCurl_Sink sink, void *context, long *status, char *error);
 
+/// One mail over SMTP (smtp:// or smtps://): `message` is the whole RFC 5322 text with CRLF line ends;
+/// `user` and `password` may be NULL; `requireTLS` makes STARTTLS compulsory on smtp://. Returns 0 when the
+/// server took the mail, else curl's code with its description in `error`.
+int CCurl_sendMail(const char *url, const char *from, const char *const *recipients, int recipientCount, const char *user,
+                   const char *password, const void *message, size_t length, long timeoutSeconds, int requireTLS, char *error);
+
 /// CURL_ERROR_SIZE, for the caller's buffer.
 int CCurl_errorSize(void);
 

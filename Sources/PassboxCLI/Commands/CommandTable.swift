@@ -307,7 +307,7 @@ enum CommandTable {
             name: "server", summary: "run the account server here (accounts, sign-in, devices, two-factor; SQLite or PostgreSQL)", usage: Commands.serverUsage,
             valued: [
                 "listen", "server-data", "database", "origin", "tls-cert", "tls-key", "signup", "quota-mib", "blob-quota-mib", "pid-file", "metrics", "metrics-token-file",
-                "trusted-proxy", "signups-per-hour", "signups-per-address-hour",
+                "trusted-proxy", "signups-per-hour", "signups-per-address-hour", "smtp", "smtp-from", "smtp-login-file",
             ],
             subcommands: [
                 CommandSpec(
@@ -326,7 +326,7 @@ enum CommandTable {
         ) { c, a, _ in try Commands.securityCode(c, a) },
         CommandSpec(
             name: "org", summary: "families and teams: create, invite, accept, confirm members by their security code, roles, remove",
-            usage: Commands.orgUsage, valued: ["role", "vault"], flags: ["json", "preview", "codes-match", "without-comparing"]
+            usage: Commands.orgUsage, valued: ["role", "vault"], flags: ["json", "preview", "codes-match", "without-comparing", "mail"]
         ) { c, a, _ in try Commands.org(c, a) },
         CommandSpec(name: "sharing", summary: "sharing's security warnings: changed keys, member lists that did not verify", usage: "passbox sharing warnings [--json]", flags: ["json"]) {
             c, a, _ in try Commands.sharing(c, a)

@@ -7,7 +7,7 @@ import PassboxWording
 
 extension Commands {
     static let serverUsage =
-        "passbox server [--listen ADDRESS:PORT] [--server-data DIR | --database postgresql://USER@HOST/DB] [--origin URL] [--tls-cert FILE --tls-key FILE] [--signup open|invite|closed] [--quota-mib N] [--signups-per-hour N] [--signups-per-address-hour N] [--trusted-proxy CIDR]... [--metrics LOOPBACK:PORT | --metrics-token-file FILE] [--pid-file FILE]"
+        "passbox server [--listen ADDRESS:PORT] [--server-data DIR | --database postgresql://USER@HOST/DB] [--origin URL] [--tls-cert FILE --tls-key FILE] [--signup open|invite|closed] [--quota-mib N] [--signups-per-hour N] [--signups-per-address-hour N] [--trusted-proxy CIDR]... [--metrics LOOPBACK:PORT | --metrics-token-file FILE] [--smtp smtp[s]://HOST[:PORT] --smtp-from ADDRESS [--smtp-login-file FILE]] [--pid-file FILE]"
 
     /// `passbox server`: the account server in the foreground until SIGINT or SIGTERM, one log line per request
     /// on standard error.
@@ -48,6 +48,22 @@ extension Commands {
                 text.utf8.count >= 16, text.utf8.count <= 256
             else { throw CLIError.usage("--metrics-token-file must name a file holding a token of 16 to 256 characters", hint: "head -c 32 /dev/urandom | base64 > metrics.token") }
             configuration.metrics = .token(Hash.sha256(Array(text.utf8)))
+        }
+        if let smtp = a.value("smtp") {
+            // Off by default. A login comes from a file ("user:password" on its first line), never from argv.
+            var user: String?, password: String?
+            if let file = a.value("smtp-login-file") {
+                guard let data = FileManager.default.contents(atPath: file), let line = String(data: data, encoding: .utf8)?.split(separator: "\n").first,
+                    let colon = line.firstIndex(of: ":")
+                else { throw CLIError.usage("--smtp-login-file must name a file whose first line is user:password", hint: "printf 'passbox:PASSWORD' > smtp.login; chmod 600 smtp.login") }
+                user = String(line[..<colon])
+                password = String(line[line.index(after: colon)...])
+            }
+            do {
+                configuration.mailer = try SMTPMail(url: smtp, from: a.value("smtp-from") ?? "", user: user, password: password)
+            } catch let failure as SMTPMail.Failure {
+                throw CLIError.usage("--smtp: \(failure.description)", hint: "passbox server --smtp smtps://mail.example.org --smtp-from passbox@example.org [--smtp-login-file FILE]")
+            }
         }
         if let mode = a.value("signup") {
             guard let chosen = SignupMode(rawValue: mode) else { throw CLIError.usage(c.tr("server.badSignup", ["value": Console.visibleLine(mode)]), hint: c.tr("server.badSignup.hint")) }

@@ -18,7 +18,7 @@ extension Commands {
                org group-delete ORG GROUP
                org renew ORG
                org show ORG [--json]
-               org invite ORG EMAIL [--role owner|admin|member|guest]
+               org invite ORG EMAIL [--role owner|admin|member|guest] [--mail]
                org accept [--preview]        (the link, or a whole mail with it, on standard input)
                org confirm ORG EMAIL --codes-match | --without-comparing
                org remove ORG EMAIL
@@ -96,9 +96,10 @@ extension Commands {
         case "invite":
             try need(2)
             let role = try MemberRole(name: a.value("role") ?? "member").orThrow(CLIError.usage("usage: \(orgUsage)"))
-            let made = try SharingOperations.invite(rest[0], email: rest[1], role: role, dataDirectory: c.dataDirectory)
+            let made = try SharingOperations.invite(rest[0], email: rest[1], role: role, mail: a.flag("mail"), dataDirectory: c.dataDirectory)
             Console.out(c.tr("org.invited", ["email": rest[1], "role": c.tr("org.role.\(role.name)"), "date": Output.date(made.expires)]))
             Console.out("    " + made.link)
+            if let mailed = made.mailed { Console.out(c.tr(mailed ? "org.invited.mailed" : "org.invited.notMailed", ["email": rest[1]])) }
             Console.out(c.tr("org.invited.trusted"))
         case "accept":
             try need(0)

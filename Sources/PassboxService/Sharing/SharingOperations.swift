@@ -411,7 +411,7 @@ public enum SharingOperations {
     }
 
     /// An invitation link for `email` with `role` (`https://SERVER/invite/TOKEN#org=CODE`).
-    public static func invite(_ reference: String, email: String, role: MemberRole, dataDirectory: String) throws -> (link: String, expires: Date) {
+    public static func invite(_ reference: String, email: String, role: MemberRole, mail: Bool = false, dataDirectory: String) throws -> (link: String, expires: Date, mailed: Bool?) {
         let (record, client) = try AccountOperations.signedIn(dataDirectory)
         let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
         let (head, _) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
@@ -420,8 +420,8 @@ public enum SharingOperations {
         }
         guard head.member(record.accountID)?.role.managesMembers == true else { throw ProtocolError(.notAMember, ["org": head.name]) }
         let normalized = SignInTranscript.normalizedEmail(email)
-        let reply = try client.invite(orgID: orgID, email: normalized, role: role.name, token: record.token ?? "")
-        return (InvitationLink(server: record.server, token: reply.token, organisation: code).text, reply.expires)
+        let reply = try client.invite(orgID: orgID, email: normalized, role: role.name, mail: mail, token: record.token ?? "")
+        return (InvitationLink(server: record.server, token: reply.token, organisation: code).text, reply.expires, mail ? (reply.mailed ?? false) : nil)
     }
 
     public static func revoke(_ reference: String, invitation id: String, dataDirectory: String) throws {
