@@ -113,7 +113,8 @@ public struct MemberListVersion: Sendable, Equatable {
 
     public static let noPrevious = [UInt8](repeating: 0, count: 32)
     /// Bounds a decoder holds to (a hostile server's list cannot make a client allocate without limit).
-    public static let memberLimit = 10_000
+    /// (5,000 members keep a version under the server's 1 MiB request body, base64 included.)
+    public static let memberLimit = 5_000
     public static let vaultEntryLimit = 100_000
     public static let groupLimit = 1_000
 
@@ -165,14 +166,15 @@ public struct MemberListVersion: Sendable, Equatable {
         vaults.first { $0.vaultID == vault && $0.accountID == principal }?.access
     }
 
-    /// Every member's access to every vault, groups resolved: "vault NUL account" → access.
+    /// Every member's access to every vault, groups resolved: "LENGTH:VAULTACCOUNT" → access.
     public var effectiveAccess: [String: VaultAccessLevel] {
         let byGroup = Dictionary(groups.map { ($0.id, $0.members) }, uniquingKeysWith: { a, _ in a })
         var out: [String: VaultAccessLevel] = [:]
         for entry in vaults {
             let accounts = ListGroup.isGroupID(entry.accountID) ? byGroup[entry.accountID] ?? [] : [entry.accountID]
             for account in accounts {
-                let key = entry.vaultID + "\u{0}" + account
+                // Length-prefixed: no pair of ids can make the same key.
+                let key = "\(entry.vaultID.utf8.count):" + entry.vaultID + account
                 if out[key].map({ entry.access > $0 }) ?? true { out[key] = entry.access }
             }
         }
@@ -362,7 +364,8 @@ public enum MemberListChain {
         let hash = Hash.sha256(body + next.signature)
         // Canonical: strictly ascending (so each once), every vault entry naming a member. Linear.
         let ids = next.members.map(\.accountID)
-        guard zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 }) else { throw fail(.duplicateMember) }
+        guard zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 }), !ids.contains(where: ListGroup.isGroupID) else { throw fail(.duplicateMember) }
+        guard next.epoch >= 1, next.epoch < Int(UInt32.max) else { throw fail(.epochTooLarge) }
         let members = Set(ids)
         let groupIDs = next.groups.map(\.id)
         guard zip(groupIDs, groupIDs.dropFirst()).allSatisfy({ $0 < $1 }), groupIDs.allSatisfy(ListGroup.isGroupID),

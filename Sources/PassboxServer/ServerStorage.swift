@@ -193,6 +193,10 @@ enum ServerSchema {
                 accepted INTEGER
             );
             CREATE INDEX org_invitations_org ON org_invitations (org_id);
+            CREATE TABLE org_locks (
+                org_id TEXT PRIMARY KEY,
+                changes INTEGER NOT NULL
+            );
             CREATE TABLE org_departures (
                 org_id TEXT NOT NULL,
                 account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,

@@ -29,6 +29,12 @@ struct SharingService: Sendable {
         }
     }
 
+    /// Every change to one organisation first updates its row here: on PostgreSQL (read committed) that orders
+    /// them, so an append, a departure and a vault's grants never interleave. (SQLite has one writer anyway.)
+    static func lock(_ db: any SQLConnection, org: String) throws {
+        try db.run("INSERT INTO org_locks (org_id, changes) VALUES (?, 1) ON CONFLICT (org_id) DO UPDATE SET changes = org_locks.changes + 1", [.text(org)])
+    }
+
     static func checkedOrg(_ id: String) throws -> String {
         guard SyncIdentifier.isValid(id) else { throw ProtocolError(.badRequest, ["reason": "orgID must be 1 to 64 letters, digits, - or _"]) }
         return id
@@ -58,6 +64,7 @@ struct SharingService: Sendable {
         }
         return try pool.with { db in
             try db.transaction {
+                try Self.lock(db, org: org)
                 let head = try db.rows("SELECT MAX(version) FROM org_lists WHERE org_id = ?", [.text(org)]).first?[0].integer
                 let previous: MemberListVersion?
                 if let head {
@@ -115,10 +122,10 @@ struct SharingService: Sendable {
             let role = try Self.role(db, org: org, account: session.accountID)
             let (versions, more) = try Self.page(db, org: org, since: request.since)
             let now = milliseconds(Date())
-            let waiting = try db.rows(
+            let waiting = !role.managesMembers ? [] : try db.rows(
                 """
                 SELECT i.accepted_by, i.email, i.role, a.keyset, i.accepted FROM org_invitations i JOIN accounts a ON a.id = i.accepted_by
-                WHERE i.org_id = ? AND i.accepted_by IS NOT NULL ORDER BY i.accepted
+                WHERE i.org_id = ? AND i.accepted_by IS NOT NULL ORDER BY i.accepted, i.id
                 """, [.text(org)]
             ).compactMap { row -> WaitingMember? in
                 guard let id = row[0].text, let email = row[1].text, let raw = row[2].integer, let r = MemberRole(rawValue: UInt8(clamping: raw)),
@@ -129,7 +136,7 @@ struct SharingService: Sendable {
             let invitations =
                 role.managesMembers
                 ? try db.rows(
-                    "SELECT id, email, role, expires FROM org_invitations WHERE org_id = ? AND accepted_by IS NULL AND expires > ? ORDER BY created", [.text(org), .integer(now)]
+                    "SELECT id, email, role, expires FROM org_invitations WHERE org_id = ? AND accepted_by IS NULL AND expires > ? ORDER BY created, id", [.text(org), .integer(now)]
                 ).compactMap { row -> OrgInvitation? in
                     guard let id = row[0].text, let email = row[1].text, let raw = row[2].integer, let r = MemberRole(rawValue: UInt8(clamping: raw)) else { return nil }
                     return OrgInvitation(id: id, email: email, role: r.name, expires: date(row[3].integer ?? 0))
@@ -191,6 +198,7 @@ struct SharingService: Sendable {
         }
         try pool.with { db in
             try db.transaction {
+                try Self.lock(db, org: org)
                 _ = try Self.role(db, org: org, account: session.accountID)
                 guard let head = try db.rows("SELECT MAX(version) FROM org_lists WHERE org_id = ?", [.text(org)]).first?[0].integer,
                     let list = try Self.version(db, org: org, number: head), let me = list.member(session.accountID), me.state == .active
@@ -206,7 +214,7 @@ struct SharingService: Sendable {
                     recipients[recipient.accountID] = Array(bytes)
                 }
                 try db.run(
-                    "INSERT INTO org_vaults (org_id, vault_id, epoch, meta) VALUES (?, ?, ?, ?) ON CONFLICT (org_id, vault_id) DO UPDATE SET epoch = excluded.epoch, meta = excluded.meta",
+                    "INSERT INTO org_vaults (org_id, vault_id, epoch, meta) VALUES (?, ?, ?, ?) ON CONFLICT (org_id, vault_id) DO UPDATE SET epoch = excluded.epoch, meta = excluded.meta WHERE org_vaults.epoch <= excluded.epoch",
                     [.text(org), .text(vault), .integer(Int64(list.epoch)), .blob(Array(request.meta))])
                 for (account, body) in recipients {
                     try db.run(
@@ -228,7 +236,9 @@ struct SharingService: Sendable {
             try db.transaction {
                 let mine = try Self.role(db, org: org, account: session.accountID)
                 guard mine.managesMembers, role != .owner || mine == .owner else { throw ProtocolError(.notAMember, ["org": org]) }
-                let open = try db.rows("SELECT COUNT(*) FROM org_invitations WHERE org_id = ?", [.text(org)]).first?[0].integer ?? 0
+                // Expired ones are dropped here (nobody can use or see them); the cap counts the open ones.
+                try db.run("DELETE FROM org_invitations WHERE org_id = ? AND accepted_by IS NULL AND expires < ?", [.text(org), .integer(milliseconds(Date()))])
+                let open = try db.rows("SELECT COUNT(*) FROM org_invitations WHERE org_id = ? AND accepted_by IS NULL", [.text(org)]).first?[0].integer ?? 0
                 guard open < 1_000 else { throw ProtocolError(.badRequest, ["reason": "an organisation has at most 1,000 open invitations"]) }
                 let token = AccountService.newToken(bytes: 24), id = AccountService.newToken(bytes: 9)
                 let now = Date(), expires = now + OrgInviteReply.lifetime
@@ -294,6 +304,7 @@ struct SharingService: Sendable {
         let org = try Self.checkedOrg(request.orgID)
         try pool.with { db in
             try db.transaction {
+                try Self.lock(db, org: org)
                 guard try Self.role(db, org: org, account: session.accountID) != .owner else { throw ProtocolError(.lastOwner, ["org": org]) }
                 try db.run("DELETE FROM org_members WHERE org_id = ? AND account_id = ?", [.text(org), .text(session.accountID)])
                 try db.run("DELETE FROM org_grants WHERE org_id = ? AND account_id = ?", [.text(org), .text(session.accountID)])
@@ -348,9 +359,12 @@ struct SharingService: Sendable {
             try db.transaction {
                 let email = try Self.email(db, account: session.accountID)
                 let found = try Self.invitation(db, token: request.token, email: email)
+                try Self.lock(db, org: found.org)
                 _ = try db.run(
                     "UPDATE org_invitations SET accepted_by = ?, accepted = ? WHERE token_hash = ? AND (accepted_by IS NULL OR accepted_by = ?)",
                     [.text(session.accountID), .integer(milliseconds(Date())), .blob(found.hash), .text(session.accountID)])
+                // Someone who left and is invited again is no longer "departed".
+                try db.run("DELETE FROM org_departures WHERE org_id = ? AND account_id = ?", [.text(found.org), .text(session.accountID)])
             }
         }
     }

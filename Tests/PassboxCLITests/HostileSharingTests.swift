@@ -87,7 +87,15 @@ import Testing
         #expect(swapped.status == 1 && swapped.stderr.contains("not the keys this device pinned"), "\(swapped.stderr)")
         w.proxy.disarm()
         #expect(try passbox(ann, ["sharing", "warnings"]).stdout.contains("A member list or waiting entry holds other keys for bob@example.org"))
+        // The server says Bob was invited as owner: its word makes nobody an owner (the user's --role would).
+        w.proxy.armRewrite { path, _, body in
+            guard path == "/v1/orgs/fetch", var reply = try? ProtocolCoding.wireDecode(OrgFetchReply.self, from: Data(body)), !reply.waiting.isEmpty else { return nil }
+            reply.waiting[0].role = "owner"
+            return (try? ProtocolCoding.wireEncode(reply)).map(Array.init)
+        }
         #expect(try passbox(ann, ["org", "confirm", "Doe family", "bob@example.org", "--codes-match"], [password]).status == 0)
+        w.proxy.disarm()
+        #expect(try passbox(ann, ["org", "show", "Doe family"]).stdout.contains("bob@example.org  member"), "confirmed as member, not owner")
 
         // A later lookup: the server substitutes again. The pin stays in force, the change is shown and refused.
         w.proxy.armRewrite { path, request, _ in path == "/v1/keys" && Self.lookupFor("bob@example.org", request) ? forged : nil }
@@ -95,6 +103,11 @@ import Testing
         #expect(later.status == 1 && later.stdout.contains("The server now shows other keys for bob@example.org"), "\(later.stdout)")
         #expect(SharingIntegrationTests.code(in: later.stdout) == bobCode, "the pinned code is shown first")
         #expect(later.stderr.contains("compare the new code with them"))
+        // Keys swapped again between the comparison and --accept-new: the new ones are not taken.
+        let other = try Self.substitutedLookup(email: "bob@example.org", keysOf: w.data("ann"))
+        w.proxy.armRewrite { path, request, _ in path == "/v1/keys" && Self.lookupFor("bob@example.org", request) ? other : nil }
+        let swappedAccept = try passbox(ann, ["security-code", "bob@example.org", "--accept-new"])
+        #expect(swappedAccept.status == 1 && SharingIntegrationTests.code(in: swappedAccept.stdout) == bobCode, "the pin stays: \(swappedAccept.stdout)")
         w.proxy.disarm()
         let honest = try passbox(ann, ["security-code", "bob@example.org"])
         #expect(honest.status == 0 && honest.stdout.contains("(compared)"), "\(honest.stdout)")
@@ -192,6 +205,18 @@ import Testing
         let honest = try passbox(bob, ["org", "show", "Sales", "--json"])
         #expect(honest.status == 0 && honest.stdout.contains("\"version\" : 3") && honest.stdout.contains("cat@example.org"), "\(honest.stdout)")
 
+        // A second invitation for Bob whose preview shows an older list than the one he keeps: refused.
+        let again = try #require(SharingIntegrationTests.link(in: try passbox(ann, ["org", "invite", "Sales", "bob@example.org"]).stdout))
+        w.proxy.armRewrite { path, _, body in
+            guard path == "/v1/invitations/preview", var reply = try? ProtocolCoding.wireDecode(InvitationPreviewReply.self, from: Data(body)) else { return nil }
+            reply.versions = Array(reply.versions.prefix(2))
+            return (try? ProtocolCoding.wireEncode(reply)).map(Array.init)
+        }
+        let rolledBack = try passbox(bob, ["org", "accept"], [again])
+        #expect(rolledBack.status == 1 && rolledBack.stderr.contains("older than version 3"), "\(rolledBack.stderr)")
+        w.proxy.disarm()
+        #expect(try passbox(bob, ["org", "show", "Sales", "--json"]).stdout.contains("\"version\" : 3"), "the kept list is as it was")
+
         // A forged invitation organisation: Dan's invitation names Sales, the server shows Eve's look-alike.
         let link = try #require(SharingIntegrationTests.link(in: try passbox(ann, ["org", "invite", "Sales", "dan@example.org"]).stdout))
         let orgID = try #require(kept.first?.orgID)
@@ -263,5 +288,22 @@ import Testing
         let refused = try passbox(ann, ["org", "share", "Ops", "Servers", "bob@example.org", "manage"], [password])
         #expect(refused.status == 1 && refused.stderr.contains("the keys of bob@example.org changed"), "\(refused.stderr)")
         #expect(try passbox(ann, ["org", "show", "Ops", "--json"]).stdout == before, "no version was signed")
+    }
+    @Test func aSecondDeviceSignsNothingOnAnOrganisationUntilItsCodeIsCompared() throws {
+        let w = try world("trust", people: [])
+        let made = try passbox(w.data("ann"), ["signup", "--server", w.proxy.origin, "--email", "ann@example.org"], [password, password])
+        let key = try #require(made.stdout.range(of: #"P1-[0-9A-Z]{6}(-[0-9A-Z]{5,6}){5}"#, options: .regularExpression).map { String(made.stdout[$0]) })
+        #expect(try passbox(w.data("ann"), ["org", "create", "team", "Acme"], [password]).status == 0)
+        let code = try #require(try passbox(w.data("ann"), ["org", "show", "Acme"]).stdout.split(separator: "\n").first { $0.contains("Its code") }?.split(separator: " ").last.map(String.init))
+        let laptop = w.data("laptop")
+        #expect(try passbox(laptop, ["signin", "--server", w.proxy.origin, "--email", "ann@example.org"], [password, key]).status == 0)
+        // The laptop sees the team through the server only: shown, with the code to compare, but nothing is signed.
+        let shown = try passbox(laptop, ["org", "show", "Acme"])
+        #expect(shown.status == 0 && shown.stdout.contains("first saw it through the server alone") && shown.stdout.contains(code), "\(shown.stdout)")
+        let refused = try passbox(laptop, ["org", "vault-create", "Acme", "Servers"], [password])
+        #expect(refused.status == 1 && refused.stderr.contains("signs and shares nothing on it yet"), "\(refused.stderr)")
+        #expect(try passbox(laptop, ["org", "trust", "Acme", "not-the-code"]).status == 1)
+        #expect(try passbox(laptop, ["org", "trust", "Acme", code]).stdout.contains("now trusts Acme"))
+        #expect(try passbox(laptop, ["org", "vault-create", "Acme", "Servers"], [password]).status == 0)
     }
 }

@@ -20,7 +20,8 @@ extension Commands {
                org show ORG [--json]
                org invite ORG EMAIL [--role owner|admin|member|guest] [--mail]
                org accept [--preview]        (the link, or a whole mail with it, on standard input)
-               org confirm ORG EMAIL --codes-match | --without-comparing
+               org confirm ORG EMAIL --codes-match | --without-comparing [--role admin|member|guest|owner]
+               org trust ORG CODE
                org remove ORG EMAIL
                org role ORG EMAIL owner|admin|member|guest
                org pause|resume ORG EMAIL
@@ -125,7 +126,8 @@ extension Commands {
             guard compared != a.flag("without-comparing") else {
                 throw CLIError.usage(c.tr("org.confirm.choose"), hint: "passbox org confirm ORG EMAIL --codes-match | --without-comparing")
             }
-            let org = try SharingOperations.confirm(rest[0], email: rest[1], compared: compared, password: try password(), dataDirectory: c.dataDirectory)
+            let role = try a.value("role").map { try MemberRole(name: $0).orThrow(CLIError.usage("usage: \(orgUsage)")) }
+            let org = try SharingOperations.confirm(rest[0], email: rest[1], compared: compared, role: role, password: try password(), dataDirectory: c.dataDirectory)
             Console.out(c.tr(compared ? "org.confirmed" : "org.confirmed.uncompared", ["email": rest[1], "name": org.name]))
         case "remove":
             try need(2)
@@ -179,6 +181,10 @@ extension Commands {
             try need(1)
             let count = try SharingOperations.renewKeys(rest[0], password: try password(), dataDirectory: c.dataDirectory)
             Console.out(c.tr("org.renewed", ["count": String(count)]))
+        case "trust":
+            try need(2)
+            let org = try SharingOperations.trust(rest[0], code: rest[1], dataDirectory: c.dataDirectory)
+            Console.out(c.tr("org.trusted", ["name": org.name]))
         case "leave":
             try need(1)
             let name = try SharingOperations.leave(rest[0], dataDirectory: c.dataDirectory)
@@ -195,6 +201,7 @@ extension Commands {
     static func printOrg(_ c: Context, _ org: OrgView) {
         Console.out(c.tr("org.header", ["name": org.name, "kind": c.tr("org.kind.\(org.kind)"), "version": String(org.version), "epoch": String(org.epoch)]))
         if org.status == "removed" { Console.out(c.tr("org.status.removed")) }
+        if let code = org.code { Console.out(c.tr(org.trusted ? "org.code" : "org.untrusted", ["code": code, "id": org.orgID])) }
         Console.out(c.tr("org.members"))
         for m in org.members {
             let state = m.state == "active" ? "" : " · " + c.tr("org.state.\(m.state)")

@@ -89,16 +89,24 @@ extension SharingOperations {
         _ vaultID: String, name: String, key: SecretBytes, list: MemberListVersion, only: Set<String>? = nil, record: AccountRecord, keyset: AccountKeyset,
         client: AccountClient, dataDirectory: String
     ) throws {
+        try requireTrusted(list.orgID, record: record, dataDirectory: dataDirectory)
         let file = try SharingFile.load(dataDirectory)
         var grants: [Data] = []
         for (member, access) in list.members(of: vaultID) where member.state == .active && (only?.contains(member.accountID) ?? true) {
-            let keys = member.accountID == record.accountID ? member.keys : try sealingKeys(member, record: record, file: file)
+            // A member whose keys are not the ones pinned here gets no key (they show as waiting for one): the
+            // others' keys are still renewed.
+            guard let keys = member.accountID == record.accountID ? member.keys : try? sealingKeys(member, record: record, file: file) else { continue }
             let grant = try VaultGrant.make(
                 key: key, orgID: list.orgID, vaultID: vaultID, epoch: list.epoch, recipient: keys, access: access, granter: record.accountID, signingKey: keyset.signingKey)
             grants.append(Data(grant.encoded))
         }
         let meta = try sealName(name, key: key, org: list.orgID, vault: vaultID, epoch: list.epoch)
-        try client.putVault(SharedVaultPutRequest(orgID: list.orgID, vaultID: vaultID, epoch: list.epoch, meta: Data(meta), grants: grants), token: record.token ?? "")
+        // In requests of at most 500 grants (a request body is at most 1 MiB); each names the same epoch and name.
+        var batches = stride(from: 0, to: grants.count, by: 500).map { Array(grants[$0..<min($0 + 500, grants.count)]) }
+        if batches.isEmpty { batches = [[]] }
+        for batch in batches {
+            try client.putVault(SharedVaultPutRequest(orgID: list.orgID, vaultID: vaultID, epoch: list.epoch, meta: Data(meta), grants: batch), token: record.token ?? "")
+        }
     }
 
     static func views(_ head: MemberListVersion, _ vaults: [SharedVaultRecord], keys: [String: SecretBytes], record: AccountRecord) -> [SharedVaultView] {

@@ -66,7 +66,9 @@ public enum SharingOperations {
             }
             return ContactView(email: normalized, accountID: pinned.accountID, securityCode: pinned.keys.securityCode.description, compared: pin.compared, pinnedNow: false)
         }
-        if acceptNew {
+        // Accepting takes the keys the user compared: the pending ones. Other keys shown now become the
+        // pending ones instead (the server cannot swap keys between the comparison and the acceptance).
+        if acceptNew, let pending = pin.pending, pending == Data(bundle.encoded), pin.pendingAccountID == bundle.accountID {
             pin = SharingFile.Contact(server: record.server, email: normalized, accountID: bundle.accountID, bundle: Data(bundle.encoded), pinned: now, compared: true)
             file.set(pin)
             file.warnings.removeAll { $0.kind == "keyChanged" && $0.server == record.server && $0.subject == normalized }
@@ -151,17 +153,31 @@ public enum SharingOperations {
         var versions: [MemberListVersion] = []
         var last: OrgFetchReply
         do {
+            var pages = 0, bytes = 0
             repeat {
                 last = try client.fetchList(orgID: orgID, since: since, token: record.token ?? "")
                 let page = try last.versions.map { try MemberListVersion(decoding: Array($0)) }
+                // Each page must continue where the last one ended (a server that repeats or skips is refused),
+                // and a list is read in at most 1,000 pages.
+                if let first = page.first, first.version > since + 1 || (kept == nil && first.version != since + 1) {
+                    throw SharingError.listInvalid(version: first.version, reason: .notNextVersion)
+                }
+                // Versions at or below the kept one stay in: `verify` tells a fork or a step back from them.
                 versions += page
-                since = page.last?.version ?? since
+                bytes += last.versions.reduce(0) { $0 + $1.count }
+                since = page.last.map { max($0.version, since) } ?? since
+                pages += 1
+                guard pages <= 1_000, bytes <= 512 << 20 else { throw SharingError.malformed("a member list of more than 1,000 pages or 512 MiB") }
             } while last.more && !last.versions.isEmpty
             let head = try MemberListChain.verify(versions, from: kept, seen: kept.map { ListHead(version: $0.version, hash: $0.hash) })
             guard head.orgID == orgID else { throw SharingError.notTheOrganisation }
             var code = file.lists.first { $0.server == record.server && $0.orgID == orgID }?.code
             if kept == nil, let first = versions.first { code = MemberListChain.organisationCode(first) }
-            file.keep(server: record.server, orgID: orgID, head: Data(head.encoded), code: code)
+            // This account's own entry must hold its own keys (else the server shows a list where someone else is "me").
+            if let me = head.member(record.accountID), me.keys != (try ownBundle(record)).keys {
+                throw SharingError.listInvalid(version: head.version, reason: .ownKeysDiffer)
+            }
+            file.keep(server: record.server, orgID: orgID, head: Data(head.encoded), code: code, trusted: kept == nil ? false : nil)
             // Members whose keys in the list differ from the keys this device pinned for them.
             for member in head.members where member.accountID != record.accountID {
                 if let pin = file.contact(server: record.server, email: member.email), let pinned = try? KeyBundle(Array(pin.bundle), accountID: pin.accountID),
@@ -180,13 +196,25 @@ public enum SharingOperations {
     }
 
     /// The organisation a user names (its id, or its name in any case) among those this device keeps.
+    /// One this device does not keep yet (another device made or joined it) is looked for among those the
+    /// server lists, each verified from its first version and kept as first seen (untrusted).
     static func resolve(_ reference: String, record: AccountRecord, dataDirectory: String) throws -> String {
-        let file = try SharingFile.load(dataDirectory)
-        let mine = file.lists.filter { $0.server == record.server }
-        if mine.contains(where: { $0.orgID == reference }) { return reference }
-        let named = mine.filter { (try? MemberListVersion(decoding: Array($0.head)))?.name.lowercased() == reference.lowercased() }
-        guard named.count == 1 else { throw ProtocolError(.organisationNotFound, ["name": reference]) }
-        return named[0].orgID
+        func match() throws -> [String] {
+            let mine = try SharingFile.load(dataDirectory).lists.filter { $0.server == record.server }
+            if mine.contains(where: { $0.orgID == reference }) { return [reference] }
+            return mine.filter { (try? MemberListVersion(decoding: Array($0.head)))?.name.lowercased() == reference.lowercased() }.map(\.orgID)
+        }
+        var found = try match()
+        if found.isEmpty {
+            let (_, client) = try AccountOperations.signedIn(dataDirectory)
+            let kept = Set(try SharingFile.load(dataDirectory).lists.filter { $0.server == record.server }.map(\.orgID))
+            for head in try client.orgs(token: record.token ?? "").orgs where SyncIdentifier.isValid(head.orgID) && !kept.contains(head.orgID) {
+                _ = try? refreshed(head.orgID, record: record, client: client, dataDirectory: dataDirectory)
+            }
+            found = try match()
+        }
+        guard found.count == 1 else { throw ProtocolError(.organisationNotFound, ["name": reference]) }
+        return found[0]
     }
 
     /// Every organisation the server says this account is in, each verified.
@@ -202,7 +230,7 @@ public enum SharingOperations {
             views.append(
                 OrgView(
                     orgID: kept.orgID, kind: head.kind.name, name: head.name, version: head.version, epoch: head.epoch, role: nil, members: [], waiting: [], invitations: [],
-                    code: kept.code, status: head.member(record.accountID) == nil ? "waiting" : "removed"))
+                    code: kept.code, trusted: kept.trusted == true, status: head.member(record.accountID) == nil ? "waiting" : "removed"))
         }
         return views
     }
@@ -235,6 +263,7 @@ public enum SharingOperations {
             orgID: orgID, kind: head.kind.name, name: head.name, version: head.version, epoch: head.epoch, role: head.member(record.accountID)?.role.name,
             members: members, waiting: waiting, invitations: reply.invitations.map { InvitationView(id: $0.id, email: $0.email, role: $0.role, expires: $0.expires) },
             code: file.lists.first { $0.server == record.server && $0.orgID == orgID }?.code,
+            trusted: file.lists.first { $0.server == record.server && $0.orgID == orgID }?.trusted == true,
             groups: head.groups.map { g in GroupView(id: g.id, name: g.name, members: g.members.compactMap { head.member($0)?.email }) },
             status: head.member(record.accountID) == nil ? "removed" : "member")
     }
@@ -291,12 +320,33 @@ public enum SharingOperations {
         genesis.sign(with: keyset.signingKey)
         _ = try client.appendList(orgID: orgID, version: genesis.encoded, token: record.token ?? "")
         var file = try SharingFile.load(dataDirectory)
-        file.keep(server: record.server, orgID: orgID, head: Data(genesis.encoded), code: MemberListChain.organisationCode(genesis))
+        file.keep(server: record.server, orgID: orgID, head: Data(genesis.encoded), code: MemberListChain.organisationCode(genesis), trusted: true)
         try file.save(dataDirectory)
         if let familyVault {
             let vaultTitle = (vaultName?.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.isEmpty ? nil : String($0.prefix(VaultInfo.nameLimit)) } ?? trimmed
             try putVault(familyVault, name: vaultTitle, key: .generate(count: 32), list: genesis, record: record, keyset: keyset, client: client, dataDirectory: dataDirectory)
         }
+        return try view(orgID, record: record, client: client, dataDirectory: dataDirectory)
+    }
+
+    /// Refuses to sign or seal anything on an organisation this device first saw through the server alone.
+    static func requireTrusted(_ orgID: String, record: AccountRecord, dataDirectory: String) throws {
+        let kept = try SharingFile.load(dataDirectory).lists.first { $0.server == record.server && $0.orgID == orgID }
+        guard kept?.trusted == true else { throw ProtocolError(.sharingRefused, ["problem": "unverifiedOrganisation", "detail": orgID]) }
+    }
+
+    /// Trusts an organisation first seen through the server once the user compared its code with a device that
+    /// knows it (`org show` there prints it). Another code is `notTheOrganisation`, and nothing changes.
+    public static func trust(_ reference: String, code: String, dataDirectory: String) throws -> OrgView {
+        let (record, client) = try AccountOperations.signedIn(dataDirectory)
+        let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
+        _ = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
+        var file = try SharingFile.load(dataDirectory)
+        guard let kept = file.lists.first(where: { $0.server == record.server && $0.orgID == orgID }), let known = kept.code,
+            ConstantTime.equal(Array(known.utf8), Array(code.trimmingCharacters(in: .whitespaces).utf8))
+        else { throw ProtocolError(.sharingRefused, ["problem": "notTheOrganisation"]) }
+        file.keep(server: record.server, orgID: orgID, head: kept.head, code: known, trusted: true)
+        try file.save(dataDirectory)
         return try view(orgID, record: record, client: client, dataDirectory: dataDirectory)
     }
 
@@ -307,17 +357,16 @@ public enum SharingOperations {
     ) throws -> OrgView {
         let (record, client) = try AccountOperations.signedIn(dataDirectory)
         let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
+        try requireTrusted(orgID, record: record, dataDirectory: dataDirectory)
         let keyset = try keys.keyset(record)
         for attempt in 1...3 {
-            let (head, reply) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
+            let (head, _) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
             guard let me = head.member(record.accountID), me.role.managesMembers, me.state == .active else { throw ProtocolError(.notAMember, ["org": head.name]) }
             var next = head.next(signer: record.accountID)
             try change(&next, head, record)
-            // Members who left go with the next version a manager signs; their keys rotate.
-            let departed = Set(reply.departed ?? []).subtracting([record.accountID])
-            for id in departed where next.member(id) != nil { next.set(member: id, nil) }
             // Whoever can read less than before (removed, left, access lowered or taken, out of a group): a new epoch.
             if next.epoch == head.epoch, MemberListChain.losesAccess(from: head, to: next) { next.epoch = head.epoch + 1 }
+            guard next.epoch < Int(UInt32.max) else { throw ProtocolError(.sharingRefused, ["problem": "listInvalid", "detail": "epochTooLarge", "version": String(next.version)]) }
             next.sign(with: keyset.signingKey)
             // Checked here as every client will check it: a change this account may not make is refused before it is sent.
             do { try MemberListChain.checkStep(from: head, to: next) } catch let error as SharingError {
@@ -343,7 +392,9 @@ public enum SharingOperations {
     /// this device pinned for their email (a changed key is `contactKeyChanged`), and the keys the waiting
     /// entry carries must be the same (else the server substituted them: `sharingRefused`). `compared` says the
     /// user compared the security codes; it marks the pin compared.
-    public static func confirm(_ reference: String, email: String, compared: Bool, password: SecretText, dataDirectory: String) throws -> OrgView {
+    /// The role is the confirming user's choice (`role`); without one, the invitation's role when it is member
+    /// or guest, else member: the server's word never makes anyone an owner or admin.
+    public static func confirm(_ reference: String, email: String, compared: Bool, role chosen: MemberRole? = nil, password: SecretText, dataDirectory: String) throws -> OrgView {
         let normalized = SignInTranscript.normalizedEmail(email)
         let (record, client) = try AccountOperations.signedIn(dataDirectory)
         let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
@@ -361,7 +412,7 @@ public enum SharingOperations {
             throw ProtocolError(.sharingRefused, ["problem": "bundleInvalid", "email": normalized])
         }
         if compared { _ = try contact(normalized, markCompared: true, dataDirectory: dataDirectory) }
-        let role = MemberRole(name: waiting.role) ?? .member
+        let role = chosen ?? MemberRole(name: waiting.role).flatMap { $0.managesMembers ? nil : $0 } ?? .member
         let keys = Keys(password, dataDirectory: dataDirectory)
         _ = try amend(orgID, keys: keys, dataDirectory: dataDirectory) { next, head, _ in
             next.set(member: pinned.accountID, ListMember(accountID: pinned.accountID, email: normalized, role: role, keys: pinned.keys))
@@ -415,6 +466,7 @@ public enum SharingOperations {
         let (record, client) = try AccountOperations.signedIn(dataDirectory)
         let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
         let (head, _) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
+        try requireTrusted(orgID, record: record, dataDirectory: dataDirectory)
         guard let code = try SharingFile.load(dataDirectory).lists.first(where: { $0.server == record.server && $0.orgID == orgID })?.code else {
             throw ProtocolError(.sharingRefused, ["problem": "notTheOrganisation"])
         }
@@ -457,6 +509,13 @@ public enum SharingOperations {
             let versions = try reply.versions.map { try MemberListVersion(decoding: Array($0)) }
             head = try MemberListChain.verify(versions, organisation: link.organisation)
             guard head.orgID == reply.orgID else { throw SharingError.notTheOrganisation }
+            // A list this device keeps already (a second invitation): the shown one must continue it, never
+            // take it back to an older version (and so bring back someone removed since).
+            let file = try SharingFile.load(dataDirectory)
+            if let kept = file.lists.first(where: { $0.server == record.server && $0.orgID == head.orgID }), let keptHead = try? MemberListVersion(decoding: Array(kept.head)) {
+                if let code = kept.code, code != link.organisation { throw SharingError.notTheOrganisation }
+                _ = try MemberListChain.verify(versions, from: keptHead, seen: ListHead(version: keptHead.version, hash: keptHead.hash))
+            }
         } catch {
             var file = try SharingFile.load(dataDirectory)
             file.warn(warning(refusal(error).facts["problem"] ?? "listInvalid", record, subject: reply.orgID, detail: "invitation: \(error)"))
@@ -476,7 +535,7 @@ public enum SharingOperations {
         let checked = try previewed(text, dataDirectory: dataDirectory)
         try client.acceptInvitation(token: checked.link.token, token: record.token ?? "")
         var file = try SharingFile.load(dataDirectory)
-        file.keep(server: record.server, orgID: checked.head.orgID, head: Data(checked.head.encoded), code: checked.code)
+        file.keep(server: record.server, orgID: checked.head.orgID, head: Data(checked.head.encoded), code: checked.code, trusted: true)
         try file.save(dataDirectory)
         return checked.preview
     }

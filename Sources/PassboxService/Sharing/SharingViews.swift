@@ -61,6 +61,9 @@ public struct OrgView: Codable, Sendable, Equatable {
     public var invitations: [InvitationView]
     /// The organisation code of invitation links, when this device knows the list's first version.
     public var code: String?
+    /// Whether this device trusts that this is the organisation the user meant (made or joined here, or its code
+    /// compared: `passbox org trust`); nothing is signed or sealed on an untrusted one.
+    public var trusted: Bool = false
     /// Groups with their members' emails (SHR-22).
     public var groups: [GroupView] = []
     /// "member"; "waiting" (this account accepted an invitation and waits for a manager to confirm it);

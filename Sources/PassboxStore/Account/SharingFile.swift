@@ -45,11 +45,16 @@ public struct SharingFile: Codable, Equatable, Sendable {
         public var head: Data
         /// The organisation code (`#org=`) when this device verified the list from its first version.
         public var code: String?
-        public init(server: String, orgID: String, head: Data, code: String?) {
+        /// Whether the organisation is the one the user meant: made here, joined by a link whose code matched,
+        /// or its code compared by the user (`passbox org trust`). A list first seen through the server alone
+        /// is shown but nothing is signed or sealed on it (nil: not trusted).
+        public var trusted: Bool?
+        public init(server: String, orgID: String, head: Data, code: String?, trusted: Bool? = nil) {
             self.server = server
             self.orgID = orgID
             self.head = head
             self.code = code
+            self.trusted = trusted
         }
     }
 
@@ -104,9 +109,11 @@ public struct SharingFile: Codable, Equatable, Sendable {
 
     public func list(server: String, orgID: String) -> Data? { lists.first { $0.server == server && $0.orgID == orgID }?.head }
 
-    public mutating func keep(server: String, orgID: String, head: Data, code: String?) {
+    /// Keeps a verified head; `trusted` nil keeps what was said before.
+    public mutating func keep(server: String, orgID: String, head: Data, code: String?, trusted: Bool? = nil) {
+        let before = lists.first { $0.server == server && $0.orgID == orgID }
         lists.removeAll { $0.server == server && $0.orgID == orgID }
-        lists.append(KeptList(server: server, orgID: orgID, head: head, code: code))
+        lists.append(KeptList(server: server, orgID: orgID, head: head, code: code ?? before?.code, trusted: trusted ?? before?.trusted))
         lists.sort { ($0.server, $0.orgID) < ($1.server, $1.orgID) }
     }
 
