@@ -24,9 +24,21 @@ public struct InvitationLink: Sendable, Equatable {
         case noOrganisation
     }
 
-    /// Finds the first invitation link in `text` (a pasted link, or a whole mail holding one).
+    /// Finds the first invitation link in `text` (a pasted link, or a whole mail holding one). Also taken (SHR-10):
+    /// `passbox://invite?link=<the https link, percent-encoded>` and `passbox://invite/TOKEN#org=CODE`, whose
+    /// server is the account's own (`server` is then empty).
     public init(finding text: String) throws {
         let words = text.split(whereSeparator: { $0.isWhitespace || $0 == "<" || $0 == ">" || $0 == "\"" || $0 == "'" })
+        if let wrapped = words.first(where: { $0.hasPrefix("passbox://invite?link=") }) {
+            guard let inner = String(wrapped.dropFirst("passbox://invite?link=".count)).removingPercentEncoding, inner.hasPrefix("http") else { throw Problem.noLink }
+            try self.init(finding: inner)
+            return
+        }
+        if let bare = words.first(where: { $0.hasPrefix("passbox://invite/") }) {
+            let parsed = try InvitationLink(finding: "https://placeholder.invalid/invite/" + bare.dropFirst("passbox://invite/".count))
+            self.init(server: "", token: parsed.token, organisation: parsed.organisation)
+            return
+        }
         guard let word = words.first(where: { $0.contains("/invite/") && ($0.hasPrefix("https://") || $0.hasPrefix("http://")) }) else { throw Problem.noLink }
         let link = String(word)
         let parts = link.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
@@ -41,8 +53,6 @@ public struct InvitationLink: Sendable, Equatable {
         guard let org, !org.isEmpty, org.utf8.count <= 64, org.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
             throw Problem.noOrganisation
         }
-        server = String(path[..<marker.lowerBound])
-        self.token = token
-        organisation = org
+        self.init(server: String(path[..<marker.lowerBound]), token: token, organisation: org)
     }
 }

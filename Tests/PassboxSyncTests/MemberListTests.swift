@@ -238,5 +238,10 @@ import Testing
         #expect(throws: InvitationLink.Problem.noOrganisation) { try InvitationLink(finding: "https://vault.example.org/invite/Ab3") }
         #expect(throws: InvitationLink.Problem.noLink) { try InvitationLink(finding: "no link here") }
         #expect(throws: InvitationLink.Problem.noLink) { try InvitationLink(finding: "https://x.org/invite/%2e%2e#org=a") }
+        // The passbox:// forms (SHR-10): a wrapped https link, and a bare one for the account's own server.
+        let wrapped = "passbox://invite?link=" + (link.text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        #expect(try InvitationLink(finding: wrapped) == link)
+        #expect(try InvitationLink(finding: "open passbox://invite/Ab3_x-9#org=Zm9vYmFy_-9 now") == InvitationLink(server: "", token: "Ab3_x-9", organisation: "Zm9vYmFy_-9"))
+        #expect(throws: InvitationLink.Problem.noOrganisation) { try InvitationLink(finding: "passbox://invite/Ab3") }
     }
 }

@@ -488,7 +488,8 @@ public enum SharingOperations {
         do { link = try InvitationLink(finding: text) } catch let problem as InvitationLink.Problem {
             throw ProtocolError(.invitationLinkInvalid, ["problem": problem.rawValue])
         }
-        guard SignInTranscript.normalizedOrigin(link.server) == record.server else {
+        // A passbox://invite/TOKEN link names no server: it is for the account's own.
+        guard link.server.isEmpty || SignInTranscript.normalizedOrigin(link.server) == record.server else {
             throw ProtocolError(.invitationLinkInvalid, ["problem": "otherServer", "server": link.server])
         }
         return link
