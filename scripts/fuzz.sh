@@ -35,7 +35,7 @@ BIN=$("$SWIFT" build -c debug --build-path "$BUILD" --show-bin-path)
 # Every C target the build made (CLinux and each …Support loader), then the Swift libraries.
 MODULES=(CLinux)
 for d in "$BIN"/C*Support.build; do [ -d "$d" ] && MODULES+=("$(basename "$d" .build)"); done
-MODULES+=(PassboxServerAPI PassboxProcess PassboxManifest PassboxWording PassboxProtocol PassboxCrypto PassboxCore PassboxStore PassboxInterop PassboxSync PassboxKit PassboxImaging PassboxDomains PassboxClient PassboxService PassboxWeb PassboxHTTP PassboxAgent)
+MODULES+=(PassboxServerAPI PassboxProcess PassboxCurl PassboxManifest PassboxWording PassboxProtocol PassboxCrypto PassboxCore PassboxStore PassboxInterop PassboxSync PassboxKit PassboxImaging PassboxDomains PassboxClient PassboxService PassboxWeb PassboxHTTP PassboxAgent)
 objects=()
 for m in "${MODULES[@]}"; do
   while IFS= read -r o; do objects+=("$o"); done < <(find "$BIN/$m.build" -name '*.o' | sort)

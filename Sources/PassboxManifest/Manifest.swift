@@ -40,17 +40,14 @@ public struct Manifest: Sendable, Equatable {
     public static let noPrevious = [UInt8](repeating: 0, count: 32)
 
     var body: [UInt8] {
-        var out: [UInt8] = [format]
-        func string(_ s: String) {
-            let bytes = Array(s.utf8)
-            out += [UInt8(bytes.count >> 8 & 0xFF), UInt8(bytes.count & 0xFF)] + bytes
-        }
-        string(vaultID)
-        out += (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(bitPattern: version) >> (8 * UInt64($0))) }
-        out += previous + root + metaHash
-        out += (0..<4).reversed().map { UInt8(truncatingIfNeeded: UInt32(truncatingIfNeeded: keyVersion) >> (8 * UInt32($0))) }
-        string(signer)
-        return out
+        var w = BinaryWriter()
+        w.byte(format)
+        w.string(vaultID)
+        w.u64(version)
+        w.raw(previous + root + metaHash)
+        w.u32(keyVersion)
+        w.string(signer)
+        return w.bytes
     }
 
     var signedBytes: [UInt8] { Array("passbox/v1/manifest|".utf8) + body }
@@ -65,29 +62,19 @@ public struct Manifest: Sendable, Equatable {
     public var hash: [UInt8] { Hash.sha256(encoded) }
 
     public init(decoding bytes: [UInt8]) throws {
-        var at = 0
-        func take(_ n: Int) throws -> ArraySlice<UInt8> {
-            guard n >= 0, at + n <= bytes.count else { throw ManifestError.malformed }
-            defer { at += n }
-            return bytes[at..<(at + n)]
-        }
-        func string() throws -> String {
-            let n = try take(2).reduce(0) { $0 << 8 | Int($1) }
-            guard let s = String(validating: try take(n), as: UTF8.self) else { throw ManifestError.malformed }
-            return s
-        }
-        let format = try take(1).first!
+        var r = BinaryReader(bytes, failure: ManifestError.malformed)
+        let format = try r.byte()
         guard Self.readableFormats.contains(format) else { throw ManifestError.newerFormat(Int(format)) }
         self.format = format
-        vaultID = try string()
-        version = Int64(bitPattern: try take(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-        previous = Array(try take(32))
-        root = Array(try take(32))
-        metaHash = Array(try take(32))
-        keyVersion = Int(try take(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
-        signer = try string()
-        signature = Array(try take(64))
-        guard at == bytes.count, version >= 1 else { throw ManifestError.malformed }
+        vaultID = try r.string()
+        version = try r.u64()
+        previous = Array(try r.take(32))
+        root = Array(try r.take(32))
+        metaHash = Array(try r.take(32))
+        keyVersion = try r.u32()
+        signer = try r.string()
+        signature = Array(try r.take(64))
+        guard r.isAtEnd, version >= 1 else { throw ManifestError.malformed }
     }
 }
 

@@ -212,57 +212,40 @@ public struct MemberListVersion: Sendable, Equatable {
     }
 
     var body: [UInt8] {
-        // Written in place into one buffer sized up front: a version of a 1,000-member list is about 95 KiB
-        // and is encoded at every step of a verification.
-        var out: [UInt8] = []
-        out.reserveCapacity(128 + name.utf8.count + members.count * 104 + members.reduce(0) { $0 + $1.email.utf8.count } + vaults.count * 40)
-        out.append(format)
-        func string(_ s: String) {
-            let n = min(s.utf8.count, 65_535)
-            out.append(UInt8(truncatingIfNeeded: n >> 8))
-            out.append(UInt8(truncatingIfNeeded: n))
-            // A native string's bytes are copied at once; the element-wise copy is the slow path.
-            if n == s.utf8.count, s.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) != nil { return }
-            out.append(contentsOf: s.utf8.prefix(n))
-        }
-        func u32(_ v: Int) {
-            let x = UInt32(truncatingIfNeeded: v)
-            out.append(UInt8(truncatingIfNeeded: x >> 24))
-            out.append(UInt8(truncatingIfNeeded: x >> 16))
-            out.append(UInt8(truncatingIfNeeded: x >> 8))
-            out.append(UInt8(truncatingIfNeeded: x))
-        }
-        string(orgID)
-        out.append(kind.rawValue)
-        string(name)
-        let v = UInt64(bitPattern: version)
-        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
-        out.append(contentsOf: previous)
-        u32(epoch)
-        u32(members.count)
+        // One buffer sized up front: a version of a 1,000-member list is about 95 KiB and is encoded at every
+        // step of a verification.
+        var w = BinaryWriter(capacity: 128 + name.utf8.count + members.count * 104 + members.reduce(0) { $0 + $1.email.utf8.count } + vaults.count * 40)
+        w.byte(format)
+        w.string(orgID)
+        w.byte(kind.rawValue)
+        w.string(name)
+        w.u64(version)
+        w.raw(previous)
+        w.u32(epoch)
+        w.u32(members.count)
         for m in members {
-            string(m.accountID)
-            string(m.email)
-            out.append(m.role.rawValue)
-            out.append(m.state.rawValue)
-            out.append(contentsOf: m.keys.signPublicKey)
-            out.append(contentsOf: m.keys.boxPublicKey)
+            w.string(m.accountID)
+            w.string(m.email)
+            w.byte(m.role.rawValue)
+            w.byte(m.state.rawValue)
+            w.raw(m.keys.signPublicKey)
+            w.raw(m.keys.boxPublicKey)
         }
-        u32(vaults.count)
+        w.u32(vaults.count)
         for v in vaults {
-            string(v.vaultID)
-            string(v.accountID)
-            out.append(v.access.rawValue)
+            w.string(v.vaultID)
+            w.string(v.accountID)
+            w.byte(v.access.rawValue)
         }
-        u32(groups.count)
+        w.u32(groups.count)
         for g in groups {
-            string(g.id)
-            string(g.name)
-            u32(g.members.count)
-            for m in g.members { string(m) }
+            w.string(g.id)
+            w.string(g.name)
+            w.u32(g.members.count)
+            for m in g.members { w.string(m) }
         }
-        string(signer)
-        return out
+        w.string(signer)
+        return w.bytes
     }
 
     var signedBytes: [UInt8] { Array("passbox/v1/member-list|".utf8) + body }
@@ -275,57 +258,42 @@ public struct MemberListVersion: Sendable, Equatable {
     public var hash: [UInt8] { Hash.sha256(encoded) }
 
     public init(decoding bytes: [UInt8]) throws {
-        var at = 0
-        func take(_ n: Int) throws -> ArraySlice<UInt8> {
-            guard n >= 0, at + n <= bytes.count else { throw SharingError.malformed("member list") }
-            defer { at += n }
-            return bytes[at..<(at + n)]
-        }
-        func string() throws -> String {
-            let n = try take(2).reduce(0) { $0 << 8 | Int($1) }
-            guard let s = String(validating: try take(n), as: UTF8.self) else { throw SharingError.malformed("member list") }
-            return s
-        }
-        func u32() throws -> Int { Int(try take(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
-        func byte<T: RawRepresentable>(_: T.Type) throws -> T where T.RawValue == UInt8 {
-            guard let value = T(rawValue: try take(1).first!) else { throw SharingError.malformed("member list") }
-            return value
-        }
-        guard let format = bytes.first else { throw SharingError.malformed("member list") }
+        var r = BinaryReader(bytes, failure: SharingError.malformed("member list"))
+        let format = try r.byte()
         guard format == Self.formatVersion else {
             throw format > Self.formatVersion ? SharingError.newerFormat(Int(format)) : SharingError.malformed("member list")
         }
-        at = 1
         self.format = format
-        orgID = try string()
-        kind = try byte(OrganisationKind.self)
-        name = try string()
-        version = Int64(bitPattern: try take(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-        previous = Array(try take(32))
-        epoch = try u32()
-        let n = try u32()
-        guard n <= Self.memberLimit, n * 70 <= bytes.count - at else { throw SharingError.malformed("member list") }
+        orgID = try r.string()
+        kind = try r.value(OrganisationKind.self)
+        name = try r.string()
+        version = try r.u64()
+        previous = Array(try r.take(32))
+        epoch = try r.u32()
+        // Counts are held to the limits and to what the bytes left could hold, before anything is allocated.
+        let n = try r.u32()
+        guard n <= Self.memberLimit, n * 70 <= r.remaining else { throw r.failure }
         members = try (0..<n).map { _ in
-            let id = try string(), email = try string(), role = try byte(MemberRole.self), state = try byte(MemberState.self)
-            let sign = Array(try take(32)), box = Array(try take(32))
+            let id = try r.string(), email = try r.string(), role = try r.value(MemberRole.self), state = try r.value(MemberState.self)
+            let sign = Array(try r.take(32)), box = Array(try r.take(32))
             return ListMember(accountID: id, email: email, role: role, state: state, keys: IdentityKeys(signPublicKey: sign, boxPublicKey: box))
         }
-        let m = try u32()
-        guard m <= Self.vaultEntryLimit, m * 5 <= bytes.count - at else { throw SharingError.malformed("member list") }
-        vaults = try (0..<m).map { _ in VaultAccess(vaultID: try string(), accountID: try string(), access: try byte(VaultAccessLevel.self)) }
-        let g = try u32()
-        guard g <= Self.groupLimit, g * 8 <= bytes.count - at else { throw SharingError.malformed("member list") }
+        let m = try r.u32()
+        guard m <= Self.vaultEntryLimit, m * 5 <= r.remaining else { throw r.failure }
+        vaults = try (0..<m).map { _ in VaultAccess(vaultID: try r.string(), accountID: try r.string(), access: try r.value(VaultAccessLevel.self)) }
+        let g = try r.u32()
+        guard g <= Self.groupLimit, g * 8 <= r.remaining else { throw r.failure }
         groups = try (0..<g).map { _ in
-            let id = try string(), name = try string(), k = try u32()
-            guard k <= Self.memberLimit, k * 2 <= bytes.count - at else { throw SharingError.malformed("member list") }
+            let id = try r.string(), name = try r.string(), k = try r.u32()
+            guard k <= Self.memberLimit, k * 2 <= r.remaining else { throw r.failure }
             // Kept as read (not re-sorted): a version that is not canonical must fail the step check, not be mended.
             var group = ListGroup(id: id, name: name, members: [])
-            group.members = try (0..<k).map { _ in try string() }
+            group.members = try (0..<k).map { _ in try r.string() }
             return group
         }
-        signer = try string()
-        signature = Array(try take(64))
-        guard at == bytes.count, version >= 1 else { throw SharingError.malformed("member list") }
+        signer = try r.string()
+        signature = Array(try r.take(64))
+        guard r.isAtEnd, version >= 1 else { throw r.failure }
     }
 }
 

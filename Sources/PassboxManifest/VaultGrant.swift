@@ -42,19 +42,16 @@ public struct VaultGrant: Sendable, Equatable {
     }
 
     var body: [UInt8] {
-        var out: [UInt8] = [Self.formatVersion]
-        func string(_ s: String) {
-            let bytes = Array(s.utf8.prefix(65_535))
-            out += [UInt8(bytes.count >> 8 & 0xFF), UInt8(bytes.count & 0xFF)] + bytes
-        }
-        string(orgID)
-        string(vaultID)
-        out += (0..<4).reversed().map { UInt8(truncatingIfNeeded: UInt32(truncatingIfNeeded: epoch) >> (8 * UInt32($0))) }
-        out += recipient
-        out.append(access.rawValue)
-        string(granter)
-        out += [UInt8(sealed.count >> 8 & 0xFF), UInt8(sealed.count & 0xFF)] + sealed
-        return out
+        var w = BinaryWriter()
+        w.byte(Self.formatVersion)
+        w.string(orgID)
+        w.string(vaultID)
+        w.u32(epoch)
+        w.raw(recipient)
+        w.byte(access.rawValue)
+        w.string(granter)
+        w.data(sealed)
+        return w.bytes
     }
 
     var signedBytes: [UInt8] { Array("passbox/v1/grant|".utf8) + body }
@@ -64,31 +61,18 @@ public struct VaultGrant: Sendable, Equatable {
     public var encoded: [UInt8] { body + signature }
 
     public init(decoding bytes: [UInt8]) throws {
-        var at = 0
-        func take(_ n: Int) throws -> ArraySlice<UInt8> {
-            guard n >= 0, at + n <= bytes.count else { throw SharingError.malformed("grant") }
-            defer { at += n }
-            return bytes[at..<(at + n)]
-        }
-        func string() throws -> String {
-            let n = try take(2).reduce(0) { $0 << 8 | Int($1) }
-            guard let s = String(validating: try take(n), as: UTF8.self) else { throw SharingError.malformed("grant") }
-            return s
-        }
-        guard let format = bytes.first else { throw SharingError.malformed("grant") }
-        guard format == Self.formatVersion else { throw format > Self.formatVersion ? SharingError.newerFormat(Int(format)) : SharingError.malformed("grant") }
-        at = 1
-        orgID = try string()
-        vaultID = try string()
-        epoch = Int(try take(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
-        recipient = Array(try take(32))
-        guard let level = VaultAccessLevel(rawValue: try take(1).first!) else { throw SharingError.malformed("grant") }
-        access = level
-        granter = try string()
-        let n = try take(2).reduce(0) { $0 << 8 | Int($1) }
-        sealed = Array(try take(n))
-        signature = Array(try take(64))
-        guard at == bytes.count else { throw SharingError.malformed("grant") }
+        var r = BinaryReader(bytes, failure: SharingError.malformed("grant"))
+        let format = try r.byte()
+        guard format == Self.formatVersion else { throw format > Self.formatVersion ? SharingError.newerFormat(Int(format)) : r.failure }
+        orgID = try r.string()
+        vaultID = try r.string()
+        epoch = try r.u32()
+        recipient = Array(try r.take(32))
+        access = try r.value(VaultAccessLevel.self)
+        granter = try r.string()
+        sealed = try r.data()
+        signature = Array(try r.take(64))
+        guard r.isAtEnd else { throw r.failure }
     }
 
     /// Opens the grant for this device's keys, after checking it against the verified member list `list`:
