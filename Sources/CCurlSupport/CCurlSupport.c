@@ -49,6 +49,30 @@ int CCurl_available(void) {
 }
 
 
+/// A transfer's handle, or NULL with the reason in `error` (libcurl not loadable, or no handle).
+static CURL *CCurl_begin(char *error) {
+    error[0] = 0;
+    if (!CCurl_available()) {
+        strcpy(error, "libcurl.so.4 could not be loaded");
+        return NULL;
+    }
+    CURL *curl = CCurl_api.easy_init();
+    if (!curl) strcpy(error, "libcurl could not start a transfer");
+    return curl;
+}
+
+/// Ends a transfer: curl's description of a failure into `error` (unless its error buffer has one), the
+/// list and handle freed. Returns 0, or curl's code.
+static int CCurl_finish(CURL *curl, struct curl_slist *list, CURLcode code, char *error) {
+    if (code != CURLE_OK && error[0] == 0) {
+        strncpy(error, CCurl_api.easy_strerror(code), CURL_ERROR_SIZE - 1);
+        error[CURL_ERROR_SIZE - 1] = 0;
+    }
+    CCurl_api.slist_free_all(list);
+    CCurl_api.easy_cleanup(curl);
+    return code == CURLE_OK ? 0 : (int)code;
+}
+
 int CCurl_get(const char *url, const char *const *headers, int headerCount, long timeoutSeconds,
               CCurl_Sink sink, void *context, long *status, char *error) {
     return CCurl_request("GET", url, headers, headerCount, NULL, 0, timeoutSeconds, sink, context, status, error);
@@ -56,16 +80,8 @@ int CCurl_get(const char *url, const char *const *headers, int headerCount, long
 
 int CCurl_request(const char *method, const char *url, const char *const *headers, int headerCount, const void *body,
                   size_t bodyLength, long timeoutSeconds, CCurl_Sink sink, void *context, long *status, char *error) {
-    error[0] = 0;
-    if (!CCurl_available()) {
-        strcpy(error, "libcurl.so.4 could not be loaded");
-        return -1;
-    }
-    CURL *curl = CCurl_api.easy_init();
-    if (!curl) {
-        strcpy(error, "libcurl could not start a transfer");
-        return -1;
-    }
+    CURL *curl = CCurl_begin(error);
+    if (!curl) return -1;
     struct curl_slist *list = NULL;
     for (int i = 0; i < headerCount; i++) list = CCurl_api.slist_append(list, headers[i]);
     CCurl_api.easy_setopt(curl, CURLOPT_URL, url);
@@ -84,15 +100,8 @@ int CCurl_request(const char *method, const char *url, const char *const *header
     }
     if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0) CCurl_api.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
     CURLcode code = CCurl_api.easy_perform(curl);
-    if (code == CURLE_OK) {
-        CCurl_api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, status);
-    } else if (error[0] == 0) {
-        strncpy(error, CCurl_api.easy_strerror(code), CURL_ERROR_SIZE - 1);
-        error[CURL_ERROR_SIZE - 1] = 0;
-    }
-    CCurl_api.slist_free_all(list);
-    CCurl_api.easy_cleanup(curl);
-    return code == CURLE_OK ? 0 : (int)code;
+    if (code == CURLE_OK) CCurl_api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, status);
+    return CCurl_finish(curl, list, code, error);
 }
 
 int CCurl_errorSize(void) { return CURL_ERROR_SIZE; }
@@ -113,16 +122,8 @@ static size_t CCurl_readUpload(char *out, size_t size, size_t count, void *conte
 
 int CCurl_sendMail(const char *url, const char *from, const char *const *recipients, int recipientCount, const char *user,
                    const char *password, const void *message, size_t length, long timeoutSeconds, int requireTLS, char *error) {
-    error[0] = 0;
-    if (!CCurl_available()) {
-        strcpy(error, "libcurl.so.4 could not be loaded");
-        return -1;
-    }
-    CURL *curl = CCurl_api.easy_init();
-    if (!curl) {
-        strcpy(error, "libcurl could not start a transfer");
-        return -1;
-    }
+    CURL *curl = CCurl_begin(error);
+    if (!curl) return -1;
     struct curl_slist *list = NULL;
     for (int i = 0; i < recipientCount; i++) list = CCurl_api.slist_append(list, recipients[i]);
     struct CCurl_Upload upload = {message, length};
@@ -140,12 +141,5 @@ int CCurl_sendMail(const char *url, const char *from, const char *const *recipie
     CCurl_api.easy_setopt(curl, CURLOPT_TIMEOUT, timeoutSeconds);
     CCurl_api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, timeoutSeconds);
     CCurl_api.easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
-    CURLcode code = CCurl_api.easy_perform(curl);
-    if (code != CURLE_OK && error[0] == 0) {
-        strncpy(error, CCurl_api.easy_strerror(code), CURL_ERROR_SIZE - 1);
-        error[CURL_ERROR_SIZE - 1] = 0;
-    }
-    CCurl_api.slist_free_all(list);
-    CCurl_api.easy_cleanup(curl);
-    return code == CURLE_OK ? 0 : (int)code;
+    return CCurl_finish(curl, list, CCurl_api.easy_perform(curl), error);
 }

@@ -91,7 +91,7 @@ public enum SharingError: Error, Equatable, Sendable {
 
 public enum ListProblem: String, Sendable, Equatable {
     case notSigned, brokenLink, notNextVersion, signerNotAllowed, adminChangedOwner, noOwner, organisationChanged
-    case epochNotRaised, epochWentBack, creatorNotOwner, duplicateMember, memberKeysMalformed, ownKeysDiffer, epochTooLarge
+    case epochNotRaised, epochWentBack, creatorNotOwner, duplicateMember, ownKeysDiffer, epochTooLarge
 }
 
 public enum GrantProblem: String, Sendable, Equatable {

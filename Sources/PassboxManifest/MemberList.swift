@@ -78,11 +78,6 @@ public struct MemberListVersion: Sendable, Equatable {
         return best
     }
 
-    /// The entry itself for a member or a group (no groups' access added).
-    public func directAccess(vault: String, principal: String) -> VaultAccessLevel? {
-        vaults.first { $0.vaultID == vault && $0.accountID == principal }?.access
-    }
-
     /// Every member's access to every vault, groups resolved: "LENGTH:VAULTACCOUNT" → access.
     public var effectiveAccess: [String: VaultAccessLevel] {
         let byGroup = Dictionary(groups.map { ($0.id, $0.members) }, uniquingKeysWith: { a, _ in a })

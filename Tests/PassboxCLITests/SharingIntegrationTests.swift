@@ -41,13 +41,33 @@ import Testing
         text.split(whereSeparator: \.isWhitespace).first { $0.contains("/invite/") }.map(String.init)
     }
 
-    @Test(arguments: Backend.cases) func aFamilyInvitesAcceptsConfirmsByCodeAndRemoves(_ backend: Backend) throws {
-        let dir = try TemporaryDirectory("passbox-sharing")
+    /// A server on a backend and three accounts (ann, bob, cat), each in a data directory of its own; the server
+    /// and the directory last as long as the world.
+    struct World {
+        let dir: TemporaryDirectory
+        let server: ServerProcess
+        let ann: String, bob: String, cat: String
+    }
+
+    static func world(_ name: String, _ backend: Backend) throws -> World {
+        let dir = try TemporaryDirectory(name)
         let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: try backend.serverArguments(directory: dir.path + "/server/server"))
-        let ann = try Self.signUp("ann", server: server.origin, in: dir)
-        let bob = try Self.signUp("bob", server: server.origin, in: dir)
-        let cat = try Self.signUp("cat", server: server.origin, in: dir)
-        let p = Self.password
+        return World(
+            dir: dir, server: server, ann: try signUp("ann", server: server.origin, in: dir), bob: try signUp("bob", server: server.origin, in: dir),
+            cat: try signUp("cat", server: server.origin, in: dir))
+    }
+
+    /// `manager` invites `person@example.org` (whose data directory is `data`) into `org`; they accept; the
+    /// manager confirms them without comparing (the comparing flows are tested where they matter).
+    static func addMember(_ person: String, data: String, to org: String, by manager: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let link = try #require(link(in: try passbox(manager, ["org", "invite", org, "\(person)@example.org"]).stdout), sourceLocation: sourceLocation)
+        #expect(try passbox(data, ["org", "accept"], [link]).status == 0, sourceLocation: sourceLocation)
+        #expect(try passbox(manager, ["org", "confirm", org, "\(person)@example.org", "--without-comparing"], [password]).status == 0, sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: Backend.cases) func aFamilyInvitesAcceptsConfirmsByCodeAndRemoves(_ backend: Backend) throws {
+        let w = try Self.world("passbox-sharing", backend)
+        let (server, ann, bob, cat, p) = (w.server, w.ann, w.bob, w.cat, Self.password)
 
         // Own codes, and "Check with the server".
         let annOwn = try Self.passbox(ann, ["security-code", "--check"])
@@ -184,18 +204,10 @@ import Testing
     }
 
     @Test(arguments: Backend.cases) func aTeamSharesAVaultThroughAGroup(_ backend: Backend) throws {
-        let dir = try TemporaryDirectory("passbox-sharing-groups")
-        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: try backend.serverArguments(directory: dir.path + "/server/server"))
-        let ann = try Self.signUp("ann", server: server.origin, in: dir)
-        let bob = try Self.signUp("bob", server: server.origin, in: dir)
-        let cat = try Self.signUp("cat", server: server.origin, in: dir)
-        let p = Self.password
+        let w = try Self.world("passbox-sharing-groups", backend)
+        let (ann, bob, cat, p) = (w.ann, w.bob, w.cat, Self.password)
         #expect(try Self.passbox(ann, ["org", "create", "team", "Acme"], [p]).status == 0)
-        for (person, data) in [("bob", bob), ("cat", cat)] {
-            let link = try #require(Self.link(in: try Self.passbox(ann, ["org", "invite", "Acme", "\(person)@example.org"]).stdout))
-            #expect(try Self.passbox(data, ["org", "accept"], [link]).status == 0)
-            #expect(try Self.passbox(ann, ["org", "confirm", "Acme", "\(person)@example.org", "--without-comparing"], [p]).status == 0)
-        }
+        for (person, data) in [("bob", bob), ("cat", cat)] { try Self.addMember(person, data: data, to: "Acme", by: ann) }
         #expect(try Self.passbox(ann, ["org", "vaults", "Acme"], [p]).stdout.contains("No shared vaults yet"), "a team starts without a vault")
         let made = try Self.passbox(ann, ["org", "group-create", "Acme", "Sales"], [p])
         #expect(made.status == 0 && made.stdout.contains("Made the group @Sales in Acme"), "\(made.stdout)\(made.stderr)")

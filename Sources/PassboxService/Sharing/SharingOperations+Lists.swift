@@ -152,14 +152,11 @@ extension SharingOperations {
         }
     }
 
-    /// Opens the account's keyset with the master password (counted as unlock attempts are).
+    /// Opens the account's keyset with the master password (counted as unlock attempts are), as the account's
+    /// vault opens it (`AccountVaultKey.openedKeyset`).
     static func keyset(_ password: SecretText, record: AccountRecord, dataDirectory: String) throws -> AccountKeyset {
-        let secretKey = try SecretKey(parsing: record.secretKey)
-        return try AccountOperations.countingAttempts(dataDirectory, password: password) {
-            let keys = try password.withUnsafeBytes { try AccountKeys.derive(password: $0, salt: Array(record.salt), parameters: record.parameters, secretKey: secretKey) }
-            guard let keyset = try? AccountKeyset(opening: Array(record.keyset), accountID: record.accountID, unlockKey: keys.accountUnlockKey) else {
-                throw ProtocolError(.wrongPassword)
-            }
+        try AccountOperations.countingAttempts(dataDirectory, password: password) {
+            guard let keyset = try AccountVaultKey(record).openedKeyset(password: VaultService.lockedCopy(password)) else { throw ProtocolError(.wrongPassword) }
             return keyset
         }
     }

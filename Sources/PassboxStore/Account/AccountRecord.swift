@@ -54,21 +54,7 @@ public struct AccountRecord: Codable, Equatable, Sendable {
     /// The record, or nil when this data directory has none. A record that does not read is `damaged`; one
     /// of a newer version is `newerFormat`.
     public static func load(_ directory: String) throws -> AccountRecord? {
-        let path = path(directory)
-        // Most data directories have no account, and every vault command asks (which vault it serves): one
-        // access(2) call answers that before any Foundation file API.
-        if access(path, F_OK) != 0, errno == ENOENT { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) { throw StoreError.io(operation: "read", path: path, errno: EACCES) }
-            return nil
-        }
-        struct Version: Decodable { let v: Int }
-        guard let version = try? JSONDecoder().decode(Version.self, from: data) else { throw StoreError.damaged(path: path, reason: "not an account record") }
-        guard version.v <= currentVersion else { throw StoreError.newerFormat(version: version.v) }
-        guard let record = try? JSONDecoder().decode(AccountRecord.self, from: data) else {
-            throw StoreError.damaged(path: path, reason: "a field is missing or of the wrong kind")
-        }
-        return record
+        try StoreFiles.readVersioned(AccountRecord.self, at: path(directory), current: currentVersion, what: "not an account record")
     }
 
     /// Writes the record atomically (0600).

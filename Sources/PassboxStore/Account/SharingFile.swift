@@ -80,16 +80,9 @@ public struct SharingFile: Codable, Equatable, Sendable {
     /// The file, or an empty one when there is none. One that does not read is `damaged` (nothing is
     /// overwritten: a damaged file of pins must not silently become "no pins").
     public static func load(_ directory: String) throws -> SharingFile {
-        let path = path(directory)
-        if access(path, F_OK) != 0, errno == ENOENT { return SharingFile() }
-        guard let data = FileManager.default.contents(atPath: path) else { throw StoreError.io(operation: "read", path: path, errno: EACCES) }
-        struct Version: Decodable { let v: Int }
-        guard let version = try? JSONDecoder().decode(Version.self, from: data) else { throw StoreError.damaged(path: path, reason: "not Passbox's sharing file") }
-        guard version.v <= currentVersion else { throw StoreError.newerFormat(version: version.v) }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        guard let file = try? decoder.decode(SharingFile.self, from: data) else { throw StoreError.damaged(path: path, reason: "a field is missing or of the wrong kind") }
-        return file
+        return try StoreFiles.readVersioned(SharingFile.self, at: path(directory), current: currentVersion, what: "not Passbox's sharing file", decoder: decoder) ?? SharingFile()
     }
 
     public func save(_ directory: String) throws {

@@ -173,9 +173,28 @@ enum Hexadecimal {
 }
 
 /// File helpers for other modules: small state files written atomically into the private data directory.
+/// The `v` every versioned state file starts with.
+private struct FormatVersion: Decodable { let v: Int }
+
 public enum StoreFiles {
     public static func writeAtomically(_ bytes: [UInt8], to path: String, directory: String) throws {
         try POSIX.ensurePrivateDirectory(directory)
         try POSIX.writeAtomically(bytes, to: path)
+    }
+
+    /// A small versioned JSON state file (`{"v": N, …}`): nil when it is missing; `damaged` when it is not
+    /// one (`what` says what it should be) or a field does not read; `newerFormat` above `current`. A file
+    /// that exists but cannot be read is an I/O error, never "missing".
+    public static func readVersioned<T: Decodable>(_ type: T.Type, at path: String, current: Int, what: String, decoder: JSONDecoder = JSONDecoder()) throws -> T? {
+        // Most data directories lack most of these files: one access(2) call answers that first.
+        if access(path, F_OK) != 0, errno == ENOENT { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if FileManager.default.fileExists(atPath: path) { throw StoreError.io(operation: "read", path: path, errno: EACCES) }
+            return nil
+        }
+        guard let version = try? JSONDecoder().decode(FormatVersion.self, from: data) else { throw StoreError.damaged(path: path, reason: what) }
+        guard version.v <= current else { throw StoreError.newerFormat(version: version.v) }
+        guard let value = try? decoder.decode(T.self, from: data) else { throw StoreError.damaged(path: path, reason: "a field is missing or of the wrong kind") }
+        return value
     }
 }
