@@ -325,7 +325,7 @@ enum CommandTable {
             usage: Commands.securityCodeUsage, flags: ["check", "accept-new", "json"]
         ) { c, a, _ in try Commands.securityCode(c, a) },
         CommandSpec(
-            name: "org", summary: "families and teams: create, invite, accept, confirm members by their security code, roles, remove",
+            name: "org", summary: "families and teams: invite, confirm members by their security code, roles, groups, shared vaults and their keys",
             usage: Commands.orgUsage, valued: ["role", "vault"], flags: ["json", "preview", "codes-match", "without-comparing", "mail"]
         ) { c, a, _ in try Commands.org(c, a) },
         CommandSpec(name: "sharing", summary: "sharing's security warnings: changed keys, member lists that did not verify", usage: "passbox sharing warnings [--json]", flags: ["json"]) {
