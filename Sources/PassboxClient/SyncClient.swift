@@ -11,6 +11,8 @@ public struct SyncClient: Sendable {
     /// Fault injection for tests: asked after a push the server answered; true makes the client act as if
     /// the answer was lost on the way (the server did apply it).
     public var losesAnswer: (@Sendable () -> Bool)?
+    /// The organisation whose shared vaults this client pulls (nil: the account's own vaults).
+    public var orgID: String?
 
     public final class Traffic: @unchecked Sendable {
         // @unchecked: the counters are touched only under `lock`.
@@ -59,7 +61,7 @@ public struct SyncClient: Sendable {
     /// One page of a pull, and the size of its answer's body; `until` is where the pull stops (the first
     /// page's `latest`).
     public func pullPage(since: Int64, skip: [Int64] = [], until: Int64? = nil, timeoutSeconds: Int = 60) throws -> (reply: SyncPullReply, bytes: Int) {
-        let body = Array(try ProtocolCoding.wireEncode(SyncPullRequest(since: since, skip: skip.isEmpty ? nil : skip, until: until)))
+        let body = Array(try ProtocolCoding.wireEncode(SyncPullRequest(since: since, skip: skip.isEmpty ? nil : skip, until: until, orgID: orgID)))
         let answer = try exchange("/v1/sync/pull", body, timeoutSeconds: timeoutSeconds, limit: 64 << 20)
         return (try decode(SyncPullReply.self, answer), answer.count)
     }

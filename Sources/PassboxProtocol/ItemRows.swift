@@ -21,7 +21,9 @@ public struct ItemRow: Sendable, Equatable {
     }
 
     public init(_ item: ItemSummary) {
-        self.init(id: item.id, favorite: item.favorite, title: item.title, categoryName: item.categoryName, summary: item.summary)
+        // An item of a shared vault shows its badge first ("[Doe family] alice@example.org").
+        let summary = item.shared.map { "[\($0)] " + item.summary } ?? item.summary
+        self.init(id: item.id, favorite: item.favorite, title: item.title, categoryName: item.categoryName, summary: summary)
     }
 }
 

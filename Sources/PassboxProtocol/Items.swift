@@ -19,6 +19,10 @@ public struct ItemSummary: Codable, Sendable, Equatable {
     public var match: String?
     /// The item's content is sealed under a password of its own.
     public var locked: Bool?
+    /// The item is in a shared vault: its badge ("Doe family", "Customers · Sales"), and whether this account
+    /// may only view it (issue 32, SHR-5).
+    public var shared: String?
+    public var viewOnly: Bool?
 
     public init(
         id: String, title: String, category: String, categoryName: String, summary: String, websites: [String], tags: [String], favorite: Bool,

@@ -262,7 +262,7 @@ struct ServerRouter: Sendable {
             case .rateLimited: 429
             case .accountExists, .accountIDTaken, .syncConflict, .blobsMissing, .lastOwner: 409
             case .blobQuotaExceeded: 413
-            case .signupClosed, .invitationInvalid, .notAMember: 403
+            case .signupClosed, .invitationInvalid, .notAMember, .viewOnly: 403
             default: 500
             }
         let body = (try? ProtocolCoding.wireEncode(error)).map(Array.init) ?? Array(#"{"code":"internalError","facts":{}}"#.utf8)

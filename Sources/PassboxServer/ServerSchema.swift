@@ -216,6 +216,49 @@ enum ServerSchema {
                 PRIMARY KEY (org_id, vault_id, epoch, account_id)
             );
             """),
+        // Items of shared vaults (issue 32): each organisation's own revisions, vaults, signed manifests, item
+        // envelopes and pushes, shaped as the account's sync tables with the organisation in place of the account.
+        Migration(11, """
+            CREATE TABLE org_sync_heads (
+                org_id TEXT PRIMARY KEY,
+                revision INTEGER NOT NULL
+            );
+            CREATE TABLE org_sync_vaults (
+                org_id TEXT NOT NULL,
+                vault_id TEXT NOT NULL,
+                key_version INTEGER NOT NULL,
+                wrapped_key BLOB NOT NULL,
+                manifest_version INTEGER NOT NULL,
+                revision INTEGER NOT NULL,
+                PRIMARY KEY (org_id, vault_id)
+            );
+            CREATE TABLE org_sync_manifests (
+                org_id TEXT NOT NULL,
+                vault_id TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                body BLOB NOT NULL,
+                meta BLOB NOT NULL,
+                revision INTEGER NOT NULL,
+                PRIMARY KEY (org_id, vault_id, version)
+            );
+            CREATE INDEX org_sync_manifests_revision ON org_sync_manifests (org_id, revision);
+            CREATE TABLE org_sync_items (
+                org_id TEXT NOT NULL,
+                vault_id TEXT NOT NULL,
+                item_id TEXT NOT NULL,
+                revision INTEGER NOT NULL,
+                envelope BLOB,
+                PRIMARY KEY (org_id, vault_id, item_id)
+            );
+            CREATE INDEX org_sync_items_revision ON org_sync_items (org_id, revision);
+            CREATE TABLE org_sync_operations (
+                org_id TEXT NOT NULL,
+                op_id TEXT NOT NULL,
+                revision INTEGER NOT NULL,
+                created INTEGER NOT NULL,
+                PRIMARY KEY (org_id, op_id)
+            );
+            """),
     ]
 }
 

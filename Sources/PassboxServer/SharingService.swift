@@ -48,6 +48,14 @@ struct SharingService: Sendable {
         return role
     }
 
+    /// The newest list the server holds, when the caller is an active member of it (else `notAMember`).
+    static func newest(_ db: any SQLConnection, org: String, account: String) throws -> MemberListVersion {
+        guard let head = try db.rows("SELECT MAX(version) FROM org_lists WHERE org_id = ?", [.text(org)]).first?[0].integer,
+            let list = try version(db, org: org, number: head), list.member(account)?.state == .active
+        else { throw ProtocolError(.notAMember, ["org": org]) }
+        return list
+    }
+
     static func version(_ db: any SQLConnection, org: String, number: Int64) throws -> MemberListVersion? {
         guard let body = try db.rows("SELECT body FROM org_lists WHERE org_id = ? AND version = ?", [.text(org), .integer(number)]).first?[0].blob else { return nil }
         return try MemberListVersion(decoding: body)

@@ -206,6 +206,11 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case memberNotFound  // facts: email, org
     /// The organisation would have no owner left (an owner leaving or demoted alone).
     case lastOwner  // facts: org
+    /// The vault is shared with this account to view only (or its list is not verified here, or this device
+    /// holds no key for it): the item cannot be changed, and the server refuses writes to it (HTTP 403).
+    case viewOnly  // facts: vault
+    /// A shared vault is renamed, deleted and shared by its organisation's managers (`passbox org`), not here.
+    case vaultShared  // facts: vault
 
     public var exitCode: Int32 {
         switch self {

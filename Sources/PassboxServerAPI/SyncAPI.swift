@@ -20,13 +20,17 @@ public struct SyncPullRequest: Codable, Sendable {
     /// The revision the pull stops at: the `latest` the first page answered. Later pages then never reach
     /// past it, whatever is pushed meanwhile (a server that ignores it is refused by the device when it does).
     public var until: Int64?
+    /// The organisation whose shared vaults to pull (issue 32), instead of the account's own: each
+    /// organisation has its own revisions, and the answer holds only the vaults this account has access to.
+    public var orgID: String?
     public static let pageLimit = 2_000
     public static let skipLimit = 1_000
-    public init(since: Int64, limit: Int? = nil, skip: [Int64]? = nil, until: Int64? = nil) {
+    public init(since: Int64, limit: Int? = nil, skip: [Int64]? = nil, until: Int64? = nil, orgID: String? = nil) {
         self.since = since
         self.limit = limit
         self.skip = skip
         self.until = until
+        self.orgID = orgID
     }
 }
 
@@ -107,10 +111,14 @@ public struct SyncPushRequest: Codable, Sendable, Equatable {
     /// Blob ids the pushed items refer to and the device holds: the server refuses the push as `blobsMissing`
     /// when it lacks one whole (removed since, or lost), and the device sends those again first.
     public var blobs: [String]?
-    public init(opID: String, vaults: [SyncVaultWrite], blobs: [String]? = nil) {
+    /// The organisation whose shared vaults the push writes (issue 32): then every vault must be one this
+    /// account may edit, the manifests are signed by the account, and no blob is declared.
+    public var orgID: String?
+    public init(opID: String, vaults: [SyncVaultWrite], blobs: [String]? = nil, orgID: String? = nil) {
         self.opID = opID
         self.vaults = vaults
         self.blobs = blobs
+        self.orgID = orgID
     }
 }
 

@@ -13,15 +13,29 @@ public enum ItemViews {
         return String(text.prefix(displayLimit)) + "…"
     }
 
-    public static func summary(_ item: Item, match: String? = nil) -> ItemSummary {
-        ItemSummary(
+    /// A summary; with `vault`, an item of a shared vault carries its badge and whether it is view-only.
+    public static func summary(_ item: Item, match: String? = nil, in vault: Vault? = nil) -> ItemSummary {
+        var summary = ItemSummary(
             id: item.id, title: cut(item.title), category: item.category.rawValue, categoryName: item.category.displayName, summary: cut(item.summary),
             websites: item.websites.map(cut), tags: item.tags.map(cut), favorite: item.isFavorite, created: item.created, lastChanged: item.lastChanged,
             lastUsed: item.lastUsed, trashedAt: item.trashedAt, match: match, locked: item.sealed == nil ? nil : true)
+        (summary.shared, summary.viewOnly) = sharing(item, in: vault)
+        return summary
     }
 
-    public static func detail(_ item: Item, reveal: Bool, now: Date) -> ItemDetail {
-        var full = summary(item)
+    /// The badge of an item in a shared vault — the organisation's name, with the vault's after it — and
+    /// whether this account may only view it.
+    static func sharing(_ item: Item, in vault: Vault?) -> (String?, Bool?) {
+        guard let vault, let id = item.vaultID, let sync = vault.sync, let org = sync.org(of: id), let st = sync.shared?[org] else { return (nil, nil) }
+        // The organisation's name, and the vault's when it is another (a family's own vault is named as the family).
+        let name = st.orgName ?? org
+        let vaultName = vault.vaults.first { $0.id == id }?.name ?? id
+        let badge = vaultName == name ? name : name + " · " + vaultName
+        return (badge, sync.isViewOnly(id) ? true : nil)
+    }
+
+    public static func detail(_ item: Item, reveal: Bool, now: Date, in vault: Vault? = nil) -> ItemDetail {
+        var full = summary(item, in: vault)
         full.title = item.title
         let fields = item.fields.filter { !$0.value.isEmpty }.map { field -> FieldView in
             let masked = field.kind.isConcealed && !reveal

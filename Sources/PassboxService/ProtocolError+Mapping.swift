@@ -57,6 +57,7 @@ extension ProtocolError {
             ProtocolError(.ambiguousItem, ["reference": reference, "count": String(candidates.count), "candidates": candidates.joined(separator: "\n")])
         case .itemInTrash(let title): ProtocolError(.itemInTrash, ["title": title])
         case .itemNotInTrash(let title): ProtocolError(.itemNotInTrash, ["title": title])
+        case .viewOnly(let vault): ProtocolError(.viewOnly, ["vault": vault])
         case .versionNotFound(let version): ProtocolError(.versionNotFound, ["version": version])
         case .invalidPhrase: ProtocolError(.invalidPhrase, ["limit": String(Phrases.maximumLength)])
         case .cannotProtect(let category): ProtocolError(.cannotProtect, ["category": category])

@@ -30,7 +30,12 @@ extension VaultService {
         let client = try given ?? SyncClient(server: record.server, token: record.token!)
         let outcome: SyncOutcome
         do {
-            outcome = try AccountSync(service: self, generation: began, gate: gate, client: client, now: now, limits: syncLimits).run()
+            var own = try AccountSync(service: self, generation: began, gate: gate, client: client, now: now, limits: syncLimits).run()
+            // Then the shared vaults of the organisations this device trusts (issue 32).
+            let shared = try syncShared(record: record, began: began, gate: gate, given: given)
+            own.pulled += shared.pulled
+            own.pushed += shared.pushed
+            outcome = own
         } catch {
             try? gate.run {
                 guard generation == began, let session else { return }
@@ -92,10 +97,13 @@ extension VaultService {
     }
 
     /// Installs the sync keys into an account's vault opened with the master password, when it has none yet
-    /// (a vault made before sync existed): the keyset is opened once more for them.
+    /// (a vault made before sync existed), or the box key that opens shared vaults' grants when its state
+    /// predates sharing: the keyset is opened once more for them.
     func installSyncKeys(password: SecretBytes) throws {
-        guard let session, session.vault.sync == nil, let account = store.accountKey, let keyset = try account.openedKeyset(password: password) else { return }
+        guard let session, session.vault.sync?.boxKey == nil, let account = store.accountKey, let keyset = try account.openedKeyset(password: password) else { return }
         let state = try keyset.syncState(accountID: account.accountID)
-        try session.updateNaming([]) { $0.sync = state }
+        try session.updateNaming([]) { vault in
+            if vault.sync == nil { vault.sync = state } else { vault.sync!.boxKey = state.boxKey }
+        }
     }
 }

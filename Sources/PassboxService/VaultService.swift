@@ -167,7 +167,7 @@ public final class VaultService: @unchecked Sendable {
         guard store.exists else { throw StoreError.noVault(path: store.vaultPath) }
         let (opened, key) = try store.unlockKeepingKey(password: Self.lockedCopy(password))
         session = try openSession(opened)
-        if store.isAccountVault, opened.vault.sync == nil { try installSyncKeys(password: Self.lockedCopy(password)) }
+        if store.isAccountVault, opened.vault.sync?.boxKey == nil { try installSyncKeys(password: Self.lockedCopy(password)) }
         return key
     }
 

@@ -31,7 +31,7 @@ extension VaultSession {
             lookups.keptListing = (key, listed, nil)
             positions = listed
         }
-        var reply = page(count: positions.count, offset: r.offset, limit: r.limit, rows: r.rows == true) { ItemViews.summary(all[positions[$0]]) }
+        var reply = page(count: positions.count, offset: r.offset, limit: r.limit, rows: r.rows == true) { ItemViews.summary(all[positions[$0]], in: vault) }
         if r.rows == true {
             // The table's column widths over the whole listing, measured once and kept with it, sent with every
             // page so the CLI prints each page as it comes.
@@ -109,7 +109,7 @@ extension VaultSession {
         var summaries = vault.hiddenMatches(r.query).map { ItemViews.summary($0, match: "passphrase") }
         for hit in hits {
             guard let i = lookups.idPositions?[hit.itemID], i < items.count, items[i].id == hit.itemID else { continue }
-            summaries.append(ItemViews.summary(items[i], match: tiers[hit.tier.rawValue]))
+            summaries.append(ItemViews.summary(items[i], match: tiers[hit.tier.rawValue], in: vault))
         }
         let vaultIsEmpty = summaries.isEmpty && !items.contains { !$0.isTrashed }
         return ItemListReply(items: summaries, total: summaries.count, vaultIsEmpty: vaultIsEmpty)
@@ -197,7 +197,7 @@ extension VaultSession {
 
     func trashList(_ r: ListRequest) -> ItemListReply {
         let trashed = vault.trashedItems
-        return page(count: trashed.count, offset: r.offset, limit: r.limit) { ItemViews.summary(trashed[$0]) }
+        return page(count: trashed.count, offset: r.offset, limit: r.limit) { ItemViews.summary(trashed[$0], in: vault) }
     }
 
     func restoreFromTrash(_ reference: String) throws -> SavedReply {

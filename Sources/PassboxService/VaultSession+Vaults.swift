@@ -87,8 +87,14 @@ extension VaultSession {
         return vaultView(vault.vaults[index], at: index, counts: itemCounts())
     }
 
+    /// Refuses to rename or delete a shared vault here: its organisation's managers do that (`passbox org`).
+    func requireOwnVault(_ target: VaultInfo) throws {
+        if vault.sync?.org(of: target.id) != nil { throw ProtocolError(.vaultShared, ["vault": target.name]) }
+    }
+
     func editVault(_ r: VaultEditRequest) throws -> VaultView {
         let target = try resolveVault(r.vault)
+        try requireOwnVault(target)
         let name = try r.name.map(Self.checkedName)
         let (icon, colour) = (try Self.icon(r.icon), try Self.colour(r.colour))
         if let name, vault.vaults.contains(where: { $0.id != target.id && $0.name.caseInsensitiveCompare(name) == .orderedSame }) {
@@ -113,7 +119,11 @@ extension VaultSession {
         // A file without vaults lists its one vault as "Personal": the only one.
         if vault.vaults.isEmpty, r.vault.caseInsensitiveCompare("Personal") == .orderedSame { throw ProtocolError(.lastVault, ["name": "Personal"]) }
         let target = try resolveVault(r.vault)
-        guard let home = vault.vaults.first(where: { $0.id != target.id }) else { throw ProtocolError(.lastVault, ["name": target.name]) }
+        try requireOwnVault(target)
+        // Its items go to one of the account's own vaults, never into a shared one.
+        guard let home = vault.vaults.first(where: { $0.id != target.id && vault.sync?.org(of: $0.id) == nil }) else {
+            throw ProtocolError(.lastVault, ["name": target.name])
+        }
         let first = vault.vaults.first?.id
         let inside = vault.items.filter { ($0.vaultID ?? first) == target.id }
         var reply = VaultDeletedReply(
@@ -163,6 +173,7 @@ extension VaultSession {
             for id in ids {
                 guard let i = vault.items.firstIndex(where: { $0.id == id }) else { continue }
                 if r.copy {
+                    try vault.requireWritable(vaultID: target.id)
                     // A seal is bound to its item's id: a copy (a new id) could never be opened.
                     if vault.items[i].sealed != nil { throw VaultError.itemProtected(vault.items[i].title) }
                     var copy = vault.items[i].synced
@@ -172,9 +183,7 @@ extension VaultSession {
                     copy.vaultID = target.id
                     try vault.add(copy, now: at)
                     done.append(copy.id)
-                } else if (vault.items[i].vaultID ?? first) != target.id {
-                    if vault.sync != nil { vault.items[i].markSyncPending() }
-                    vault.items[i].vaultID = target.id
+                } else if try vault.move(id: id, to: target.id, first: first) {
                     done.append(id)
                 }
             }

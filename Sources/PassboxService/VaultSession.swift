@@ -203,7 +203,7 @@ public final class VaultSession: @unchecked Sendable {
 
     func show(_ r: ShowRequest) throws -> ItemDetail {
         let item = try resolve(r.item)
-        var detail = ItemViews.detail(item, reveal: r.reveal, now: now())
+        var detail = ItemViews.detail(item, reveal: r.reveal, now: now(), in: vault)
         if !item.attachments.isEmpty { detail.attachments = item.attachments.map(view) }
         return detail
     }

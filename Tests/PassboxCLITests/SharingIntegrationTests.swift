@@ -16,7 +16,7 @@ import Testing
     static let password = "tulip ocean marble violin anchor"
     /// The error codes these tests provoke (`AgentOperationTests.eachErrorCodeIsProvokedWithItsFacts` counts them).
     static let errorCodes: Set<ErrorCode> = [
-        .contactNotFound, .notAMember, .sharingRefused, .contactKeyChanged, .organisationNotFound, .invitationLinkInvalid, .memberNotFound, .lastOwner,
+        .contactNotFound, .notAMember, .sharingRefused, .contactKeyChanged, .organisationNotFound, .invitationLinkInvalid, .memberNotFound, .lastOwner, .viewOnly, .vaultShared,
     ]
 
     static func passbox(_ data: String, _ args: [String], _ stdin: [String] = [], language: String = "en") throws -> Transcript.Result {
@@ -232,6 +232,86 @@ import Testing
         // Deleting the group takes its access away.
         #expect(try Self.passbox(ann, ["org", "group-delete", "Acme", "@Sales"], [p]).stdout.contains("key epoch 3"))
         #expect(!(try Self.passbox(bob, ["org", "vaults", "Acme", "--json"], [p]).stdout.contains("\"name\" : \"Customers\"")))
+    }
+
+    /// The org id and a shared vault's id, as `org vaults --json` prints them.
+    static func ids(_ data: String, org: String, vault: String) throws -> (org: String, vault: String) {
+        let listed = try passbox(data, ["org", "list", "--json"]).stdout
+        let orgID = try #require(listed.range(of: #""orgID" : "[A-Za-z0-9_-]+""#, options: .regularExpression).map { String(String(listed[$0]).split(separator: "\"")[2]) })
+        let vaults = try passbox(data, ["org", "vaults", org, "--json"], [password]).stdout
+        let views = try JSONDecoder().decode([SharedVaultView].self, from: Data(vaults.utf8))
+        return (orgID, try #require(views.first { $0.name == vault }?.vaultID))
+    }
+
+    @Test(arguments: Backend.cases) func itemsOfSharedVaultsTravelBetweenMembers(_ backend: Backend) throws {
+        let w = try Self.world("passbox-shared-items", backend)
+        let (ann, bob, cat, p) = (w.ann, w.bob, w.cat, Self.password)
+        #expect(try Self.passbox(ann, ["org", "create", "family", "Doe family"], [p]).status == 0)
+        for (person, data) in [("bob", bob), ("cat", cat)] { try Self.addMember(person, data: data, to: "Doe family", by: ann) }
+
+        // A sync brings the family vault into Ann's vaults; an item she adds there reaches Bob with its badge.
+        let first = try Self.passbox(ann, ["sync"], [p])
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let added = try Self.passbox(ann, ["add", "login", "--title", "Streaming", "--username", "doe", "--vault", "Doe family", "--password-stdin"], [p, "family-secret-1"])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try Self.passbox(ann, ["add", "note", "--title", "Ann's diary", "--notes-stdin"], [p, "mine only"]).status == 0)
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        let bobSync = try Self.passbox(bob, ["sync"], [p])
+        #expect(bobSync.status == 0, "\(bobSync.stdout)\(bobSync.stderr)")
+        let bobList = try Self.passbox(bob, ["list"], [p]).stdout
+        #expect(bobList.contains("Streaming") && bobList.contains("[Doe family]"), "\(bobList)")
+        #expect(!bobList.contains("Ann's diary"), "a personal item stays personal")
+        let shown = try Self.passbox(bob, ["show", "Streaming", "--reveal"], [p]).stdout
+        #expect(shown.contains("family-secret-1") && shown.contains("Shared:") && shown.contains("Doe family"), "\(shown)")
+
+        // Bob edits it; Ann's next sync brings the edit, and the list search finds it under the badge too.
+        #expect(try Self.passbox(bob, ["edit", "Streaming", "--username", "doe-family"], [p]).status == 0)
+        #expect(try Self.passbox(bob, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["show", "Streaming"], [p]).stdout.contains("doe-family"))
+
+        // A vault shared with Bob to view only: he reads its item, and neither his device nor the server lets him change it.
+        #expect(try Self.passbox(ann, ["org", "vault-create", "Doe family", "Bank"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["org", "share", "Doe family", "Bank", "bob@example.org", "view"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["add", "note", "--title", "Safe code", "--vault", "Bank", "--notes-stdin"], [p, "4711"]).status == 0)
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(bob, ["sync"], [p]).status == 0)
+        let safe = try Self.passbox(bob, ["show", "Safe code"], [p]).stdout
+        #expect(safe.contains("4711") && safe.contains("Doe family · Bank (view only)"), "\(safe)")
+        let edit = try Self.passbox(bob, ["edit", "Safe code", "--title", "Mine now"], [p])
+        #expect(edit.status == 1 && edit.stderr.contains("Bank is shared with you to view only"), "\(edit.stderr)")
+        let trash = try Self.passbox(bob, ["rm", "Safe code"], [p], language: "de")
+        #expect(trash.status == 1 && trash.stderr.contains("nur zum Ansehen"), "\(trash.stderr)")
+        let rename = try Self.passbox(bob, ["vault", "edit", "Bank", "--name", "Mine"], [p])
+        #expect(rename.status != 0 && rename.stderr.contains("is a shared vault"), "\(rename.stdout)\(rename.stderr)")
+        let (orgID, bankID) = try Self.ids(bob, org: "Doe family", vault: "Bank")
+        let record = try #require(try AccountRecord.load(bob))
+        let client = try SyncClient(server: record.server, token: record.token ?? "")
+        let write = SyncVaultWrite(vaultID: bankID, baseVersion: 1, manifest: Data([1, 2, 3]), keyVersion: 1, key: nil, meta: nil, items: [])
+        let body = Array(try ProtocolCoding.wireEncode(SyncPushRequest(opID: "view-only-try", vaults: [write], orgID: orgID)))
+        #expect(throws: ProtocolError(.viewOnly)) { try client.push(body) }
+
+        // Cat is removed: a new key epoch. What Ann writes after it reaches Bob and never Cat, whose device keeps
+        // what it had, to view only.
+        #expect(try Self.passbox(cat, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(cat, ["list"], [p]).stdout.contains("Streaming"))
+        #expect(try Self.passbox(ann, ["org", "remove", "Doe family", "cat@example.org"], [p]).status == 0)
+        // Ann manages both vaults: her next sync seals their two items again under the new keys.
+        let rotated = try Self.passbox(ann, ["sync"], [p])
+        #expect(rotated.status == 0 && rotated.stdout.contains("0 changes pulled, 2 pushed"), "\(rotated.stdout)\(rotated.stderr)")
+        #expect(try Self.passbox(ann, ["add", "note", "--title", "After Cat", "--vault", "Doe family", "--notes-stdin"], [p, "new epoch"]).status == 0)
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        let bobRenewed = try Self.passbox(bob, ["sync"], [p])
+        #expect(bobRenewed.status == 0, "\(bobRenewed.stdout)\(bobRenewed.stderr)")
+        let bobAfter = try Self.passbox(bob, ["show", "After Cat"], [p])
+        #expect(bobAfter.status == 0 && bobAfter.stdout.contains("new epoch"), "\(bobAfter.stdout)\(bobAfter.stderr)")
+        #expect(try Self.passbox(bob, ["show", "Streaming"], [p]).stdout.contains("doe-family"), "items of the old epoch still open")
+        let catSync = try Self.passbox(cat, ["sync"], [p])
+        #expect(catSync.status == 0, "\(catSync.stdout)\(catSync.stderr)")
+        let catList = try Self.passbox(cat, ["list"], [p]).stdout
+        #expect(catList.contains("Streaming") && !catList.contains("After Cat"), "\(catList)")
+        #expect(try Self.passbox(cat, ["edit", "Streaming", "--username", "cat"], [p]).stderr.contains("to view only"))
     }
 
     /// A mail sink on this machine (Python's smtpd, in Debian's python3): each message it takes is appended to

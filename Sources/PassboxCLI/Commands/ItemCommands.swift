@@ -140,6 +140,7 @@ extension Commands {
         for site in s.websites { rows.append(["Website:", Console.visibleLine(site)]) }
         if !s.tags.isEmpty { rows.append(["Tags:", Console.visibleLine(s.tags.joined(separator: ", "))]) }
         if s.favorite { rows.append(["Favorite:", "yes"]) }
+        if let badge = s.shared { rows.append(["Shared:", Console.visibleLine(badge) + (s.viewOnly == true ? " (view only)" : "")]) }
         if s.created != nil { rows.append(["Created:", Output.date(s.created)]) }
         if s.lastChanged != nil { rows.append(["Last changed:", Output.date(s.lastChanged)]) }
         if s.lastUsed != nil { rows.append(["Last used:", Output.date(s.lastUsed)]) }

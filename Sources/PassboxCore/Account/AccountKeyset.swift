@@ -1,3 +1,4 @@
+import Foundation
 import PassboxCrypto
 
 /// An account's keyset (security.md §4): an X25519 key pair (receiving vault keys) and an Ed25519 key pair
@@ -56,7 +57,7 @@ public struct AccountKeyset: Sendable {
         return try HKDF.deriveKey(from: joined, salt: Array(accountID.utf8), info: "passbox/v1/personal-vault")
     }
 
-    /// What a device keeps to sync the account's vaults: the signing seed (manifests are signed with it) and
+    /// What a device keeps to sync the account's vaults: the box private key (it opens shared vaults' grants), the signing seed (manifests are signed with it) and
     /// the key that wraps personal vault keys (HKDF over the private halves, label
     /// `"passbox/v1/vault-key-wrap"`), so any device that opens the keyset opens the vault keys, and a new
     /// master password or a recovery leaves them as they are.
@@ -66,7 +67,9 @@ public struct AccountKeyset: Sendable {
             signSeed.withUnsafeBytes { (out.baseAddress! + 32).copyMemory(from: $0.baseAddress!, byteCount: 32) }
         }
         let wrap = try HKDF.deriveKey(from: joined, salt: Array(accountID.utf8), info: "passbox/v1/vault-key-wrap")
-        return SyncState(accountID: accountID, signSeed: signSeed.revealBytes(), wrapKey: wrap.revealBytes(), signPublicKey: signPublicKey)
+        var state = SyncState(accountID: accountID, signSeed: signSeed.revealBytes(), wrapKey: wrap.revealBytes(), signPublicKey: signPublicKey)
+        state.boxKey = Data(boxPrivate.revealBytes())
+        return state
     }
 
     /// Opens a sealed keyset. A wrong unlock key (a wrong master password or Secret Key), another account's

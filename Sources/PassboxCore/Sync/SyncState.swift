@@ -39,6 +39,42 @@ public struct SyncState: Sendable, Equatable, Codable {
     /// so pulls leave them out.
     public var ownRevisions: [Int64]?
 
+    // Sharing (issue 32)
+    /// The X25519 private key of the account's keyset (it opens the grants of shared vaults), kept so shared
+    /// vaults sync without the master password. Nil in a state made before sharing: the next sign-in or unlock
+    /// with the master password adds it.
+    public var boxKey: Data?
+    /// Per organisation this account is in: the sync of its shared vaults, the same bookkeeping as the
+    /// account's own (the organisation's revisions, each vault's key and verified manifest, what waits).
+    public var shared: [String: SyncState]?
+    /// In an organisation's state: its name (the badge its items carry), the keys of its vaults at every epoch
+    /// this account was granted, and the vaults this account may only view.
+    public var orgName: String?
+    public var epochKeys: [SharedVaultKey]?
+    public var viewOnly: [String]?
+    /// In an organisation's state: vaults whose key epoch rose since their items were pulled, each item to be
+    /// sealed again under the new key at the next sync (background re-encryption after a rotation, SHR-16).
+    public var rekey: [String]?
+
+    /// The organisation whose shared vault `vaultID` is (nil: one of the account's own vaults).
+    public func org(of vaultID: String) -> String? {
+        guard let shared else { return nil }
+        return shared.first { $0.value.vaults[vaultID] != nil }?.key
+    }
+
+    /// Whether items of `vaultID` cannot be changed here: a shared vault this account may only view.
+    public func isViewOnly(_ vaultID: String) -> Bool {
+        guard let org = org(of: vaultID) else { return false }
+        return shared?[org]?.viewOnly?.contains(vaultID) ?? false
+    }
+
+    /// An organisation's state: the account's signing keys, no wrap key (shared vault keys come as grants).
+    public func organisation(name: String) -> SyncState {
+        var st = SyncState(accountID: accountID, signSeed: Array(signSeed), wrapKey: [], signPublicKey: Array(signPublicKey))
+        st.orgName = name
+        return st
+    }
+
     /// Whether something of this device's waits that a push could not carry (a deletion, or an entry it cannot
     /// open): then the server holds items this device's view does not show, and no blob is removed there.
     public var holdsUnpushedWork: Bool { !removals.isEmpty || !undecryptable.isEmpty }
@@ -64,6 +100,18 @@ public struct SyncState: Sendable, Equatable, Codable {
     public mutating func add(_ notice: SyncNotice) {
         notices.append(notice)
         if notices.count > Self.noticeLimit { notices.removeFirst(notices.count - Self.noticeLimit) }
+    }
+}
+
+/// A shared vault's key at one epoch, as its grant gave it (opened and checked at a sync).
+public struct SharedVaultKey: Sendable, Equatable, Codable {
+    public var vaultID: String
+    public var epoch: Int
+    public var key: Data
+    public init(vaultID: String, epoch: Int, key: [UInt8]) {
+        self.vaultID = vaultID
+        self.epoch = epoch
+        self.key = Data(key)
     }
 }
 

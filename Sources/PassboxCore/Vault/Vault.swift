@@ -59,10 +59,23 @@ public struct Vault: Sendable, Equatable {
 
     public func item(id: String) throws -> Item { items[try index(of: id)] }
 
+    /// Refuses a change to an item of a shared vault this account may only view (SHR-5).
+    public func requireWritable(vaultID: String?) throws {
+        guard let vaultID, let sync, sync.isViewOnly(vaultID) else { return }
+        throw VaultError.viewOnly(vaults.first { $0.id == vaultID }?.name ?? vaultID)
+    }
+
+    func writableIndex(of id: String) throws -> Int {
+        let i = try index(of: id)
+        try requireWritable(vaultID: items[i].vaultID)
+        return i
+    }
+
     /// Adds a new item after validating it; returns the saved item.
     @discardableResult
     public mutating func add(_ item: Item, now: Date) throws -> Item {
         let now = now.storedPrecision
+        try requireWritable(vaultID: item.vaultID)
         var saved = try item.validated()
         // Ids are 128 random bits (`Identifier.generateItemID`), so no duplicate check: the linear one a debug
         // build ran made every bulk add quadratic (12 of a 10,000-item test's 12.5 seconds).
@@ -80,7 +93,7 @@ public struct Vault: Sendable, Equatable {
     @discardableResult
     public mutating func update(id: String, now: Date, _ change: (inout Item) throws -> Void) throws -> Item {
         let now = now.storedPrecision
-        let i = try index(of: id)
+        let i = try writableIndex(of: id)
         let before = items[i]
         guard !before.isTrashed else { throw VaultError.itemInTrash(before.title) }
         var edited = before
@@ -102,7 +115,7 @@ public struct Vault: Sendable, Equatable {
     /// Puts `item` in place of the item `id` without keeping a version: sealing an item under its own
     /// password (whose earlier versions held the content in the clear) and taking the password off.
     public mutating func replaceContent(id: String, with item: Item, now: Date) throws {
-        let i = try index(of: id)
+        let i = try writableIndex(of: id)
         guard !items[i].isTrashed else { throw VaultError.itemInTrash(items[i].title) }
         var replaced = item
         replaced.lastChanged = now.storedPrecision
@@ -133,7 +146,7 @@ public struct Vault: Sendable, Equatable {
     /// Moves an item to the trash.
     public mutating func trash(id: String, now: Date) throws {
         let now = now.storedPrecision
-        let i = try index(of: id)
+        let i = try writableIndex(of: id)
         guard !items[i].isTrashed else { throw VaultError.itemInTrash(items[i].title) }
         items[i].markSyncPending()
         items[i].trashedAt = now
@@ -141,7 +154,7 @@ public struct Vault: Sendable, Equatable {
 
     /// Takes an item out of the trash.
     public mutating func restoreFromTrash(id: String) throws {
-        let i = try index(of: id)
+        let i = try writableIndex(of: id)
         guard items[i].isTrashed else { throw VaultError.itemNotInTrash(items[i].title) }
         items[i].markSyncPending()
         items[i].trashedAt = nil
@@ -149,7 +162,7 @@ public struct Vault: Sendable, Equatable {
 
     /// Deletes a trashed item for good.
     public mutating func deleteForever(id: String) throws {
-        let i = try index(of: id)
+        let i = try writableIndex(of: id)
         guard items[i].isTrashed else { throw VaultError.itemNotInTrash(items[i].title) }
         noteRemoval(items[i])
         items.remove(at: i)
@@ -159,8 +172,11 @@ public struct Vault: Sendable, Equatable {
     @discardableResult
     public mutating func emptyTrash() -> Int {
         let before = items.count
-        for item in items where item.isTrashed { noteRemoval(item) }
-        items.removeAll(where: \.isTrashed)
+        // Items of a shared vault this account may only view stay (their trash is the other members').
+        let state = sync
+        let gone = { (item: Item) in item.isTrashed && !(state?.isViewOnly(item.vaultID ?? "") ?? false) }
+        for item in items where gone(item) { noteRemoval(item) }
+        items.removeAll(where: gone)
         // Trashed hidden items go too; they are not counted (no count tells of a hidden item).
         hiddenItems.removeAll(where: \.isTrashed)
         return before - items.count
@@ -177,9 +193,36 @@ public struct Vault: Sendable, Equatable {
         return before - items.count
     }
 
+    /// Moves an item to another vault; false when it is there already. Within the account's own vaults (or
+    /// within one organisation's) the next push moves it in one operation; between them it is written anew
+    /// where it goes and deleted where it was, each in its own sync. An item of a vault this account may only
+    /// view cannot leave it, nor go into one.
+    public mutating func move(id: String, to vaultID: String, first: String?) throws -> Bool {
+        let i = try writableIndex(of: id)
+        try requireWritable(vaultID: vaultID)
+        let from = items[i].vaultID ?? first
+        guard from != vaultID else { return false }
+        if let sync {
+            if from.flatMap({ sync.org(of: $0) }) != sync.org(of: vaultID), items[i].syncBase != nil {
+                noteRemoval(items[i])
+                items[i].syncBase = nil
+                items[i].syncPending = true
+            } else {
+                items[i].markSyncPending()
+            }
+        }
+        items[i].vaultID = vaultID
+        return true
+    }
+
     /// Remembers that an item the server holds was deleted here, so the next push deletes it there.
     mutating func noteRemoval(_ item: Item) {
         guard let base = item.syncBase, sync != nil else { return }
+        // An item of a shared vault is deleted in its organisation's vaults.
+        if let org = sync!.org(of: base.vaultID) {
+            sync!.shared![org]!.removals[item.id] = SyncRemoval(vaultID: base.vaultID, hash: base.hash)
+            return
+        }
         sync!.removals[item.id] = SyncRemoval(vaultID: base.vaultID, hash: base.hash)
     }
 
@@ -197,6 +240,8 @@ public enum VaultError: Error, Equatable, Sendable {
     case ambiguous(String, candidates: [String])
     case itemInTrash(String)
     case itemNotInTrash(String)
+    /// The item is in a shared vault this account may only view (the vault's name).
+    case viewOnly(String)
     case versionNotFound(String)
     /// A killphrase or search passphrase that is empty (after trimming) or longer than `Phrases.maximumLength`.
     case invalidPhrase
@@ -219,7 +264,7 @@ public enum VaultError: Error, Equatable, Sendable {
 extension Vault {
     /// Dismisses a Security Check finding on an item, or shows it again. Not a content change, so no version.
     public mutating func setDismissed(_ kind: String, _ dismissed: Bool, itemID: String) throws {
-        let i = try index(of: itemID)
+        let i = try writableIndex(of: itemID)
         items[i].markSyncPending()
         items[i].dismissals.removeAll { $0 == kind }
         if dismissed { items[i].dismissals.append(kind) }

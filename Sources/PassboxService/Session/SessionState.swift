@@ -49,6 +49,8 @@ struct SessionLookups {
 struct SessionSyncState {
     /// The server's view of each vault as last verified (the manifest trees), made at the first sync.
     var trees: [String: ManifestTree]?
+    /// The same per organisation, for its shared vaults.
+    var sharedTrees: [String: [String: ManifestTree]] = [:]
     /// The push sent whose answer has not come (its wire bytes), sent again unchanged at the next sync.
     var inFlight: [UInt8]?
     /// What that push carried, to record it when a resend is answered (an `AccountSync.Batch`).

@@ -24,11 +24,13 @@ extension AccountSync {
                 positions.reserveCapacity(vault.items.count)
                 for i in vault.items.indices { positions[vault.items[i].id] = i }
             }
-            var st = vault.sync!
+            var st = state(in: vault)
             st.vaults = verified.vaults
             for (id, info) in verified.infos.sorted(by: { $0.key < $1.key }) {
                 // Deleted on another device: gone here too (its items came, or come, in the trash of another vault).
+                // (A shared vault goes only when the member list takes it away.)
                 if info.deleted != nil {
+                    if realm != nil { continue }
                     // Two devices that each deleted one of the last two vaults: the last one left here stays, and
                     // its name goes up again without `deleted`, so the account always keeps a vault.
                     if vault.vaults.count == 1, vault.vaults[0].id == id {
@@ -147,9 +149,9 @@ extension AccountSync {
             if !removed.isEmpty { vault.items.removeAll { removed.contains($0.id) } }
             st.revision = reply.revision
             if clearOwn { st.ownRevisions = nil }
-            vault.sync = st
+            put(st, in: &vault)
         }
-        session.syncState.trees = verified.trees
+        keptTrees = verified.trees
         // An item in a vault deleted on another device (pulled, or here before the deletion came) gets a vault
         // of those left at the next assignment, which then looks at every item.
         let live = Set(session.vault.vaults.map(\.id))

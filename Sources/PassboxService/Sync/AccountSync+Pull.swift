@@ -19,13 +19,20 @@ extension AccountSync {
     /// sync's limits and by the revision the first page named as the pull's end; then one step verifies and
     /// applies them. A lock meanwhile drops them.
     func pullAll() throws -> Int {
-        let (since, own) = try step { (state.revision, state.ownRevisions ?? []) }
+        let (since, own, held) = try step { (state.revision, state.ownRevisions ?? [], Set(state.vaults.keys)) }
         let skip = own.count <= SyncPullRequest.skipLimit ? own : []
         var cursor = since
         var pages: [(since: Int64, reply: SyncPullReply)] = []
         var target: Int64?
         while true {
-            let reply = try fetchPage(since: cursor, skip: skip, until: target)
+            var reply = try fetchPage(since: cursor, skip: skip, until: target)
+            // An organisation's vaults this account holds no key for yet (a manager has not granted one) are
+            // left aside: they come once a grant does.
+            if realm != nil {
+                reply.vaults.removeAll { !held.contains($0.vaultID) }
+                reply.items.removeAll { !held.contains($0.vaultID) }
+                reply.manifests.removeAll { !held.contains($0.vaultID) }
+            }
             guard reply.revision >= cursor else { throw Self.refused("", "stepBack") }
             if pages.isEmpty {
                 target = reply.latest
@@ -110,6 +117,8 @@ extension AccountSync {
         var newest: [String: (Manifest, Data)] = [:]
         /// Vaults whose items changed in the pull.
         var touched = Set<String>()
+        /// Shared vaults whose newest manifest so far is signed by no one the verified list lets edit them.
+        var unvouched = Set<String>()
         /// Each (vault, item) once: a server row holds an item's newest version only.
         var seen = Set<String>()
     }
@@ -124,6 +133,11 @@ extension AccountSync {
         let listed = Set(reply.vaults.map(\.vaultID))
         for record in reply.vaults {
             guard SyncIdentifier.isValid(record.vaultID) else { throw Self.refused("(invalid id)", "malformed") }
+            if realm != nil {
+                // A shared vault's key is its grant's, not the server's: only its place in the chain is checked.
+                guard let known = acc.vaults[record.vaultID], record.manifestVersion >= known.manifestVersion else { throw Self.refused(record.vaultID, "stepBack") }
+                continue
+            }
             if let known = acc.vaults[record.vaultID] {
                 guard record.manifestVersion >= known.manifestVersion else { throw Self.refused(record.vaultID, "stepBack") }
                 guard record.keyVersion == known.keyVersion, record.key == known.wrappedKey else { throw Self.refused(record.vaultID, "keyChanged") }
@@ -153,7 +167,19 @@ extension AccountSync {
             for record in list.sorted(by: { $0.version < $1.version }) {
                 guard let m = try? Manifest(decoding: Array(record.manifest)) else { throw Self.refused(vaultID, "malformed") }
                 guard m.vaultID == vaultID, m.version == record.version else { throw Self.refused(vaultID, "misplaced") }
-                guard m.signer == st.accountID, m.isSigned(by: Array(st.signPublicKey)) else { throw Self.refused(vaultID, "signature") }
+                if let realm {
+                    // Signed by a member the verified list lets edit this vault. A version signed by someone who
+                    // no longer may (a member removed since) is believed only when a later one in the same pull,
+                    // by someone who may, builds on it (its `previous`): checked once the pull is whole.
+                    if let key = realm.editors[vaultID]?[m.signer] {
+                        guard m.isSigned(by: key) else { throw Self.refused(vaultID, "signature") }
+                        acc.unvouched.remove(vaultID)
+                    } else {
+                        acc.unvouched.insert(vaultID)
+                    }
+                } else {
+                    guard m.signer == st.accountID, m.isSigned(by: Array(st.signPublicKey)) else { throw Self.refused(vaultID, "signature") }
+                }
                 if m.version <= v.manifestVersion {
                     // The one this device already verified, sent again: harmless. Anything else is a step back or a fork.
                     if m.version == v.manifestVersion && m.hash == Array(v.manifestHash) {
@@ -176,7 +202,9 @@ extension AccountSync {
                 } else if m.version == 1 {
                     guard m.previous == Manifest.noPrevious else { throw Self.refused(vaultID, "fork") }
                 }
-                guard m.keyVersion == v.keyVersion, Hash.sha256(Array(record.meta)) == m.metaHash else { throw Self.refused(vaultID, "misplaced") }
+                // A shared vault's manifest may be of an earlier epoch (nobody wrote since the keys were renewed).
+                let keyKnown = realm == nil ? m.keyVersion == v.keyVersion : m.keyVersion <= v.keyVersion
+                guard keyKnown, Hash.sha256(Array(record.meta)) == m.metaHash else { throw Self.refused(vaultID, "misplaced") }
                 v.manifestVersion = m.version
                 v.manifestHash = Data(m.hash)
                 acc.newest[vaultID] = (m, record.meta)
@@ -188,13 +216,16 @@ extension AccountSync {
     /// After the last page: each vault's tree has its newest manifest's root, every vault whose items changed
     /// has a manifest that accounts for them, and no item is in two vaults; then names and items are opened.
     func finish(_ acc: Accumulated, _ reply: SyncPullReply) throws -> Verified {
+        if let vault = acc.unvouched.sorted().first { throw Self.refused(vault, "signature") }
         var vaults = acc.vaults
         var trees = acc.trees
         var infos = [String: VaultInfo]()
         for (vaultID, (m, meta)) in acc.newest {
             guard var v = vaults[vaultID] else { throw Self.refused(vaultID, "unknownVault") }
             guard trees[vaultID, default: ManifestTree()].root(format: m.format) == m.root else { throw Self.refused(vaultID, "rootMismatch") }
-            guard let info = try? ItemSeal.openMeta(Array(meta), vaultID: vaultID, keyVersion: v.keyVersion, key: SecretBytes(copying: v.key)) else {
+            // A shared vault's name may be sealed at an earlier epoch than the manifest (kept as it was since).
+            let keys = realm == nil ? [(v.keyVersion, SecretBytes(copying: v.key))] : sharedKeys(vaultID).map { ($0.epoch, $0.key) }
+            guard let info = keys.lazy.compactMap({ try? ItemSeal.openMeta(Array(meta), vaultID: vaultID, keyVersion: $0.0, key: $0.1) }).first else {
                 throw Self.refused(vaultID, "misplaced")
             }
             if !v.metaPending {
@@ -215,8 +246,12 @@ extension AccountSync {
         var undecryptable = [String: String]()
         for record in reply.items {
             guard let envelope = record.envelope, let v = vaults[record.vaultID] else { continue }
-            let key = SecretBytes(copying: v.key)
             do {
+                if realm != nil {
+                    items[record.vaultID + "/" + record.itemID] = try openShared(Array(envelope), vaultID: record.vaultID, itemID: record.itemID)
+                    continue
+                }
+                let key = SecretBytes(copying: v.key)
                 items[record.vaultID + "/" + record.itemID] = try ItemSeal.open(Array(envelope), vaultID: record.vaultID, itemID: record.itemID, keyVersion: v.keyVersion, key: key)
             } catch CryptoError.unsupportedVersion(let version) {
                 undecryptable[record.vaultID + "/" + record.itemID] = "envelope version \(version)"
@@ -225,5 +260,21 @@ extension AccountSync {
             }
         }
         return Verified(vaults: vaults, trees: trees, infos: infos, items: items, undecryptable: undecryptable)
+    }
+
+    /// Opens a shared vault's item under the key of the epoch it was sealed in (its associated data names the
+    /// epoch, so only that key opens it).
+    func openShared(_ envelope: [UInt8], vaultID: String, itemID: String) throws -> Item {
+        var failure: Error = CryptoError.authenticationFailed
+        for (epoch, key) in sharedKeys(vaultID) {
+            do {
+                return try ItemSeal.open(envelope, vaultID: vaultID, itemID: itemID, keyVersion: epoch, key: key)
+            } catch CryptoError.authenticationFailed {
+                continue
+            } catch {
+                failure = error
+            }
+        }
+        throw failure
     }
 }

@@ -68,27 +68,23 @@ extension AccountSync {
         while let (batch, body) = try step({ () throws -> (Batch, [UInt8])? in
             guard let batch = try nextBatch() else { return nil }
             let body = Array(try ProtocolCoding.wireEncode(batch.request))
-            session.syncInFlight = body
-            session.syncState.inFlightBatch = batch
+            if realm == nil {
+                session.syncInFlight = body
+                session.syncState.inFlightBatch = batch
+            }
             return (batch, body)
         }) {
             let reply: SyncPushReply
             do {
                 reply = try client.push(body)
             } catch let error as ProtocolError where error.code == .syncConflict {
-                try step {
-                    session.syncInFlight = nil
-                    session.syncState.inFlightBatch = nil
-                }
+                try step { clearInFlight() }
                 return (pushed, true)
             } catch let error as ProtocolError where error.code == .blobsMissing {
                 // Nothing of the push was applied. The server lacks blobs this device has (another device had
                 // them removed, or the server lost them): they go up again, then the push is made anew. A server
                 // that keeps saying so after two rounds gets its answer passed on.
-                try step {
-                    session.syncInFlight = nil
-                    session.syncState.inFlightBatch = nil
-                }
+                try step { clearInFlight() }
                 resent += 1
                 guard resent <= 2 else { throw error }
                 try uploadAgain((error.facts["ids"] ?? "").split(separator: ",").map(String.init), declared: batch.request.blobs ?? [])
@@ -116,12 +112,15 @@ extension AccountSync {
         var declared = Set<String>()
         let blobs = session.blobs
         var full: Bool { items.count >= SyncService_pushItemLimit - 1 || bytes >= Self.batchBytes }
+        // A shared vault this account may only view is never written (the server would refuse it).
+        let viewOnly = Set(st.viewOnly ?? [])
         for item in vault.items where item.syncPending {
             if full { break }
-            guard let target = item.vaultID, let v = st.vaults[target] else { continue }
+            guard let target = item.vaultID, let v = st.vaults[target], !viewOnly.contains(target) else { continue }
             // An entry this device cannot open is newer than what it has: never written over.
             if undecryptable.contains(target + "/" + item.id) { continue }
-            let referenced = item.referencedBlobs.map(\.id).filter { blobs.length($0) != nil }
+            // Blobs are the account's own: a shared vault's push declares none.
+            let referenced = realm != nil ? [] : item.referencedBlobs.map(\.id).filter { blobs.length($0) != nil }
             // An item with more blobs than one push may declare goes without (its blobs are up, or it waits for room).
             if !declared.isEmpty, declared.count + referenced.count > BlobTransfer.declaredLimit { break }
             if referenced.count <= BlobTransfer.declaredLimit { declared.formUnion(referenced) }
@@ -139,20 +138,20 @@ extension AccountSync {
         }
         for (id, removal) in st.removals.sorted(by: { $0.key < $1.key }) {
             if full { break }
-            guard st.vaults[removal.vaultID] != nil, !undecryptable.contains(removal.vaultID + "/" + id) else { continue }
+            guard st.vaults[removal.vaultID] != nil, !viewOnly.contains(removal.vaultID), !undecryptable.contains(removal.vaultID + "/" + id) else { continue }
             writes[removal.vaultID, default: []].append(SyncItemWrite(itemID: id, envelope: nil))
             items.append((removal.vaultID, id, nil))
             trees[removal.vaultID, default: ManifestTree()].setDeleted(id)
         }
         var metas: [String: [UInt8]] = [:]
         for info in vault.vaults {
-            guard let v = st.vaults[info.id], v.metaPending || v.manifestVersion == 0 else { continue }
+            guard let v = st.vaults[info.id], v.metaPending || v.manifestVersion == 0, !viewOnly.contains(info.id) else { continue }
             metas[info.id] = try ItemSeal.sealMeta(info, keyVersion: v.keyVersion, key: SecretBytes(copying: v.key))
             writes[info.id] = writes[info.id] ?? []
         }
         // A vault deleted here: its name envelope, sealed at the deletion, says so (`VaultInfo.deleted`).
         let live = Set(vault.vaults.map(\.id))
-        for (id, v) in st.vaults where v.metaPending && !live.contains(id) {
+        for (id, v) in st.vaults where realm == nil && v.metaPending && !live.contains(id) {
             // With the first batch of its items' moves (its manifest names this envelope).
             guard let sealed = v.meta else { continue }
             metas[id] = Array(sealed)
@@ -173,10 +172,10 @@ extension AccountSync {
             vaultWrites.append(
                 SyncVaultWrite(
                     vaultID: vaultID, baseVersion: v.manifestVersion, manifest: Data(m.encoded), keyVersion: v.keyVersion,
-                    key: v.manifestVersion == 0 ? v.wrappedKey : nil, meta: metas[vaultID].map { Data($0) }, items: list))
+                    key: v.manifestVersion == 0 && realm == nil ? v.wrappedKey : nil, meta: metas[vaultID].map { Data($0) }, items: list))
         }
         let opID = SecureRandom.bytes(count: 16).map { String(format: "%02x", $0) }.joined()
-        let request = SyncPushRequest(opID: opID, vaults: vaultWrites, blobs: declared.isEmpty ? nil : declared.sorted())
+        let request = SyncPushRequest(opID: opID, vaults: vaultWrites, blobs: declared.isEmpty ? nil : declared.sorted(), orgID: realm?.orgID)
         return Batch(request: request, sealed: sealed, items: items, trees: trees, manifests: manifests, metas: metas)
     }
 
@@ -184,7 +183,7 @@ extension AccountSync {
     func acknowledge(_ batch: Batch, revision: Int64) throws {
         let written = Set(batch.items.filter { $0.envelope != nil }.map(\.itemID))
         try save(written) { vault in
-            var st = vault.sync!
+            var st = state(in: vault)
             var live = [String: (String, [UInt8])]()
             for w in batch.items {
                 if let envelope = w.envelope {
@@ -216,12 +215,11 @@ extension AccountSync {
                 st.vaults[vaultID]?.metaPending = false
             }
             st.ownRevisions = (st.ownRevisions ?? []) + [revision]
-            vault.sync = st
+            put(st, in: &vault)
         }
-        session.syncInFlight = nil
-        session.syncState.inFlightBatch = nil
-        var trees = session.syncState.trees ?? [:]
+        clearInFlight()
+        var trees = keptTrees ?? [:]
         for (id, tree) in batch.trees { trees[id] = tree }
-        session.syncState.trees = trees
+        keptTrees = trees
     }
 }

@@ -54,6 +54,14 @@ struct PullBudget {
     var seconds: TimeInterval = 0
 }
 
+/// An organisation whose shared vaults a sync covers (issue 32): who may sign each vault's manifests, as
+/// the member list this device verified says.
+struct SyncRealmInfo {
+    let orgID: String
+    /// Per vault: the members with edit or manage access (account id → Ed25519 public key).
+    let editors: [String: [String: [UInt8]]]
+}
+
 /// One sync of an account's vaults with its server (docs/PROTOCOL.md "Sync"): a push whose answer was lost
 /// is sent again as it was; then pull (every page verified against the signed manifests before anything is
 /// applied), merge, and push what waits here on top of the manifests just verified. A push that loses a
@@ -69,6 +77,9 @@ final class AccountSync {
     let client: SyncClient
     let now: () -> Date
     let limits: SyncLimits
+    /// The organisation whose shared vaults this sync covers (nil: the account's own vaults). Its state is
+    /// `SyncState.shared[orgID]`, its pulls and pushes name it, and it has no blobs and no push kept in flight.
+    let realm: SyncRealmInfo?
     var budget = PullBudget()
     var notices: [SyncNotice] = []
     /// Notices already written into the sync state.
@@ -76,8 +87,12 @@ final class AccountSync {
     /// The session, inside a step only.
     private var current: VaultSession?
 
-    init(service: VaultService, generation: UInt64, gate: VaultGate, client: SyncClient, now: @escaping () -> Date, limits: SyncLimits = SyncLimits()) {
+    init(
+        service: VaultService, generation: UInt64, gate: VaultGate, client: SyncClient, now: @escaping () -> Date, limits: SyncLimits = SyncLimits(),
+        realm: SyncRealmInfo? = nil
+    ) {
         self.service = service
+        self.realm = realm
         self.generation = generation
         self.gate = gate
         self.client = client
@@ -110,6 +125,7 @@ final class AccountSync {
     func run() throws -> SyncOutcome {
         let inflight = try step { () throws -> ([UInt8], Batch?)? in
             guard session.vault.sync != nil else { throw ProtocolError(.syncKeysMissing) }
+            guard realm == nil else { return nil }
             return session.syncInFlight.map { ($0, session.syncState.inFlightBatch as? Batch) }
         }
         if let (body, batch) = inflight { try resend(body, batch: batch) }
@@ -117,8 +133,11 @@ final class AccountSync {
         var allNotices: [SyncNotice] = []
         for _ in 0..<Self.rounds {
             pulled += try pullAll()
-            try step { try assignVaults() }
-            _ = try uploadBlobs()
+            if realm != nil { try step { try rekey() } }
+            if realm == nil {
+                try step { try assignVaults() }
+                _ = try uploadBlobs()
+            }
             let (count, lost) = try pushAll()
             pushed += count
             try step {
@@ -127,7 +146,7 @@ final class AccountSync {
                 kept = []
             }
             if !lost {
-                removeServerBlobs()
+                if realm == nil { removeServerBlobs() }
                 return try step {
                     // A sync that changed nothing writes nothing: its time is kept in memory (status shows it).
                     session.syncState.lastSyncHere = now().storedPrecision
@@ -149,6 +168,7 @@ final class AccountSync {
             gathered = notices
             vault.sync!.lastSync = at
             vault.sync!.lastFailure = nil
+            if let realm { vault.sync!.shared![realm.orgID]!.lastSync = at }
             for n in gathered { vault.sync!.add(n) }
             return r
         }
@@ -163,24 +183,69 @@ final class AccountSync {
 
     // MARK: Keys
 
-    var state: SyncState { session.vault.sync! }
+    var state: SyncState { state(in: session.vault) }
+
+    /// This sync's state in `vault`: the account's, or its organisation's.
+    func state(in vault: Vault) -> SyncState { realm.map { vault.sync!.shared![$0.orgID]! } ?? vault.sync! }
+
+    func put(_ st: SyncState, in vault: inout Vault) {
+        if let realm { vault.sync!.shared![realm.orgID] = st } else { vault.sync = st }
+    }
+
+    /// Whether `vaultID` is one of this sync's vaults (an account's sync leaves shared vaults to theirs).
+    func owns(_ vaultID: String) -> Bool { realm == nil ? session.vault.sync?.org(of: vaultID) == nil : state.vaults[vaultID] != nil }
+
+    /// The manifest trees kept in memory for this sync's vaults.
+    var keptTrees: [String: ManifestTree]? {
+        get { realm.map { session.syncState.sharedTrees[$0.orgID] } ?? session.syncState.trees }
+        set {
+            if let realm { session.syncState.sharedTrees[realm.orgID] = newValue } else { session.syncState.trees = newValue }
+        }
+    }
+
+    /// The push kept for a resend is forgotten (an organisation's sync keeps none).
+    func clearInFlight() {
+        guard realm == nil else { return }
+        session.syncInFlight = nil
+        session.syncState.inFlightBatch = nil
+    }
+
+    /// The keys a shared vault's items may be sealed under: one per epoch this account was granted, newest first.
+    func sharedKeys(_ vaultID: String) -> [(epoch: Int, key: SecretBytes)] {
+        (state.epochKeys ?? []).filter { $0.vaultID == vaultID }.sorted { $0.epoch > $1.epoch }.map { ($0.epoch, SecretBytes(copying: $0.key)) }
+    }
 
     static func refused(_ vault: String, _ reason: String) -> ProtocolError { ProtocolError(.syncRefused, ["vault": vault, "reason": reason]) }
+
+    /// After a rotation (`SyncState.rekey`), once the pull brought every item of the vault: each one this
+    /// device holds is marked to be pushed, so the push seals it under the vault's new key. Another editor's
+    /// device doing the same meanwhile costs a lost race and a merge that finds nothing to change.
+    func rekey() throws {
+        let due = Set(state.rekey ?? [])
+        guard !due.isEmpty else { return }
+        let ids = Set(session.vault.items.filter { item in !item.syncPending && item.syncBase.map { due.contains($0.vaultID) } ?? false }.map(\.id))
+        try save(ids) { vault in
+            for i in vault.items.indices where ids.contains(vault.items[i].id) { vault.items[i].markSyncPending() }
+            var st = state(in: vault)
+            st.rekey = nil
+            put(st, in: &vault)
+        }
+    }
 
     // MARK: Trees
 
     /// The server's view of every vault as this device last verified it.
     func trees() -> [String: ManifestTree] {
-        if let kept = session.syncState.trees { return kept }
+        if let kept = keptTrees { return kept }
         var trees = [String: ManifestTree]()
         for id in state.vaults.keys { trees[id] = ManifestTree() }
         for item in session.vault.items {
-            if let base = item.syncBase { trees[base.vaultID, default: ManifestTree()].set(item.id, .init(hash: base.hash, deleted: false)) }
+            if let base = item.syncBase, owns(base.vaultID) { trees[base.vaultID, default: ManifestTree()].set(item.id, .init(hash: base.hash, deleted: false)) }
         }
         for (id, removal) in state.removals { trees[removal.vaultID, default: ManifestTree()].set(id, .init(hash: Array(removal.hash), deleted: false)) }
         for (vault, ids) in state.tombstones { for id in ids { trees[vault, default: ManifestTree()].setDeleted(id) } }
         for entry in state.undecryptable { trees[entry.vaultID, default: ManifestTree()].set(entry.itemID, .init(hash: Array(entry.hash), deleted: false)) }
-        session.syncState.trees = trees
+        keptTrees = trees
         return trees
     }
 

@@ -1,0 +1,153 @@
+import Foundation
+import PassboxClient
+import PassboxCore
+import PassboxCrypto
+import PassboxManifest
+import PassboxProtocol
+import PassboxStore
+
+/// The items of shared vaults (issue 32): after the account's own vaults, a sync takes each organisation this
+/// device trusts, verifies its member list, opens the grants of its vaults with the box key the sync state
+/// keeps, and runs the same sync engine over the organisation's vaults (`AccountSync` with a realm): manifests
+/// signed by members the list lets edit, items sealed under the vault's key at an epoch.
+extension VaultService {
+    /// What the shared vaults' sync did, summed over organisations; the first failure is thrown after every
+    /// organisation had its turn (one that does not verify does not hold up the others).
+    func syncShared(record: AccountRecord, began: UInt64, gate: VaultGate, given: SyncClient?) throws -> (pulled: Int, pushed: Int) {
+        let boxKey = try gate.run { () throws -> Data? in
+            guard generation == began, let session else { throw ProtocolError(.locked) }
+            return session.vault.sync?.boxKey
+        }
+        // A state made before sharing: the next unlock with the master password adds the key.
+        guard let boxKey else { return (0, 0) }
+        let box = try BoxKeyPair(privateKey: SecretBytes(copying: boxKey))
+        let trusted = try SharingFile.load(dataDirectory).lists.filter { $0.server == record.server && $0.trusted == true }.map(\.orgID)
+        guard !trusted.isEmpty else { return (0, 0) }
+        let account = try AccountClient(server: record.server)
+        var pulled = 0, pushed = 0
+        var failure: Error?
+        for orgID in trusted {
+            do {
+                let head: MemberListVersion
+                let reply: OrgFetchReply
+                do {
+                    (head, reply) = try SharingOperations.refreshed(orgID, record: record, client: account, dataDirectory: dataDirectory)
+                } catch let error as ProtocolError where error.code == .notAMember {
+                    // Removed (or the server says so): nothing more is synced or written there; what this device
+                    // holds of it stays, to view only.
+                    try gate.run { try closeShared(orgID, began: began) }
+                    continue
+                }
+                let vaults = reply.vaults ?? []
+                let keys = SharingOperations.grantedKeys(head, vaults, own: record.accountID, box: box, record: record, dataDirectory: dataDirectory)
+                let member = try gate.run { try installShared(head, vaults: vaults, keys: keys, own: record.accountID, began: began) }
+                guard member else { continue }
+                var client = try given ?? SyncClient(server: record.server, token: record.token ?? "")
+                client.orgID = orgID
+                let outcome = try AccountSync(service: self, generation: began, gate: gate, client: client, now: now, limits: syncLimits, realm: Self.realm(head)).run()
+                pulled += outcome.pulled
+                pushed += outcome.pushed
+            } catch let error as ProtocolError where error.code == .locked {
+                throw error
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+        return (pulled, pushed)
+    }
+
+    /// Who may sign each vault's manifests: the active members the list lets edit or manage it.
+    static func realm(_ head: MemberListVersion) -> SyncRealmInfo {
+        var editors: [String: [String: [UInt8]]] = [:]
+        for vault in Set(head.vaults.map(\.vaultID)) {
+            for (member, access) in head.members(of: vault) where member.state == .active && access >= .edit {
+                editors[vault, default: [:]][member.accountID] = member.keys.signPublicKey
+            }
+        }
+        return SyncRealmInfo(orgID: head.orgID, editors: editors)
+    }
+
+    /// Brings the organisation's state in line with its verified list and the keys its grants gave: a vault
+    /// with a key at its current epoch is synced (new writes use the newest key at once), one this account
+    /// may only view (or no longer use) is view-only. Writes the vault only when something changed; whether
+    /// this account is an active member (else nothing is synced there).
+    func installShared(_ head: MemberListVersion, vaults: [SharedVaultRecord], keys: [SharedVaultKey], own: String, began: UInt64) throws -> Bool {
+        guard generation == began, let session else { throw ProtocolError(.locked) }
+        guard let sync = session.vault.sync else { throw ProtocolError(.syncKeysMissing) }
+        let org = head.orgID
+        var st = sync.shared?[org] ?? sync.organisation(name: head.name)
+        st.orgName = head.name
+        var kept = st.epochKeys ?? []
+        for key in keys where !kept.contains(where: { $0.vaultID == key.vaultID && $0.epoch == key.epoch }) { kept.append(key) }
+        st.epochKeys = kept.sorted { ($0.vaultID, $0.epoch) < ($1.vaultID, $1.epoch) }
+        var infos = session.vault.vaults
+        let active = head.member(own)?.state == .active
+        for record in vaults {
+            guard let key = kept.first(where: { $0.vaultID == record.vaultID && $0.epoch == record.epoch }) else { continue }
+            if var v = st.vaults[record.vaultID] {
+                if v.keyVersion < record.epoch {
+                    // New writes use the new key at once; an editor's device seals every item again under it.
+                    v.keyVersion = record.epoch
+                    v.key = key.key
+                    st.vaults[record.vaultID] = v
+                    if active, (head.access(vault: record.vaultID, account: own).map { $0 >= .edit } ?? false), !(st.rekey ?? []).contains(record.vaultID) {
+                        st.rekey = (st.rekey ?? []) + [record.vaultID]
+                    }
+                }
+            } else {
+                st.vaults[record.vaultID] = SyncedVault(keyVersion: record.epoch, key: Array(key.key), wrappedKey: [], metaPending: false)
+            }
+            if !infos.contains(where: { $0.id == record.vaultID }) {
+                let name = SharingOperations.openName(Array(record.meta), key: SecretBytes(copying: key.key), org: org, vault: record.vaultID, epoch: record.epoch)
+                infos.append(VaultInfo(id: record.vaultID, name: name ?? head.name))
+            }
+        }
+        st.viewOnly = st.vaults.keys.filter { id in !active || (head.access(vault: id, account: own).map { $0 < .edit } ?? true) }.sorted()
+        guard st != sync.shared?[org] || infos != session.vault.vaults else { return active }
+        try session.updateNaming([]) { vault in
+            vault.sync!.shared = (vault.sync!.shared ?? [:]).merging([org: st]) { $1 }
+            vault.vaults = infos
+        }
+        return active
+    }
+
+    /// An organisation this account is no longer in: its vaults stay here to view only, and are not synced.
+    func closeShared(_ org: String, began: UInt64) throws {
+        guard generation == began, let session else { throw ProtocolError(.locked) }
+        guard var st = session.vault.sync?.shared?[org] else { return }
+        let all = st.vaults.keys.sorted()
+        guard st.viewOnly != all else { return }
+        st.viewOnly = all
+        try session.updateNaming([]) { $0.sync!.shared![org] = st }
+    }
+}
+
+extension SharingOperations {
+    /// The keys of the vaults this account holds grants for, at every epoch, each opened only after
+    /// `VaultGrant.open`'s checks against the verified list. A grant at a vault's current epoch that fails them
+    /// is a `grantRefused` warning; an older one that fails (its granter left since, say) is passed over, and
+    /// a key this device learnt before stays known to it.
+    static func grantedKeys(_ head: MemberListVersion, _ vaults: [SharedVaultRecord], own: String, box: BoxKeyPair, record: AccountRecord, dataDirectory: String) -> [SharedVaultKey] {
+        var keys: [SharedVaultKey] = []
+        var warnings: [SharingFile.Warning] = []
+        for vault in vaults {
+            for bytes in vault.grants {
+                guard let grant = try? VaultGrant(decoding: Array(bytes)), grant.vaultID == vault.vaultID, grant.epoch <= vault.epoch else { continue }
+                do {
+                    let key = try grant.open(list: head, vault: vault.vaultID, epoch: grant.epoch, own: own, box: box)
+                    keys.append(SharedVaultKey(vaultID: vault.vaultID, epoch: grant.epoch, key: key.revealBytes()))
+                } catch SharingError.grantRefused(.recipientPaused) {
+                    continue
+                } catch {
+                    if grant.epoch == vault.epoch { warnings.append(warning("grantRefused", record, subject: head.name, detail: "vault \(vault.vaultID): \(error)")) }
+                }
+            }
+        }
+        if !warnings.isEmpty, var file = try? SharingFile.load(dataDirectory) {
+            for w in warnings { file.warn(w) }
+            try? file.save(dataDirectory)
+        }
+        return keys
+    }
+}
