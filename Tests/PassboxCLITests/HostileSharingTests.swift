@@ -13,7 +13,7 @@ import Testing
 /// The sharing classes of security.md §6b: a proxy in front of a real `passbox server` changes one answer,
 /// and the device refuses it with a clear error and a sharing warning, keeps what it verified before, and
 /// seals nothing to a key the user did not accept. (Grants by a non-manager or to an unpinned key are refused
-/// by `VaultGrant.open`, pinned in `MemberListTests`; shared vaults do not travel through the server yet.)
+/// by `VaultGrant.open`, pinned in `MemberListTests`.)
 @Suite struct HostileSharingTests {
     let password = SharingIntegrationTests.password
 
@@ -299,5 +299,45 @@ import Testing
         #expect(try passbox(laptop, ["org", "trust", "Acme", "not-the-code"]).status == 1)
         #expect(try passbox(laptop, ["org", "trust", "Acme", code]).stdout.contains("now trusts Acme"))
         #expect(try passbox(laptop, ["org", "vault-create", "Acme", "Servers"], [password]).status == 0)
+    }
+
+    /// A member who may only view a shared vault, with the server's help, writes a next version of its manifest
+    /// (signed with their own account key, which the list holds): an editor's device refuses the pull, says so,
+    /// and keeps what it had.
+    @Test func aSharedVaultsManifestSignedByAMemberWhoMayOnlyViewIsRefused() throws {
+        let w = try world("shared-items", people: ["ann", "bob"])
+        let ann = w.data("ann"), bob = w.data("bob")
+        #expect(try passbox(ann, ["org", "create", "family", "Doe family"], [password]).status == 0)
+        try SharingIntegrationTests.addMember("bob", data: bob, to: "Doe family", by: ann)
+        #expect(try passbox(ann, ["org", "vault-create", "Doe family", "Bank"], [password]).status == 0)
+        #expect(try passbox(ann, ["org", "share", "Doe family", "Bank", "bob@example.org", "view"], [password]).status == 0)
+        #expect(try passbox(ann, ["sync"], [password]).status == 0)
+        #expect(try passbox(ann, ["add", "note", "--title", "Safe code", "--vault", "Bank", "--notes-stdin"], [password, "4711"]).status == 0)
+        #expect(try passbox(ann, ["sync"], [password]).status == 0)
+        #expect(try passbox(bob, ["sync"], [password]).status == 0)
+
+        let (orgID, bankID) = try SharingIntegrationTests.ids(bob, org: "Doe family", vault: "Bank")
+        let record = try #require(try AccountRecord.load(bob))
+        let keyset = try #require(try AccountVaultKey(record).openedKeyset(password: SecretBytes(copying: Array(password.utf8))))
+        let current = try #require(w.proxy.seenPulls.flatMap(\.manifests).filter { $0.vaultID == bankID }.max { $0.version < $1.version })
+        let verified = try Manifest(decoding: Array(current.manifest))
+        var forged = Manifest(
+            vaultID: bankID, version: verified.version + 1, previous: verified.hash, root: verified.root, metaHash: verified.metaHash, keyVersion: verified.keyVersion,
+            signer: record.accountID)
+        forged.sign(with: keyset.signingKey)
+        let record2 = SyncManifestRecord(vaultID: bankID, version: forged.version, manifest: Data(forged.encoded), meta: current.meta)
+        w.proxy.armRewrite { path, request, body in
+            guard path == "/v1/sync/pull", (try? ProtocolCoding.wireDecode(SyncPullRequest.self, from: Data(request)))?.orgID == orgID,
+                var reply = try? ProtocolCoding.wireDecode(SyncPullReply.self, from: Data(body))
+            else { return nil }
+            reply.manifests.append(record2)
+            for i in reply.vaults.indices where reply.vaults[i].vaultID == bankID { reply.vaults[i].manifestVersion = record2.version }
+            return (try? ProtocolCoding.wireEncode(reply)).map(Array.init)
+        }
+        let refused = try passbox(ann, ["sync"], [password])
+        #expect(refused.status == 1 && refused.stderr.contains("vault \(bankID) does not match what this device verified (signature)"), "\(refused.stdout)\(refused.stderr)")
+        w.proxy.disarm()
+        #expect(try passbox(ann, ["show", "Safe code"], [password]).stdout.contains("4711"), "what Ann had is kept")
+        #expect(try passbox(ann, ["sync"], [password]).status == 0, "the honest answer syncs again")
     }
 }
