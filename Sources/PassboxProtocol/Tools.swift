@@ -330,6 +330,8 @@ public struct CountReply: Codable, Sendable, Equatable {
     public var count: Int
     /// The items concerned (fix-https: the ones switched).
     public var items: [ItemSummary]
+    /// Items moved into a shared vault: who can see them there, as the verified member list says ("EMAIL (ACCESS)").
+    public var seenBy: [String]?
 
     public init(count: Int, items: [ItemSummary] = []) {
         self.count = count

@@ -1,7 +1,9 @@
 import Foundation
 import PassboxCore
 import PassboxCrypto
+import PassboxManifest
 import PassboxProtocol
+import PassboxStore
 import PassboxSync
 
 /// Vaults inside the file or the account (VLT-1–4, 7–8): list, make, rename and restyle, move and copy items.
@@ -189,6 +191,18 @@ extension VaultSession {
             }
             return done
         }
-        return CountReply(count: changed.count)
+        var reply = CountReply(count: changed.count)
+        reply.seenBy = seenBy(target.id)
+        return reply
+    }
+
+    /// Who can see the items of a shared vault (VLT-7, SHR-6): each member the member list this device verified
+    /// last gives access, with that access. Nil for the account's own vaults.
+    func seenBy(_ vaultID: String) -> [String]? {
+        guard let org = vault.sync?.org(of: vaultID) else { return nil }
+        guard let kept = (try? SharingFile.load(dataDirectory))?.lists.first(where: { $0.orgID == org }),
+            let head = try? MemberListVersion(decoding: Array(kept.head))
+        else { return [] }
+        return head.members(of: vaultID).map { "\($0.0.email) (\($0.1.name))" }.sorted()
     }
 }

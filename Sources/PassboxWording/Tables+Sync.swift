@@ -29,6 +29,7 @@ extension Tables {
         "vault.deleted": "Deleted the vault \"{name}\": {items} items went to the trash of \"{home}\" (passbox trash list; restorable for 30 days).",
         "move.noTarget": "no target vault",
         "move.moved": "Moved {count} items to \"{vault}\".",
+        "move.seenBy": "\"{vault}\" is a shared vault: everyone who can see it now sees them too: {who}.",
         "move.copied": "Copied {count} items to \"{vault}\".",
     ]
 
@@ -61,6 +62,7 @@ extension Tables {
         "vault.deleted": "Tresor „{name}“ gelöscht: {items} Einträge kamen in den Papierkorb von „{home}“ (passbox trash list; 30 Tage lang wiederherstellbar).",
         "move.noTarget": "kein Zieltresor",
         "move.moved": "{count} Einträge nach „{vault}“ verschoben.",
+        "move.seenBy": "„{vault}“ ist ein geteilter Tresor: Alle, die ihn sehen, sehen jetzt auch diese Einträge: {who}.",
         "move.copied": "{count} Einträge nach „{vault}“ kopiert.",
     ]
 }

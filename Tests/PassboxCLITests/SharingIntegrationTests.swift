@@ -270,6 +270,14 @@ import Testing
         #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
         #expect(try Self.passbox(ann, ["show", "Streaming"], [p]).stdout.contains("doe-family"))
 
+        // Moving a personal item into the family vault says who will see it there; then they do, and it is gone
+        // from Ann's own vault on the server (a move between realms is a write there and a deletion here).
+        let moved = try Self.passbox(ann, ["move", "Ann's diary", "--to", "Doe family"], [p])
+        #expect(moved.stdout.contains("everyone who can see it now sees them too") && moved.stdout.contains("bob@example.org (edit)"), "\(moved.stdout)\(moved.stderr)")
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(bob, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(bob, ["show", "Ann's diary"], [p]).stdout.contains("mine only"))
+
         // A vault shared with Bob to view only: he reads its item, and neither his device nor the server lets him change it.
         #expect(try Self.passbox(ann, ["org", "vault-create", "Doe family", "Bank"], [p]).status == 0)
         #expect(try Self.passbox(ann, ["org", "share", "Doe family", "Bank", "bob@example.org", "view"], [p]).status == 0)
@@ -297,9 +305,9 @@ import Testing
         #expect(try Self.passbox(cat, ["sync"], [p]).status == 0)
         #expect(try Self.passbox(cat, ["list"], [p]).stdout.contains("Streaming"))
         #expect(try Self.passbox(ann, ["org", "remove", "Doe family", "cat@example.org"], [p]).status == 0)
-        // Ann manages both vaults: her next sync seals their two items again under the new keys.
+        // Ann manages both vaults: her next sync seals their three items again under the new keys.
         let rotated = try Self.passbox(ann, ["sync"], [p])
-        #expect(rotated.status == 0 && rotated.stdout.contains("0 changes pulled, 2 pushed"), "\(rotated.stdout)\(rotated.stderr)")
+        #expect(rotated.status == 0 && rotated.stdout.contains("0 changes pulled, 3 pushed"), "\(rotated.stdout)\(rotated.stderr)")
         #expect(try Self.passbox(ann, ["add", "note", "--title", "After Cat", "--vault", "Doe family", "--notes-stdin"], [p, "new epoch"]).status == 0)
         #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
         let bobRenewed = try Self.passbox(bob, ["sync"], [p])

@@ -107,7 +107,11 @@ extension Commands {
         try args.expectPositionals(1...1000, usage: "passbox move ITEM... --to VAULT [--copy]")
         guard let target = args.value("to") else { throw CLIError.failure(context.tr("move.noTarget"), hint: "passbox move ITEM... --to VAULT") }
         try context.endpoint.prepare(.move)
-        let count = try context.send(.move(MoveRequest(items: args.positionals, vault: target, copy: args.flag("copy")))).count().count
-        Console.out(context.tr(args.flag("copy") ? "move.copied" : "move.moved", ["count": String(count), "vault": Console.visibleLine(target)]))
+        let reply = try context.send(.move(MoveRequest(items: args.positionals, vault: target, copy: args.flag("copy")))).count()
+        Console.out(context.tr(args.flag("copy") ? "move.copied" : "move.moved", ["count": String(reply.count), "vault": Console.visibleLine(target)]))
+        // Into a shared vault: who will see them there (VLT-7).
+        if let seen = reply.seenBy {
+            Console.out(context.tr("move.seenBy", ["vault": Console.visibleLine(target), "who": Console.visibleLine(seen.joined(separator: ", "))]))
+        }
     }
 }

@@ -173,20 +173,22 @@ export async function showItem(pane, id) {
   const favLabel = s.favorite ? t('ui.item.unfavorite') : t('ui.item.favorite');
   // Items that can have a password of their own load the page's coercion module (nothing else needs it).
   const sealing = ['recovery-phrase', 'private-key', 'secure-note', 'ssh-key'].includes(s.category) ? await import('./coercion.js') : null;
+  const viewOnly = s.viewOnly === true;
   pane.append(
     h('div', { class: 'detailhead' }, h('span', { class: 'avatar' }, icon(categoryIcons[s.category] || 'file-text')),
-      h('div', { class: 'grow' }, h('h1', {}, s.title), h('span', { class: 'muted' }, categoryName(s.category)))),
+      h('div', { class: 'grow' }, h('h1', {}, s.title), h('span', { class: 'muted' }, categoryName(s.category)),
+        s.shared ? h('p', { class: 'muted' }, icon('user'), ' ', t('ui.item.shared', { badge: s.shared }), viewOnly ? ' · ' + t('ui.item.viewOnly') : '') : null)),
     h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('ui.item.actions') },
-      button([icon('pencil'), t('ui.item.edit')], () => editItem(id)),
-      button([icon('star'), favLabel], () => toggleFavorite(detail), '', { 'aria-pressed': s.favorite ? 'true' : 'false' }),
+      viewOnly ? null : button([icon('pencil'), t('ui.item.edit')], () => editItem(id)),
+      viewOnly ? null : button([icon('star'), favLabel], () => toggleFavorite(detail), '', { 'aria-pressed': s.favorite ? 'true' : 'false' }),
       button([icon('history'), t('ui.item.history')], () => openHistory(id), '', { disabled: detail.historyCount === 0 }),
-      s.locked ? null : button([icon('timer'), t('ui.item.addCode')], () => addCode(id)),
-      ...(sealing ? sealing.protectButtons(detail) : []),
-      button([icon('trash-2'), t('ui.item.delete')], () => moveToTrash(id, s.title), 'danger')));
+      s.locked || viewOnly ? null : button([icon('timer'), t('ui.item.addCode')], () => addCode(id)),
+      ...(sealing && !viewOnly ? sealing.protectButtons(detail) : []),
+      viewOnly ? null : button([icon('trash-2'), t('ui.item.delete')], () => moveToTrash(id, s.title), 'danger')));
   if (s.locked && sealing) pane.append(sealing.lockedPanel(detail, (hide) => revealed.push(hide)));
   // Move to another vault, when there is more than one.
   const others = state.vaults;
-  if (others.length > 1) {
+  if (others.length > 1 && !viewOnly) {
     const choice = h('select', { id: 'move-vault', 'aria-label': t('ui.item.moveTo') }, ...others.map((v) => h('option', { value: v.id }, v.name)));
     pane.append(h('div', { class: 'row' }, choice, button([icon('arrow-right'), t('ui.item.moveTo')], async () => {
       const target = others.find((v) => v.id === choice.value);

@@ -210,7 +210,7 @@ export class ItemList {
       'aria-setsize': String(this.itemRows), 'aria-posinset': String(index + 1 - this.sectionsBefore(index)),
     },
     h('span', { class: 'avatar' }, icon(item ? (categoryIcons[item.category] || 'file-text') : 'clock')),
-    h('span', { class: 'texts' }, h('span', { class: 'title', elementtiming: index === (this.firstItemRow || 0) && item ? 'first-row' : undefined }, item ? item.title : t('ui.loading')), h('span', { class: 'sub' }, item ? (item.locked ? t('ui.sealed.summary') : (item.summary || '')) : '')),
+    h('span', { class: 'texts' }, h('span', { class: 'title', elementtiming: index === (this.firstItemRow || 0) && item ? 'first-row' : undefined }, item ? item.title : t('ui.loading')), h('span', { class: 'sub' }, item ? (item.shared ? `[${item.shared}] ` : '') + (item.locked ? t('ui.sealed.summary') : (item.summary || '')) : '')),
     item && item.favorite ? h('span', { class: 'icon i-star star', role: 'img', 'aria-label': t('ui.list.favorite') }) : null);
     el.style.top = top;
     if (index === this.active) el.classList.add('active');
