@@ -153,9 +153,10 @@ extension AgentDaemon {
             }
             do {
                 let client = try SyncClient(server: target.server, token: target.token)
-                let revision = try client.wait(since: target.revision)
+                let reply = try client.wait(since: target.revision)
                 queue.sync { liveConnected = true }
-                if revision > target.revision {
+                // The account changed, or a shared vault of one of its families or teams did.
+                if reply.revision > target.revision || reply.shared == true {
                     lastSync = Date()
                     let ok = syncQuietly()
                     failures = ok ? 0 : failures + 1

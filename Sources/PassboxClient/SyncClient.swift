@@ -73,10 +73,10 @@ public struct SyncClient: Sendable {
         return reply
     }
 
-    /// Waits (up to about 20 seconds) for a revision past `since`.
-    public func wait(since: Int64) throws -> Int64 {
+    /// Waits (up to about 20 seconds) for a revision past `since`, or a change to a shared vault (`shared`).
+    public func wait(since: Int64) throws -> SyncWaitReply {
         let body = Array(try ProtocolCoding.wireEncode(SyncWaitRequest(since: since)))
-        return try decode(SyncWaitReply.self, try exchange("/v1/sync/wait", body, timeoutSeconds: SyncWaitRequest.seconds + 15)).revision
+        return try decode(SyncWaitReply.self, try exchange("/v1/sync/wait", body, timeoutSeconds: SyncWaitRequest.seconds + 15))
     }
 }
 

@@ -188,7 +188,11 @@ final class NotificationListener: @unchecked Sendable {
                 if connection == nil { connection = try Self.listening(uri) }
                 if let payload = try connection!.nextNotification(timeout: 0.5) {
                     let parts = payload.split(separator: ":")
-                    if parts.count == 2, let revision = Int64(parts[1]) { hub.notify(account: String(parts[0]), revision: revision) }
+                    if parts.count == 2, parts[1] == "shared" {
+                        hub.nudge(accounts: [String(parts[0])])
+                    } else if parts.count == 2, let revision = Int64(parts[1]) {
+                        hub.notify(account: String(parts[0]), revision: revision)
+                    }
                 }
             } catch {
                 connection = nil

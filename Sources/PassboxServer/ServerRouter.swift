@@ -135,8 +135,8 @@ struct ServerRouter: Sendable {
             let since = try Self.decode(SyncWaitRequest.self, request).since
             let sync = self.sync
             return HTTPResponse.later { respond in
-                sync.hub.wait(account: account, since: since, seconds: Double(SyncWaitRequest.seconds), current: { try sync.revision(account: account) }) { revision in
-                    respond((try? Self.json(SyncWaitReply(revision: revision))) ?? Self.failure(ProtocolError(.internalError)))
+                sync.hub.wait(account: account, since: since, seconds: Double(SyncWaitRequest.seconds), current: { try sync.revision(account: account) }) { revision, shared in
+                    respond((try? Self.json(SyncWaitReply(revision: revision, shared: shared ? true : nil))) ?? Self.failure(ProtocolError(.internalError)))
                 }
             }
         case "POST /v1/blobs/remove":

@@ -37,10 +37,10 @@ struct SyncService: Sendable {
         let declared = try BlobService.checkedDeclared(request.blobs)
         let account = session.accountID
         let realm = try request.orgID.map { SyncRealm(org: try SharingService.checkedOrg($0)) } ?? SyncRealm(account: account)
-        let reply: SyncPushReply = try pool.with { db in
+        let (reply, members): (SyncPushReply, [String]) = try pool.with { db in
             try db.transaction {
                 if let done = try db.rows(realm.sql("SELECT revision FROM sync_operations WHERE account_id = ? AND op_id = ?"), [.text(realm.owner), .text(opID)]).first {
-                    return SyncPushReply(revision: done[0].integer ?? 0, replayed: true)
+                    return (SyncPushReply(revision: done[0].integer ?? 0, replayed: true), [])
                 }
                 guard let keyset = try db.rows("SELECT keyset FROM accounts WHERE id = ?", [.text(account)]).first?[0].blob, keyset.count >= 65 else {
                     throw ProtocolError(.notSignedIn)
@@ -77,11 +77,21 @@ struct SyncService: Sendable {
                 if SecureRandom.uniform(64) == 0 {
                     try db.run(realm.sql("DELETE FROM sync_operations WHERE account_id = ? AND created < ?"), [.text(realm.owner), .integer(milliseconds(Date()) - 86_400_000)])
                 }
-                if isPostgres, !realm.isOrg { try db.run("SELECT pg_notify('passbox_sync', ?)", [.text("\(account):\(revision)")]) }
-                return SyncPushReply(revision: revision, replayed: false)
+                // An organisation's members' live waits are woken (they sync; their own revisions did not move).
+                let members = realm.isOrg ? try db.rows("SELECT account_id FROM org_members WHERE org_id = ?", [.text(realm.owner)]).compactMap { $0[0].text } : []
+                if isPostgres {
+                    if realm.isOrg {
+                        for member in members { try db.run("SELECT pg_notify('passbox_sync', ?)", [.text("\(member):shared")]) }
+                    } else {
+                        try db.run("SELECT pg_notify('passbox_sync', ?)", [.text("\(account):\(revision)")])
+                    }
+                }
+                return (SyncPushReply(revision: revision, replayed: false), members)
             }
         }
-        if !reply.replayed, !realm.isOrg { hub.notify(account: account, revision: reply.revision) }
+        if !reply.replayed {
+            if realm.isOrg { hub.nudge(accounts: members) } else { hub.notify(account: account, revision: reply.revision) }
+        }
         return reply
     }
 
@@ -319,19 +329,19 @@ final class SyncHub: @unchecked Sendable {
     // @unchecked: `waiters` and `stopped` are touched only under `lock`.
     private final class Waiter: @unchecked Sendable {
         let since: Int64
-        private var respond: (@Sendable (Int64) -> Void)?
+        private var respond: (@Sendable (Int64, Bool) -> Void)?
         private let lock = NSLock()
-        init(since: Int64, respond: @escaping @Sendable (Int64) -> Void) {
+        init(since: Int64, respond: @escaping @Sendable (Int64, Bool) -> Void) {
             self.since = since
             self.respond = respond
         }
-        /// Answers once; later calls do nothing.
-        func answer(_ revision: Int64) {
+        /// Answers once (`shared`: an organisation's vault changed); later calls do nothing.
+        func answer(_ revision: Int64, shared: Bool = false) {
             lock.lock()
             let r = respond
             respond = nil
             lock.unlock()
-            r?(revision)
+            r?(revision, shared)
         }
     }
 
@@ -343,7 +353,7 @@ final class SyncHub: @unchecked Sendable {
 
     /// Parks a long poll; `current` reads the account's revision after the waiter is registered (so a push
     /// that lands in between is not missed).
-    func wait(account: String, since: Int64, seconds: Double, current: () throws -> Int64, respond: @escaping @Sendable (Int64) -> Void) {
+    func wait(account: String, since: Int64, seconds: Double, current: () throws -> Int64, respond: @escaping @Sendable (Int64, Bool) -> Void) {
         let waiter = Waiter(since: since, respond: respond)
         let key = ObjectIdentifier(waiter)
         lock.lock()
@@ -375,6 +385,18 @@ final class SyncHub: @unchecked Sendable {
         for key in ready.keys { waiters[account]?[key] = nil }
         lock.unlock()
         for waiter in ready.values { waiter.answer(revision) }
+    }
+
+    /// Answers every waiter of these accounts at once, as "a shared vault changed" (their revisions stay).
+    func nudge(accounts: [String]) {
+        lock.lock()
+        var ready: [Waiter] = []
+        for account in Set(accounts) {
+            ready += (waiters[account] ?? [:]).values
+            waiters[account] = nil
+        }
+        lock.unlock()
+        for waiter in ready { waiter.answer(waiter.since, shared: true) }
     }
 
     /// Answers every waiter (the server is stopping) and answers new ones at once.

@@ -176,7 +176,13 @@ public struct SyncWaitRequest: Codable, Sendable {
 
 public struct SyncWaitReply: Codable, Sendable {
     public var revision: Int64
-    public init(revision: Int64) { self.revision = revision }
+    /// A shared vault of an organisation the account is in changed (issue 32): the account's own revision may
+    /// be unchanged, and the device syncs.
+    public var shared: Bool?
+    public init(revision: Int64, shared: Bool? = nil) {
+        self.revision = revision
+        self.shared = shared
+    }
 }
 
 /// The ids sync names (vaults, items, operations): 1 to 64 ASCII letters, digits, `-` or `_`. The server

@@ -322,6 +322,36 @@ import Testing
         #expect(try Self.passbox(cat, ["edit", "Streaming", "--username", "cat"], [p]).stderr.contains("to view only"))
     }
 
+    /// A member's live wait (the agent's long poll) wakes when another member changes a shared vault, though
+    /// the member's own revision did not move: the agent then syncs within a moment.
+    @Test(arguments: Backend.cases) func aMembersLongPollWakesWhenASharedVaultChanges(_ backend: Backend) throws {
+        let w = try Self.world("passbox-shared-wake", backend)
+        let (ann, bob, p) = (w.ann, w.bob, Self.password)
+        #expect(try Self.passbox(ann, ["org", "create", "family", "Doe family"], [p]).status == 0)
+        try Self.addMember("bob", data: bob, to: "Doe family", by: ann)
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(bob, ["sync"], [p]).status == 0)
+        let record = try #require(try AccountRecord.load(bob))
+        let client = try SyncClient(server: record.server, token: record.token ?? "")
+        let first = try client.pull(since: 0)
+        let since = first.latest ?? first.revision
+        let woke = ThreadResult<SyncWaitReply>()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            woke.result = Result { try client.wait(since: since) }
+            done.signal()
+        }.start()
+        // Each change by Ann wakes Bob's wait once it is registered: she changes the family vault until it has.
+        var round = 0
+        repeat {
+            round += 1
+            #expect(try Self.passbox(ann, ["add", "note", "--title", "Note \(round)", "--vault", "Doe family"], [p]).status == 0)
+            #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        } while done.wait(timeout: .now() + 1) == .timedOut && round < 10
+        let reply = try #require(try woke.result?.get())
+        #expect(reply.shared == true && reply.revision == since, "woken by the shared vault's change, the account's revision unchanged")
+    }
+
     /// A mail sink on this machine (Python's smtpd, in Debian's python3): each message it takes is appended to
     /// `file` with its envelope recipients.
     static let smtpSink = """

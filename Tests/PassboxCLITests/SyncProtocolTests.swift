@@ -239,7 +239,7 @@ import Testing
         let done = DispatchSemaphore(value: 0)
         let client = b.client
         let waiter = Thread {
-            woke.result = Result { try client.wait(since: since) }
+            woke.result = Result { try client.wait(since: since).revision }
             done.signal()
         }
         waiter.start()
