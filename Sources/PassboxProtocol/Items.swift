@@ -84,6 +84,9 @@ public struct ItemDetail: Codable, Sendable, Equatable {
     public var tags: [String]?
     /// The item's files (never their keys).
     public var attachments: [AttachmentView]?
+    /// An item of a shared vault: who can see it, as the member list this device verified last says
+    /// ("EMAIL (ACCESS)", SHR-6).
+    public var seenBy: [String]?
 
     public init(summary: ItemSummary, fields: [FieldView], notes: String, lastFilled: Date?, historyCount: Int) {
         self.summary = summary

@@ -205,6 +205,7 @@ public final class VaultSession: @unchecked Sendable {
         let item = try resolve(r.item)
         var detail = ItemViews.detail(item, reveal: r.reveal, now: now(), in: vault)
         if !item.attachments.isEmpty { detail.attachments = item.attachments.map(view) }
+        if let vaultID = item.vaultID { detail.seenBy = seenBy(vaultID) }
         return detail
     }
 

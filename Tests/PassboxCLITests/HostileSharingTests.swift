@@ -340,4 +340,36 @@ import Testing
         #expect(try passbox(ann, ["show", "Safe code"], [password]).stdout.contains("4711"), "what Ann had is kept")
         #expect(try passbox(ann, ["sync"], [password]).status == 0, "the honest answer syncs again")
     }
+
+    /// The server withholds a removal (a new member list version) from one member: when another member's write
+    /// that relied on it reaches that member, their device reads the list again, then refuses the shared vault's
+    /// sync with a sharing warning (security.md §6b, "a withheld removal").
+    @Test func aWithheldRemovalIsCaughtWhenAWriteThatReliedOnItArrives() throws {
+        let w = try world("withheld", people: ["ann", "bob", "cat"])
+        let ann = w.data("ann"), bob = w.data("bob")
+        #expect(try passbox(ann, ["org", "create", "family", "Doe family"], [password]).status == 0)
+        for person in ["bob", "cat"] { try SharingIntegrationTests.addMember(person, data: w.data(person), to: "Doe family", by: ann) }
+        #expect(try passbox(ann, ["sync"], [password]).status == 0)
+        #expect(try passbox(ann, ["add", "note", "--title", "Before", "--vault", "Doe family"], [password]).status == 0)
+        #expect(try passbox(ann, ["sync"], [password]).status == 0)
+        #expect(try passbox(bob, ["sync"], [password]).status == 0)
+        #expect(try passbox(ann, ["org", "remove", "Doe family", "cat@example.org"], [password]).status == 0)
+        #expect(try passbox(ann, ["add", "note", "--title", "After", "--vault", "Doe family"], [password]).status == 0)
+        #expect(try passbox(ann, ["sync"], [password]).status == 0)
+
+        // Bob's list answers leave out every version from the removal on.
+        w.proxy.armRewrite { path, _, body in
+            guard path == "/v1/orgs/fetch", var reply = try? ProtocolCoding.wireDecode(OrgFetchReply.self, from: Data(body)) else { return nil }
+            reply.versions.removeAll { ((try? MemberListVersion(decoding: Array($0)))?.epoch ?? 0) >= 2 }
+            reply.more = false
+            return (try? ProtocolCoding.wireEncode(reply)).map(Array.init)
+        }
+        let caught = try passbox(bob, ["sync"], [password])
+        #expect(caught.status == 1 && caught.stderr.contains("relied on a newer member list than version"), "\(caught.stdout)\(caught.stderr)")
+        #expect(try passbox(bob, ["sharing", "warnings"]).stdout.contains("relied on a newer member list than the server shows you"))
+        #expect(!(try passbox(bob, ["list"], [password]).stdout.contains("After")), "nothing of the refused pull was taken")
+        w.proxy.disarm()
+        #expect(try passbox(bob, ["sync"], [password]).status == 0, "with the list shown whole, the sync goes through")
+        #expect(try passbox(bob, ["show", "After"], [password]).status == 0)
+    }
 }

@@ -263,6 +263,7 @@ import Testing
         #expect(!bobList.contains("Ann's diary"), "a personal item stays personal")
         let shown = try Self.passbox(bob, ["show", "Streaming", "--reveal"], [p]).stdout
         #expect(shown.contains("family-secret-1") && shown.contains("Shared:") && shown.contains("Doe family"), "\(shown)")
+        #expect(shown.contains("Who can see it:") && shown.contains("ann@example.org (manage)") && shown.contains("bob@example.org (edit)"), "\(shown)")
 
         // Bob edits it; Ann's next sync brings the edit, and the list search finds it under the badge too.
         #expect(try Self.passbox(bob, ["edit", "Streaming", "--username", "doe-family"], [p]).status == 0)

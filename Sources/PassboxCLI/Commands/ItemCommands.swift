@@ -141,6 +141,7 @@ extension Commands {
         if !s.tags.isEmpty { rows.append(["Tags:", Console.visibleLine(s.tags.joined(separator: ", "))]) }
         if s.favorite { rows.append(["Favorite:", "yes"]) }
         if let badge = s.shared { rows.append(["Shared:", Console.visibleLine(badge) + (s.viewOnly == true ? " (view only)" : "")]) }
+        if let seen = item.seenBy, !seen.isEmpty { rows.append(["Who can see it:", Console.visibleLine(seen.joined(separator: ", "))]) }
         if s.created != nil { rows.append(["Created:", Output.date(s.created)]) }
         if s.lastChanged != nil { rows.append(["Last changed:", Output.date(s.lastChanged)]) }
         if s.lastUsed != nil { rows.append(["Last used:", Output.date(s.lastUsed)]) }

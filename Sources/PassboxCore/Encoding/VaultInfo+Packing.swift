@@ -3,7 +3,8 @@ import Foundation
 /// The stored form of a vault's name and look, in the payload and inside its synced name envelope.
 extension VaultInfo {
     func pack(into w: inout MessagePackWriter) {
-        w.writeMapHeader(2 + (icon == nil ? 0 : 1) + (colour == nil ? 0 : 1) + (created == nil ? 0 : 1) + (deleted == nil ? 0 : 1) + unknown.count)
+        let head = listVersion != nil && listHash != nil
+        w.writeMapHeader(2 + (icon == nil ? 0 : 1) + (colour == nil ? 0 : 1) + (created == nil ? 0 : 1) + (deleted == nil ? 0 : 1) + (head ? 2 : 0) + unknown.count)
         w.write("id")
         w.write(id)
         w.write("name")
@@ -23,6 +24,12 @@ extension VaultInfo {
         if let deleted {
             w.write("deleted")
             w.write(deleted.passboxMilliseconds)
+        }
+        if let listVersion, let listHash {
+            w.write("listVersion")
+            w.write(listVersion)
+            w.write("listHash")
+            w.write(binary: listHash)
         }
         w.writeUnknown(unknown)
     }
@@ -56,6 +63,8 @@ extension VaultInfo {
                 if let known = VaultColour(rawValue: raw) { colour = known } else { unknown[key] = .string(raw) }
             case "created": created = Date(passboxMilliseconds: try r.readInt())
             case "deleted": deleted = Date(passboxMilliseconds: try r.readInt())
+            case "listVersion": listVersion = try r.readInt()
+            case "listHash": listHash = try r.readBinary()
             default: unknown[key] = try r.readValue()
             }
         }

@@ -23,6 +23,10 @@ public struct VaultInfo: Sendable, Equatable {
     /// When the vault was deleted (LB-2): only in the synced name envelope that tells an account's other
     /// devices; a deleted vault is never in a vault's list.
     public var deleted: Date?
+    /// In a shared vault's name envelope: the member list version (and its hash) the writer of the manifest
+    /// relied on, so members whose servers showed them different lists find out when their writes meet (issue 32).
+    public var listVersion: Int64?
+    public var listHash: [UInt8]?
     /// Keys written by a newer Passbox, kept unchanged.
     public var unknown: [String: PackedValue]
 

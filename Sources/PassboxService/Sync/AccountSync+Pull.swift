@@ -202,6 +202,8 @@ extension AccountSync {
                 } else if m.version == 1 {
                     guard m.previous == Manifest.noPrevious else { throw Self.refused(vaultID, "fork") }
                 }
+                // A shared vault's manifest under a later epoch than the verified list's: its writer relied on a newer list.
+                if let realm, m.keyVersion > realm.epoch { throw Self.refused(vaultID, "listBehind") }
                 // A shared vault's manifest may be of an earlier epoch (nobody wrote since the keys were renewed).
                 let keyKnown = realm == nil ? m.keyVersion == v.keyVersion : m.keyVersion <= v.keyVersion
                 guard keyKnown, Hash.sha256(Array(record.meta)) == m.metaHash else { throw Self.refused(vaultID, "misplaced") }
@@ -227,6 +229,12 @@ extension AccountSync {
             let keys = realm == nil ? [(v.keyVersion, SecretBytes(copying: v.key))] : sharedKeys(vaultID).map { ($0.epoch, $0.key) }
             guard let info = keys.lazy.compactMap({ try? ItemSeal.openMeta(Array(meta), vaultID: vaultID, keyVersion: $0.0, key: $0.1) }).first else {
                 throw Self.refused(vaultID, "misplaced")
+            }
+            // The member list its writer relied on: the same version must be the same list, and a newer one
+            // must reach this device too (else the server shows members different lists, or withholds one).
+            if let realm, let named = info.listVersion, let hash = info.listHash {
+                if named == realm.head.version, !ConstantTime.equal(hash, realm.head.hash) { throw Self.refused(vaultID, "listForked") }
+                if named > realm.head.version { throw Self.refused(vaultID, "listBehind") }
             }
             if !v.metaPending {
                 v.meta = meta

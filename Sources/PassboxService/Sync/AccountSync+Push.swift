@@ -92,7 +92,8 @@ extension AccountSync {
             }
             try step { try acknowledge(batch, revision: reply.revision) }
             resent = 0
-            pushed += batch.items.count + batch.metas.count
+            // (A shared vault's name envelope goes with every push, naming the member list: not a change of its own.)
+            pushed += batch.items.count + (realm == nil ? batch.metas.count : 0)
         }
         return (pushed, false)
     }
@@ -158,6 +159,14 @@ extension AccountSync {
             writes[id] = writes[id] ?? []
         }
         guard !writes.isEmpty else { return nil }
+        if let realm {
+            // Each shared vault written names the member list this device relies on (caught where it differs).
+            for id in writes.keys {
+                guard let v = st.vaults[id], var info = vault.vaults.first(where: { $0.id == id }) else { continue }
+                (info.listVersion, info.listHash) = (realm.head.version, realm.head.hash)
+                metas[id] = try ItemSeal.sealMeta(info, keyVersion: v.keyVersion, key: SecretBytes(copying: v.key))
+            }
+        }
         let signer = try SigningKey(seed: SecretBytes(copying: st.signSeed))
         var manifests: [String: Manifest] = [:]
         var vaultWrites: [SyncVaultWrite] = []

@@ -60,6 +60,11 @@ struct SyncRealmInfo {
     let orgID: String
     /// Per vault: the members with edit or manage access (account id → Ed25519 public key).
     let editors: [String: [String: [UInt8]]]
+    /// The member list this device verified: every push names it in its vaults' name envelopes, and a pulled
+    /// manifest's name envelope that names another one at the same version, or a newer one, is refused.
+    let head: ListHead
+    /// That list's key epoch: a manifest under a later one was written by someone relying on a newer list.
+    let epoch: Int
 }
 
 /// One sync of an account's vaults with its server (docs/PROTOCOL.md "Sync"): a push whose answer was lost

@@ -28,25 +28,35 @@ extension VaultService {
         var failure: Error?
         for orgID in trusted {
             do {
-                let head: MemberListVersion
-                let reply: OrgFetchReply
-                do {
-                    (head, reply) = try SharingOperations.refreshed(orgID, record: record, client: account, dataDirectory: dataDirectory)
-                } catch let error as ProtocolError where error.code == .notAMember {
-                    // Removed (or the server says so): nothing more is synced or written there; what this device
-                    // holds of it stays, to view only.
-                    try gate.run { try closeShared(orgID, began: began) }
-                    continue
+                // A write by a member who relied on a newer list than this device holds: the list is read again
+                // once (it may have moved on since), then the server is taken to withhold it.
+                for attempt in 1...2 {
+                    let head: MemberListVersion
+                    let reply: OrgFetchReply
+                    do {
+                        (head, reply) = try SharingOperations.refreshed(orgID, record: record, client: account, dataDirectory: dataDirectory)
+                    } catch let error as ProtocolError where error.code == .notAMember {
+                        // Removed (or the server says so): nothing more is synced or written there; what this
+                        // device holds of it stays, to view only.
+                        try gate.run { try closeShared(orgID, began: began) }
+                        break
+                    }
+                    let vaults = reply.vaults ?? []
+                    let keys = SharingOperations.grantedKeys(head, vaults, own: record.accountID, box: box, record: record, dataDirectory: dataDirectory)
+                    let member = try gate.run { try installShared(head, vaults: vaults, keys: keys, own: record.accountID, began: began) }
+                    guard member else { break }
+                    var client = try given ?? SyncClient(server: record.server, token: record.token ?? "")
+                    client.orgID = orgID
+                    do {
+                        let outcome = try AccountSync(service: self, generation: began, gate: gate, client: client, now: now, limits: syncLimits, realm: Self.realm(head)).run()
+                        pulled += outcome.pulled
+                        pushed += outcome.pushed
+                        break
+                    } catch let error as ProtocolError where error.code == .syncRefused && ["listBehind", "listForked"].contains(error.facts["reason"] ?? "") {
+                        if error.facts["reason"] == "listBehind", attempt == 1 { continue }
+                        throw try listMismatch(error, head: head, record: record)
+                    }
                 }
-                let vaults = reply.vaults ?? []
-                let keys = SharingOperations.grantedKeys(head, vaults, own: record.accountID, box: box, record: record, dataDirectory: dataDirectory)
-                let member = try gate.run { try installShared(head, vaults: vaults, keys: keys, own: record.accountID, began: began) }
-                guard member else { continue }
-                var client = try given ?? SyncClient(server: record.server, token: record.token ?? "")
-                client.orgID = orgID
-                let outcome = try AccountSync(service: self, generation: began, gate: gate, client: client, now: now, limits: syncLimits, realm: Self.realm(head)).run()
-                pulled += outcome.pulled
-                pushed += outcome.pushed
             } catch let error as ProtocolError where error.code == .locked {
                 throw error
             } catch {
@@ -57,6 +67,18 @@ extension VaultService {
         return (pulled, pushed)
     }
 
+    /// A shared vault's newest manifest relied on another member list than this device verified: the same
+    /// version with another hash (the server showed two lists: `listForked`), or a newer one it does not show
+    /// this device (`listWithheld`). A sharing warning, and the sync of that organisation refused.
+    func listMismatch(_ error: ProtocolError, head: MemberListVersion, record: AccountRecord) throws -> ProtocolError {
+        let problem = error.facts["reason"] == "listForked" ? "listForked" : "listWithheld"
+        let vault = error.facts["vault"] ?? ""
+        var file = try SharingFile.load(dataDirectory)
+        file.warn(SharingOperations.warning(problem, record, subject: head.name, detail: "vault \(vault): a member's write relied on another version of the list than \(head.version)"))
+        try file.save(dataDirectory)
+        return ProtocolError(.sharingRefused, ["problem": problem, "version": String(head.version), "detail": vault])
+    }
+
     /// Who may sign each vault's manifests: the active members the list lets edit or manage it.
     static func realm(_ head: MemberListVersion) -> SyncRealmInfo {
         var editors: [String: [String: [UInt8]]] = [:]
@@ -65,7 +87,7 @@ extension VaultService {
                 editors[vault, default: [:]][member.accountID] = member.keys.signPublicKey
             }
         }
-        return SyncRealmInfo(orgID: head.orgID, editors: editors)
+        return SyncRealmInfo(orgID: head.orgID, editors: editors, head: ListHead(version: head.version, hash: head.hash), epoch: head.epoch)
     }
 
     /// Brings the organisation's state in line with its verified list and the keys its grants gave: a vault
