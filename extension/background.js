@@ -81,7 +81,7 @@ function text(value) {
 }
 
 function candidateView(c) {
-  return { id: c.id, title: c.title, username: c.username ?? "", website: c.website ?? "", match: c.match };
+  return { id: c.id, title: c.title, username: c.username ?? "", website: c.website ?? "", match: c.match, shared: typeof c.shared === "string" ? c.shared : "" };
 }
 
 function offerView(offer) {

@@ -211,7 +211,7 @@ function showMain(answer) {
   $("refusal").hidden = !answer.refusal;
   showOffer(answer.offer);
   const empty = $("candidates-empty");
-  $("candidates").replaceChildren(...answer.candidates.map((c) => itemRow({ id: c.id, title: c.title, sub: [c.username, matchText(c.match)].filter(Boolean).join(" · "), login: true })));
+  $("candidates").replaceChildren(...answer.candidates.map((c) => itemRow({ id: c.id, title: c.title, sub: [c.shared, c.username, matchText(c.match)].filter(Boolean).join(" · "), login: true })));
   empty.hidden = answer.candidates.length > 0;
   if (!answer.web) setText(empty, t("site_none"));
   else if (answer.candidatesError) empty.textContent = errorText(answer.candidatesError);

@@ -158,6 +158,8 @@ public struct FillCandidate: Codable, Sendable, Equatable {
     public var website: String
     /// exact-host or same-domain
     public var match: String
+    /// The badge of a login in a shared vault ("Doe family", AF-8).
+    public var shared: String?
 
     public init(id: String, title: String, username: String?, website: String, match: String) {
         self.id = id

@@ -24,6 +24,8 @@ extension VaultSession {
     func attach(_ r: AttachRequest) throws -> AttachmentsReply {
         let item = try resolve(r.item)
         guard item.sealed == nil else { throw ProtocolError(.attachmentOnLockedItem, ["title": item.title]) }
+        // Blobs are an account's own: the other members could not fetch a shared item's file (issue 32).
+        if let vaultID = item.vaultID, vault.sync?.org(of: vaultID) != nil { throw ProtocolError(.invalidValue, ["reason": "attachment.shared"]) }
         guard item.attachments.count < Self.attachmentsPerItem else {
             throw ProtocolError(.invalidValue, ["reason": "attachment.tooMany", "limit": String(Self.attachmentsPerItem)])
         }

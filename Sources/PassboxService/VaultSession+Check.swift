@@ -106,7 +106,9 @@ extension VaultSession {
             }
             let candidates = lookups.siteIndex!.candidates(for: r.address, domains: domains, item: item).compactMap { c -> FillCandidate? in
                 guard let item = item(c.itemID) else { return nil }
-                return FillCandidate(id: c.itemID, title: item.title, username: item.username, website: c.website, match: c.match.rawValue)
+                var candidate = FillCandidate(id: c.itemID, title: item.title, username: item.username, website: c.website, match: c.match.rawValue)
+                candidate.shared = ItemViews.sharing(item, in: vault).0
+                return candidate
             }
             return .fill(FillReply(host: domains.unicodeHost(host), candidates: candidates))
         }

@@ -168,6 +168,10 @@ extension VaultSession {
             let item = try resolve(reference)
             if !ids.contains(item.id) { ids.append(item.id) }
         }
+        // Files stay with their account: an item with attachments does not go into a shared vault (yet).
+        if vault.sync?.org(of: target.id) != nil, ids.contains(where: { id in vault.items.first { $0.id == id }.map { !$0.attachments.isEmpty } ?? false }) {
+            throw ProtocolError(.invalidValue, ["reason": "attachment.shared"])
+        }
         let first = vault.vaults.first?.id
         let at = now()
         let changed: [String] = try update(reindexing: { $0 }) { vault in

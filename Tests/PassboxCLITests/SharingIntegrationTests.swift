@@ -252,7 +252,7 @@ import Testing
         // A sync brings the family vault into Ann's vaults; an item she adds there reaches Bob with its badge.
         let first = try Self.passbox(ann, ["sync"], [p])
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
-        let added = try Self.passbox(ann, ["add", "login", "--title", "Streaming", "--username", "doe", "--vault", "Doe family", "--password-stdin"], [p, "family-secret-1"])
+        let added = try Self.passbox(ann, ["add", "login", "--title", "Streaming", "--username", "doe", "--url", "streaming.example.org", "--vault", "Doe family", "--password-stdin"], [p, "family-secret-1"])
         #expect(added.status == 0, "\(added.stderr)")
         #expect(try Self.passbox(ann, ["add", "note", "--title", "Ann's diary", "--notes-stdin"], [p, "mine only"]).status == 0)
         #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
@@ -263,6 +263,8 @@ import Testing
         #expect(!bobList.contains("Ann's diary"), "a personal item stays personal")
         let shown = try Self.passbox(bob, ["show", "Streaming", "--reveal"], [p]).stdout
         #expect(shown.contains("family-secret-1") && shown.contains("Shared:") && shown.contains("Doe family"), "\(shown)")
+        let fill = try Self.passbox(bob, ["fill", "https://streaming.example.org/login"], [p]).stdout
+        #expect(fill.contains("Streaming [Doe family]"), "the fill candidate carries its badge: \(fill)")
         #expect(shown.contains("Who can see it:") && shown.contains("ann@example.org (manage)") && shown.contains("bob@example.org (edit)"), "\(shown)")
 
         // Bob edits it; Ann's next sync brings the edit, and the list search finds it under the badge too.
@@ -270,6 +272,12 @@ import Testing
         #expect(try Self.passbox(bob, ["sync"], [p]).status == 0)
         #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
         #expect(try Self.passbox(ann, ["show", "Streaming"], [p]).stdout.contains("doe-family"))
+
+        // Files stay an account's own: a shared item takes none (yet), and says so.
+        let scan = w.dir.path + "/scan.txt"
+        try Data("scan".utf8).write(to: URL(fileURLWithPath: scan))
+        let attached = try Self.passbox(ann, ["attach", "Streaming", scan], [p])
+        #expect(attached.status != 0 && attached.stderr.contains("items of shared vaults cannot have attachments yet"), "\(attached.stdout)\(attached.stderr)")
 
         // Moving a personal item into the family vault says who will see it there; then they do, and it is gone
         // from Ann's own vault on the server (a move between realms is a write there and a deletion here).

@@ -20,7 +20,8 @@ extension Commands {
                 return
             }
             Console.out(Output.table([["ID", "TITLE", "USERNAME", "WEBSITE", "MATCH"]] + reply.candidates.map { c in
-                [String(c.id.prefix(8)), c.title, c.username ?? "", c.website, c.match == "exact-host" ? "this host" : "same site"]
+                // A login of a shared vault carries its badge beside its title (AF-8).
+                [String(c.id.prefix(8)), c.shared.map { "\(c.title) [\($0)]" } ?? c.title, c.username ?? "", c.website, c.match == "exact-host" ? "this host" : "same site"]
             }))
             Console.out(Console.visible("Fill one with: passbox fill \(address) --pick ID"))
             return
