@@ -39,6 +39,14 @@ struct SyncService: Sendable {
         let realm = try request.orgID.map { SyncRealm(org: try SharingService.checkedOrg($0)) } ?? SyncRealm(account: account)
         let (reply, members): (SyncPushReply, [String]) = try pool.with { db in
             try db.transaction {
+                // An organisation's push first takes the row every change to the organisation updates (on
+                // PostgreSQL that orders it after a removal or a renewal that committed), then checks each vault
+                // is one the newest list lets the caller edit, at its current epoch.
+                var epochs: [String: Int] = [:]
+                if realm.isOrg {
+                    try SharingService.lock(db, org: realm.owner)
+                    epochs = try Self.writable(db, org: realm.owner, account: account, vaults: request.vaults)
+                }
                 if let done = try db.rows(realm.sql("SELECT revision FROM sync_operations WHERE account_id = ? AND op_id = ?"), [.text(realm.owner), .text(opID)]).first {
                     return (SyncPushReply(revision: done[0].integer ?? 0, replayed: true), [])
                 }
@@ -46,8 +54,6 @@ struct SyncService: Sendable {
                     throw ProtocolError(.notSignedIn)
                 }
                 let signer = Array(keyset[33..<65])
-                // An organisation's vaults: each one the newest list lets the caller edit, at its current epoch.
-                let epochs = realm.isOrg ? try Self.writable(db, org: realm.owner, account: account, vaults: request.vaults) : [:]
                 // The owner's row of revisions is the one all its pushes update first: on PostgreSQL it orders
                 // them, so two pushes never both pass the manifest checks below.
                 let revision = try db.rows(
@@ -97,7 +103,8 @@ struct SyncService: Sendable {
 
     /// The vaults of an organisation a push writes, each with its epoch: the caller must be an active member of
     /// the newest list with edit or manage access to every one (else `viewOnly`), and each must be a vault a
-    /// manager made (`org_vaults`).
+    /// manager made (`org_vaults`) whose key was renewed at the list's epoch (until a manager renews it after
+    /// someone lost access, nothing is written under a key they hold: 409 `syncConflict`).
     static func writable(_ db: any SQLConnection, org: String, account: String, vaults: [SyncVaultWrite]) throws -> [String: Int] {
         let list = try SharingService.newest(db, org: org, account: account)
         var epochs: [String: Int] = [:]
@@ -106,6 +113,7 @@ struct SyncService: Sendable {
             guard let epoch = try db.rows("SELECT epoch FROM org_vaults WHERE org_id = ? AND vault_id = ?", [.text(org), .text(write.vaultID)]).first?[0].integer else {
                 throw ProtocolError(.badRequest, ["reason": "vault \(write.vaultID) is not a shared vault of the organisation"])
             }
+            guard epoch >= Int64(list.epoch) else { throw ProtocolError(.syncConflict, ["vault": write.vaultID]) }
             epochs[write.vaultID] = Int(epoch)
         }
         return epochs

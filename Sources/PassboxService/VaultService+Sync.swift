@@ -62,7 +62,8 @@ extension VaultService {
     func syncStatus(_ session: VaultSession) -> SyncStatusView {
         let vault = session.vault
         let state = vault.sync
-        let queued = vault.items.reduce(0) { $0 + ($1.syncPending ? 1 : 0) } + (state?.removals.count ?? 0)
+        // (Changes to items of shared vaults this account may only view are never pushed: not counted.)
+        let queued = vault.items.reduce(0) { $0 + ($1.syncPending && !(state?.isViewOnly($1.vaultID ?? "") ?? false) ? 1 : 0) } + (state?.removals.count ?? 0)
             + (state?.vaults.values.reduce(0) { $0 + ($1.metaPending ? 1 : 0) } ?? 0)
         let names = Dictionary(vault.vaults.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         let last = [state?.lastSync, session.syncState.lastSyncHere].compactMap { $0 }.max()

@@ -69,6 +69,11 @@ extension VaultSession {
             ParseWire.ImportJob(
                 format: r.format, bytes: bytes, password: password, keyFile: keyFile, mapping: r.mapping ?? [:], groupsAsVaults: groupsAsVaults, now: now()))
         let target = try r.vault.map(resolveVault) ?? vault.vaults.first
+        // Into a shared vault only where this account may edit, and without files (blobs are an account's own).
+        if let target, vault.sync?.org(of: target.id) != nil {
+            try vault.requireWritable(vaultID: target.id)
+            if plan.entries.contains(where: { !$0.files.isEmpty || !$0.versionFiles.isEmpty }) { throw ProtocolError(.invalidValue, ["reason": "attachment.shared"]) }
+        }
 
         // Checked as an edit is; duplicates of what is here left out unless kept.
         let checking = Date()
@@ -141,7 +146,11 @@ extension VaultSession {
             var ids: [String] = []
             for entry in accepted {
                 var item = entry.item
-                item.vaultID = entry.vaultName.flatMap { name in v.vaults.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.id } ?? targetID
+                // A group named like a vault goes there, when it is one of the account's own (never a shared one).
+                item.vaultID =
+                    entry.vaultName.flatMap { name in
+                        v.vaults.first { $0.name.caseInsensitiveCompare(name) == .orderedSame && v.sync?.org(of: $0.id) == nil }?.id
+                    } ?? targetID
                 item.created = item.created ?? at
                 item.lastChanged = item.lastChanged ?? at
                 item.syncBase = nil

@@ -313,10 +313,14 @@ import Testing
         // what it had, to view only.
         #expect(try Self.passbox(cat, ["sync"], [p]).status == 0)
         #expect(try Self.passbox(cat, ["list"], [p]).stdout.contains("Streaming"))
+        // Cat writes just before; Ann removes her before her device saw that write: it is still believed (Cat
+        // could edit at that key epoch), and nothing is stuck.
+        #expect(try Self.passbox(cat, ["add", "note", "--title", "Cat's last", "--vault", "Doe family"], [p]).status == 0)
+        #expect(try Self.passbox(cat, ["sync"], [p]).status == 0)
         #expect(try Self.passbox(ann, ["org", "remove", "Doe family", "cat@example.org"], [p]).status == 0)
-        // Ann manages both vaults: her next sync seals their three items again under the new keys.
+        // Ann manages both vaults: her next sync seals their four items again under the new keys.
         let rotated = try Self.passbox(ann, ["sync"], [p])
-        #expect(rotated.status == 0 && rotated.stdout.contains("0 changes pulled, 3 pushed"), "\(rotated.stdout)\(rotated.stderr)")
+        #expect(rotated.status == 0 && rotated.stdout.contains("1 changes pulled, 4 pushed"), "\(rotated.stdout)\(rotated.stderr)")
         #expect(try Self.passbox(ann, ["add", "note", "--title", "After Cat", "--vault", "Doe family", "--notes-stdin"], [p, "new epoch"]).status == 0)
         #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
         let bobRenewed = try Self.passbox(bob, ["sync"], [p])
@@ -329,6 +333,28 @@ import Testing
         let catList = try Self.passbox(cat, ["list"], [p]).stdout
         #expect(catList.contains("Streaming") && !catList.contains("After Cat"), "\(catList)")
         #expect(try Self.passbox(cat, ["edit", "Streaming", "--username", "cat"], [p]).stderr.contains("to view only"))
+
+        // A vault shared with Bob after its items were written (and the family's revisions moved on) reaches him
+        // whole; losing access to one vault closes it on his device (kept to view only) and the others sync on.
+        #expect(try Self.passbox(ann, ["org", "vault-create", "Doe family", "Travel"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["add", "note", "--title", "Passports", "--vault", "Travel"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["edit", "Streaming", "--username", "doe-again"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(bob, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["org", "share", "Doe family", "Travel", "bob@example.org", "edit"], [p]).status == 0)
+        let late = try Self.passbox(bob, ["sync"], [p])
+        #expect(late.status == 0, "\(late.stdout)\(late.stderr)")
+        #expect(try Self.passbox(bob, ["show", "Passports"], [p]).status == 0, "the late vault's items came")
+        #expect(try Self.passbox(ann, ["org", "share", "Doe family", "Bank", "bob@example.org", "none"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        let closed = try Self.passbox(bob, ["sync"], [p])
+        #expect(closed.status == 0, "\(closed.stdout)\(closed.stderr)")
+        #expect(try Self.passbox(bob, ["show", "Safe code"], [p]).stdout.contains("(view only)"))
+        #expect(try Self.passbox(bob, ["edit", "Passports", "--title", "Passports 2026"], [p]).status == 0)
+        #expect(try Self.passbox(bob, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["show", "Passports 2026"], [p]).status == 0, "the other vaults sync on")
     }
 
     /// A member's live wait (the agent's long poll) wakes when another member changes a shared vault, though

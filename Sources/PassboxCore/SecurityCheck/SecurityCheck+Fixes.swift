@@ -37,7 +37,8 @@ extension SecurityCheck {
         for i in vault.items.indices where vault.items[i].category == .login && !vault.items[i].isTrashed {
             guard let p = vault.items[i].password else { continue }
             let count = occurrences[p] ?? 0
-            vault.items[i].markSyncPending()
+            // (An item of a shared vault this account may only view keeps its mark here; it is never pushed.)
+            if !(vault.sync?.isViewOnly(vault.items[i].vaultID ?? "") ?? false) { vault.items[i].markSyncPending() }
             vault.items[i].passwordBreach = PasswordBreachMark(checkedAt: checkedAt, occurrences: count, fingerprint: fingerprint(p))
             checked += 1
             if count > 0 {

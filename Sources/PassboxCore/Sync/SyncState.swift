@@ -52,6 +52,17 @@ public struct SyncState: Sendable, Equatable, Codable {
     public var orgName: String?
     public var epochKeys: [SharedVaultKey]?
     public var viewOnly: [String]?
+    /// In an organisation's state: vaults this account no longer has access to (or whose organisation removed
+    /// it): no longer synced, their items kept here to view only.
+    public var closed: [String]?
+    /// In an organisation's state: vaults whose writes wait, as this device holds no key at the member list's
+    /// epoch for them (a manager has not renewed it since someone lost access): nothing is sealed under a key a
+    /// removed member holds.
+    public var held: [String]?
+    /// In an organisation's state: everyone this device saw the member list let edit a vault, with the key the
+    /// list held and the highest key epoch at which it did (a manifest they signed under that epoch or an
+    /// earlier one stays believable after they lose access).
+    public var editors: [SharedEditor]?
     /// In an organisation's state: vaults whose key epoch rose since their items were pulled, each item to be
     /// sealed again under the new key at the next sync (background re-encryption after a rotation, SHR-16).
     public var rekey: [String]?
@@ -59,13 +70,22 @@ public struct SyncState: Sendable, Equatable, Codable {
     /// The organisation whose shared vault `vaultID` is (nil: one of the account's own vaults).
     public func org(of vaultID: String) -> String? {
         guard let shared else { return nil }
-        return shared.first { $0.value.vaults[vaultID] != nil }?.key
+        // (A vault id is in one organisation at most: `installShared` refuses one that is already somewhere.)
+        return shared.keys.sorted().first { shared[$0]!.vaults[vaultID] != nil || (shared[$0]!.closed?.contains(vaultID) ?? false) }
     }
 
-    /// Whether items of `vaultID` cannot be changed here: a shared vault this account may only view.
+    /// Whether items of `vaultID` cannot be changed here: a shared vault this account may only view, or one it
+    /// no longer has access to.
     public func isViewOnly(_ vaultID: String) -> Bool {
-        guard let org = org(of: vaultID) else { return false }
-        return shared?[org]?.viewOnly?.contains(vaultID) ?? false
+        guard let org = org(of: vaultID), let st = shared?[org] else { return false }
+        return (st.viewOnly?.contains(vaultID) ?? false) || (st.closed?.contains(vaultID) ?? false)
+    }
+
+    /// Every vault id of the account's organisations, synced or closed.
+    public var sharedVaultIDs: Set<String> {
+        var ids = Set<String>()
+        for st in (shared ?? [:]).values { ids.formUnion(st.vaults.keys); ids.formUnion(st.closed ?? []) }
+        return ids
     }
 
     /// An organisation's state: the account's signing keys, no wrap key (shared vault keys come as grants).
@@ -103,6 +123,20 @@ public struct SyncState: Sendable, Equatable, Codable {
     }
 }
 
+/// A member the verified list let edit a shared vault, up to a key epoch.
+public struct SharedEditor: Sendable, Equatable, Codable {
+    public var vaultID: String
+    public var accountID: String
+    public var key: Data
+    public var epoch: Int
+    public init(vaultID: String, accountID: String, key: [UInt8], epoch: Int) {
+        self.vaultID = vaultID
+        self.accountID = accountID
+        self.key = Data(key)
+        self.epoch = epoch
+    }
+}
+
 /// A shared vault's key at one epoch, as its grant gave it (opened and checked at a sync).
 public struct SharedVaultKey: Sendable, Equatable, Codable {
     public var vaultID: String
@@ -127,6 +161,8 @@ public struct SyncedVault: Sendable, Equatable, Codable {
     /// The vault's name and look as the server holds them (an envelope), and whether they changed here.
     public var meta: Data?
     public var metaPending: Bool
+    /// A shared vault's newest verified manifest's key epoch: later versions never name an earlier one.
+    public var manifestEpoch: Int?
 
     public init(keyVersion: Int, key: [UInt8], wrappedKey: [UInt8], manifestVersion: Int64 = 0, manifestHash: [UInt8] = [], meta: [UInt8]? = nil, metaPending: Bool) {
         self.keyVersion = keyVersion

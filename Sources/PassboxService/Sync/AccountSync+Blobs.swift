@@ -58,7 +58,9 @@ extension AccountSync {
             guard !pending.isEmpty else { return nil }
             // Only when this device's view is the server's: everything pushed, nothing it cannot open. Otherwise an
             // item on the server this device does not show may still refer to a blob; they wait for a later sync.
-            guard !state.holdsUnpushedWork, !session.vault.items.contains(where: \.syncPending) else { return nil }
+            // (Items of shared vaults refer to no blob: theirs wait in their own sync.)
+            let sync = session.vault.sync
+            guard !state.holdsUnpushedWork, !session.vault.items.contains(where: { $0.syncPending && sync?.org(of: $0.vaultID ?? "") == nil }) else { return nil }
             let referenced = VaultSession.referencedBlobs(session.vault)
             for id in pending where referenced.contains(id) { blobs.forgetRemoval(id) }
             return (blobs, pending.filter { !referenced.contains($0) }, state.seenRevision)

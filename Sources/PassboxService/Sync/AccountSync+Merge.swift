@@ -26,14 +26,18 @@ extension AccountSync {
             }
             var st = state(in: vault)
             st.vaults = verified.vaults
-            for (id, info) in verified.infos.sorted(by: { $0.key < $1.key }) {
+            for (id, pulled) in verified.infos.sorted(by: { $0.key < $1.key }) {
+                // A shared vault takes only its name from the envelope (a writer cannot date it before the
+                // account's own vaults, or make it where new items go).
+                let info = realm == nil ? pulled : VaultInfo(id: id, name: pulled.name)
                 // Deleted on another device: gone here too (its items came, or come, in the trash of another vault).
                 // (A shared vault goes only when the member list takes it away.)
                 if info.deleted != nil {
                     if realm != nil { continue }
                     // Two devices that each deleted one of the last two vaults: the last one left here stays, and
                     // its name goes up again without `deleted`, so the account always keeps a vault.
-                    if vault.vaults.count == 1, vault.vaults[0].id == id {
+                    let own = vault.vaults.filter { vault.sync?.org(of: $0.id) == nil }
+                    if own.count == 1, own[0].id == id {
                         st.vaults[id]?.metaPending = true
                         continue
                     }
@@ -51,7 +55,11 @@ extension AccountSync {
                     count += 1
                 }
             }
-            vault.vaults.sort { (($0.created ?? .distantFuture), $0.id) < (($1.created ?? .distantFuture), $1.id) }
+            // The account's own vaults first (the first is where new items go), then shared ones.
+            let shared = vault.sync.map(\.sharedVaultIDs) ?? []
+            vault.vaults.sort {
+                (shared.contains($0.id) ? 1 : 0, $0.created ?? .distantFuture, $0.id) < (shared.contains($1.id) ? 1 : 0, $1.created ?? .distantFuture, $1.id)
+            }
             var removed = Set<String>()
             for (itemID, records) in byID {
                 // The item's newest record per vault; a live one is where the item is now.
@@ -63,6 +71,11 @@ extension AccountSync {
                 st.undecryptable.removeAll { $0.itemID == itemID && newest.map(\.vaultID).contains($0.vaultID) }
                 let live = newest.filter { $0.envelope != nil }.max { $0.revision < $1.revision }
                 let local = positions[itemID].map { vault.items[$0] }
+                // An organisation's record never takes over an item at home elsewhere (the account's own, another
+                // organisation's, or moved out of this one): the server and an editor could otherwise pull it in.
+                if realm != nil, let local, let home = local.syncBase?.vaultID ?? local.vaultID, st.vaults[home] == nil, !(st.closed?.contains(home) ?? false) {
+                    continue
+                }
                 guard let live else {
                     // Deleted on the server, and no vault holds it any more.
                     guard let local, let base = local.syncBase, newest.contains(where: { $0.vaultID == base.vaultID }) else { continue }

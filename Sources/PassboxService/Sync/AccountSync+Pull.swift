@@ -168,11 +168,16 @@ extension AccountSync {
                 guard let m = try? Manifest(decoding: Array(record.manifest)) else { throw Self.refused(vaultID, "malformed") }
                 guard m.vaultID == vaultID, m.version == record.version else { throw Self.refused(vaultID, "misplaced") }
                 if let realm {
-                    // Signed by a member the verified list lets edit this vault. A version signed by someone who
-                    // no longer may (a member removed since) is believed only when a later one in the same pull,
-                    // by someone who may, builds on it (its `previous`): checked once the pull is whole.
+                    // Signed by a member the verified list lets edit this vault, or who it let edit at the
+                    // manifest's key epoch (as this device saw the list then: a member removed since). Another
+                    // signer's version is believed only when a later one in the same pull, by someone who may,
+                    // builds on it (its `previous`): checked once the pull is whole. Epochs never go back.
+                    guard m.keyVersion >= (v.manifestEpoch ?? 0) else { throw Self.refused(vaultID, "stepBack") }
+                    v.manifestEpoch = m.keyVersion
                     if let key = realm.editors[vaultID]?[m.signer] {
                         guard m.isSigned(by: key) else { throw Self.refused(vaultID, "signature") }
+                        acc.unvouched.remove(vaultID)
+                    } else if (st.editors ?? []).contains(where: { $0.vaultID == vaultID && $0.accountID == m.signer && $0.epoch >= m.keyVersion && m.isSigned(by: Array($0.key)) }) {
                         acc.unvouched.remove(vaultID)
                     } else {
                         acc.unvouched.insert(vaultID)

@@ -113,8 +113,12 @@ extension AccountSync {
         var declared = Set<String>()
         let blobs = session.blobs
         var full: Bool { items.count >= SyncService_pushItemLimit - 1 || bytes >= Self.batchBytes }
-        // A shared vault this account may only view is never written (the server would refuse it).
-        let viewOnly = Set(st.viewOnly ?? [])
+        // A shared vault this account may only view is never written (the server would refuse it), nor one whose
+        // key here is older than the member list's epoch (a removed member may hold it): its writes wait.
+        let viewOnly = Set(st.viewOnly ?? []).union(st.held ?? [])
+        // A deletion that is the second half of a move between realms waits until the item is written where it
+        // went (acknowledged there): until then the server keeps it where it was.
+        let unplaced = st.removals.isEmpty ? [] : Set(vault.items.filter { $0.syncBase == nil }.map(\.id))
         for item in vault.items where item.syncPending {
             if full { break }
             guard let target = item.vaultID, let v = st.vaults[target], !viewOnly.contains(target) else { continue }
@@ -139,7 +143,9 @@ extension AccountSync {
         }
         for (id, removal) in st.removals.sorted(by: { $0.key < $1.key }) {
             if full { break }
-            guard st.vaults[removal.vaultID] != nil, !viewOnly.contains(removal.vaultID), !undecryptable.contains(removal.vaultID + "/" + id) else { continue }
+            guard st.vaults[removal.vaultID] != nil, !viewOnly.contains(removal.vaultID), !unplaced.contains(id), !undecryptable.contains(removal.vaultID + "/" + id) else {
+                continue
+            }
             writes[removal.vaultID, default: []].append(SyncItemWrite(itemID: id, envelope: nil))
             items.append((removal.vaultID, id, nil))
             trees[removal.vaultID, default: ManifestTree()].setDeleted(id)
@@ -218,6 +224,7 @@ extension AccountSync {
                 st.removals[id] = SyncRemoval(vaultID: vaultID, hash: SyncHash.of(envelope))
             }
             for (vaultID, m) in batch.manifests {
+                if realm != nil { st.vaults[vaultID]?.manifestEpoch = m.keyVersion }
                 st.vaults[vaultID]?.manifestVersion = m.version
                 st.vaults[vaultID]?.manifestHash = Data(m.hash)
                 if let meta = batch.metas[vaultID] { st.vaults[vaultID]?.meta = Data(meta) }

@@ -91,42 +91,105 @@ extension VaultService {
     }
 
     /// Brings the organisation's state in line with its verified list and the keys its grants gave: a vault
-    /// with a key at its current epoch is synced (new writes use the newest key at once), one this account
-    /// may only view (or no longer use) is view-only. Writes the vault only when something changed; whether
-    /// this account is an active member (else nothing is synced there).
+    /// with a key at its current epoch is synced (new writes use the newest key at once); one this account may
+    /// only view is view-only; one it no longer has access to is closed (kept here, view-only, not synced);
+    /// one whose key here is older than the list's epoch has its writes held. A vault id that is already one of
+    /// the account's own vaults or another organisation's is refused with a warning (a server and a manager
+    /// could otherwise pull the account's own items into a shared vault). A vault joining after the
+    /// organisation's revisions moved past its history makes the next pull start from the beginning.
+    /// Writes the vault only when something changed; whether this account is an active member.
     func installShared(_ head: MemberListVersion, vaults: [SharedVaultRecord], keys: [SharedVaultKey], own: String, began: UInt64) throws -> Bool {
         guard generation == began, let session else { throw ProtocolError(.locked) }
         guard let sync = session.vault.sync else { throw ProtocolError(.syncKeysMissing) }
         let org = head.orgID
         var st = sync.shared?[org] ?? sync.organisation(name: head.name)
+        let before = st
         st.orgName = head.name
         var kept = st.epochKeys ?? []
         for key in keys where !kept.contains(where: { $0.vaultID == key.vaultID && $0.epoch == key.epoch }) { kept.append(key) }
         st.epochKeys = kept.sorted { ($0.vaultID, $0.epoch) < ($1.vaultID, $1.epoch) }
         var infos = session.vault.vaults
         let active = head.member(own)?.state == .active
+        var closed = Set(st.closed ?? [])
+        // Ids taken elsewhere: the account's own vaults, and other organisations'.
+        var taken = Set(sync.vaults.keys).union(infos.map(\.id))
+        for (other, state) in sync.shared ?? [:] where other != org { taken.formUnion(state.vaults.keys); taken.formUnion(state.closed ?? []) }
+        taken.subtract(st.vaults.keys)
+        taken.subtract(closed)
+        var collided: [String] = []
+        var joined = false
         for record in vaults {
-            guard let key = kept.first(where: { $0.vaultID == record.vaultID && $0.epoch == record.epoch }) else { continue }
-            if var v = st.vaults[record.vaultID] {
+            let id = record.vaultID
+            if taken.contains(id) {
+                collided.append(id)
+                continue
+            }
+            // No access any more (or none yet): not synced; what is here stays, to view only.
+            guard head.access(vault: id, account: own) != nil else {
+                if st.vaults.removeValue(forKey: id) != nil { closed.insert(id) }
+                continue
+            }
+            guard let key = kept.first(where: { $0.vaultID == id && $0.epoch == record.epoch }) else { continue }
+            if var v = st.vaults[id] {
                 if v.keyVersion < record.epoch {
                     // New writes use the new key at once; an editor's device seals every item again under it.
                     v.keyVersion = record.epoch
                     v.key = key.key
-                    st.vaults[record.vaultID] = v
-                    if active, (head.access(vault: record.vaultID, account: own).map { $0 >= .edit } ?? false), !(st.rekey ?? []).contains(record.vaultID) {
-                        st.rekey = (st.rekey ?? []) + [record.vaultID]
+                    st.vaults[id] = v
+                    if active, (head.access(vault: id, account: own).map { $0 >= .edit } ?? false), !(st.rekey ?? []).contains(id) {
+                        st.rekey = (st.rekey ?? []) + [id]
                     }
                 }
             } else {
-                st.vaults[record.vaultID] = SyncedVault(keyVersion: record.epoch, key: Array(key.key), wrappedKey: [], metaPending: false)
+                st.vaults[id] = SyncedVault(keyVersion: record.epoch, key: Array(key.key), wrappedKey: [], metaPending: false)
+                closed.remove(id)
+                joined = true
             }
-            if !infos.contains(where: { $0.id == record.vaultID }) {
-                let name = SharingOperations.openName(Array(record.meta), key: SecretBytes(copying: key.key), org: org, vault: record.vaultID, epoch: record.epoch)
-                infos.append(VaultInfo(id: record.vaultID, name: name ?? head.name))
+            if !infos.contains(where: { $0.id == id }) {
+                let name = SharingOperations.openName(Array(record.meta), key: SecretBytes(copying: key.key), org: org, vault: id, epoch: record.epoch)
+                infos.append(VaultInfo(id: id, name: name ?? head.name))
             }
         }
+        // Vaults the server no longer lists for this account are closed too.
+        let listed = Set(vaults.map(\.vaultID))
+        for id in Array(st.vaults.keys) where !listed.contains(id) {
+            st.vaults[id] = nil
+            closed.insert(id)
+        }
+        st.closed = closed.isEmpty ? nil : closed.sorted()
+        // Who may edit each vault now, remembered with the list's epoch.
+        var editors = st.editors ?? []
+        for id in Set(head.vaults.map(\.vaultID)) {
+            for (member, access) in head.members(of: id) where member.state == .active && access >= .edit {
+                let key = Data(member.keys.signPublicKey)
+                if let i = editors.firstIndex(where: { $0.vaultID == id && $0.accountID == member.accountID && $0.key == key }) {
+                    editors[i].epoch = max(editors[i].epoch, head.epoch)
+                } else {
+                    editors.append(SharedEditor(vaultID: id, accountID: member.accountID, key: Array(key), epoch: head.epoch))
+                }
+            }
+        }
+        st.editors = editors.isEmpty ? nil : editors
         st.viewOnly = st.vaults.keys.filter { id in !active || (head.access(vault: id, account: own).map { $0 < .edit } ?? true) }.sorted()
-        guard st != sync.shared?[org] || infos != session.vault.vaults else { return active }
+        let held = st.vaults.filter { $0.value.keyVersion < head.epoch }.keys.sorted()
+        st.held = held.isEmpty ? nil : held
+        if joined, st.revision > 0 {
+            // Its history is behind the revision this device reached: the organisation is pulled again whole (as
+            // a new device would; items already here come back as they are).
+            st.revision = 0
+            st.ownRevisions = nil
+            for id in st.vaults.keys {
+                st.vaults[id]!.manifestVersion = 0
+                st.vaults[id]!.manifestHash = Data()
+                st.vaults[id]!.manifestEpoch = nil
+            }
+            session.syncState.sharedTrees[org] = nil
+        }
+        if !collided.isEmpty, let record = try? signedInRecord(), var file = try? SharingFile.load(dataDirectory) {
+            file.warn(SharingOperations.warning("vaultCollides", record, subject: head.name, detail: "vault \(collided.joined(separator: ", "))"))
+            try? file.save(dataDirectory)
+        }
+        guard st != before || sync.shared?[org] == nil || infos != session.vault.vaults else { return active }
         try session.updateNaming([]) { vault in
             vault.sync!.shared = (vault.sync!.shared ?? [:]).merging([org: st]) { $1 }
             vault.vaults = infos
@@ -134,13 +197,12 @@ extension VaultService {
         return active
     }
 
-    /// An organisation this account is no longer in: its vaults stay here to view only, and are not synced.
+    /// An organisation this account is no longer in: its vaults are closed (kept here to view only, not synced).
     func closeShared(_ org: String, began: UInt64) throws {
         guard generation == began, let session else { throw ProtocolError(.locked) }
-        guard var st = session.vault.sync?.shared?[org] else { return }
-        let all = st.vaults.keys.sorted()
-        guard st.viewOnly != all else { return }
-        st.viewOnly = all
+        guard var st = session.vault.sync?.shared?[org], !st.vaults.isEmpty else { return }
+        st.closed = Array(Set(st.closed ?? []).union(st.vaults.keys)).sorted()
+        st.vaults = [:]
         try session.updateNaming([]) { $0.sync!.shared![org] = st }
     }
 }
