@@ -103,8 +103,7 @@ struct SyncService: Sendable {
 
     /// The vaults of an organisation a push writes, each with its epoch: the caller must be an active member of
     /// the newest list with edit or manage access to every one (else `viewOnly`), and each must be a vault a
-    /// manager made (`org_vaults`) whose key was renewed at the list's epoch (until a manager renews it after
-    /// someone lost access, nothing is written under a key they hold: 409 `syncConflict`).
+    /// manager made (`org_vaults`).
     static func writable(_ db: any SQLConnection, org: String, account: String, vaults: [SyncVaultWrite]) throws -> [String: Int] {
         let list = try SharingService.newest(db, org: org, account: account)
         var epochs: [String: Int] = [:]
@@ -113,7 +112,6 @@ struct SyncService: Sendable {
             guard let epoch = try db.rows("SELECT epoch FROM org_vaults WHERE org_id = ? AND vault_id = ?", [.text(org), .text(write.vaultID)]).first?[0].integer else {
                 throw ProtocolError(.badRequest, ["reason": "vault \(write.vaultID) is not a shared vault of the organisation"])
             }
-            guard epoch >= Int64(list.epoch) else { throw ProtocolError(.syncConflict, ["vault": write.vaultID]) }
             epochs[write.vaultID] = Int(epoch)
         }
         return epochs

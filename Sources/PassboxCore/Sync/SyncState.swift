@@ -55,10 +55,9 @@ public struct SyncState: Sendable, Equatable, Codable {
     /// In an organisation's state: vaults this account no longer has access to (or whose organisation removed
     /// it): no longer synced, their items kept here to view only.
     public var closed: [String]?
-    /// In an organisation's state: vaults whose writes wait, as this device holds no key at the member list's
-    /// epoch for them (a manager has not renewed it since someone lost access): nothing is sealed under a key a
-    /// removed member holds.
-    public var held: [String]?
+    /// In an organisation's state: what this device had verified of each closed vault (its manifest version,
+    /// hash and key epoch), the floor it holds the server to when the vault is synced again.
+    public var floors: [String: SyncedVault]?
     /// In an organisation's state: everyone this device saw the member list let edit a vault, with the key the
     /// list held and the highest key epoch at which it did (a manifest they signed under that epoch or an
     /// earlier one stays believable after they lose access).

@@ -53,6 +53,7 @@ extension AccountSync {
         }
         return try step {
             var acc = Accumulated(vaults: state.vaults, trees: trees())
+            acc.fromStart = since == 0
             var items: [SyncItemRecord] = []
             var manifests: [SyncManifestRecord] = []
             for (pageSince, reply) in pages {
@@ -119,6 +120,8 @@ extension AccountSync {
         var touched = Set<String>()
         /// Shared vaults whose newest manifest so far is signed by no one the verified list lets edit them.
         var unvouched = Set<String>()
+        /// The pull starts from revision 0 (a new device, or an organisation pulled again when a vault joined).
+        var fromStart = false
         /// Each (vault, item) once: a server row holds an item's newest version only.
         var seen = Set<String>()
     }
@@ -167,6 +170,9 @@ extension AccountSync {
             for record in list.sorted(by: { $0.version < $1.version }) {
                 guard let m = try? Manifest(decoding: Array(record.manifest)) else { throw Self.refused(vaultID, "malformed") }
                 guard m.vaultID == vaultID, m.version == record.version else { throw Self.refused(vaultID, "misplaced") }
+                // An organisation pulled again from the start: versions older than the one verified here are
+                // passed over (the pull must still end at or past it, with the same hash where it is the same).
+                if realm != nil, acc.fromStart, m.version < v.manifestVersion { continue }
                 if let realm {
                     // Signed by a member the verified list lets edit this vault, or who it let edit at the
                     // manifest's key epoch (as this device saw the list then: a member removed since). Another
@@ -174,8 +180,7 @@ extension AccountSync {
                     // builds on it (its `previous`): checked once the pull is whole. Epochs never go back.
                     guard m.keyVersion >= (v.manifestEpoch ?? 0) else { throw Self.refused(vaultID, "stepBack") }
                     v.manifestEpoch = m.keyVersion
-                    if let key = realm.editors[vaultID]?[m.signer] {
-                        guard m.isSigned(by: key) else { throw Self.refused(vaultID, "signature") }
+                    if let key = realm.editors[vaultID]?[m.signer], m.isSigned(by: key) {
                         acc.unvouched.remove(vaultID)
                     } else if (st.editors ?? []).contains(where: { $0.vaultID == vaultID && $0.accountID == m.signer && $0.epoch >= m.keyVersion && m.isSigned(by: Array($0.key)) }) {
                         acc.unvouched.remove(vaultID)

@@ -113,12 +113,12 @@ extension AccountSync {
         var declared = Set<String>()
         let blobs = session.blobs
         var full: Bool { items.count >= SyncService_pushItemLimit - 1 || bytes >= Self.batchBytes }
-        // A shared vault this account may only view is never written (the server would refuse it), nor one whose
-        // key here is older than the member list's epoch (a removed member may hold it): its writes wait.
-        let viewOnly = Set(st.viewOnly ?? []).union(st.held ?? [])
+        // A shared vault this account may only view is never written (the server would refuse it).
+        let viewOnly = Set(st.viewOnly ?? [])
         // A deletion that is the second half of a move between realms waits until the item is written where it
         // went (acknowledged there): until then the server keeps it where it was.
         let unplaced = st.removals.isEmpty ? [] : Set(vault.items.filter { $0.syncBase == nil }.map(\.id))
+        var removedHere = Set<String>()
         for item in vault.items where item.syncPending {
             if full { break }
             guard let target = item.vaultID, let v = st.vaults[target], !viewOnly.contains(target) else { continue }
@@ -139,11 +139,19 @@ extension AccountSync {
                 writes[old, default: []].append(SyncItemWrite(itemID: item.id, envelope: nil))
                 items.append((old, item.id, nil))
                 trees[old, default: ManifestTree()].setDeleted(item.id)
+            } else if let removal = st.removals[item.id], removal.vaultID != target, st.vaults[removal.vaultID] != nil, !viewOnly.contains(removal.vaultID) {
+                // Moved away and back into this realm, to another vault: deleted where it was in the same push.
+                writes[removal.vaultID, default: []].append(SyncItemWrite(itemID: item.id, envelope: nil))
+                items.append((removal.vaultID, item.id, nil))
+                trees[removal.vaultID, default: ManifestTree()].setDeleted(item.id)
+                removedHere.insert(item.id)
             }
         }
         for (id, removal) in st.removals.sorted(by: { $0.key < $1.key }) {
             if full { break }
-            guard st.vaults[removal.vaultID] != nil, !viewOnly.contains(removal.vaultID), !unplaced.contains(id), !undecryptable.contains(removal.vaultID + "/" + id) else {
+            guard st.vaults[removal.vaultID] != nil, !viewOnly.contains(removal.vaultID), !unplaced.contains(id), !removedHere.contains(id),
+                !undecryptable.contains(removal.vaultID + "/" + id)
+            else {
                 continue
             }
             writes[removal.vaultID, default: []].append(SyncItemWrite(itemID: id, envelope: nil))
@@ -213,6 +221,8 @@ extension AccountSync {
             for i in vault.items.indices {
                 guard let (vaultID, envelope) = live[vault.items[i].id] else { continue }
                 present.insert(vault.items[i].id)
+                // Here and written again where a deletion waited (moved away and back): the deletion is void.
+                if st.removals[vault.items[i].id]?.vaultID == vaultID { st.removals[vault.items[i].id] = nil }
                 // Changed again since it was sealed (a late acknowledgement): still pending, on top of what was pushed.
                 let pushed = batch.sealed[vault.items[i].id]
                 let changedSince = pushed.map { $0 != vault.items[i].synced } ?? false

@@ -247,9 +247,9 @@ final class AccountSync {
         for item in session.vault.items {
             if let base = item.syncBase, owns(base.vaultID) { trees[base.vaultID, default: ManifestTree()].set(item.id, .init(hash: base.hash, deleted: false)) }
         }
-        for (id, removal) in state.removals { trees[removal.vaultID, default: ManifestTree()].set(id, .init(hash: Array(removal.hash), deleted: false)) }
-        for (vault, ids) in state.tombstones { for id in ids { trees[vault, default: ManifestTree()].setDeleted(id) } }
-        for entry in state.undecryptable { trees[entry.vaultID, default: ManifestTree()].set(entry.itemID, .init(hash: Array(entry.hash), deleted: false)) }
+        for (id, removal) in state.removals where owns(removal.vaultID) { trees[removal.vaultID, default: ManifestTree()].set(id, .init(hash: Array(removal.hash), deleted: false)) }
+        for (vault, ids) in state.tombstones where owns(vault) { for id in ids { trees[vault, default: ManifestTree()].setDeleted(id) } }
+        for entry in state.undecryptable where owns(entry.vaultID) { trees[entry.vaultID, default: ManifestTree()].set(entry.itemID, .init(hash: Array(entry.hash), deleted: false)) }
         keptTrees = trees
         return trees
     }

@@ -43,11 +43,11 @@ extension VaultService {
                     }
                     let vaults = reply.vaults ?? []
                     let keys = SharingOperations.grantedKeys(head, vaults, own: record.accountID, box: box, record: record, dataDirectory: dataDirectory)
-                    let member = try gate.run { try installShared(head, vaults: vaults, keys: keys, own: record.accountID, began: began) }
-                    guard member else { break }
                     var client = try given ?? SyncClient(server: record.server, token: record.token ?? "")
                     client.orgID = orgID
                     do {
+                        let member = try gate.run { try installShared(head, vaults: vaults, keys: keys, own: record.accountID, began: began) }
+                        guard member else { break }
                         let outcome = try AccountSync(service: self, generation: began, gate: gate, client: client, now: now, limits: syncLimits, realm: Self.realm(head)).run()
                         pulled += outcome.pulled
                         pushed += outcome.pushed
@@ -92,11 +92,12 @@ extension VaultService {
 
     /// Brings the organisation's state in line with its verified list and the keys its grants gave: a vault
     /// with a key at its current epoch is synced (new writes use the newest key at once); one this account may
-    /// only view is view-only; one it no longer has access to is closed (kept here, view-only, not synced);
-    /// one whose key here is older than the list's epoch has its writes held. A vault id that is already one of
-    /// the account's own vaults or another organisation's is refused with a warning (a server and a manager
-    /// could otherwise pull the account's own items into a shared vault). A vault joining after the
-    /// organisation's revisions moved past its history makes the next pull start from the beginning.
+    /// only view is view-only; one it no longer has access to, or holds no key for at the vault's current epoch
+    /// (its grant has not come), is closed (kept here, view-only, not synced, what was verified of it kept as a
+    /// floor). A vault id that is already one of the account's own vaults or another organisation's is refused
+    /// with a warning (a server and a manager could otherwise pull the account's own items into a shared vault).
+    /// A vault that joins (or comes back) after the organisation's revisions moved on makes the next pull start
+    /// from the beginning, each vault held to what this device verified of it before.
     /// Writes the vault only when something changed; whether this account is an active member.
     func installShared(_ head: MemberListVersion, vaults: [SharedVaultRecord], keys: [SharedVaultKey], own: String, began: UInt64) throws -> Bool {
         guard generation == began, let session else { throw ProtocolError(.locked) }
@@ -111,6 +112,11 @@ extension VaultService {
         var infos = session.vault.vaults
         let active = head.member(own)?.state == .active
         var closed = Set(st.closed ?? [])
+        var floors = st.floors ?? [:]
+        func close(_ id: String) {
+            if let v = st.vaults.removeValue(forKey: id) { floors[id] = v }
+            closed.insert(id)
+        }
         // Ids taken elsewhere: the account's own vaults, and other organisations'.
         var taken = Set(sync.vaults.keys).union(infos.map(\.id))
         for (other, state) in sync.shared ?? [:] where other != org { taken.formUnion(state.vaults.keys); taken.formUnion(state.closed ?? []) }
@@ -124,12 +130,13 @@ extension VaultService {
                 collided.append(id)
                 continue
             }
-            // No access any more (or none yet): not synced; what is here stays, to view only.
-            guard head.access(vault: id, account: own) != nil else {
-                if st.vaults.removeValue(forKey: id) != nil { closed.insert(id) }
+            // A vault key epoch past the verified list's: a manager relied on a newer list than this device got.
+            if record.epoch > head.epoch { throw ProtocolError(.syncRefused, ["vault": id, "reason": "listBehind"]) }
+            // No access any more (or none yet), or no key at the vault's epoch: not synced; what is here stays, to view only.
+            guard head.access(vault: id, account: own) != nil, let key = kept.first(where: { $0.vaultID == id && $0.epoch == record.epoch }) else {
+                if st.vaults[id] != nil { close(id) }
                 continue
             }
-            guard let key = kept.first(where: { $0.vaultID == id && $0.epoch == record.epoch }) else { continue }
             if var v = st.vaults[id] {
                 if v.keyVersion < record.epoch {
                     // New writes use the new key at once; an editor's device seals every item again under it.
@@ -141,7 +148,10 @@ extension VaultService {
                     }
                 }
             } else {
-                st.vaults[id] = SyncedVault(keyVersion: record.epoch, key: Array(key.key), wrappedKey: [], metaPending: false)
+                // New here, or back: held to what was verified of it before.
+                var v = floors.removeValue(forKey: id) ?? SyncedVault(keyVersion: record.epoch, key: Array(key.key), wrappedKey: [], metaPending: false)
+                (v.keyVersion, v.key) = (record.epoch, key.key)
+                st.vaults[id] = v
                 closed.remove(id)
                 joined = true
             }
@@ -152,14 +162,16 @@ extension VaultService {
         }
         // Vaults the server no longer lists for this account are closed too.
         let listed = Set(vaults.map(\.vaultID))
-        for id in Array(st.vaults.keys) where !listed.contains(id) {
-            st.vaults[id] = nil
-            closed.insert(id)
-        }
+        for id in Array(st.vaults.keys) where !listed.contains(id) { close(id) }
         st.closed = closed.isEmpty ? nil : closed.sorted()
-        // Who may edit each vault now, remembered with the list's epoch.
-        var editors = st.editors ?? []
-        for id in Set(head.vaults.map(\.vaultID)) {
+        st.floors = floors.isEmpty ? nil : floors
+        st.rekey = st.rekey.map { $0.filter { st.vaults[$0] != nil } }.flatMap { $0.isEmpty ? nil : $0 }
+        st.viewOnly = st.vaults.keys.filter { id in !active || (head.access(vault: id, account: own).map { $0 < .edit } ?? true) }.sorted()
+        // Who may edit each of this device's vaults now, remembered with the list's epoch; an entry below a
+        // vault's newest verified epoch can match no manifest any more.
+        let mine = Set(st.vaults.keys).union(closed)
+        var editors = (st.editors ?? []).filter { e in mine.contains(e.vaultID) && e.epoch >= (st.vaults[e.vaultID]?.manifestEpoch ?? floors[e.vaultID]?.manifestEpoch ?? 0) }
+        for id in mine {
             for (member, access) in head.members(of: id) where member.state == .active && access >= .edit {
                 let key = Data(member.keys.signPublicKey)
                 if let i = editors.firstIndex(where: { $0.vaultID == id && $0.accountID == member.accountID && $0.key == key }) {
@@ -170,26 +182,19 @@ extension VaultService {
             }
         }
         st.editors = editors.isEmpty ? nil : editors
-        st.viewOnly = st.vaults.keys.filter { id in !active || (head.access(vault: id, account: own).map { $0 < .edit } ?? true) }.sorted()
-        let held = st.vaults.filter { $0.value.keyVersion < head.epoch }.keys.sorted()
-        st.held = held.isEmpty ? nil : held
         if joined, st.revision > 0 {
-            // Its history is behind the revision this device reached: the organisation is pulled again whole (as
-            // a new device would; items already here come back as they are).
+            // Its history is behind the revision this device reached: the organisation is pulled again from the
+            // start (older versions of vaults verified here are passed over; none may end below them).
             st.revision = 0
             st.ownRevisions = nil
-            for id in st.vaults.keys {
-                st.vaults[id]!.manifestVersion = 0
-                st.vaults[id]!.manifestHash = Data()
-                st.vaults[id]!.manifestEpoch = nil
-            }
-            session.syncState.sharedTrees[org] = nil
         }
         if !collided.isEmpty, let record = try? signedInRecord(), var file = try? SharingFile.load(dataDirectory) {
             file.warn(SharingOperations.warning("vaultCollides", record, subject: head.name, detail: "vault \(collided.joined(separator: ", "))"))
             try? file.save(dataDirectory)
         }
         guard st != before || sync.shared?[org] == nil || infos != session.vault.vaults else { return active }
+        // The trees kept in memory are made again from what is here.
+        session.syncState.sharedTrees[org] = nil
         try session.updateNaming([]) { vault in
             vault.sync!.shared = (vault.sync!.shared ?? [:]).merging([org: st]) { $1 }
             vault.vaults = infos
@@ -202,7 +207,10 @@ extension VaultService {
         guard generation == began, let session else { throw ProtocolError(.locked) }
         guard var st = session.vault.sync?.shared?[org], !st.vaults.isEmpty else { return }
         st.closed = Array(Set(st.closed ?? []).union(st.vaults.keys)).sorted()
+        st.floors = (st.floors ?? [:]).merging(st.vaults) { $1 }
         st.vaults = [:]
+        st.rekey = nil
+        session.syncState.sharedTrees[org] = nil
         try session.updateNaming([]) { $0.sync!.shared![org] = st }
     }
 }
