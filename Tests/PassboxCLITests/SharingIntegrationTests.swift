@@ -318,6 +318,13 @@ import Testing
         #expect(try Self.passbox(cat, ["add", "note", "--title", "Cat's last", "--vault", "Doe family"], [p]).status == 0)
         #expect(try Self.passbox(cat, ["sync"], [p]).status == 0)
         #expect(try Self.passbox(ann, ["org", "remove", "Doe family", "cat@example.org"], [p]).status == 0)
+        // Dan joins now: his device never saw Cat in the list, but the versions it verifies show she could
+        // edit at the key epoch of her write, so his first sync takes it (her note is under the old key, which
+        // he was never given: listed as not opened until an editor seals it again).
+        let dan = try Self.signUp("dan", server: w.server.origin, in: w.dir)
+        try Self.addMember("dan", data: dan, to: "Doe family", by: ann)
+        let danFirst = try Self.passbox(dan, ["sync"], [p])
+        #expect(danFirst.status == 0, "\(danFirst.stdout)\(danFirst.stderr)")
         // Ann manages both vaults: her next sync seals their four items again under the new keys.
         let rotated = try Self.passbox(ann, ["sync"], [p])
         #expect(rotated.status == 0 && rotated.stdout.contains("1 changes pulled, 4 pushed"), "\(rotated.stdout)\(rotated.stderr)")
@@ -332,6 +339,8 @@ import Testing
         #expect(catSync.status == 0, "\(catSync.stdout)\(catSync.stderr)")
         let catList = try Self.passbox(cat, ["list"], [p]).stdout
         #expect(catList.contains("Streaming") && !catList.contains("After Cat"), "\(catList)")
+        #expect(try Self.passbox(dan, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(dan, ["show", "Cat's last"], [p]).status == 0, "sealed again under the new key, Dan opens it")
         #expect(try Self.passbox(cat, ["edit", "Streaming", "--username", "cat"], [p]).stderr.contains("to view only"))
 
         // A vault shared with Bob after its items were written (and the family's revisions moved on) reaches him

@@ -12,9 +12,17 @@ extension SharingOperations {
     /// The verified member list of `orgID`: the versions after the kept head, verified from it (or from
     /// version 1 when this device keeps none), the new head kept. A list that does not verify is refused,
     /// kept as a warning, and the kept head stays as it was.
-    static func refreshed(_ orgID: String, record: AccountRecord, client: AccountClient, dataDirectory: String) throws -> (head: MemberListVersion, reply: OrgFetchReply) {
+    /// `verified` sees each new version once the chain verified, oldest first; with `fromStart` the whole chain
+    /// is read and verified again from version 1 (against the organisation's code and the kept head).
+    static func refreshed(
+        _ orgID: String, record: AccountRecord, client: AccountClient, dataDirectory: String, fromStart: Bool = false,
+        verified: ((MemberListVersion) -> Void)? = nil
+    ) throws -> (head: MemberListVersion, reply: OrgFetchReply) {
         var file = try SharingFile.load(dataDirectory)
-        let kept = try file.list(server: record.server, orgID: orgID).map { try MemberListVersion(decoding: Array($0)) }
+        let stored = try file.list(server: record.server, orgID: orgID).map { try MemberListVersion(decoding: Array($0)) }
+        let keptCode = file.lists.first { $0.server == record.server && $0.orgID == orgID }?.code
+        // From the start: verified as if nothing were kept, and then held to the kept head.
+        let kept = fromStart ? nil : stored
         var since = kept?.version ?? 0
         var versions: [MemberListVersion] = []
         var last: OrgFetchReply
@@ -35,15 +43,17 @@ extension SharingOperations {
                 pages += 1
                 guard pages <= 1_000, bytes <= 512 << 20 else { throw SharingError.malformed("a member list of more than 1,000 pages or 512 MiB") }
             } while last.more && !last.versions.isEmpty
-            let head = try MemberListChain.verify(versions, from: kept, seen: kept.map { ListHead(version: $0.version, hash: $0.hash) })
+            let head = try MemberListChain.verify(
+                versions, from: kept, seen: stored.map { ListHead(version: $0.version, hash: $0.hash) }, organisation: fromStart ? keptCode : nil)
             guard head.orgID == orgID else { throw SharingError.notTheOrganisation }
+            if let verified { for v in versions where v.version > (kept?.version ?? 0) { verified(v) } }
             var code = file.lists.first { $0.server == record.server && $0.orgID == orgID }?.code
-            if kept == nil, let first = versions.first { code = MemberListChain.organisationCode(first) }
+            if stored == nil, let first = versions.first { code = MemberListChain.organisationCode(first) }
             // This account's own entry must hold its own keys (else the server shows a list where someone else is "me").
             if let me = head.member(record.accountID), me.keys != (try ownBundle(record)).keys {
                 throw SharingError.listInvalid(version: head.version, reason: .ownKeysDiffer)
             }
-            file.keep(server: record.server, orgID: orgID, head: Data(head.encoded), code: code, trusted: kept == nil ? false : nil)
+            file.keep(server: record.server, orgID: orgID, head: Data(head.encoded), code: code, trusted: stored == nil ? false : nil)
             // Members whose keys in the list differ from the keys this device pinned for them.
             for member in head.members where member.accountID != record.accountID {
                 if let pin = file.contact(server: record.server, email: member.email), let pinned = try? KeyBundle(Array(pin.bundle), accountID: pin.accountID),

@@ -237,9 +237,14 @@ extension AccountSync {
             guard trees[vaultID, default: ManifestTree()].root(format: m.format) == m.root else { throw Self.refused(vaultID, "rootMismatch") }
             // A shared vault's name may be sealed at an earlier epoch than the manifest (kept as it was since).
             let keys = realm == nil ? [(v.keyVersion, SecretBytes(copying: v.key))] : sharedKeys(vaultID).map { ($0.epoch, $0.key) }
-            guard let info = keys.lazy.compactMap({ try? ItemSeal.openMeta(Array(meta), vaultID: vaultID, keyVersion: $0.0, key: $0.1) }).first else {
-                throw Self.refused(vaultID, "misplaced")
+            let opened = keys.lazy.compactMap({ try? ItemSeal.openMeta(Array(meta), vaultID: vaultID, keyVersion: $0.0, key: $0.1) }).first
+            // A shared vault's name sealed under an epoch this member was never given (written before they
+            // joined): the name stays as the grant gave it; the signed manifest still binds the envelope.
+            if opened == nil, let realm, m.keyVersion < realm.epoch, !sharedKeys(vaultID).contains(where: { $0.epoch == m.keyVersion }) {
+                vaults[vaultID] = v
+                continue
             }
+            guard let info = opened else { throw Self.refused(vaultID, "misplaced") }
             // The member list its writer relied on: the same version must be the same list, and a newer one
             // must reach this device too (else the server shows members different lists, or withholds one).
             if let realm, let named = info.listVersion, let hash = info.listHash {

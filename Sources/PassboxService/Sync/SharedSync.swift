@@ -33,8 +33,17 @@ extension VaultService {
                 for attempt in 1...2 {
                     let head: MemberListVersion
                     let reply: OrgFetchReply
+                    // Who could edit each vault at each epoch the new versions passed through: within an epoch
+                    // editors are only added (losing access raises it), so the last version of each is enough.
+                    var lastOfEpoch: MemberListVersion?
+                    var seen: [SharedEditor] = []
                     do {
-                        (head, reply) = try SharingOperations.refreshed(orgID, record: record, client: account, dataDirectory: dataDirectory)
+                        // The first sync of an organisation here reads its whole list again for who could edit when.
+                        let first = try gate.run { () -> Bool in session?.vault.sync?.shared?[orgID] == nil }
+                        (head, reply) = try SharingOperations.refreshed(orgID, record: record, client: account, dataDirectory: dataDirectory, fromStart: first) { version in
+                            if let last = lastOfEpoch, version.epoch > last.epoch { seen += Self.editors(last) }
+                            lastOfEpoch = version
+                        }
                     } catch let error as ProtocolError where error.code == .notAMember {
                         // Removed (or the server says so): nothing more is synced or written there; what this
                         // device holds of it stays, to view only.
@@ -46,7 +55,7 @@ extension VaultService {
                     var client = try given ?? SyncClient(server: record.server, token: record.token ?? "")
                     client.orgID = orgID
                     do {
-                        let member = try gate.run { try installShared(head, vaults: vaults, keys: keys, own: record.accountID, began: began) }
+                        let member = try gate.run { try installShared(head, vaults: vaults, keys: keys, seen: seen, own: record.accountID, began: began) }
                         guard member else { break }
                         let outcome = try AccountSync(service: self, generation: began, gate: gate, client: client, now: now, limits: syncLimits, realm: Self.realm(head)).run()
                         pulled += outcome.pulled
@@ -79,6 +88,17 @@ extension VaultService {
         return ProtocolError(.sharingRefused, ["problem": problem, "version": String(head.version), "detail": vault])
     }
 
+    /// The active members a list version lets edit or manage each of its vaults, at its epoch.
+    static func editors(_ version: MemberListVersion) -> [SharedEditor] {
+        var out: [SharedEditor] = []
+        for vault in Set(version.vaults.map(\.vaultID)).sorted() {
+            for (member, access) in version.members(of: vault) where member.state == .active && access >= .edit {
+                out.append(SharedEditor(vaultID: vault, accountID: member.accountID, key: member.keys.signPublicKey, epoch: version.epoch))
+            }
+        }
+        return out
+    }
+
     /// Who may sign each vault's manifests: the active members the list lets edit or manage it.
     static func realm(_ head: MemberListVersion) -> SyncRealmInfo {
         var editors: [String: [String: [UInt8]]] = [:]
@@ -99,7 +119,7 @@ extension VaultService {
     /// A vault that joins (or comes back) after the organisation's revisions moved on makes the next pull start
     /// from the beginning, each vault held to what this device verified of it before.
     /// Writes the vault only when something changed; whether this account is an active member.
-    func installShared(_ head: MemberListVersion, vaults: [SharedVaultRecord], keys: [SharedVaultKey], own: String, began: UInt64) throws -> Bool {
+    func installShared(_ head: MemberListVersion, vaults: [SharedVaultRecord], keys: [SharedVaultKey], seen: [SharedEditor] = [], own: String, began: UInt64) throws -> Bool {
         guard generation == began, let session else { throw ProtocolError(.locked) }
         guard let sync = session.vault.sync else { throw ProtocolError(.syncKeysMissing) }
         let org = head.orgID
@@ -170,17 +190,18 @@ extension VaultService {
         // Who may edit each of this device's vaults now, remembered with the list's epoch; an entry below a
         // vault's newest verified epoch can match no manifest any more.
         let mine = Set(st.vaults.keys).union(closed)
-        var editors = (st.editors ?? []).filter { e in mine.contains(e.vaultID) && e.epoch >= (st.vaults[e.vaultID]?.manifestEpoch ?? floors[e.vaultID]?.manifestEpoch ?? 0) }
-        for id in mine {
-            for (member, access) in head.members(of: id) where member.state == .active && access >= .edit {
-                let key = Data(member.keys.signPublicKey)
-                if let i = editors.firstIndex(where: { $0.vaultID == id && $0.accountID == member.accountID && $0.key == key }) {
-                    editors[i].epoch = max(editors[i].epoch, head.epoch)
-                } else {
-                    editors.append(SharedEditor(vaultID: id, accountID: member.accountID, key: Array(key), epoch: head.epoch))
-                }
+        var editors = st.editors ?? []
+        func slot(_ e: SharedEditor) -> String { e.vaultID + "|" + e.accountID + "|" + e.key.base64EncodedString() }
+        var index = Dictionary(editors.enumerated().map { (slot($0.element), $0.offset) }, uniquingKeysWith: { a, _ in a })
+        for e in seen + Self.editors(head) where mine.contains(e.vaultID) {
+            if let i = index[slot(e)] {
+                editors[i].epoch = max(editors[i].epoch, e.epoch)
+            } else {
+                index[slot(e)] = editors.count
+                editors.append(e)
             }
         }
+        editors.removeAll { e in !mine.contains(e.vaultID) || e.epoch < (st.vaults[e.vaultID]?.manifestEpoch ?? floors[e.vaultID]?.manifestEpoch ?? 0) }
         st.editors = editors.isEmpty ? nil : editors
         if joined, st.revision > 0 {
             // Its history is behind the revision this device reached: the organisation is pulled again from the
