@@ -182,7 +182,11 @@ extension AccountSync {
                     v.manifestEpoch = m.keyVersion
                     if let key = realm.editors[vaultID]?[m.signer], m.isSigned(by: key) {
                         acc.unvouched.remove(vaultID)
-                    } else if (st.editors ?? []).contains(where: { $0.vaultID == vaultID && $0.accountID == m.signer && $0.epoch >= m.keyVersion && m.isSigned(by: Array($0.key)) }) {
+                    } else if (st.editors ?? []).contains(where: {
+                        // Someone who could edit at the manifest's epoch, up to the rotation that made this vault's
+                        // current key (a member removed long before vouches for nothing).
+                        $0.vaultID == vaultID && $0.accountID == m.signer && $0.epoch >= m.keyVersion && $0.epoch + 1 >= v.keyVersion && m.isSigned(by: Array($0.key))
+                    }) {
                         acc.unvouched.remove(vaultID)
                     } else {
                         acc.unvouched.insert(vaultID)
@@ -240,7 +244,11 @@ extension AccountSync {
             let opened = keys.lazy.compactMap({ try? ItemSeal.openMeta(Array(meta), vaultID: vaultID, keyVersion: $0.0, key: $0.1) }).first
             // A shared vault's name sealed under an epoch this member was never given (written before they
             // joined): the name stays as the grant gave it; the signed manifest still binds the envelope.
-            if opened == nil, let realm, m.keyVersion < realm.epoch, !sharedKeys(vaultID).contains(where: { $0.epoch == m.keyVersion }) {
+            // (Only for a vault this device sees for the first time: one it held before must open, or a server that
+            // withholds old grants could skip the list check below.)
+            if opened == nil, let realm, m.keyVersion < realm.epoch, (state.vaults[vaultID]?.manifestVersion ?? 0) == 0,
+                !sharedKeys(vaultID).contains(where: { $0.epoch == m.keyVersion })
+            {
                 vaults[vaultID] = v
                 continue
             }

@@ -122,6 +122,12 @@ extension AccountSync {
         for item in vault.items where item.syncPending {
             if full { break }
             guard let target = item.vaultID, let v = st.vaults[target], !viewOnly.contains(target) else { continue }
+            // A move whose other half cannot be written here (the vault it left is closed or view-only now) waits:
+            // written alone it would leave the item live in two vaults.
+            if realm != nil, let old = item.syncBase?.vaultID, old != target, st.vaults[old] == nil || viewOnly.contains(old) { continue }
+            if realm != nil, item.syncBase == nil, let removal = st.removals[item.id], removal.vaultID != target, st.vaults[removal.vaultID] == nil || viewOnly.contains(removal.vaultID) {
+                continue
+            }
             // An entry this device cannot open is newer than what it has: never written over.
             if undecryptable.contains(target + "/" + item.id) { continue }
             // Blobs are the account's own: a shared vault's push declares none.
@@ -221,8 +227,9 @@ extension AccountSync {
             for i in vault.items.indices {
                 guard let (vaultID, envelope) = live[vault.items[i].id] else { continue }
                 present.insert(vault.items[i].id)
-                // Here and written again where a deletion waited (moved away and back): the deletion is void.
-                if st.removals[vault.items[i].id]?.vaultID == vaultID { st.removals[vault.items[i].id] = nil }
+                // Here, still there, and written again where a deletion waited (moved away and back): the deletion
+                // is void. (One moved out again meanwhile keeps it.)
+                if st.removals[vault.items[i].id]?.vaultID == vaultID, vault.items[i].vaultID == vaultID { st.removals[vault.items[i].id] = nil }
                 // Changed again since it was sealed (a late acknowledgement): still pending, on top of what was pushed.
                 let pushed = batch.sealed[vault.items[i].id]
                 let changedSince = pushed.map { $0 != vault.items[i].synced } ?? false

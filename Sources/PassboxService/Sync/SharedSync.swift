@@ -168,8 +168,16 @@ extension VaultService {
                     }
                 }
             } else {
-                // New here, or back: held to what was verified of it before.
-                var v = floors.removeValue(forKey: id) ?? SyncedVault(keyVersion: record.epoch, key: Array(key.key), wrappedKey: [], metaPending: false)
+                // New here, or back: held to what was verified of it before, and never to an older key than this
+                // device knows for it (a server could otherwise put a vault back on a key a removed member holds).
+                let floor = floors[id]
+                let newest = max(floor?.keyVersion ?? 0, floor?.manifestEpoch ?? 0, kept.filter { $0.vaultID == id }.map(\.epoch).max() ?? 0)
+                guard record.epoch >= newest else { continue }
+                floors[id] = nil
+                var v = floor ?? SyncedVault(keyVersion: record.epoch, key: Array(key.key), wrappedKey: [], metaPending: false)
+                if let floor, record.epoch > floor.keyVersion, active, (head.access(vault: id, account: own).map { $0 >= .edit } ?? false) {
+                    st.rekey = (st.rekey ?? []).filter { $0 != id } + [id]
+                }
                 (v.keyVersion, v.key) = (record.epoch, key.key)
                 st.vaults[id] = v
                 closed.remove(id)
@@ -187,13 +195,13 @@ extension VaultService {
         st.floors = floors.isEmpty ? nil : floors
         st.rekey = st.rekey.map { $0.filter { st.vaults[$0] != nil } }.flatMap { $0.isEmpty ? nil : $0 }
         st.viewOnly = st.vaults.keys.filter { id in !active || (head.access(vault: id, account: own).map { $0 < .edit } ?? true) }.sorted()
-        // Who may edit each of this device's vaults now, remembered with the list's epoch; an entry below a
-        // vault's newest verified epoch can match no manifest any more.
-        let mine = Set(st.vaults.keys).union(closed)
+        // Who may edit each vault now, remembered with the list's epoch; an entry below a vault's newest
+        // verified epoch can match no manifest any more.
+        // (Every vault of the list: one granted later may have been written by someone removed before.)
         var editors = st.editors ?? []
         func slot(_ e: SharedEditor) -> String { e.vaultID + "|" + e.accountID + "|" + e.key.base64EncodedString() }
         var index = Dictionary(editors.enumerated().map { (slot($0.element), $0.offset) }, uniquingKeysWith: { a, _ in a })
-        for e in seen + Self.editors(head) where mine.contains(e.vaultID) {
+        for e in seen + Self.editors(head) {
             if let i = index[slot(e)] {
                 editors[i].epoch = max(editors[i].epoch, e.epoch)
             } else {
@@ -201,7 +209,7 @@ extension VaultService {
                 editors.append(e)
             }
         }
-        editors.removeAll { e in !mine.contains(e.vaultID) || e.epoch < (st.vaults[e.vaultID]?.manifestEpoch ?? floors[e.vaultID]?.manifestEpoch ?? 0) }
+        editors.removeAll { e in e.epoch < (st.vaults[e.vaultID]?.manifestEpoch ?? floors[e.vaultID]?.manifestEpoch ?? 0) }
         st.editors = editors.isEmpty ? nil : editors
         if joined, st.revision > 0 {
             // Its history is behind the revision this device reached: the organisation is pulled again from the
