@@ -1,4 +1,6 @@
 import Foundation
+import PassboxCore
+import PassboxCrypto
 import PassboxProtocol
 
 /// The device's side of the sharing routes (docs/PROTOCOL.md "Sharing"): one call each. Answers are checked
@@ -66,5 +68,41 @@ extension AccountClient {
     public func acceptInvitation(token invitation: String, token: String) throws {
         let answer = try exchange("POST", "/v1/invitations/accept", body: Array(try ProtocolCoding.wireEncode(InvitationTokenRequest(token: invitation))), token: token)
         guard answer.status / 100 == 2 else { throw failure(answer) }
+    }
+}
+
+// MARK: Organisation recovery (ACC-10)
+
+extension AccountClient {
+    public func allowRecovery(orgID: String, allow: Bool, token: String) throws {
+        let answer = try exchange("POST", "/v1/orgs/recovery/allow", body: Array(try ProtocolCoding.wireEncode(OrgRecoveryAllowRequest(orgID: orgID, allow: allow))), token: token)
+        guard answer.status / 100 == 2 else { throw failure(answer) }
+    }
+
+    public func approveRecovery(orgID: String, accountID: String, token: String) throws {
+        let answer = try exchange(
+            "POST", "/v1/orgs/recovery/approve", body: Array(try ProtocolCoding.wireEncode(OrgRecoveryApproveRequest(orgID: orgID, accountID: accountID))), token: token)
+        guard answer.status / 100 == 2 else { throw failure(answer) }
+    }
+
+    /// Someone who lost master password and Secret Key asks their family's owners to let them back in: a new
+    /// keyset and a new Secret Key for the same account id are made here and sent with the request. They take
+    /// effect only when an owner, having compared the new security code, approves. Returns the new Secret Key,
+    /// the account id and the sealed keyset (its first 129 bytes are the public bundle).
+    public func askFamilyForRecovery(
+        email: String, newPassword: UnsafeRawBufferPointer, parameters: Argon2Parameters = AccountKDFParameters.newAccount
+    ) throws -> (secretKey: SecretKey, accountID: String, keyset: [UInt8]) {
+        let email = SignInTranscript.normalizedEmail(email)
+        let start = try call("POST", "/v1/recovery/family/start", FamilyRecoveryStartRequest(email: email), as: FamilyRecoveryStartReply.self)
+        guard let secretKey = SecretKey.generate(accountID: start.accountID) else { throw ProtocolError(.badServerAnswer, ["server": origin, "status": "recovery"]) }
+        let keyset = try AccountKeyset.generate()
+        let salt = SecureRandom.bytes(count: 16)
+        let keys = try AccountKeys.derive(password: newPassword, salt: salt, parameters: parameters, secretKey: secretKey)
+        let sealed = try keyset.sealed(accountID: start.accountID, unlockKey: keys.accountUnlockKey)
+        let request = FamilyRecoveryKeysRequest(
+            email: email, token: start.token, salt: Data(salt), kdf: Self.wire(parameters), signInPublicKey: Data(keys.signInKey.publicKey), keyset: Data(sealed))
+        let answer = try exchange("POST", "/v1/recovery/family/keys", body: Array(try ProtocolCoding.wireEncode(request)), token: nil)
+        guard answer.status / 100 == 2 else { throw failure(answer) }
+        return (secretKey, start.accountID, sealed)
     }
 }

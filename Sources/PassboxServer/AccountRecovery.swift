@@ -10,7 +10,11 @@ extension AccountService {
     func recoveryStatus(_ session: Session) throws -> RecoveryStatus {
         try pool.with { db in
             let row = try db.rows("SELECT created FROM account_recovery WHERE account_id = ?", [.text(session.accountID)]).first
-            return RecoveryStatus(configured: row != nil, created: row.map { date(milliseconds: $0[0].integer ?? 0) })
+            var status = RecoveryStatus(configured: row != nil, created: row.map { date(milliseconds: $0[0].integer ?? 0) })
+            // The families whose owners may help this account back in (ACC-11).
+            let families = try db.rows("SELECT org_id FROM org_recovery_optins WHERE account_id = ? ORDER BY org_id", [.text(session.accountID)]).compactMap { $0[0].text }
+            status.organisations = families.isEmpty ? nil : families
+            return status
         }
     }
 

@@ -68,7 +68,7 @@ struct ServerRouter: Sendable {
         "DELETE /v1/session", "GET /v1/activity", "POST /v1/devices/signout-others", "POST /v1/account/password", "GET /v1/2fa", "POST /v1/2fa/enrol", "POST /v1/2fa/confirm",
         "POST /v1/2fa/disable", "GET /v1/recovery", "POST /v1/recovery", "POST /v1/recovery/blob", "POST /v1/recovery/complete",
         "POST /v1/sync/pull", "POST /v1/sync/push", "POST /v1/sync/wait", "POST /v1/blobs/remove",
-        "POST /v1/keys", "GET /v1/orgs", "POST /v1/orgs/append", "POST /v1/orgs/fetch", "POST /v1/orgs/invite", "POST /v1/orgs/revoke", "POST /v1/orgs/vaults/put", "POST /v1/orgs/leave",
+        "POST /v1/keys", "GET /v1/orgs", "POST /v1/orgs/append", "POST /v1/orgs/fetch", "POST /v1/orgs/invite", "POST /v1/orgs/revoke", "POST /v1/orgs/vaults/put", "POST /v1/orgs/leave", "POST /v1/orgs/recovery/allow", "POST /v1/orgs/recovery/approve", "POST /v1/recovery/family/start", "POST /v1/recovery/family/keys",
         "POST /v1/invitations/preview", "POST /v1/invitations/accept",
     ]
 
@@ -167,6 +167,17 @@ struct ServerRouter: Sendable {
             return try Self.json(sharing.invite(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgInviteRequest.self, request)))
         case "POST /v1/orgs/vaults/put":
             try sharing.putVault(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(SharedVaultPutRequest.self, request))
+            return HTTPResponse(status: 204)
+        case "POST /v1/orgs/recovery/allow":
+            try sharing.allowRecovery(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgRecoveryAllowRequest.self, request))
+            return HTTPResponse(status: 204)
+        case "POST /v1/orgs/recovery/approve":
+            try sharing.approveRecovery(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgRecoveryApproveRequest.self, request))
+            return HTTPResponse(status: 204)
+        case "POST /v1/recovery/family/start":
+            return try Self.json(sharing.startRecovery(Self.decode(FamilyRecoveryStartRequest.self, request), address: request.clientAddress))
+        case "POST /v1/recovery/family/keys":
+            try sharing.recoveryKeys(Self.decode(FamilyRecoveryKeysRequest.self, request), address: request.clientAddress)
             return HTTPResponse(status: 204)
         case "POST /v1/orgs/leave":
             try sharing.leave(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgLeaveRequest.self, request))

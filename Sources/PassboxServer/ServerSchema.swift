@@ -259,6 +259,23 @@ enum ServerSchema {
                 PRIMARY KEY (org_id, op_id)
             );
             """),
+        // Organisation recovery (issue 32, ACC-10): who lets a family's owners help them back in, and the
+        // pending requests with the new credentials (kept until an owner approves, a day at most).
+        Migration(12, """
+            CREATE TABLE org_recovery_optins (
+                org_id TEXT NOT NULL,
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                created INTEGER NOT NULL,
+                PRIMARY KEY (org_id, account_id)
+            );
+            CREATE TABLE org_recovery_requests (
+                account_id TEXT PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
+                token_hash BLOB NOT NULL,
+                credentials BLOB,
+                created INTEGER NOT NULL,
+                expires INTEGER NOT NULL
+            );
+            """),
     ]
 }
 

@@ -161,8 +161,12 @@ struct SharingService: Sendable {
                 return SharedVaultRecord(vaultID: id, epoch: Int(epoch), meta: Data(meta), grants: mine, granted: granted)
             }
             let departed = try db.rows("SELECT account_id FROM org_departures WHERE org_id = ? ORDER BY account_id", [.text(org)]).compactMap { $0[0].text }
-            return OrgFetchReply(
+            var reply = OrgFetchReply(
                 versions: versions, more: more, waiting: waiting, invitations: invitations, vaults: vaults, departed: departed)
+            // Organisation recovery: the requests owners see, and whether the caller allows it.
+            if role == .owner { reply.recoveries = try Self.recoveries(db, org: org) }
+            reply.recoveryAllowed = try !db.rows("SELECT 1 FROM org_recovery_optins WHERE org_id = ? AND account_id = ?", [.text(org), .text(session.accountID)]).isEmpty
+            return reply
         }
     }
 

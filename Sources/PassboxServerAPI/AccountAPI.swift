@@ -301,6 +301,8 @@ public struct RecoverySetupRequest: Codable, Sendable {
 public struct RecoveryStatus: Codable, Sendable {
     public var configured: Bool
     public var created: Date?
+    /// The families whose owners this account lets help it back in (ACC-11).
+    public var organisations: [String]?
     public init(configured: Bool, created: Date?) {
         self.configured = configured
         self.created = created

@@ -61,6 +61,10 @@ public struct OrgFetchReply: Codable, Sendable {
     /// Members who left (`POST /v1/orgs/leave`) and are still in the newest list: the next version a manager
     /// signs removes them, raising the epoch.
     public var departed: [String]?
+    /// For owners of a family: members who allowed it and ask to be let back in with new keys.
+    public var recoveries: [FamilyRecoveryRequestView]?
+    /// Whether the caller lets this family's owners help them back in.
+    public var recoveryAllowed: Bool?
     public init(versions: [Data], more: Bool, waiting: [WaitingMember], invitations: [OrgInvitation], vaults: [SharedVaultRecord]? = nil, departed: [String]? = nil) {
         self.versions = versions
         self.more = more
@@ -226,5 +230,77 @@ public struct InvitationPreviewReply: Codable, Sendable {
         self.expires = expires
         self.versions = versions
         self.more = more
+    }
+}
+
+// MARK: Organisation recovery (ACC-10, ACC-11)
+
+/// `POST /v1/orgs/recovery/allow`: a member lets the family's owners help them back in (or stops it).
+public struct OrgRecoveryAllowRequest: Codable, Sendable {
+    public var orgID: String
+    public var allow: Bool
+    public init(orgID: String, allow: Bool) {
+        self.orgID = orgID
+        self.allow = allow
+    }
+}
+
+/// `POST /v1/recovery/family/start` (no session): someone who lost master password and Secret Key asks for
+/// their account's id and a token for the next step. Answered only when the account lets a family help.
+public struct FamilyRecoveryStartRequest: Codable, Sendable {
+    public var email: String
+    public init(email: String) { self.email = email }
+}
+
+public struct FamilyRecoveryStartReply: Codable, Sendable {
+    public var accountID: String
+    public var token: String
+    public init(accountID: String, token: String) {
+        self.accountID = accountID
+        self.token = token
+    }
+}
+
+/// `POST /v1/recovery/family/keys` (no session): the new credentials, made on the member's device (a new
+/// Secret Key for the same account id, a new keyset); they take effect only when an owner approves.
+public struct FamilyRecoveryKeysRequest: Codable, Sendable {
+    public var email: String
+    public var token: String
+    public var salt: Data
+    public var kdf: KDFParameters
+    public var signInPublicKey: Data
+    public var keyset: Data
+    public init(email: String, token: String, salt: Data, kdf: KDFParameters, signInPublicKey: Data, keyset: Data) {
+        self.email = email
+        self.token = token
+        self.salt = salt
+        self.kdf = kdf
+        self.signInPublicKey = signInPublicKey
+        self.keyset = keyset
+    }
+}
+
+/// A member asking to be let back in, as owners see it in a fetch: the public part of their new keyset.
+public struct FamilyRecoveryRequestView: Codable, Sendable, Equatable {
+    public var accountID: String
+    public var email: String
+    public var bundle: Data
+    public var created: Date
+    public init(accountID: String, email: String, bundle: Data, created: Date) {
+        self.accountID = accountID
+        self.email = email
+        self.bundle = bundle
+        self.created = created
+    }
+}
+
+/// `POST /v1/orgs/recovery/approve`: an owner lets the member in with their new credentials, once the newest
+/// list (signed by the owner) holds the new keys.
+public struct OrgRecoveryApproveRequest: Codable, Sendable {
+    public var orgID: String
+    public var accountID: String
+    public init(orgID: String, accountID: String) {
+        self.orgID = orgID
+        self.accountID = accountID
     }
 }

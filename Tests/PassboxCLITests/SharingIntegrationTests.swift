@@ -396,6 +396,65 @@ import Testing
         #expect(reply.shared == true && reply.revision == since, "woken by the shared vault's change, the account's revision unchanged")
     }
 
+    /// Organisation recovery (ACC-10, ACC-11): Bob lets his family's owners help him; having lost master password
+    /// and Secret Key, he asks from a new device; Ann compares his new code and lets him back in; he signs in
+    /// with the new credentials and his family's vault comes back, his own vault does not.
+    @Test(arguments: Backend.cases) func aFamilyOwnerLetsAMemberWhoLostEverythingBackIn(_ backend: Backend) throws {
+        let w = try Self.world("passbox-family-recovery", backend)
+        let (ann, bob, cat, p) = (w.ann, w.bob, w.cat, Self.password)
+        #expect(try Self.passbox(ann, ["org", "create", "family", "Doe family"], [p]).status == 0)
+        for (person, data) in [("bob", bob), ("cat", cat)] { try Self.addMember(person, data: data, to: "Doe family", by: ann) }
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(ann, ["add", "note", "--title", "Family plan", "--vault", "Doe family", "--notes-stdin"], [p, "shared"]).status == 0)
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+        #expect(try Self.passbox(bob, ["add", "note", "--title", "Bob's own", "--notes-stdin"], [p, "private"]).status == 0)
+        #expect(try Self.passbox(bob, ["sync"], [p]).status == 0)
+
+        // Without Bob's consent nobody can start it; with it, his Recovery status says so.
+        let fresh = w.dir.path + "/bob-new"
+        let newPassword = "lantern harbour pepper violet cobalt"
+        let refused = try Self.passbox(fresh, ["recover", "--family", "--server", w.server.origin, "--email", "bob@example.org"], [newPassword, newPassword])
+        #expect(refused.status != 0, "no consent, no recovery: \(refused.stdout)")
+        let allowed = try Self.passbox(bob, ["org", "recovery", "Doe family", "on"])
+        #expect(allowed.status == 0 && allowed.stdout.contains("They cannot read your own vaults"), "\(allowed.stdout)\(allowed.stderr)")
+        #expect(try Self.passbox(bob, ["recovery"]).stdout.contains("the owners of Doe family can help you back in"))
+        #expect(try Self.passbox(bob, ["org", "show", "Doe family"], language: "de").stdout.contains("Sie lassen sich von den Eigentümern"))
+
+        // Bob, on a new device with nothing of his account, asks; he gets a new Secret Key and a new code.
+        let asked = try Self.passbox(fresh, ["recover", "--family", "--server", w.server.origin, "--email", "bob@example.org"], [newPassword, newPassword])
+        #expect(asked.status == 0, "\(asked.stdout)\(asked.stderr)")
+        let newCode = try #require(Self.code(in: asked.stdout))
+        let key = try #require(asked.stdout.range(of: #"P1-[0-9A-Z]{6}(-[0-9A-Z]{5,6}){5}"#, options: .regularExpression).map { String(asked.stdout[$0]) })
+        // His old credentials still work until an owner approves.
+        #expect(try Self.passbox(bob, ["sync"], [p]).status == 0)
+
+        // Cat is no owner: she sees no request and cannot approve. Ann sees it with the new code and approves.
+        #expect(try Self.passbox(cat, ["org", "recover", "Doe family", "bob@example.org", "--codes-match"], [p]).status != 0)
+        let shown = try Self.passbox(ann, ["org", "show", "Doe family"])
+        #expect(shown.stdout.contains("Asking to be let back in") && shown.stdout.contains("passbox org recover"), "\(shown.stdout)")
+        let requestCode = try #require(Self.code(in: String(shown.stdout[shown.stdout.range(of: "Asking to be let back in")!.upperBound...])))
+        #expect(requestCode == newCode, "the owner sees the code Bob reads out")
+        let approved = try Self.passbox(ann, ["org", "recover", "Doe family", "bob@example.org", "--codes-match"], [p])
+        #expect(approved.status == 0 && approved.stdout.contains("Let bob@example.org back in"), "\(approved.stdout)\(approved.stderr)")
+        // Ann's next sync seals the family's items again under the new key, which Bob's new keys were given.
+        #expect(try Self.passbox(ann, ["sync"], [p]).status == 0)
+
+        // The old credentials are gone; the new ones sign in. After comparing the family's code (a new device),
+        // the family vault syncs back; Bob's own vault is gone.
+        #expect(try Self.passbox(bob, ["sync"], [p]).status != 0, "the old session ended")
+        let signedIn = try Self.passbox(fresh, ["signin", "--server", w.server.origin, "--email", "bob@example.org"], [newPassword, key])
+        #expect(signedIn.status == 0, "\(signedIn.stdout)\(signedIn.stderr)")
+        let annJSON = try Self.passbox(ann, ["org", "show", "Doe family", "--json"]).stdout
+        let familyCode = try #require(annJSON.range(of: #""code" : "[A-Za-z0-9_-]+""#, options: .regularExpression).map { String(String(annJSON[$0]).split(separator: "\"")[2]) })
+        #expect(try Self.passbox(fresh, ["org", "trust", "Doe family", familyCode]).status == 0)
+        let synced = try Self.passbox(fresh, ["sync"], [newPassword])
+        #expect(synced.status == 0, "\(synced.stdout)\(synced.stderr)")
+        #expect(try Self.passbox(fresh, ["show", "Family plan"], [newPassword]).stdout.contains("shared"))
+        #expect(try Self.passbox(fresh, ["show", "Bob's own"], [newPassword]).status != 0, "his own vault could not be kept")
+        let ownCode = try Self.passbox(fresh, ["security-code"])
+        #expect(Self.code(in: ownCode.stdout) == newCode, "\(ownCode.stdout)\(ownCode.stderr)")
+    }
+
     /// A mail sink on this machine (Python's smtpd, in Debian's python3): each message it takes is appended to
     /// `file` with its envelope recipients.
     static let smtpSink = """

@@ -48,7 +48,7 @@ extension Commands {
 
 /// `passbox recovery` and `passbox recover`: account recovery codes.
 extension Commands {
-    static let recoverUsage = "passbox recover --server URL --email EMAIL [--device-name NAME]"
+    static let recoverUsage = "passbox recover --server URL --email EMAIL [--device-name NAME] [--family]"
 
     static func recoveryStatus(_ c: Context, _ a: Arguments) throws {
         try a.expectPositionals(0...0, usage: "passbox recovery [setup]")
@@ -59,6 +59,10 @@ extension Commands {
             return
         }
         Console.out(status.configured ? c.tr("recovery.on", ["date": Output.date(status.created)]) : c.tr("recovery.off"))
+        // Organisation recovery (ACC-11): whose owners may help this account back in.
+        if let families = status.organisations, !families.isEmpty {
+            Console.out(c.tr("recovery.family.on", ["list": SharingOperations.recoveryFamilies(families, dataDirectory: c.dataDirectory).joined(separator: ", ")]))
+        }
         Console.out(c.tr("recovery.forgot"))
     }
 
@@ -83,6 +87,7 @@ extension Commands {
 
     static func recover(_ c: Context, _ a: Arguments) throws {
         let (server, email) = try accountTarget(c, a, usage: recoverUsage)
+        if a.flag("family") { return try recoverThroughFamily(c, server: server, email: email) }
         let client = try AccountClient(server: server)
         let codeText = try c.input.secret(prompt: c.tr("recovery.prompt.code"))
         let code: RecoveryCode
@@ -104,6 +109,22 @@ extension Commands {
         Console.out("")
         Console.out(c.tr("account.keepSecretKey"))
         Console.out(c.tr("recovery.next"))
+    }
+
+    /// `passbox recover --family`: new credentials made here, asked of the family's owners (ACC-10); they take
+    /// effect once an owner compared the new code and approved, then `passbox signin` with them.
+    static func recoverThroughFamily(_ c: Context, server: String, email: String) throws {
+        let password = try newMasterPassword(c, email: email)
+        Console.err(c.tr("account.deriving"))
+        let (secretKey, code) = try SharingOperations.askForRecovery(server: server, email: email, newPassword: password)
+        Console.out(c.tr("recovery.family.asked", ["email": email]))
+        printCode(code)
+        Console.out(c.tr("recovery.family.secretKey"))
+        Console.out("")
+        Console.out("    " + secretKey.formatted())
+        Console.out("")
+        Console.out(c.tr("account.keepSecretKey"))
+        Console.out(c.tr("recovery.family.next", ["server": server, "email": email]))
     }
 
     static func recoveryCodeProblem(_ error: TypedCodeError, _ c: Context) -> String {

@@ -295,7 +295,7 @@ enum CommandTable {
         ) { c, a, _ in try Commands.recoveryStatus(c, a) },
         CommandSpec(
             name: "recover", summary: "recover an account with its recovery code: a new master password and Secret Key", usage: Commands.recoverUsage,
-            valued: ["server", "email", "device-name"]
+            valued: ["server", "email", "device-name"], flags: ["family"]
         ) { c, a, _ in try Commands.recover(c, a) },
         CommandSpec(name: "kit", summary: "the Emergency Kit: a PDF with the Secret Key to print; then confirm you keep it", usage: Commands.kitUsage, valued: ["pdf"], flags: ["confirm"]) {
             c, a, _ in try Commands.kit(c, a)

@@ -27,6 +27,8 @@ extension Commands {
                org pause|resume ORG EMAIL
                org revoke ORG INVITATION-ID
                org leave ORG
+               org recovery ORG on|off       (a family's owners may help you back in)
+               org recover ORG EMAIL --codes-match | --without-comparing   (owners: let them back in)
         """
 
     /// Without an email: this account's own code (`--check`: compared with what the server publishes). With
@@ -129,6 +131,19 @@ extension Commands {
             let role = try a.value("role").map { try MemberRole(name: $0).orThrow(CLIError.usage("usage: \(orgUsage)")) }
             let org = try SharingOperations.confirm(rest[0], email: rest[1], compared: compared, role: role, password: try password(), dataDirectory: c.dataDirectory)
             Console.out(c.tr(compared ? "org.confirmed" : "org.confirmed.uncompared", ["email": rest[1], "name": org.name]))
+        case "recovery":
+            try need(2)
+            guard ["on", "off"].contains(rest[1]) else { throw CLIError.usage("usage: \(orgUsage)") }
+            let name = try SharingOperations.allowRecovery(rest[0], allow: rest[1] == "on", dataDirectory: c.dataDirectory)
+            Console.out(c.tr(rest[1] == "on" ? "org.recovery.on" : "org.recovery.off", ["name": name]))
+        case "recover":
+            try need(2)
+            let compared = a.flag("codes-match")
+            guard compared != a.flag("without-comparing") else {
+                throw CLIError.usage(c.tr("org.confirm.choose"), hint: "passbox org recover ORG EMAIL --codes-match | --without-comparing")
+            }
+            let org = try SharingOperations.approveRecovery(rest[0], email: rest[1], compared: compared, password: try password(), dataDirectory: c.dataDirectory)
+            Console.out(c.tr("org.recovered", ["email": rest[1], "name": org.name, "epoch": String(org.epoch)]))
         case "remove":
             try need(2)
             let org = try SharingOperations.remove(rest[0], email: rest[1], password: try password(), dataDirectory: c.dataDirectory)
@@ -214,6 +229,14 @@ extension Commands {
                 printCode(w.securityCode)
             }
         }
+        if !org.recoveries.isEmpty {
+            Console.out(c.tr("org.recoveries"))
+            for r in org.recoveries {
+                Console.out("  \(r.email)  \(c.tr("org.recoveries.approve", ["name": org.orgID, "email": r.email]))")
+                printCode(r.securityCode)
+            }
+        }
+        if org.kind == "family" { Console.out(c.tr(org.recoveryAllowed ? "org.recovery.allowed" : "org.recovery.notAllowed", ["id": org.orgID])) }
         if !org.groups.isEmpty {
             Console.out(c.tr("org.groups"))
             for g in org.groups { Console.out("  " + c.tr("org.group.line", ["name": g.name, "list": g.members.isEmpty ? "–" : g.members.joined(separator: ", ")])) }

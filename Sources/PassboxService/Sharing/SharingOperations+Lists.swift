@@ -135,13 +135,20 @@ extension SharingOperations {
             guard let bundle = try? KeyBundle(Array(w.bundle), accountID: w.accountID) else { return nil }
             return WaitingView(email: w.email, role: w.role, accepted: w.accepted, securityCode: bundle.keys.securityCode.description)
         }
-        return OrgView(
+        var view = OrgView(
             orgID: orgID, kind: head.kind.name, name: head.name, version: head.version, epoch: head.epoch, role: head.member(record.accountID)?.role.name,
             members: members, waiting: waiting, invitations: reply.invitations.map { InvitationView(id: $0.id, email: $0.email, role: $0.role, expires: $0.expires) },
             code: file.lists.first { $0.server == record.server && $0.orgID == orgID }?.code,
             trusted: file.lists.first { $0.server == record.server && $0.orgID == orgID }?.trusted == true,
             groups: head.groups.map { g in GroupView(id: g.id, name: g.name, members: g.members.compactMap { head.member($0)?.email }) },
             status: head.member(record.accountID) == nil ? "removed" : "member")
+        view.recoveryAllowed = reply.recoveryAllowed == true
+        // Only members of this list, with a new bundle that verifies for their account.
+        view.recoveries = (reply.recoveries ?? []).compactMap { r -> WaitingView? in
+            guard let member = head.member(r.accountID), member.email == r.email, let bundle = try? KeyBundle(Array(r.bundle), accountID: r.accountID) else { return nil }
+            return WaitingView(email: r.email, role: member.role.name, accepted: r.created, securityCode: bundle.keys.securityCode.description)
+        }
+        return view
     }
 
     /// The account's keyset for one command: opened with the master password the first time it is needed

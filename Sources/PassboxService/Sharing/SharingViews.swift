@@ -66,6 +66,10 @@ public struct OrgView: Codable, Sendable, Equatable {
     public var trusted: Bool = false
     /// Groups with their members' emails (SHR-22).
     public var groups: [GroupView] = []
+    /// Organisation recovery (families): whether this account lets the owners help it back in, and, for owners,
+    /// members asking to be let back in with new keys (their new security code, to compare with them).
+    public var recoveryAllowed: Bool = false
+    public var recoveries: [WaitingView] = []
     /// "member"; "waiting" (this account accepted an invitation and waits for a manager to confirm it);
     /// "removed" (the newest list this device verified no longer holds it).
     public var status: String
