@@ -79,9 +79,9 @@ extension AccountClient {
         guard answer.status / 100 == 2 else { throw failure(answer) }
     }
 
-    public func approveRecovery(orgID: String, accountID: String, token: String) throws {
-        let answer = try exchange(
-            "POST", "/v1/orgs/recovery/approve", body: Array(try ProtocolCoding.wireEncode(OrgRecoveryApproveRequest(orgID: orgID, accountID: accountID))), token: token)
+    public func approveRecovery(orgID: String, accountID: String, bundle: [UInt8], token: String) throws {
+        let request = OrgRecoveryApproveRequest(orgID: orgID, accountID: accountID, bundle: Data(bundle))
+        let answer = try exchange("POST", "/v1/orgs/recovery/approve", body: Array(try ProtocolCoding.wireEncode(request)), token: token)
         guard answer.status / 100 == 2 else { throw failure(answer) }
     }
 
@@ -99,8 +99,13 @@ extension AccountClient {
         let salt = SecureRandom.bytes(count: 16)
         let keys = try AccountKeys.derive(password: newPassword, salt: salt, parameters: parameters, secretKey: secretKey)
         let sealed = try keyset.sealed(accountID: start.accountID, unlockKey: keys.accountUnlockKey)
+        let kdf = Self.wire(parameters)
+        // Signed with the new keyset's own key: these credentials go with these keys and no others.
+        let transcript = FamilyRecoveryKeysRequest.transcript(
+            accountID: start.accountID, signInPublicKey: Data(keys.signInKey.publicKey), salt: Data(salt), kdf: kdf, keyset: Data(sealed))
         let request = FamilyRecoveryKeysRequest(
-            email: email, token: start.token, salt: Data(salt), kdf: Self.wire(parameters), signInPublicKey: Data(keys.signInKey.publicKey), keyset: Data(sealed))
+            email: email, token: start.token, salt: Data(salt), kdf: kdf, signInPublicKey: Data(keys.signInKey.publicKey), keyset: Data(sealed),
+            signature: Data(keyset.signingKey.signature(for: transcript)))
         let answer = try exchange("POST", "/v1/recovery/family/keys", body: Array(try ProtocolCoding.wireEncode(request)), token: nil)
         guard answer.status / 100 == 2 else { throw failure(answer) }
         return (secretKey, start.accountID, sealed)

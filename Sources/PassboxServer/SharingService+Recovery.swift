@@ -13,12 +13,15 @@ import PassboxSQL
 extension SharingService {
     static let recoveryLifetime: Int64 = 86_400_000
 
-    /// `POST /v1/orgs/recovery/allow`: only a family's active members, for themselves.
+    /// `POST /v1/orgs/recovery/allow`: only a family's active members turn it on, for themselves; anyone turns
+    /// their own off.
     func allowRecovery(_ session: AccountService.Session, _ request: OrgRecoveryAllowRequest) throws {
         let org = try Self.checkedOrg(request.orgID)
         try pool.with { db in
-            let list = try Self.newest(db, org: org, account: session.accountID)
-            guard list.kind == .family else { throw ProtocolError(.badRequest, ["reason": "organisation recovery is for families"]) }
+            if request.allow {
+                let list = try Self.newest(db, org: org, account: session.accountID)
+                guard list.kind == .family else { throw ProtocolError(.badRequest, ["reason": "organisation recovery is for families"]) }
+            }
             if request.allow {
                 try db.run(
                     "INSERT INTO org_recovery_optins (org_id, account_id, created) VALUES (?, ?, ?) ON CONFLICT (org_id, account_id) DO NOTHING",
@@ -30,20 +33,24 @@ extension SharingService {
         }
     }
 
-    /// `POST /v1/recovery/family/start`: rate-limited like a recovery; an unknown email and an account that
-    /// allows no family fail alike (`signInFailed`).
+    /// `POST /v1/recovery/family/start`: every call counts against the recovery limits (per email and per
+    /// address). An unknown email and an account that allows no family get an answer of the same shape (an
+    /// account id derived from the server's secret, a token that leads nowhere): the reply tells nobody whether
+    /// the email has an account or allows recovery.
     func startRecovery(_ request: FamilyRecoveryStartRequest, address: String) throws -> FamilyRecoveryStartReply {
         let email = try AccountService.checkedEmail(request.email)
         return try pool.with { db in
             try RateLimiter.check(db, .recovery, email: email, address: address)
+            try db.transaction { _ = try RateLimiter.recordFailure(db, .recovery, email: email, address: address) }
+            let secret = try AccountService.serverSecret(db)
+            let derived = HMAC.authenticationCode(.sha256, key: secret, message: Array("passbox/v1/family-recovery-id|\(email)".utf8))
+            let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+            let fake = String(decoding: derived.prefix(6).map { alphabet[Int($0 % 32)] }, as: UTF8.self)
+            let token = AccountService.newToken(bytes: 24)
             let account = try db.rows(
                 "SELECT a.id FROM accounts a WHERE a.email = ? AND EXISTS (SELECT 1 FROM org_recovery_optins o WHERE o.account_id = a.id)", [.text(email)]
             ).first?[0].text
-            guard let account else {
-                try db.transaction { _ = try RateLimiter.recordFailure(db, .recovery, email: email, address: address) }
-                throw ProtocolError(.signInFailed)
-            }
-            let token = AccountService.newToken(bytes: 24)
+            guard let account else { return FamilyRecoveryStartReply(accountID: fake, token: token) }
             let now = milliseconds(Date())
             try db.transaction {
                 try db.run(
@@ -58,6 +65,8 @@ extension SharingService {
     }
 
     /// `POST /v1/recovery/family/keys`: the new credentials, kept with the request until an owner approves.
+    /// The new credentials must be signed by the new keyset's own signing key (so they cannot be paired with
+    /// anyone else's keys); they are kept without the token or the email.
     func recoveryKeys(_ request: FamilyRecoveryKeysRequest, address: String) throws {
         let email = try AccountService.checkedEmail(request.email)
         try AccountService.checkCredentials(salt: request.salt, signInPublicKey: request.signInPublicKey, keyset: request.keyset, kdf: request.kdf)
@@ -68,13 +77,18 @@ extension SharingService {
                 "SELECT r.account_id FROM org_recovery_requests r JOIN accounts a ON a.id = r.account_id WHERE a.email = ? AND r.token_hash = ? AND r.expires > ?",
                 [.text(email), .blob(Hash.sha256(Array(request.token.utf8))), .integer(milliseconds(Date()))]
             ).first?[0].text,
-                (try? KeyBundle(Array(request.keyset.prefix(KeyBundle.length)), accountID: account)) != nil
+                let bundle = try? KeyBundle(Array(request.keyset.prefix(KeyBundle.length)), accountID: account),
+                SigningKey.isValidSignature(
+                    Array(request.signature),
+                    for: FamilyRecoveryKeysRequest.transcript(accountID: account, signInPublicKey: request.signInPublicKey, salt: request.salt, kdf: request.kdf, keyset: request.keyset),
+                    publicKey: bundle.keys.signPublicKey)
             else {
                 try db.transaction { _ = try RateLimiter.recordFailure(db, .recovery, email: email, address: address) }
                 throw ProtocolError(.signInFailed)
             }
-            try db.run(
-                "UPDATE org_recovery_requests SET credentials = ? WHERE account_id = ?", [.blob(Array(try ProtocolCoding.wireEncode(request))), .text(account)])
+            var kept = request
+            (kept.token, kept.email) = ("", "")
+            try db.run("UPDATE org_recovery_requests SET credentials = ? WHERE account_id = ?", [.blob(Array(try ProtocolCoding.wireEncode(kept))), .text(account)])
         }
     }
 
@@ -84,6 +98,7 @@ extension SharingService {
             """
             SELECT r.account_id, a.email, r.credentials, r.created FROM org_recovery_requests r
             JOIN org_recovery_optins o ON o.account_id = r.account_id AND o.org_id = ? JOIN accounts a ON a.id = r.account_id
+            JOIN org_members m ON m.org_id = o.org_id AND m.account_id = r.account_id
             WHERE r.credentials IS NOT NULL AND r.expires > ? ORDER BY r.created
             """, [.text(org), .integer(milliseconds(Date()))]
         ).compactMap { row -> FamilyRecoveryRequestView? in
@@ -112,7 +127,8 @@ extension SharingService {
                         [.text(account), .integer(milliseconds(Date()))]
                     ).first?[0].blob,
                     let keys = try? ProtocolCoding.wireDecode(FamilyRecoveryKeysRequest.self, from: Data(body)),
-                    let bundle = try? KeyBundle(Array(keys.keyset.prefix(KeyBundle.length)), accountID: account)
+                    let bundle = try? KeyBundle(Array(keys.keyset.prefix(KeyBundle.length)), accountID: account),
+                    ConstantTime.equal(bundle.encoded, Array(request.bundle))
                 else { throw ProtocolError(.notFound) }
                 guard list.member(account)?.keys == bundle.keys else {
                     throw ProtocolError(.badRequest, ["reason": "the newest member list does not hold the member's new keys"])
@@ -123,6 +139,8 @@ extension SharingService {
                 {
                     try db.run("DELETE FROM \(table) WHERE account_id = ?", [.text(account)])
                 }
+                // Grants to the old keys open nothing any more.
+                try db.run("DELETE FROM org_grants WHERE account_id = ? AND epoch < ?", [.text(account), .integer(Int64(list.epoch))])
                 try AccountService.record(db, account, "recoveredByFamily", address: session.address, device: session.deviceName)
             }
         }

@@ -118,6 +118,9 @@ struct SharingService: Sendable {
                 // Grants of those no longer in the list go (they could not fetch them any more anyway).
                 try db.run(
                     "DELETE FROM org_grants WHERE org_id = ? AND account_id NOT IN (SELECT account_id FROM org_members WHERE org_id = ?)", [.text(org), .text(org)])
+                // Someone no longer in the list no longer lets its owners help them back in.
+                try db.run(
+                    "DELETE FROM org_recovery_optins WHERE org_id = ? AND account_id NOT IN (SELECT account_id FROM org_members WHERE org_id = ?)", [.text(org), .text(org)])
                 return OrgAppendReply(version: next.version)
             }
         }
@@ -320,6 +323,7 @@ struct SharingService: Sendable {
                 guard try Self.role(db, org: org, account: session.accountID) != .owner else { throw ProtocolError(.lastOwner, ["org": org]) }
                 try db.run("DELETE FROM org_members WHERE org_id = ? AND account_id = ?", [.text(org), .text(session.accountID)])
                 try db.run("DELETE FROM org_grants WHERE org_id = ? AND account_id = ?", [.text(org), .text(session.accountID)])
+                try db.run("DELETE FROM org_recovery_optins WHERE org_id = ? AND account_id = ?", [.text(org), .text(session.accountID)])
                 try db.run(
                     "INSERT INTO org_departures (org_id, account_id, left_at) VALUES (?, ?, ?) ON CONFLICT (org_id, account_id) DO NOTHING",
                     [.text(org), .text(session.accountID), .integer(milliseconds(Date()))])

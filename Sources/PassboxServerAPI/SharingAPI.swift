@@ -270,13 +270,22 @@ public struct FamilyRecoveryKeysRequest: Codable, Sendable {
     public var kdf: KDFParameters
     public var signInPublicKey: Data
     public var keyset: Data
-    public init(email: String, token: String, salt: Data, kdf: KDFParameters, signInPublicKey: Data, keyset: Data) {
+    /// Ed25519 by the new keyset's signing key over `transcript`: whoever files credentials with a keyset's
+    /// public bundle must hold its private half (nobody can pair someone else's new keys with a sign-in key).
+    public var signature: Data
+    public init(email: String, token: String, salt: Data, kdf: KDFParameters, signInPublicKey: Data, keyset: Data, signature: Data) {
         self.email = email
         self.token = token
         self.salt = salt
         self.kdf = kdf
         self.signInPublicKey = signInPublicKey
         self.keyset = keyset
+        self.signature = signature
+    }
+
+    /// What the signature covers: the account, the sign-in key, the salt, the KDF parameters and the sealed keyset.
+    public static func transcript(accountID: String, signInPublicKey: Data, salt: Data, kdf: KDFParameters, keyset: Data) -> [UInt8] {
+        Array("passbox/v1/family-recovery|\(accountID)|\(kdf.memoryKiB)|\(kdf.passes)|\(kdf.lanes)|".utf8) + Array(signInPublicKey) + Array(salt) + Array(keyset)
     }
 }
 
@@ -299,8 +308,11 @@ public struct FamilyRecoveryRequestView: Codable, Sendable, Equatable {
 public struct OrgRecoveryApproveRequest: Codable, Sendable {
     public var orgID: String
     public var accountID: String
-    public init(orgID: String, accountID: String) {
+    /// The new public bundle the owner compared: the server refuses when the request holds another.
+    public var bundle: Data
+    public init(orgID: String, accountID: String, bundle: Data) {
         self.orgID = orgID
         self.accountID = accountID
+        self.bundle = bundle
     }
 }

@@ -58,7 +58,7 @@ extension Commands {
         }
         let formatter = ISO8601DateFormatter()
         for event in reply.events {
-            let kind = ["signup", "signin", "signinFailed", "signout", "deviceSignedOut", "passwordChanged", "twoFactorOn", "twoFactorOff", "recoverySetUp", "recovered", "recoveryStarted", "recoveryFailed"].contains(event.kind) ? c.tr("activity.\(event.kind)") : Console.visible(event.kind)
+            let kind = ["signup", "signin", "signinFailed", "signout", "deviceSignedOut", "passwordChanged", "twoFactorOn", "twoFactorOff", "recoverySetUp", "recovered", "recoveryStarted", "recoveryFailed", "familyRecoveryAllowed", "familyRecoveryStopped", "familyRecoveryStarted", "recoveredByFamily"].contains(event.kind) ? c.tr("activity.\(event.kind)") : Console.visible(event.kind)
             let device = event.deviceName.isEmpty ? "" : "  \(Console.visibleLine(event.deviceName))"
             Console.out("\(formatter.string(from: event.at))  \(kind)  \(Console.visibleLine(event.address))\(device)")
         }

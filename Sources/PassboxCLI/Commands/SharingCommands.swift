@@ -28,7 +28,7 @@ extension Commands {
                org revoke ORG INVITATION-ID
                org leave ORG
                org recovery ORG on|off       (a family's owners may help you back in)
-               org recover ORG EMAIL --codes-match | --without-comparing   (owners: let them back in)
+               org recover ORG EMAIL CODE    (owners: the 60-digit code they read out; lets them back in)
         """
 
     /// Without an email: this account's own code (`--check`: compared with what the server publishes). With
@@ -137,12 +137,10 @@ extension Commands {
             let name = try SharingOperations.allowRecovery(rest[0], allow: rest[1] == "on", dataDirectory: c.dataDirectory)
             Console.out(c.tr(rest[1] == "on" ? "org.recovery.on" : "org.recovery.off", ["name": name]))
         case "recover":
-            try need(2)
-            let compared = a.flag("codes-match")
-            guard compared != a.flag("without-comparing") else {
-                throw CLIError.usage(c.tr("org.confirm.choose"), hint: "passbox org recover ORG EMAIL --codes-match | --without-comparing")
-            }
-            let org = try SharingOperations.approveRecovery(rest[0], email: rest[1], compared: compared, password: try password(), dataDirectory: c.dataDirectory)
+            // The code as read out, in groups or not: there is no "without comparing" here.
+            guard rest.count >= 3 else { throw CLIError.usage(c.tr("org.recover.code"), hint: "passbox org recover ORG EMAIL CODE") }
+            let org = try SharingOperations.approveRecovery(
+                rest[0], email: rest[1], code: rest[2...].joined(separator: " "), password: try password(), dataDirectory: c.dataDirectory)
             Console.out(c.tr("org.recovered", ["email": rest[1], "name": org.name, "epoch": String(org.epoch)]))
         case "remove":
             try need(2)

@@ -37,10 +37,12 @@ extension SharingOperations {
         return (secretKey, bundle.keys.securityCode.description)
     }
 
-    /// An owner lets a member back in: their new keys must be the ones the request carries (`compared`: the
-    /// user compared the new code with the member); they are pinned for the member's email, signed into a new
-    /// list version (a new epoch: the vaults this owner manages get keys for them), and the server is told.
-    public static func approveRecovery(_ reference: String, email: String, compared: Bool, password: SecretText, dataDirectory: String) throws -> OrgView {
+    /// An owner lets a member back in: `code` is the new security code the member read out, and the request's
+    /// new keys must have exactly that code (anyone can file a request for an email that allows recovery: the
+    /// code is what ties it to the member). The keys are pinned for the member's email, signed into a new list
+    /// version (a new epoch: the vaults this owner manages get keys for them), and the server is told which
+    /// keys were compared.
+    public static func approveRecovery(_ reference: String, email: String, code: String, password: SecretText, dataDirectory: String) throws -> OrgView {
         let normalized = SignInTranscript.normalizedEmail(email)
         let (record, client) = try AccountOperations.signedIn(dataDirectory)
         let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
@@ -51,11 +53,15 @@ extension SharingOperations {
         else { throw ProtocolError(.memberNotFound, ["email": normalized, "org": head.name]) }
         let bundle: KeyBundle
         do { bundle = try KeyBundle(Array(request.bundle), accountID: request.accountID) } catch { throw refusal(error, email: normalized) }
+        let typed = code.filter(\.isNumber)
+        guard typed.count == 60, ConstantTime.equal(Array(typed.utf8), Array(bundle.keys.securityCode.description.filter(\.isNumber).utf8)) else {
+            throw ProtocolError(.sharingRefused, ["problem": "codeMismatch", "email": normalized])
+        }
         let keys = Keys(password, dataDirectory: dataDirectory)
         // The new keys become the pin for their email (the user compared the code, or chose not to).
         var file = try SharingFile.load(dataDirectory)
         let before = file.contact(server: record.server, email: normalized)
-        file.set(SharingFile.Contact(server: record.server, email: normalized, accountID: request.accountID, bundle: Data(bundle.encoded), pinned: Date(), compared: compared))
+        file.set(SharingFile.Contact(server: record.server, email: normalized, accountID: request.accountID, bundle: Data(bundle.encoded), pinned: Date(), compared: true))
         try file.save(dataDirectory)
         let view: OrgView
         do {
@@ -66,13 +72,16 @@ extension SharingOperations {
                 next.members[i].keys = bundle.keys
             }
         } catch {
-            // Nothing was signed: the old pin comes back.
+            // The old pin comes back, unless the list holds the new keys by now.
             var file = try SharingFile.load(dataDirectory)
-            if let before { file.set(before) }
-            try? file.save(dataDirectory)
+            let signed = (try? refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory))?.head.member(request.accountID)?.keys == bundle.keys
+            if !signed {
+                if let before { file.set(before) } else { file.contacts.removeAll { $0.server == record.server && $0.email == normalized } }
+                try? file.save(dataDirectory)
+            }
             throw error
         }
-        try client.approveRecovery(orgID: orgID, accountID: request.accountID, token: record.token ?? "")
+        try client.approveRecovery(orgID: orgID, accountID: request.accountID, bundle: bundle.encoded, token: record.token ?? "")
         return view
     }
 }
