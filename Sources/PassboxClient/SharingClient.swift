@@ -74,8 +74,9 @@ extension AccountClient {
 // MARK: Organisation recovery (ACC-10)
 
 extension AccountClient {
-    public func allowRecovery(orgID: String, allow: Bool, token: String) throws {
-        let answer = try exchange("POST", "/v1/orgs/recovery/allow", body: Array(try ProtocolCoding.wireEncode(OrgRecoveryAllowRequest(orgID: orgID, allow: allow))), token: token)
+    public func allowRecovery(orgID: String, allow: Bool, proof: FreshProof?, token: String) throws {
+        let request = OrgRecoveryAllowRequest(orgID: orgID, allow: allow, proof: proof)
+        let answer = try exchange("POST", "/v1/orgs/recovery/allow", body: Array(try ProtocolCoding.wireEncode(request)), token: token)
         guard answer.status / 100 == 2 else { throw failure(answer) }
     }
 

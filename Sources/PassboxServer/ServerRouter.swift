@@ -169,7 +169,17 @@ struct ServerRouter: Sendable {
             try sharing.putVault(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(SharedVaultPutRequest.self, request))
             return HTTPResponse(status: 204)
         case "POST /v1/orgs/recovery/allow":
-            try sharing.allowRecovery(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgRecoveryAllowRequest.self, request))
+            let session = try accounts.session(token: Self.bearer(request), address: request.clientAddress)
+            let body = try Self.decode(OrgRecoveryAllowRequest.self, request)
+            // Turning it on hands the account to the family's owners: it takes the master password, not a session alone.
+            if body.allow {
+                guard let proof = body.proof else { throw ProtocolError(.badRequest, ["reason": "turning organisation recovery on needs a fresh proof"]) }
+                let accounts = self.accounts
+                try accounts.pool.with { db in
+                    try accounts.verifyFreshProof(db, session, challengeID: proof.challengeID, signature: proof.signature, label: SignInTranscript.familyRecoveryLabel)
+                }
+            }
+            try sharing.allowRecovery(session, body)
             return HTTPResponse(status: 204)
         case "POST /v1/orgs/recovery/approve":
             try sharing.approveRecovery(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(OrgRecoveryApproveRequest.self, request))

@@ -239,9 +239,12 @@ public struct InvitationPreviewReply: Codable, Sendable {
 public struct OrgRecoveryAllowRequest: Codable, Sendable {
     public var orgID: String
     public var allow: Bool
-    public init(orgID: String, allow: Bool) {
+    /// Turning it on: a fresh proof of the sign-in key (`SignInTranscript.familyRecoveryLabel`).
+    public var proof: FreshProof?
+    public init(orgID: String, allow: Bool, proof: FreshProof? = nil) {
         self.orgID = orgID
         self.allow = allow
+        self.proof = proof
     }
 }
 

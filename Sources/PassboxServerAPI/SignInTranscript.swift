@@ -23,6 +23,9 @@ public enum SignInTranscript {
     public static let twoFactorOnLabel = "passbox/v1/2fa-on"
     /// The label for proving the current sign-in key when other devices are signed out.
     public static let deviceSignOutLabel = "passbox/v1/device-signout"
+    /// The label for proving the current sign-in key when a family's owners are let help the account back in
+    /// (a session token alone must not be able to hand the account to them).
+    public static let familyRecoveryLabel = "passbox/v1/family-recovery-on"
 
     /// The bytes to sign. `origin` is the server's scheme, host and port as the client reached it
     /// (`https://vault.example.org:8787`); `email` as the account stores it (see `normalizedEmail`).

@@ -98,7 +98,7 @@ struct WebAssets: Sendable {
     /// for now): the page words them should one ever reach it.
     static let laterErrors: Set<String> = [
         "error.notPaired", "error.handshakeFailed", "error.agentUnavailable", "error.pairingsWaiting", "error.browsersFileDamaged", "error.contactNotFound", "error.notAMember",
-        "error.sharingRefused", "error.contactKeyChanged", "error.organisationNotFound", "error.invitationLinkInvalid", "error.memberNotFound", "error.lastOwner",
+        "error.sharingRefused", "error.contactKeyChanged", "error.organisationNotFound", "error.invitationLinkInvalid", "error.memberNotFound", "error.lastOwner", "error.viewOnly", "error.vaultShared",
     ]
 
     static func json<T: Encodable>(_ value: T) throws -> [UInt8] {

@@ -415,7 +415,8 @@ import Testing
         let newPassword = "lantern harbour pepper violet cobalt"
         let refused = try Self.passbox(fresh, ["recover", "--family", "--server", w.server.origin, "--email", "bob@example.org"], [newPassword, newPassword])
         #expect(refused.status != 0, "no consent, no recovery: \(refused.stdout)")
-        let allowed = try Self.passbox(bob, ["org", "recovery", "Doe family", "on"])
+        #expect(try Self.passbox(bob, ["org", "recovery", "Doe family", "on"], ["not the password"]).status == 3, "turning it on takes the master password")
+        let allowed = try Self.passbox(bob, ["org", "recovery", "Doe family", "on"], [p])
         #expect(allowed.status == 0 && allowed.stdout.contains("They cannot read your own vaults"), "\(allowed.stdout)\(allowed.stderr)")
         #expect(try Self.passbox(bob, ["recovery"]).stdout.contains("the owners of Doe family can help you back in"))
         #expect(try Self.passbox(bob, ["org", "show", "Doe family"], language: "de").stdout.contains("Sie lassen sich von den Eigentümern"))

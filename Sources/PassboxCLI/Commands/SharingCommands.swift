@@ -134,7 +134,7 @@ extension Commands {
         case "recovery":
             try need(2)
             guard ["on", "off"].contains(rest[1]) else { throw CLIError.usage("usage: \(orgUsage)") }
-            let name = try SharingOperations.allowRecovery(rest[0], allow: rest[1] == "on", dataDirectory: c.dataDirectory)
+            let name = try SharingOperations.allowRecovery(rest[0], allow: rest[1] == "on", password: rest[1] == "on" ? try password() : nil, dataDirectory: c.dataDirectory)
             Console.out(c.tr(rest[1] == "on" ? "org.recovery.on" : "org.recovery.off", ["name": name]))
         case "recover":
             // The code as read out, in groups or not: there is no "without comparing" here.

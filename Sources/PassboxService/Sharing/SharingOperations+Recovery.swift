@@ -12,13 +12,15 @@ import PassboxStore
 /// for them), then the server takes the new credentials. The member's own vaults on the server are dropped:
 /// their keys came from the lost keyset, so nobody — the owner neither — can open them.
 extension SharingOperations {
-    /// Lets the family's owners help this account back in, or stops it; the family's name.
-    public static func allowRecovery(_ reference: String, allow: Bool, dataDirectory: String) throws -> String {
+    /// Lets the family's owners help this account back in (with the master password: a fresh proof), or stops
+    /// it; the family's name.
+    public static func allowRecovery(_ reference: String, allow: Bool, password: SecretText?, dataDirectory: String) throws -> String {
         let (record, client) = try AccountOperations.signedIn(dataDirectory)
         let orgID = try resolve(reference, record: record, dataDirectory: dataDirectory)
         let (head, _) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
         guard head.kind == .family else { throw ProtocolError(.organisationNotFound, ["name": reference]) }
-        try client.allowRecovery(orgID: orgID, allow: allow, token: record.token ?? "")
+        let proof = allow ? try AccountOperations.freshProof(SignInTranscript.familyRecoveryLabel, password: password, record: record, client: client, dataDirectory: dataDirectory) : nil
+        try client.allowRecovery(orgID: orgID, allow: allow, proof: proof, token: record.token ?? "")
         return head.name
     }
 

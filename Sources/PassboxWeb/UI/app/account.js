@@ -214,7 +214,7 @@ const sections = {
 
   async activity(body) {
     const events = (await call('account-activity')).body.events;
-    const kinds = ['signup', 'signin', 'signinFailed', 'signout', 'deviceSignedOut', 'passwordChanged', 'twoFactorOn', 'twoFactorOff', 'recoverySetUp', 'recovered', 'recoveryStarted', 'recoveryFailed'];
+    const kinds = ['signup', 'signin', 'signinFailed', 'signout', 'deviceSignedOut', 'passwordChanged', 'twoFactorOn', 'twoFactorOff', 'recoverySetUp', 'recovered', 'recoveryStarted', 'recoveryFailed', 'familyRecoveryAllowed', 'familyRecoveryStopped', 'familyRecoveryStarted', 'recoveredByFamily'];
     body.append(h('h2', {}, t('ui.account.tab.activity')),
       h('ul', { class: 'versions' }, ...events.map((e) => h('li', { class: 'version' },
         h('strong', {}, kinds.includes(e.kind) ? t('activity.' + e.kind) : e.kind), ' ',
