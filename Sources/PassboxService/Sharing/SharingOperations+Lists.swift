@@ -97,7 +97,20 @@ extension SharingOperations {
     public static func organisations(dataDirectory: String) throws -> [OrgView] {
         let (record, client) = try AccountOperations.signedIn(dataDirectory)
         let listed = try client.orgs(token: record.token ?? "").orgs.filter { SyncIdentifier.isValid($0.orgID) }
-        var views = try listed.map { try view($0.orgID, record: record, client: client, dataDirectory: dataDirectory) }
+        // One list that does not verify (kept as a warning) does not hide the others: it is shown as refused.
+        var views: [OrgView] = []
+        for org in listed {
+            do {
+                views.append(try view(org.orgID, record: record, client: client, dataDirectory: dataDirectory))
+            } catch let error as ProtocolError where error.code == .sharingRefused {
+                let kept = (try? SharingFile.load(dataDirectory))?.list(server: record.server, orgID: org.orgID)
+                let head = kept.flatMap { try? MemberListVersion(decoding: Array($0)) }
+                views.append(
+                    OrgView(
+                        orgID: org.orgID, kind: head?.kind.name ?? "team", name: head?.name ?? org.orgID, version: head?.version ?? 0, epoch: head?.epoch ?? 0, role: nil,
+                        members: [], waiting: [], invitations: [], code: nil, status: "refused"))
+            }
+        }
         // Lists this device keeps that the server does not name: an accepted invitation not confirmed yet
         // ("waiting"), or a list that held this account ("removed", or the server withholds it).
         let known = Set(listed.map(\.orgID))

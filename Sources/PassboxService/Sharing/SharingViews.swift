@@ -71,7 +71,8 @@ public struct OrgView: Codable, Sendable, Equatable {
     public var recoveryAllowed: Bool = false
     public var recoveries: [WaitingView] = []
     /// "member"; "waiting" (this account accepted an invitation and waits for a manager to confirm it);
-    /// "removed" (the newest list this device verified no longer holds it).
+    /// "removed" (the newest list this device verified no longer holds it); "refused" (the list the server
+    /// shows does not verify: a sharing warning says why).
     public var status: String
 }
 
