@@ -105,7 +105,7 @@ extension SharingService {
             guard let id = row[0].text, let email = row[1].text, let body = row[2].blob,
                 let keys = try? ProtocolCoding.wireDecode(FamilyRecoveryKeysRequest.self, from: Data(body))
             else { return nil }
-            return FamilyRecoveryRequestView(accountID: id, email: email, bundle: Data(keys.keyset.prefix(KeyBundle.length)), created: date(row[3].integer ?? 0))
+            return FamilyRecoveryRequestView(accountID: id, email: email, bundle: Data(keys.keyset.prefix(KeyBundle.length)), created: date(milliseconds: row[3].integer ?? 0))
         }
     }
 
@@ -146,5 +146,3 @@ extension SharingService {
         }
     }
 }
-
-private func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }

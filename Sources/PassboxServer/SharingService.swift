@@ -142,7 +142,7 @@ struct SharingService: Sendable {
                 guard let id = row[0].text, let email = row[1].text, let raw = row[2].integer, let r = MemberRole(rawValue: UInt8(clamping: raw)),
                     let keyset = row[3].blob, keyset.count >= KeyBundle.length
                 else { return nil }
-                return WaitingMember(accountID: id, email: email, role: r.name, bundle: Data(keyset.prefix(KeyBundle.length)), accepted: date(row[4].integer ?? 0))
+                return WaitingMember(accountID: id, email: email, role: r.name, bundle: Data(keyset.prefix(KeyBundle.length)), accepted: date(milliseconds: row[4].integer ?? 0))
             }
             let invitations =
                 role.managesMembers
@@ -150,7 +150,7 @@ struct SharingService: Sendable {
                     "SELECT id, email, role, expires FROM org_invitations WHERE org_id = ? AND accepted_by IS NULL AND expires > ? ORDER BY created, id", [.text(org), .integer(now)]
                 ).compactMap { row -> OrgInvitation? in
                     guard let id = row[0].text, let email = row[1].text, let raw = row[2].integer, let r = MemberRole(rawValue: UInt8(clamping: raw)) else { return nil }
-                    return OrgInvitation(id: id, email: email, role: r.name, expires: date(row[3].integer ?? 0))
+                    return OrgInvitation(id: id, email: email, role: r.name, expires: date(milliseconds: row[3].integer ?? 0))
                 } : []
             let grants = try db.rows(
                 "SELECT vault_id, body FROM org_grants WHERE org_id = ? AND account_id = ? ORDER BY vault_id, epoch", [.text(org), .text(session.accountID)])
@@ -263,7 +263,7 @@ struct SharingService: Sendable {
                         .text(id), .blob(Hash.sha256(Array(token.utf8))), .text(org), .text(email), .integer(Int64(role.rawValue)), .text(session.accountID),
                         .integer(milliseconds(now)), .integer(milliseconds(expires)),
                     ])
-                return OrgInviteReply(token: token, id: id, expires: date(milliseconds(expires)))
+                return OrgInviteReply(token: token, id: id, expires: date(milliseconds: milliseconds(expires)))
             }
         }
         guard request.mail == true else { return reply }
@@ -365,7 +365,7 @@ struct SharingService: Sendable {
             let email = try Self.email(db, account: session.accountID)
             let found = try Self.invitation(db, token: request.token, email: email)
             let (versions, more) = try Self.page(db, org: found.org, since: request.since ?? 0)
-            return InvitationPreviewReply(orgID: found.org, email: email, role: found.role.name, expires: date(found.expires), versions: versions, more: more)
+            return InvitationPreviewReply(orgID: found.org, email: email, role: found.role.name, expires: date(milliseconds: found.expires), versions: versions, more: more)
         }
     }
 
@@ -385,5 +385,3 @@ struct SharingService: Sendable {
         }
     }
 }
-
-private func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }

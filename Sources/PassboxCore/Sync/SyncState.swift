@@ -69,8 +69,9 @@ public struct SyncState: Sendable, Equatable, Codable {
     /// The organisation whose shared vault `vaultID` is (nil: one of the account's own vaults).
     public func org(of vaultID: String) -> String? {
         guard let shared else { return nil }
-        // (A vault id is in one organisation at most: `installShared` refuses one that is already somewhere.)
-        return shared.keys.sorted().first { shared[$0]!.vaults[vaultID] != nil || (shared[$0]!.closed?.contains(vaultID) ?? false) }
+        // (A vault id is in one organisation at most: `installShared` refuses one that is already somewhere, so the
+        // first match is the only one; this runs for every item a list shows.)
+        return shared.first { $0.value.vaults[vaultID] != nil || ($0.value.closed?.contains(vaultID) ?? false) }?.key
     }
 
     /// Whether items of `vaultID` cannot be changed here: a shared vault this account may only view, or one it

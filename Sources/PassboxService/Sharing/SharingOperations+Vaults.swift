@@ -52,24 +52,12 @@ extension SharingOperations {
     static func openedKeys(
         _ head: MemberListVersion, _ vaults: [SharedVaultRecord], record: AccountRecord, keyset: AccountKeyset, dataDirectory: String
     ) throws -> [String: SecretBytes] {
+        let current = Dictionary(vaults.map { ($0.vaultID, $0.epoch) }, uniquingKeysWith: { a, _ in a })
         var keys: [String: SecretBytes] = [:]
-        var file = try SharingFile.load(dataDirectory)
-        var warned = false
-        for vault in vaults {
-            for bytes in vault.grants {
-                do {
-                    let grant = try VaultGrant(decoding: Array(bytes))
-                    guard grant.epoch == vault.epoch else { continue }
-                    keys[vault.vaultID] = try grant.open(list: head, vault: vault.vaultID, epoch: vault.epoch, own: record.accountID, box: keyset.boxKeyPair)
-                } catch SharingError.grantRefused(.recipientPaused) {
-                    continue
-                } catch {
-                    file.warn(warning("grantRefused", record, subject: head.name, detail: "vault \(vault.vaultID): \(error)"))
-                    warned = true
-                }
-            }
+        for key in grantedKeys(head, vaults, own: record.accountID, box: keyset.boxKeyPair, record: record, dataDirectory: dataDirectory)
+        where current[key.vaultID] == key.epoch {
+            keys[key.vaultID] = SecretBytes(copying: key.key)
         }
-        if warned { try file.save(dataDirectory) }
         return keys
     }
 
@@ -275,5 +263,39 @@ extension SharingOperations {
             }
         }
         return rotated
+    }
+}
+
+/// The keys of every epoch, for the shared vaults' sync.
+extension SharingOperations {
+    /// The keys of the vaults this account holds grants for, at every epoch, each opened only after
+    /// `VaultGrant.open`'s checks against the verified list. A grant at a vault's current epoch that fails them
+    /// is a `grantRefused` warning; an older one that fails (its granter left since, say) is passed over, and
+    /// a key this device learnt before stays known to it.
+    static func grantedKeys(_ head: MemberListVersion, _ vaults: [SharedVaultRecord], own: String, box: BoxKeyPair, record: AccountRecord, dataDirectory: String) -> [SharedVaultKey] {
+        var keys: [SharedVaultKey] = []
+        var warnings: [SharingFile.Warning] = []
+        for vault in vaults {
+            for bytes in vault.grants {
+                guard let grant = try? VaultGrant(decoding: Array(bytes)) else {
+                    warnings.append(warning("grantRefused", record, subject: head.name, detail: "vault \(vault.vaultID): \(SharingError.malformed("grant"))"))
+                    continue
+                }
+                guard grant.vaultID == vault.vaultID, grant.epoch <= vault.epoch else { continue }
+                do {
+                    let key = try grant.open(list: head, vault: vault.vaultID, epoch: grant.epoch, own: own, box: box)
+                    keys.append(SharedVaultKey(vaultID: vault.vaultID, epoch: grant.epoch, key: key.revealBytes()))
+                } catch SharingError.grantRefused(.recipientPaused) {
+                    continue
+                } catch {
+                    if grant.epoch == vault.epoch { warnings.append(warning("grantRefused", record, subject: head.name, detail: "vault \(vault.vaultID): \(error)")) }
+                }
+            }
+        }
+        if !warnings.isEmpty, var file = try? SharingFile.load(dataDirectory) {
+            for w in warnings { file.warn(w) }
+            try? file.save(dataDirectory)
+        }
+        return keys
     }
 }

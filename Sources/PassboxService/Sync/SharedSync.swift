@@ -102,11 +102,7 @@ extension VaultService {
     /// Who may sign each vault's manifests: the active members the list lets edit or manage it.
     static func realm(_ head: MemberListVersion) -> SyncRealmInfo {
         var editors: [String: [String: [UInt8]]] = [:]
-        for vault in Set(head.vaults.map(\.vaultID)) {
-            for (member, access) in head.members(of: vault) where member.state == .active && access >= .edit {
-                editors[vault, default: [:]][member.accountID] = member.keys.signPublicKey
-            }
-        }
+        for e in Self.editors(head) { editors[e.vaultID, default: [:]][e.accountID] = Array(e.key) }
         return SyncRealmInfo(orgID: head.orgID, editors: editors, head: ListHead(version: head.version, hash: head.hash), epoch: head.epoch)
     }
 
@@ -241,34 +237,5 @@ extension VaultService {
         st.rekey = nil
         session.syncState.sharedTrees[org] = nil
         try session.updateNaming([]) { $0.sync!.shared![org] = st }
-    }
-}
-
-extension SharingOperations {
-    /// The keys of the vaults this account holds grants for, at every epoch, each opened only after
-    /// `VaultGrant.open`'s checks against the verified list. A grant at a vault's current epoch that fails them
-    /// is a `grantRefused` warning; an older one that fails (its granter left since, say) is passed over, and
-    /// a key this device learnt before stays known to it.
-    static func grantedKeys(_ head: MemberListVersion, _ vaults: [SharedVaultRecord], own: String, box: BoxKeyPair, record: AccountRecord, dataDirectory: String) -> [SharedVaultKey] {
-        var keys: [SharedVaultKey] = []
-        var warnings: [SharingFile.Warning] = []
-        for vault in vaults {
-            for bytes in vault.grants {
-                guard let grant = try? VaultGrant(decoding: Array(bytes)), grant.vaultID == vault.vaultID, grant.epoch <= vault.epoch else { continue }
-                do {
-                    let key = try grant.open(list: head, vault: vault.vaultID, epoch: grant.epoch, own: own, box: box)
-                    keys.append(SharedVaultKey(vaultID: vault.vaultID, epoch: grant.epoch, key: key.revealBytes()))
-                } catch SharingError.grantRefused(.recipientPaused) {
-                    continue
-                } catch {
-                    if grant.epoch == vault.epoch { warnings.append(warning("grantRefused", record, subject: head.name, detail: "vault \(vault.vaultID): \(error)")) }
-                }
-            }
-        }
-        if !warnings.isEmpty, var file = try? SharingFile.load(dataDirectory) {
-            for w in warnings { file.warn(w) }
-            try? file.save(dataDirectory)
-        }
-        return keys
     }
 }
