@@ -33,6 +33,9 @@ extension AgentDaemon {
     /// The account pages' requests that need only the data directory and the network.
     static let accountNetwork: Set<OperationName> = [.accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable]
 
+    /// The Family & Team page's requests: the data directory, the network and the key that opens grants.
+    static let sharingNetwork: Set<OperationName> = [.sharing, .orgShow, .orgChange, .orgAccept, .securityCode]
+
     /// The gate a sync reaches the vault through: a step at a time on the agent's queue.
     var vaultGate: VaultGate {
         guard let queue else { return .inline }
@@ -88,6 +91,19 @@ extension AgentDaemon {
         if Self.accountNetwork.contains(operation) {
             guard queue.sync(execute: { service.isUnlocked && service.store.isAccountVault }) else { return nil }
             let reply = accountQueue.sync { VaultService.performAccountNetwork(request, dataDirectory: dataDirectory) }
+            queue.sync { touchAfterVaultWork() }
+            return reply
+        }
+        if Self.sharingNetwork.contains(operation) {
+            // The key that opens grants comes from the open vault; the rest is the network's, off the queue.
+            guard let boxKey = queue.sync(execute: { () -> Data?? in
+                guard service.isUnlocked, service.store.isAccountVault else { return nil }
+                return .some(service.session?.vault.sync?.boxKey)
+            }) else { return nil }
+            // On the sync queue too: a sync of the organisations reads and writes sharing.json (kept heads, pins,
+            // warnings) as these requests do, and one must not write over what the other just wrote.
+            let context = SharingContext(dataDirectory: dataDirectory, boxKey: boxKey)
+            let reply = syncQueue.sync { accountQueue.sync { VaultService.performSharing(request, context: context) } }
             queue.sync { touchAfterVaultWork() }
             return reply
         }

@@ -169,9 +169,12 @@ public struct AccountBrief: Codable, Sendable, Equatable {
     public var server: String
     /// The Emergency Kit was not confirmed on this device yet: surfaces remind of it.
     public var kitReminder: Bool
-    public init(email: String, server: String, kitReminder: Bool) {
+    /// How many sharing warnings this device keeps for the account (nil: none): surfaces show a banner.
+    public var sharingWarnings: Int?
+    public init(email: String, server: String, kitReminder: Bool, sharingWarnings: Int? = nil) {
         self.email = email
         self.server = server
         self.kitReminder = kitReminder
+        self.sharingWarnings = sharingWarnings
     }
 }

@@ -345,6 +345,29 @@ public enum Operations {
         request: #"session (the host asks before relaying status, unlock, quick-unlock or lock)"#,
         reply: #"`done` while the session stands; `notPaired` once its pairing was removed"#)
 
+    // Families and teams (docs/PROTOCOL.md, "Families and teams"), generation 15: an account's vault, off the
+    // agent's queue (the server answers them).
+    public static let sharing = Operation<NoBody, SharingReply>(
+        .sharing, since: 15, vault: true,
+        request: #"—"#,
+        reply: #"`sharing`: organisations [OrgView, as `passbox org list --json`; one whose list does not verify has status "refused"], warnings [{kind, subject, detail, seen}], own {email, securityCode}"#)
+    public static let orgShow = Operation<OrgRequest, OrgReply>(
+        .orgShow, since: 15, vault: true,
+        request: #"org (id or name)"#,
+        reply: #"`org`: org (members with role, state, securityCode and trust; waiting; invitations; groups; recoveries), vaults [{vaultID, name?, epoch, access?, rotationPending, seenBy, waitingForKey}] (names opened with the grants' key the agent holds); `organisationNotFound`"#)
+    public static let orgChange = Operation<OrgChangeRequest, OrgReply>(
+        .orgChange, since: 15, vault: true,
+        request: #"action (create, invite, revoke, confirm, remove, role, pause, resume, leave, trust, vault-create, share, group-create, group-delete, group-add, group-remove, renew, recovery, recover), org, and what the action names: kind, name, vaultName, email, role, access (view, edit, manage, none), vault, group, invitation, compared, allow, code, mail; password (secret) for every action but invite, revoke, leave and trust"#,
+        reply: #"`org` as `org-show` after the change (org absent after leave, with left: its name), invitation {link, expires, mailed?} after invite, renewed (vaults) after renew; `wrongPassword` (counted), `sharingRefused` {reason}, `contactKeyChanged` {email}, `memberNotFound`, `lastOwner`, `organisationNotFound`"#)
+    public static let orgAccept = Operation<OrgAcceptRequest, InvitationReply>(
+        .orgAccept, since: 15, vault: true,
+        request: #"text (the link, or a whole mail with it), preview (look it up only)"#,
+        reply: #"`invitation`: preview {orgID, kind, name, email, role, expires, members, owners}, ownCode (once accepted: to read to a manager); `invitationLinkInvalid` {reason}, `sharingRefused`"#)
+    public static let securityCode = Operation<SecurityCodeRequest, SecurityCodeReply>(
+        .securityCode, since: 15, vault: true,
+        request: #"email? (none: this account's own code), check (own: compare with the server's bundle), acceptNew (a contact's changed keys become the pin)"#,
+        reply: #"`securityCode`: own {email, securityCode, serverMatches?} or contact {email, accountID, securityCode, compared, newSecurityCode?, pinnedNow}; `contactNotFound`, `contactKeyChanged` is not thrown here: newSecurityCode says it"#)
+
     public static let all: [OperationSpec] = [
         hello.spec, status.spec, unlock.spec, quickUnlock.spec, lock.spec, changePassword.spec, list.spec, show.spec, field.spec, search.spec,
         add.spec, edit.spec, delete.spec, history.spec, restoreVersion.spec, trashList.spec, trashRestore.spec, trashDelete.spec, trashEmpty.spec,
@@ -356,6 +379,7 @@ public enum Operations {
         itemUnprotect.spec, itemOpen.spec, backupPassword.spec, backupView.spec, backupMake.spec, backupAuto.spec, backupRestore.spec,
         importItems.spec, exportItems.spec, attach.spec, attachments.spec, detach.spec, saveAttachment.spec,
         browserPairBegin.spec, browserPairConfirm.spec, browserPairings.spec, browserRemove.spec, browserChallenge.spec, browserProve.spec,
-        browserCandidates.spec, browserFill.spec, browserSearch.spec, browserOffer.spec, browserSave.spec, browserGenerate.spec, browserSession.spec
+        browserCandidates.spec, browserFill.spec, browserSearch.spec, browserOffer.spec, browserSave.spec, browserGenerate.spec, browserSession.spec,
+        sharing.spec, orgShow.spec, orgChange.spec, orgAccept.spec, securityCode.spec
     ]
 }

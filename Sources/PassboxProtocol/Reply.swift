@@ -44,6 +44,10 @@ public enum Reply: Sendable, Equatable {
     case browserFill(BrowserFillReply)
     case browserOffer(BrowserOfferReply)
     case browserPairings(BrowserPairingsReply)
+    case sharing(SharingReply)
+    case org(OrgReply)
+    case invitation(InvitationReply)
+    case securityCode(SecurityCodeReply)
     case failure(ProtocolError)
 
     public enum Kind: String, Codable, Sendable {
@@ -51,6 +55,7 @@ public enum Reply: Sendable, Equatable {
         case synced, vaults, vault, vaultDeleted, web, signedUp, account, activity, twoFactorSetup, recoveryCodes, file, backup, backupMade, restored
         case importPreview, exported, attachments, attachmentSaved, hello
         case browserPairing, browserChallenge, browserSession, browserFill, browserOffer, browserPairings
+        case sharing, org, invitation, securityCode
         case failure
     }
 
@@ -98,6 +103,10 @@ public enum Reply: Sendable, Equatable {
         case .browserFill: .browserFill
         case .browserOffer: .browserOffer
         case .browserPairings: .browserPairings
+        case .sharing: .sharing
+        case .org: .org
+        case .invitation: .invitation
+        case .securityCode: .securityCode
         case .failure: .failure
         }
     }
@@ -152,6 +161,10 @@ extension Reply: Codable {
         case .browserFill: self = .browserFill(try body(BrowserFillReply.self))
         case .browserOffer: self = .browserOffer(try body(BrowserOfferReply.self))
         case .browserPairings: self = .browserPairings(try body(BrowserPairingsReply.self))
+        case .sharing: self = .sharing(try body(SharingReply.self))
+        case .org: self = .org(try body(OrgReply.self))
+        case .invitation: self = .invitation(try body(InvitationReply.self))
+        case .securityCode: self = .securityCode(try body(SecurityCodeReply.self))
         case .failure: self = .failure(try body(ProtocolError.self))
         }
     }
@@ -202,6 +215,10 @@ extension Reply: Codable {
         case .browserFill(let b): try c.encode(b, forKey: .body)
         case .browserOffer(let b): try c.encode(b, forKey: .body)
         case .browserPairings(let b): try c.encode(b, forKey: .body)
+        case .sharing(let b): try c.encode(b, forKey: .body)
+        case .org(let b): try c.encode(b, forKey: .body)
+        case .invitation(let b): try c.encode(b, forKey: .body)
+        case .securityCode(let b): try c.encode(b, forKey: .body)
         case .failure(let b): try c.encode(b, forKey: .body)
         }
     }

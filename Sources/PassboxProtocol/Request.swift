@@ -23,6 +23,7 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case browserRemove = "browser-remove", browserChallenge = "browser-challenge", browserProve = "browser-prove"
     case browserCandidates = "browser-candidates", browserFill = "browser-fill", browserSearch = "browser-search"
     case browserOffer = "browser-offer", browserSave = "browser-save", browserGenerate = "browser-generate", browserSession = "browser-session"
+    case sharing, orgShow = "org-show", orgChange = "org-change", orgAccept = "org-accept", securityCode = "security-code"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool { OperationRegistry.current.spec(self)?.needsVault ?? true }

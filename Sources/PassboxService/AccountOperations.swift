@@ -133,7 +133,11 @@ public enum AccountOperations {
     /// What `status` says of the account (nil without one); cheap: one access(2) call without a record.
     public static func brief(_ dataDirectory: String) -> AccountBrief? {
         guard access(AccountRecord.path(dataDirectory), F_OK) == 0, let record = try? AccountRecord.load(dataDirectory) else { return nil }
-        return AccountBrief(email: record.email, server: record.server, kitReminder: record.kitConfirmed != true)
+        var brief = AccountBrief(email: record.email, server: record.server, kitReminder: record.kitConfirmed != true)
+        // The sharing warnings this device keeps for the account's server (the page's banner, SHR-17).
+        let warnings = (try? SharingFile.load(dataDirectory))?.warnings.filter { $0.server == record.server }.count ?? 0
+        brief.sharingWarnings = warnings > 0 ? warnings : nil
+        return brief
     }
 
     /// The account page: the server's facts, devices and second factor, and whether the kit was confirmed here.

@@ -84,6 +84,10 @@ extension VaultService {
             try v.requireAccountVault()
             return try answer(v.dataDirectory)
         }
+        t.include(sharingNetwork) { v, answer in
+            try v.requireAccountVault()
+            return try answer(SharingContext(dataDirectory: v.dataDirectory, boxKey: v.session?.vault.sync?.boxKey))
+        }
         t.on(Operations.kitPDF) { v, r in
             try v.requireAccountVault()
             return try AccountOperations.kitPDF(r, directory: v.dataDirectory, dataDirectory: v.dataDirectory)

@@ -91,11 +91,23 @@ struct WebAssets: Sendable {
     }
 
     static func isLater(_ key: String) -> Bool {
-        key.hasPrefix("invalid.") || key.hasPrefix("qr.") || key.hasPrefix("ui.browsers.") || laterErrors.contains(key.split(separator: ".").prefix(2).joined(separator: "."))
+        let bare = key.hasPrefix("ui.error.") ? String(key.dropFirst(3)) : key
+        return laterPrefixes.contains { key.hasPrefix($0) } || laterErrors.contains(bare.split(separator: ".").prefix(2).joined(separator: "."))
     }
 
-    /// Failures only the browser extension's host meets, and sharing's (whose screens are the command line's
-    /// for now): the page words them should one ever reach it.
+    /// Wording no first screen draws with: refused values and unreadable images, and what only screens reached
+    /// from the navigation use (Settings' paired browsers, backups, imports and exports, duress and erasing;
+    /// the account page's activity and two-factor sign-in; the editor's key check after a save), fetched once the
+    /// page is up (those screens wait for it: `ready()` in i18n.js). Family & Team's wording (`ui.org.`) and the
+    /// command line's words it reuses (roles, kinds, access, trust, warnings and their reasons) too.
+    static let laterPrefixes = [
+        "invalid.", "qr.", "ui.browsers.", "ui.backup.", "ui.import.", "ui.export.", "import.", "export.", "ui.duress.", "ui.erase.", "ui.wipe.", "activity.",
+        "twoFactor.", "keyCheck.", "ui.org.", "org.role.", "org.kind.", "org.access.", "org.trust.", "org.trusted", "org.invited.trusted", "sharing.warning.",
+        "sharing.problem.", "sharing.link.", "sharing.serverMatches",
+    ]
+
+    /// Failures only the browser extension's host meets, and sharing's (met on the Family & Team page, which
+    /// waits for these strings): the page words them should one ever reach it.
     static let laterErrors: Set<String> = [
         "error.notPaired", "error.handshakeFailed", "error.agentUnavailable", "error.pairingsWaiting", "error.browsersFileDamaged", "error.contactNotFound", "error.notAMember",
         "error.sharingRefused", "error.contactKeyChanged", "error.organisationNotFound", "error.invitationLinkInvalid", "error.memberNotFound", "error.lastOwner", "error.viewOnly", "error.vaultShared",

@@ -28,7 +28,8 @@ import Testing
                 "backup-password", "backup-restore", "backup-view", "breach-prefixes", "browser-pair-confirm", "browser-pairings", "browser-remove", "change-password", "change-setting", "check", "code", "copy", "create-vault", "delete",
                 "delete-all-data", "detach", "device-signout", "dismiss", "duress-change", "duress-set", "edit", "erase-setting", "export-items", "field", "fill", "fix-https",
                 "generate", "hello", "history", "import-items", "import-one-time-passwords", "item-open", "item-protect", "item-unprotect", "kit-confirm", "kit-pdf", "list",
-                "lock", "move", "quick-unlock", "read-qr", "resolve", "restore-version", "save-attachment", "search", "set-one-time-password", "settings", "show", "status",
+                "lock", "move", "org-accept", "org-change", "org-show", "quick-unlock", "read-qr", "resolve", "restore-version", "save-attachment", "search", "security-code",
+                "set-one-time-password", "settings", "sharing", "show", "status",
                 "strength", "sync", "trash-delete", "trash-empty", "trash-list", "trash-restore", "two-factor-confirm", "two-factor-disable", "two-factor-enrol", "unlock",
                 "vault-create", "vault-delete", "vault-edit", "vault-list",
             ])

@@ -80,10 +80,14 @@ class Agent:
 
 
 def strings(origin, language):
+    """The page's wording: what the first visit loads, and what it fetches once it is up."""
     host, port = origin.replace("http://", "").split(":")
-    c = http.client.HTTPConnection(host, int(port), timeout=10)
-    c.request("GET", f"/strings/{language}.json", headers={"Host": f"{host}:{port}"})
-    return json.loads(c.getresponse().read())
+    table = {}
+    for name in (f"{language}.json", f"{language}.later.json"):
+        c = http.client.HTTPConnection(host, int(port), timeout=10)
+        c.request("GET", f"/strings/{name}", headers={"Host": f"{host}:{port}"})
+        table.update(json.loads(c.getresponse().read()))
+    return table
 
 
 class UI:
@@ -641,6 +645,125 @@ def account_flows(args, display, language):
         server.stop()
 
 
+def sharing_flows(args, display, language):
+    """Family & Team in two browsers (two Chromium profiles, each with its own agent and account on one real
+    server): the own security code, a family made, an invitation link pasted inside a mail, its preview, Join,
+    the owner comparing the member's code (the same 60 digits on both screens) and confirming it, the family
+    vault reaching the member's browser after a sync, who can see it, and the member removed again (the keys
+    rotate). axe on every screen."""
+    server = Server(args.passbox)
+    owner_agent = Agent(args.passbox, display)
+    owner = UI(args, owner_agent, language)
+    member_agent = member = None
+    try:
+        t = owner.t
+
+        def sign_up(ui, email):
+            ui.click(t("ui.onboard.choice.signup"))
+            ui.type_into("#signup-server", server.origin)
+            ui.type_into("#signup-email", email)
+            ui.type_into("#signup-password", PASSWORD)
+            ui.type_into("#signup-repeat", PASSWORD)
+            ui.click(t("ui.account.create"))
+            ui.find("#secret-key", timeout=30)
+            ui.click(t("ui.account.continue"))
+            ui.find("#search", timeout=30)
+
+        def sign(ui):
+            """The master password dialog of a signed change."""
+            ui.type_into("#org-password", PASSWORD)
+            ui.click(t("ui.org.go"))
+
+        def groups(ui, css):
+            return [e.text.strip() for e in ui.driver.find_elements(By.CSS_SELECTOR, css + " li")]
+
+        sign_up(owner, "owner@example.org")
+        member_agent = Agent(args.passbox, display)
+        member = UI(args, member_agent, language)
+        sign_up(member, "member@example.org")
+
+        # The owner's page: the own code in twelve groups of five digits, no family yet; then a family.
+        owner.click(t("ui.nav.sharing"))
+        owner.find("#own-code")
+        check(len(groups(owner, "#own-code")) == 12 and all(re.fullmatch(r"\d{5}", g) for g in groups(owner, "#own-code")), f"the own code: {groups(owner, '#own-code')}")
+        owner.text_appears(t("ui.org.none"))
+        owner.click(t("ui.org.checkServer"))
+        owner.text_appears(t("sharing.serverMatches"), timeout=30)
+        owner.shot("sharing")
+        owner.axe("sharing")
+        owner.type_into("#org-name", "Doe family")
+        owner.type_into("#org-vault", "Doe vault")
+        owner.click(t("ui.org.create.go"))
+        owner.find("#org-password")
+        owner.axe("sharing-password")
+        sign(owner)
+        owner.wait(lambda d: ui_heading(d) == "Doe family", "the family's page", timeout=30)
+        owner.find("#org-vaults").find_element(By.XPATH, ".//h3[text()='Doe vault']")
+
+        # An invitation: the link shown once, to pass on over a trusted channel.
+        owner.type_into("#invite-email", "member@example.org")
+        owner.click(t("ui.org.invite.go"))
+        link = owner.find("#invite-link", timeout=30).text.strip()
+        check(re.fullmatch(re.escape(server.origin) + r"/invite/[A-Za-z0-9_-]+#org=[A-Za-z0-9_-]+", link), f"the invitation link: {link!r}")
+        owner.shot("sharing-org")
+        owner.axe("sharing-org")
+
+        # The member pastes the whole mail; the preview names the family, the owner and the role; Join.
+        member.click(t("ui.nav.sharing"))
+        member.type_into("#join-link", f"Hello,\njoin us: {link}\nSee you")
+        member.click(t("ui.org.join.preview"))
+        member.find("#join-go", timeout=30)
+        member.text_appears("owner@example.org")
+        member.shot("sharing-join")
+        member.axe("sharing-join")
+        member.press("#join-go")
+        member.find("#joined-code", timeout=30)
+        code = groups(member, "#joined-code")
+        check(len(code) == 12, f"the member's code after joining: {code}")
+
+        # The owner sees the member waiting, with the very same code; the codes match, confirm.
+        owner.press("#org-back")
+        owner.press(".org-open")
+        owner.find("#org-waiting", timeout=30)
+        check(groups(owner, "#org-waiting ol.seccode") == code, "the code the owner sees is the one the member's screen shows")
+        owner.shot("sharing-confirm")
+        owner.axe("sharing-confirm")
+        owner.click(t("ui.org.codesMatch"))
+        sign(owner)
+        owner.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "#org-waiting") and "member@example.org" in d.find_element(By.ID, "org-members").text,
+                   "the member confirmed", timeout=30)
+        owner.wait(lambda d: t("org.trust.compared") in d.find_element(By.ID, "org-members").text, "the member's keys marked as compared")
+        owner.wait(lambda d: "member@example.org" in d.find_element(By.ID, "org-vaults").text, "the member among who can see the family vault")
+
+        # The family vault reaches the member's browser with the next sync; the member's page has no manager's forms.
+        member.click(t("ui.sync.now"))
+        member.wait(lambda d: any(e.text.strip().startswith("Doe vault") for e in d.find_elements(By.CSS_SELECTOR, "nav .nav-item")), "the family vault in the member's navigation", timeout=30)
+        member.click(t("ui.nav.sharing"))
+        member.press(".org-open")
+        member.wait(lambda d: ui_heading(d) == "Doe family", "the family's page for the member", timeout=30)
+        member.find("#org-leave")
+        check(not member.driver.find_elements(By.CSS_SELECTOR, "#org-invite"), "a member gets no invitation form")
+        member.shot("sharing-member")
+        member.axe("sharing-member")
+        member.check_logs()
+
+        # Removing the member: asked with what removal cannot undo; the keys rotate.
+        owner.driver.execute_script("document.querySelector('#org-members tbody tr:last-child .button.danger').click()")
+        owner.find("#org-password")
+        owner.text_appears("member@example.org")
+        sign(owner)
+        owner.wait(lambda d: "member@example.org" not in d.find_element(By.ID, "org-members").text, "the member removed", timeout=30)
+        owner.check_logs()
+    finally:
+        for u in (member, owner):
+            if u:
+                u.quit()
+        for a in (member_agent, owner_agent):
+            if a:
+                a.stop()
+        server.stop()
+
+
 WORDS = "legal winner thank year wave sausage worth useful legal winner thank yellow"
 DURESS = "a duress password nobody guesses"
 BACKUP = "a backup password of its own"
@@ -1049,7 +1172,7 @@ def main():
     args = parser.parse_args()
     shutil.rmtree(args.artifacts, ignore_errors=True)
     started = time.time()
-    flows = [f for f in (main_flows, account_flows, coercion_flows, backup_flows, attachment_flows, timer_lock) if not args.only or f.__name__ == args.only]
+    flows = [f for f in (main_flows, account_flows, sharing_flows, coercion_flows, backup_flows, attachment_flows, timer_lock) if not args.only or f.__name__ == args.only]
     lock = threading.Lock()
 
     def report(line):

@@ -131,6 +131,12 @@ extension SharingOperations {
 
     static func view(_ orgID: String, record: AccountRecord, client: AccountClient, dataDirectory: String) throws -> OrgView {
         let (head, reply) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
+        return try view(head, reply, record: record, dataDirectory: dataDirectory)
+    }
+
+    /// The view of a list just verified, with what the server said beside it.
+    static func view(_ head: MemberListVersion, _ reply: OrgFetchReply, record: AccountRecord, dataDirectory: String) throws -> OrgView {
+        let orgID = head.orgID
         let file = try SharingFile.load(dataDirectory)
         let departed = Set(reply.departed ?? [])
         let members = head.members.map { member -> MemberView in

@@ -6,28 +6,6 @@ import PassboxManifest
 import PassboxProtocol
 import PassboxStore
 
-/// A shared vault as this account sees it.
-public struct SharedVaultView: Codable, Sendable, Equatable {
-    public var vaultID: String
-    /// The name, when this account holds the vault's key (nil: no grant, or a grant that was refused).
-    public var name: String?
-    public var epoch: Int
-    /// This account's access in the verified list (nil: none).
-    public var access: String?
-    /// The vault's key is older than the list's epoch: someone left or lost access since, and a manager has
-    /// not renewed it yet (SHR-16).
-    public var rotationPending: Bool
-    /// Who can see it: every member the list gives access, with that access (SHR-6).
-    public var seenBy: [SeenBy]
-    /// Members the list gives access who hold no key at this epoch yet (a manager renews).
-    public var waitingForKey: [String]
-
-    public struct SeenBy: Codable, Sendable, Equatable {
-        public var email: String
-        public var access: String
-    }
-}
-
 /// Shared vaults of an organisation (issue 32): their keys reach members as grants (`VaultGrant`), sealed
 /// to the keys the verified list holds (and never to keys that differ from this device's pin), signed by the
 /// manager who gives them, and checked against the list before they are opened. Items of shared vaults do not
@@ -50,11 +28,11 @@ extension SharingOperations {
     /// The keys of the vaults this account holds a grant for, each opened only after `VaultGrant.open`'s
     /// checks against the verified list; a grant that fails them is a `grantRefused` warning and no key.
     static func openedKeys(
-        _ head: MemberListVersion, _ vaults: [SharedVaultRecord], record: AccountRecord, keyset: AccountKeyset, dataDirectory: String
-    ) throws -> [String: SecretBytes] {
+        _ head: MemberListVersion, _ vaults: [SharedVaultRecord], record: AccountRecord, box: BoxKeyPair, dataDirectory: String
+    ) -> [String: SecretBytes] {
         let current = Dictionary(vaults.map { ($0.vaultID, $0.epoch) }, uniquingKeysWith: { a, _ in a })
         var keys: [String: SecretBytes] = [:]
-        for key in grantedKeys(head, vaults, own: record.accountID, box: keyset.boxKeyPair, record: record, dataDirectory: dataDirectory)
+        for key in grantedKeys(head, vaults, own: record.accountID, box: box, record: record, dataDirectory: dataDirectory)
         where current[key.vaultID] == key.epoch {
             keys[key.vaultID] = SecretBytes(copying: key.key)
         }
@@ -121,7 +99,7 @@ extension SharingOperations {
         let keyset = try keys.keyset(record)
         let (head, reply) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
         let vaults = reply.vaults ?? []
-        return views(head, vaults, keys: try openedKeys(head, vaults, record: record, keyset: keyset, dataDirectory: dataDirectory), record: record)
+        return views(head, vaults, keys: openedKeys(head, vaults, record: record, box: keyset.boxKeyPair, dataDirectory: dataDirectory), record: record)
     }
 
     /// The vault a user names in an organisation (its id, or its name among those this account can open).
@@ -243,7 +221,7 @@ extension SharingOperations {
         let keyset = try keys.keyset(record)
         let (head, reply) = try refreshed(orgID, record: record, client: client, dataDirectory: dataDirectory)
         let vaults = reply.vaults ?? []
-        let keys = try openedKeys(head, vaults, record: record, keyset: keyset, dataDirectory: dataDirectory)
+        let keys = openedKeys(head, vaults, record: record, box: keyset.boxKeyPair, dataDirectory: dataDirectory)
         guard let me = head.member(record.accountID), me.state == .active else { throw ProtocolError(.notAMember, ["org": head.name]) }
         var rotated = 0
         for vault in vaults {

@@ -1,7 +1,11 @@
 // Every text comes from the product's tables (the same as the command line's), served as JSON per language.
 
 let table = {};
+let later = null;
 export let language = 'en';
+
+// Resolves once the later strings are in (the screens that word with them wait for it).
+export function ready() { return later; }
 
 export async function loadLanguage(lang) {
   language = lang === 'de' ? 'de' : 'en';
@@ -11,7 +15,7 @@ export async function loadLanguage(lang) {
   // The wording of refused values comes once the page is up: no screen needs it to draw.
   // (A page that switched language meanwhile keeps the new one's.)
   const wanted = language;
-  fetch(`/strings/${wanted}.later.json`, { cache: 'no-store' }).then((r) => r.json()).then((m) => { if (language === wanted) table = { ...table, ...m }; }, () => {});
+  later = fetch(`/strings/${wanted}.later.json`, { cache: 'no-store' }).then((r) => r.json()).then((m) => { if (language === wanted) table = { ...table, ...m }; }, () => {});
 }
 
 // t('ui.list.count', {count: 3}) picks the .one or .other variant by count; {name} placeholders are filled.
@@ -37,6 +41,8 @@ export function errorText(error) {
   switch (error.code) {
     case 'mustWait': case 'attemptCounterDamaged': case 'rateLimited': facts.count = facts.minutes; break;
     case 'quickUnlockNotOffered': facts.reason = t(facts.reason || '', { days: facts.days || '', system: facts.system || '' }); break;
+    case 'sharingRefused': facts.reason = t('sharing.problem.' + (facts.problem || 'malformed'), facts); break;
+    case 'invitationLinkInvalid': facts.reason = t('sharing.link.' + (facts.problem || 'noLink'), facts); break;
     case 'invitationInvalid': facts.reason = t('invitation.' + (facts.reason || 'unknown')); break;
     case 'quickUnlockRefused': if (facts.triesLeft === '0') key += '.last'; else facts.count = facts.triesLeft; break;
     case 'otherSite': if (!facts.saved) facts.saved = t('fill.noWebsite'); break;

@@ -1,6 +1,6 @@
 // Passbox web UI: boot, routing, the shell (navigation, list, main pane), locking and keyboard shortcuts.
 import { call, SessionLost, AgentGone } from './api.js';
-import { t, loadLanguage, language, errorText, translateTree, formatDate } from './i18n.js';
+import { t, loadLanguage, language, errorText, translateTree, formatDate, ready } from './i18n.js';
 import { h, icon, button, clear, toast, dialog } from './dom.js';
 import { ItemList } from './list.js';
 import { showLock, showNoSession, showOffline, showOnboarding } from './gate.js';
@@ -145,6 +145,7 @@ function renderNav() {
       h('li', {}, navButton(t('ui.nav.generator'), 'wand-sparkles', { view: 'generator' })),
       h('li', {}, navButton(t('ui.nav.trash'), 'trash-2', { view: 'trash' })),
       state.status && state.status.account ? h('li', {}, navButton(t('ui.nav.account'), 'user', { view: 'account' })) : null,
+      state.status && state.status.account ? h('li', {}, navButton(t('ui.nav.sharing'), 'users', { view: 'sharing' })) : null,
       h('li', {}, navButton(t('ui.nav.settings'), 'settings', { view: 'settings' })),
       h('li', {}, navButton(t('ui.nav.shortcuts'), 'keyboard', { view: 'keys' })),
       h('li', {}, h('button', { type: 'button', class: 'nav-item', onclick: lockNow }, icon('lock'), h('span', {}, t('ui.nav.lock'))))),
@@ -223,6 +224,10 @@ function renderNotices() {
     shell.notices.append(h('div', { class: 'notice', role: 'note', id: 'kit-reminder' }, icon('triangle-alert'), ' ', t('ui.account.kit.reminder'), ' ',
       button(t('ui.account.kit.open'), () => navigate({ view: 'account', tab: 'kit' }), 'ghost')));
   }
+  if (account && account.sharingWarnings) {
+    shell.notices.append(h('div', { class: 'notice', role: 'note', id: 'sharing-banner' }, icon('triangle-alert'), ' ', t('ui.sharing.banner', { count: account.sharingWarnings }), ' ',
+      button(t('ui.nav.sharing'), () => navigate({ view: 'sharing' }), 'ghost')));
+  }
   if (sync) {
     // An account: what is queued, the last sync, the live connection, and a sync now.
     const lines = [t('sync.status', { queued: sync.queued, last: sync.lastSync ? formatDate(sync.lastSync) : t('sync.never') })];
@@ -294,7 +299,7 @@ async function navigate(target) {
   if (target.view) {
     state.view = target.view;
     markNav();
-    const views = { check: showCheck, generator: showGenerator, trash: showTrash, settings: showSettings, keys: showShortcuts, account: showAccount };
+    const views = { check: showCheck, generator: showGenerator, trash: showTrash, settings: showSettings, keys: showShortcuts, account: showAccount, sharing: showSharing };
     try { await views[target.view](clear(shell.main), target.tab); } catch (e) { report(e); }
     shell.main.focus();
     return;
@@ -360,7 +365,12 @@ const shortcutList = [
 // The account page's module is loaded when it is first shown (most vaults are local ones).
 async function showAccount(pane, tab) {
   const { showAccount: show } = await import('./account.js');
+  await ready();
   await show(pane, tab);
+}
+
+async function showSharing(pane) {
+  await (await import('./sharing.js')).showSharing(pane);
 }
 
 function showShortcuts(pane) {

@@ -1,6 +1,6 @@
 // The generator (on its own and inside the editor), the trash with restore and delete, and the settings.
 import { call, Secret } from './api.js';
-import { t, formatDate, errorText, language } from './i18n.js';
+import { t, formatDate, errorText, language, ready } from './i18n.js';
 import { h, icon, button, clear, toast, dialog } from './dom.js';
 import { state, report, openItem, refreshList, setLanguage, setTheme, changeSetting } from './app.js';
 import { rateStrength } from './meter.js';
@@ -103,6 +103,7 @@ function select(id, labelText, choices, current, onChange) {
 }
 
 export async function showSettings(pane) {
+  await ready();
   const s = (await call('settings')).body;
   state.settings = s;
   const change = async (name, value) => {
