@@ -11,7 +11,7 @@ public enum Operations {
     public static let status = Operation<NoBody, StatusReply>(
         .status, surfaces: .every, vault: false,
         request: #"—"#,
-        reply: #"`status`: unlocked, vault (path), locksInSeconds, autoLockMinutes, pid, lockSignals, quickUnlock {offered, reason, days, available, user}, protocolVersion, sync?, vaultExists?, account? {email, server, kitReminder}"#)
+        reply: #"`status`: unlocked, vault (path), locksInSeconds, autoLockMinutes, pid, lockSignals, quickUnlock {offered, reason, days, available, user}, protocolVersion, sync?, vaultExists?, account? {email, server, kitReminder, sharingWarnings?}"#)
     public static let unlock = Operation<UnlockRequest, Done>(
         .unlock, surfaces: .every, vault: false,
         request: #"password"#,

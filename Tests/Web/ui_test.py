@@ -748,7 +748,7 @@ def sharing_flows(args, display, language):
         member.check_logs()
 
         # Removing the member: asked with what removal cannot undo; the keys rotate.
-        owner.driver.execute_script("document.querySelector('#org-members tbody tr:last-child .button.danger').click()")
+        owner.driver.find_element(By.XPATH, "//table[@id='org-members']//tr[td[1][text()='member@example.org']]//button[contains(@class, 'danger')]").click()
         owner.find("#org-password")
         owner.text_appears("member@example.org")
         sign(owner)

@@ -2,6 +2,7 @@ import Foundation
 import PassboxManifest
 import PassboxProtocol
 import PassboxService
+import PassboxStore
 
 /// `passbox security-code`, `passbox org …` and `passbox sharing warnings`: families and teams.
 extension Commands {
@@ -36,6 +37,8 @@ extension Commands {
     /// server shows other keys (`--accept-new` after comparing it makes the new keys the pin).
     static func securityCode(_ c: Context, _ a: Arguments) throws {
         try a.expectPositionals(0...1, usage: securityCodeUsage)
+        let held = try SharingFile.lock(c.dataDirectory)
+        defer { withExtendedLifetime(held) {} }
         guard let email = a.positionals.first else {
             let own = try SharingOperations.ownCode(dataDirectory: c.dataDirectory, checkServer: a.flag("check"))
             if a.flag("json") { return try Output.json(own) }
@@ -69,6 +72,8 @@ extension Commands {
     static func org(_ c: Context, _ a: Arguments) throws {
         let action = a.positionals.first ?? "list"
         let rest = Array(a.positionals.dropFirst())
+        let held = try SharingFile.lock(c.dataDirectory)
+        defer { withExtendedLifetime(held) {} }
         func need(_ count: Int) throws {
             guard rest.count == count else { throw CLIError.usage("usage: \(orgUsage)") }
         }
@@ -270,6 +275,8 @@ extension Commands {
 
     static func sharing(_ c: Context, _ a: Arguments) throws {
         guard a.positionals == ["warnings"] else { throw CLIError.usage("usage: passbox sharing warnings [--json]") }
+        let held = try SharingFile.lock(c.dataDirectory)
+        defer { withExtendedLifetime(held) {} }
         let warnings = try SharingOperations.warnings(dataDirectory: c.dataDirectory)
         if a.flag("json") { return try Output.json(warnings) }
         if warnings.isEmpty { Console.out(c.tr("sharing.noWarnings")) }

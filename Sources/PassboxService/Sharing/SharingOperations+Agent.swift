@@ -2,6 +2,7 @@ import Foundation
 import PassboxCrypto
 import PassboxManifest
 import PassboxProtocol
+import PassboxStore
 
 /// What the agent adds to a sharing request: the data directory, and the key that opens grants (the account's
 /// X25519 key the open vault keeps for sync), so the Family & Team page shows shared vaults' names without the
@@ -20,6 +21,8 @@ extension VaultService {
     /// as the account pages' are (the caller checked that an account's vault is unlocked).
     public static func performSharing(_ request: Request, context: SharingContext) -> Reply {
         do {
+            let held = try SharingFile.lock(context.dataDirectory)
+            defer { withExtendedLifetime(held) {} }
             return try sharingNetwork.answer(context, request) ?? .failure(ProtocolError(.badRequest, ["reason": "not a sharing request"]))
         } catch {
             return .failure(ProtocolError.from(error))

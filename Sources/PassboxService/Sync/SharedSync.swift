@@ -21,6 +21,9 @@ extension VaultService {
         // A state made before sharing: the next unlock with the master password adds the key.
         guard let boxKey else { return (0, 0) }
         let box = try BoxKeyPair(privateKey: SecretBytes(copying: boxKey))
+        // sharing.json is read and written below: no `passbox org` (nor the web UI's) runs meanwhile.
+        let held = try SharingFile.lock(dataDirectory)
+        defer { withExtendedLifetime(held) {} }
         let trusted = try SharingFile.load(dataDirectory).lists.filter { $0.server == record.server && $0.trusted == true }.map(\.orgID)
         guard !trusted.isEmpty else { return (0, 0) }
         let account = try AccountClient(server: record.server)

@@ -85,6 +85,14 @@ public struct SharingFile: Codable, Equatable, Sendable {
         return try StoreFiles.readVersioned(SharingFile.self, at: path(directory), current: currentVersion, what: "not Passbox's sharing file", decoder: decoder) ?? SharingFile()
     }
 
+    /// Held while a sharing command or an organisations' sync reads and writes the file: each loads it, asks
+    /// the server, and saves it again, and two at once (the agent syncing while `passbox org` runs) would write
+    /// over each other's pins, kept heads and warnings. An advisory `flock` on `sharing.lock` beside it, waited
+    /// for up to a minute (a sync of a long list takes seconds).
+    public static func lock(_ directory: String) throws -> SharingLock {
+        SharingLock(try FileLock(path: directory + "/sharing.lock", timeout: 60))
+    }
+
     public func save(_ directory: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
@@ -117,4 +125,10 @@ public struct SharingFile: Codable, Equatable, Sendable {
         }
         warnings.append(warning)
     }
+}
+
+/// The sharing file's lock, released when the value goes.
+public final class SharingLock {
+    private let lock: FileLock
+    init(_ lock: FileLock) { self.lock = lock }
 }
