@@ -357,7 +357,7 @@ public enum Operations {
         reply: #"`org`: org (members with role, state, securityCode and trust; waiting; invitations; groups; recoveries), vaults [{vaultID, name?, epoch, access?, rotationPending, seenBy, waitingForKey}] (names opened with the grants' key the agent holds); `organisationNotFound`"#)
     public static let orgChange = Operation<OrgChangeRequest, OrgReply>(
         .orgChange, since: 15, vault: true,
-        request: #"action (create, invite, revoke, confirm, remove, role, pause, resume, leave, trust, vault-create, share, group-create, group-delete, group-add, group-remove, renew, recovery, recover), org, and what the action names: kind, name, vaultName, email, role, access (view, edit, manage, none), vault, group, invitation, compared, allow, code, mail; password (secret) for every action but invite, revoke, leave and trust"#,
+        request: #"action (create, invite, revoke, confirm, remove, role, pause, resume, leave, trust, vault-create, share, group-create, group-delete, group-add, group-remove, renew, recovery, recover), org, and what the action names: kind, name, vaultName, email, role, access (view, edit, manage, none), vault, group, invitation, compared, allow, code, mail; password (secret) for every action but invite, revoke, leave, trust and recovery off"#,
         reply: #"`org` as `org-show` after the change (org absent after leave, with left: its name), invitation {link, expires, mailed?} after invite, renewed (vaults) after renew; `wrongPassword` (counted), `sharingRefused` {reason}, `contactKeyChanged` {email}, `memberNotFound`, `lastOwner`, `organisationNotFound`"#)
     public static let orgAccept = Operation<OrgAcceptRequest, InvitationReply>(
         .orgAccept, since: 15, vault: true,

@@ -15,14 +15,6 @@ public struct OrgChangeRequest: Codable, Sendable {
         case create, invite, revoke, confirm, remove, role, pause, resume, leave, trust
         case vaultCreate = "vault-create", share, groupCreate = "group-create", groupDelete = "group-delete"
         case groupAdd = "group-add", groupRemove = "group-remove", renew, recovery, recover
-
-        /// Whether the change needs the master password (it opens the account's keys to sign or seal).
-        public var needsPassword: Bool {
-            switch self {
-            case .invite, .revoke, .leave, .trust: false
-            default: true
-            }
-        }
     }
 
     public var action: Action

@@ -86,6 +86,8 @@ extension VaultService {
         }
         t.include(sharingNetwork) { v, answer in
             try v.requireAccountVault()
+            let held = try SharingFile.lock(v.dataDirectory)
+            defer { withExtendedLifetime(held) {} }
             return try answer(SharingContext(dataDirectory: v.dataDirectory, boxKey: v.session?.vault.sync?.boxKey))
         }
         t.on(Operations.kitPDF) { v, r in

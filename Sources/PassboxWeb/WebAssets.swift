@@ -97,12 +97,12 @@ struct WebAssets: Sendable {
 
     /// Wording no first screen draws with: refused values and unreadable images, and what only screens reached
     /// from the navigation use (Settings' paired browsers, backups, imports and exports, duress and erasing;
-    /// the account page's activity and two-factor sign-in; the editor's key check after a save), fetched once the
+    /// the account page's activity and two-factor sign-in), fetched once the
     /// page is up (those screens wait for it: `ready()` in i18n.js). Family & Team's wording (`ui.org.`) and the
     /// command line's words it reuses (roles, kinds, access, trust, warnings and their reasons) too.
     static let laterPrefixes = [
         "invalid.", "qr.", "ui.browsers.", "ui.backup.", "ui.import.", "ui.export.", "import.", "export.", "ui.duress.", "ui.erase.", "ui.wipe.", "activity.",
-        "twoFactor.", "keyCheck.", "ui.org.", "org.role.", "org.kind.", "org.access.", "org.trust.", "org.trusted", "org.invited.trusted", "sharing.warning.",
+        "twoFactor.", "ui.org.", "org.role.", "org.kind.", "org.access.", "org.trust.", "org.trusted", "org.invited.trusted", "sharing.warning.",
         "sharing.problem.", "sharing.link.", "sharing.serverMatches",
     ]
 

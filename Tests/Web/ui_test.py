@@ -11,7 +11,7 @@ Screenshots of every screen in both themes and languages go to --artifacts (docs
 
 Usage: ui_test.py --passbox PATH --axe PATH/axe.min.js --artifacts DIR
 """
-import argparse, base64, concurrent.futures, http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time, traceback
+import argparse, base64, concurrent.futures, fcntl, http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time, traceback
 
 from selenium import webdriver
 from selenium.common.exceptions import ElementClickInterceptedException, StaleElementReferenceException, TimeoutException
@@ -747,12 +747,57 @@ def sharing_flows(args, display, language):
         member.axe("sharing-member")
         member.check_logs()
 
+        # A login moved into the family vault says who sees it there, and its details say so too (VLT-7, SHR-6).
+        check(owner.api("add", {"category": "login", "changes": {"title": "Streaming", "username": "doe", "fieldsFromCommandLine": [], "secretFields": [], "removeFields": []}}) == "saved", "the login was not added")
+        owner.driver.refresh()
+        owner.wait(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, ".itemrow .title")] == ["Streaming"], "the login in the list")
+        owner.find(".itemrow").click()
+        owner.wait(lambda d: owner.heading() == "Streaming", "the login's detail")
+        Select(owner.find("#move-vault")).select_by_visible_text("Doe vault")
+        owner.click(t("ui.item.moveTo"))
+        owner.text_appears(t("ui.item.movedTo", title="Streaming", vault="Doe vault"))
+        owner.wait(lambda d: "member@example.org" in d.find_element(By.ID, "toasts").text, "who sees the login now, said on moving it")
+        owner.wait(lambda d: "member@example.org" in d.find_element(By.ID, "seen-by").text, "who can see it, in the details")
+        owner.click(t("ui.nav.sharing"))
+        owner.press(".org-open")
+        owner.wait(lambda d: ui_heading(d) == "Doe family", "the family's page again", timeout=30)
+
         # Removing the member: asked with what removal cannot undo; the keys rotate.
         owner.driver.find_element(By.XPATH, "//table[@id='org-members']//tr[td[1][text()='member@example.org']]//button[contains(@class, 'danger')]").click()
         owner.find("#org-password")
         owner.text_appears("member@example.org")
         sign(owner)
         owner.wait(lambda d: "member@example.org" not in d.find_element(By.ID, "org-members").text, "the member removed", timeout=30)
+
+        # A contact's keys change (here: this device's pin for the member is swapped for other valid keys, as a
+        # server answering a first lookup with someone else's would leave it): the banner says so, and the page
+        # shows both codes; accepting after comparing makes the new keys the pin and the warning goes.
+        check(owner.api("security-code", {"email": "owner@example.org", "check": False, "acceptNew": False}) == "securityCode", "the own contact was not looked up")
+        # Under the file's lock, as the agent's sync (still running after the removal) writes it under it too.
+        path = os.path.join(owner_agent.data, "sharing.json")
+        with open(os.path.join(owner_agent.data, "sharing.lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            with open(path) as f:
+                kept = json.load(f)
+            own = next(c for c in kept["contacts"] if c["email"] == "owner@example.org")
+            for c in kept["contacts"]:
+                if c["email"] == "member@example.org":
+                    c.update(accountID=own["accountID"], bundle=own["bundle"], compared=False)
+            with open(path, "w") as f:
+                json.dump(kept, f)
+        check(owner.api("security-code", {"email": "member@example.org", "check": False, "acceptNew": False}) == "securityCode", "the member was not looked up")
+        banner = owner.find("#sharing-banner", timeout=30)
+        check(t("ui.sharing.banner", count=1) in banner.text, f"the banner: {banner.text!r}")
+        owner.press("#sharing-banner button")
+        owner.find("#sharing-warnings")
+        owner.text_appears(t("sharing.warning.keyChanged", subject="member@example.org"))
+        owner.press("#compare-new")
+        owner.find("#new-code", timeout=30)
+        owner.shot("sharing-key-changed")
+        owner.axe("sharing-key-changed")
+        owner.press("#accept-new")
+        owner.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "#sharing-warnings") and d.find_elements(By.ID, "own-code"), "the warning gone once the new keys are accepted", timeout=30)
+        owner.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "#sharing-banner"), "the banner gone")
         owner.check_logs()
     finally:
         for u in (member, owner):

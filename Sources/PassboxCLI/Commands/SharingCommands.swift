@@ -72,12 +72,23 @@ extension Commands {
     static func org(_ c: Context, _ a: Arguments) throws {
         let action = a.positionals.first ?? "list"
         let rest = Array(a.positionals.dropFirst())
-        let held = try SharingFile.lock(c.dataDirectory)
+        // sharing.json's lock, taken once what the user types is in (a prompt never holds up the agent's sync).
+        var held: SharingLock?
         defer { withExtendedLifetime(held) {} }
+        func lock() throws { if held == nil { held = try SharingFile.lock(c.dataDirectory) } }
         func need(_ count: Int) throws {
             guard rest.count == count else { throw CLIError.usage("usage: \(orgUsage)") }
+            if !["accept", "recovery"].contains(action) && !prompting.contains(action) { try lock() }
         }
-        func password() throws -> SecretText { try c.input.secretText(prompt: c.tr("account.prompt.master")) }
+        let prompting: Set<String> = [
+            "create", "confirm", "recover", "remove", "role", "pause", "resume", "vaults", "vault-create", "share", "group-create", "group-delete", "group-add",
+            "group-remove", "renew",
+        ]
+        func password() throws -> SecretText {
+            let typed = try c.input.secretText(prompt: c.tr("account.prompt.master"))
+            try lock()
+            return typed
+        }
         switch action {
         case "list":
             try need(0)
@@ -119,6 +130,7 @@ extension Commands {
             } else {
                 text = try c.input.readRest()
             }
+            try lock()
             if a.flag("preview") {
                 printPreview(c, try SharingOperations.preview(text, dataDirectory: c.dataDirectory))
                 return
@@ -139,6 +151,7 @@ extension Commands {
         case "recovery":
             try need(2)
             guard ["on", "off"].contains(rest[1]) else { throw CLIError.usage("usage: \(orgUsage)") }
+            if rest[1] == "off" { try lock() }
             let name = try SharingOperations.allowRecovery(rest[0], allow: rest[1] == "on", password: rest[1] == "on" ? try password() : nil, dataDirectory: c.dataDirectory)
             Console.out(c.tr(rest[1] == "on" ? "org.recovery.on" : "org.recovery.off", ["name": name]))
         case "recover":

@@ -89,8 +89,10 @@ public struct SharingFile: Codable, Equatable, Sendable {
     /// the server, and saves it again, and two at once (the agent syncing while `passbox org` runs) would write
     /// over each other's pins, kept heads and warnings. An advisory `flock` on `sharing.lock` beside it, waited
     /// for up to a minute (a sync of a long list takes seconds).
+    /// (No data directory yet: nothing to lock, and the command says what is missing.)
     public static func lock(_ directory: String) throws -> SharingLock {
-        SharingLock(try FileLock(path: directory + "/sharing.lock", timeout: 60))
+        guard FileManager.default.fileExists(atPath: directory) else { return SharingLock(nil) }
+        return SharingLock(try FileLock(path: directory + "/sharing.lock", timeout: 60))
     }
 
     public func save(_ directory: String) throws {
@@ -129,6 +131,6 @@ public struct SharingFile: Codable, Equatable, Sendable {
 
 /// The sharing file's lock, released when the value goes.
 public final class SharingLock {
-    private let lock: FileLock
-    init(_ lock: FileLock) { self.lock = lock }
+    private let lock: FileLock?
+    init(_ lock: FileLock?) { self.lock = lock }
 }

@@ -165,6 +165,9 @@ export async function moveToTrash(id, title) {
   } catch (e) { report(e); }
 }
 
+// "EMAIL (ACCESS)" as the agent says who sees a shared item, the access worded.
+const seenList = (list) => list.map((x) => x.replace(/\((view|edit|manage)\)$/, (m, a) => `(${t('org.access.' + a)})`)).join(', ');
+
 export async function showItem(pane, id) {
   maskRevealed();
   releasePreviews();
@@ -177,7 +180,8 @@ export async function showItem(pane, id) {
   pane.append(
     h('div', { class: 'detailhead' }, h('span', { class: 'avatar' }, icon(categoryIcons[s.category] || 'file-text')),
       h('div', { class: 'grow' }, h('h1', {}, s.title), h('span', { class: 'muted' }, categoryName(s.category)),
-        s.shared ? h('p', { class: 'muted' }, icon('user'), ' ', t('ui.item.shared', { badge: s.shared }), viewOnly ? ' · ' + t('ui.item.viewOnly') : '') : null)),
+        s.shared ? h('p', { class: 'muted' }, icon('user'), ' ', t('ui.item.shared', { badge: s.shared }), viewOnly ? ' · ' + t('ui.item.viewOnly') : '') : null,
+        detail.seenBy ? h('p', { class: 'hint', id: 'seen-by' }, t('ui.item.seenBy', { list: seenList(detail.seenBy) })) : null)),
     h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('ui.item.actions') },
       viewOnly ? null : button([icon('pencil'), t('ui.item.edit')], () => editItem(id)),
       viewOnly ? null : button([icon('star'), favLabel], () => toggleFavorite(detail), '', { 'aria-pressed': s.favorite ? 'true' : 'false' }),
@@ -193,8 +197,10 @@ export async function showItem(pane, id) {
     pane.append(h('div', { class: 'row' }, choice, button([icon('arrow-right'), t('ui.item.moveTo')], async () => {
       const target = others.find((v) => v.id === choice.value);
       try {
-        const moved = (await call('move', { items: [id], vault: choice.value, copy: false })).body.count;
-        toast(t(moved ? 'ui.item.movedTo' : 'ui.item.alreadyIn', { title: s.title, vault: target ? target.name : '' }));
+        const moved = (await call('move', { items: [id], vault: choice.value, copy: false })).body;
+        // Into a shared vault: who can see it there from now on (VLT-7).
+        const seen = moved.count && moved.seenBy ? ' ' + t('ui.item.seenBy', { list: seenList(moved.seenBy) }) : '';
+        toast(t(moved.count ? 'ui.item.movedTo' : 'ui.item.alreadyIn', { title: s.title, vault: target ? target.name : '' }) + seen, null, seen ? 12 : 4);
         await loadVaults();
         await refreshList();
         await openItem(id);

@@ -49,18 +49,22 @@ async function withPassword(title, text, extra) {
   const yes = await go;
   const value = input.value;
   input.value = '';
+  if (yes && !value) toast(t('ui.account.typeMaster'));
   return yes && value ? new Secret(value) : null;
 }
 
 // One org-change; the organisation's page again with what it answers (or the overview after leaving).
-async function change(body, done) {
+async function change(body, done, place) {
   try {
     const reply = (await call('org-change', body)).body;
     if (done) toast(done, null, 8);
     if (reply.org) showOrg(reply.org.orgID, reply); else await showSharing(clear(pane));
     syncSoon();
     return reply;
-  } catch (e) { report(e); return null; }
+  } catch (e) {
+    if (place) failed(e, place); else report(e);
+    return null;
+  }
 }
 
 // A change to who may use which vault shows in the vault list after a sync: one now, in the background.
@@ -83,6 +87,7 @@ export async function showSharing(target) {
     pane.append(h('section', { id: 'sharing-warnings', 'aria-labelledby': 'warnings-h' },
       h('h2', { id: 'warnings-h' }, t('ui.org.warnings', { count: reply.warnings.length })),
       ...reply.warnings.map((w) => h('div', { class: 'notice', role: 'note' }, h('p', {}, t('sharing.warning.' + w.kind, { subject: w.subject })),
+        w.kind === 'keyChanged' ? compareNewKeys(w.subject) : null,
         h('details', {}, h('summary', {}, t('ui.org.detail')), h('p', { class: 'hint' }, `${w.detail} (${formatDate(w.seen)})`))))));
   }
   // The own code, to read to those one shares with; "Check with the server" compares the published keys.
@@ -96,11 +101,37 @@ export async function showSharing(target) {
         checked.textContent = own.serverMatches ? t('sharing.serverMatches') : t('ui.org.serverDiffers');
       } catch (e) { failed(e, checked); }
     }, 'ghost', { id: 'check-server' }), checked));
-  const orgs = h('ul', { class: 'org-list', id: 'org-list' }, ...reply.organisations.map((o) => h('li', {},
-    button([h('strong', {}, o.name), ' ', h('span', { class: 'hint' }, orgLine(o))], () => showOrg(o.orgID), 'ghost org-open'))));
+  // Waiting, removed or refused: the server serves no list to open (or none that verifies), so the state is said here.
+  const orgs = h('ul', { class: 'org-list', id: 'org-list' }, ...reply.organisations.map((o) => h('li', {}, o.status === 'member'
+    ? button([h('strong', {}, o.name), ' ', h('span', { class: 'hint' }, orgLine(o))], () => showOrg(o.orgID), 'ghost org-open')
+    : [h('strong', {}, o.name), ' ', h('span', { class: 'hint' }, orgLine(o)), h('p', { class: 'hint' }, t('ui.org.status.' + o.status + '.long'))])));
   pane.append(h('section', { 'aria-labelledby': 'orgs-h' }, h('h2', { id: 'orgs-h' }, t('ui.org.yours')),
     reply.organisations.length ? orgs : h('p', { class: 'hint' }, t('ui.org.none'))));
   pane.append(createForm(), joinForm());
+}
+
+// A contact whose keys changed (SHR-18): the pinned code and the new one side by side; the new keys become
+// the pin only when the user says the new code matches what the person reads out.
+function compareNewKeys(email) {
+  const box = h('div', { 'aria-live': 'polite' });
+  const error = h('p', { class: 'error', role: 'alert', tabindex: '-1' });
+  box.append(button(t('ui.org.keyChanged.compare'), async () => {
+    try {
+      const c = (await call('security-code', { email, check: false, acceptNew: false })).body.contact;
+      clear(box).append(h('p', {}, t('ui.org.keyChanged.old')), codeBlock(c.securityCode, t('ui.org.keyChanged.old')));
+      if (!c.newSecurityCode) { box.append(h('p', {}, t('ui.org.keyChanged.none'))); return; }
+      box.append(h('p', {}, t('ui.org.keyChanged.new', { email })), codeBlock(c.newSecurityCode, t('ui.org.keyChanged.new', { email }), 'new-code'),
+        h('p', { class: 'hint' }, t('ui.org.keyChanged.hint', { email })), error,
+        button(t('ui.org.keyChanged.accept'), async () => {
+          try {
+            await call('security-code', { email, check: false, acceptNew: true });
+            toast(t('ui.org.keyChanged.accepted', { email }), null, 8);
+            await showSharing(clear(pane));
+          } catch (e) { failed(e, error); }
+        }, 'primary', { id: 'accept-new' }));
+    } catch (e) { failed(e, error); box.append(error); }
+  }, 'ghost', { id: 'compare-new' }));
+  return box;
 }
 
 function orgLine(o) {
@@ -201,7 +232,7 @@ function trustForm(o) {
     ...field('org-trust-code', 'ui.org.trust.code', { spellcheck: 'false' }), error, h('button', { type: 'submit', class: 'button' }, t('ui.org.trust')));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    try { await change({ org: o.orgID, action: 'trust', code: form.querySelector('#org-trust-code').value.trim() }, t('org.trusted', { name: o.name })); } catch (x) { failed(x, error); }
+    await change({ org: o.orgID, action: 'trust', code: form.querySelector('#org-trust-code').value.trim() }, t('org.trusted', { name: o.name }), error);
   });
   return form;
 }
