@@ -22,8 +22,10 @@ BENCH_PACKAGES := wrk keepassxc python3-pykeepass bc time
 # makes the phone-like photos of a printed backup's pages. nodejs checks that every script of the page parses, in
 # the fast lane, before a browser ever loads it. firefox-esr (driven through its built-in WebDriver BiDi, with
 # python3-websocket: Debian 12 has no geckodriver) and chromium run the browser extension's flows.
+# desktop-file-utils checks the passbox-link: handler's desktop entry.
 TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon postgresql \
-  chromium chromium-driver python3-selenium python3-pip keepassxc python3-pykeepass python3-pil nodejs firefox-esr firefox-esr-l10n-de python3-websocket
+  chromium chromium-driver python3-selenium python3-pip keepassxc python3-pykeepass python3-pil nodejs firefox-esr firefox-esr-l10n-de python3-websocket \
+  desktop-file-utils
 SWIFT ?= swift
 BIN := .build/release/passbox
 # The release binary links the C++ runtime the Swift runtime needs statically too: a directory holding only
@@ -64,6 +66,7 @@ run: build pam-service
 	@echo
 	@$(MAKE) --no-print-directory extension >/dev/null
 	@$(BIN) browser install 2>/dev/null || echo "Browser extension: once Chromium, Chrome or Firefox has run here, \"$(BIN) browser install\" connects it (see README)"
+	@$(BIN) link install
 	@echo
 	@echo "Shell completion: $(BIN) completion bash > ~/.local/share/bash-completion/completions/passbox"
 	@echo "  (or: completion zsh > \"\$${fpath[1]}/_passbox\", completion fish > ~/.config/fish/completions/passbox.fish)"
@@ -113,6 +116,7 @@ bench: build
 	$(BIN) bench ui
 	$(BIN) bench browser
 	$(BIN) bench sharing
+	$(BIN) bench link
 	/usr/bin/python3 scripts/bench-browser.py --passbox $(BIN)
 	scripts/bench-server.sh $(CURDIR)/$(BIN)
 	scripts/bench-import.sh $(CURDIR)/$(BIN)

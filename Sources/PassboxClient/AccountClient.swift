@@ -333,7 +333,7 @@ public struct AccountClient: Sendable {
     func failure(_ answer: (status: Int, body: [UInt8])) -> ProtocolError {
         let serverCodes: Set<ErrorCode> = [
             .accountExists, .accountIDTaken, .signInFailed, .challengeExpired, .notSignedIn, .deviceNotFound, .signupClosed, .twoFactorRequired, .twoFactorCodeWrong,
-            .requestTimeout, .syncConflict, .notAMember, .contactNotFound, .lastOwner, .viewOnly,
+            .requestTimeout, .syncConflict, .notAMember, .contactNotFound, .lastOwner, .viewOnly, .linkNotFound,
         ]
         if let error = try? ProtocolCoding.wireDecode(ProtocolError.self, from: Data(answer.body)) {
             if serverCodes.contains(error.code) { return ProtocolError(error.code) }

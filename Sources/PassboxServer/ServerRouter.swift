@@ -70,6 +70,7 @@ struct ServerRouter: Sendable {
         "POST /v1/sync/pull", "POST /v1/sync/push", "POST /v1/sync/wait", "POST /v1/blobs/remove",
         "POST /v1/keys", "GET /v1/orgs", "POST /v1/orgs/append", "POST /v1/orgs/fetch", "POST /v1/orgs/invite", "POST /v1/orgs/revoke", "POST /v1/orgs/vaults/put", "POST /v1/orgs/leave", "POST /v1/orgs/recovery/allow", "POST /v1/orgs/recovery/approve", "POST /v1/recovery/family/start", "POST /v1/recovery/family/keys",
         "POST /v1/invitations/preview", "POST /v1/invitations/accept",
+        "POST /v1/link/start", "POST /v1/link/hello", "POST /v1/link/reply", "POST /v1/link/seal", "POST /v1/link/poll", "POST /v1/link/cancel",
     ]
 
     /// The route as logged: its template (no ids), or "(unknown route)".
@@ -201,6 +202,23 @@ struct ServerRouter: Sendable {
         case "POST /v1/invitations/accept":
             try sharing.accept(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(InvitationTokenRequest.self, request))
             return HTTPResponse(status: 204)
+        case "POST /v1/link/start":
+            return try Self.json(accounts.startLink(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(LinkStartRequest.self, request)))
+        case "POST /v1/link/hello":
+            try accounts.linkHello(Self.decode(LinkMessageRequest.self, request), address: request.clientAddress)
+            return HTTPResponse(status: 204)
+        case "POST /v1/link/reply", "POST /v1/link/seal":
+            let session = try accounts.session(token: Self.bearer(request), address: request.clientAddress)
+            try accounts.linkAnswer(session, Self.decode(LinkMessageRequest.self, request), seal: route.hasSuffix("seal"))
+            return HTTPResponse(status: 204)
+        case "POST /v1/link/poll", "POST /v1/link/cancel":
+            // The old device with its session; the new device, which has none, by the link's id alone.
+            let session = Self.bearer(request) == nil ? nil : try accounts.session(token: Self.bearer(request), address: request.clientAddress)
+            if route.hasSuffix("cancel") {
+                try accounts.cancelLink(session, Self.decode(LinkCancelRequest.self, request))
+                return HTTPResponse(status: 204)
+            }
+            return try Self.json(accounts.linkPoll(session, Self.decode(LinkPollRequest.self, request)))
         case _ where request.method == "GET" && request.path.hasPrefix("/invite/"):
             // A browser that opens an invitation link: the token stays unread (the fragment never arrives).
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Referrer-Policy", "no-referrer")], body: Array(Self.invitationPage.utf8))
@@ -279,7 +297,7 @@ struct ServerRouter: Sendable {
             switch error.code {
             case .badRequest: 400
             case .signInFailed, .challengeExpired, .notSignedIn, .twoFactorRequired, .twoFactorCodeWrong: 401
-            case .notFound, .deviceNotFound, .contactNotFound: 404
+            case .notFound, .deviceNotFound, .contactNotFound, .linkNotFound: 404
             case .rateLimited: 429
             case .accountExists, .accountIDTaken, .syncConflict, .blobsMissing, .lastOwner: 409
             case .blobQuotaExceeded: 413

@@ -276,6 +276,20 @@ enum ServerSchema {
                 expires INTEGER NOT NULL
             );
             """),
+        // Device linking's relay (issue 33): one row a link, gone once used, cancelled or expired.
+        Migration(13, """
+            CREATE TABLE device_links (
+                id TEXT PRIMARY KEY,
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                created INTEGER NOT NULL,
+                expires INTEGER NOT NULL,
+                hello BLOB,
+                hello_address TEXT,
+                reply BLOB,
+                sealed BLOB,
+                cancelled INTEGER NOT NULL
+            );
+            """),
     ]
 }
 

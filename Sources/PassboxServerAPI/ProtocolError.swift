@@ -211,6 +211,16 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case viewOnly  // facts: vault
     /// A shared vault is renamed, deleted and shared by its organisation's managers (`passbox org`), not here.
     case vaultShared  // facts: vault
+    // Device linking (issue 33)
+    /// The server has no open link by that id: used, cancelled, or older than 10 minutes (HTTP 404).
+    case linkNotFound
+    /// The other side's message does not verify under the link's secret: the server, or someone else, answered
+    /// in place of the other device. Nothing was sent.
+    case linkRefused  // facts: side (new: the new device's hello; old: the old device's reply or seal)
+    /// The other device's user said this was not their device, or cancelled; nothing was sent.
+    case linkCancelled
+    /// A link code or passbox-link: address that does not read.
+    case linkInvalid  // facts: problem (format, checksum, server)
 
     public var exitCode: Int32 {
         switch self {

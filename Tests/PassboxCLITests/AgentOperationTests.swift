@@ -645,7 +645,7 @@ enum RawExchange {
             // A parse child that crashes or runs away: ParseChildTests provokes it (through an agent too).
             .parseFailed,
         ]
-        let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked).subtracting(AgentCoercionTests.errorCodes).subtracting(AgentBackupTests.errorCodes).subtracting(AgentInteropTests.errorCodes).subtracting(AgentAttachmentTests.errorCodes).subtracting(BrowserHostTests.errorCodes).subtracting(SharingIntegrationTests.errorCodes)
+        let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked).subtracting(AgentCoercionTests.errorCodes).subtracting(AgentBackupTests.errorCodes).subtracting(AgentInteropTests.errorCodes).subtracting(AgentAttachmentTests.errorCodes).subtracting(BrowserHostTests.errorCodes).subtracting(SharingIntegrationTests.errorCodes).subtracting(DeviceLinkTests.errorCodes)
         #expect(missed.isEmpty, "codes never provoked: \(missed.map(\.rawValue).sorted())")
         #expect(agent.isRunning)
     }

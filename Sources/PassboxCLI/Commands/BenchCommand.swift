@@ -22,7 +22,8 @@ extension Commands {
         case "save": try SaveBenchmark.run(args)
         case "browser": try BrowserBenchmark.run(args)
         case "sharing": try SharingBenchmark.run(args)
-        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, list, save, browser, sharing, server, sync, ui, duress, backup, import, attach")
+        case "link": try LinkBenchmark.run(args)
+        default: throw CLIError.usage("unknown benchmark \"\(what)\"", hint: "available: vault, search, check, agent, list, save, browser, sharing, link, server, sync, ui, duress, backup, import, attach")
         }
     }
 }

@@ -328,6 +328,10 @@ enum CommandTable {
             name: "org", summary: "families and teams: invite, confirm members by their security code, roles, groups, shared vaults and their keys",
             usage: Commands.orgUsage, valued: ["role", "vault"], flags: ["json", "preview", "codes-match", "without-comparing", "mail"]
         ) { c, a, _ in try Commands.org(c, a) },
+        CommandSpec(
+            name: "link", summary: "sign in on another device with a one-time code or QR code (the server cannot read or change what passes)",
+            usage: Commands.linkUsage, valued: ["wait", "server", "uri", "name"]
+        ) { c, a, _ in try Commands.link(c, a) },
         CommandSpec(name: "sharing", summary: "sharing's security warnings: changed keys, member lists that did not verify", usage: "passbox sharing warnings [--json]", flags: ["json"]) {
             c, a, _ in try Commands.sharing(c, a)
         },
@@ -336,7 +340,7 @@ enum CommandTable {
         },
         CommandSpec(name: "welcome", summary: "where your data lives, and a short tour", usage: "passbox welcome") { c, a, _ in try Commands.welcome(c, a) },
         CommandSpec(
-            name: "bench", summary: "the speed figures beside their targets", usage: "passbox bench vault|search|check|agent|list|save|browser|sharing|server|sync|ui|duress|backup|import|attach [--items N] [--runs N] [--queries N] [--seconds N] [--database URI] [--file F] [--merge-seconds S] [--members N] [--versions N] [--rotate-items N]",
+            name: "bench", summary: "the speed figures beside their targets", usage: "passbox bench vault|search|check|agent|list|save|browser|sharing|link|server|sync|ui|duress|backup|import|attach [--items N] [--runs N] [--queries N] [--seconds N] [--database URI] [--file F] [--merge-seconds S] [--members N] [--versions N] [--rotate-items N]",
             valued: ["items", "runs", "queries", "seconds", "database", "file", "size-mib", "merge-seconds", "members", "versions", "rotate-items"], flags: ["json", "full-kdf", "no-pdf"]
         ) { c, a, _ in try Commands.bench(c, a) },
         CommandSpec(name: "completion", summary: "a shell completion script", usage: "passbox completion bash|zsh|fish") { _, a, _ in try Completion.print(a) },

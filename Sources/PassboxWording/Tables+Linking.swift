@@ -1,0 +1,48 @@
+// Device linking (issue 33): `passbox link show` and `passbox link accept`, and their errors.
+extension Tables {
+    static let linkingEnglish: [String: String] = [
+        "error.linkNotFound": "the link is not open any more: it was used, cancelled, or is older than 10 minutes",
+        "error.linkNotFound.hint": "show a new code on your other device (passbox link show) and type it within 10 minutes",
+        "error.linkRefused": "the other side's answer does not verify under the link's code: someone other than your device answered, or the server changed it; nothing was sent",
+        "error.linkRefused.hint": "show a new code and type it on the new device yourself; tell the server's administrator if it happens again",
+        "error.linkCancelled": "the link was cancelled on the other device; nothing was sent",
+        "error.linkCancelled.hint": "start again with a new code if you meant to link the device",
+        "error.linkInvalid": "the link code or address does not read ({problem})",
+        "error.linkInvalid.hint": "type the 24 characters as your other device shows them (groups of four; dashes and spaces do not matter), or paste the whole passbox-link: address",
+        "link.show.code": "On the new device, run passbox link accept --server SERVER and type this code (valid once, until {date}):",
+        "link.show.uri": "Or open this address there (the QR code above holds it): {uri}",
+        "link.show.waiting": "Waiting for the new device…",
+        "link.show.asking": "A device named \"{name}\" (the server says it asks from {address}) wants to sign in as {email}. Its screen must show this code:",
+        "link.show.confirm": "Is this your device, and does it show the same code? Type yes to send it your email and Secret Key (never your master password): ",
+        "link.show.declined": "Nothing was sent; the link is closed.",
+        "link.show.sent": "Sent, sealed to \"{name}\". It now asks for your master password.",
+        "link.accept.server": "give the server the code is for (--server URL), or the whole passbox-link: address (--uri)",
+        "link.accept.prompt": "Code from your other device: ",
+        "link.accept.code": "Check that your other device shows this code, then confirm there:",
+        "link.accept.received": "Received the sign-in for {email} on {server}.",
+        "link.installed": "passbox-link: addresses now open with passbox link in a terminal ({path}).",
+    ]
+
+    static let linkingGerman: [String: String] = [
+        "error.linkNotFound": "die Verknüpfung ist nicht mehr offen: Sie wurde benutzt, abgebrochen oder ist älter als 10 Minuten",
+        "error.linkNotFound.hint": "lassen Sie Ihr anderes Gerät einen neuen Code zeigen (passbox link show) und geben Sie ihn innerhalb von 10 Minuten ein",
+        "error.linkRefused": "die Antwort der Gegenseite lässt sich mit dem Code der Verknüpfung nicht prüfen: Jemand anderes als Ihr Gerät hat geantwortet, oder der Server hat sie verändert; nichts wurde gesendet",
+        "error.linkRefused.hint": "lassen Sie einen neuen Code zeigen und geben Sie ihn selbst auf dem neuen Gerät ein; informieren Sie die Administration des Servers, wenn es wieder geschieht",
+        "error.linkCancelled": "die Verknüpfung wurde auf dem anderen Gerät abgebrochen; nichts wurde gesendet",
+        "error.linkCancelled.hint": "beginnen Sie mit einem neuen Code, wenn Sie das Gerät verknüpfen wollten",
+        "error.linkInvalid": "der Verknüpfungscode oder die Adresse lässt sich nicht lesen ({problem})",
+        "error.linkInvalid.hint": "geben Sie die 24 Zeichen so ein, wie Ihr anderes Gerät sie zeigt (Vierergruppen; Bindestriche und Leerzeichen sind egal), oder fügen Sie die ganze passbox-link:-Adresse ein",
+        "link.show.code": "Führen Sie auf dem neuen Gerät passbox link accept --server SERVER aus und geben Sie diesen Code ein (einmal gültig, bis {date}):",
+        "link.show.uri": "Oder öffnen Sie dort diese Adresse (der QR-Code oben enthält sie): {uri}",
+        "link.show.waiting": "Warten auf das neue Gerät …",
+        "link.show.asking": "Ein Gerät namens „{name}“ (laut Server von {address}) möchte sich als {email} anmelden. Sein Bildschirm muss diesen Code zeigen:",
+        "link.show.confirm": "Ist das Ihr Gerät, und zeigt es denselben Code? Geben Sie ja ein, um ihm Ihre E-Mail-Adresse und Ihren Secret Key zu senden (nie Ihr Master-Passwort): ",
+        "link.show.declined": "Nichts wurde gesendet; die Verknüpfung ist geschlossen.",
+        "link.show.sent": "Versiegelt an „{name}“ gesendet. Es fragt jetzt nach Ihrem Master-Passwort.",
+        "link.accept.server": "geben Sie den Server an, für den der Code gilt (--server URL), oder die ganze passbox-link:-Adresse (--uri)",
+        "link.accept.prompt": "Code von Ihrem anderen Gerät: ",
+        "link.accept.code": "Prüfen Sie, ob Ihr anderes Gerät diesen Code zeigt, und bestätigen Sie dort:",
+        "link.accept.received": "Anmeldung für {email} auf {server} erhalten.",
+        "link.installed": "passbox-link:-Adressen öffnen sich jetzt mit passbox link in einem Terminal ({path}).",
+    ]
+}
