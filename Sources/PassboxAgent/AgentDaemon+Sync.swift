@@ -28,6 +28,7 @@ extension AgentDaemon {
     /// drops what it brings: they never wait for one.)
     static let waitsForSync: Set<OperationName> = [
         .vaultCreate, .vaultEdit, .vaultDelete, .move, .accountSignIn, .accountSignUp, .backupRestore, .importItems, .createVault, .duressSet, .duressChange,
+        .linkFinish,
     ]
 
     /// The account pages' requests that need only the data directory and the network.
@@ -106,6 +107,13 @@ extension AgentDaemon {
             let reply = syncQueue.sync { accountQueue.sync { VaultService.performSharing(request, context: context) } }
             queue.sync { touchAfterVaultWork() }
             return reply
+        }
+        if Self.linkWaits.contains(operation) {
+            do {
+                return try Self.operations.answer(self, request) ?? .failure(ProtocolError(.badRequest, ["reason": "not a link request"]))
+            } catch {
+                return .failure(ProtocolError.from(error))
+            }
         }
         if Self.waitsForSync.contains(operation) {
             return syncQueue.sync { queue.sync { handle(request) } }

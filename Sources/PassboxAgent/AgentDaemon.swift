@@ -45,6 +45,8 @@ public final class AgentDaemon: @unchecked Sendable {
     var webFailure = "the agent is starting"
     /// The browser extension's pairings, challenges and sessions.
     lazy var browsers = BrowserPairing(directory: dataDirectory)
+    /// A device link in progress (the web UI's "Sign in on another device" and "Use a code").
+    let links = LinkSessions()
 
     public init(dataDirectory: String, testAutoLockSeconds: Double? = nil, pamService: String = SystemAuthentication.defaultService, testCheapKDF: Bool = false) {
         self.dataDirectory = dataDirectory
@@ -250,6 +252,12 @@ public final class AgentDaemon: @unchecked Sendable {
             if let key { a.rememberTyped(key) } else { a.idle.touch(now: Date()) }
             return reply
         }
+        t.on(Operations.linkOpen) { a, _ in try a.linkOpen() }
+        t.on(Operations.linkWait) { a, _ in try a.linkWait() }
+        t.on(Operations.linkConfirm) { a, r in try a.linkConfirm(r) }
+        t.on(Operations.linkBegin) { a, r in try a.linkBegin(r) }
+        t.on(Operations.linkAnswer) { a, _ in try a.linkAnswer() }
+        t.on(Operations.linkFinish) { a, r in try a.linkFinish(r) }
         t.on(Operations.accountSignIn) { a, r in
             if let key = try a.service.signIn(r) { a.rememberTyped(key) }
             return Done()

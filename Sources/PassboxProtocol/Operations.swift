@@ -368,6 +368,33 @@ public enum Operations {
         request: #"email? (none: this account's own code), check (own: compare with the server's bundle), acceptNew (a contact's changed keys become the pin)"#,
         reply: #"`securityCode`: own {email, securityCode, serverMatches?} or contact {email, accountID, securityCode, compared, newSecurityCode?, pinnedNow}; `contactNotFound`, `contactKeyChanged` is not thrown here: newSecurityCode says it"#)
 
+    // Device linking (docs/PROTOCOL.md, "Device linking"), generation 15: the old device's three, then the new
+    // device's three; the waits are off the agent's queue, each at most 20 seconds (the page asks again).
+    public static let linkOpen = Operation<NoBody, LinkOfferReply>(
+        .linkOpen, since: 15, vault: true,
+        request: #"—"#,
+        reply: #"`linkOffer`: code (six groups of four), uri (passbox-link:v1?server=…&id=…&k=…), expires (10 minutes), size and modules (its QR code); an earlier open link of this agent is cancelled; `noAccount`"#)
+    public static let linkWait = Operation<NoBody, LinkStatusReply>(
+        .linkWait, since: 15, vault: true,
+        request: #"—"#,
+        reply: #"`linkStatus`: name, address (the server's word) and code once the new device's hello verified and was answered; all absent after 20 s without one; `linkRefused` (a hello that does not verify: the link ends), `linkNotFound` (expired or none open), `linkCancelled`"#)
+    public static let linkConfirm = Operation<LinkConfirmRequest, Done>(
+        .linkConfirm, since: 15, vault: true,
+        request: #"yes (the user said it is their device and it shows the same code)"#,
+        reply: #"`done`: with yes the email, server and Secret Key were sealed to the new device and sent; without, the link was cancelled and nothing sent"#)
+    public static let linkBegin = Operation<LinkBeginRequest, Done>(
+        .linkBegin, since: 15, vault: false,
+        request: #"server? (with a typed code), text (the code, or a passbox-link: address or a text holding one), name?"#,
+        reply: #"`done`: the hello was sent; `linkInvalid` {problem}, `linkNotFound`, `vaultExists` / `alreadySignedIn` (this data directory has a vault or an account)"#)
+    public static let linkAnswer = Operation<NoBody, LinkStatusReply>(
+        .linkAnswer, since: 15, vault: false,
+        request: #"—"#,
+        reply: #"`linkStatus`: code once the old device answered (the same six digits as there), then ready with email once its user confirmed and the credentials opened; waits up to 20 s for the next step; `linkRefused`, `linkCancelled`, `linkNotFound`"#)
+    public static let linkFinish = Operation<LinkFinishRequest, Done>(
+        .linkFinish, since: 15, vault: false,
+        request: #"password (secret: the master password, typed on this device)"#,
+        reply: #"`done`: signed in with the received email, server and Secret Key; the account's vault is open (as `account-signin`); its failures"#)
+
     public static let all: [OperationSpec] = [
         hello.spec, status.spec, unlock.spec, quickUnlock.spec, lock.spec, changePassword.spec, list.spec, show.spec, field.spec, search.spec,
         add.spec, edit.spec, delete.spec, history.spec, restoreVersion.spec, trashList.spec, trashRestore.spec, trashDelete.spec, trashEmpty.spec,
@@ -380,6 +407,7 @@ public enum Operations {
         importItems.spec, exportItems.spec, attach.spec, attachments.spec, detach.spec, saveAttachment.spec,
         browserPairBegin.spec, browserPairConfirm.spec, browserPairings.spec, browserRemove.spec, browserChallenge.spec, browserProve.spec,
         browserCandidates.spec, browserFill.spec, browserSearch.spec, browserOffer.spec, browserSave.spec, browserGenerate.spec, browserSession.spec,
-        sharing.spec, orgShow.spec, orgChange.spec, orgAccept.spec, securityCode.spec
+        sharing.spec, orgShow.spec, orgChange.spec, orgAccept.spec, securityCode.spec,
+        linkOpen.spec, linkWait.spec, linkConfirm.spec, linkBegin.spec, linkAnswer.spec, linkFinish.spec
     ]
 }

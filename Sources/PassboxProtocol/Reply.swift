@@ -48,6 +48,8 @@ public enum Reply: Sendable, Equatable {
     case org(OrgReply)
     case invitation(InvitationReply)
     case securityCode(SecurityCodeReply)
+    case linkOffer(LinkOfferReply)
+    case linkStatus(LinkStatusReply)
     case failure(ProtocolError)
 
     public enum Kind: String, Codable, Sendable {
@@ -55,7 +57,7 @@ public enum Reply: Sendable, Equatable {
         case synced, vaults, vault, vaultDeleted, web, signedUp, account, activity, twoFactorSetup, recoveryCodes, file, backup, backupMade, restored
         case importPreview, exported, attachments, attachmentSaved, hello
         case browserPairing, browserChallenge, browserSession, browserFill, browserOffer, browserPairings
-        case sharing, org, invitation, securityCode
+        case sharing, org, invitation, securityCode, linkOffer, linkStatus
         case failure
     }
 
@@ -107,6 +109,8 @@ public enum Reply: Sendable, Equatable {
         case .org: .org
         case .invitation: .invitation
         case .securityCode: .securityCode
+        case .linkOffer: .linkOffer
+        case .linkStatus: .linkStatus
         case .failure: .failure
         }
     }
@@ -165,6 +169,8 @@ extension Reply: Codable {
         case .org: self = .org(try body(OrgReply.self))
         case .invitation: self = .invitation(try body(InvitationReply.self))
         case .securityCode: self = .securityCode(try body(SecurityCodeReply.self))
+        case .linkOffer: self = .linkOffer(try body(LinkOfferReply.self))
+        case .linkStatus: self = .linkStatus(try body(LinkStatusReply.self))
         case .failure: self = .failure(try body(ProtocolError.self))
         }
     }
@@ -219,6 +225,8 @@ extension Reply: Codable {
         case .org(let b): try c.encode(b, forKey: .body)
         case .invitation(let b): try c.encode(b, forKey: .body)
         case .securityCode(let b): try c.encode(b, forKey: .body)
+        case .linkOffer(let b): try c.encode(b, forKey: .body)
+        case .linkStatus(let b): try c.encode(b, forKey: .body)
         case .failure(let b): try c.encode(b, forKey: .body)
         }
     }

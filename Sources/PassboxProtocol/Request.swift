@@ -24,6 +24,7 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case browserCandidates = "browser-candidates", browserFill = "browser-fill", browserSearch = "browser-search"
     case browserOffer = "browser-offer", browserSave = "browser-save", browserGenerate = "browser-generate", browserSession = "browser-session"
     case sharing, orgShow = "org-show", orgChange = "org-change", orgAccept = "org-accept", securityCode = "security-code"
+    case linkOpen = "link-open", linkWait = "link-wait", linkConfirm = "link-confirm", linkBegin = "link-begin", linkAnswer = "link-answer", linkFinish = "link-finish"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool { OperationRegistry.current.spec(self)?.needsVault ?? true }

@@ -29,7 +29,9 @@ extension AccountService {
         let now = milliseconds(Date())
         return try pool.with { db in
             try db.transaction {
-                _ = try db.run("DELETE FROM device_links WHERE expires <= ?", [.integer(now)])
+                try Self.sweepLinks(db, now: now)
+                // One link open per account: a new one ends the earlier (nothing builds up).
+                _ = try db.run("DELETE FROM device_links WHERE account_id = ?", [.text(session.accountID)])
                 let made = try db.run(
                     "INSERT INTO device_links (id, account_id, created, expires, cancelled) VALUES (?, ?, ?, ?, 0) ON CONFLICT (id) DO NOTHING",
                     [.text(id), .text(session.accountID), .integer(now), .integer(now + Self.linkLifetime)])
@@ -40,11 +42,18 @@ extension AccountService {
         }
     }
 
+    /// Links past their 10 minutes go, messages and all, when a link starts or a hello arrives (a poll only
+    /// reads, and sees none of them).
+    static func sweepLinks(_ db: any SQLConnection, now: Int64) throws {
+        _ = try db.run("DELETE FROM device_links WHERE expires <= ?", [.integer(now)])
+    }
+
     /// `POST /v1/link/hello`: the new device's one message (no session: the id is its credential).
     func linkHello(_ request: LinkMessageRequest, address: String) throws {
         let id = try Self.checkedLinkID(request.id)
         let message = try Self.checkedLinkMessage(request.message)
         try pool.with { db in
+            try Self.sweepLinks(db, now: milliseconds(Date()))
             let taken = try db.run(
                 "UPDATE device_links SET hello = ?, hello_address = ? WHERE id = ? AND hello IS NULL AND cancelled = 0 AND expires > ?",
                 [.blob(Array(message)), .text(address), .text(id), .integer(milliseconds(Date()))])
@@ -97,11 +106,12 @@ extension AccountService {
     }
 
     /// `POST /v1/link/cancel`: the old device on its own account's link, or the new device by id; nothing is
-    /// relayed after it.
+    /// relayed after it, and what was relayed is dropped (the row stays, empty, so each side learns of it).
     func cancelLink(_ session: Session?, _ request: LinkCancelRequest) throws {
         let id = try Self.checkedLinkID(request.id)
         try pool.with { db in
-            let sql = session == nil ? "UPDATE device_links SET cancelled = 1 WHERE id = ?" : "UPDATE device_links SET cancelled = 1 WHERE id = ? AND account_id = ?"
+            let clear = "UPDATE device_links SET cancelled = 1, hello = NULL, hello_address = NULL, reply = NULL, sealed = NULL WHERE id = ?"
+            let sql = session == nil ? clear : clear + " AND account_id = ?"
             let values: [Value] = session.map { [.text(id), .text($0.accountID)] } ?? [.text(id)]
             guard try db.run(sql, values) == 1 else { throw ProtocolError(.linkNotFound) }
         }

@@ -50,7 +50,7 @@ public struct LinkPollReply: Codable, Sendable, Equatable {
     /// For the new device: the old device's reply, then the sealed credentials.
     public var reply: Data?
     public var sealed: Data?
-    /// "open", "cancelled".
+    /// "open", "cancelled", or "done" (the new device's poll took the sealed credentials; the link is gone).
     public var state: String
     public init(hello: Data? = nil, address: String? = nil, reply: Data? = nil, sealed: Data? = nil, state: String) {
         self.hello = hello

@@ -21,6 +21,9 @@ extension Tables {
         "link.accept.code": "Check that your other device shows this code, then confirm there:",
         "link.accept.received": "Received the sign-in for {email} on {server}.",
         "link.installed": "passbox-link: addresses now open with passbox link in a terminal ({path}).",
+        "link.install.path": "the path {path} holds a character a desktop entry cannot carry plainly; nothing was installed",
+        "link.accept.server.check": "This link signs you in to the account server {server}.",
+        "link.accept.server.ask": "Did you open it from your own device's screen just now, and is that your server? Type yes to go on: ",
     ]
 
     static let linkingGerman: [String: String] = [
@@ -44,5 +47,8 @@ extension Tables {
         "link.accept.code": "Prüfen Sie, ob Ihr anderes Gerät diesen Code zeigt, und bestätigen Sie dort:",
         "link.accept.received": "Anmeldung für {email} auf {server} erhalten.",
         "link.installed": "passbox-link:-Adressen öffnen sich jetzt mit passbox link in einem Terminal ({path}).",
+        "link.install.path": "der Pfad {path} enthält ein Zeichen, das ein Desktop-Eintrag nicht unverändert tragen kann; nichts wurde eingerichtet",
+        "link.accept.server.check": "Diese Verknüpfung meldet Sie beim Kontoserver {server} an.",
+        "link.accept.server.ask": "Haben Sie sie gerade vom Bildschirm Ihres eigenen Geräts geöffnet, und ist das Ihr Server? Geben Sie ja ein, um fortzufahren: ",
     ]
 }

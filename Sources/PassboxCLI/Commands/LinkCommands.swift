@@ -43,22 +43,17 @@ extension Commands {
         if let qr = TerminalQR.render(offer.uri) { Console.out(qr) }
         Console.out(c.tr("link.show.uri", ["uri": offer.uri]))
         Console.err(c.tr("link.show.waiting"))
-        let asking: LinkOperations.Asking
-        do {
-            asking = try LinkOperations.awaitDevice(offer, until: wait.map { Date().addingTimeInterval($0) })
-        } catch let error as ProtocolError where error.code == .linkNotFound {
-            LinkOperations.decline(offer)
-            throw error
-        }
+        // Whatever goes wrong from here on closes the link: nothing is left open at the server.
+        var sent = false
+        defer { if !sent { LinkOperations.decline(offer) } }
+        let asking = try LinkOperations.awaitDevice(offer, until: wait.map { Date().addingTimeInterval($0) })
         Console.out(c.tr("link.show.asking", ["name": Console.visibleLine(asking.name), "address": Console.visibleLine(asking.address ?? "?"), "email": offer.email]))
         Console.out("    " + asking.code)
         Console.write(c.tr("link.show.confirm"), error: true)
         let answer = (c.input.readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
-        guard ["yes", "y", "ja", "j"].contains(answer) else {
-            LinkOperations.decline(offer)
-            throw CLIError.failure(c.tr("link.show.declined"))
-        }
+        guard ["yes", "y", "ja", "j"].contains(answer) else { throw CLIError.failure(c.tr("link.show.declined")) }
         try LinkOperations.confirm(offer, asking, dataDirectory: c.dataDirectory)
+        sent = true
         Console.out(c.tr("link.show.sent", ["name": Console.visibleLine(asking.name)]))
     }
 
@@ -70,6 +65,10 @@ extension Commands {
         let folder = dataHome + "/applications"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let binary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        // Paths a desktop entry's Exec line cannot carry plainly are refused rather than escaped half-right.
+        for path in [binary, c.dataDirectory] where path.contains(where: { "\"`$\\%\n".contains($0) }) {
+            throw CLIError.failure(c.tr("link.install.path", ["path": path]))
+        }
         let path = folder + "/passbox-link.desktop"
         try writeFile(Array(desktopEntry(binary: binary, dataDirectory: c.dataDirectory).utf8), to: path, mode: 0o644)
         Console.out(c.tr("link.installed", ["path": path]))
@@ -86,13 +85,10 @@ extension Commands {
         }
     }
 
-    /// The entry's text: `Exec` quoted as the Desktop Entry Specification says (double quotes; `"`, `` ` ``,
-    /// `$` and `\` escaped).
+    /// The entry's text: `Exec`'s arguments in double quotes (the paths hold none of the characters the
+    /// Desktop Entry Specification would have escaped: `linkInstall` checks).
     static func desktopEntry(binary: String, dataDirectory: String) -> String {
-        func quoted(_ s: String) -> String {
-            "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "`", with: "\\`")
-                .replacingOccurrences(of: "$", with: "\\$") + "\""
-        }
+        func quoted(_ s: String) -> String { "\"" + s + "\"" }
         return """
             [Desktop Entry]
             Type=Application
@@ -114,6 +110,13 @@ extension Commands {
         let secret: LinkSecret
         if let uri {
             (server, secret) = try LinkSecret.parse(uri: uri)
+            // An address can come from anywhere (a web page, a mail): it names the server it signs in to, so the
+            // user says that is theirs before anything is sent (a stranger's link would ask for the master password
+            // on a stranger's server).
+            Console.out(c.tr("link.accept.server.check", ["server": server]))
+            Console.write(c.tr("link.accept.server.ask"), error: true)
+            let answer = (c.input.readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+            guard ["yes", "y", "ja", "j"].contains(answer) else { throw CLIError.failure(c.tr("link.show.declined")) }
         } else {
             guard let given = a.value("server") else { throw CLIError.usage(c.tr("link.accept.server"), hint: "passbox link accept --server URL") }
             server = given
@@ -125,14 +128,16 @@ extension Commands {
         let name = a.value("name") ?? ProcessInfo.processInfo.hostName
         let joining = try LinkOperations.Joining(server: server, secret: secret, name: name)
         let until = Date().addingTimeInterval(600)
-        let code: String
-        do { code = try joining.awaitAnswer(until: until) } catch {
+        let credentials: LinkExchange.Credentials
+        do {
+            let code = try joining.awaitAnswer(until: until)
+            Console.out(c.tr("link.accept.code"))
+            Console.out("    " + code)
+            credentials = try joining.awaitCredentials(until: until)
+        } catch {
             joining.cancel()
             throw error
         }
-        Console.out(c.tr("link.accept.code"))
-        Console.out("    " + code)
-        let credentials = try joining.awaitCredentials(until: until)
         Console.out(c.tr("link.accept.received", ["email": credentials.email, "server": credentials.server]))
         // Only the master password is typed: it never travels.
         let password = try c.input.secretText(prompt: c.tr("account.prompt.master"))

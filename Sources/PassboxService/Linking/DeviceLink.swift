@@ -44,12 +44,14 @@ public struct LinkSecret: Sendable, Equatable {
 
     /// Reads a typed code forgivingly (case, spaces and dashes ignored; O read as 0, I and L as 1).
     public init(code: String) throws {
-        var value = 0, bits = 0
+        var value = 0, bits = 0, symbols = 0
         var out: [UInt8] = []
+        // Non-ASCII is refused before anything is upper-cased ("ß" must not become "SS").
+        guard code.unicodeScalars.allSatisfy(\.isASCII) else { throw ProtocolError(.linkInvalid, ["problem": "format"]) }
         for scalar in code.uppercased().unicodeScalars {
             if scalar == " " || scalar == "-" || scalar == "\t" { continue }
             var c = UInt8(truncatingIfNeeded: scalar.value)
-            guard scalar.isASCII else { throw ProtocolError(.linkInvalid, ["problem": "format"]) }
+            symbols += 1
             if c == UInt8(ascii: "O") { c = UInt8(ascii: "0") }
             if c == UInt8(ascii: "I") || c == UInt8(ascii: "L") { c = UInt8(ascii: "1") }
             guard let digit = Self.alphabet.firstIndex(of: c) else { throw ProtocolError(.linkInvalid, ["problem": "format"]) }
@@ -60,6 +62,8 @@ public struct LinkSecret: Sendable, Equatable {
                 bits -= 8
             }
         }
+        // Exactly 24 symbols: 120 bits, nothing left over (a 25th character is a typo, not padding).
+        guard symbols == 24, bits == 0 else { throw ProtocolError(.linkInvalid, ["problem": "format"]) }
         try self.init(bytes: out)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PassboxClient
 import PassboxCrypto
+import PassboxKit
 import PassboxProtocol
 import PassboxStore
 
@@ -42,11 +43,22 @@ public enum LinkOperations {
         return Offer(secret: secret, server: record.server, email: record.email, expires: started.expires, token: token)
     }
 
+    /// The address as a QR code's modules (`size` rows of "0"/"1"; none without libqrencode).
+    public static func qr(_ offer: Offer) -> (size: Int, rows: [String]) { QRModules.encode(offer.uri) ?? (0, []) }
+
     /// Waits for the new device's hello; a hello that does not verify ends the link (`linkRefused`). Then
     /// answers it and says what the user is to confirm.
     public static func awaitDevice(_ offer: Offer, until: Date? = nil) throws -> Asking {
+        guard let asking = try pollDevice(offer, until: min(until ?? offer.expires, offer.expires)) else {
+            throw ProtocolError(Date() < offer.expires ? .requestTimeout : .linkNotFound)
+        }
+        return asking
+    }
+
+    /// As `awaitDevice`, but nil when `until` comes first (the web UI asks again): `linkNotFound` only once
+    /// the link itself expired.
+    public static func pollDevice(_ offer: Offer, until: Date) throws -> Asking? {
         let client = try AccountClient(server: offer.server)
-        let deadline = min(until ?? offer.expires, offer.expires)
         while true {
             let poll = try client.pollLink(id: offer.secret.id, side: "old", token: offer.token)
             if poll.state == "cancelled" { throw ProtocolError(.linkCancelled) }
@@ -62,7 +74,8 @@ public enum LinkOperations {
                 let session = try LinkExchange.session(secret: offer.secret, own: key, peer: seen.publicKey, hello: hello, reply: reply)
                 return Asking(name: seen.name, address: poll.address, code: session.code, key: session.key, hello: hello, reply: reply)
             }
-            guard Date() < deadline else { throw ProtocolError(.linkNotFound) }
+            guard Date() < offer.expires else { throw ProtocolError(.linkNotFound) }
+            guard Date() < until else { return nil }
             usleep(pollInterval)
         }
     }
@@ -100,11 +113,24 @@ public enum LinkOperations {
             client = try AccountClient(server: server)
             key = try BoxKeyPair.generate()
             hello = try LinkExchange.hello(secret: secret, key: key, name: name)
-            try client.sendLink("hello", id: secret.id, message: hello)
+            do {
+                try client.sendLink("hello", id: secret.id, message: hello)
+            } catch let error as ProtocolError where error.code == .linkNotFound {
+                // Another device answered this code first (or it is used or expired): the link ends, so the old
+                // device does not go on with whoever that was.
+                try? client.cancelLink(id: secret.id)
+                throw error
+            }
         }
 
         /// Waits for the old device's answer; answers the code this screen shows.
         public func awaitAnswer(until: Date) throws -> String {
+            guard let code = try pollAnswer(until: until) else { throw ProtocolError(.requestTimeout) }
+            return code
+        }
+
+        /// As `awaitAnswer`, but nil when `until` comes first.
+        public func pollAnswer(until: Date) throws -> String? {
             while true {
                 let poll = try client.pollLink(id: secret.id, side: "new")
                 if poll.state == "cancelled" { throw ProtocolError(.linkCancelled) }
@@ -116,13 +142,19 @@ public enum LinkOperations {
                     if poll.sealed != nil { early = poll }
                     return session.code
                 }
-                guard Date() < until else { throw ProtocolError(.linkNotFound) }
+                guard Date() < until else { return nil }
                 usleep(LinkOperations.pollInterval)
             }
         }
 
         /// Waits for the sealed credentials (the old device's user confirms the code first).
         public func awaitCredentials(until: Date) throws -> LinkExchange.Credentials {
+            guard let credentials = try pollCredentials(until: until) else { throw ProtocolError(.requestTimeout) }
+            return credentials
+        }
+
+        /// As `awaitCredentials`, but nil when `until` comes first.
+        public func pollCredentials(until: Date) throws -> LinkExchange.Credentials? {
             guard let sessionKey else { throw ProtocolError(.badRequest, ["reason": "no answer yet"]) }
             while true {
                 let poll = try early ?? client.pollLink(id: secret.id, side: "new")
@@ -137,7 +169,7 @@ public enum LinkOperations {
                     }
                     return credentials
                 }
-                guard Date() < until else { throw ProtocolError(.linkNotFound) }
+                guard Date() < until else { return nil }
                 usleep(LinkOperations.pollInterval)
             }
         }
