@@ -66,7 +66,7 @@ final class LinkSessions: @unchecked Sendable {
 extension AgentDaemon {
     /// The link requests that wait on the network: off the vault queue, on the connection's thread.
     static let linkWaits: Set<OperationName> = [.linkOpen, .linkWait, .linkConfirm, .linkBegin, .linkAnswer]
-    static let linkPoll: TimeInterval = 20
+    static let linkPoll: TimeInterval = 8
 
     /// A step on the vault queue (inline when the agent runs without one, in tests).
     func onVault<T>(_ body: () throws -> T) rethrows -> T {

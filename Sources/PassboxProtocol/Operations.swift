@@ -369,7 +369,7 @@ public enum Operations {
         reply: #"`securityCode`: own {email, securityCode, serverMatches?} or contact {email, accountID, securityCode, compared, newSecurityCode?, pinnedNow}; `contactNotFound`, `contactKeyChanged` is not thrown here: newSecurityCode says it"#)
 
     // Device linking (docs/PROTOCOL.md, "Device linking"), generation 15: the old device's three, then the new
-    // device's three; the waits are off the agent's queue, each at most 20 seconds (the page asks again).
+    // device's three; the waits are off the agent's queue, each at most 8 seconds (the page asks again).
     public static let linkOpen = Operation<NoBody, LinkOfferReply>(
         .linkOpen, since: 15, vault: true,
         request: #"—"#,
@@ -377,7 +377,7 @@ public enum Operations {
     public static let linkWait = Operation<NoBody, LinkStatusReply>(
         .linkWait, since: 15, vault: true,
         request: #"—"#,
-        reply: #"`linkStatus`: name, address (the server's word) and code once the new device's hello verified and was answered; all absent after 20 s without one; `linkRefused` (a hello that does not verify: the link ends), `linkNotFound` (expired or none open), `linkCancelled`"#)
+        reply: #"`linkStatus`: name, address (the server's word) and code once the new device's hello verified and was answered; all absent after 8 s without one; `linkRefused` (a hello that does not verify: the link ends), `linkNotFound` (expired or none open), `linkCancelled`"#)
     public static let linkConfirm = Operation<LinkConfirmRequest, Done>(
         .linkConfirm, since: 15, vault: true,
         request: #"yes (the user said it is their device and it shows the same code)"#,
@@ -389,7 +389,7 @@ public enum Operations {
     public static let linkAnswer = Operation<NoBody, LinkStatusReply>(
         .linkAnswer, since: 15, vault: false,
         request: #"—"#,
-        reply: #"`linkStatus`: code once the old device answered (the same six digits as there), then ready with email once its user confirmed and the credentials opened; waits up to 20 s for the next step; `linkRefused`, `linkCancelled`, `linkNotFound`"#)
+        reply: #"`linkStatus`: code once the old device answered (the same six digits as there), then ready with email once its user confirmed and the credentials opened; waits up to 8 s for the next step; `linkRefused`, `linkCancelled`, `linkNotFound`"#)
     public static let linkFinish = Operation<LinkFinishRequest, Done>(
         .linkFinish, since: 15, vault: false,
         request: #"password (secret: the master password, typed on this device)"#,

@@ -414,7 +414,7 @@ enum RawExchange {
         #expect(hello.version == ProtocolVersion.current && hello.missing.isEmpty && hello.operations == OperationRegistry.current.allowed(on: [.socket, .browser]))
 
         // The account's operations need a server: AgentAccountTests sends each of them.
-        let missed = Set(OperationName.allCases).subtracting(agent.sent).subtracting(AgentAccountTests.operations).subtracting(AgentCoercionTests.operations).subtracting(AgentBackupTests.operations).subtracting(AgentInteropTests.operations).subtracting(AgentAttachmentTests.operations).subtracting(BrowserHostTests.operations).subtracting(AgentSharingTests.operations)
+        let missed = Set(OperationName.allCases).subtracting(agent.sent).subtracting(AgentAccountTests.operations).subtracting(AgentCoercionTests.operations).subtracting(AgentBackupTests.operations).subtracting(AgentInteropTests.operations).subtracting(AgentAttachmentTests.operations).subtracting(BrowserHostTests.operations).subtracting(AgentSharingTests.operations).subtracting(DeviceLinkTests.operations)
         #expect(missed.isEmpty, "operations never sent: \(missed.map(\.rawValue).sorted())")
     }
 

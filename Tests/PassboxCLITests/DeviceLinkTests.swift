@@ -19,6 +19,8 @@ import Testing
     let password = SharingIntegrationTests.password
     /// The codes this suite provokes (AgentOperationTests checks that every code is provoked somewhere).
     static let errorCodes: Set<ErrorCode> = [.linkNotFound, .linkRefused, .linkCancelled, .linkInvalid]
+    /// The agent's link operations this suite sends (AgentOperationTests checks that every operation is sent).
+    static let operations: Set<OperationName> = [.linkOpen, .linkWait, .linkConfirm, .linkBegin, .linkAnswer, .linkFinish]
 
     func passbox(_ data: String, _ args: [String], _ stdin: [String] = []) throws -> Transcript.Result { try SharingIntegrationTests.passbox(data, args, stdin) }
 
@@ -164,6 +166,43 @@ import Testing
         do { try change(&reply) } catch { return nil }
         guard let encoded = try? ProtocolCoding.wireEncode(reply) else { return nil }
         return Array(encoded)
+    }
+
+    /// The web UI's requests through two agents: the old one signed in, the new one with an empty data directory.
+    @Test func twoAgentsLinkWhatTheWebUISends() throws {
+        let dir = try TemporaryDirectory("passbox-link-agents")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let old = try RealAgent(makeVault: false), new = try RealAgent(makeVault: false)
+        _ = try old.send(.accountSignUp(AccountSignUpRequest(server: server.origin, email: "ann@example.org", password: SecretText(password)))).signedUp()
+        #expect(try old.failure(Request(Operations.linkWait)).code == .linkNotFound)
+        let offer = try old.send(Request(Operations.linkOpen)).answer(LinkOfferReply.self)
+        #expect(offer.size > 0 && offer.modules.count == offer.size && offer.uri.hasPrefix("passbox-link:v1?server="))
+        #expect(try old.failure(Request(Operations.linkBegin, LinkBeginRequest(server: server.origin, text: offer.code))).code == .alreadySignedIn)
+        #expect(try new.failure(Request(Operations.linkBegin, LinkBeginRequest(text: offer.code))).code == .linkInvalid)
+        #expect(try new.failure(Request(Operations.linkAnswer)).code == .linkNotFound)
+        _ = try new.send(Request(Operations.linkBegin, LinkBeginRequest(server: server.origin, text: offer.code, name: "Laptop"))).answer(Done.self)
+        var asking = LinkStatusReply()
+        while asking.code == nil { asking = try old.send(Request(Operations.linkWait)).answer(LinkStatusReply.self) }
+        #expect(asking.name == "Laptop" && asking.address == "127.0.0.1")
+        var status = LinkStatusReply()
+        while status.code == nil { status = try new.send(Request(Operations.linkAnswer)).answer(LinkStatusReply.self) }
+        #expect(status.code == asking.code && !status.ready)
+        _ = try old.send(Request(Operations.linkConfirm, LinkConfirmRequest(yes: true))).answer(Done.self)
+        while !status.ready { status = try new.send(Request(Operations.linkAnswer)).answer(LinkStatusReply.self) }
+        #expect(status.email == "ann@example.org")
+        _ = try new.send(Request(Operations.linkFinish, LinkFinishRequest(password: SecretText(password)))).answer(Done.self)
+        let now = try new.send(.status).status()
+        #expect(now.unlocked && now.account?.email == "ann@example.org")
+
+        // Declined: the new device is told, and nothing reaches it.
+        let second = try old.send(Request(Operations.linkOpen)).answer(LinkOfferReply.self)
+        let third = try RealAgent(makeVault: false)
+        _ = try third.send(Request(Operations.linkBegin, LinkBeginRequest(text: "Open this: \(second.uri)", name: "Phone"))).answer(Done.self)
+        asking = LinkStatusReply()
+        while asking.code == nil { asking = try old.send(Request(Operations.linkWait)).answer(LinkStatusReply.self) }
+        _ = try old.send(Request(Operations.linkConfirm, LinkConfirmRequest(yes: false))).answer(Done.self)
+        #expect(try third.failure(Request(Operations.linkAnswer)).code == .linkCancelled)
+        #expect(try third.failure(Request(Operations.linkFinish, LinkFinishRequest(password: SecretText(password)))).code == .linkNotFound)
     }
 
     /// A relay that changes what passes: each change is refused by the side it reaches, and the old device
