@@ -55,12 +55,8 @@ final class LinkSessions: @unchecked Sendable {
     func set(code: String) { withLock { $0.code = code } }
     func set(credentials: LinkExchange.Credentials) { withLock { $0.credentials = credentials } }
 
-    func takeCredentials() -> LinkExchange.Credentials? {
-        withLock { s in
-            defer { s.credentials = nil; s.joining = nil; s.code = nil }
-            return s.credentials
-        }
-    }
+    /// Once signed in: the link's part here is over.
+    func finished() { withLock { s in s.credentials = nil; s.joining = nil; s.code = nil } }
 }
 
 extension AgentDaemon {
@@ -135,10 +131,12 @@ extension AgentDaemon {
 
     /// Signs in with the credentials the link brought and the master password typed here (as `account-signin`).
     func linkFinish(_ r: LinkFinishRequest) throws -> Done {
-        guard let credentials = links.takeCredentials() else { throw ProtocolError(.linkNotFound) }
+        // Kept until the sign-in worked: a mistyped master password can be typed again.
+        guard let credentials = links.joined().credentials else { throw ProtocolError(.linkNotFound) }
         let name = ProcessInfo.processInfo.hostName
         let request = AccountSignInRequest(server: credentials.server, email: credentials.email, password: r.password, secretKey: SecretText(credentials.secretKey), deviceName: name)
         if let key = try service.signIn(request) { rememberTyped(key) }
+        links.finished()
         return Done()
     }
 }

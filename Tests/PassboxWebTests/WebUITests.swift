@@ -174,7 +174,8 @@ struct WebUIFileTests {
     /// strings, the catalogue, the fonts and the tab's icon; not the modules only ever loaded with
     /// `import()` when their screen is first shown (the account pages, coercion and backup settings), which
     /// are weighed with the rest against a second bound (310 KiB since the paired browsers' section of issue
-    /// 31; 350 KiB since issue 32's Family & Team page, its module and wording 36 KiB). Printed beside the targets.
+    /// 31; 350 KiB since issue 32's Family & Team page, its module and wording 36 KiB; 365 KiB since issue 33's device
+    /// linking page). Printed beside the targets.
     @Test func thePageWeighsUnder250KiB() throws {
         let assets = try WebAssets.load()
         let scripts = assets.paths.filter { $0.hasSuffix(".js") }.map { String(decoding: assets.file($0)?.bytes ?? [], as: UTF8.self) }
@@ -189,9 +190,9 @@ struct WebUIFileTests {
         let loaded = everything.filter { !lazy.contains($0) }
         let bytes = loaded.reduce(0) { $0 + (assets.file($1)?.bytes.count ?? 0) }
         let all = everything.reduce(0) { $0 + (assets.file($1)?.bytes.count ?? 0) }
-        print("web UI page weight: \(bytes) bytes, \(bytes / 1024) KiB in \(loaded.count) files at the first visit (target: under 250 KiB before compression); \(all / 1024) KiB with the \(lazy.count) modules loaded later (under 350 KiB)")
+        print("web UI page weight: \(bytes) bytes, \(bytes / 1024) KiB in \(loaded.count) files at the first visit (target: under 250 KiB before compression); \(all / 1024) KiB with the \(lazy.count) modules loaded later (under 365 KiB)")
         #expect(bytes < 250 * 1024)
-        #expect(all < 350 * 1024)
+        #expect(all < 365 * 1024)
         #expect(assets.file("/index.html") != nil && assets.file("/strings/en.json") != nil && assets.file("/catalog.json") != nil)
     }
 

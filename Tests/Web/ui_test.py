@@ -645,6 +645,99 @@ def account_flows(args, display, language):
         server.stop()
 
 
+def sign_up_on(ui, server, email):
+    """Onboarding: an account made on SERVER, its Secret Key passed over, the vault's screens."""
+    t = ui.t
+    ui.click(t("ui.onboard.choice.signup"))
+    ui.type_into("#signup-server", server.origin)
+    ui.type_into("#signup-email", email)
+    ui.type_into("#signup-password", PASSWORD)
+    ui.type_into("#signup-repeat", PASSWORD)
+    ui.click(t("ui.account.create"))
+    ui.find("#secret-key", timeout=30)
+    ui.click(t("ui.account.continue"))
+    ui.find("#search", timeout=30)
+
+
+def link_flows(args, display, language):
+    """Signing in on another device (issue 33) in two browsers with their own agents: the old device shows a code
+    and its QR code, the new one types it, both show the same six digits, the old one says yes, and the new one
+    signs in with only the master password. A third browser pastes the address: the server it names is asked
+    about first, and a "No" on the old device ends it with nothing sent. axe on every screen."""
+    server = Server(args.passbox)
+    old_agent = Agent(args.passbox, display)
+    old = UI(args, old_agent, language)
+    agents, uis = [old_agent], [old]
+    try:
+        t = old.t
+        sign_up_on(old, server, "ann@example.org")
+        old.click(t("ui.nav.account"))
+        old.click(t("ui.account.tab.link"))
+        old.press("#link-open")
+        code = old.find("#link-code", timeout=30).text.strip()
+        check(re.fullmatch(r"[0-9A-Z]{4}(-[0-9A-Z]{4}){5}", code), f"the code shown: {code!r}")
+        old.find("svg.qr")
+        uri = old.find("#link-uri").text.strip()
+        old.shot("link-show")
+        old.axe("link-show")
+
+        new_agent = Agent(args.passbox, display)
+        agents.append(new_agent)
+        new = UI(args, new_agent, language)
+        uis.append(new)
+        new.press("[data-choice='link']")
+        new.type_into("#link-server", server.origin)
+        new.type_into("#link-text", code.lower().replace("-", " "))
+        new.type_into("#link-name", "Laptop")
+        new.shot("link-new")
+        new.axe("link-new")
+        new.click(t("ui.link.go"))
+        shown = new.find("#link-digits", timeout=30).text.strip()
+        asked = old.find("#link-digits", timeout=30).text.strip()
+        check(re.fullmatch(r"\d{3} \d{3}", shown) and shown == asked, f"the six digits: {shown!r} here, {asked!r} on the old device")
+        old.text_appears("Laptop")
+        old.shot("link-asking")
+        old.axe("link-asking")
+        old.press("#link-yes")
+        old.find("#link-done", timeout=30)
+        new.find("#link-password", timeout=30)
+        new.text_appears("ann@example.org")
+        new.axe("link-password")
+        new.type_into("#link-password", PASSWORD)
+        new.click(t("ui.account.signIn"))
+        new.find("#search", timeout=30)
+        new.click(t("ui.nav.account"))
+        new.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "table.keys tbody tr")) == 2, "both devices on the new device's account page", timeout=30)
+        new.check_logs()
+
+        # A pasted address: its server asked about first; the old device says no, and nothing is sent.
+        old.click(t("ui.account.tab.devices"))
+        old.click(t("ui.account.tab.link"))
+        old.press("#link-open")
+        uri = old.find("#link-uri", timeout=30).text.strip()
+        third_agent = Agent(args.passbox, display)
+        agents.append(third_agent)
+        third = UI(args, third_agent, language)
+        uis.append(third)
+        third.press("[data-choice='link']")
+        third.type_into("#link-text", f"Open this: {uri}")
+        third.click(t("ui.link.go"))
+        third.text_appears(server.origin)
+        third.axe("link-server")
+        third.click(t("ui.link.server.yes"))
+        third.find("#link-digits", timeout=30)
+        old.press("#link-no")
+        third.text_appears(t("error.linkCancelled")[:1].upper() + t("error.linkCancelled")[1:], timeout=30)
+        check(not third.driver.find_elements(By.CSS_SELECTOR, "#link-password"), "no password asked after a no")
+        old.check_logs()
+    finally:
+        for u in reversed(uis):
+            u.quit()
+        for a in reversed(agents):
+            a.stop()
+        server.stop()
+
+
 def sharing_flows(args, display, language):
     """Family & Team in two browsers (two Chromium profiles, each with its own agent and account on one real
     server): the own security code, a family made, an invitation link pasted inside a mail, its preview, Join,
@@ -659,15 +752,7 @@ def sharing_flows(args, display, language):
         t = owner.t
 
         def sign_up(ui, email):
-            ui.click(t("ui.onboard.choice.signup"))
-            ui.type_into("#signup-server", server.origin)
-            ui.type_into("#signup-email", email)
-            ui.type_into("#signup-password", PASSWORD)
-            ui.type_into("#signup-repeat", PASSWORD)
-            ui.click(t("ui.account.create"))
-            ui.find("#secret-key", timeout=30)
-            ui.click(t("ui.account.continue"))
-            ui.find("#search", timeout=30)
+            sign_up_on(ui, server, email)
 
         def sign(ui):
             """The master password dialog of a signed change."""
@@ -1217,7 +1302,7 @@ def main():
     args = parser.parse_args()
     shutil.rmtree(args.artifacts, ignore_errors=True)
     started = time.time()
-    flows = [f for f in (main_flows, account_flows, sharing_flows, coercion_flows, backup_flows, attachment_flows, timer_lock) if not args.only or f.__name__ == args.only]
+    flows = [f for f in (main_flows, account_flows, sharing_flows, link_flows, coercion_flows, backup_flows, attachment_flows, timer_lock) if not args.only or f.__name__ == args.only]
     lock = threading.Lock()
 
     def report(line):

@@ -142,7 +142,7 @@ function showSecretKey(made) {
 
 // MARK: the account page
 
-const tabs = [['devices', 'server', 'ui.account.tab.devices'], ['activity', 'history', 'ui.account.tab.activity'], ['twoFactor', 'shield-check', 'ui.account.tab.twoFactor'], ['kit', 'file-key', 'ui.account.tab.kit']];
+const tabs = [['devices', 'server', 'ui.account.tab.devices'], ['activity', 'history', 'ui.account.tab.activity'], ['twoFactor', 'shield-check', 'ui.account.tab.twoFactor'], ['kit', 'file-key', 'ui.account.tab.kit'], ['link', 'qr-code', 'ui.account.tab.link']];
 
 export async function showAccount(pane, tab = 'devices') {
   let account;
@@ -176,6 +176,7 @@ export async function showAccount(pane, tab = 'devices') {
 }
 
 const sections = {
+  async link(body) { await (await import('./link.js')).linkSection(body); },
   async devices(body, account, reload) {
     // Signing a device out needs the master password (a fresh proof of the sign-in key, not the session alone).
     const error = h('p', { class: 'error', role: 'alert' });

@@ -1,7 +1,7 @@
 // The screens before a vault is open: no session, the agent gone, onboarding (a new local vault) and the
 // lock page; and the strength meter they share with the editor and settings.
 import { call, Secret, SessionLost, AgentGone } from './api.js';
-import { t, errorText } from './i18n.js';
+import { t, errorText, ready } from './i18n.js';
 import { h, icon, button, clear } from './dom.js';
 import { state, report, route, dropVaultState } from './app.js';
 import { rateStrength } from './meter.js';
@@ -30,17 +30,18 @@ function passwordInput(id, labelKey, autocomplete) {
 // Onboarding: a new vault on this computer, or an account on a Passbox server (sign in, or make one).
 export async function showOnboarding(choice = 'local') {
   // The account forms' module only when asked for (most people start with a vault on this computer).
-  const forms = choice === 'local' ? null : await import('./account.js');
+  const forms = choice === 'local' ? null : choice === 'link' ? await import('./link.js') : await import('./account.js');
+  if (choice === 'link') await ready();
   dropVaultState();
-  const choices = [['local', 'ui.onboard.choice.local'], ['signin', 'ui.onboard.choice.signin'], ['signup', 'ui.onboard.choice.signup']];
+  const choices = [['local', 'ui.onboard.choice.local'], ['signin', 'ui.onboard.choice.signin'], ['signup', 'ui.onboard.choice.signup'], ['link', 'ui.onboard.choice.link']];
   const bar = h('div', { class: 'toolbar', role: 'group', 'aria-label': t('ui.onboard.choice') },
     ...choices.map(([name, key]) => button(t(key), () => showOnboarding(name), 'ghost', { 'aria-pressed': String(name === choice), 'data-choice': name })));
   if (choice !== 'local') {
-    const form = choice === 'signin' ? forms.signInForm() : forms.signUpForm();
+    const form = choice === 'link' ? forms.linkForm() : choice === 'signin' ? forms.signInForm() : forms.signUpForm();
+    const words = { signin: 'ui.account.signIn', signup: 'ui.account.signUp', link: 'ui.link.new' }[choice];
     root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
       h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')), bar,
-      h('h1', {}, t(choice === 'signin' ? 'ui.account.signIn.title' : 'ui.account.signUp.title')),
-      h('p', { class: 'muted' }, t(choice === 'signin' ? 'ui.account.signIn.text' : 'ui.account.signUp.text')), form)));
+      h('h1', {}, t(words + '.title')), h('p', { class: 'muted' }, t(words + '.text')), form)));
     form.querySelector('input').focus();
     return;
   }
