@@ -1,4 +1,5 @@
 import Foundation
+import PassboxCrypto
 import PassboxProtocol
 import PassboxService
 import PassboxStore
@@ -93,7 +94,13 @@ extension AgentDaemon {
             LinkOperations.decline(offer)
             return Done()
         }
-        try LinkOperations.confirm(offer, asking, dataDirectory: dataDirectory)
+        // The new device's record is signed with the account's key the open vault keeps.
+        let key: SigningKey
+        do { key = try LinkOperations.signingKey(syncState: onVault { service.session?.vault.sync }) } catch {
+            LinkOperations.decline(offer)
+            throw error
+        }
+        try LinkOperations.confirm(offer, asking, signingKey: key, dataDirectory: dataDirectory)
         return Done()
     }
 
@@ -132,10 +139,10 @@ extension AgentDaemon {
     /// Signs in with the credentials the link brought and the master password typed here (as `account-signin`).
     func linkFinish(_ r: LinkFinishRequest) throws -> Done {
         // Kept until the sign-in worked: a mistyped master password can be typed again.
-        guard let credentials = links.joined().credentials else { throw ProtocolError(.linkNotFound) }
+        guard let credentials = links.joined().credentials, let deviceID = links.currentJoining?.deviceID else { throw ProtocolError(.linkNotFound) }
         let name = ProcessInfo.processInfo.hostName
         let request = AccountSignInRequest(server: credentials.server, email: credentials.email, password: r.password, secretKey: SecretText(credentials.secretKey), deviceName: name)
-        if let key = try service.signIn(request) { rememberTyped(key) }
+        if let key = try service.signIn(request, deviceID: deviceID, attestation: credentials.attestation) { rememberTyped(key) }
         links.finished()
         return Done()
     }

@@ -18,6 +18,12 @@ extension AccountClient {
         try call("POST", "/v1/link/poll", LinkPollRequest(id: id, side: side), token: token, as: LinkPollReply.self, limit: 64 << 10)
     }
 
+    /// This session's device record, signed with the account's key.
+    public func attest(_ attestation: Data, token: String) throws {
+        let answer = try exchange("POST", "/v1/devices/attest", body: Array(try ProtocolCoding.wireEncode(DeviceAttestRequest(attestation: attestation))), token: token)
+        guard answer.status / 100 == 2 else { throw failure(answer) }
+    }
+
     public func cancelLink(id: String, token: String? = nil) throws {
         let answer = try exchange("POST", "/v1/link/cancel", body: Array(try ProtocolCoding.wireEncode(LinkCancelRequest(id: id))), token: token)
         guard answer.status / 100 == 2 else { throw failure(answer) }

@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCrypto
+import PassboxManifest
 import PassboxServerAPI
 import PassboxSQL
 
@@ -227,19 +228,35 @@ struct AccountService: Sendable {
         let rows = try db.rows(
             """
             SELECT a.email, a.created, a.kdf_memory, a.kdf_passes, a.kdf_lanes,
-                   s.device_id, s.device_name, s.created, s.last_seen, s.address, s.token_hash
+                   s.device_id, s.device_name, s.created, s.last_seen, s.address, s.token_hash, d.attestation
             FROM accounts a LEFT JOIN sessions s ON s.account_id = a.id
+            LEFT JOIN device_attestations d ON d.account_id = s.account_id AND d.device_id = s.device_id
             WHERE a.id = ? ORDER BY s.last_seen DESC
             """, [.text(session.accountID)])
         guard let first = rows.first else { throw ProtocolError(.notSignedIn) }
         let devices = rows.filter { !$0[5].isNull }.map {
             DeviceSession(
                 deviceID: $0[5].text ?? "", name: $0[6].text ?? "", signedIn: date(milliseconds: $0[7].integer ?? 0),
-                lastSeen: date(milliseconds: $0[8].integer ?? 0), address: $0[9].text ?? "", isCurrent: $0[10].blob == session.tokenHash)
+                lastSeen: date(milliseconds: $0[8].integer ?? 0), address: $0[9].text ?? "", isCurrent: $0[10].blob == session.tokenHash,
+                attestation: $0[11].blob.map { Data($0) })
         }
         return AccountReply(
             accountID: session.accountID, email: first[0].text ?? "", created: date(milliseconds: first[1].integer ?? 0),
             kdf: kdf(first[2], first[3], first[4]), devices: devices)
+    }
+
+    /// `POST /v1/devices/attest`: the session's own device's signed record (the server cannot check the
+    /// signature's meaning, only that it is about this device; the devices verify it).
+    func attest(_ session: Session, _ request: DeviceAttestRequest) throws {
+        guard !request.attestation.isEmpty, request.attestation.count <= 2048 else { throw ProtocolError(.badRequest, ["reason": "an attestation is 1 to 2048 bytes"]) }
+        guard let record = try? DeviceAttestation(decoding: request.attestation), record.accountID == session.accountID, record.deviceID == session.deviceID else {
+            throw ProtocolError(.badRequest, ["reason": "the attestation is not this device's"])
+        }
+        try pool.with { db in
+            _ = try db.run(
+                "INSERT INTO device_attestations (account_id, device_id, attestation) VALUES (?, ?, ?) ON CONFLICT (account_id, device_id) DO UPDATE SET attestation = excluded.attestation",
+                [.text(session.accountID), .text(session.deviceID), .blob(Array(request.attestation))])
+        }
     }
 
     func signout(_ session: Session) throws {

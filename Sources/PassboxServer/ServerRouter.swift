@@ -70,7 +70,7 @@ struct ServerRouter: Sendable {
         "POST /v1/sync/pull", "POST /v1/sync/push", "POST /v1/sync/wait", "POST /v1/blobs/remove",
         "POST /v1/keys", "GET /v1/orgs", "POST /v1/orgs/append", "POST /v1/orgs/fetch", "POST /v1/orgs/invite", "POST /v1/orgs/revoke", "POST /v1/orgs/vaults/put", "POST /v1/orgs/leave", "POST /v1/orgs/recovery/allow", "POST /v1/orgs/recovery/approve", "POST /v1/recovery/family/start", "POST /v1/recovery/family/keys",
         "POST /v1/invitations/preview", "POST /v1/invitations/accept",
-        "POST /v1/link/start", "POST /v1/link/hello", "POST /v1/link/reply", "POST /v1/link/seal", "POST /v1/link/poll", "POST /v1/link/cancel",
+        "POST /v1/devices/attest", "POST /v1/link/start", "POST /v1/link/hello", "POST /v1/link/reply", "POST /v1/link/seal", "POST /v1/link/poll", "POST /v1/link/cancel",
     ]
 
     /// The route as logged: its template (no ids), or "(unknown route)".
@@ -201,6 +201,9 @@ struct ServerRouter: Sendable {
                 sharing.preview(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(InvitationTokenRequest.self, request)))
         case "POST /v1/invitations/accept":
             try sharing.accept(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(InvitationTokenRequest.self, request))
+            return HTTPResponse(status: 204)
+        case "POST /v1/devices/attest":
+            try accounts.attest(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(DeviceAttestRequest.self, request))
             return HTTPResponse(status: 204)
         case "POST /v1/link/start":
             return try Self.json(accounts.startLink(accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(LinkStartRequest.self, request)))

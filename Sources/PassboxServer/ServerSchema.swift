@@ -290,6 +290,15 @@ enum ServerSchema {
                 cancelled INTEGER NOT NULL
             );
             """),
+        // Each device's record signed with the account's key (issue 33): kept as the device uploads it.
+        Migration(14, """
+            CREATE TABLE device_attestations (
+                account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL,
+                attestation BLOB NOT NULL,
+                PRIMARY KEY (account_id, device_id)
+            );
+            """),
     ]
 }
 

@@ -142,7 +142,16 @@ public struct DeviceSession: Codable, Equatable, Sendable {
     /// Whether this is the session that asked.
     public var isCurrent: Bool
 
-    public init(deviceID: String, name: String, signedIn: Date, lastSeen: Date, address: String, isCurrent: Bool) {
+    /// The device's record signed with the account's key, as it uploaded it (`POST /v1/devices/attest`); the
+    /// server only keeps it.
+    public var attestation: Data?
+    /// Filled in by the device that reads the list, never by the server: how the record says the device came
+    /// in (signup, password, link) once it verified, and the device that let it in.
+    public var signedVia: String?
+    public var approvedBy: String?
+
+    public init(deviceID: String, name: String, signedIn: Date, lastSeen: Date, address: String, isCurrent: Bool, attestation: Data? = nil) {
+        self.attestation = attestation
         self.deviceID = deviceID
         self.name = name
         self.signedIn = signedIn
@@ -350,4 +359,11 @@ public struct RecoveryCompleteRequest: Codable, Sendable {
         self.signInPublicKey = signInPublicKey
         self.keyset = keyset
     }
+}
+
+/// `POST /v1/devices/attest` (signed in): this session's device record, signed with the account's key
+/// (`DeviceAttestation`, at most 2 KiB); the server keeps it for the session's own device id.
+public struct DeviceAttestRequest: Codable, Sendable {
+    public var attestation: Data
+    public init(attestation: Data) { self.attestation = attestation }
 }

@@ -3,6 +3,7 @@ import PassboxClient
 import PassboxCore
 import PassboxCrypto
 import PassboxKit
+import PassboxManifest
 import PassboxProtocol
 import PassboxStore
 import PassboxWording
@@ -60,6 +61,7 @@ public enum AccountOperations {
             try client.signup(email: email, password: $0, deviceID: device.id, deviceName: device.name, invitation: invitation?.isEmpty == false ? invitation : nil)
         }
         try keep(session, secretKey: secretKey, client: client, device: device, in: dataDirectory)
+        attest(session, client: client, deviceID: device.id, name: device.name, via: "signup")
         return (secretKey, session, client)
     }
 
@@ -67,7 +69,8 @@ public enum AccountOperations {
     /// names what is wrong); a device remembered for the account keeps its id and skips the second factor.
     /// The second factor is `r.code`, or what `secondFactor` answers when the server asks for one (a terminal).
     public static func signIn(
-        _ r: AccountSignInRequest, dataDirectory: String, surface: String = "passbox CLI", secondFactor: (() throws -> String)? = nil
+        _ r: AccountSignInRequest, dataDirectory: String, surface: String = "passbox CLI", deviceID: String? = nil, attestation: Data? = nil,
+        secondFactor: (() throws -> String)? = nil
     ) throws -> AccountClient.SignedIn {
         let (client, email) = try target(server: r.server, email: r.email, dataDirectory: dataDirectory)
         let secretKey = try parseSecretKey(r.secretKey)
@@ -75,7 +78,7 @@ public enum AccountOperations {
         let lastUsed = known?.parameters(server: client.origin, email: email), lastSalt = known?.salt(server: client.origin, email: email)
         let remembered = RememberedDevice.load(dataDirectory, server: client.origin, email: email)
         var device = newDevice(name: r.deviceName, surface: surface)
-        if let remembered { device.id = remembered.deviceID }
+        if let deviceID { device.id = deviceID } else if let remembered { device.id = remembered.deviceID }
         let code = r.code.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
         let session = try r.password.withUnsafeBytes {
             try client.signin(
@@ -99,7 +102,24 @@ public enum AccountOperations {
             // Without it the next sign-in asks for the second factor again: nothing is lost.
             try? RememberedDevice(server: client.origin, email: session.email, deviceID: device.id, token: token).save(dataDirectory)
         }
+        // The device's signed record: the one the linking device signed when it is good, else its own.
+        let signPublicKey = session.syncState.map { Array($0.signPublicKey) } ?? []
+        if let attestation, let record = try? DeviceAttestation(decoding: attestation),
+            record.isValid(accountID: session.accountID, deviceID: device.id, signPublicKey: signPublicKey)
+        {
+            try? client.attest(attestation, token: session.token)
+        } else {
+            attest(session, client: client, deviceID: device.id, name: device.name, via: "password")
+        }
         return session
+    }
+
+    /// Uploads this device's record, signed by itself with the account's key (best effort: a device without one
+    /// is shown as unconfirmed, nothing more).
+    static func attest(_ session: AccountClient.SignedIn, client: AccountClient, deviceID: String, name: String, via: String) {
+        guard let seed = session.syncState?.signSeed, let key = try? SigningKey(seed: SecretBytes(copying: seed)) else { return }
+        let record = DeviceAttestation.make(accountID: session.accountID, deviceID: deviceID, name: name, via: via, key: key)
+        if let bytes = try? record.encoded() { try? client.attest(bytes, token: session.token) }
     }
 
     /// The Secret Key as typed (any case, spaces or dashes, O for 0…), or `secretKeyInvalid` with what is wrong.
@@ -146,9 +166,28 @@ public enum AccountOperations {
         let token = record.token ?? ""
         let account = try client.account(token: token)
         let twoFactor = try client.twoFactorStatus(token: token)
+        let devices = checkedDevices(account.devices, record: record)
         return AccountView(
-            server: record.server, email: account.email, accountID: account.accountID, created: account.created, kdf: account.kdf, devices: account.devices,
+            server: record.server, email: account.email, accountID: account.accountID, created: account.created, kdf: account.kdf, devices: devices,
             twoFactor: twoFactor, kitConfirmed: record.kitConfirmed == true, storage: account.storage)
+    }
+
+    /// Each device's record checked here against the account's own signing key (the keyset's public part):
+    /// one the server lists without a valid record is one no device of the account signed for. The raw
+    /// records are dropped; `signedVia` and `approvedBy` say what verified.
+    public static func checkedDevices(_ listed: [DeviceSession], record: AccountRecord) -> [DeviceSession] {
+        let signPublicKey = record.keyset.count >= 65 ? Array(record.keyset[33..<65]) : []
+        return listed.map { device -> DeviceSession in
+            var checked = device
+            checked.attestation = nil
+            if let bytes = device.attestation, let signed = try? DeviceAttestation(decoding: bytes),
+                signed.isValid(accountID: record.accountID, deviceID: device.deviceID, signPublicKey: signPublicKey)
+            {
+                checked.signedVia = signed.via
+                checked.approvedBy = signed.approverName
+            }
+            return checked
+        }
     }
 
     /// The account's last 50 events, as the server keeps them.

@@ -26,9 +26,9 @@ extension VaultService {
     }
 
     /// Signs in; the account's vault is then open (and syncs, through the agent's live connection).
-    public func signIn(_ r: AccountSignInRequest) throws -> SecretBytes? {
+    public func signIn(_ r: AccountSignInRequest, deviceID: String? = nil, attestation: Data? = nil) throws -> SecretBytes? {
         try refuseBesideALocalVault()
-        let session = try AccountOperations.signIn(r, dataDirectory: dataDirectory, surface: "Passbox")
+        let session = try AccountOperations.signIn(r, dataDirectory: dataDirectory, surface: "Passbox", deviceID: deviceID, attestation: attestation)
         return (try? openAccountVault(session.vaultKey)) ?? nil
     }
 

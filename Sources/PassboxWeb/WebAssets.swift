@@ -102,7 +102,7 @@ struct WebAssets: Sendable {
     /// command line's words it reuses (roles, kinds, access, trust, warnings and their reasons) too.
     static let laterPrefixes = [
         "invalid.", "qr.", "ui.browsers.", "ui.backup.", "ui.import.", "ui.export.", "import.", "export.", "ui.duress.", "ui.erase.", "ui.wipe.", "activity.",
-        "twoFactor.", "ui.org.", "ui.link.", "org.role.", "org.kind.", "org.access.", "org.trust.", "org.trusted", "org.invited.trusted", "sharing.warning.",
+        "twoFactor.", "ui.org.", "ui.link.", "device.via.", "org.role.", "org.kind.", "org.access.", "org.trust.", "org.trusted", "org.invited.trusted", "sharing.warning.",
         "sharing.problem.", "sharing.link.", "sharing.serverMatches",
     ]
 

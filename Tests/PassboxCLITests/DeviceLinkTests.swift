@@ -4,6 +4,7 @@ import PassboxCrypto
 import PassboxHTTP
 import PassboxProtocol
 import PassboxService
+import PassboxSQLite
 import PassboxStore
 import PassboxTestKit
 import PassboxTestSupport
@@ -63,9 +64,9 @@ import Testing
     @Test func theExchangeBindsBothKeysTheNameAndTheCredentials() throws {
         let secret = LinkSecret.generate()
         let newKey = try BoxKeyPair.generate(), oldKey = try BoxKeyPair.generate()
-        let hello = try LinkExchange.hello(secret: secret, key: newKey, name: "Laptop")
+        let hello = try LinkExchange.hello(secret: secret, key: newKey, name: "Laptop", deviceID: "0123456789abcdef01234567")
         let seen = try LinkExchange.readHello(hello, secret: secret)
-        #expect(seen.publicKey == newKey.publicKey && seen.name == "Laptop")
+        #expect(seen.publicKey == newKey.publicKey && seen.name == "Laptop" && seen.deviceID == "0123456789abcdef01234567")
         let reply = try LinkExchange.reply(secret: secret, key: oldKey, hello: hello)
         #expect(try LinkExchange.readReply(reply, secret: secret, hello: hello) == oldKey.publicKey)
         let old = try LinkExchange.session(secret: secret, own: oldKey, peer: newKey.publicKey, hello: hello, reply: reply)
@@ -89,10 +90,10 @@ import Testing
             #expect(throws: refusedOld) { try LinkExchange.readReply(changed, secret: secret, hello: hello) }
         }
         let guess = LinkSecret.generate()
-        #expect(throws: refusedNew) { try LinkExchange.readHello(try LinkExchange.hello(secret: guess, key: try BoxKeyPair.generate(), name: "Laptop"), secret: secret) }
+        #expect(throws: refusedNew) { try LinkExchange.readHello(try LinkExchange.hello(secret: guess, key: try BoxKeyPair.generate(), name: "Laptop", deviceID: "feedfacefeedfacefeedface"), secret: secret) }
         #expect(throws: refusedOld) { try LinkExchange.readReply(try LinkExchange.reply(secret: guess, key: try BoxKeyPair.generate(), hello: hello), secret: secret, hello: hello) }
         // A seal for another transcript (a replayed one) does not open.
-        let other = try LinkExchange.hello(secret: secret, key: try BoxKeyPair.generate(), name: "Laptop")
+        let other = try LinkExchange.hello(secret: secret, key: try BoxKeyPair.generate(), name: "Laptop", deviceID: "feedfacefeedfacefeedface")
         #expect(throws: refusedOld) { try LinkExchange.open(sealed, key: new.key, hello: other, reply: reply) }
     }
 
@@ -109,7 +110,7 @@ import Testing
         let accepting = Background { try SharingIntegrationTests.passbox(laptop, args, stdin) }
         let asking = try LinkOperations.awaitDevice(offer)
         #expect(asking.name == (byAddress ? ProcessInfo.processInfo.hostName : "Laptop") && asking.address == "127.0.0.1")
-        try LinkOperations.confirm(offer, asking, dataDirectory: ann)
+        try LinkOperations.confirm(offer, asking, signingKey: try LinkOperations.signingKey(password: SecretText(password), dataDirectory: ann), dataDirectory: ann)
         let accepted = try accepting.wait()
         print("device link (\(backend), \(byAddress ? "address" : "typed code")): signed in on the new device \(Int(Date().timeIntervalSince(started) * 1000)) ms after the code was entered")
         #expect(accepted.status == 0, "\(accepted.stdout)\(accepted.stderr)")
@@ -119,13 +120,49 @@ import Testing
         let annRecord = try #require(try AccountRecord.load(ann))
         #expect(record.email == annRecord.email && record.secretKey == annRecord.secretKey && record.deviceID != annRecord.deviceID)
         #expect(try passbox(laptop, ["account"]).stdout.contains("Laptop") || byAddress)
+        // Each device's record, signed with the account's key: Ann's made the account, the laptop was let in by
+        // Ann's device. A device the server lists on its own (a session row written into its database, even with
+        // the laptop's record copied to it) has none that verifies.
+        var devices = AccountOperations.checkedDevices(try AccountClient(server: server.origin).account(token: annRecord.token ?? "").devices, record: annRecord)
+        #expect(devices.first { $0.deviceID == annRecord.deviceID }?.signedVia == "signup")
+        let laptopDevice = devices.first { $0.deviceID == record.deviceID }
+        #expect(laptopDevice?.signedVia == "link" && laptopDevice?.approvedBy == annRecord.deviceName, "\(devices)")
+        if backend == .sqlite {
+            let db = try Database(path: dir.path + "/server/server/server.sqlite")
+            try db.run(
+                "INSERT INTO sessions (token_hash, account_id, device_id, device_name, created, last_seen, address) VALUES (?, ?, 'ghost', 'Ghost', 1, 1, '10.0.0.1')",
+                [.blob(Array(repeating: 7, count: 32)), .text(annRecord.accountID)])
+            try db.run(
+                "INSERT INTO device_attestations (account_id, device_id, attestation) SELECT account_id, 'ghost', attestation FROM device_attestations WHERE device_id = ?",
+                [.text(record.deviceID)])
+            devices = AccountOperations.checkedDevices(try AccountClient(server: server.origin).account(token: annRecord.token ?? "").devices, record: annRecord)
+            #expect(devices.contains { $0.name == "Ghost" && $0.signedVia == nil })
+            let shown = try passbox(ann, ["account"])
+            #expect(shown.stdout.contains("WARNING: no record signed by any of your devices") && shown.stdout.contains("made the account"), "\(shown.stdout)")
+        }
         // Used once: the same code again finds nothing, and nothing can be taken twice.
         let again = try passbox(dir.path + "/again", ["link", "accept", "--server", server.origin], [offer.code])
         #expect(again.status != 0 && again.stderr.contains("the link is not open any more"), "\(again.stderr)")
         #expect(throws: ProtocolError(.linkNotFound)) { try AccountClient(server: server.origin).pollLink(id: offer.secret.id, side: "new") }
         #expect(throws: ProtocolError(.linkNotFound)) {
-            try AccountClient(server: server.origin).sendLink("hello", id: offer.secret.id, message: try LinkExchange.hello(secret: offer.secret, key: try BoxKeyPair.generate(), name: "x"))
+            try AccountClient(server: server.origin).sendLink("hello", id: offer.secret.id, message: try LinkExchange.hello(secret: offer.secret, key: try BoxKeyPair.generate(), name: "x", deviceID: "feedfacefeedfacefeedface"))
         }
+    }
+
+    /// LNK-6: a link older than 10 minutes (its expiry moved into the past in the server's database) takes
+    /// no hello, shows nothing to the old device, and is swept when the next link starts.
+    @Test func anExpiredLinkSendsNothing() throws {
+        let dir = try TemporaryDirectory("passbox-link-expired")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let ann = try SharingIntegrationTests.signUp("ann", server: server.origin, in: dir)
+        let offer = try LinkOperations.open(dataDirectory: ann)
+        let db = try Database(path: dir.path + "/server/server/server.sqlite")
+        try db.run("UPDATE device_links SET expires = 1")
+        let late = try passbox(dir.path + "/laptop", ["link", "accept", "--server", server.origin], [offer.code])
+        #expect(late.status != 0 && late.stderr.contains("the link is not open any more"), "\(late.stderr)")
+        #expect(throws: ProtocolError(.linkNotFound)) { try LinkOperations.awaitDevice(offer) }
+        _ = try LinkOperations.open(dataDirectory: ann)
+        #expect(try db.rows("SELECT count(*) FROM device_links WHERE expires = 1", []).first?[0].integer == 0)
     }
 
     /// LNK-5: `passbox link install` writes the x-scheme-handler/passbox-link entry that runs `passbox link URI`.
@@ -216,7 +253,7 @@ import Testing
 
         // 1. The server hands the old device a hello with a key of its own (it cannot know the code).
         var offer = try LinkOperations.open(dataDirectory: ann)
-        let forgedHello = try LinkExchange.hello(secret: LinkSecret.generate(), key: try BoxKeyPair.generate(), name: "Laptop")
+        let forgedHello = try LinkExchange.hello(secret: LinkSecret.generate(), key: try BoxKeyPair.generate(), name: "Laptop", deviceID: "feedfacefeedfacefeedface")
         proxy.armRewrite { path, request, body in
             path == "/v1/link/poll" && Self.poll(request, side: "old") ? Self.rewritten(body) { r in if r.hello != nil { r.hello = Data(forgedHello) } } : nil
         }
@@ -239,7 +276,7 @@ import Testing
         #expect(throws: ProtocolError(.linkRefused, ["side": "old"])) { try joining.awaitAnswer(until: Date().addingTimeInterval(10)) }
         joining.cancel()
         // The old device's user would now compare codes: the new device never showed one, so nothing is confirmed.
-        #expect(throws: ProtocolError(.linkNotFound)) { try LinkOperations.confirm(offer, asking, dataDirectory: ann) }
+        #expect(throws: ProtocolError(.linkNotFound)) { try LinkOperations.confirm(offer, asking, signingKey: try LinkOperations.signingKey(password: SecretText(password), dataDirectory: ann), dataDirectory: ann) }
 
         // 3. The answer is dropped: the new device waits, then says the link is gone; nothing was sealed.
         proxy.disarm()
@@ -256,7 +293,7 @@ import Testing
         offer = try LinkOperations.open(dataDirectory: ann)
         joining = try LinkOperations.Joining(server: proxy.origin, secret: offer.secret, name: "Laptop")
         #expect(throws: ProtocolError(.linkNotFound)) {
-            try AccountClient(server: proxy.origin).sendLink("hello", id: offer.secret.id, message: try LinkExchange.hello(secret: offer.secret, key: try BoxKeyPair.generate(), name: "Replay"))
+            try AccountClient(server: proxy.origin).sendLink("hello", id: offer.secret.id, message: try LinkExchange.hello(secret: offer.secret, key: try BoxKeyPair.generate(), name: "Replay", deviceID: "feedfacefeedfacefeedface"))
         }
         let asked = try LinkOperations.awaitDevice(offer)
         #expect(asked.name == "Laptop")
@@ -265,7 +302,7 @@ import Testing
         proxy.armRewrite { path, request, body in
             path == "/v1/link/poll" && Self.poll(request, side: "new") ? Self.rewritten(body) { r in if var s = r.sealed { s[s.count - 1] ^= 1; r.sealed = s } } : nil
         }
-        try LinkOperations.confirm(offer, asked, dataDirectory: ann)
+        try LinkOperations.confirm(offer, asked, signingKey: try LinkOperations.signingKey(password: SecretText(password), dataDirectory: ann), dataDirectory: ann)
         #expect(throws: ProtocolError(.linkRefused, ["side": "old"])) { try joining.awaitCredentials(until: Date().addingTimeInterval(10)) }
         proxy.disarm()
     }

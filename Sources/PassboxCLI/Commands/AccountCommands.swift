@@ -64,7 +64,8 @@ extension Commands {
         try a.expectPositionals(0...0, usage: "passbox account [--json]")
         guard let record = try AccountRecord.load(c.dataDirectory) else { throw ProtocolError(.noAccount) }
         let client = try AccountClient(server: record.server)
-        let reply = try client.account(token: record.token ?? "")
+        var reply = try client.account(token: record.token ?? "")
+        reply.devices = AccountOperations.checkedDevices(reply.devices, record: record)
         if a.flag("json") {
             Console.out(String(decoding: try ProtocolCoding.encode(reply, pretty: true), as: UTF8.self))
             return
@@ -81,6 +82,8 @@ extension Commands {
         for device in reply.devices {
             let marker = device.isCurrent ? c.tr("account.show.thisDevice") : ""
             Console.out("  \(Console.visibleLine(device.name))  \(Console.visibleLine(device.address))  \(ISO8601DateFormatter().string(from: device.lastSeen))\(marker)")
+            let via = device.signedVia.map { c.tr("device.via.\($0)", ["name": Console.visibleLine(device.approvedBy ?? "?")]) } ?? c.tr("device.via.none")
+            Console.out("    " + via)
         }
     }
 

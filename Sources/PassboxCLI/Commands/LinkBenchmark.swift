@@ -22,6 +22,8 @@ enum LinkBenchmark {
         let old = dir + "/old"
         try FileManager.default.createDirectory(atPath: old, withIntermediateDirectories: true)
         _ = try AccountOperations.signUp(AccountSignUpRequest(server: server.origin, email: "bench-\(getpid())@example.org", password: SecretText(password)), dataDirectory: old)
+        // The old device's signing key, opened once with the master password (as `passbox link show` does).
+        let key = try LinkOperations.signingKey(password: SecretText(password), dataDirectory: old)
         var exchanges: [Double] = [], totals: [Double] = []
         for run in 0..<runs {
             let offer = try LinkOperations.open(dataDirectory: old)
@@ -30,7 +32,7 @@ enum LinkBenchmark {
             let start = DispatchTime.now()
             // The old device answers and confirms on a thread of its own, as it would on its own machine.
             let confirming = Thread {
-                if let asking = try? LinkOperations.awaitDevice(offer) { try? LinkOperations.confirm(offer, asking, dataDirectory: old) }
+                if let asking = try? LinkOperations.awaitDevice(offer) { try? LinkOperations.confirm(offer, asking, signingKey: key, dataDirectory: old) }
             }
             let joining = try LinkOperations.Joining(server: offer.server, secret: try LinkSecret(code: offer.code), name: "Bench \(run)")
             confirming.start()
@@ -39,7 +41,7 @@ enum LinkBenchmark {
             exchanges.append(SyncBenchmark.milliseconds(start))
             _ = try AccountOperations.signIn(
                 AccountSignInRequest(server: credentials.server, email: credentials.email, password: SecretText(password), secretKey: SecretText(credentials.secretKey)),
-                dataDirectory: new)
+                dataDirectory: new, deviceID: joining.deviceID, attestation: credentials.attestation)
             totals.append(SyncBenchmark.milliseconds(start))
         }
         let median = { (values: [Double]) in values.sorted()[values.count / 2] }

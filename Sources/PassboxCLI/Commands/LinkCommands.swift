@@ -52,7 +52,11 @@ extension Commands {
         Console.write(c.tr("link.show.confirm"), error: true)
         let answer = (c.input.readLine() ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         guard ["yes", "y", "ja", "j"].contains(answer) else { throw CLIError.failure(c.tr("link.show.declined")) }
-        try LinkOperations.confirm(offer, asking, dataDirectory: c.dataDirectory)
+        // The new device's record is signed with the account's key: the master password opens it (and no one at
+        // an unattended terminal links a device).
+        let password = try c.input.secretText(prompt: c.tr("link.show.password"))
+        let key = try LinkOperations.signingKey(password: password, dataDirectory: c.dataDirectory)
+        try LinkOperations.confirm(offer, asking, signingKey: key, dataDirectory: c.dataDirectory)
         sent = true
         Console.out(c.tr("link.show.sent", ["name": Console.visibleLine(asking.name)]))
     }
@@ -143,7 +147,7 @@ extension Commands {
         let password = try c.input.secretText(prompt: c.tr("account.prompt.master"))
         Console.err(c.tr("account.deriving"))
         let request = AccountSignInRequest(server: credentials.server, email: credentials.email, password: password, secretKey: SecretText(credentials.secretKey), deviceName: name)
-        let session = try AccountOperations.signIn(request, dataDirectory: c.dataDirectory) {
+        let session = try AccountOperations.signIn(request, dataDirectory: c.dataDirectory, deviceID: joining.deviceID, attestation: credentials.attestation) {
             do {
                 return try c.input.secret(prompt: c.tr("twoFactor.prompt.code"))
             } catch let error as CLIError where error.code == .usage {

@@ -111,25 +111,30 @@ public struct LinkExchange: Sendable {
     static let sealLabel = Array("passbox/v1/link-sealed".utf8) + [0]
     public static let nameLimit = 64
 
-    /// The new device's hello: version, public key, name length and name, HMAC.
-    public static func hello(secret: LinkSecret, key: BoxKeyPair, name: String) throws -> [UInt8] {
+    /// The new device's hello: version, public key, name length and name, device id length and id (the id it
+    /// will sign in with, so the old device can sign its record), HMAC.
+    public static func hello(secret: LinkSecret, key: BoxKeyPair, name: String, deviceID: String) throws -> [UInt8] {
         let nameBytes = Array(String(name.prefix(nameLimit)).utf8.prefix(255))
-        let body = [version] + key.publicKey + [UInt8(nameBytes.count)] + nameBytes
+        let idBytes = Array(deviceID.utf8.prefix(64))
+        let body = [version] + key.publicKey + [UInt8(nameBytes.count)] + nameBytes + [UInt8(idBytes.count)] + idBytes
         return body + HMAC.authenticationCode(.sha256, key: try secret.authKey, message: helloLabel + Array(secret.id.utf8) + body)
     }
 
     /// The hello as the old device reads it: the new device's key and name, once its HMAC verifies.
-    public static func readHello(_ message: [UInt8], secret: LinkSecret) throws -> (publicKey: [UInt8], name: String) {
-        guard message.count >= 1 + 32 + 1 + 32, message[0] == version else { throw ProtocolError(.linkRefused, ["side": "new"]) }
+    public static func readHello(_ message: [UInt8], secret: LinkSecret) throws -> (publicKey: [UInt8], name: String, deviceID: String) {
+        guard message.count >= 1 + 32 + 1 + 1 + 32, message[0] == version else { throw ProtocolError(.linkRefused, ["side": "new"]) }
         let nameLength = Int(message[33])
-        guard message.count == 34 + nameLength + 32 else { throw ProtocolError(.linkRefused, ["side": "new"]) }
-        let body = Array(message.prefix(34 + nameLength))
+        guard message.count >= 35 + nameLength + 32 else { throw ProtocolError(.linkRefused, ["side": "new"]) }
+        let idLength = Int(message[34 + nameLength])
+        guard message.count == 35 + nameLength + idLength + 32 else { throw ProtocolError(.linkRefused, ["side": "new"]) }
+        let body = Array(message.prefix(35 + nameLength + idLength))
         let tag = Array(message.suffix(32))
         guard HMAC.isValid(tag, algorithm: .sha256, key: try secret.authKey.revealBytes(), message: helloLabel + Array(secret.id.utf8) + body) else {
             throw ProtocolError(.linkRefused, ["side": "new"])
         }
-        let name = String(decoding: body[34...], as: UTF8.self)
-        return (Array(body[1..<33]), name)
+        let name = String(decoding: body[34..<(34 + nameLength)], as: UTF8.self)
+        let deviceID = String(decoding: body[(35 + nameLength)...], as: UTF8.self)
+        return (Array(body[1..<33]), name, deviceID)
     }
 
     /// The old device's reply: version, public key, HMAC over the hello and the key.
@@ -164,10 +169,13 @@ public struct LinkExchange: Sendable {
         public var server: String
         public var email: String
         public var secretKey: String
-        public init(server: String, email: String, secretKey: String) {
+        /// The new device's record, signed by the old one (`DeviceAttestation`), uploaded once signed in.
+        public var attestation: Data?
+        public init(server: String, email: String, secretKey: String, attestation: Data? = nil) {
             self.server = server
             self.email = email
             self.secretKey = secretKey
+            self.attestation = attestation
         }
     }
 

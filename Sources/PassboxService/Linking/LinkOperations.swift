@@ -1,7 +1,9 @@
 import Foundation
 import PassboxClient
 import PassboxCrypto
+import PassboxCore
 import PassboxKit
+import PassboxManifest
 import PassboxProtocol
 import PassboxStore
 
@@ -27,6 +29,7 @@ public enum LinkOperations {
     /// A new device that answered: its name, where the server says it asks from, and the code its screen shows.
     public struct Asking: Sendable {
         public let name: String
+        public let deviceID: String
         public let address: String?
         public let code: String
         let key: SecretBytes
@@ -63,7 +66,7 @@ public enum LinkOperations {
             let poll = try client.pollLink(id: offer.secret.id, side: "old", token: offer.token)
             if poll.state == "cancelled" { throw ProtocolError(.linkCancelled) }
             if let hello = poll.hello.map(Array.init) {
-                let seen: (publicKey: [UInt8], name: String)
+                let seen: (publicKey: [UInt8], name: String, deviceID: String)
                 do { seen = try LinkExchange.readHello(hello, secret: offer.secret) } catch {
                     try? client.cancelLink(id: offer.secret.id, token: offer.token)
                     throw error
@@ -72,7 +75,7 @@ public enum LinkOperations {
                 let reply = try LinkExchange.reply(secret: offer.secret, key: key, hello: hello)
                 try client.sendLink("reply", id: offer.secret.id, message: reply, token: offer.token)
                 let session = try LinkExchange.session(secret: offer.secret, own: key, peer: seen.publicKey, hello: hello, reply: reply)
-                return Asking(name: seen.name, address: poll.address, code: session.code, key: session.key, hello: hello, reply: reply)
+                return Asking(name: seen.name, deviceID: seen.deviceID, address: poll.address, code: session.code, key: session.key, hello: hello, reply: reply)
             }
             guard Date() < offer.expires else { throw ProtocolError(.linkNotFound) }
             guard Date() < until else { return nil }
@@ -80,12 +83,28 @@ public enum LinkOperations {
         }
     }
 
-    /// The user said the new device shows this code: the credentials go, sealed to the session.
-    public static func confirm(_ offer: Offer, _ asking: Asking, dataDirectory: String) throws {
+    /// The user said the new device shows this code: the credentials go, sealed to the session, with the new
+    /// device's record signed here (`signingKey`: the account's, from the open vault or the master password).
+    public static func confirm(_ offer: Offer, _ asking: Asking, signingKey: SigningKey, dataDirectory: String) throws {
         guard let record = try AccountRecord.load(dataDirectory) else { throw ProtocolError(.noAccount) }
+        let attestation = DeviceAttestation.make(
+            accountID: record.accountID, deviceID: asking.deviceID, name: asking.name, via: "link", approverID: record.deviceID, approverName: record.deviceName, key: signingKey)
         let sealed = try LinkExchange.seal(
-            LinkExchange.Credentials(server: record.server, email: record.email, secretKey: record.secretKey), key: asking.key, hello: asking.hello, reply: asking.reply)
+            LinkExchange.Credentials(server: record.server, email: record.email, secretKey: record.secretKey, attestation: try attestation.encoded()), key: asking.key,
+            hello: asking.hello, reply: asking.reply)
         try AccountClient(server: offer.server).sendLink("seal", id: offer.secret.id, message: sealed, token: offer.token)
+    }
+
+    /// The account's signing key, opened with the master password (a counted attempt, as an unlock is).
+    public static func signingKey(password: SecretText, dataDirectory: String) throws -> SigningKey {
+        guard let record = try AccountRecord.load(dataDirectory) else { throw ProtocolError(.noAccount) }
+        return try SharingOperations.keyset(password, record: record, dataDirectory: dataDirectory).signingKey
+    }
+
+    /// The account's signing key as the open vault's sync state keeps it.
+    public static func signingKey(syncState: SyncState?) throws -> SigningKey {
+        guard let seed = syncState?.signSeed else { throw ProtocolError(.noAccount) }
+        return try SigningKey(seed: SecretBytes(copying: seed))
     }
 
     /// The user said no (or gave up): the link ends, and nothing was sent.
@@ -96,6 +115,8 @@ public enum LinkOperations {
     /// The new device's side, from its hello to the credentials.
     public final class Joining: @unchecked Sendable {
         public let server: String
+        /// The id this device signs in with (the old device signs its record for it).
+        public let deviceID: String
         let secret: LinkSecret
         let key: BoxKeyPair
         let hello: [UInt8]
@@ -112,7 +133,8 @@ public enum LinkOperations {
             self.secret = secret
             client = try AccountClient(server: server)
             key = try BoxKeyPair.generate()
-            hello = try LinkExchange.hello(secret: secret, key: key, name: name)
+            deviceID = AccountOperations.newDevice(name: name).id
+            hello = try LinkExchange.hello(secret: secret, key: key, name: name, deviceID: deviceID)
             do {
                 try client.sendLink("hello", id: secret.id, message: hello)
             } catch let error as ProtocolError where error.code == .linkNotFound {

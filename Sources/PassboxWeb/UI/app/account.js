@@ -189,7 +189,8 @@ const sections = {
     };
     const failed = (e) => { password.value = ''; formError(e, error); password.focus(); };
     const rows = account.devices.map((d) => h('tr', {},
-      h('td', {}, d.name, d.isCurrent ? [' ', h('span', { class: 'chip' }, t('ui.account.thisDevice'))] : null),
+      h('td', {}, d.name, d.isCurrent ? [' ', h('span', { class: 'chip' }, t('ui.account.thisDevice'))] : null,
+        h('br'), h('span', { class: d.signedVia ? 'hint' : 'error' }, t('device.via.' + (d.signedVia || 'none'), { name: d.approvedBy || '?' }))),
       h('td', {}, d.address), h('td', {}, formatDate(d.lastSeen)),
       h('td', {}, d.isCurrent ? null : button(t('ui.account.signOutDevice'), async () => {
         const ok = await dialog(t('ui.account.signOutDevice.title', { name: d.name }), h('p', {}, t('ui.account.signOutDevice.text')), [{ label: t('ui.cancel'), value: false }, { label: t('ui.account.signOutDevice'), value: true, danger: true }]);
