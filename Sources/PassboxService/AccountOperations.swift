@@ -114,6 +114,19 @@ public enum AccountOperations {
         return session
     }
 
+    /// A device signed in before device records existed (issue 33) has none: it signs its own (as signed in with
+    /// the master password, which is how it came in), once it finds the server lists none that verifies for it.
+    /// Best effort, as every record upload.
+    public static func attestIfMissing(record: AccountRecord, syncState: SyncState) {
+        guard let client = try? AccountClient(server: record.server), let token = record.token,
+            let listed = try? client.account(token: token).devices,
+            let own = checkedDevices(listed, record: record).first(where: { $0.deviceID == record.deviceID }), own.signedVia == nil,
+            let key = try? SigningKey(seed: SecretBytes(copying: syncState.signSeed))
+        else { return }
+        let made = DeviceAttestation.make(accountID: record.accountID, deviceID: record.deviceID, name: record.deviceName, via: "password", key: key)
+        if let bytes = try? made.encoded() { try? client.attest(bytes, token: token) }
+    }
+
     /// Uploads this device's record, signed by itself with the account's key (best effort: a device without one
     /// is shown as unconfirmed, nothing more).
     static func attest(_ session: AccountClient.SignedIn, client: AccountClient, deviceID: String, name: String, via: String) {

@@ -36,6 +36,12 @@ extension VaultService {
             own.pulled += shared.pulled
             own.pushed += shared.pushed
             outcome = own
+            // Once per run of this service: a device signed in before device records existed signs its own.
+            if !checkedOwnRecord {
+                checkedOwnRecord = true
+                let state = try? gate.run { () -> SyncState? in generation == began ? session?.vault.sync : nil }
+                if let state = state ?? nil { AccountOperations.attestIfMissing(record: record, syncState: state) }
+            }
         } catch {
             try? gate.run {
                 guard generation == began, let session else { return }

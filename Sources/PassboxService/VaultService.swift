@@ -16,6 +16,9 @@ public final class VaultService: @unchecked Sendable {
     public private(set) var store: VaultStore
     private let storeGiven: Bool
     public private(set) var session: VaultSession? { didSet { generation &+= 1 } }
+    /// Whether a sync of this service checked that the server holds this device's signed record (issue 33; syncs
+    /// run one at a time).
+    var checkedOwnRecord = false
     /// A blob the agent downloaded off its queue for the request it is answering (`fetchBlob` installs it).
     public var prefetchedBlob: (id: String, bytes: [UInt8])?
     /// Changes whenever the session does (unlock, lock, sign-in): a sync's step that finds another one than

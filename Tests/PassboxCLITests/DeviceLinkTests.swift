@@ -139,6 +139,13 @@ import Testing
             #expect(devices.contains { $0.name == "Ghost" && $0.signedVia == nil })
             let shown = try passbox(ann, ["account"])
             #expect(shown.stdout.contains("WARNING: no record signed by any of your devices") && shown.stdout.contains("made the account"), "\(shown.stdout)")
+            // A device signed in before device records existed signs its own at its next sync.
+            try db.run("DELETE FROM device_attestations WHERE device_id = ?", [.text(annRecord.deviceID)])
+            #expect(AccountOperations.checkedDevices(try AccountClient(server: server.origin).account(token: annRecord.token ?? "").devices, record: annRecord)
+                .first { $0.deviceID == annRecord.deviceID }?.signedVia == nil)
+            #expect(try passbox(ann, ["sync"], [password]).status == 0)
+            #expect(AccountOperations.checkedDevices(try AccountClient(server: server.origin).account(token: annRecord.token ?? "").devices, record: annRecord)
+                .first { $0.deviceID == annRecord.deviceID }?.signedVia == "password")
         }
         // Used once: the same code again finds nothing, and nothing can be taken twice.
         let again = try passbox(dir.path + "/again", ["link", "accept", "--server", server.origin], [offer.code])
