@@ -125,11 +125,13 @@ extension AgentDaemon {
         guard let joining = links.currentJoining else { throw ProtocolError(.linkNotFound) }
         let until = Date().addingTimeInterval(Self.linkPoll)
         var (code, credentials) = links.joined()
-        if code == nil, let answered = try joining.pollAnswer(until: until) {
-            code = answered
+        if code == nil {
+            // The digits go to the page at once: its user compares them before the old device can confirm.
+            guard let answered = try joining.pollAnswer(until: until) else { return LinkStatusReply() }
             links.set(code: answered)
+            return LinkStatusReply(code: answered)
         }
-        if code != nil, credentials == nil, let received = try joining.pollCredentials(until: until) {
+        if credentials == nil, let received = try joining.pollCredentials(until: until) {
             credentials = received
             links.set(credentials: received)
         }

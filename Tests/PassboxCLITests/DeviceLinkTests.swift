@@ -2,6 +2,7 @@ import Foundation
 import PassboxClient
 import PassboxCrypto
 import PassboxHTTP
+import PassboxManifest
 import PassboxProtocol
 import PassboxService
 import PassboxSQLite
@@ -184,6 +185,48 @@ import Testing
             let valid = try Transcript.execute("/usr/bin/desktop-file-validate", [dir.path + "/share/applications/passbox-link.desktop"], stdin: [], environment: [:])
             #expect(valid.status == 0, "\(valid.stdout)\(valid.stderr)")
         }
+    }
+
+    /// The old device as `passbox link show`: its code read from its output as it runs, the new device answering
+    /// in this process, the same six digits printed there, then "yes" and the master password typed.
+    @Test func passboxLinkShowLetsADeviceInOnceItsUserSaysYes() throws {
+        let dir = try TemporaryDirectory("passbox-link-show")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let ann = try SharingIntegrationTests.signUp("ann", server: server.origin, in: dir)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Transcript.executablePath())
+        process.arguments = ["--data", ann, "link", "show"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["PASSBOX_LANG": "en", "XDG_RUNTIME_DIR": ""]) { _, new in new }
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var printed = ""
+        func readUntil(_ found: (String) -> Bool) {
+            let deadline = Date().addingTimeInterval(30)
+            while !found(printed), Date() < deadline {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                printed += String(decoding: chunk, as: UTF8.self)
+            }
+        }
+        readUntil { $0.contains("passbox-link:v1?server=") }
+        let code = try #require(printed.range(of: #"[0-9A-Z]{4}(-[0-9A-Z]{4}){5}"#, options: .regularExpression).map { String(printed[$0]) })
+        #expect(printed.contains("passbox-link:v1?server="))
+        let joining = try LinkOperations.Joining(server: server.origin, secret: try LinkSecret(code: code), name: "Laptop")
+        let digits = try joining.awaitAnswer(until: Date().addingTimeInterval(30))
+        readUntil { $0.contains(digits) }
+        #expect(printed.contains("A device named \"Laptop\"") && printed.contains(digits), "\(printed)")
+        input.fileHandleForWriting.write(Data("yes\n\(password)\n".utf8))
+        let credentials = try joining.awaitCredentials(until: Date().addingTimeInterval(30))
+        process.waitUntilExit()
+        readUntil { _ in false }
+        #expect(process.terminationStatus == 0 && printed.contains("Sent, sealed to \"Laptop\""), "\(printed)")
+        let record = try #require(try AccountRecord.load(ann))
+        #expect(credentials.email == "ann@example.org" && credentials.secretKey == record.secretKey)
+        let signed = try DeviceAttestation(decoding: try #require(credentials.attestation))
+        #expect(signed.via == "link" && signed.deviceID == joining.deviceID && signed.approverID == record.deviceID)
     }
 
     @Test func aDeclinedLinkSendsNothingAndTheNewDeviceIsTold() throws {

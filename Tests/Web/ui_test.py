@@ -695,21 +695,26 @@ def link_flows(args, display, language):
         entered = time.time()
         new.click(t("ui.link.go"))
         shown = new.find("#link-digits", timeout=30).text.strip()
+        waited = time.time() - entered
         asked = old.find("#link-digits", timeout=30).text.strip()
         check(re.fullmatch(r"\d{3} \d{3}", shown) and shown == asked, f"the six digits: {shown!r} here, {asked!r} on the old device")
         old.text_appears("Laptop")
         old.shot("link-asking")
         old.axe("link-asking")
+        confirmed = time.time()
         old.press("#link-yes")
-        old.find("#link-done", timeout=30)
         new.find("#link-password", timeout=30)
+        waited += time.time() - confirmed
+        old.find("#link-done", timeout=30)
         new.text_appears("ann@example.org")
         new.axe("link-password")
         new.type_into("#link-password", PASSWORD)
+        typed = time.time()
         new.click(t("ui.account.signIn"))
         new.find("#search", timeout=30)
-        # Including this test's own steps in two browsers (typing, screenshots, axe): an upper bound.
-        print(f"device link in the web UI ({language}): code entered to vault open in {time.time() - entered:.1f} s, test steps included (target: under 5 s)", flush=True)
+        waited += time.time() - typed
+        # The time the two pages and agents took, without the person's steps (comparing digits, typing).
+        print(f"device link in the web UI ({language}): {waited:.1f} s from Continue to the vault open, the person's steps left out (target: under 5 s)", flush=True)
         new.click(t("ui.nav.account"))
         new.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "table.keys tbody tr")) == 2, "both devices on the new device's account page", timeout=30)
         # Each device's record, signed with the account's key: the old one made the account, the new one was let in by it.

@@ -38,7 +38,7 @@ extension Commands {
     static func linkShow(_ c: Context, _ a: Arguments) throws {
         let wait = try a.value("wait").map { try Double($0).orThrow(CLIError.usage("usage: \(linkUsage)")) }
         let offer = try LinkOperations.open(dataDirectory: c.dataDirectory)
-        Console.out(c.tr("link.show.code", ["date": Output.date(offer.expires)]))
+        Console.out(c.tr("link.show.code", ["date": Output.date(offer.expires), "server": offer.server]))
         Console.out("    " + offer.code)
         if let qr = TerminalQR.render(offer.uri) { Console.out(qr) }
         Console.out(c.tr("link.show.uri", ["uri": offer.uri]))
