@@ -116,6 +116,8 @@ public final class AgentDaemon: @unchecked Sendable {
     /// value just copied until its own deadline (`keepingClipboard`), or copying could not be used at all.
     func lock(keepingClipboard: Bool = false) {
         service.lock()
+        // A device link this device opened ends with the vault (off this queue: it asks the server).
+        if links.currentOffer != nil { DispatchQueue.global().async { [self] in endOpenLink() } }
         if !keepingClipboard { clipboard.clearServed() }
         releaseMemory()
     }

@@ -25,7 +25,12 @@ public struct LinkConfirmRequest: Codable, Sendable {
 /// `link-finish` (the new device): the master password, typed there (it never travels between the devices).
 public struct LinkFinishRequest: Codable, Sendable {
     public var password: SecretText
-    public init(password: SecretText) { self.password = password }
+    /// The second factor's code, when the account asks for one (`twoFactorRequired`).
+    public var code: SecretText?
+    public init(password: SecretText, code: SecretText? = nil) {
+        self.password = password
+        self.code = code
+    }
 }
 
 extension LinkBeginRequest: RequestBody {}

@@ -381,7 +381,7 @@ public enum Operations {
     public static let linkConfirm = Operation<LinkConfirmRequest, Done>(
         .linkConfirm, since: 15, vault: true,
         request: #"yes (the user said it is their device and it shows the same code)"#,
-        reply: #"`done`: with yes the email, server and Secret Key were sealed to the new device and sent; without, the link was cancelled and nothing sent"#)
+        reply: #"`done`: with yes the email, server and Secret Key (and the new device's record, signed) were sealed to the device that answered this link and sent; without, the link was cancelled and nothing sent; `linkNotFound` when no device answered the open link (nothing is cancelled then), `locked`"#)
     public static let linkBegin = Operation<LinkBeginRequest, Done>(
         .linkBegin, since: 15, vault: false,
         request: #"server? (with a typed code), text (the code, or a passbox-link: address or a text holding one), name?"#,
@@ -392,8 +392,8 @@ public enum Operations {
         reply: #"`linkStatus`: code once the old device answered (the same six digits as there), then ready with email once its user confirmed and the credentials opened; waits up to 8 s for the next step; `linkRefused`, `linkCancelled`, `linkNotFound`"#)
     public static let linkFinish = Operation<LinkFinishRequest, Done>(
         .linkFinish, since: 15, vault: false,
-        request: #"password (secret: the master password, typed on this device)"#,
-        reply: #"`done`: signed in with the received email, server and Secret Key; the account's vault is open (as `account-signin`); its failures"#)
+        request: #"password (secret: the master password, typed on this device), code? (secret: the second factor, after `twoFactorRequired`)"#,
+        reply: #"`done`: signed in with the received email, server and Secret Key under the name given at `link-begin`, the record the old device signed uploaded; the account's vault is open (as `account-signin`); its failures; `linkNotFound` when nothing was received (or it is older than 10 minutes)"#)
 
     public static let all: [OperationSpec] = [
         hello.spec, status.spec, unlock.spec, quickUnlock.spec, lock.spec, changePassword.spec, list.spec, show.spec, field.spec, search.spec,

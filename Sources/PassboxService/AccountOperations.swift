@@ -190,11 +190,15 @@ public enum AccountOperations {
     /// records are dropped; `signedVia` and `approvedBy` say what verified.
     public static func checkedDevices(_ listed: [DeviceSession], record: AccountRecord) -> [DeviceSession] {
         let signPublicKey = record.keyset.count >= 65 ? Array(record.keyset[33..<65]) : []
+        // A record binds a device id and a name, not a session: a server that lists a session of its own under a
+        // real device's id (so twice) or under another name gets no verified record for it.
+        var seen: [String: Int] = [:]
+        for device in listed { seen[device.deviceID, default: 0] += 1 }
         return listed.map { device -> DeviceSession in
             var checked = device
             checked.attestation = nil
-            if let bytes = device.attestation, let signed = try? DeviceAttestation(decoding: bytes),
-                signed.isValid(accountID: record.accountID, deviceID: device.deviceID, signPublicKey: signPublicKey)
+            if seen[device.deviceID] == 1, let bytes = device.attestation, let signed = try? DeviceAttestation(decoding: bytes),
+                signed.name == device.name, signed.isValid(accountID: record.accountID, deviceID: device.deviceID, signPublicKey: signPublicKey)
             {
                 checked.signedVia = signed.via
                 checked.approvedBy = signed.approverName

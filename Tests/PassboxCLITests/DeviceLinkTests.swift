@@ -138,6 +138,18 @@ import Testing
                 [.text(record.deviceID)])
             devices = AccountOperations.checkedDevices(try AccountClient(server: server.origin).account(token: annRecord.token ?? "").devices, record: annRecord)
             #expect(devices.contains { $0.name == "Ghost" && $0.signedVia == nil })
+            // A session of the server's own listed under the laptop's id: neither of the two is vouched for.
+            try db.run(
+                "INSERT INTO sessions (token_hash, account_id, device_id, device_name, created, last_seen, address) VALUES (?, ?, ?, 'Laptop', 1, 1, '10.0.0.2')",
+                [.blob(Array(repeating: 9, count: 32)), .text(annRecord.accountID), .text(record.deviceID)])
+            devices = AccountOperations.checkedDevices(try AccountClient(server: server.origin).account(token: annRecord.token ?? "").devices, record: annRecord)
+            #expect(devices.filter { $0.deviceID == record.deviceID }.count == 2 && devices.filter { $0.deviceID == record.deviceID }.allSatisfy { $0.signedVia == nil })
+            try db.run("DELETE FROM sessions WHERE token_hash = ?", [.blob(Array(repeating: 9, count: 32))])
+            // Listed under another name than the record signs: not vouched for either.
+            try db.run("UPDATE sessions SET device_name = 'Renamed' WHERE device_id = ?", [.text(record.deviceID)])
+            devices = AccountOperations.checkedDevices(try AccountClient(server: server.origin).account(token: annRecord.token ?? "").devices, record: annRecord)
+            #expect(devices.first { $0.deviceID == record.deviceID }?.signedVia == nil)
+            try db.run("UPDATE sessions SET device_name = 'Laptop' WHERE device_id = ?", [.text(record.deviceID)])
             let shown = try passbox(ann, ["account"])
             #expect(shown.stdout.contains("WARNING: no record signed by any of your devices") && shown.stdout.contains("made the account"), "\(shown.stdout)")
             // A device signed in before device records existed signs its own at its next sync.
@@ -290,6 +302,28 @@ import Testing
         _ = try old.send(Request(Operations.linkConfirm, LinkConfirmRequest(yes: false))).answer(Done.self)
         #expect(try third.failure(Request(Operations.linkAnswer)).code == .linkCancelled)
         #expect(try third.failure(Request(Operations.linkFinish, LinkFinishRequest(password: SecretText(password)))).code == .linkNotFound)
+
+        // An account with two-factor sign-in: the new device is asked for the code, and signs in with it.
+        let setup = try old.send(.twoFactorEnrol(TwoFactorRequest(password: SecretText(password)))).twoFactorSetup()
+        func totp() throws -> String {
+            try Transcript.execute("/usr/bin/oathtool", ["--totp", "-b", setup.setupKey], stdin: [], environment: [:]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let recovery = try old.send(.twoFactorConfirm(TwoFactorRequest(code: SecretText(try totp())))).recoveryCodes().codes
+        let fourth = try RealAgent(makeVault: false)
+        let last = try old.send(Request(Operations.linkOpen)).answer(LinkOfferReply.self)
+        _ = try fourth.send(Request(Operations.linkBegin, LinkBeginRequest(server: server.origin, text: last.code, name: "Tablet"))).answer(Done.self)
+        asking = LinkStatusReply()
+        while asking.code == nil { asking = try old.send(Request(Operations.linkWait)).answer(LinkStatusReply.self) }
+        status = LinkStatusReply()
+        while status.code == nil { status = try fourth.send(Request(Operations.linkAnswer)).answer(LinkStatusReply.self) }
+        _ = try old.send(Request(Operations.linkConfirm, LinkConfirmRequest(yes: true))).answer(Done.self)
+        while !status.ready { status = try fourth.send(Request(Operations.linkAnswer)).answer(LinkStatusReply.self) }
+        #expect(try fourth.failure(Request(Operations.linkFinish, LinkFinishRequest(password: SecretText(password)))).code == .twoFactorRequired)
+        // (A recovery code: the app's code of this 30-second step was just used to turn two-factor sign-in on.)
+        _ = try fourth.send(Request(Operations.linkFinish, LinkFinishRequest(password: SecretText(password), code: SecretText(recovery[0])))).answer(Done.self)
+        #expect(try fourth.send(.status).status().unlocked)
+        let listed = try old.send(.accountView).account().devices
+        #expect(listed.first { $0.name == "Tablet" }?.signedVia == "link", "\(listed)")
     }
 
     /// A relay that changes what passes: each change is refused by the side it reaches, and the old device

@@ -115,8 +115,11 @@ public enum LinkOperations {
     /// The new device's side, from its hello to the credentials.
     public final class Joining: @unchecked Sendable {
         public let server: String
-        /// The id this device signs in with (the old device signs its record for it).
+        /// The id this device signs in with (the old device signs its record for it), and the name it gave.
         public let deviceID: String
+        public let name: String
+        /// One poll at a time (two of the web UI's requests may ask at once).
+        private let polling = NSLock()
         let secret: LinkSecret
         let key: BoxKeyPair
         let hello: [UInt8]
@@ -131,6 +134,7 @@ public enum LinkOperations {
         public init(server: String, secret: LinkSecret, name: String) throws {
             self.server = server
             self.secret = secret
+            self.name = name
             client = try AccountClient(server: server)
             key = try BoxKeyPair.generate()
             deviceID = AccountOperations.newDevice(name: name).id
@@ -153,6 +157,9 @@ public enum LinkOperations {
 
         /// As `awaitAnswer`, but nil when `until` comes first.
         public func pollAnswer(until: Date) throws -> String? {
+            polling.lock()
+            defer { polling.unlock() }
+            if sessionKey != nil, !reply.isEmpty { return try LinkExchange.session(secret: secret, own: key, peer: Array(reply[1..<33]), hello: hello, reply: reply).code }
             while true {
                 let poll = try client.pollLink(id: secret.id, side: "new")
                 if poll.state == "cancelled" { throw ProtocolError(.linkCancelled) }
@@ -177,6 +184,8 @@ public enum LinkOperations {
 
         /// As `awaitCredentials`, but nil when `until` comes first.
         public func pollCredentials(until: Date) throws -> LinkExchange.Credentials? {
+            polling.lock()
+            defer { polling.unlock() }
             guard let sessionKey else { throw ProtocolError(.badRequest, ["reason": "no answer yet"]) }
             while true {
                 let poll = try early ?? client.pollLink(id: secret.id, side: "new")

@@ -19,8 +19,9 @@ const digits = (code, id) => h('p', { class: 'linkcode', id }, code);
 export async function linkSection(body) {
   const error = h('p', { class: 'error', role: 'alert' });
   const area = h('div', { 'aria-live': 'polite' });
-  body.append(h('h2', {}, t('ui.link.title')), h('p', { class: 'hint' }, t('ui.link.intro')), area, error,
-    button(t('ui.link.show'), () => open().catch((e) => failed(e, error)), 'primary', { id: 'link-open' }));
+  // One wait at a time: the button rests while a code is shown and waited on.
+  const show = button(t('ui.link.show'), () => { show.disabled = true; open().catch((e) => failed(e, error)).finally(() => { show.disabled = false; }); }, 'primary', { id: 'link-open' });
+  body.append(h('h2', {}, t('ui.link.title')), h('p', { class: 'hint' }, t('ui.link.intro')), area, error, show);
   async function open() {
     error.textContent = '';
     const offer = (await call('link-open')).body;
@@ -100,6 +101,8 @@ export function linkForm() {
     clear(steps).append(h('p', { role: 'status' }, t('ui.link.sent.hello')));
     let status = {};
     while (!status.ready) {
+      // The user left this screen: the wait stops with it.
+      if (!document.body.contains(steps)) return;
       status = (await call('link-answer')).body;
       if (status.code && !steps.querySelector('#link-digits')) {
         clear(steps).append(h('p', {}, t('ui.link.check')), digits(status.code, 'link-digits'), h('p', { class: 'hint', role: 'status' }, t('ui.link.confirmThere')));
@@ -107,18 +110,26 @@ export function linkForm() {
       }
     }
     const password = h('input', { id: 'link-password', type: 'password', autocomplete: 'current-password' });
+    // The account's second factor, asked for only when the server wants it.
+    const code = h('input', { id: 'link-2fa', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code' });
+    const second = h('div', { hidden: true }, h('label', { for: 'link-2fa' }, t('ui.account.code')), code);
     const finish = h('form', { novalidate: true }, h('p', { role: 'status' }, t('ui.link.received', { email: status.email })),
-      h('label', { for: 'link-password' }, t('ui.account.master')), password,
+      h('label', { for: 'link-password' }, t('ui.account.master')), password, second,
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary' }, t('ui.account.signIn'))));
     finish.addEventListener('submit', async (e) => {
       e.preventDefault();
       if (!password.value) { error.textContent = t('ui.account.typeMaster'); return; }
       error.textContent = t('ui.account.signingIn');
       try {
-        await call('link-finish', { password: new Secret(password.value) });
+        await call('link-finish', { password: new Secret(password.value), code: second.hidden || !code.value.trim() ? undefined : new Secret(code.value.trim()) });
         password.value = '';
         await route();
-      } catch (x) { password.value = ''; failed(x, error); }
+      } catch (x) {
+        password.value = '';
+        code.value = '';
+        if (x.code === 'twoFactorRequired') { second.hidden = false; error.textContent = t('ui.account.needCode'); code.focus(); return; }
+        failed(x, error);
+      }
     });
     clear(steps).append(finish);
     password.focus();
