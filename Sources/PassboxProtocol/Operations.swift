@@ -103,7 +103,7 @@ public enum Operations {
     public static let check = Operation<CheckRequest, CheckReply>(
         .check, vault: true,
         request: #"runBreachCheck, ranges? (prefix → the range service's answer, fetched by the client for the prefixes `breach-prefixes` gave, padded with random ones it discards; all needed prefixes must be there)"#,
-        reply: #"`check`: score, rating, logins, secureLogins, tiles {atRisk, reused, weak, secure}, deductions {kind: points}, fixFirst [{itemID, title, kinds, points}], findings [{kind, itemID, title, details, dismissed, group?}], breachCheckEnabled, lastBreachCheck?, breachedPasswordsFound?, catalogueDate?"#)
+        reply: #"`check`: score, rating, logins, secureLogins, tiles {atRisk, reused, weak, other (logins kept from secure by other findings only), secure}, deductions {kind: points}, fixFirst [{itemID, title, kinds, points}], notSecure (every login not secure, the same shape, largest gain first), findings [{kind, itemID, title, details, dismissed, group?}], breachCheckEnabled, lastBreachCheck?, breachedPasswordsFound?, catalogueDate?"#)
     public static let breachPrefixes = Operation<NoBody, PrefixesReply>(
         .breachPrefixes, vault: true,
         request: #"—"#,

@@ -120,6 +120,8 @@ public struct CheckReply: Codable, Sendable, Equatable {
     public var tiles: [String: Int]
     public var deductions: [String: Double]
     public var fixFirst: [FixFirstView]
+    /// Every login that is not secure, with what keeps it from secure and the points fixing that gains.
+    public var notSecure: [FixFirstView]?
     public var findings: [FindingView]
     public var breachCheckEnabled: Bool
     public var lastBreachCheck: Date?

@@ -25,13 +25,14 @@ extension VaultSession {
         for item in vault.items { titles[item.id] = item.title }
         var reply = CheckReply(
             score: report.score, rating: report.rating.rawValue, logins: report.loginCount, secureLogins: report.secureLoginCount,
-            tiles: ["atRisk": report.tiles.atRisk, "reused": report.tiles.reused, "weak": report.tiles.weak, "secure": report.tiles.secure],
+            tiles: ["atRisk": report.tiles.atRisk, "reused": report.tiles.reused, "weak": report.tiles.weak, "other": report.otherLogins, "secure": report.tiles.secure],
             deductions: Dictionary(uniqueKeysWithValues: report.deductions.map { ($0.key.rawValue, $0.value) }),
             fixFirst: report.fixFirst.map { FixFirstView(itemID: $0.itemID, title: titles[$0.itemID] ?? "", kinds: $0.kinds.map(\.rawValue), points: $0.points) },
             findings: report.findings.map {
                 FindingView(kind: $0.kind.rawValue, itemID: $0.itemID, title: titles[$0.itemID] ?? "", details: $0.details, dismissed: $0.isDismissed, group: $0.group)
             },
             breachCheckEnabled: settings.breachCheck, lastBreachCheck: vault.lastBreachCheck, breachedPasswordsFound: found, catalogueDate: breaches.snapshotDate)
+        reply.notSecure = report.notSecure.map { FixFirstView(itemID: $0.itemID, title: titles[$0.itemID] ?? "", kinds: $0.kinds.map(\.rawValue), points: $0.points) }
         // The Security Check reminds of backups (G79): none saved yet, or the last older than 30 days.
         reply.lastBackup = vault.backup?.lastBackup
         if vault.backup?.problem != nil {

@@ -401,6 +401,18 @@ def main_flows(args, display, language):
         # Security Check finds the http address; its fix switches it to https.
         ui.click(t("ui.nav.check"))
         ui.text_appears(t("check.kind.unsecured-website.title"))
+        # The page's score, tiles and the logins it says are not secure agree with passbox check (through the agent).
+        cli = subprocess.run([args.passbox, "--data", agent.data, "check", "--json"], env=agent.env, capture_output=True, text=True, timeout=60)
+        check(cli.returncode == 0, f"passbox check --json failed: {cli.stderr}")
+        report = json.loads(cli.stdout)
+        check(ui.find("svg.scorering text").text.strip() == str(report["score"]), f"the page's score is not passbox check's {report['score']}")
+        for tile in ["atRisk", "reused", "weak", "other", "secure"]:
+            shown = ui.find(f"[data-tile='{tile}'] strong").text.strip()
+            check(shown == str(report["tiles"][tile]), f"the tile {tile} shows {shown}, passbox check says {report['tiles'][tile]}")
+        check(report["tiles"]["secure"] + len(report["notSecure"]) == report["logins"], "secure and not secure logins add up")
+        ui.find("#check-not-secure summary").click()
+        listed = [e.text for e in ui.driver.find_elements(By.CSS_SELECTOR, "#check-not-secure li strong")]
+        check(listed == [f["title"] for f in report["notSecure"]], f"the page lists {listed} as not secure, passbox check {[f['title'] for f in report['notSecure']]}")
         ui.shot("check")
         ui.axe("check")
         ui.click(t("ui.check.fixHTTPS"))

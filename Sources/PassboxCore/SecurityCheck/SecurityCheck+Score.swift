@@ -16,7 +16,7 @@ extension SecurityCheck {
         var deductions = [FindingKind: Double]()
         var gains = [(login: Int, suggestion: SecurityReport.FixSuggestion)]()
         var lost = 0.0
-        var atRisk = 0, reused = 0, weak = 0, secure = m
+        var atRisk = 0, reused = 0, weak = 0, secure = m, other = 0
         let riskBits: UInt32 = 1 << UInt32(FindingKind.breachedPassword.order) | 1 << UInt32(FindingKind.breachedWebsite.order)
         for (i, bits) in kindsOf.enumerated() where bits != 0 {
             let kinds = FindingKind.allCases.filter { bits & 1 << UInt32($0.order) != 0 }
@@ -29,6 +29,7 @@ extension SecurityCheck {
             if bits & riskBits != 0 { atRisk += 1 }
             if bits & 1 << UInt32(FindingKind.reused.order) != 0 { reused += 1 }
             if bits & 1 << UInt32(FindingKind.weak.order) != 0 { weak += 1 }
+            if bits & (riskBits | 1 << UInt32(FindingKind.reused.order) | 1 << UInt32(FindingKind.weak.order)) == 0 { other += 1 }
         }
         let score = m == 0 ? 100 : Int((100 * (1 - lost / Double(m))).rounded())
         let rating: SecurityReport.Rating =
@@ -38,11 +39,16 @@ extension SecurityCheck {
             case 50..<70: .roomForImprovement
             default: .atRisk
             }
-        return SecurityReport(
+        var report = SecurityReport(
             findings: findings, loginCount: m, secureLoginCount: secure, score: score, rating: rating,
             deductions: deductions.mapValues { ($0 * 10).rounded() / 10 },
             tiles: .init(atRisk: atRisk, reused: reused, weak: weak, secure: secure),
             fixFirst: fixFirst(gains, logins: logins), lastBreachCheck: lastBreachCheck)
+        report.notSecure = gains.sorted {
+            $0.suggestion.points == $1.suggestion.points ? logins.items[$0.login].title < logins.items[$1.login].title : $0.suggestion.points > $1.suggestion.points
+        }.map(\.suggestion)
+        report.otherLogins = other
+        return report
     }
 
     /// The five largest gains, ties by title (then login order), selected without sorting every login.

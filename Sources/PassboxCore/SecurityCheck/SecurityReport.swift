@@ -12,6 +12,11 @@ public struct SecurityReport: Sendable {
     public let deductions: [FindingKind: Double]
     public let tiles: Tiles
     public let fixFirst: [FixSuggestion]
+    /// Every login that is not secure, with the kinds that keep it from it and the points fixing them gains
+    /// (largest first, then by title): what the tiles count, one login at a time.
+    public var notSecure: [FixSuggestion] = []
+    /// Logins kept from secure by none of the tiles' kinds (at risk, reused, weak): by the other findings only.
+    public var otherLogins = 0
     public let lastBreachCheck: Date?
 
     public enum Rating: String, Sendable {

@@ -70,11 +70,22 @@ export async function showCheck(pane) {
   pane.append(h('div', { class: 'row' }, h('h1', { class: 'grow' }, t('ui.check.title')), button([icon('refresh-cw'), t('ui.check.again')], rerun)));
   pane.append(h('div', { class: 'score' }, scoreRing(check.score),
     h('div', {}, h('h2', {}, t('check.rating.' + check.rating)), h('p', { class: 'muted' }, t('check.secure', { secure: check.secureLogins, logins: check.logins })))));
-  pane.append(h('div', { class: 'tiles' }, ...['atRisk', 'reused', 'weak', 'secure'].map((k) => h('div', { class: 'tile' }, h('strong', {}, String(check.tiles[k] ?? 0)), t('ui.check.tile.' + k)))));
-  if (check.fixFirst.length) {
-    pane.append(h('h2', {}, t('ui.check.fixFirst')), h('ul', { class: 'findinglist' }, ...check.fixFirst.map((f) => h('li', { class: 'finding' },
-      icon('triangle-alert'), h('span', { class: 'grow' }, h('strong', {}, f.title), h('br'), h('span', { class: 'hint' }, f.kinds.map((k) => t(`check.kind.${k}.title`)).join(' · '))),
-      button(t('ui.check.open', { title: f.title }), () => openItem(f.itemID))))));
+  pane.append(h('div', { class: 'tiles', id: 'check-tiles' }, ...['atRisk', 'reused', 'weak', 'other', 'secure'].map((k) => h('div', { class: 'tile', 'data-tile': k }, h('strong', {}, String(check.tiles[k] ?? 0)), t('ui.check.tile.' + k)))));
+  // What the score lost, kind by kind (the same figures as passbox check).
+  const lost = Object.entries(check.deductions).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+  if (lost.length) {
+    pane.append(h('details', { id: 'check-deductions' }, h('summary', {}, t('ui.check.deductions')),
+      h('ul', {}, ...lost.map(([k, v]) => h('li', {}, `−${v} ${t(`check.kind.${k}.title`)}`)))));
+  }
+  const row = (f) => h('li', { class: 'finding' },
+    icon('triangle-alert'), h('span', { class: 'grow' }, h('strong', {}, f.title), h('br'), h('span', { class: 'hint' }, f.kinds.map((k) => t(`check.kind.${k}.title`)).join(' · '))),
+    h('span', { class: 'chip' }, t('ui.check.points', { points: f.points })), button(t('ui.check.open', { title: f.title }), () => openItem(f.itemID)));
+  if (check.fixFirst.length) pane.append(h('h2', {}, t('ui.check.fixFirst')), h('ul', { class: 'findinglist' }, ...check.fixFirst.map(row)));
+  // Every login that is not secure, with what keeps it from secure: what the tiles count, one at a time.
+  const notSecure = check.notSecure || [];
+  if (notSecure.length) {
+    pane.append(h('details', { id: 'check-not-secure' }, h('summary', {}, t('ui.check.notSecure', { count: notSecure.length, logins: check.logins })),
+      h('ul', { class: 'findinglist' }, ...notSecure.map(row))));
   }
   const kinds = [...new Set(check.findings.map((f) => f.kind))];
   if (!kinds.length) pane.append(h('p', { class: 'empty' }, t('ui.check.nothing')));
