@@ -212,7 +212,9 @@ export async function showItem(pane, id) {
   const fields = detail.fields.filter((f) => f.value !== '' || f.masked || f.kind === 'otp');
   // A recovery phrase's words are never copied (G41), not even from one kept without its own password.
   if (fields.length) pane.append(h('div', { class: 'fields' }, ...fields.map((f) => fieldRow(id, f, s.category === 'recovery-phrase'))));
-  if (s.websites.length) pane.append(h('h3', {}, t('ui.item.websites')), h('div', { class: 'fields' }, ...s.websites.map((w) => h('div', { class: 'field' }, h('span', { class: 'texts' }, h('span', { class: 'value' }, w))))));
+  // A web address opens in a new tab that cannot reach back to this page (noopener) nor learn where it came from.
+  const site = (w) => (/^https?:\/\//i.test(w) ? h('a', { class: 'value', href: w, target: '_blank', rel: 'noopener noreferrer' }, w) : h('span', { class: 'value' }, w));
+  if (s.websites.length) pane.append(h('h3', {}, t('ui.item.websites')), h('div', { class: 'fields' }, ...s.websites.map((w) => h('div', { class: 'field' }, h('span', { class: 'texts' }, site(w))))));
   if (detail.notes) pane.append(h('h3', {}, t('ui.item.notes')), h('div', { class: 'fields' }, h('div', { class: 'field' }, h('span', { class: 'value' }, detail.notes))));
   if (s.tags.length) pane.append(h('h3', {}, t('ui.item.tags')), h('div', { class: 'chips' }, ...s.tags.map((tag) => h('span', { class: 'chip' }, tag))));
   pane.append(attachmentsSection(detail, s.locked));
