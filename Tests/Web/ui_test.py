@@ -328,8 +328,13 @@ def main_flows(args, display, language):
     ui = UI(args, agent, language, via_opener=True)
     try:
         t = ui.t
-        # Onboarding: a new local vault.
+        # Onboarding: a new local vault. Caps Lock on while a password is typed is said beside the field.
         ui.find("#new-password")
+        press = "arguments[0].dispatchEvent(new KeyboardEvent('keydown', {key: 'A', bubbles: true, modifierCapsLock: arguments[1]}))"
+        ui.driver.execute_script(press, ui.find("#new-password"), True)
+        ui.wait(lambda d: any(e.text == t("ui.capsLock") for e in d.find_elements(By.CSS_SELECTOR, ".capslock")), "the Caps Lock warning")
+        ui.driver.execute_script(press, ui.find("#new-password"), False)
+        ui.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, ".capslock"), "the Caps Lock warning gone")
         ui.shot("onboarding")
         ui.axe("onboarding")
         ui.create_vault()

@@ -63,6 +63,7 @@ async function boot() {
   pollTimer = setInterval(poll, 2000);
   document.addEventListener('visibilitychange', () => { if (document.hidden) maskRevealed(); });
   document.addEventListener('keydown', shortcuts);
+  for (const kind of ['keydown', 'keyup']) document.addEventListener(kind, capsLock, true);
   window.addEventListener('beforeunload', (event) => { if (editorIsDirty()) { event.preventDefault(); event.returnValue = ''; } });
 }
 
@@ -397,6 +398,16 @@ function shortcuts(event) {
   };
   const action = actions[event.key];
   if (action) { event.preventDefault(); action(); }
+}
+
+// Caps Lock on while typing a password: said beside the field (KB-1), gone once it is off.
+function capsLock(event) {
+  const field = event.target;
+  if (!field || field.type !== 'password' || !event.getModifierState) return;
+  let note = field.nextElementSibling && field.nextElementSibling.classList.contains('capslock') ? field.nextElementSibling : null;
+  if (event.getModifierState('CapsLock')) {
+    if (!note) field.after(note = h('p', { class: 'hint capslock', role: 'status' }, t('ui.capsLock')));
+  } else if (note) note.remove();
 }
 
 // Changes one of the agent's settings and keeps the page's copy in step; the answer is the new settings.
