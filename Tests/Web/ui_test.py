@@ -424,6 +424,20 @@ def main_flows(args, display, language):
         ui.click(t("ui.check.fixHTTPS"))
         ui.text_appears(t("ui.check.fixed", count=1))
         ui.wait(lambda d: t("check.kind.unsecured-website.title") not in d.find_element(By.TAG_NAME, "main").text, "the finding gone after the fix")
+        # Two more logins at http addresses: "Switch all to https" asks, then switches both; they go again after.
+        for title in ("Forum", "Wiki"):
+            made = ui.api("add", {"category": "login", "changes": {"title": title, "websites": [f"http://{title.lower()}.example.org"], "fieldsFromCommandLine": [], "secretFields": [], "removeFields": []}})
+            check(made == "saved", f"{title} was not added: {made}")
+        ui.click(t("ui.check.again"))
+        ui.press("#check-fix-all")
+        ui.text_appears(t("ui.check.fixAll.ask", count=2))
+        ui.axe("check-fix-all")
+        ui.driver.find_element(By.CSS_SELECTOR, "dialog .button.primary").click()
+        ui.text_appears(t("ui.check.fixed", count=2))
+        ui.wait(lambda d: t("check.kind.unsecured-website.title") not in d.find_element(By.TAG_NAME, "main").text, "both switched")
+        for title in ("Forum", "Wiki"):
+            check(ui.api("delete", {"item": title}) == "saved", f"{title} did not go to the trash")
+            check(ui.api("trash-delete", {"item": title}) == "saved", f"{title} was not deleted for good")
         # A second vault: the navigation lists both; GitHub moves there and the vault's list shows it.
         check(ui.api("vault-create", {"name": "Work", "icon": "briefcase", "colour": "green"}) == "vault", "the vault Work was not made")
         ui.driver.refresh()

@@ -2,7 +2,7 @@
 // fix where one exists, and the breach check's opt-in with what it sends.
 import { call } from './api.js';
 import { t, formatDate } from './i18n.js';
-import { h, icon, button, clear, toast } from './dom.js';
+import { h, icon, button, clear, toast, dialog } from './dom.js';
 import { state, report, openItem, editItem, refreshList } from './app.js';
 
 export async function loadCheck() {
@@ -91,7 +91,22 @@ export async function showCheck(pane) {
   if (!kinds.length) pane.append(h('p', { class: 'empty' }, t('ui.check.nothing')));
   for (const kind of kinds) {
     const findings = check.findings.filter((f) => f.kind === kind);
-    pane.append(h('h2', {}, `${t(`check.kind.${kind}.title`)} (${findings.length})`), h('ul', { class: 'findinglist' }, ...findings.map((f) => h('li', { class: 'finding' + (f.dismissed ? ' dismissed' : '') },
+    pane.append(h('h2', {}, `${t(`check.kind.${kind}.title`)} (${findings.length})`));
+    // Every http address at once, after saying how many logins change (SEC).
+    const open = findings.filter((f) => !f.dismissed).length;
+    if (kind === 'unsecured-website' && open > 1) {
+      pane.append(button([icon('lock'), t('ui.check.fixAll')], async () => {
+        const sure = await dialog(t('ui.check.fixAll'), h('p', {}, t('ui.check.fixAll.ask', { count: open })),
+          [{ label: t('ui.cancel'), value: false }, { label: t('ui.check.fixAll'), value: true, primary: true }]);
+        if (!sure) return;
+        try {
+          const fixed = (await call('fix-https', {})).body;
+          toast(t('ui.check.fixed', { count: fixed.count }));
+          await rerun();
+        } catch (e) { report(e); }
+      }, 'primary', { id: 'check-fix-all' }));
+    }
+    pane.append( h('ul', { class: 'findinglist' }, ...findings.map((f) => h('li', { class: 'finding' + (f.dismissed ? ' dismissed' : '') },
       h('span', { class: 'grow' }, h('strong', {}, f.title), h('br'), h('span', { class: 'hint' }, f.dismissed ? t('ui.check.dismissed') : findingAdvice(f))),
       f.dismissed ? null : fixFinding(f, rerun),
       button(f.dismissed ? t('ui.check.undismiss') : t('ui.check.dismiss'), () => dismiss(f, pane), 'ghost')))));
