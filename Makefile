@@ -66,7 +66,7 @@ run: build pam-service
 	@echo
 	@$(MAKE) --no-print-directory extension >/dev/null
 	@$(BIN) browser install 2>/dev/null || echo "Browser extension: once Chromium, Chrome or Firefox has run here, \"$(BIN) browser install\" connects it (see README)"
-	@$(BIN) link install
+	@$(BIN) link install || echo "passbox-link: addresses: \"$(BIN) link install\" registers their handler once the problem above is mended"
 	@echo
 	@echo "Shell completion: $(BIN) completion bash > ~/.local/share/bash-completion/completions/passbox"
 	@echo "  (or: completion zsh > \"\$${fpath[1]}/_passbox\", completion fish > ~/.config/fish/completions/passbox.fish)"

@@ -84,3 +84,32 @@ extension LinkStatusReply: ReplyBody {
     public static func from(_ reply: Reply) -> LinkStatusReply? { if case .linkStatus(let v) = reply { v } else { nil } }
     public static var kinds: [Reply.Kind] { [.linkStatus] }
 }
+
+extension Operations {
+    // Device linking (docs/PROTOCOL.md, "Device linking"), generation 15: the old device's three, then the new
+    // device's three; the waits are off the agent's queue, each at most 8 seconds (the page asks again).
+    public static let linkOpen = Operation<NoBody, LinkOfferReply>(
+        .linkOpen, since: 15, vault: true,
+        request: #"—"#,
+        reply: #"`linkOffer`: code (six groups of four), uri (passbox-link:v1?server=…&id=…&k=…), expires (10 minutes), size and modules (its QR code); an earlier open link of this agent is cancelled; `noAccount`"#)
+    public static let linkWait = Operation<NoBody, LinkStatusReply>(
+        .linkWait, since: 15, vault: true,
+        request: #"—"#,
+        reply: #"`linkStatus`: name, address (the server's word) and code once the new device's hello verified and was answered; all absent after 8 s without one; `linkRefused` (a hello that does not verify: the link ends), `linkNotFound` (expired or none open), `linkCancelled`"#)
+    public static let linkConfirm = Operation<LinkConfirmRequest, Done>(
+        .linkConfirm, since: 15, vault: true,
+        request: #"yes (the user said it is their device and it shows the same code)"#,
+        reply: #"`done`: with yes the email, server and Secret Key (and the new device's record, signed) were sealed to the device that answered this link and sent; without, the link was cancelled and nothing sent; `linkNotFound` when no device answered the open link (nothing is cancelled then), `locked`"#)
+    public static let linkBegin = Operation<LinkBeginRequest, Done>(
+        .linkBegin, since: 15, vault: false,
+        request: #"server? (with a typed code), text (the code, or a passbox-link: address or a text holding one), name?"#,
+        reply: #"`done`: the hello was sent; `linkInvalid` {problem}, `linkNotFound`, `vaultExists` / `alreadySignedIn` (this data directory has a vault or an account)"#)
+    public static let linkAnswer = Operation<NoBody, LinkStatusReply>(
+        .linkAnswer, since: 15, vault: false,
+        request: #"—"#,
+        reply: #"`linkStatus`: code once the old device answered (the same six digits as there), then ready with email once its user confirmed and the credentials opened; waits up to 8 s for the next step; `linkRefused`, `linkCancelled`, `linkNotFound`"#)
+    public static let linkFinish = Operation<LinkFinishRequest, Done>(
+        .linkFinish, since: 15, vault: false,
+        request: #"password (secret: the master password, typed on this device), code? (secret: the second factor, after `twoFactorRequired`)"#,
+        reply: #"`done`: signed in with the received email, server and Secret Key under the name given at `link-begin`, the record the old device signed uploaded; the account's vault is open (as `account-signin`); its failures; `linkNotFound` when nothing was received (or it is older than 10 minutes)"#)
+}

@@ -345,56 +345,6 @@ public enum Operations {
         request: #"session (the host asks before relaying status, unlock, quick-unlock or lock)"#,
         reply: #"`done` while the session stands; `notPaired` once its pairing was removed"#)
 
-    // Families and teams (docs/PROTOCOL.md, "Families and teams"), generation 15: an account's vault, off the
-    // agent's queue (the server answers them).
-    public static let sharing = Operation<NoBody, SharingReply>(
-        .sharing, since: 15, vault: true,
-        request: #"—"#,
-        reply: #"`sharing`: organisations [OrgView, as `passbox org list --json`; one whose list does not verify has status "refused"], warnings [{kind, subject, detail, seen}], own {email, securityCode}"#)
-    public static let orgShow = Operation<OrgRequest, OrgReply>(
-        .orgShow, since: 15, vault: true,
-        request: #"org (id or name)"#,
-        reply: #"`org`: org (members with role, state, securityCode and trust; waiting; invitations; groups; recoveries), vaults [{vaultID, name?, epoch, access?, rotationPending, seenBy, waitingForKey}] (names opened with the grants' key the agent holds); `organisationNotFound`"#)
-    public static let orgChange = Operation<OrgChangeRequest, OrgReply>(
-        .orgChange, since: 15, vault: true,
-        request: #"action (create, invite, revoke, confirm, remove, role, pause, resume, leave, trust, vault-create, share, group-create, group-delete, group-add, group-remove, renew, recovery, recover), org, and what the action names: kind, name, vaultName, email, role, access (view, edit, manage, none), vault, group, invitation, compared, allow, code, mail; password (secret) for every action but invite, revoke, leave, trust and recovery off"#,
-        reply: #"`org` as `org-show` after the change (org absent after leave, with left: its name), invitation {link, expires, mailed?} after invite, renewed (vaults) after renew; `wrongPassword` (counted), `sharingRefused` {reason}, `contactKeyChanged` {email}, `memberNotFound`, `lastOwner`, `organisationNotFound`"#)
-    public static let orgAccept = Operation<OrgAcceptRequest, InvitationReply>(
-        .orgAccept, since: 15, vault: true,
-        request: #"text (the link, or a whole mail with it), preview (look it up only)"#,
-        reply: #"`invitation`: preview {orgID, kind, name, email, role, expires, members, owners}, ownCode (once accepted: to read to a manager); `invitationLinkInvalid` {reason}, `sharingRefused`"#)
-    public static let securityCode = Operation<SecurityCodeRequest, SecurityCodeReply>(
-        .securityCode, since: 15, vault: true,
-        request: #"email? (none: this account's own code), check (own: compare with the server's bundle), acceptNew (a contact's changed keys become the pin)"#,
-        reply: #"`securityCode`: own {email, securityCode, serverMatches?} or contact {email, accountID, securityCode, compared, newSecurityCode?, pinnedNow}; `contactNotFound`, `contactKeyChanged` is not thrown here: newSecurityCode says it"#)
-
-    // Device linking (docs/PROTOCOL.md, "Device linking"), generation 15: the old device's three, then the new
-    // device's three; the waits are off the agent's queue, each at most 8 seconds (the page asks again).
-    public static let linkOpen = Operation<NoBody, LinkOfferReply>(
-        .linkOpen, since: 15, vault: true,
-        request: #"—"#,
-        reply: #"`linkOffer`: code (six groups of four), uri (passbox-link:v1?server=…&id=…&k=…), expires (10 minutes), size and modules (its QR code); an earlier open link of this agent is cancelled; `noAccount`"#)
-    public static let linkWait = Operation<NoBody, LinkStatusReply>(
-        .linkWait, since: 15, vault: true,
-        request: #"—"#,
-        reply: #"`linkStatus`: name, address (the server's word) and code once the new device's hello verified and was answered; all absent after 8 s without one; `linkRefused` (a hello that does not verify: the link ends), `linkNotFound` (expired or none open), `linkCancelled`"#)
-    public static let linkConfirm = Operation<LinkConfirmRequest, Done>(
-        .linkConfirm, since: 15, vault: true,
-        request: #"yes (the user said it is their device and it shows the same code)"#,
-        reply: #"`done`: with yes the email, server and Secret Key (and the new device's record, signed) were sealed to the device that answered this link and sent; without, the link was cancelled and nothing sent; `linkNotFound` when no device answered the open link (nothing is cancelled then), `locked`"#)
-    public static let linkBegin = Operation<LinkBeginRequest, Done>(
-        .linkBegin, since: 15, vault: false,
-        request: #"server? (with a typed code), text (the code, or a passbox-link: address or a text holding one), name?"#,
-        reply: #"`done`: the hello was sent; `linkInvalid` {problem}, `linkNotFound`, `vaultExists` / `alreadySignedIn` (this data directory has a vault or an account)"#)
-    public static let linkAnswer = Operation<NoBody, LinkStatusReply>(
-        .linkAnswer, since: 15, vault: false,
-        request: #"—"#,
-        reply: #"`linkStatus`: code once the old device answered (the same six digits as there), then ready with email once its user confirmed and the credentials opened; waits up to 8 s for the next step; `linkRefused`, `linkCancelled`, `linkNotFound`"#)
-    public static let linkFinish = Operation<LinkFinishRequest, Done>(
-        .linkFinish, since: 15, vault: false,
-        request: #"password (secret: the master password, typed on this device), code? (secret: the second factor, after `twoFactorRequired`)"#,
-        reply: #"`done`: signed in with the received email, server and Secret Key under the name given at `link-begin`, the record the old device signed uploaded; the account's vault is open (as `account-signin`); its failures; `linkNotFound` when nothing was received (or it is older than 10 minutes)"#)
-
     public static let all: [OperationSpec] = [
         hello.spec, status.spec, unlock.spec, quickUnlock.spec, lock.spec, changePassword.spec, list.spec, show.spec, field.spec, search.spec,
         add.spec, edit.spec, delete.spec, history.spec, restoreVersion.spec, trashList.spec, trashRestore.spec, trashDelete.spec, trashEmpty.spec,

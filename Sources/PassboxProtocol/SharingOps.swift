@@ -183,3 +183,28 @@ extension SecurityCodeReply: ReplyBody {
     public static func from(_ reply: Reply) -> SecurityCodeReply? { if case .securityCode(let v) = reply { v } else { nil } }
     public static var kinds: [Reply.Kind] { [.securityCode] }
 }
+
+extension Operations {
+    // Families and teams (docs/PROTOCOL.md, "Families and teams"), generation 15: an account's vault, off the
+    // agent's queue (the server answers them).
+    public static let sharing = Operation<NoBody, SharingReply>(
+        .sharing, since: 15, vault: true,
+        request: #"—"#,
+        reply: #"`sharing`: organisations [OrgView, as `passbox org list --json`; one whose list does not verify has status "refused"], warnings [{kind, subject, detail, seen}], own {email, securityCode}"#)
+    public static let orgShow = Operation<OrgRequest, OrgReply>(
+        .orgShow, since: 15, vault: true,
+        request: #"org (id or name)"#,
+        reply: #"`org`: org (members with role, state, securityCode and trust; waiting; invitations; groups; recoveries), vaults [{vaultID, name?, epoch, access?, rotationPending, seenBy, waitingForKey}] (names opened with the grants' key the agent holds); `organisationNotFound`"#)
+    public static let orgChange = Operation<OrgChangeRequest, OrgReply>(
+        .orgChange, since: 15, vault: true,
+        request: #"action (create, invite, revoke, confirm, remove, role, pause, resume, leave, trust, vault-create, share, group-create, group-delete, group-add, group-remove, renew, recovery, recover), org, and what the action names: kind, name, vaultName, email, role, access (view, edit, manage, none), vault, group, invitation, compared, allow, code, mail; password (secret) for every action but invite, revoke, leave, trust and recovery off"#,
+        reply: #"`org` as `org-show` after the change (org absent after leave, with left: its name), invitation {link, expires, mailed?} after invite, renewed (vaults) after renew; `wrongPassword` (counted), `sharingRefused` {reason}, `contactKeyChanged` {email}, `memberNotFound`, `lastOwner`, `organisationNotFound`"#)
+    public static let orgAccept = Operation<OrgAcceptRequest, InvitationReply>(
+        .orgAccept, since: 15, vault: true,
+        request: #"text (the link, or a whole mail with it), preview (look it up only)"#,
+        reply: #"`invitation`: preview {orgID, kind, name, email, role, expires, members, owners}, ownCode (once accepted: to read to a manager); `invitationLinkInvalid` {reason}, `sharingRefused`"#)
+    public static let securityCode = Operation<SecurityCodeRequest, SecurityCodeReply>(
+        .securityCode, since: 15, vault: true,
+        request: #"email? (none: this account's own code), check (own: compare with the server's bundle), acceptNew (a contact's changed keys become the pin)"#,
+        reply: #"`securityCode`: own {email, securityCode, serverMatches?} or contact {email, accountID, securityCode, compared, newSecurityCode?, pinnedNow}; `contactNotFound`, `contactKeyChanged` is not thrown here: newSecurityCode says it"#)
+}

@@ -68,18 +68,8 @@ public struct WaitingView: Codable, Sendable, Equatable {
     }
 }
 
-public struct InvitationView: Codable, Sendable, Equatable {
-    public var id: String
-    public var email: String
-    public var role: String
-    public var expires: Date
-    public init(id: String, email: String, role: String, expires: Date) {
-        self.id = id
-        self.email = email
-        self.role = role
-        self.expires = expires
-    }
-}
+/// An open invitation as the server lists it to managers (the wire type itself: nothing is checked in it).
+public typealias InvitationView = OrgInvitation
 
 public struct OrgView: Codable, Sendable, Equatable {
     public var orgID: String

@@ -18,10 +18,15 @@ public struct LinkSecret: Sendable, Equatable {
     static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
 
     public let bytes: [UInt8]
+    /// The link's id: what the server knows of it (16 bytes of HKDF, base64url); `k` does not follow from it.
+    /// Derived once: every poll names it.
+    public let id: String
 
     public init(bytes: [UInt8]) throws {
         guard bytes.count == Self.length else { throw ProtocolError(.linkInvalid, ["problem": "format"]) }
         self.bytes = bytes
+        let derived = try HKDF.deriveKey(from: SecretBytes(copying: bytes), salt: [], info: "passbox/v1/link-id", length: 16).revealBytes()
+        id = Data(derived).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
     public static func generate() -> LinkSecret { try! LinkSecret(bytes: SecureRandom.bytes(count: length)) }
@@ -67,11 +72,6 @@ public struct LinkSecret: Sendable, Equatable {
         try self.init(bytes: out)
     }
 
-    /// The link's id: what the server knows of it (16 bytes of HKDF, base64url); `k` does not follow from it.
-    public var id: String {
-        let derived = (try? HKDF.deriveKey(from: SecretBytes(copying: bytes), salt: [], info: "passbox/v1/link-id", length: 16))?.revealBytes() ?? []
-        return Data(derived).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
 
     /// `passbox-link:v1?server=ORIGIN&id=ID&k=CODE`.
     public func uri(server: String) -> String {

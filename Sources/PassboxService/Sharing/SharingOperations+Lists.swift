@@ -156,7 +156,7 @@ extension SharingOperations {
         }
         var view = OrgView(
             orgID: orgID, kind: head.kind.name, name: head.name, version: head.version, epoch: head.epoch, role: head.member(record.accountID)?.role.name,
-            members: members, waiting: waiting, invitations: reply.invitations.map { InvitationView(id: $0.id, email: $0.email, role: $0.role, expires: $0.expires) },
+            members: members, waiting: waiting, invitations: reply.invitations,
             code: file.lists.first { $0.server == record.server && $0.orgID == orgID }?.code,
             trusted: file.lists.first { $0.server == record.server && $0.orgID == orgID }?.trusted == true,
             groups: head.groups.map { g in GroupView(id: g.id, name: g.name, members: g.members.compactMap { head.member($0)?.email }) },
