@@ -10,7 +10,8 @@
 SHELL := /bin/bash
 DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev libsqlite3-dev libmicrohttpd-dev libcairo2-dev libqrencode-dev fonts-dejavu-core libzxcvbn-dev libzbar-dev libpng-dev libturbojpeg0-dev \
   libpsl-dev publicsuffix libidn2-dev libicu-dev libcurl4-openssl-dev \
-  libsystemd-dev libpam0g-dev libxcb1-dev g++ libstdc++-12-dev libpq-dev poppler-utils libxml2 libseccomp-dev libseccomp2
+  libsystemd-dev libpam0g-dev libxcb1-dev g++ libstdc++-12-dev libpq-dev poppler-utils libxml2 libseccomp-dev libseccomp2 libnotify-bin
+# (libnotify-bin: notify-send, through which the agent shows new breaches as desktop notifications, SEC-18.)
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X
 # server and xclip for the clipboard test; python3 for the range server and the other-user socket client;
 # dbus-daemon for private buses, python3-dbus and python3-gi for the peer that plays systemd-logind in the lock-signal tests.

@@ -27,6 +27,18 @@ export PASSBOX_TEST_ACCOUNT_KDF=cheap
 debug_flags="--scratch-path .build/make-test -debug-info-format none"
 started=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - started )) s] $*"; }
+# cpu LABEL COMMAND…: runs COMMAND and then says on stderr how many CPU seconds it and its children used (where
+# the run's time goes: the budget is two cores' worth of it).
+cpu() {
+  local label=$1; shift
+  local me=$BASHPID before after  # read here: inside $( ) it would name the substitution's own process
+  before=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$me/stat")
+  "$@"; local status=$?
+  after=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$me/stat")
+  echo "cpu: $label used $(( (after - before) / $(getconf CLK_TCK) )) CPU seconds" >&2
+  return $status
+}
+export -f cpu
 mkdir -p .build
 ui=""
 release=""
@@ -42,28 +54,30 @@ trap stop_lanes EXIT
 # run's 1,200 against 68 for this one. At the lowest priority: only ReleaseBinaryTests, at the very end, need it.
 stamp "release build started (output in .build/release-build.log)"
 # shellcheck disable=SC2086 # the flags are words
-setsid nice -n 19 $swift build $release_flags -Xswiftc -Onone --scratch-path .build/test-release --product passbox > .build/release-build.log 2>&1 &
+setsid nice -n 19 bash -c 'cpu "the release build" "$@"' _ $swift build $release_flags -Xswiftc -Onone --scratch-path .build/test-release --product passbox > .build/release-build.log 2>&1 &
 release=$!
 
 stamp "building the debug binary and the tests"
 # One build for both: the test targets compile beside the binary's last modules.
 # shellcheck disable=SC2086
-$swift build --build-tests $debug_flags || exit 1
+( cpu "the debug build with the tests" $swift build --build-tests $debug_flags ) 2>&1 | tee .build/debug-build.log; [ "${PIPESTATUS[0]}" = 0 ] || exit 1
 scripts/fetch-axe.sh .build/web-tools || exit 1
 
 # The flows start with the Swift tests, not earlier: until the tests are built the two builds keep both cores
 # busy, and the flows there only slowed the tests' build; beside the Swift tests they fill the time those
 # spend waiting on their processes (a quarter of two cores when they ran alone here).
-# The browser extension's flows (Chromium and Firefox ESR, Tests/Web/extension_test.py) follow the web UI's in
-# the same lane: side by side they would only share the same two cores.
-stamp "browser flows started (output in .build/ui-test.log, then .build/extension-test.log)"
+# The browser extension's flows (Chromium and Firefox ESR, Tests/Web/extension_test.py) run beside the web UI's
+# (32 runs: every flow in Chromium and Firefox ESR, both languages, two at a time): each waits on its browsers
+# and agents most of the time, and one after the other they were the run's longest lane (716 s of 716).
+stamp "browser flows started (output in .build/ui-test.log and .build/extension-test.log)"
 setsid bash -c '
-  /usr/bin/python3 Tests/Web/ui_test.py --passbox .build/make-test/debug/passbox --axe .build/web-tools/axe.min.js \
-    --artifacts .build/ui-screenshots > .build/ui-test.log 2>&1
-  web=$?
-  /usr/bin/python3 Tests/Web/extension_test.py --passbox .build/make-test/debug/passbox \
-    --artifacts .build/extension-screenshots > .build/extension-test.log 2>&1
+  cpu "the web UI flows" /usr/bin/python3 Tests/Web/ui_test.py --passbox .build/make-test/debug/passbox --axe .build/web-tools/axe.min.js \
+    --artifacts .build/ui-screenshots > .build/ui-test.log 2>&1 &
+  web=$!
+  ( cpu "the extension flows" /usr/bin/python3 Tests/Web/extension_test.py --passbox .build/make-test/debug/passbox \
+    --artifacts .build/extension-screenshots ) > .build/extension-test.log 2>&1
   extension=$?
+  wait "$web"; web=$?
   [ "$web" = 0 ] && [ "$extension" = 0 ]' &
 ui=$!
 
@@ -77,10 +91,10 @@ stamp "Swift tests in two processes (all but ReleaseBinaryTests, which wait for 
 export PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_REQUIRE_PEERS=1
 share='^PassboxCLITests\.[AB]'
 # shellcheck disable=SC2086
-setsid $swift test --skip-build $debug_flags --ignore-lock --filter "$share" > .build/test-share.log 2>&1 &
+setsid bash -c 'cpu "the Swift tests (share)" "$@"' _ $swift test --skip-build $debug_flags --ignore-lock --filter "$share" > .build/test-share.log 2>&1 &
 share_pid=$!
 # shellcheck disable=SC2086
-$swift test --skip-build $debug_flags --ignore-lock --skip "$share" --skip ReleaseBinaryTests 2>&1 | tee .build/test.log
+( cpu "the other Swift tests" $swift test --skip-build $debug_flags --ignore-lock --skip "$share" --skip ReleaseBinaryTests ) 2>&1 | tee .build/test.log
 swift_status=${PIPESTATUS[0]}
 wait $share_pid
 share_status=$?
@@ -109,6 +123,8 @@ echo "--- browser flows (.build/ui-test.log) ---"
 cat .build/ui-test.log
 echo "--- browser extension flows (.build/extension-test.log) ---"
 cat .build/extension-test.log 2>/dev/null
+echo "--- where the CPU time went ---"
+grep -h "^cpu:" .build/debug-build.log .build/release-build.log .build/ui-test.log .build/extension-test.log .build/test-share.log .build/test.log 2>/dev/null
 verdict() { [ "$1" = 0 ] && echo passed || echo FAILED; }
 stamp "done: Swift tests $(verdict "$swift_status"), release binary $(verdict "$release_status"), browser flows $(verdict "$ui_status")"
 [ "$swift_status" = 0 ] && [ "$release_status" = 0 ] && [ "$ui_status" = 0 ]

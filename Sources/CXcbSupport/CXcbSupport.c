@@ -32,6 +32,11 @@ struct CXcb_API {
     xcb_generic_event_t *(*wait_for_event)(xcb_connection_t *);
     int (*get_file_descriptor)(xcb_connection_t *);
     uint32_t (*get_maximum_request_length)(xcb_connection_t *);
+    xcb_void_cookie_t (*convert_selection)(xcb_connection_t *, xcb_window_t, xcb_atom_t, xcb_atom_t, xcb_atom_t, xcb_timestamp_t);
+    xcb_get_property_cookie_t (*get_property)(xcb_connection_t *, uint8_t, xcb_window_t, xcb_atom_t, xcb_atom_t, uint32_t, uint32_t);
+    xcb_get_property_reply_t *(*get_property_reply)(xcb_connection_t *, xcb_get_property_cookie_t, xcb_generic_error_t **);
+    void *(*get_property_value)(const xcb_get_property_reply_t *);
+    int (*get_property_value_length)(const xcb_get_property_reply_t *);
 };
 
 static int CXcb_load(struct CXcb_API *a) {
@@ -56,10 +61,16 @@ static int CXcb_load(struct CXcb_API *a) {
     *(void **)&a->wait_for_event = dlsym(h, "xcb_wait_for_event");
     *(void **)&a->get_file_descriptor = dlsym(h, "xcb_get_file_descriptor");
     *(void **)&a->get_maximum_request_length = dlsym(h, "xcb_get_maximum_request_length");
+    *(void **)&a->convert_selection = dlsym(h, "xcb_convert_selection");
+    *(void **)&a->get_property = dlsym(h, "xcb_get_property");
+    *(void **)&a->get_property_reply = dlsym(h, "xcb_get_property_reply");
+    *(void **)&a->get_property_value = dlsym(h, "xcb_get_property_value");
+    *(void **)&a->get_property_value_length = dlsym(h, "xcb_get_property_value_length");
     return a->connect && a->connection_has_error && a->disconnect && a->get_setup && a->setup_roots_iterator && a->generate_id &&
            a->create_window && a->intern_atom && a->intern_atom_reply && a->set_selection_owner && a->get_selection_owner &&
            a->get_selection_owner_reply && a->change_property && a->send_event && a->flush && a->poll_for_event && a->wait_for_event &&
-           a->get_file_descriptor && a->get_maximum_request_length;
+           a->get_file_descriptor && a->get_maximum_request_length && a->convert_selection && a->get_property && a->get_property_reply &&
+           a->get_property_value && a->get_property_value_length;
 }
 
 static xcb_atom_t CXcb_atom(struct CXcb_API *a, xcb_connection_t *c, const char *name) {
@@ -75,47 +86,61 @@ static double CXcb_now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+// Loads libxcb and opens `display`; NULL with `error` set when either fails.
+static xcb_connection_t *CXcb_open(struct CXcb_API *a, const char *display, char *error, size_t errorSize) {
+    memset(a, 0, sizeof(*a));
+    if (!CXcb_load(a)) {
+        snprintf(error, errorSize, "libxcb.so.1 could not be loaded");
+        return NULL;
+    }
+    xcb_connection_t *c = a->connect(display, NULL);
+    if (!c || a->connection_has_error(c)) {
+        snprintf(error, errorSize, "cannot open the X display %s", display ? display : "");
+        if (c) a->disconnect(c);
+        return NULL;
+    }
+    return c;
+}
+
+// A 1×1 input-only window of our own, and a real server timestamp (ICCCM): a zero-length property append on it
+// reports the time.
+static xcb_window_t CXcb_window(struct CXcb_API *a, xcb_connection_t *c, xcb_timestamp_t *now) {
+    xcb_screen_t *screen = a->setup_roots_iterator(a->get_setup(c)).data;
+    xcb_window_t window = a->generate_id(c);
+    uint32_t events = XCB_EVENT_MASK_PROPERTY_CHANGE;
+    a->create_window(c, XCB_COPY_FROM_PARENT, window, screen->root, 0, 0, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY, screen->root_visual,
+                     XCB_CW_EVENT_MASK, &events);
+    a->change_property(c, XCB_PROP_MODE_APPEND, window, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, 0, "");
+    a->flush(c);
+    *now = XCB_CURRENT_TIME;
+    xcb_generic_event_t *event;
+    while ((event = a->wait_for_event(c))) {
+        int done = (event->response_type & 0x7f) == XCB_PROPERTY_NOTIFY;
+        if (done) *now = ((xcb_property_notify_event_t *)event)->time;
+        free(event);
+        if (done) break;
+    }
+    return window;
+}
+
 int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_t length, double seconds, void (*ready)(void *),
                         void *context, char *error, size_t errorSize) {
     struct CXcb_API a;
-    memset(&a, 0, sizeof(a));
-    if (!CXcb_load(&a)) {
-        snprintf(error, errorSize, "libxcb.so.1 could not be loaded");
-        return CXcb_FAILED;
-    }
-    xcb_connection_t *c = a.connect(display, NULL);
-    if (!c || a.connection_has_error(c)) {
-        snprintf(error, errorSize, "cannot open the X display %s", display ? display : "");
-        if (c) a.disconnect(c);
-        return CXcb_FAILED;
-    }
+    xcb_connection_t *c = CXcb_open(&a, display, error, errorSize);
+    if (!c) return CXcb_FAILED;
     // Values that do not fit one request would need the INCR protocol; the caller uses xclip for those.
     if ((uint64_t)length + 64 > (uint64_t)a.get_maximum_request_length(c) * 4) {
         snprintf(error, errorSize, "the value is too large to serve directly");
         a.disconnect(c);
         return CXcb_FAILED;
     }
-    xcb_screen_t *screen = a.setup_roots_iterator(a.get_setup(c)).data;
-    xcb_window_t window = a.generate_id(c);
-    uint32_t events = XCB_EVENT_MASK_PROPERTY_CHANGE;
-    a.create_window(c, XCB_COPY_FROM_PARENT, window, screen->root, 0, 0, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY, screen->root_visual,
-                    XCB_CW_EVENT_MASK, &events);
+    // Owning and later giving up the clipboard with the window's timestamp means the give-up has no effect if
+    // another program took the clipboard after us, however close the two are.
+    xcb_timestamp_t acquired;
+    xcb_window_t window = CXcb_window(&a, c, &acquired);
     xcb_atom_t clipboard = CXcb_atom(&a, c, "CLIPBOARD"), targets = CXcb_atom(&a, c, "TARGETS"), utf8 = CXcb_atom(&a, c, "UTF8_STRING"),
                text = CXcb_atom(&a, c, "TEXT"), mime = CXcb_atom(&a, c, "text/plain;charset=utf-8"),
                hint = CXcb_atom(&a, c, "x-kde-passwordManagerHint");
-    // A real server timestamp (ICCCM): a zero-length property append on our window reports the time. Owning
-    // and later giving up the clipboard with that time means the give-up has no effect if another program
-    // took the clipboard after us, however close the two are.
-    a.change_property(c, XCB_PROP_MODE_APPEND, window, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, 0, "");
-    a.flush(c);
-    xcb_timestamp_t acquired = XCB_CURRENT_TIME;
-    xcb_generic_event_t *first;
-    while ((first = a.wait_for_event(c))) {
-        int done = (first->response_type & 0x7f) == XCB_PROPERTY_NOTIFY;
-        if (done) acquired = ((xcb_property_notify_event_t *)first)->time;
-        free(first);
-        if (done) break;
-    }
     a.set_selection_owner(c, window, clipboard, acquired);
     xcb_get_selection_owner_reply_t *owner = a.get_selection_owner_reply(c, a.get_selection_owner(c, clipboard), NULL);
     int owned = owner && owner->owner == window;
@@ -178,6 +203,69 @@ int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_
         }
         struct pollfd p = {a.get_file_descriptor(c), POLLIN, 0};
         poll(&p, 1, (int)(left * 1000) + 1);
+    }
+    a.disconnect(c);
+    return outcome;
+}
+
+int CXcb_clearPrimaryIf(const char *display, int (*matches)(const unsigned char *, uint32_t, void *), void *context, double seconds,
+                        char *error, size_t errorSize) {
+    struct CXcb_API a;
+    xcb_connection_t *c = CXcb_open(&a, display, error, errorSize);
+    if (!c) return CXcb_FAILED;
+    xcb_timestamp_t asked;
+    xcb_window_t window = CXcb_window(&a, c, &asked);
+    xcb_atom_t primary = XCB_ATOM_PRIMARY, utf8 = CXcb_atom(&a, c, "UTF8_STRING"), into = CXcb_atom(&a, c, "PASSBOX_PRIMARY");
+    int outcome = CXcb_KEPT;
+    // The selection as it was at `asked` (no owner: nothing to clear).
+    xcb_get_selection_owner_reply_t *owner = a.get_selection_owner_reply(c, a.get_selection_owner(c, primary), NULL);
+    int owned = owner && owner->owner != XCB_ATOM_NONE;
+    xcb_window_t reader = owned ? owner->owner : XCB_ATOM_NONE;
+    free(owner);
+    if (owned) {
+        a.convert_selection(c, window, primary, utf8, into, asked);
+        a.flush(c);
+        double deadline = CXcb_now() + seconds;
+        int answered = 0, converted = 0;
+        while (!answered) {
+            xcb_generic_event_t *event;
+            while (!answered && (event = a.poll_for_event(c))) {
+                if ((event->response_type & 0x7f) == XCB_SELECTION_NOTIFY) {
+                    answered = 1;
+                    converted = ((xcb_selection_notify_event_t *)event)->property != XCB_ATOM_NONE;
+                }
+                free(event);
+            }
+            double left = deadline - CXcb_now();
+            if (answered || left <= 0 || a.connection_has_error(c)) break;
+            struct pollfd p = {a.get_file_descriptor(c), POLLIN, 0};
+            poll(&p, 1, (int)(left * 1000) + 1);
+        }
+        if (converted) {
+            // At most 1 MiB (a larger selection would come in INCR steps: then it is not a value Passbox showed).
+            xcb_get_property_reply_t *value = a.get_property_reply(c, a.get_property(c, 1, window, into, XCB_GET_PROPERTY_TYPE_ANY, 0, 1 << 18), NULL);
+            if (value && value->type == utf8 && value->format == 8 && value->bytes_after == 0) {
+                int length = a.get_property_value_length(value);
+                if (matches((const unsigned char *)a.get_property_value(value), (uint32_t)(length < 0 ? 0 : length), context)) {
+                    // Only while the window whose selection was read still owns it: a selection another program
+                    // made meanwhile is not touched. (The server's current time, not `asked`: the time an event
+                    // reports can lag behind the owner's, and a SetSelectionOwner older than the owner's is ignored.)
+                    xcb_get_selection_owner_reply_t *now = a.get_selection_owner_reply(c, a.get_selection_owner(c, primary), NULL);
+                    int same = now && now->owner == reader;
+                    free(now);
+                    if (same) {
+                        a.set_selection_owner(c, XCB_ATOM_NONE, primary, XCB_CURRENT_TIME);
+                        // A round trip before leaving: without it the request could be lost with the connection
+                        // (seen on Xvfb), and it says whether the selection is empty now.
+                        xcb_get_selection_owner_reply_t *after = a.get_selection_owner_reply(c, a.get_selection_owner(c, primary), NULL);
+                        int cleared = after && after->owner == XCB_ATOM_NONE;
+                        free(after);
+                        if (cleared) outcome = CXcb_CLEARED;
+                    }
+                }
+            }
+            free(value);
+        }
     }
     a.disconnect(c);
     return outcome;

@@ -32,7 +32,7 @@ extension AgentDaemon {
     ]
 
     /// The account pages' requests that need only the data directory and the network.
-    static let accountNetwork: Set<OperationName> = [.accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable]
+    static let accountNetwork: Set<OperationName> = [.accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .recoverySetup]
 
     /// The Family & Team page's requests: the data directory, the network and the key that opens grants.
     static let sharingNetwork: Set<OperationName> = [.sharing, .orgShow, .orgChange, .orgAccept, .securityCode]
@@ -60,7 +60,12 @@ extension AgentDaemon {
         }
         if let r = request.body(Operations.accountSignOut), r.forgetSecretKey {
             // The server ends the session off the queue; then the vault locks, with all the agent held of it.
-            guard queue.sync(execute: { service.isUnlocked && service.store.isAccountVault }) else { return nil }
+            let (unlocked, account) = queue.sync { (service.isUnlocked, service.store.isAccountVault) }
+            guard account, unlocked || r.lastFour != nil else { return nil }
+            if !unlocked, let lastFour = r.lastFour {
+                // "Use a different account…" on the lock page: the Secret Key's last four characters instead.
+                do { try AccountOperations.checkLastFour(lastFour, dataDirectory: dataDirectory) } catch { return .failure(ProtocolError.from(error)) }
+            }
             let ended = Result { try accountQueue.sync { try AccountOperations.signOut(dataDirectory) } }
             return queue.sync {
                 switch ended {
@@ -71,6 +76,35 @@ extension AgentDaemon {
                     forgetQuickUnlock()
                     return .count(CountReply(count: ended ? 1 : 0))
                 }
+            }
+        }
+        if let r = request.body(Operations.accountPassword) {
+            // DEV-3: the server takes the new keys off the queue; then a new quick-unlock key from the new password.
+            guard queue.sync(execute: { service.isUnlocked && service.store.isAccountVault }) else { return nil }
+            let changed = Result { try accountQueue.sync { try AccountOperations.changeMasterPassword(r, dataDirectory: dataDirectory) } }
+            return queue.sync {
+                if case .failure(let error) = changed { return .failure(ProtocolError.from(error)) }
+                do {
+                    // The store read the account record when the vault opened: it is read again with the new one.
+                    service.lock()
+                    try unlockWithMasterPassword(r.new)
+                } catch {
+                    lock()
+                    forgetQuickUnlock()
+                    return .failure(ProtocolError.from(error))
+                }
+                touchAfterVaultWork()
+                return .done
+            }
+        }
+        if let r = request.body(Operations.breachRanges) {
+            // The web page's breach check: the range service is asked off the vault queue (a slow service holds
+            // up nothing else); a locked vault is answered `locked` on the queue as any vault operation is.
+            guard let hashes = queue.sync(execute: { service.session?.breachHashes() }) else { return nil }
+            do {
+                return .ranges(try VaultSession.breachRanges(r, dataDirectory: dataDirectory, keeping: hashes))
+            } catch {
+                return .failure(ProtocolError.from(error))
             }
         }
         if let r = request.body(Operations.saveAttachment) {

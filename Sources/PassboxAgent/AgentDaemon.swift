@@ -31,6 +31,11 @@ public final class AgentDaemon: @unchecked Sendable {
     let pamService: String
     /// The clipboard helpers of values copied through this agent, ended when it locks.
     let clipboard = Clipboard()
+    /// What this agent answered since the vault opened, as fingerprints: PRIMARY is cleared at lock if it holds
+    /// one (CLIP-1).
+    var shown = ShownValues()
+    /// New breaches: when the catalogue is asked for next, and what the vault showed (SEC-14, SEC-18).
+    var breaches = BreachWatch()
     var signalSources = [any DispatchSourceProtocol]()
     /// Whether the live connection to the account's server is up (nil: none is wanted: locked, or local).
     var liveConnected: Bool?
@@ -48,8 +53,12 @@ public final class AgentDaemon: @unchecked Sendable {
     /// A device link in progress (the web UI's "Sign in on another device" and "Use a code").
     let links = LinkSessions()
 
-    public init(dataDirectory: String, testAutoLockSeconds: Double? = nil, pamService: String = SystemAuthentication.defaultService, testCheapKDF: Bool = false) {
+    public init(
+        dataDirectory: String, testAutoLockSeconds: Double? = nil, pamService: String = SystemAuthentication.defaultService, testCheapKDF: Bool = false,
+        testCatalogueSeconds: Double? = nil
+    ) {
         self.dataDirectory = dataDirectory
+        if let testCatalogueSeconds { breaches.interval = testCatalogueSeconds }
         self.testAutoLockSeconds = testAutoLockSeconds
         self.pamService = pamService
         service = VaultService(dataDirectory: dataDirectory)
@@ -118,7 +127,11 @@ public final class AgentDaemon: @unchecked Sendable {
         service.lock()
         // A device link this device opened ends with the vault (off this queue: it asks the server).
         if links.currentOffer != nil { DispatchQueue.global().async { [self] in endOpenLink() } }
-        if !keepingClipboard { clipboard.clearServed() }
+        if !keepingClipboard {
+            clipboard.clearServed()
+            let fingerprints = shown.take()
+            if !fingerprints.isEmpty { clipboard.clearPrimary(holding: fingerprints, display: ClipboardDisplay.fromEnvironment()) }
+        }
         releaseMemory()
     }
 
@@ -164,17 +177,23 @@ public final class AgentDaemon: @unchecked Sendable {
         reply.sync?.live = liveConnected
         reply.vaultExists = service.store.exists || service.store.isAccountVault
         reply.account = AccountOperations.brief(dataDirectory)
+        reply.breachAlerts = service.isUnlocked && breaches.alerts > 0 ? breaches.alerts : nil
+        reply.vaultMark = service.session.map { Int(truncatingIfNeeded: $0.changeMark) }
         service.addBackupStatus(&reply)
         return reply
     }
 
     /// Answers one request on the server's queue: the agent's own operations, else the service's.
     public func handle(_ request: Request) -> Reply {
+        let wasOpen = service.isUnlocked
+        defer { noteBackupProblem(wasOpen: wasOpen) }
         do {
             if let reply = try Self.operations.answer(self, request) { return reply }
             // The extension's vault operations come through the host with the session the handshake gave it.
             if let scoped = request.body as? any BrowserScoped { try browsers.check(scoped.session) }
             let reply = service.handle(request)
+            shown.note(reply)
+            if case .check = reply { breachAlertsSeen(request) }
             // Saves that may follow the answer run on the queue once this request is done (its reply is written
             // by the connection's thread meanwhile); whatever comes next on the queue sees them done.
             if service.session?.deferred.isEmpty == false {
@@ -345,6 +364,7 @@ public final class AgentDaemon: @unchecked Sendable {
             idle.interval = autoLockSeconds
             if service.isUnlocked, idle.isDue(now: Date()) { lock() }
             clipboard.reapFinished()
+            watchBreaches(queue: server.queue)
         }
         timer.resume()
         signalSources.append(timer)

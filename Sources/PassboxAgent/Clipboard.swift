@@ -76,9 +76,20 @@ public final class Clipboard: @unchecked Sendable {
             throw ProtocolError(.clipboardFailed, ["reason": x11Failure.map { "\($0) (and \(tool.copy[0]) failed too)" } ?? "\(tool.copy[0]) failed"])
         }
         // A detached helper clears it later; it gets only the value's SHA-256, on standard input.
-        let fingerprint = Hash.sha256(Array(value.utf8)).map { String(format: "%02x", $0) }.joined()
+        let fingerprint = Hash.sha256Hex(Array(value.utf8))
         let clearer = Self.runTool([Self.selfExecutable(), "clipboard-clear", "--after", String(seconds)], input: Data((fingerprint + "\n").utf8), environment: environment, wait: false)
         if let pid = clearer.pid { unreaped.append(pid) }
+    }
+
+    /// CLIP-1: a detached helper (`passbox clipboard-clear --primary`) clears the PRIMARY selection if it holds
+    /// one of the values this agent showed; it gets only their SHA-256 fingerprints, on standard input. Started
+    /// before the lock answers, so that once the lock is answered the helper runs or has run.
+    public func clearPrimary(holding fingerprints: Set<String>, display: ClipboardDisplay) {
+        guard !(display.display ?? "").isEmpty || !(display.waylandDisplay ?? "").isEmpty else { return }
+        var input = Data()
+        for fingerprint in fingerprints { input.append(contentsOf: Array((fingerprint + "\n").utf8)) }
+        let helper = Self.runTool([Self.selfExecutable(), "clipboard-clear", "--primary"], input: input, environment: Self.environment(display), wait: false)
+        if let pid = helper.pid { unreaped.append(pid) }
     }
 
     /// Reaps the helpers that have ended (called on the agent's timer).

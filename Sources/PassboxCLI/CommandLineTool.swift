@@ -9,7 +9,7 @@ import PassboxWording
 /// The `passbox` command line: parses the global options, runs one command from the command table, maps
 /// errors to exit codes (0 ok, 1 failure, 2 usage, 3 wrong password or locked).
 public enum CommandLineTool {
-    public static let version = "0.1.0"
+    public static let version = ProtocolVersion.product
 
     public static func main(_ arguments: [String]) -> Int32 {
         // The parse child (ParseChild): started by the agent or the CLI itself for one job, never by people.

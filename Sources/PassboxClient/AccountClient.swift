@@ -165,6 +165,15 @@ public struct AccountClient: Sendable {
 
     // MARK: Account recovery
 
+    /// The breach catalogue the server mirrors (SEC-15): nil when the copy whose SHA-256 is `have` is still its
+    /// catalogue, else its bytes (at most 16 MiB; the caller parses them before keeping anything).
+    public func breachCatalogue(token: String, have: String?) throws -> Data? {
+        let answer = try exchange("POST", "/v1/catalogue/breaches", body: Array(try ProtocolCoding.wireEncode(CatalogueRequest(have: have))), token: token, timeoutSeconds: 60, limit: 16 << 20)
+        if answer.status == 204 { return nil }
+        guard answer.status == 200 else { throw failure(answer) }
+        return Data(answer.body)
+    }
+
     public func recoveryStatus(token: String) throws -> RecoveryStatus {
         try call("GET", "/v1/recovery", Optional<Int>.none, token: token, as: RecoveryStatus.self)
     }

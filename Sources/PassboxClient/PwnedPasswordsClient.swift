@@ -65,22 +65,33 @@ public struct PwnedPasswordsClient: Sendable {
     }
 
     /// Fetches the range answer of every real prefix, padded with random ones (`padded`), and returns the
-    /// answers to the real ones only. Runs where the network is (the command line), never in the agent.
+    /// answers to the real ones only. Runs where the network is (the command line; for the web page, the agent
+    /// off its vault queue, `fetch`).
     public func ranges(for real: Set<String>) throws -> [String: String] {
+        try fetch(real.isEmpty ? [] : Self.padded(real), keeping: real)
+    }
+
+    /// Whether `prefix` is five upper-case or lower-case hex characters (what a range request may name).
+    public static func isPrefix(_ prefix: String) -> Bool {
+        prefix.utf8.count == 5 && prefix.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The answers for exactly `prefixes` (the caller padded them), those in `keeping` returned (all when nil).
+    public func fetch(_ prefixes: [String], keeping: Set<String>? = nil) throws -> [String: String] {
         guard Self.isAllowed(rangeURL) else {
             throw CheckError("notHTTPS", ["address": rangeURL])
         }
         guard let host = URL(string: rangeURL)?.host else {
             throw CheckError("notAnAddress", ["address": rangeURL])
         }
-        guard !real.isEmpty else { return [:] }
+        guard !prefixes.isEmpty else { return [:] }
         let results = RangeResults()
         let group = DispatchGroup()
         let slots = DispatchSemaphore(value: maximumConcurrentRequests)
         let queue = DispatchQueue(label: "passbox.range", attributes: .concurrent)
-        for prefix in Self.padded(real) {
-            let url = rangeURL + prefix
-            let keep = real.contains(prefix)
+        for prefix in prefixes {
+            let url = rangeURL + prefix.uppercased()
+            let keep = keeping?.contains(prefix) ?? true
             slots.wait()
             group.enter()
             queue.async { [timeout] in

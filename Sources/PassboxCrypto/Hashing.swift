@@ -18,6 +18,12 @@ public enum Hash {
         return out
     }
 
+    /// SHA-256 as 64 lower-case hex characters (fingerprints compared as text: the clipboard's and PRIMARY's
+    /// helpers, a catalogue's version).
+    public static func sha256Hex(_ data: [UInt8]) -> String {
+        sha256(data).map { String(format: "%02x", $0) }.joined()
+    }
+
     public static func blake2b(_ data: [UInt8], length: Int = 32) -> [UInt8] {
         Sodium.ensureInitialised()
         var out = [UInt8](repeating: 0, count: length)

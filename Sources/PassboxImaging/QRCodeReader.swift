@@ -46,14 +46,20 @@ public enum QRCodeReader {
     /// The text of every QR code in a PNG or JPEG image held in memory (`name` words the errors).
     public static func decode(bytes: [UInt8], name path: String) throws -> [String] {
         let image: GrayImage
+        let photo = bytes.starts(with: [0xff, 0xd8, 0xff])
         if bytes.starts(with: [0x89, 0x50, 0x4e, 0x47]) {
             image = try decodePNG(bytes)
-        } else if bytes.starts(with: [0xff, 0xd8, 0xff]) {
+        } else if photo {
             image = try decodeJPEG(bytes)
         } else {
             throw ReadError("notAnImage", ["path": path])
         }
-        let codes = try scan(image)
+        var codes = try scan(image)
+        // A photo gets a second look at twice the size: zbar misses a code now and then in a blurred, turned
+        // photo of a page (a printed backup taken with a phone); what either pass reads counts, each code once.
+        if photo, image.width * image.height <= 8_000_000 {
+            for code in try scan(upscaled(image)) where !codes.contains(code) { codes.append(code) }
+        }
         guard !codes.isEmpty else {
             throw ReadError("noCode", ["path": path])
         }
@@ -115,6 +121,25 @@ public enum QRCodeReader {
         }
         guard result == 0 else { throw ReadError("jpegDamaged") }
         return GrayImage(width: Int(width), height: Int(height), pixels: pixels)
+    }
+
+    /// The image at twice its width and height, each new pixel the mean of its neighbours (bilinear).
+    static func upscaled(_ image: GrayImage) -> GrayImage {
+        let (w, h) = (image.width, image.height)
+        var out = [UInt8](repeating: 0, count: 4 * w * h)
+        image.pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<(2 * h) {
+                    let y0 = y / 2, y1 = min(h - 1, y0 + (y & 1))
+                    for x in 0..<(2 * w) {
+                        let x0 = x / 2, x1 = min(w - 1, x0 + (x & 1))
+                        let sum = Int(src[y0 * w + x0]) + Int(src[y0 * w + x1]) + Int(src[y1 * w + x0]) + Int(src[y1 * w + x1])
+                        dst[y * 2 * w + x] = UInt8(sum / 4)
+                    }
+                }
+            }
+        }
+        return GrayImage(width: 2 * w, height: 2 * h, pixels: out)
     }
 
     /// The QR codes in a grayscale image, through libzbar (loaded on first use).

@@ -75,12 +75,16 @@ public struct AccountView: Codable, Sendable, Equatable {
     public var kitConfirmed: Bool
     /// The account's storage on the server and its quota (nil from a server before issue 28).
     public var storage: StorageUse?
+    /// Whether a recovery code is set up and since when, and the families (by name) whose owners may help
+    /// the account back in (ACC-11; protocol 17).
+    public var recovery: RecoveryStatus?
 
     public init(
         server: String, email: String, accountID: String, created: Date, kdf: KDFParameters, devices: [DeviceSession], twoFactor: TwoFactorStatus, kitConfirmed: Bool,
-        storage: StorageUse? = nil
+        storage: StorageUse? = nil, recovery: RecoveryStatus? = nil
     ) {
         self.storage = storage
+        self.recovery = recovery
         self.server = server
         self.email = email
         self.accountID = accountID
@@ -160,7 +164,13 @@ public struct FileReply: Codable, Sendable, Equatable {
 /// encrypted, and opens again after the next sign-in. `forgetSecretKey` must be true.
 public struct AccountSignOutRequest: Codable, Sendable {
     public var forgetSecretKey: Bool
-    public init(forgetSecretKey: Bool) { self.forgetSecretKey = forgetSecretKey }
+    /// On the lock page ("Use a different account…", ACC-9): the Secret Key's last four characters stand in for
+    /// the open vault (protocol 17).
+    public var lastFour: SecretText?
+    public init(forgetSecretKey: Bool, lastFour: SecretText? = nil) {
+        self.forgetSecretKey = forgetSecretKey
+        self.lastFour = lastFour
+    }
 }
 
 /// What `status` says of the account this data directory is signed in to.

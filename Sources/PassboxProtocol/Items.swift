@@ -23,6 +23,8 @@ public struct ItemSummary: Codable, Sendable, Equatable {
     /// may only view it (issue 32, SHR-5).
     public var shared: String?
     public var viewOnly: Bool?
+    /// The item holds a one-time-password setup (LST-5's "2FA codes" filter and count; generation 16).
+    public var hasCode: Bool?
 
     public init(
         id: String, title: String, category: String, categoryName: String, summary: String, websites: [String], tags: [String], favorite: Bool,
@@ -58,6 +60,8 @@ public struct FieldView: Codable, Sendable, Equatable {
     /// For a one-time-password field: the current TOTP code, or the HOTP counter (an HOTP code is only
     /// given by the code operation, which advances the counter).
     public var code: CodeReply?
+    /// For the password field: its strength, zxcvbn's score 0–4 (DET-4, STR-3), when the library is there.
+    public var strength: Int?
 
     public init(id: String, key: String?, label: String, kind: String, custom: Bool, concealed: Bool, masked: Bool, value: String, code: CodeReply? = nil) {
         self.id = id

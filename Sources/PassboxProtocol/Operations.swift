@@ -11,7 +11,7 @@ public enum Operations {
     public static let status = Operation<NoBody, StatusReply>(
         .status, surfaces: .every, vault: false,
         request: #"—"#,
-        reply: #"`status`: unlocked, vault (path), locksInSeconds, autoLockMinutes, pid, lockSignals, quickUnlock {offered, reason, days, available, user}, protocolVersion, sync?, vaultExists?, account? {email, server, kitReminder, sharingWarnings?}"#)
+        reply: #"`status`: unlocked, vault (path), locksInSeconds, autoLockMinutes, pid, lockSignals, quickUnlock {offered, reason, days, available, user}, protocolVersion, productVersion? (the agent's version, for the web UI's About), sync?, vaultExists?, account? {email, server, kitReminder, sharingWarnings?}, breachAlerts? (logins newly published breaches put at risk, until the next `check`; protocol 17), vaultMark? (a random mark drawn anew at every save of the open vault, any client's; protocol 17)"#)
     public static let unlock = Operation<UnlockRequest, Done>(
         .unlock, surfaces: .every, vault: false,
         request: #"password"#,
@@ -30,12 +30,12 @@ public enum Operations {
         reply: #"`done`; the agent re-opens with the new password and keeps a new quick-unlock key"#)
     public static let list = Operation<ListRequest, ItemListReply>(
         .list, vault: true,
-        request: #"category?, tag?, favoritesOnly, sort? (newest, oldest, az, za, recent), offset, limit? (at most 1,000 a page: a page is encoded whole in memory, so pages are kept small), vault?, rows? (true: the page as text rows)"#,
-        reply: #"`items`: items [ItemSummary], total, vaultIsEmpty; with rows, items is empty and rows holds the page: a line an item, its id, favorite (1 or empty), title, categoryName and summary separated by tabs, a backslash, tab or line feed inside a field written as a backslash and one of backslash, t, n; and widths: the display widths of the table's ID, TITLE and CATEGORY columns over the whole listing (each at most 120; a client may print each page as it comes, padded to them)"#)
+        request: #"category?, tag?, favoritesOnly, sort? (newest, oldest, az, za, recent), offset, limit? (at most 1,000 a page: a page is encoded whole in memory, so pages are kept small), vault?, rows? (true: the page as text rows), withCode? (only items with a one-time-password setup; generation 16)"#,
+        reply: #"`items`: items [ItemSummary: hasCode since generation 16], total, vaultIsEmpty; with rows, items is empty and rows holds the page: a line an item, its id, favorite (1 or empty), title, categoryName and summary separated by tabs, a backslash, tab or line feed inside a field written as a backslash and one of backslash, t, n; and widths: the display widths of the table's ID, TITLE and CATEGORY columns over the whole listing (each at most 120; a client may print each page as it comes, padded to them)"#)
     public static let show = Operation<ShowRequest, ItemDetail>(
         .show, vault: true,
         request: #"item, reveal"#,
-        reply: #"`item`: ItemDetail (concealed values `masked` with an empty `value` unless reveal; a TOTP field carries its current code, an HOTP field its counter)"#)
+        reply: #"`item`: ItemDetail (concealed values `masked` with an empty `value` unless reveal; a TOTP field carries its current code, an HOTP field its counter; the password field its strength, zxcvbn's score 0–4, when libzxcvbn is there)"#)
     public static let field = Operation<FieldRequest, ValueReply>(
         .field, vault: true,
         request: #"item, field (key or label, or title, notes, website, url, code)"#,
@@ -102,12 +102,16 @@ public enum Operations {
         reply: #"`strength`: score 0–4, guessesLog10, warning? and suggestions as wording keys (`strength.warning.*`, `strength.suggestion.*`)"#)
     public static let check = Operation<CheckRequest, CheckReply>(
         .check, vault: true,
-        request: #"runBreachCheck, ranges? (prefix → the range service's answer, fetched by the client for the prefixes `breach-prefixes` gave, padded with random ones it discards; all needed prefixes must be there)"#,
+        request: #"runBreachCheck, background? (protocol 17: asked in the background, the new-breach alerts of `status` stay; otherwise asking is seeing them), ranges? (prefix → the range service's answer, fetched by the client for the prefixes `breach-prefixes` gave, padded with random ones it discards; all needed prefixes must be there)"#,
         reply: #"`check`: score, rating, logins, secureLogins, tiles {atRisk, reused, weak, other (logins kept from secure by other findings only), secure}, deductions {kind: points}, fixFirst [{itemID, title, kinds, points}], notSecure (every login not secure, the same shape, largest gain first), findings [{kind, itemID, title, details, dismissed, group?}], breachCheckEnabled, lastBreachCheck?, breachedPasswordsFound?, catalogueDate?"#)
     public static let breachPrefixes = Operation<NoBody, PrefixesReply>(
         .breachPrefixes, vault: true,
         request: #"—"#,
         reply: #"`prefixes`: prefixes (the five hex characters of each distinct login password's SHA-1); `breachCheckOff` unless turned on"#)
+    public static let breachRanges = Operation<BreachRangesRequest, RangesReply>(
+        .breachRanges, since: 16, vault: true,
+        request: #"prefixes (at most 100, five hex characters each: the real ones and the client's padding, which the agent cannot tell apart)"#,
+        reply: #"`ranges`: ranges (prefix → the range service's answer), fetched off the vault queue from the range address in the settings; `breachCheckOff` unless turned on, `breachCheckFailed` {problem, …} when the service cannot be asked, `badRequest` for a prefix that is not five hex characters"#)
     public static let dismiss = Operation<DismissRequest, SavedReply>(
         .dismiss, vault: true,
         request: #"item, kind, dismissed"#,
@@ -126,7 +130,7 @@ public enum Operations {
         reply: #"`settings`: autoLockMinutes, quickUnlock?, reminderDays, breachCheck, rangeURL, damagedFile? (settings.json could not be read: the strictest settings are in force), clipboardSeconds, webLanguage?, webTheme?, webShortcuts"#)
     public static let changeSetting = Operation<SettingRequest, SettingsView>(
         .changeSetting, vault: false,
-        request: #"name (auto-lock, quick-unlock, reminder, breach-check, range-url, clipboard (10–600 s), web-language (en, de), web-theme (dark, light), web-shortcuts (on, off)), value"#,
+        request: #"name (auto-lock, quick-unlock, reminder, breach-check, range-url, clipboard (10–600 s), web-language (en, de), web-theme (system, dark, light), web-shortcuts (on, off)), value"#,
         reply: #"`settings`"#)
     public static let resolve = Operation<ResolveRequest, ResolveReply>(
         .resolve, vault: true,
@@ -183,7 +187,7 @@ public enum Operations {
     public static let accountView = Operation<NoBody, AccountView>(
         .accountView, vault: true,
         request: #"—"#,
-        reply: #"`account`: server, email, accountID, created, kdf, devices [DeviceSession], twoFactor {enabled, recoveryCodesLeft}, kitConfirmed. Needs the account's vault open (else `locked`; a local vault: `noAccount`)"#)
+        reply: #"`account`: server, email, accountID, created, kdf, devices [DeviceSession], twoFactor {enabled, recoveryCodesLeft}, kitConfirmed, recovery? {configured, created?, organisations? (family names)} (protocol 17). Needs the account's vault open (else `locked`; a local vault: `noAccount`)"#)
     public static let accountActivity = Operation<NoBody, ActivityReply>(
         .accountActivity, vault: true,
         request: #"—"#,
@@ -204,6 +208,14 @@ public enum Operations {
         .twoFactorDisable, vault: true,
         request: #"password"#,
         reply: #"`done`; `wrongPassword` (checked against the keyset this device keeps, before the network, and counted as unlock attempts are: `mustWait` after failures in a row)"#)
+    public static let recoverySetup = Operation<TwoFactorRequest, RecoveryCodesReply>(
+        .recoverySetup, since: 17, vault: true,
+        request: #"password (the master password: it opens the keyset this device keeps, which is sealed anew under the new code)"#,
+        reply: #"`recoveryCodes`: codes (the one new recovery code, shown once; it replaces an earlier one); `wrongPassword` (counted as at `two-factor-disable`), `mustWait`"#)
+    public static let accountPassword = Operation<ChangePasswordRequest, Done>(
+        .accountPassword, since: 17, vault: true,
+        request: #"current, new (the account's master password: DEV-3, as `passbox passwd --account`)"#,
+        reply: #"`done`: the server has the new keyset and sign-in key; every other device is signed out, the Secret Key stays the same, and the agent stays unlocked with a new quick-unlock key. `masterTooWeak` below 3/4 (before any network call), `wrongPassword` for the current one (counted as unlock attempts), `mustWait`"#)
     public static let kitPDF = Operation<KitRequest, FileReply>(
         .kitPDF, vault: true,
         request: #"password, language? (en, de)"#,
@@ -214,7 +226,7 @@ public enum Operations {
         reply: #"`done`: the Emergency Kit reminder stops on this device; `kitMismatch` (compared in constant time)"#)
     public static let accountSignOut = Operation<AccountSignOutRequest, CountReply>(
         .accountSignOut, vault: true,
-        request: #"forgetSecretKey (must be true, else `badRequest`)"#,
+        request: #"forgetSecretKey (must be true, else `badRequest`), lastFour? (protocol 17: on the lock page, the Secret Key's last four characters stand in for the open vault; wrong: `kitMismatch`, counted as unlock attempts)"#,
         reply: #"`count`: 1 when the session ended at the server (or had already), 0 when the server was out of reach (it keeps the session until it expires). This device's session ends at the server where it still can (already ended, or the server out of reach, does not stop it), the account record with the Secret Key is removed and the vault locks (the agent drops its clipboard copies and quick-unlock key); the account's vault stays on the device, encrypted, and opens again after the next sign-in. A sign-out that fails leaves the vault open as it was. `passbox signout --forget-secret-key` does the same on the command line (it asks a running agent to lock and forget its quick-unlock key first)"#)
     public static let duressSet = Operation<DuressRequest, Done>(
         .duressSet, vault: true,
@@ -348,10 +360,10 @@ public enum Operations {
     public static let all: [OperationSpec] = [
         hello.spec, status.spec, unlock.spec, quickUnlock.spec, lock.spec, changePassword.spec, list.spec, show.spec, field.spec, search.spec,
         add.spec, edit.spec, delete.spec, history.spec, restoreVersion.spec, trashList.spec, trashRestore.spec, trashDelete.spec, trashEmpty.spec,
-        code.spec, setOneTimePassword.spec, importOneTimePasswords.spec, generate.spec, strength.spec, check.spec, breachPrefixes.spec, dismiss.spec,
+        code.spec, setOneTimePassword.spec, importOneTimePasswords.spec, generate.spec, strength.spec, check.spec, breachPrefixes.spec, breachRanges.spec, dismiss.spec,
         fixHTTPS.spec, fill.spec, settings.spec, changeSetting.spec, resolve.spec, copy.spec, sync.spec, vaultList.spec, vaultCreate.spec,
         vaultEdit.spec, vaultDelete.spec, move.spec, createVault.spec, webOpen.spec, readQR.spec, accountSignUp.spec, accountSignIn.spec,
-        accountView.spec, accountActivity.spec, deviceSignOut.spec, twoFactorEnrol.spec, twoFactorConfirm.spec, twoFactorDisable.spec, kitPDF.spec,
+        accountView.spec, accountActivity.spec, deviceSignOut.spec, twoFactorEnrol.spec, twoFactorConfirm.spec, twoFactorDisable.spec, recoverySetup.spec, accountPassword.spec, kitPDF.spec,
         kitConfirm.spec, accountSignOut.spec, duressSet.spec, duressChange.spec, eraseSetting.spec, deleteAllData.spec, itemProtect.spec,
         itemUnprotect.spec, itemOpen.spec, backupPassword.spec, backupView.spec, backupMake.spec, backupAuto.spec, backupRestore.spec,
         importItems.spec, exportItems.spec, attach.spec, attachments.spec, detach.spec, saveAttachment.spec,

@@ -6,7 +6,9 @@ import Foundation
 /// side knows. A frame older than `oldest` (the exact-match generations before negotiation) is
 /// `versionMismatch`, naming both.
 public enum ProtocolVersion {
-    public static let current = 15
+    /// The product's version, as `passbox --version` and the web UI's About say it.
+    public static let product = "0.1.0"
+    public static let current = 17
     /// The first generation that negotiates (the `since` of every operation older than it).
     public static let firstNegotiated = 13
     /// The oldest generation this side reads.

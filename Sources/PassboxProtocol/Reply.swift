@@ -50,6 +50,7 @@ public enum Reply: Sendable, Equatable {
     case securityCode(SecurityCodeReply)
     case linkOffer(LinkOfferReply)
     case linkStatus(LinkStatusReply)
+    case ranges(RangesReply)
     case failure(ProtocolError)
 
     public enum Kind: String, Codable, Sendable {
@@ -58,6 +59,7 @@ public enum Reply: Sendable, Equatable {
         case importPreview, exported, attachments, attachmentSaved, hello
         case browserPairing, browserChallenge, browserSession, browserFill, browserOffer, browserPairings
         case sharing, org, invitation, securityCode, linkOffer, linkStatus
+        case ranges
         case failure
     }
 
@@ -111,6 +113,7 @@ public enum Reply: Sendable, Equatable {
         case .securityCode: .securityCode
         case .linkOffer: .linkOffer
         case .linkStatus: .linkStatus
+        case .ranges: .ranges
         case .failure: .failure
         }
     }
@@ -171,6 +174,7 @@ extension Reply: Codable {
         case .securityCode: self = .securityCode(try body(SecurityCodeReply.self))
         case .linkOffer: self = .linkOffer(try body(LinkOfferReply.self))
         case .linkStatus: self = .linkStatus(try body(LinkStatusReply.self))
+        case .ranges: self = .ranges(try body(RangesReply.self))
         case .failure: self = .failure(try body(ProtocolError.self))
         }
     }
@@ -227,6 +231,7 @@ extension Reply: Codable {
         case .securityCode(let b): try c.encode(b, forKey: .body)
         case .linkOffer(let b): try c.encode(b, forKey: .body)
         case .linkStatus(let b): try c.encode(b, forKey: .body)
+        case .ranges(let b): try c.encode(b, forKey: .body)
         case .failure(let b): try c.encode(b, forKey: .body)
         }
     }

@@ -76,6 +76,12 @@ extension ResolveReply: ReplyBody {
     public static func from(_ reply: Reply) -> ResolveReply? { if case .resolved(let v) = reply { v } else { nil } }
     public static var kinds: [Reply.Kind] { [.resolved] }
 }
+extension RangesReply: ReplyBody {
+    public var reply: Reply { .ranges(self) }
+    public static func from(_ reply: Reply) -> RangesReply? { if case .ranges(let v) = reply { v } else { nil } }
+    public static var kinds: [Reply.Kind] { [.ranges] }
+}
+
 extension PrefixesReply: ReplyBody {
     public var reply: Reply { .prefixes(self) }
     public static func from(_ reply: Reply) -> PrefixesReply? { if case .prefixes(let v) = reply { v } else { nil } }

@@ -25,6 +25,8 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case browserOffer = "browser-offer", browserSave = "browser-save", browserGenerate = "browser-generate", browserSession = "browser-session"
     case sharing, orgShow = "org-show", orgChange = "org-change", orgAccept = "org-accept", securityCode = "security-code"
     case linkOpen = "link-open", linkWait = "link-wait", linkConfirm = "link-confirm", linkBegin = "link-begin", linkAnswer = "link-answer", linkFinish = "link-finish"
+    case breachRanges = "breach-ranges"
+    case recoverySetup = "recovery-setup", accountPassword = "account-password"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool { OperationRegistry.current.spec(self)?.needsVault ?? true }

@@ -32,6 +32,7 @@ extension StrengthRequest: RequestBody {
 extension CheckRequest: RequestBody {}
 extension DismissRequest: RequestBody {}
 extension FixHTTPSRequest: RequestBody {}
+extension BreachRangesRequest: RequestBody {}
 extension FillRequest: RequestBody {}
 extension SettingRequest: RequestBody {}
 extension ResolveRequest: RequestBody {}
@@ -60,7 +61,9 @@ extension TwoFactorRequest: RequestBody {
 extension KitRequest: RequestBody {
     public var carriesSecrets: Bool { true }
 }
-extension AccountSignOutRequest: RequestBody {}
+extension AccountSignOutRequest: RequestBody {
+    public var carriesSecrets: Bool { lastFour != nil }
+}
 extension DuressRequest: RequestBody {
     public var carriesSecrets: Bool { true }
     public var currentPassword: SecretText? { current }

@@ -51,6 +51,8 @@ extension Request {
     public static func twoFactorEnrol(_ body: TwoFactorRequest) -> Request { Request(Operations.twoFactorEnrol, body) }
     public static func twoFactorConfirm(_ body: TwoFactorRequest) -> Request { Request(Operations.twoFactorConfirm, body) }
     public static func twoFactorDisable(_ body: TwoFactorRequest) -> Request { Request(Operations.twoFactorDisable, body) }
+    public static func recoverySetup(_ body: TwoFactorRequest) -> Request { Request(Operations.recoverySetup, body) }
+    public static func accountPassword(_ body: ChangePasswordRequest) -> Request { Request(Operations.accountPassword, body) }
     public static func kitPDF(_ body: KitRequest) -> Request { Request(Operations.kitPDF, body) }
     public static func kitConfirm(_ body: KitRequest) -> Request { Request(Operations.kitConfirm, body) }
     public static func accountSignOut(_ body: AccountSignOutRequest) -> Request { Request(Operations.accountSignOut, body) }

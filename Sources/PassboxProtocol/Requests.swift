@@ -41,12 +41,16 @@ public struct ListRequest: Codable, Sendable {
     /// Answer the page as `ItemListReply.rows` (text rows, `ItemRows`) instead of `items`: what a table shows,
     /// at a fraction of the decoding. An agent that does not know it answers `items`.
     public var rows: Bool?
+    /// Only the items that hold a one-time-password setup (LST-5; generation 16).
+    public var withCode: Bool?
     public static let maximumPage = 1_000
 
     public init(
-        category: String? = nil, tag: String? = nil, favoritesOnly: Bool = false, sort: String? = nil, offset: Int = 0, limit: Int? = nil, vault: String? = nil, rows: Bool? = nil
+        category: String? = nil, tag: String? = nil, favoritesOnly: Bool = false, sort: String? = nil, offset: Int = 0, limit: Int? = nil, vault: String? = nil, rows: Bool? = nil,
+        withCode: Bool? = nil
     ) {
         self.rows = rows
+        self.withCode = withCode
         self.vault = vault
         self.category = category
         self.tag = tag
@@ -169,9 +173,13 @@ public struct CheckRequest: Codable, Sendable {
     /// The range service's answers, prefix → body, fetched by the client for the prefixes `breach-prefixes`
     /// gave (the agent never goes on the network).
     public var ranges: [String: String]?
-    public init(runBreachCheck: Bool = false, ranges: [String: String]? = nil) {
+    /// Asked in the background (the web list's risk shields): the new-breach alerts stay until the person opens
+    /// Security Check (protocol 17). Otherwise asking is seeing them.
+    public var background: Bool?
+    public init(runBreachCheck: Bool = false, ranges: [String: String]? = nil, background: Bool? = nil) {
         self.runBreachCheck = runBreachCheck
         self.ranges = ranges
+        self.background = background
     }
 }
 

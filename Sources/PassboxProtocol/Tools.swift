@@ -259,6 +259,8 @@ public struct StatusReply: Codable, Sendable, Equatable {
     public var lockSignals: String
     public var quickUnlock: QuickUnlockView
     public var protocolVersion: Int
+    /// The agent's product version (the web UI's About).
+    public var productVersion: String? = ProtocolVersion.product
     /// The account's sync, when this data directory serves an account's vault and it is unlocked.
     public var sync: SyncStatusView?
     /// Whether the data directory has a vault (the web UI offers to make one when not).
@@ -268,6 +270,13 @@ public struct StatusReply: Codable, Sendable, Equatable {
     /// When the open vault's last backup was saved (G79), and whether it has a backup password.
     public var lastBackup: Date?
     public var backupPasswordSet: Bool?
+    /// SEC-14, SEC-18: how many logins breaches published since the last look put at risk, until Security Check
+    /// is next asked for (`check`); nil when none (protocol 17).
+    public var breachAlerts: Int?
+    /// A random mark that changes with every save of the open vault (any client's, sync's), for a client that
+    /// follows changes made elsewhere (the web page does not yet: see docs/CLI.md). Random, not a count: it says
+    /// nothing of how much was saved, nor of which vault is open (protocol 17).
+    public var vaultMark: Int?
 
     public init(unlocked: Bool, vault: String, locksInSeconds: Int, autoLockMinutes: Int, pid: Int, lockSignals: String, quickUnlock: QuickUnlockView, protocolVersion: Int = ProtocolVersion.current) {
         self.unlocked = unlocked
@@ -341,6 +350,22 @@ public struct CountReply: Codable, Sendable, Equatable {
         self.count = count
         self.items = items
     }
+}
+
+/// `breach-ranges` (generation 16): the range service's answers for these prefixes, fetched by the agent off
+/// its vault queue for a client that cannot reach the service itself (the web page: its policy allows only
+/// its own origin). The client pads: the agent cannot tell the real prefixes from the others.
+public struct BreachRangesRequest: Codable, Sendable {
+    public var prefixes: [String]
+    /// The most prefixes one request may name (the page asks in batches, so it can show how far it got).
+    public static let maximumPrefixes = 100
+    public init(prefixes: [String]) { self.prefixes = prefixes }
+}
+
+/// `ranges`: prefix → the range service's answer.
+public struct RangesReply: Codable, Sendable, Equatable {
+    public var ranges: [String: String]
+    public init(ranges: [String: String]) { self.ranges = ranges }
 }
 
 /// The five-character SHA-1 prefixes of the vault's login passwords, for the breached-password check.

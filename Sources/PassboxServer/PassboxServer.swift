@@ -36,6 +36,9 @@ public final class PassboxServer: Sendable {
         public var trustedProxies: [AddressBlock] = []
         /// Where invitation links are mailed from (`--smtp`, `--smtp-from`, `--smtp-login-file`); nil: no mail.
         public var mailer: SMTPMail?
+        /// Where the breach catalogue it mirrors for its accounts is (SEC-15): the first of these files that
+        /// exists when a device asks (the operator's copy in the data directory, then the shipped snapshot).
+        public var breachCatalogues: [String] = []
 
         public init(dataDirectory: String) { self.dataDirectory = dataDirectory }
     }
@@ -76,6 +79,7 @@ public final class PassboxServer: Sendable {
         sharing.log = log
         var router = ServerRouter(accounts: accounts, sync: sync, blobs: blobs, sharing: sharing, log: log)
         router.metricsAccess = configuration.metrics
+        router.breachCatalogues = configuration.breachCatalogues
         router.clientAddress = ClientAddress(trustedProxies: configuration.trustedProxies)
         if let listen = configuration.metricsListen {
             let metrics = router.metrics

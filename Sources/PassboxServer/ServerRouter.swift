@@ -1,4 +1,5 @@
 import Foundation
+import PassboxCrypto
 import PassboxHTTP
 import PassboxPostgres
 import PassboxServerAPI
@@ -17,6 +18,8 @@ struct ServerRouter: Sendable {
     var metricsAccess = MetricsAccess.off
     /// Reverse proxies whose `X-Forwarded-For` names the client.
     var clientAddress = ClientAddress(trustedProxies: [])
+    /// The breach catalogue's files, the first that exists served (`Configuration.breachCatalogues`).
+    var breachCatalogues: [String] = []
 
     func handle(_ peerRequest: HTTPRequest) -> HTTPResponse {
         let started = DispatchTime.now()
@@ -104,6 +107,13 @@ struct ServerRouter: Sendable {
             try accounts.changePassword(
                 accounts.session(token: Self.bearer(request), address: request.clientAddress), Self.decode(PasswordChangeRequest.self, request))
             return HTTPResponse(status: 204)
+        case "POST /v1/catalogue/breaches":
+            _ = try accounts.session(token: Self.bearer(request), address: request.clientAddress)
+            let have = try Self.decode(CatalogueRequest.self, request).have
+            guard let data = breachCatalogues.lazy.compactMap({ FileManager.default.contents(atPath: $0) }).first else { throw ProtocolError(.notFound) }
+            let digest = Hash.sha256Hex(Array(data))
+            if let have, ConstantTime.equal(Array(have.utf8), Array(digest.utf8)) { return HTTPResponse(status: 204) }
+            return .json(200, Array(data))
         case "GET /v1/2fa":
             return try Self.json(accounts.twoFactorStatus(accounts.session(token: Self.bearer(request), address: request.clientAddress)))
         case "POST /v1/2fa/enrol":

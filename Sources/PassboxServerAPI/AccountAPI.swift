@@ -192,6 +192,14 @@ public struct StorageUse: Codable, Sendable, Equatable {
     }
 }
 
+/// `POST /v1/catalogue/breaches` (Bearer): the breach catalogue the server mirrors (SEC-15). `have`: the SHA-256
+/// (hex) of the copy the device keeps; the same one is answered 204 without a body, another 200 with the
+/// catalogue's JSON as it is.
+public struct CatalogueRequest: Codable, Sendable {
+    public var have: String?
+    public init(have: String?) { self.have = have }
+}
+
 /// `GET /v1/health`.
 public struct HealthReply: Codable, Sendable {
     public var status: String
@@ -307,7 +315,7 @@ public struct RecoverySetupRequest: Codable, Sendable {
 }
 
 /// `GET /v1/recovery`.
-public struct RecoveryStatus: Codable, Sendable {
+public struct RecoveryStatus: Codable, Sendable, Equatable {
     public var configured: Bool
     public var created: Date?
     /// The families whose owners this account lets help it back in (ACC-11).

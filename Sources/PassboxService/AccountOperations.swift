@@ -10,7 +10,7 @@ import PassboxWording
 
 /// The account's operations for one data directory, shared by the command line (which words them) and the
 /// agent (which answers them for the web UI): sign-up and sign-in as this device, the account page, devices,
-/// activity, two-factor sign-in and the Emergency Kit. Failures are `ProtocolError`s with their facts.
+/// activity (two-factor sign-in, recovery and the Emergency Kit in AccountOperations+Security.swift). Failures are `ProtocolError`s with their facts.
 public enum AccountOperations {
     /// A new device's id (12 random bytes, hex) and name (the given one, else "SURFACE on HOST").
     public static func newDevice(name: String?, surface: String = "passbox CLI") -> (id: String, name: String) {
@@ -180,9 +180,12 @@ public enum AccountOperations {
         let account = try client.account(token: token)
         let twoFactor = try client.twoFactorStatus(token: token)
         let devices = checkedDevices(account.devices, record: record)
+        // The families by name, as the page shows them (ACC-11).
+        var recovery = try client.recoveryStatus(token: token)
+        recovery.organisations = recovery.organisations.map { SharingOperations.recoveryFamilies($0, dataDirectory: dataDirectory) }
         return AccountView(
             server: record.server, email: account.email, accountID: account.accountID, created: account.created, kdf: account.kdf, devices: devices,
-            twoFactor: twoFactor, kitConfirmed: record.kitConfirmed == true, storage: account.storage)
+            twoFactor: twoFactor, kitConfirmed: record.kitConfirmed == true, storage: account.storage, recovery: recovery)
     }
 
     /// Each device's record checked here against the account's own signing key (the keyset's public part):
@@ -253,107 +256,5 @@ public enum AccountOperations {
         }
         try AccountRecord.remove(dataDirectory)
         return ended
-    }
-
-    // MARK: Two-factor sign-in
-
-    /// A pending second factor: its setup key, otpauth address and QR code (no modules without libqrencode:
-    /// the setup key alone then, as the command line does).
-    public static func enrolTwoFactor(_ r: TwoFactorRequest, dataDirectory: String) throws -> TwoFactorSetupReply {
-        let (record, client) = try signedIn(dataDirectory)
-        let proof = try freshProof(SignInTranscript.twoFactorOnLabel, password: r.password, record: record, client: client, dataDirectory: dataDirectory)
-        let parameters = try client.enrolTwoFactor(token: record.token ?? "", email: record.email, proof: proof)
-        let qr = QRModules.encode(parameters.uri) ?? (0, [])
-        return TwoFactorSetupReply(setupKey: Base32.encode(parameters.secret), uri: parameters.uri, size: qr.size, modules: qr.rows)
-    }
-
-    /// Turns two-factor sign-in on with a code of the app; the ten recovery codes, shown once.
-    public static func confirmTwoFactor(_ r: TwoFactorRequest, dataDirectory: String) throws -> RecoveryCodesReply {
-        let (record, client) = try signedIn(dataDirectory)
-        // Apps show a code as "123 456": the spaces are dropped.
-        guard let code = r.code?.withUnsafeBytes({ String(decoding: $0, as: UTF8.self) }).filter({ !$0.isWhitespace }), !code.isEmpty else {
-            throw ProtocolError(.twoFactorCodeWrong)
-        }
-        return RecoveryCodesReply(codes: try client.confirmTwoFactor(token: record.token ?? "", code: code))
-    }
-
-    /// Turns two-factor sign-in off: the master password first (a counted attempt, as at unlock).
-    public static func disableTwoFactor(_ r: TwoFactorRequest, dataDirectory: String) throws {
-        let (record, client) = try signedIn(dataDirectory)
-        let proof = try freshProof(SignInTranscript.twoFactorOffLabel, password: r.password, record: record, client: client, dataDirectory: dataDirectory)
-        try client.disableTwoFactor(token: record.token ?? "", proof: proof)
-    }
-
-    /// A check of the master password counted as the vault's unlock attempts are (security.md §7): a wait after
-    /// failures in a row, the count reset when it was right. A failure after the check (the network) stays counted.
-    static func countingAttempts<T>(_ dataDirectory: String, password: SecretText, _ body: () throws -> T) throws -> T {
-        // Nothing typed is not a guess: it is answered without counting.
-        guard !password.isEmpty else { throw ProtocolError(.wrongPassword) }
-        let attempts = VaultStore.serving(dataDirectory).attempts
-        try attempts.beginAttempt(now: Date())
-        let value = try body()
-        try attempts.succeeded()
-        return value
-    }
-
-    // MARK: The Emergency Kit
-
-    /// The kit's page, worded in `language`: for the person who knows the master password (a wrong one is
-    /// `wrongPassword`, checked against the keyset this device keeps and counted as unlock attempts are;
-    /// nothing goes to the server).
-    public static func kitPage(password: SecretText, language: Language, dataDirectory: String) throws -> EmergencyKitPage {
-        let (record, _) = try signedIn(dataDirectory)
-        let secretKey = try SecretKey(parsing: record.secretKey)
-        try countingAttempts(dataDirectory, password: password) {
-            let keys = try password.withUnsafeBytes {
-                try AccountKeys.derive(password: $0, salt: Array(record.salt), parameters: record.parameters, secretKey: secretKey)
-            }
-            guard (try? AccountKeyset(opening: Array(record.keyset), accountID: record.accountID, unlockKey: keys.accountUnlockKey)) != nil else {
-                throw ProtocolError(.wrongPassword)
-            }
-        }
-        let tr = { (key: String, facts: [String: String]) in Localization.tr(key, language, facts) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: language == .german ? "de_DE" : "en_GB")
-        formatter.dateStyle = .long
-        return EmergencyKitPage(
-            title: tr("kit.title", [:]), introduction: tr("kit.introduction", [:]),
-            fields: [
-                (tr("kit.server", [:]), record.server, false), (tr("kit.email", [:]), record.email, false), (tr("kit.accountID", [:]), record.accountID, false),
-                (tr("kit.secretKey", [:]), secretKey.formatted(), true),
-            ],
-            passwordLabel: tr("kit.masterPassword", [:]), created: tr("kit.created", ["date": formatter.string(from: Date())]),
-            stepsTitle: tr("kit.stepsTitle", [:]), steps: [tr("kit.step1", [:]), tr("kit.step2", ["server": record.server]), tr("kit.step3", [:])],
-            footer: tr("kit.footer", [:]))
-    }
-
-    /// The kit as PDF bytes (for a download): written to a 0600 file in `directory`, read back and removed.
-    public static func kitPDF(_ r: KitRequest, directory: String, dataDirectory: String) throws -> FileReply {
-        let language: Language = r.language == "de" ? .german : .english
-        let page = try kitPage(password: r.password ?? SecretText(""), language: language, dataDirectory: dataDirectory)
-        let path = directory + "/kit-\(SecureRandom.bytes(count: 8).map { String(format: "%02x", $0) }.joined()).pdf"
-        let previous = umask(0o077)
-        defer {
-            umask(previous)
-            unlink(path)
-        }
-        do {
-            try EmergencyKit.write(page, to: path)
-        } catch {
-            throw ProtocolError(.io, ["operation": "write", "path": path, "reason": String(describing: error)])
-        }
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        return FileReply(name: Localization.tr("kit.fileName", language, [:]), mediaType: "application/pdf", base64: bytes.base64EncodedString())
-    }
-
-    /// Confirms the kit is kept by the Secret Key's last four characters (compared in constant time); the
-    /// reminder then stops on this device.
-    public static func confirmKit(_ r: KitRequest, dataDirectory: String) throws {
-        var (record, _) = try signedIn(dataDirectory)
-        let wanted = Array(try SecretKey(parsing: record.secretKey).lastFour().utf8)
-        let typed = Array((r.lastFour?.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } ?? "").trimmingCharacters(in: .whitespaces).uppercased().utf8)
-        guard ConstantTime.equal(typed, wanted) else { throw ProtocolError(.kitMismatch) }
-        record.kitConfirmed = true
-        try record.save(dataDirectory)
     }
 }

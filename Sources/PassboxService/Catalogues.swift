@@ -17,6 +17,11 @@ public enum Catalogues {
         throw ProtocolError(.catalogueMissing, ["name": name])
     }
 
+    /// The files `load` reads from, in order: the data directory's copy, then the shipped snapshot.
+    public static func candidates(_ name: String, directory: String) -> [String] {
+        [directory + "/" + name] + resourceDirectories.map { $0 + "/Data/" + name }
+    }
+
     /// Which file `load` would read and what it is now (device, inode, size, modification and change times):
     /// "-" when there is none, so a catalogue that appears is seen too.
     static func identity(_ name: String, directory: String) -> String {

@@ -20,8 +20,12 @@ public enum ItemViews {
             websites: item.websites.map(cut), tags: item.tags.map(cut), favorite: item.isFavorite, created: item.created, lastChanged: item.lastChanged,
             lastUsed: item.lastUsed, trashedAt: item.trashedAt, match: match, locked: item.sealed == nil ? nil : true)
         (summary.shared, summary.viewOnly) = sharing(item, in: vault)
+        if hasCode(item) { summary.hasCode = true }
         return summary
     }
+
+    /// Whether the item holds a one-time-password setup that can be read (a sealed item's fields are not).
+    static func hasCode(_ item: Item) -> Bool { item.sealed == nil && item.fields.contains { $0.kind == .otp && !$0.value.isEmpty } }
 
     /// The badge of an item in a shared vault — the organisation's name, with the vault's after it — and
     /// whether this account may only view it.
@@ -34,7 +38,8 @@ public enum ItemViews {
         return (badge, sync.isViewOnly(id) ? true : nil)
     }
 
-    public static func detail(_ item: Item, reveal: Bool, now: Date, in vault: Vault? = nil) -> ItemDetail {
+    /// `strength`: rate the password field (the item's `show`; not its history versions nor a benchmark).
+    public static func detail(_ item: Item, reveal: Bool, now: Date, in vault: Vault? = nil, strength: Bool = false) -> ItemDetail {
         var full = summary(item, in: vault)
         full.title = item.title
         let fields = item.fields.filter { !$0.value.isEmpty }.map { field -> FieldView in
@@ -44,6 +49,9 @@ public enum ItemViews {
                 masked: masked, value: masked ? "" : field.value)
             if field.kind == .otp, let p = try? OTPInput.parse(field.value) {
                 view.code = CodeViews.peek(p, item: item, now: now)
+            }
+            if strength, field.key == "password", field.kind.isConcealed, (try? PasswordStrength.checkAvailability()) != nil {
+                view.strength = PasswordStrength.estimate(field.value, userInputs: [item.title] + item.fields.filter { $0.key == "username" }.map(\.value)).score
             }
             return view
         }

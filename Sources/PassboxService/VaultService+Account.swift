@@ -70,6 +70,7 @@ extension VaultService {
             try AccountOperations.disableTwoFactor(r, dataDirectory: data)
             return Done()
         }
+        t.on(Operations.recoverySetup) { data, r in RecoveryCodesReply(codes: [try AccountOperations.setUpRecovery(r, dataDirectory: data)]) }
         return t
     }()
 
@@ -93,6 +94,11 @@ extension VaultService {
         t.on(Operations.kitPDF) { v, r in
             try v.requireAccountVault()
             return try AccountOperations.kitPDF(r, directory: v.dataDirectory, dataDirectory: v.dataDirectory)
+        }
+        t.on(Operations.accountPassword) { v, r in
+            try v.requireAccountVault()
+            try AccountOperations.changeMasterPassword(r, dataDirectory: v.dataDirectory)
+            return Done()
         }
         t.on(Operations.kitConfirm) { v, r in
             try v.requireAccountVault()

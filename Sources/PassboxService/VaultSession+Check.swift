@@ -57,6 +57,42 @@ extension VaultSession {
         return PrefixesReply(prefixes: BreachRanges.prefixes(of: SecurityCheck.passwordsToCheck(in: vault)))
     }
 
+    /// The range service's answers for a client that cannot reach it (the web page): exactly the prefixes it
+    /// names, padding and all, from the range address in the settings. The agent calls this off its vault
+    /// queue (AgentDaemon.answerOffQueue); it reads nothing of the vault.
+    /// The SHA-1 (40 upper-case hex characters) of each distinct password the breach check checks.
+    public func breachHashes() -> Set<String> { Set(SecurityCheck.passwordsToCheck(in: vault).map(BreachRanges.sha1Hex)) }
+
+    /// `keeping`: the answers are cut to the lines of these hashes (the vault's, which the agent knows), so
+    /// that a vault of many passwords does not send megabytes of answers back through the page to `check`
+    /// (a whole answer is about 35 KB; the request frame's limit is 4 MiB). Which prefixes are the real ones
+    /// still never leaves the device: the service is asked every prefix given, as before.
+    public static func breachRanges(_ r: BreachRangesRequest, dataDirectory: String, keeping hashes: Set<String>? = nil) throws -> RangesReply {
+        let settings = Settings.load(dataDirectory)
+        guard settings.breachCheck else { throw ProtocolError(.breachCheckOff) }
+        guard r.prefixes.count <= BreachRangesRequest.maximumPrefixes else {
+            throw ProtocolError(.badRequest, ["reason": "at most \(BreachRangesRequest.maximumPrefixes) prefixes a request"])
+        }
+        if let bad = r.prefixes.first(where: { !PwnedPasswordsClient.isPrefix($0) }) {
+            throw ProtocolError(.badRequest, ["reason": "\"\(VisibleText.visibleLine(String(bad.prefix(16))))\" is not five hex characters"])
+        }
+        do {
+            var ranges = try PwnedPasswordsClient(rangeURL: settings.rangeURL ?? PwnedPasswordsClient.defaultRangeURL).fetch(r.prefixes)
+            if let hashes {
+                for (prefix, body) in ranges {
+                    let upper = prefix.uppercased()
+                    ranges[prefix] = body.split(whereSeparator: \.isNewline).filter { line in
+                        guard let colon = line.firstIndex(of: ":") else { return false }
+                        return hashes.contains(upper + line[..<colon].uppercased())
+                    }.joined(separator: "\n")
+                }
+            }
+            return RangesReply(ranges: ranges)
+        } catch let e as PwnedPasswordsClient.CheckError {
+            throw ProtocolError(.breachCheckFailed, e.facts.merging(["problem": e.reason]) { _, problem in problem })
+        }
+    }
+
     /// Keeps the results of a check in the items, from the range answers the client fetched. An answer
     /// missing for a prefix the vault needs means the check is incomplete: nothing is recorded.
     func recordBreachCheck(_ ranges: [String: String]) throws -> Int {

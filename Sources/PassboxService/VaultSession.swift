@@ -20,6 +20,10 @@ public final class VaultSession: @unchecked Sendable {
     public let strengthMemo = StrengthMemo()
     /// What syncs carry from one run to the next.
     var syncState = SessionSyncState()
+    /// A random mark drawn anew at every save tried (every client's, and what sync brings), so that a client can
+    /// tell that the vault may have changed since it last looked. 52 bits, so
+    /// that a JavaScript number holds it exactly; random, so that it counts nothing.
+    public private(set) var changeMark = UInt64.random(in: 1..<(1 << 52))
     /// The push sent whose answer has not come, sent again unchanged at the next sync.
     public internal(set) var syncInFlight: [UInt8]? {
         get { syncState.inFlight }
@@ -99,6 +103,7 @@ public final class VaultSession: @unchecked Sendable {
     /// which items changed (`naming`, from the result; nil: unknown). A throw leaves the file and the session
     /// as they were.
     private func commit<T>(_ change: (inout Vault) throws -> T, naming: (T) -> Set<String>?) throws -> T {
+        defer { changeMark = UInt64.random(in: 1..<(1 << 52)) }
         let blobsBefore = blobState.mayHaveBlobs ? Self.referencedBlobs(opened.vault) : []
         guard !blobsBefore.isEmpty else { return try commitChange(change, naming: naming) }
         var gone = Set<String>()
@@ -203,7 +208,7 @@ public final class VaultSession: @unchecked Sendable {
 
     func show(_ r: ShowRequest) throws -> ItemDetail {
         let item = try resolve(r.item)
-        var detail = ItemViews.detail(item, reveal: r.reveal, now: now(), in: vault)
+        var detail = ItemViews.detail(item, reveal: r.reveal, now: now(), in: vault, strength: true)
         if !item.attachments.isEmpty { detail.attachments = item.attachments.map(view) }
         if let vaultID = item.vaultID { detail.seenBy = seenBy(vaultID) }
         return detail
@@ -230,6 +235,7 @@ public final class VaultSession: @unchecked Sendable {
         t.on(Operations.importOneTimePasswords) { s, r in try s.importOneTimePasswords(r) }
         t.on(Operations.check) { s, r in try s.check(r) }
         t.on(Operations.breachPrefixes) { s, _ in try s.breachPrefixes() }
+        t.on(Operations.breachRanges) { s, r in try VaultSession.breachRanges(r, dataDirectory: s.dataDirectory, keeping: s.breachHashes()) }
         t.on(Operations.dismiss) { s, r in try s.dismiss(r) }
         t.on(Operations.fixHTTPS) { s, r in try s.fixHTTPS(r) }
         t.on(Operations.fill) { s, r in try s.fill(r) }

@@ -44,6 +44,9 @@ struct WebAssets: Sendable {
             files["/" + relative] = File(bytes: ext == "js" ? withoutCommentLines(Array(data)) : Array(data), type: type)
         }
         guard files["/index.html"] != nil else { throw WebServerError(reason: "the web UI's index.html is missing at \(base)") }
+        // The design tokens become a style sheet; the JSON itself is not served.
+        guard let tokens = files.removeValue(forKey: "/tokens.json") else { throw WebServerError(reason: "the web UI's tokens.json is missing at \(base)") }
+        files["/app/tokens.css"] = File(bytes: Array(try DesignTokens.parse(Data(tokens.bytes)).css.utf8), type: types["css"]!)
         for language in Language.allCases {
             files["/strings/\(language.rawValue).json"] = File(bytes: try json(strings(language)), type: types["json"]!)
             files["/strings/\(language.rawValue).later.json"] = File(bytes: try json(laterStrings(language)), type: types["json"]!)
@@ -103,7 +106,10 @@ struct WebAssets: Sendable {
     static let laterPrefixes = [
         "invalid.", "qr.", "ui.browsers.", "ui.backup.", "ui.import.", "ui.export.", "import.", "export.", "ui.duress.", "ui.erase.", "ui.wipe.", "activity.",
         "twoFactor.", "ui.org.", "ui.link.", "device.via.", "org.role.", "org.kind.", "org.access.", "org.trust.", "org.trusted", "org.invited.trusted", "sharing.warning.",
-        "sharing.problem.", "sharing.link.", "sharing.serverMatches",
+        "sharing.problem.", "sharing.link.", "sharing.serverMatches", "ui.vault.icon.", "ui.vault.colour.",
+        // Settings, the editor and the account page's Recovery wait for them too (`ready()`): issue 34's last
+        // screens brought the first visit over its 300 KiB.
+        "ui.settings.", "ui.edit.", "ui.account.recovery.",
     ]
 
     /// Failures only the browser extension's host meets, and sharing's (met on the Family & Team page, which

@@ -24,12 +24,12 @@ import Testing
         print("operations the web page may call (\(web.count)): \(web.joined(separator: " "))")
         #expect(
             web == [
-                "account-activity", "account-signin", "account-signout", "account-signup", "account-view", "add", "attach", "attachments", "backup-auto", "backup-make",
-                "backup-password", "backup-restore", "backup-view", "breach-prefixes", "browser-pair-confirm", "browser-pairings", "browser-remove", "change-password", "change-setting", "check", "code", "copy", "create-vault", "delete",
+                "account-activity", "account-password", "account-signin", "account-signout", "account-signup", "account-view", "add", "attach", "attachments", "backup-auto", "backup-make",
+                "backup-password", "backup-restore", "backup-view", "breach-prefixes", "breach-ranges", "browser-pair-confirm", "browser-pairings", "browser-remove", "change-password", "change-setting", "check", "code", "copy", "create-vault", "delete",
                 "delete-all-data", "detach", "device-signout", "dismiss", "duress-change", "duress-set", "edit", "erase-setting", "export-items", "field", "fill", "fix-https",
                 "generate", "hello", "history", "import-items", "import-one-time-passwords", "item-open", "item-protect", "item-unprotect", "kit-confirm", "kit-pdf",
                 "link-answer", "link-begin", "link-confirm", "link-finish", "link-open", "link-wait", "list",
-                "lock", "move", "org-accept", "org-change", "org-show", "quick-unlock", "read-qr", "resolve", "restore-version", "save-attachment", "search", "security-code",
+                "lock", "move", "org-accept", "org-change", "org-show", "quick-unlock", "read-qr", "recovery-setup", "resolve", "restore-version", "save-attachment", "search", "security-code",
                 "set-one-time-password", "settings", "sharing", "show", "status",
                 "strength", "sync", "trash-delete", "trash-empty", "trash-list", "trash-restore", "two-factor-confirm", "two-factor-disable", "two-factor-enrol", "unlock",
                 "vault-create", "vault-delete", "vault-edit", "vault-list",

@@ -1,5 +1,8 @@
 import Foundation
+import PassboxClient
+import PassboxCore
 import PassboxProtocol
+import PassboxServerAPI
 import PassboxStore
 import PassboxTestKit
 import Testing
@@ -12,7 +15,7 @@ import Testing
     /// Every operation this suite sends (AgentOperationTests checks that the rest are sent there).
     static let operations: Set<OperationName> = [
         .accountSignUp, .accountSignIn, .accountView, .accountActivity, .deviceSignOut, .twoFactorEnrol, .twoFactorConfirm, .twoFactorDisable, .kitPDF, .kitConfirm,
-        .accountSignOut,
+        .accountSignOut, .recoverySetup, .accountPassword,
     ]
     let master = "tulip ocean marble violin anchor"
 
@@ -130,12 +133,51 @@ import Testing
         #expect(try second.send(.list(ListRequest())).items().items.contains { $0.title == "Made in the browser" })
         #expect(try first.send(.accountActivity).activity().events.map(\.kind).contains("deviceSignedOut"))
 
+        // ACC-11: a recovery code through the agent. A wrong master password makes none; the right one makes
+        // one code, which the account page then lists (and which recovers the account below).
+        #expect(try first.send(.accountView).account().recovery == RecoveryStatus(configured: false, created: nil))
+        #expect(try failure(first, .recoverySetup(TwoFactorRequest(password: SecretText("not the master password")))) == .wrongPassword)
+        #expect(try first.send(.accountView).account().recovery?.configured == false)
+        let codes = try first.send(.recoverySetup(TwoFactorRequest(password: SecretText(master)))).recoveryCodes().codes
+        #expect(codes.count == 1)
+        let recoveryCode = try RecoveryCode(parsing: codes[0])
+        let recoveryView = try #require(try first.send(.accountView).account().recovery)
+        #expect(recoveryView.configured && recoveryView.created != nil && (recoveryView.organisations ?? []).isEmpty)
+        #expect(try first.send(.accountActivity).activity().events.map(\.kind).contains("recoverySetUp"))
+
         // Two-factor sign-in off, with the master password; a locked agent shows no account page.
         #expect(try failure(first, .twoFactorDisable(TwoFactorRequest(password: SecretText("not the master password")))) == .wrongPassword)
         #expect(try first.send(.twoFactorDisable(TwoFactorRequest(password: SecretText(master)))) == .done)
         #expect(try !first.send(.accountView).account().twoFactor.enabled)
         #expect(try first.send(.deviceSignOut(DeviceSignOutRequest(others: true, password: SecretText(master)))).count().count == 1, "the second device, signed in again")
+        // DEV-3: the master password changed through the agent (as `passbox passwd --account`): a weak one is
+        // refused before the network, a wrong current one counted; then only the new one opens the vault.
+        let changedMaster = "quartz harbor lantern meadow copper"
+        #expect(try failure(first, .accountPassword(ChangePasswordRequest(current: SecretText(master), new: SecretText("password1")))) == .masterTooWeak)
+        #expect(try failure(first, .accountPassword(ChangePasswordRequest(current: SecretText("not it at all"), new: SecretText(changedMaster)))) == .wrongPassword)
+        let changedReply = try first.send(.accountPassword(ChangePasswordRequest(current: SecretText(master), new: SecretText(changedMaster))))
+        #expect(changedReply == .done, "\(changedReply)")
+        #expect(try first.send(.status).status().unlocked, "still unlocked")
+        #expect(try first.send(.accountActivity).activity().events.map(\.kind).contains("passwordChanged"))
+        #expect(try first.send(.lock(LockRequest())) == .done)
+        #expect(try failure(first, .unlock(UnlockRequest(password: SecretText(master)))) == .wrongPassword)
+        #expect(try first.send(.unlock(UnlockRequest(password: SecretText(changedMaster)))) == .done)
+        #expect(try first.send(.list(ListRequest())).items().items.contains { $0.title == "Made in the browser" })
         #expect(try first.send(.lock(LockRequest())) == .done)
         #expect(try failure(first, .accountView) == .locked)
+        // ACC-9 on the lock page: signing out while locked takes the Secret Key's last four characters.
+        #expect(try failure(first, .accountSignOut(AccountSignOutRequest(forgetSecretKey: true))) == .locked)
+        #expect(try failure(first, .accountSignOut(AccountSignOutRequest(forgetSecretKey: true, lastFour: SecretText("ABC")))) == .kitMismatch)
+        #expect(try first.send(.status).status().account != nil, "wrong characters change nothing")
+        let lastFour = String(made.secretKey.filter { $0 != "-" }.suffix(4)).lowercased()
+        #expect(try first.send(.accountSignOut(AccountSignOutRequest(forgetSecretKey: true, lastFour: SecretText(lastFour)))).count().count == 1)
+        #expect(try first.send(.status).status().account == nil)
+
+        // The code the page showed recovers the account: the server's recovery blob opens with it.
+        let newMaster = "harbor quill meadow lantern copper"
+        let (_, recovered) = try Array(newMaster.utf8).withUnsafeBytes {
+            try AccountClient(server: server.origin).recover(email: "web@example.org", code: recoveryCode, newPassword: $0, deviceID: "recovered-device", deviceName: "Recovered")
+        }
+        #expect(recovered.accountID == view.accountID)
     }
 }

@@ -80,6 +80,9 @@ import Testing
         let s = try unlockedSession()
         #expect(try s.run(["status"]).stdout.contains("Unlocked"))
         #expect(try s.run(["list"]).stdout.contains("GitHub"))
+        // --codes: only items with a one-time-password setup (GitHub has none; AgentOperationTests lists one that has).
+        let codes = try s.run(["list", "--codes"])
+        #expect(codes.status == 0 && !codes.stdout.contains("GitHub"), "\(codes.stdout)\(codes.stderr)")
         #expect(try s.run(["show", "GitHub", "--field", "password"]).stdout == "Gh-Secret-Pa55word!\n")
         #expect(try s.run(["read", "passbox://local/GitHub/username"]).stdout == "octocat\n")
         #expect(try s.run(["add", "note", "--title", "Through the agent", "--notes-stdin"], ["a note"]).status == 0)
@@ -469,6 +472,66 @@ import Testing
         // Without a display it copies nothing and says so.
         let none = try s.run(["copy", "GitHub"], env: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
         #expect(none.status == 1 && none.stderr.contains("there is no display"))
+    }
+
+    /// CLIP-1: at lock the agent clears the X PRIMARY selection when it holds a value the agent showed (a revealed
+    /// password selected in the terminal or the page, blanks around it and all), and leaves any other selection.
+    @Test(.enabled(if: hasXvfb, "skipped: Xvfb and xclip are not installed (make test installs them)"))
+    func lockClearsThePrimarySelectionOfAShownValue() throws {
+        let display = ":\(30 + Int(getpid() % 30))"
+        let xvfb = try Transcript.startBackground("/usr/bin/Xvfb", [display, "-screen", "0", "320x240x24", "-nolisten", "tcp"])
+        defer { Transcript.stop(xvfb) }
+        let x = ["DISPLAY": display]
+        func primary() throws -> String {
+            try Transcript.execute("/usr/bin/timeout", ["3", "/usr/bin/xclip", "-selection", "primary", "-o"], stdin: [], environment: x).stdout
+        }
+        func select(_ text: String) throws {
+            // xclip leaves a child serving the selection: its output goes to /dev/null.
+            _ = try Transcript.execute("/usr/bin/sh", ["-c", "printf %s \"$0\" | xclip -selection primary -i >/dev/null 2>&1", text], stdin: [], environment: x)
+        }
+        for _ in 0..<100 where (try? Transcript.execute("/usr/bin/xclip", ["-selection", "primary", "-o"], stdin: [], environment: x).stderr.contains("Can't open display")) ?? true {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let s = try unlockedSession(env: x)
+        let agent = try agentPID(s)
+        try #require(agent > 0)
+        /// Waits (a guard) until no helper the lock started runs: it is started before the lock answers.
+        func helpersDone() -> Bool {
+            for _ in 0..<200 {
+                let running = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).contains { pid in
+                    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")"),
+                        Int(stat[close...].split(separator: " ")[2]) == Int(agent)
+                    else { return false }
+                    let command = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+                    return String(decoding: command, as: UTF8.self).contains("clipboard-clear\u{0}--primary")
+                }
+                if !running { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return false
+        }
+        // Shown, but another text selected: the lock leaves it.
+        #expect(try s.run(["show", "GitHub", "--reveal"]).stdout.contains("Gh-Secret-Pa55word!"))
+        try select("some other words")
+        #expect(try primary() == "some other words")
+        #expect(try s.run(["lock"]).status == 0)
+        #expect(helpersDone(), "the lock's helper ended")
+        #expect(try primary() == "some other words", "a selection Passbox did not show is kept")
+        // Shown and selected, with the line's blanks: cleared at lock.
+        #expect(try s.run(["unlock", "--master"], [password]).status == 0)
+        #expect(try s.run(["show", "GitHub", "--reveal"]).stdout.contains("Gh-Secret-Pa55word!"))
+        try select("  Gh-Secret-Pa55word!\n")
+        #expect(try primary() == "  Gh-Secret-Pa55word!\n")
+        #expect(try s.run(["lock"]).status == 0)
+        #expect(helpersDone(), "the lock's helper ended")
+        let left = try primary()
+        #expect(left == "", "the shown password left PRIMARY at lock: \(left.debugDescription)")
+        // What was shown is forgotten at lock: the next lock, with nothing shown since, leaves it.
+        #expect(try s.run(["unlock", "--master"], [password]).status == 0)
+        try select("Gh-Secret-Pa55word!")
+        #expect(try s.run(["lock"]).status == 0)
+        #expect(helpersDone())
+        #expect(try primary() == "Gh-Secret-Pa55word!", "nothing shown since the last unlock, so no helper and no clearing")
     }
 }
 

@@ -24,13 +24,13 @@ final class RealAgent: @unchecked Sendable {
     }
 
     /// `makeVault: false` leaves the data directory empty (an account is signed up or in through the agent).
-    init(password: String = RealAgent.password, makeVault: Bool = true, agentArguments: [String] = []) throws {
+    init(password: String = RealAgent.password, makeVault: Bool = true, agentArguments: [String] = [], environment: [String: String] = [:]) throws {
         session = try AgentEndToEndTests.Session()
         if makeVault {
             let created = try session.run(["init", "--insecure-test-kdf"], [password])
             guard created.status == 0 else { throw Failure(description: "passbox init failed: \(created.stderr)") }
         }
-        pid = try Transcript.startBackground(session.bin, ["--data", session.data, "agent"] + agentArguments, environment: ["XDG_RUNTIME_DIR": ""])
+        pid = try Transcript.startBackground(session.bin, ["--data", session.data, "agent"] + agentArguments, environment: environment.merging(["XDG_RUNTIME_DIR": ""]) { $1 })
         for _ in 0..<500 {
             if (try? AgentClient.send(.status, socketPath: socketPath)) != nil { return }
             usleep(10_000)
@@ -230,6 +230,11 @@ enum RawExchange {
         _ = try agent.add("login", ItemChanges(title: "Bank", username: "me"))
         let hotpSet = try agent.send(.setOneTimePassword(SetOneTimePasswordRequest(item: "Bank", setups: [Self.hotpSetup]))).code()
         #expect(hotpSet.kind == "hotp" && hotpSet.counter == 0 && hotpSet.code == nil)
+        // LST-5: the items with a code, listed alone and marked in every listing.
+        let withCodes = try agent.send(.list(ListRequest(withCode: true))).items()
+        let allItems = try agent.send(.list(ListRequest())).items()
+        #expect(withCodes.total >= 1 && withCodes.items.allSatisfy { $0.hasCode == true } && withCodes.items.contains { $0.title == "Bank" })
+        #expect(Set(allItems.items.filter { $0.hasCode == true }.map(\.id)) == Set(withCodes.items.map(\.id)) && allItems.total > withCodes.total)
         for (counter, expected) in Self.hotpCodes.prefix(2).enumerated() {
             let hotp = try agent.send(.code(ItemRequest(item: "Bank"))).code()
             #expect(hotp.code == expected && hotp.counter == counter + 1 && hotp.secondsLeft == nil)
@@ -414,7 +419,7 @@ enum RawExchange {
         #expect(hello.version == ProtocolVersion.current && hello.missing.isEmpty && hello.operations == OperationRegistry.current.allowed(on: [.socket, .browser]))
 
         // The account's operations need a server: AgentAccountTests sends each of them.
-        let missed = Set(OperationName.allCases).subtracting(agent.sent).subtracting(AgentAccountTests.operations).subtracting(AgentCoercionTests.operations).subtracting(AgentBackupTests.operations).subtracting(AgentInteropTests.operations).subtracting(AgentAttachmentTests.operations).subtracting(BrowserHostTests.operations).subtracting(AgentSharingTests.operations).subtracting(DeviceLinkTests.operations)
+        let missed = Set(OperationName.allCases).subtracting(agent.sent).subtracting(AgentAccountTests.operations).subtracting(AgentCoercionTests.operations).subtracting(AgentBackupTests.operations).subtracting(AgentInteropTests.operations).subtracting(AgentAttachmentTests.operations).subtracting(BrowserHostTests.operations).subtracting(AgentSharingTests.operations).subtracting(DeviceLinkTests.operations).subtracting(AgentBreachRangesTests.operations)
         #expect(missed.isEmpty, "operations never sent: \(missed.map(\.rawValue).sorted())")
     }
 

@@ -36,6 +36,16 @@ import Testing
         #expect(wide.effectiveClipboardSeconds == Settings.defaultClipboardSeconds)
     }
 
+    /// Issue 34 (SEC-14): where the agent last matched the breach catalogue, a date in seconds since 1970.
+    @Test func theBreachMarkReads() throws {
+        let dir = try TemporaryDirectory("passbox-settings")
+        let fixture = try #require(Bundle.module.url(forResource: "Transcripts/settings-v1-breaches.json", withExtension: nil))
+        try FileManager.default.copyItem(at: fixture, to: dir.file("settings.json"))
+        let loaded = Settings.loadChecked(dir.path)
+        #expect(loaded.damagedPath == nil)
+        #expect(loaded.settings.breachesSeenUntil == 1_764_892_800 && loaded.settings.autoLockMinutes == 15 && loaded.settings.breachCheck)
+    }
+
     @Test func olderAndUnknownKeysStillRead() throws {
         let dir = try TemporaryDirectory("passbox-settings")
         try #"{"breachCheck": true, "somethingNewer": [1, 2]}"#.write(to: dir.file("settings.json"), atomically: true, encoding: .utf8)

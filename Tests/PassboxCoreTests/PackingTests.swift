@@ -214,4 +214,14 @@ import Testing
         #expect(abs(PassphraseGenerator(wordCount: 5).entropyBits - 64.6) < 0.1)
         #expect(throws: ValidationError.self) { try PassphraseGenerator(wordCount: 11).generate() }
     }
+
+    /// The English list holds "drop-down", "felt-tip", "t-shirt" and "yo-yo": under "-" they are left out, so
+    /// that every phrase splits back into its words (20,000 words drawn would hit one about ten times).
+    @Test func aPhraseSplitsBackIntoItsWords() throws {
+        let generator = PassphraseGenerator(wordCount: 10, separator: "-")
+        #expect(generator.candidates.count == 7772 && !generator.candidates.contains("t-shirt"))
+        #expect(PassphraseGenerator(separator: " ").candidates.count == 7776)
+        #expect(abs(generator.entropyBits - 10 * log2(7772.0)) < 0.0001)
+        for _ in 0..<2000 { #expect(try generator.generate().split(separator: "-").count == 10) }
+    }
 }

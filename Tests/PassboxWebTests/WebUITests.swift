@@ -175,8 +175,9 @@ struct WebUIFileTests {
     /// `import()` when their screen is first shown (the account pages, coercion and backup settings), which
     /// are weighed with the rest against a second bound (310 KiB since the paired browsers' section of issue
     /// 31; 350 KiB since issue 32's Family & Team page, its module and wording 36 KiB; 365 KiB since issue 33's device
-    /// linking page). Printed beside the targets.
-    @Test func thePageWeighsUnder250KiB() throws {
+    /// linking page; 380 KiB since issue 34's home, picking and About; 400 KiB since its menus, risk badges, the breach check run from the page and the suggested passphrases; 420 KiB since the list's sections, the 2FA codes filter and history's reveal). The first visit's bound is issue 34's: 300 KiB with
+    /// the font. Printed beside the targets.
+    @Test func thePageWeighsUnder300KiBWithItsFont() throws {
         let assets = try WebAssets.load()
         let scripts = assets.paths.filter { $0.hasSuffix(".js") }.map { String(decoding: assets.file($0)?.bytes ?? [], as: UTF8.self) }
         let lazy = Set(assets.paths.filter { path in
@@ -185,14 +186,14 @@ struct WebUIFileTests {
         }).union(assets.paths.filter { $0.hasSuffix(".later.json") })
         #expect(lazy.contains("/app/backup.js") && lazy.contains("/app/account.js") && !lazy.contains("/app/main.js"), "\(lazy.sorted())")
         let everything = assets.paths.filter { path in
-            !path.hasPrefix("/strings/de") && !path.hasSuffix(".txt") && (!path.hasPrefix("/icons/") || path == "/icons/shield-check.svg")
+            !path.hasPrefix("/strings/de") && !path.hasSuffix(".txt") && (!path.hasPrefix("/icons/") || path == "/icons/keyhole.svg")
         }
         let loaded = everything.filter { !lazy.contains($0) }
         let bytes = loaded.reduce(0) { $0 + (assets.file($1)?.bytes.count ?? 0) }
         let all = everything.reduce(0) { $0 + (assets.file($1)?.bytes.count ?? 0) }
-        print("web UI page weight: \(bytes) bytes, \(bytes / 1024) KiB in \(loaded.count) files at the first visit (target: under 250 KiB before compression); \(all / 1024) KiB with the \(lazy.count) modules loaded later (under 365 KiB)")
-        #expect(bytes < 250 * 1024)
-        #expect(all < 365 * 1024)
+        print("web UI page weight: \(bytes) bytes, \(bytes / 1024) KiB in \(loaded.count) files at the first visit (issue 34's target: at most 300 KiB with the font, before compression); \(all / 1024) KiB with the \(lazy.count) modules loaded later (under 420 KiB)")
+        #expect(bytes <= 300 * 1024)
+        #expect(all < 420 * 1024)
         #expect(assets.file("/index.html") != nil && assets.file("/strings/en.json") != nil && assets.file("/catalog.json") != nil)
     }
 

@@ -422,6 +422,13 @@ class Firefox:
             steps += [{"type": "pointerDown", "button": button}, {"type": "pointerUp", "button": button}]
         self.perform(context, [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": steps}])
 
+    def click_node(self, context, shared_id, button=0):
+        """A trusted mouse click at the centre of a node, which the browser finds when it performs the click (a
+        page that moves the node between a measurement and the click cannot make it land elsewhere)."""
+        steps = [{"type": "pointerMove", "x": 0, "y": 0, "origin": {"type": "element", "element": {"sharedId": shared_id}}, "duration": 0},
+                 {"type": "pointerDown", "button": button}, {"type": "pointerUp", "button": button}]
+        self.perform(context, [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": steps}])
+
     def click_element(self, context, selector, dx=0, dy=0, button=0):
         """A trusted click at the centre of the element matching selector, plus (dx, dy); returns the point."""
         x, y, width, height = self.rect(context, selector)

@@ -19,4 +19,14 @@ enum { CXcb_CLEARED = 0, CXcb_REPLACED = 1, CXcb_FAILED = -1 };
 int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_t length, double seconds, void (*ready)(void *),
                         void *context, char *error, size_t errorSize);
 
+/// The outcome of `CXcb_clearPrimaryIf` when the selection was left as it was.
+enum { CXcb_KEPT = 2 };
+
+/// CLIP-1: reads the PRIMARY selection on `display` (as UTF-8, at most 1 MiB, waiting at most `seconds` for its
+/// owner) and, when `matches` says it is a value Passbox showed and the window it was read from still owns it,
+/// clears it (a selection another program made meanwhile is left alone). CXcb_CLEARED, CXcb_KEPT (no owner, no
+/// answer, not a match, owner changed), or CXcb_FAILED with `error` set.
+int CXcb_clearPrimaryIf(const char *display, int (*matches)(const unsigned char *, uint32_t, void *), void *context, double seconds,
+                        char *error, size_t errorSize);
+
 #endif

@@ -28,7 +28,8 @@ enum AgentCommands {
     static func runAgent(_ context: Context, _ args: Arguments) throws {
         try AgentDaemon(
             dataDirectory: context.dataDirectory, testAutoLockSeconds: args.value("test-auto-lock-seconds").flatMap(Double.init),
-            pamService: args.value("pam-service") ?? SystemAuthentication.defaultService, testCheapKDF: args.flag("insecure-test-kdf")
+            pamService: args.value("pam-service") ?? SystemAuthentication.defaultService, testCheapKDF: args.flag("insecure-test-kdf"),
+            testCatalogueSeconds: args.value("test-catalogue-seconds").flatMap(Double.init)
         ).run()
     }
 
@@ -139,6 +140,7 @@ enum AgentCommands {
             Console.out("Locks in \(s.locksInSeconds / 60) min \(s.locksInSeconds % 60) s without use.")
             Console.out("Lock signals: \(s.lockSignals)")
             if let sync = s.sync { for line in Commands.syncStatusLines(sync, context) { Console.out(line) } }
+            if let alerts = s.breachAlerts { Console.out(context.tr("status.breachAlerts", ["count": String(alerts)])) }
             if s.backupPasswordSet == true {
                 Console.out("Last backup: \(s.lastBackup == nil ? "never (passbox backup --file F)" : Output.date(s.lastBackup))")
             } else if s.backupPasswordSet == false {

@@ -66,15 +66,51 @@ extension Commands {
 
     /// The helper `copy` starts: waits, then clears the clipboard if it still holds the copied value.
     static func clipboardClear(_ context: Context, _ args: Arguments) throws {
+        if args.flag("primary") { return clearPrimary(context) }
         guard let fingerprint = context.input.readLine(), let tool = Clipboard.tool(clipboardDisplay()) else { return }
         let seconds = Double(args.value("after") ?? "90") ?? 90
         // Survive the terminal closing: the wait must finish.
         signal(SIGHUP, SIG_IGN)
         Thread.sleep(forTimeInterval: seconds)
         let current = Clipboard.runTool(tool.paste, input: nil, readOutput: true).output
-        let hash = Hash.sha256(Array(current)).map { String(format: "%02x", $0) }.joined()
+        let hash = Hash.sha256Hex(Array(current))
         guard hash == fingerprint else { return }
         _ = Clipboard.runTool(tool.copy, input: Data())
+    }
+
+    /// The helper the agent starts at lock (CLIP-1): the fingerprints of the values it showed come on standard
+    /// input, one a line; PRIMARY is cleared if it holds one of them (without the blanks around it). On X11 it is
+    /// read and cleared with one timestamp, so a selection made meanwhile stays; on Wayland through wl-paste and
+    /// wl-copy.
+    static func clearPrimary(_ context: Context) {
+        ProcessHardening.disableCoreDumps()
+        signal(SIGHUP, SIG_IGN)
+        var fingerprints = Set<String>()
+        while let line = context.input.readLine(), fingerprints.count <= ShownValues.limit {
+            if line.count == 64 { fingerprints.insert(line) }
+        }
+        guard !fingerprints.isEmpty else { return }
+        let display = clipboardDisplay()
+        if let wayland = display.waylandDisplay, !wayland.isEmpty, FileManager.default.isExecutableFile(atPath: "/usr/bin/wl-paste") {
+            let current = Clipboard.runTool(["/usr/bin/timeout", "2", "/usr/bin/wl-paste", "--primary", "--no-newline"], input: nil, readOutput: true)
+            guard current.status == 0, current.output.count <= 1 << 20, let shown = ShownValues.fingerprint(String(decoding: current.output, as: UTF8.self)),
+                fingerprints.contains(shown)
+            else { return }
+            _ = Clipboard.runTool(["/usr/bin/wl-copy", "--primary", "--clear"], input: nil)
+            return
+        }
+        guard let x11 = display.display, !x11.isEmpty else { return }
+        final class Wanted { let fingerprints: Set<String>; init(_ f: Set<String>) { fingerprints = f } }
+        let wanted = Wanted(fingerprints)
+        var error = [CChar](repeating: 0, count: 256)
+        _ = withExtendedLifetime(wanted) {
+            CXcb_clearPrimaryIf(x11, { bytes, length, context in
+                guard let bytes, let context else { return 0 }
+                let wanted = Unmanaged<Wanted>.fromOpaque(context).takeUnretainedValue()
+                let text = String(decoding: UnsafeBufferPointer(start: bytes, count: Int(length)), as: UTF8.self)
+                return ShownValues.fingerprint(text).map { wanted.fingerprints.contains($0) } == true ? 1 : 0
+            }, Unmanaged.passUnretained(wanted).toOpaque(), 5, &error, error.count)
+        }
     }
 
     /// The large-type view: one character per numbered box, digits and symbols in their own colours.

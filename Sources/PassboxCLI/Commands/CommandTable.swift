@@ -26,7 +26,7 @@ enum CommandTable {
     // refuses them as unknown options: a cheap key derivation, an agent auto-lock in seconds, another PAM
     // service.
     #if DEBUG
-        static let testValued: Set<String> = ["test-auto-lock-seconds", "pam-service"]
+        static let testValued: Set<String> = ["test-auto-lock-seconds", "pam-service", "test-catalogue-seconds"]
         static let testFlags: Set<String> = ["insecure-test-kdf"]
     #else
         static let testValued: Set<String> = []
@@ -51,8 +51,8 @@ enum CommandTable {
         ) { c, a, _ in try Commands.edit(c, a) },
         CommandSpec(
             name: "list", aliases: ["ls"], summary: "the items: id, title, category, a safe summary",
-            usage: "passbox list [--category C] [--tag T] [--favorites] [--sort newest|oldest|az|za|recent] [--vault VAULT] [--json]",
-            valued: ["category", "tag", "sort", "vault"], flags: ["favorites", "json"], usesAgent: true
+            usage: "passbox list [--category C] [--tag T] [--favorites] [--codes] [--sort newest|oldest|az|za|recent] [--vault VAULT] [--json]",
+            valued: ["category", "tag", "sort", "vault"], flags: ["favorites", "codes", "json"], usesAgent: true
         ) { c, a, _ in try Commands.list(c, a) },
         CommandSpec(
             name: "show", aliases: ["get"], summary: "one item, concealed values masked", usage: "passbox show ITEM [--reveal] [--field NAME] [--large] [--json]",
@@ -127,7 +127,7 @@ enum CommandTable {
             name: "copy", summary: "copy a value to the clipboard, cleared after 90 s if unchanged", usage: "passbox copy ITEM [FIELD] [--clear-after SECONDS]",
             valued: ["clear-after"], usesAgent: true
         ) { c, a, _ in try Commands.copy(c, a) },
-        CommandSpec(name: "clipboard-clear", summary: "(helper of copy)", usage: "passbox clipboard-clear --after SECONDS", valued: ["after", "tool"], isListed: false) {
+        CommandSpec(name: "clipboard-clear", summary: "(helper of copy and lock)", usage: "passbox clipboard-clear --after SECONDS | --primary", valued: ["after", "tool"], flags: ["primary"], isListed: false) {
             c, a, _ in try Commands.clipboardClear(c, a)
         },
         CommandSpec(name: "clipboard-serve", summary: "(helper of copy)", usage: "passbox clipboard-serve --after SECONDS", valued: ["after"], isListed: false) {
@@ -340,8 +340,8 @@ enum CommandTable {
         },
         CommandSpec(name: "welcome", summary: "where your data lives, and a short tour", usage: "passbox welcome") { c, a, _ in try Commands.welcome(c, a) },
         CommandSpec(
-            name: "bench", summary: "the speed figures beside their targets", usage: "passbox bench vault|search|check|agent|list|save|browser|sharing|link|server|sync|ui|duress|backup|import|attach [--items N] [--runs N] [--queries N] [--seconds N] [--database URI] [--file F] [--merge-seconds S] [--members N] [--versions N] [--rotate-items N]",
-            valued: ["items", "runs", "queries", "seconds", "database", "file", "size-mib", "merge-seconds", "members", "versions", "rotate-items"], flags: ["json", "full-kdf", "no-pdf"]
+            name: "bench", summary: "the speed figures beside their targets", usage: "passbox bench vault|search|check|agent|list|save|browser|sharing|link|server|sync|ui|duress|backup|import|attach [--items N] [--runs N] [--queries N] [--seconds N] [--database URI] [--file F] [--merge-seconds S] [--members N] [--versions N] [--rotate-items N] [--serve]",
+            valued: ["items", "runs", "queries", "seconds", "database", "file", "size-mib", "merge-seconds", "members", "versions", "rotate-items"], flags: ["json", "full-kdf", "no-pdf", "serve"]
         ) { c, a, _ in try Commands.bench(c, a) },
         CommandSpec(name: "completion", summary: "a shell completion script", usage: "passbox completion bash|zsh|fish") { _, a, _ in try Completion.print(a) },
         CommandSpec(name: "help", summary: "the commands, or one command's options", usage: "passbox help [COMMAND [SUBCOMMAND]]") { _, a, _ in try Help.print(a.positionals) },

@@ -42,11 +42,17 @@ extension Commands {
 
     /// `passbox list`: pages through the agent's answer, so any number of items can be listed.
     static func list(_ context: Context, _ args: Arguments) throws {
-        try args.expectPositionals(0...0, usage: "passbox list [--category C] [--tag T] [--favorites] [--sort newest|oldest|az|za|recent] [--vault VAULT] [--json]")
+        try args.expectPositionals(0...0, usage: "passbox list [--category C] [--tag T] [--favorites] [--codes] [--sort newest|oldest|az|za|recent] [--vault VAULT] [--json]")
         if let name = args.value("category"), Category.named(name) == nil { throw ProtocolError(.unknownCategory, ["name": name]) }
         if let name = args.value("sort"), ItemSort(rawValue: name) == nil { throw ProtocolError(.unknownSort, ["name": name]) }
         var request = ListRequest(
-            category: args.value("category"), tag: args.value("tag"), favoritesOnly: args.flag("favorites"), sort: args.value("sort"), vault: args.value("vault"))
+            category: args.value("category"), tag: args.value("tag"), favoritesOnly: args.flag("favorites"), sort: args.value("sort"), vault: args.value("vault"),
+            withCode: args.flag("codes") ? true : nil)
+        if request.withCode == true {
+            // An agent before generation 16 ignores the filter and would list every item as if it had a code.
+            let agent = try context.send(.hello(HelloRequest(operations: []))).hello().version
+            if agent < 16 { throw ProtocolError(.unsupported, ["agent": String(agent), "operation": "list --codes"]) }
+        }
         if args.flag("json") {
             // --json gives every field of every item.
             var items = [ItemSummary]()

@@ -3,6 +3,7 @@ import PassboxCore
 import PassboxCrypto
 import PassboxHTTP
 import PassboxServer
+import PassboxService
 import PassboxWording
 
 extension Commands {
@@ -22,6 +23,9 @@ extension Commands {
         configuration.port = port
         configuration.postgres = try postgresURI(a, c)
         configuration.origin = a.value("origin")
+        // SEC-15: the breach catalogue devices refresh through this server: the operator's copy in the server's
+        // data directory (`passbox --data DIR check update-data` writes it there), else the shipped snapshot.
+        configuration.breachCatalogues = Catalogues.candidates(Catalogues.breachesFile, directory: configuration.dataDirectory)
         // --blob-quota-mib is the name the quota had while it counted attachments alone.
         if let quota = a.value("quota-mib") ?? a.value("blob-quota-mib") {
             guard let mib = Int(quota), (0...(1 << 30)).contains(mib) else { throw CLIError.usage("--quota-mib takes a number of MiB", hint: "passbox server --quota-mib 4096") }

@@ -13,7 +13,8 @@ import PassboxStore
 /// unlocked agent holding 10,000 items: the time from navigation to the item list painted, and from a
 /// keystroke in the search to its results painted, p50 and p95. The page measures both itself
 /// (`window.__passboxTimings`: `performance.now()` after the frame that shows them), so WebDriver's own
-/// round trips are not counted. Targets: list under 300 ms, keystroke under 50 ms.
+/// round trips are not counted. Targets (issue 34): list p95 ≤ 250 ms, keystroke p95 ≤ 40 ms. Firefox, scrolling
+/// and the page's weight are measured by scripts/bench-ui.py, against this command's `--serve`.
 enum UIBenchmark {
     static let chromedriver = "/usr/bin/chromedriver"
 
@@ -23,6 +24,19 @@ enum UIBenchmark {
         }
         let count = max(1, Int(args.value("items") ?? "10000") ?? 10000)
         let runs = max(3, Int(args.value("runs") ?? "20") ?? 20)
+        if args.flag("serve") {
+            // For scripts/bench-ui.py, which drives Chromium and Firefox itself: the same agent and items, and a
+            // fresh one-time address for each line read ("url"), until standard input ends.
+            try AgentBenchmark.servedVault(items: count, name: "ui") { served in
+                Console.out(#"{"ready":true}"#)
+                while let line = readLine() {
+                    guard line.trimmingCharacters(in: .whitespaces) == "url" else { continue }
+                    guard let web = try AgentClient.send(.webOpen, socketPath: served.socket)?.web() else { throw CLIError.failure("the benchmark agent did not answer") }
+                    Console.out(String(decoding: try JSONSerialization.data(withJSONObject: ["url": web.url, "origin": web.origin]), as: UTF8.self))
+                }
+            }
+            return
+        }
         try AgentBenchmark.servedVault(items: count, name: "ui") { served in try measure(items: count, runs: runs, socket: served.socket, json: args.flag("json")) }
     }
 
@@ -77,8 +91,8 @@ enum UIBenchmark {
         Console.out("The web UI in headless Chromium (\(try chromiumVersion())) against an unlocked agent holding \(count) items:")
         Console.out(Output.table([
             ["MEASURE", "RUNS", "p50", "p95", "TARGET", "MET"],
-            ["navigation → list painted", String(listTimes.count), VaultBenchmark.ms(p(listTimes, 0.5)), VaultBenchmark.ms(p(listTimes, 0.95)), "300 ms", p(listTimes, 0.95) < 0.3 ? "yes" : "NO"],
-            ["keystroke → results painted", String(keyTimes.count), VaultBenchmark.ms(p(keyTimes, 0.5)), VaultBenchmark.ms(p(keyTimes, 0.95)), "50 ms", p(keyTimes, 0.95) < 0.05 ? "yes" : "NO"],
+            ["navigation → list painted", String(listTimes.count), VaultBenchmark.ms(p(listTimes, 0.5)), VaultBenchmark.ms(p(listTimes, 0.95)), "250 ms", p(listTimes, 0.95) <= 0.25 ? "yes" : "NO"],
+            ["keystroke → results painted", String(keyTimes.count), VaultBenchmark.ms(p(keyTimes, 0.5)), VaultBenchmark.ms(p(keyTimes, 0.95)), "40 ms", p(keyTimes, 0.95) <= 0.04 ? "yes" : "NO"],
         ]))
         Console.out("Rows in the DOM for \(count) items: \(domRows) (the list is virtualised).")
         Console.out("The last load: \(marks)")

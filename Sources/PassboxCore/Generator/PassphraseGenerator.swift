@@ -21,9 +21,16 @@ public struct PassphraseGenerator: Sendable {
         self.list = list
     }
 
-    /// Bits of entropy: each word log2(7776); the digit log2(10 × words) (which digit, and after which word).
+    /// The words a phrase draws from: the list without the words that contain the separator (the English
+    /// list's "t-shirt" or "yo-yo" under "-"), so that a phrase always splits back into its words.
+    public var candidates: [String] {
+        separator.isEmpty ? list.words : list.words.filter { !$0.contains(separator) }
+    }
+
+    /// Bits of entropy: each word log2 of the candidates (7,772 or 7,776); the digit log2(10 × words) (which
+    /// digit, and after which word).
     public var entropyBits: Double {
-        Double(wordCount) * log2(Double(list.words.count)) + (includeDigit ? log2(10 * Double(wordCount)) : 0)
+        Double(wordCount) * log2(Double(candidates.count)) + (includeDigit ? log2(10 * Double(wordCount)) : 0)
     }
 
     public func validate() throws {
@@ -35,7 +42,8 @@ public struct PassphraseGenerator: Sendable {
 
     public func generate() throws -> String {
         try validate()
-        var words = (0..<wordCount).map { _ in list.words[Int(SecureRandom.uniform(UInt32(list.words.count)))] }
+        let pool = candidates
+        var words = (0..<wordCount).map { _ in pool[Int(SecureRandom.uniform(UInt32(pool.count)))] }
         if capitalize { words = words.map { $0.prefix(1).uppercased() + $0.dropFirst() } }
         if includeDigit {
             let at = Int(SecureRandom.uniform(UInt32(wordCount)))

@@ -23,6 +23,9 @@ public struct Settings: Codable, Sendable, Equatable {
     public var webLanguage: String?
     public var webTheme: String?
     public var webShortcuts: Bool?
+    /// SEC-14: the newest publication date (seconds since 1970) of the breaches already matched against the
+    /// vault; breaches published later are new. Says nothing of the vault (only when the catalogue was looked at).
+    public var breachesSeenUntil: Int?
 
     public static let fileName = "settings.json"
     public static let autoLockChoices = [0, 1, 5, 15, 30, 60]
@@ -32,7 +35,7 @@ public struct Settings: Codable, Sendable, Equatable {
     public static let clipboardRange = 10...600
     public static let defaultClipboardSeconds = 90
     public static let webLanguages = ["en", "de"]
-    public static let webThemes = ["dark", "light"]
+    public static let webThemes = ["system", "dark", "light"]
 
     public init() {}
 
@@ -57,6 +60,7 @@ public struct Settings: Codable, Sendable, Equatable {
         webLanguage = try c.decodeIfPresent(String.self, forKey: .webLanguage)
         webTheme = try c.decodeIfPresent(String.self, forKey: .webTheme)
         webShortcuts = try c.decodeIfPresent(Bool.self, forKey: .webShortcuts)
+        breachesSeenUntil = try c.decodeIfPresent(Int.self, forKey: .breachesSeenUntil)
     }
 
     /// The clipboard time in force: the setting when it is in range, else the default.

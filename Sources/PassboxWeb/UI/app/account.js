@@ -3,9 +3,9 @@
 // the page only ever talks to the agent.
 import { call, Secret, SessionLost, AgentGone } from './api.js';
 import { t, errorText, formatDate, language } from './i18n.js';
-import { h, icon, button, clear, toast, dialog, announce, qrCode, saveFile } from './dom.js';
+import { h, icon, button, clear, toast, dialog, announce, qrCode, saveFile, brand } from './dom.js';
 import { state, report, route, refreshNotices } from './app.js';
-import { rateStrength } from './meter.js';
+import { rateStrength, suggestButton } from './meter.js';
 
 function input(id, labelKey, attrs = {}) {
   return [h('label', { for: id }, t(labelKey)), h('input', { id, ...attrs })];
@@ -44,8 +44,8 @@ export function signInForm() {
   const form = h('form', { novalidate: true },
     ...input('signin-server', 'ui.account.server', { type: 'url', placeholder: 'https://vault.example.org', required: true, spellcheck: 'false' }),
     ...input('signin-email', 'ui.account.email', { type: 'email', autocomplete: 'email', required: true }),
-    ...input('signin-password', 'ui.account.master', { type: 'password', autocomplete: 'current-password', required: true }),
-    ...input('signin-key', 'ui.account.secretKey', { type: 'password', spellcheck: 'false', required: true }),
+    ...input('signin-password', 'ui.account.master', { type: 'password', autocomplete: 'new-password', required: true }),
+    ...input('signin-key', 'ui.account.secretKey', { type: 'password', autocomplete: 'new-password', spellcheck: 'false', required: true }),
     h('p', { class: 'hint' }, t('ui.account.secretKey.hint')),
     ...input('signin-device', 'ui.account.deviceName', { type: 'text', placeholder: t('ui.account.deviceName.placeholder'), maxlength: '100' }), second, accept, error,
     h('div', { class: 'actions' }, submit));
@@ -91,11 +91,13 @@ export function signUpForm() {
     ...input('signup-email', 'ui.account.email', { type: 'email', autocomplete: 'email', required: true }),
     ...input('signup-password', 'ui.account.newMaster', { type: 'password', autocomplete: 'new-password', required: true }), meter, strength,
     ...input('signup-repeat', 'ui.onboard.confirm', { type: 'password', autocomplete: 'new-password', required: true }),
-    ...input('signup-invitation', 'ui.account.invitation', { type: 'password' }),
+    ...input('signup-invitation', 'ui.account.invitation', { type: 'password', autocomplete: 'new-password' }),
     h('p', { class: 'hint' }, t('ui.account.invitation.hint')),
     ...input('signup-device', 'ui.account.deviceName', { type: 'text', placeholder: t('ui.account.deviceName.placeholder'), maxlength: '100' }), error,
+    h('p', { class: 'hint', id: 'signup-preview' }, t('ui.about.preview')),
     h('div', { class: 'actions' }, submit));
   const password = form.querySelector('#signup-password');
+  strength.after(...suggestButton(password, form.querySelector('#signup-repeat')));
   password.addEventListener('input', () => rateStrength(password.value, [valueOf(form, 'signup-email')], meter, strength));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -128,7 +130,7 @@ function showSecretKey(made) {
   state.holdScreen = true;
   const go = async (view) => { state.holdScreen = false; state.pendingView = view; await route(); };
   root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
-    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    brand(),
     h('h1', {}, t('ui.account.created.title')),
     h('p', {}, t('ui.account.created.text', { email: made.email, server: made.server })),
     h('p', { class: 'secretkey mono', id: 'secret-key' }, ...made.secretKey.split('-').flatMap((part, i, all) => [i < all.length - 1 ? part + '-' : part, h('wbr')])),
@@ -142,7 +144,7 @@ function showSecretKey(made) {
 
 // MARK: the account page
 
-const tabs = [['devices', 'server', 'ui.account.tab.devices'], ['activity', 'history', 'ui.account.tab.activity'], ['twoFactor', 'shield-check', 'ui.account.tab.twoFactor'], ['kit', 'file-key', 'ui.account.tab.kit'], ['link', 'qr-code', 'ui.account.tab.link']];
+const tabs = [['devices', 'server', 'ui.account.tab.devices'], ['activity', 'history', 'ui.account.tab.activity'], ['twoFactor', 'shield-check', 'ui.account.tab.twoFactor'], ['recovery', 'life-buoy', 'ui.account.tab.recovery'], ['kit', 'file-key', 'ui.account.tab.kit'], ['link', 'qr-code', 'ui.account.tab.link']];
 
 export async function showAccount(pane, tab = 'devices') {
   let account;
@@ -160,7 +162,7 @@ export async function showAccount(pane, tab = 'devices') {
   const open = async (name) => {
     for (const b of bar.children) b.setAttribute('aria-pressed', String(b.dataset.tab === name));
     clear(body);
-    try { await sections[name](body, account, () => showAccount(clear(pane), name)); } catch (e) { report(e); }
+    try { await sections[name](body, account, () => showAccount(clear(pane), name), open); } catch (e) { report(e); }
   };
   for (const [name, iconName, key] of tabs) {
     const b = button([icon(iconName), t(key)], () => open(name), 'ghost');
@@ -177,10 +179,10 @@ export async function showAccount(pane, tab = 'devices') {
 
 const sections = {
   async link(body) { await (await import('./link.js')).linkSection(body); },
-  async devices(body, account, reload) {
+  async devices(body, account, reload, open) {
     // Signing a device out needs the master password (a fresh proof of the sign-in key, not the session alone).
     const error = h('p', { class: 'error', role: 'alert' });
-    const password = h('input', { id: 'dev-password', type: 'password', autocomplete: 'current-password' });
+    const password = h('input', { id: 'dev-password', type: 'password', autocomplete: 'new-password' });
     const proof = () => {
       if (password.value) return new Secret(password.value);
       error.textContent = t('ui.account.typeMaster');
@@ -211,7 +213,7 @@ const sections = {
         error.textContent = t('ui.account.checking');
         try { const n = (await call('device-signout', { others: true, password: secret })).body.count; toast(t('ui.account.signedOutOthers', { count: n })); await reload(); } catch (e) { failed(e); }
       }, 'danger')) : '',
-      others ? h('div', {}, h('label', { for: 'dev-password' }, t('ui.account.master')), password, error) : '', signOutHere());
+      others ? h('div', {}, h('label', { for: 'dev-password' }, t('ui.account.master')), password, error) : '', signOutHere(() => open('kit')));
   },
 
   async activity(body) {
@@ -228,7 +230,7 @@ const sections = {
     const error = h('p', { class: 'error', role: 'alert' });
     body.append(h('h2', {}, t('ui.account.tab.twoFactor')));
     if (account.twoFactor.enabled) {
-      const password = h('input', { id: 'tf-password', type: 'password', autocomplete: 'current-password' });
+      const password = h('input', { id: 'tf-password', type: 'password', autocomplete: 'new-password' });
       const form = h('form', {}, h('p', {}, t('twoFactor.on', { count: account.twoFactor.recoveryCodesLeft })),
         h('label', { for: 'tf-password' }, t('ui.account.master')), password, error,
         h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button danger' }, t('ui.account.twoFactor.disable'))));
@@ -241,7 +243,7 @@ const sections = {
       return;
     }
     // Turning it on needs the master password: a session alone must not bind the account to another app.
-    const password = h('input', { id: 'tf-enrol-password', type: 'password', autocomplete: 'current-password' });
+    const password = h('input', { id: 'tf-enrol-password', type: 'password', autocomplete: 'new-password' });
     const form = h('form', {}, h('p', {}, t('ui.account.twoFactor.off')),
       h('label', { for: 'tf-enrol-password' }, t('ui.account.master')), password, error,
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary' }, t('ui.account.twoFactor.enable'))));
@@ -257,9 +259,39 @@ const sections = {
     body.append(form);
   },
 
+  // ACC-11: whether a recovery code is set up and since when, which families' owners may help the account
+  // back in, and a new code after the master password (shown once; it replaces the old one).
+  async recovery(body, account, reload) {
+    const recovery = account.recovery || { configured: false };
+    const families = recovery.organisations || [];
+    const error = h('p', { class: 'error', role: 'alert' });
+    const password = h('input', { id: 'recovery-password', type: 'password', autocomplete: 'new-password' });
+    const form = h('form', {},
+      recovery.configured ? h('p', { class: 'hint' }, t('ui.account.recovery.replaces')) : '',
+      h('label', { for: 'recovery-password' }, t('ui.account.master')), password, error,
+      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary', id: 'recovery-make' }, t(recovery.configured ? 'ui.account.recovery.remake' : 'ui.account.recovery.make'))));
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      if (!password.value) { error.textContent = t('ui.account.typeMaster'); password.focus(); return; }
+      error.textContent = t('ui.account.checking');
+      let code;
+      try { code = (await call('recovery-setup', { password: new Secret(password.value) })).body.codes[0]; } catch (e) { password.value = ''; formError(e, error); password.focus(); return; }
+      password.value = '';
+      clear(body).append(h('h2', {}, t('ui.account.tab.recovery')), h('p', {}, t('ui.account.recovery.made')),
+        h('p', { class: 'secretkey mono', id: 'recovery-code' }, code),
+        h('p', { class: 'hint' }, t('ui.account.recovery.keep')),
+        h('div', { class: 'actions' }, button(t('ui.account.done'), reload, 'primary')));
+      announce(t('ui.account.recovery.made'));
+    });
+    body.append(h('h2', {}, t('ui.account.tab.recovery')),
+      h('p', { id: 'recovery-status' }, recovery.configured ? t('ui.account.recovery.on', { date: formatDate(recovery.created) }) : t('ui.account.recovery.off')),
+      h('p', { id: 'recovery-families', class: 'hint' }, families.length ? t('ui.account.recovery.family', { list: families.join(', ') }) : t('ui.account.recovery.noFamily')),
+      form);
+  },
+
   async kit(body, account, reload) {
     const error = h('p', { class: 'error', role: 'alert' });
-    const password = h('input', { id: 'kit-password', type: 'password', autocomplete: 'current-password' });
+    const password = h('input', { id: 'kit-password', type: 'password', autocomplete: 'new-password' });
     const download = h('form', {}, h('p', {}, t('ui.account.kit.text')),
       h('label', { for: 'kit-password' }, t('ui.account.master')), password, error,
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary' }, icon('file-key'), t('ui.account.kit.download'))));
@@ -319,10 +351,13 @@ function enrol(body, setup, reload) {
 
 // Signing this device out: the Secret Key leaves it (asked first, with the Emergency Kit named); the vault
 // stays here encrypted and opens again after the next sign-in.
-function signOutHere() {
+// `showKit` (when the account page is up): the dialog offers the Emergency Kit first (ACC-9, KIT-5).
+function signOutHere(showKit) {
   return h('div', { class: 'signout' }, h('h3', {}, t('ui.account.signOutHere')), h('p', { class: 'hint' }, t('ui.account.signOutHere.text')),
     button(t('ui.account.signOutHere'), async () => {
-      const ok = await dialog(t('ui.account.signOutHere.title'), h('p', {}, t('ui.account.signOutHere.confirm')), [{ label: t('ui.cancel'), value: false }, { label: t('ui.account.signOutHere'), value: true, danger: true }]);
+      const ok = await dialog(t('ui.account.signOutHere.title'), h('p', {}, t('ui.account.signOutHere.confirm')), [{ label: t('ui.cancel'), value: false },
+        showKit ? { label: t('ui.account.kitFirst'), value: 'kit', primary: true } : null, { label: t('ui.account.signOutHere'), value: true, danger: true }].filter(Boolean));
+      if (ok === 'kit') { showKit(); return; }
       if (!ok) return;
       try {
         const ended = (await call('account-signout', { forgetSecretKey: true })).body.count === 1;

@@ -1,7 +1,7 @@
 // The agent's protocol over HTTP: the same request frames as its Unix socket (docs/PROTOCOL.md, "Web UI").
 // A password travels as a Secret: named by number in the JSON, its bytes after a zero byte, never in JSON.
 
-export const PROTOCOL_VERSION = 15;
+export const PROTOCOL_VERSION = 17;
 
 export class Secret {
   constructor(text) { this.text = text.normalize('NFC'); }
@@ -75,3 +75,4 @@ export async function fileBase64(file) {
   bytes.fill(0);
   return btoa(binary);
 }
+

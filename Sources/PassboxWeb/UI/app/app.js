@@ -1,6 +1,7 @@
 // The page's shared state and the shell's actions, in one module the screens import: main.js provides the
 // actions at boot, so no screen imports main.js (which imports the screens) and the import graph has no cycle.
 import { t } from './i18n.js';
+import { h, icon, iconTile } from './dom.js';
 
 export const state = {
   status: null, catalog: [], view: 'items', filter: { kind: 'all' }, selected: null, sort: 'az', check: null, tags: [], vaults: [],
@@ -10,6 +11,12 @@ export function categoryName(name) {
   const key = 'ui.category.' + name;
   const text = t(key);
   return text === key ? name : text;
+}
+
+// An item's tile: its monogram when it is a login or has a website, else its category's icon on a plain tile.
+export function itemTile(item) {
+  if (item.category === 'login' || (item.websites || []).length) return iconTile(item);
+  return h('span', { class: 'avatar' }, icon(categoryIcons[item.category] || 'file-text'));
 }
 
 export const categoryIcons = {
@@ -31,8 +38,15 @@ export const loadVaults = (...a) => actions.loadVaults(...a);
 export const refreshList = (...a) => actions.refreshList(...a);
 export const openItem = (...a) => actions.openItem(...a);
 export const openHistory = (...a) => actions.openHistory(...a);
+// The list's summary of an item (its websites, category…), or undefined while the list has not loaded it.
+export const findItem = (...a) => actions.findItem(...a);
+// The open vault's counts by category and of items with a code (from the list), and a listing shown by filter.
+export const vaultCounts = (...a) => actions.vaultCounts(...a);
+export const showListing = (...a) => actions.showListing(...a);
 export const editItem = (...a) => actions.editItem(...a);
 export const mainPane = (...a) => actions.mainPane(...a);
+export const showPlaceholder = (...a) => actions.showPlaceholder(...a);
+export const confirmDiscard = (...a) => actions.confirmDiscard(...a);
 export const refreshNotices = (...a) => actions.refreshNotices(...a);
 export const changeSetting = (...a) => actions.changeSetting(...a);
 export const setLanguage = (...a) => actions.setLanguage(...a);

@@ -12,7 +12,7 @@ function field(label, attrs) {
   const input = h('input', { id, ...attrs });
   return { input, nodes: [h('label', { for: id }, label), input] };
 }
-const secret = (label, autocomplete = 'current-password') => field(label, { type: 'password', autocomplete, spellcheck: 'false' });
+const secret = (label, autocomplete = 'new-password') => field(label, { type: 'password', autocomplete, spellcheck: 'false' });
 
 function form(heading, hint, fields, action, send) {
   const error = h('p', { class: 'error', role: 'alert' });

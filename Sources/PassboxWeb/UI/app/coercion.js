@@ -10,7 +10,7 @@ export const PROTECTABLE = ['recovery-phrase', 'private-key', 'secure-note', 'ss
 export const ALWAYS_PROTECTED = ['recovery-phrase', 'private-key'];
 
 let n = 0;
-function password(label, autocomplete = 'current-password') {
+function password(label, autocomplete = 'new-password') {
   const id = `co-${++n}`;
   const input = h('input', { id, type: 'password', autocomplete, spellcheck: 'false' });
   return { input, nodes: [h('label', { for: id }, label), input] };
@@ -103,7 +103,7 @@ export function protectButtons(detail) {
   if (!PROTECTABLE.includes(s.category)) return [];
   if (s.locked && ALWAYS_PROTECTED.includes(s.category)) return [];
   const run = async (op, labels, done) => {
-    const fields = labels.map((l) => password(l, op === 'item-protect' ? 'new-password' : 'current-password'));
+    const fields = labels.map((l) => password(l, 'new-password'));
     const ok = await dialog(t(op === 'item-protect' ? 'ui.sealed.protect' : 'ui.sealed.unprotect'),
       h('div', {}, h('p', { class: 'hint' }, t(op === 'item-protect' ? 'ui.sealed.protectHint' : 'ui.sealed.unprotectHint')), ...fields.flatMap((f) => f.nodes)),
       [{ label: t('ui.cancel'), value: false }, { label: t('ui.save'), value: true, primary: true }]);

@@ -1,9 +1,9 @@
 // The editor: every category's typed fields, custom fields (add, reorder, remove, concealed or not), the
 // generator inline, the strength meter with its reason, and a prompt before unsaved changes are lost.
-import { call, Secret } from './api.js';
-import { t, errorText } from './i18n.js';
-import { h, icon, iconButton, button, clear, toast } from './dom.js';
-import { state, report, categoryName, openItem, refreshList, mainPane } from './app.js';
+import { call, Secret, fileBase64, UPLOAD_LIMIT } from './api.js';
+import { t, errorText, ready } from './i18n.js';
+import { h, icon, iconButton, button, clear, toast, announce } from './dom.js';
+import { state, report, categoryName, itemTile, openItem, refreshList, showPlaceholder, confirmDiscard } from './app.js';
 import { rateStrength } from './meter.js';
 import { generatorControls } from './tools.js';
 import { fieldLabel } from './item.js';
@@ -21,6 +21,7 @@ function fieldInput(id, template, value) {
 
 export async function showEditor(pane, { id, category }) {
   dirty = false;
+  await ready();
   let detail = null;
   if (id) detail = (await call('show', { item: id, reveal: true })).body;
   let chosen = detail ? detail.summary.category : category;
@@ -39,6 +40,37 @@ export async function showEditor(pane, { id, category }) {
   const fullWebsites = detail ? (detail.websites || detail.summary.websites) : [];
   const fullTags = detail ? (detail.tags || detail.summary.tags) : [];
   const websites = h('textarea', { id: 'edit-websites', spellcheck: 'false' }, fullWebsites.join('\n'));
+  // An http address gets the one-click https fix (EDT-6); the tile above the form follows title and website.
+  const httpsFix = h('p', { class: 'hint', id: 'edit-https', hidden: true });
+  const tile = h('span', { id: 'edit-tile' });
+  const refreshLook = () => {
+    const lines = websites.value.split('\n').map((l) => l.trim()).filter(Boolean);
+    clear(tile).append(itemTile({ category: chosen, title: title.value || '?', websites: lines }));
+    const plain = lines.filter((l) => /^http:\/\//i.test(l));
+    httpsFix.hidden = plain.length === 0;
+    clear(httpsFix).append(...(plain.length ? [t('ui.edit.http', { count: plain.length }), ' ',
+      button(t('ui.edit.useHttps'), () => { websites.value = websites.value.replace(/^(\s*)http:\/\//gim, '$1https://'); dirty = true; refreshLook(); }, 'ghost', { id: 'edit-use-https' })] : []));
+  };
+  title.addEventListener('input', refreshLook);
+  websites.addEventListener('input', refreshLook);
+  // EDT-1: a two-factor code set up with the item: the QR image the site shows (saved as a file) or its setup key
+  // or otpauth:// link, added once the item is saved (read through the agent, as the item's Add a one-time code).
+  const hasCode = !!detail && detail.fields.some((f) => f.code);
+  const codeImage = h('input', { id: 'edit-code-image', type: 'file', accept: 'image/png,image/jpeg' });
+  const codeText = h('input', { id: 'edit-code-text', type: 'text', autocomplete: 'off', spellcheck: 'false' });
+  for (const input of [codeImage, codeText]) input.addEventListener('change', () => { dirty = true; });
+  const twoFactor = hasCode || (detail && (detail.summary.locked || detail.summary.viewOnly)) ? null
+    : h('details', { id: 'edit-two-factor' }, h('summary', {}, t('ui.edit.twoFactor')), h('p', { class: 'hint' }, t('ui.edit.twoFactorHelp')),
+      h('label', { for: 'edit-code-image' }, t('ui.item.codeImage')), codeImage, h('label', { for: 'edit-code-text' }, t('ui.item.codeText')), codeText);
+  const addCodeTo = async (id) => {
+    const file = codeImage.files && codeImage.files[0];
+    let setups = codeText.value.trim() ? [codeText.value.trim()] : [];
+    if (file) {
+      if (file.size > UPLOAD_LIMIT) { toast(t('ui.item.imageTooLarge'), null, 8); return; }
+      setups = (await call('read-qr', { image: await fileBase64(file) })).body.values;
+    }
+    if (setups.length) await call('set-one-time-password', { item: id, setups });
+  };
   const tags = h('input', { id: 'edit-tags', type: 'text', value: fullTags.join(', '), autocomplete: 'off' });
   const notes = h('textarea', { id: 'edit-notes' }, detail ? detail.notes : '');
   const favorite = h('input', { id: 'edit-favorite', type: 'checkbox', checked: detail ? detail.summary.favorite : false });
@@ -59,8 +91,10 @@ export async function showEditor(pane, { id, category }) {
     itemPasswordBox.append(h('label', { for: 'edit-item-password' }, t(['recovery-phrase', 'private-key'].includes(chosen) ? 'ui.edit.itemPasswordNeeded' : 'ui.edit.itemPassword')), itemPassword);
   };
   // A new item's vault, when there is more than one (the default vault first chosen).
+  // New items go to the vault the list shows, else the default one (VLT-7, EDT-4).
+  const shown = state.filter && state.filter.kind === 'vault' ? state.filter.value : null;
   const vaultSelect = !detail && state.vaults.length > 1
-    ? h('select', { id: 'edit-vault' }, ...state.vaults.map((v) => h('option', { value: v.id, selected: v.isDefault }, v.name))) : null;
+    ? h('select', { id: 'edit-vault' }, ...state.vaults.map((v) => h('option', { value: v.id, selected: shown ? v.id === shown : v.isDefault }, v.name))) : null;
 
   const renderTyped = () => {
     clear(typedBox);
@@ -70,7 +104,22 @@ export async function showEditor(pane, { id, category }) {
       const inputId = `edit-field-${template.key}`;
       const input = fieldInput(inputId, template, existing ? existing.value : '');
       typedInputs.push({ template, input, original: existing ? existing.value : '' });
-      typedBox.append(h('label', { for: inputId }, fieldLabel(existing || { key: template.key, label: template.label })), input);
+      const label = fieldLabel(existing || { key: template.key, label: template.label });
+      // A concealed field has its reveal toggle beside it (EDT-1); the value is masked again when the tab hides.
+      // The button says what it does next: reveal while the value is hidden, hide while it shows.
+      const look = () => {
+        const shown = input.type !== 'password';
+        reveal.setAttribute('aria-label', t(shown ? 'ui.item.conceal' : 'ui.item.reveal', { label }));
+        reveal.title = reveal.getAttribute('aria-label');
+        reveal.firstChild.className = `icon i-${shown ? 'eye-off' : 'eye'}`;
+      };
+      const reveal = template.concealed && input.tagName === 'INPUT' ? iconButton('eye', t('ui.item.reveal', { label }), () => {
+        input.type = input.type === 'password' ? 'text' : 'password';
+        look();
+      }, { 'data-reveal': template.key }) : null;
+      // Hiding the tab masks it again (maskRevealed), and the button follows.
+      if (reveal) reveal.addEventListener('masked', look);
+      typedBox.append(h('label', { for: inputId }, label), reveal ? h('div', { class: 'row' }, h('div', { class: 'grow' }, input), reveal) : input);
       if (template.key === 'password') {
         const meter = h('div', { class: 'meter', role: 'img', 'aria-label': t('ui.strength.meter') }, h('span'));
         const reason = h('p', { class: 'hint', 'aria-live': 'polite' });
@@ -79,7 +128,7 @@ export async function showEditor(pane, { id, category }) {
         const genBox = h('div');
         const genButton = button([icon('wand-sparkles'), t('ui.edit.generate')], () => {
           if (genBox.firstChild) { clear(genBox); return; }
-          genBox.append(generatorControls((value) => { input.value = value; input.type = 'text'; dirty = true; rate(); }));
+          genBox.append(generatorControls((value) => { input.value = value; input.type = 'text'; if (reveal) look(); dirty = true; rate(); }));
         });
         typedBox.append(meter, reason, h('div', { class: 'row' }, genButton), genBox);
         if (input.value) rate();
@@ -87,19 +136,68 @@ export async function showEditor(pane, { id, category }) {
     }
   };
 
+  // EDT-2: a custom field is dragged by its handle to another place (pointer events: mouse, pen and touch alike);
+  // the keyboard has the up and down buttons. The order is taken once the handle is let go.
+  const dragField = (event, index, name) => {
+    if (event.button !== 0 || customs.length < 2) return;
+    event.preventDefault();
+    const grip = event.currentTarget;
+    const rows = [...customBox.querySelectorAll('.customfield')];
+    const row = rows[index];
+    const boxes = rows.map((r) => r.getBoundingClientRect());
+    const startY = event.clientY;
+    let target = index;
+    row.classList.add('dragging');
+    // The moves are followed on the document (a pointer that leaves the handle, or one whose capture a browser
+    // does not grant, still drags).
+    try { grip.setPointerCapture(event.pointerId); } catch (e) { /* followed on the document anyway */ }
+    const move = (e) => {
+      const dy = e.clientY - startY;
+      row.style.transform = `translateY(${dy}px)`;
+      const centre = boxes[index].top + boxes[index].height / 2 + dy;
+      const below = boxes.findIndex((b) => centre < b.top + b.height / 2);
+      target = below < 0 ? rows.length - 1 : (below > index ? below - 1 : below);
+    };
+    const end = () => {
+      document.removeEventListener('pointermove', move);
+      document.removeEventListener('pointerup', end);
+      document.removeEventListener('pointercancel', end);
+      row.classList.remove('dragging');
+      row.style.transform = '';
+      if (target === index) return;
+      const [moved] = customs.splice(index, 1);
+      customs.splice(target, 0, moved);
+      dirty = true;
+      renderCustoms();
+      announce(t('ui.edit.movedTo', { label: name, position: target + 1 }));
+    };
+    document.addEventListener('pointermove', move);
+    document.addEventListener('pointerup', end);
+    document.addEventListener('pointercancel', end);
+  };
+
   const renderCustoms = () => {
     clear(customBox);
     customs.forEach((c, index) => {
       const labelInput = h('input', { id: `custom-label-${index}`, type: 'text', value: c.label, autocomplete: 'off' });
-      const valueInput = h('input', { id: `custom-value-${index}`, type: c.concealed ? 'password' : 'text', value: c.value, autocomplete: 'off', 'aria-label': t('ui.edit.fieldValue', { label: c.label || String(index + 1) }) });
-      labelInput.addEventListener('input', () => { c.label = labelInput.value; });
+      const valueInput = h('input', { id: `custom-value-${index}`, type: c.concealed ? 'password' : 'text', value: c.value, autocomplete: c.concealed ? 'new-password' : 'off', 'aria-label': t('ui.edit.fieldValue', { label: c.label || String(index + 1) }) });
+      const valueLabel = h('label', { for: `custom-value-${index}` }, t('ui.edit.fieldValue', { label: c.label || String(index + 1) }));
+      // The value's name follows the label as it is typed.
+      labelInput.addEventListener('input', () => {
+        c.label = labelInput.value;
+        const named = t('ui.edit.fieldValue', { label: c.label || String(index + 1) });
+        valueLabel.textContent = named;
+        valueInput.setAttribute('aria-label', named);
+      });
       valueInput.addEventListener('input', () => { c.value = valueInput.value; });
       const concealed = h('input', { id: `custom-concealed-${index}`, type: 'checkbox', checked: c.concealed, disabled: !!c.original });
       concealed.addEventListener('change', () => { c.concealed = concealed.checked; valueInput.type = c.concealed ? 'password' : 'text'; });
       const name = c.label || String(index + 1);
-      customBox.append(h('div', { class: 'customfield' },
+      const grip = h('span', { class: 'grip', title: t('ui.edit.drag', { label: name }), 'aria-hidden': 'true', 'data-grip': String(index) }, icon('grip-vertical'));
+      grip.addEventListener('pointerdown', (event) => dragField(event, index, name));
+      customBox.append(h('div', { class: 'customfield' }, grip,
         h('div', {}, h('label', { for: `custom-label-${index}` }, t('ui.edit.fieldLabel')), labelInput),
-        h('div', {}, h('label', { for: `custom-value-${index}` }, t('ui.edit.fieldValue', { label: name })), valueInput),
+        h('div', {}, valueLabel, valueInput),
         h('div', { class: 'row' },
           h('label', { class: 'check-label', for: `custom-concealed-${index}` }, concealed, t('ui.edit.concealed')),
           iconButton('chevron-up', t('ui.edit.up', { label: name }), () => { if (index > 0) { [customs[index - 1], customs[index]] = [customs[index], customs[index - 1]]; dirty = true; renderCustoms(); } }),
@@ -108,18 +206,24 @@ export async function showEditor(pane, { id, category }) {
     });
   };
 
-  categorySelect.addEventListener('change', () => { chosen = categorySelect.value; heading.textContent = t('ui.edit.new', { category: categoryName(chosen) }); renderTyped(); renderItemPassword(); });
+  categorySelect.addEventListener('change', () => { chosen = categorySelect.value; heading.textContent = t('ui.edit.new', { category: categoryName(chosen) }); renderTyped(); renderItemPassword(); refreshLook(); });
   renderTyped();
   renderItemPassword();
   renderCustoms();
   form.addEventListener('input', () => { dirty = true; });
 
+  // Cancel with unsaved changes asks first; Ctrl+S (⌘S) saves from anywhere in the form (EDT-3).
   const cancel = async () => {
+    if (dirty && !(await confirmDiscard())) return;
     dirty = false;
     if (detail) await openItem(detail.summary.id);
-    else clear(mainPane()).append(h('p', { class: 'empty' }, t('ui.item.none')));
+    else showPlaceholder();
   };
 
+  let saving = false;
+  form.addEventListener('keydown', (event) => {
+    if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 's') { event.preventDefault(); if (!event.repeat && !saving) form.requestSubmit(); }
+  });
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (!title.value.trim()) { error.textContent = t('ui.edit.needsTitle'); title.focus(); return; }
@@ -147,6 +251,8 @@ export async function showEditor(pane, { id, category }) {
     if (dropPhrases.checked) { changes.killphrase = ''; changes.searchPassphrase = ''; }
     if (killphrase.value) changes.killphrase = killphrase.value;
     if (passphrase.value) changes.searchPassphrase = passphrase.value;
+    if (saving) return;
+    saving = true;
     try {
       const reply = detail
         ? await call('edit', { item: detail.summary.id, changes })
@@ -157,22 +263,30 @@ export async function showEditor(pane, { id, category }) {
         const label = t('strength.label.' + saved.weakPassword.score);
         toast(saved.weakPassword.warning ? t('ui.edit.weak', { label, reason: t(saved.weakPassword.warning) }) : t('ui.edit.weakNoReason', { label }), null, 8);
       } else toast(saved.keyCheck ? t(saved.keyCheck) : t('ui.edit.saved', { title: saved.title }), null, saved.keyCheck ? 8 : 4);
+      // The code after the item: the item is saved whatever becomes of it, and a failure is said on its page.
+      let codeFailure = null;
+      if (twoFactor && ((codeImage.files && codeImage.files[0]) || codeText.value.trim())) {
+        try { await addCodeTo(saved.id); } catch (e) { codeFailure = e; }
+      }
       state.check = null;
       // A hidden item just saved stays open until the next search (it is in no list).
       state.hiddenOpen = changes.searchPassphrase ? saved.id : (state.hiddenOpen === saved.id ? saved.id : null);
       await refreshList();
       await openItem(saved.id);
+      if (codeFailure) report(codeFailure);
     } catch (e) {
       error.textContent = errorText(e);
-    }
+    } finally { saving = false; }
   });
 
-  form.append(...[heading,
+  refreshLook();
+  form.append(...[h('div', { class: 'detailhead' }, tile, heading),
     h('label', { for: 'edit-category' }, t('ui.edit.category')), categorySelect,
     vaultSelect ? h('label', { for: 'edit-vault' }, t('ui.edit.vault')) : null, vaultSelect,
     h('label', { for: 'edit-title' }, t('ui.edit.name')), title,
     typedBox,
-    h('label', { for: 'edit-websites' }, t('ui.edit.websites')), websites,
+    h('label', { for: 'edit-websites' }, t('ui.edit.websites')), websites, httpsFix,
+    twoFactor,
     h('label', { for: 'edit-tags' }, t('ui.edit.tags')), tags,
     h('label', { for: 'edit-notes' }, t('ui.edit.notes')), notes,
     h('label', { class: 'check-label', for: 'edit-favorite' }, favorite, t('ui.edit.favorite')),

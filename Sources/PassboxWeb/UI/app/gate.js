@@ -2,16 +2,16 @@
 // lock page; and the strength meter they share with the editor and settings.
 import { call, Secret, SessionLost, AgentGone } from './api.js';
 import { t, errorText, ready } from './i18n.js';
-import { h, icon, button, clear } from './dom.js';
+import { h, icon, button, clear, dialog, brand, toast } from './dom.js';
 import { state, report, route, dropVaultState } from './app.js';
-import { rateStrength } from './meter.js';
+import { rateStrength, suggestButton } from './meter.js';
 
 const root = document.getElementById('root');
 
 export function showOffline() {
   dropVaultState();
   root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
-    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    brand(),
     h('h1', {}, t('ui.offline.title')), h('p', {}, t('ui.offline')))));
 }
 
@@ -19,7 +19,7 @@ export function showOffline() {
 export function showNoSession() {
   dropVaultState();
   root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
-    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    brand(),
     h('h1', {}, t('ui.session.title')), h('p', {}, t('ui.session.text')))));
 }
 
@@ -40,7 +40,7 @@ export async function showOnboarding(choice = 'local') {
     const form = choice === 'link' ? forms.linkForm() : choice === 'signin' ? forms.signInForm() : forms.signUpForm();
     const words = { signin: 'ui.account.signIn', signup: 'ui.account.signUp', link: 'ui.link.new' }[choice];
     root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
-      h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')), bar,
+      brand(), bar,
       h('h1', {}, t(words + '.title')), h('p', { class: 'muted' }, t(words + '.text')), form)));
     form.querySelector('input').focus();
     return;
@@ -54,6 +54,7 @@ export async function showOnboarding(choice = 'local') {
     ...passwordInput('confirm-password', 'ui.onboard.confirm', 'new-password'), error,
     h('div', { class: 'actions' }, submit));
   const first = form.querySelector('#new-password');
+  strengthText.after(...suggestButton(first, form.querySelector('#confirm-password')));
   first.addEventListener('input', async () => rateStrength(first.value, [], meter, strengthText));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -72,7 +73,7 @@ export async function showOnboarding(choice = 'local') {
     }
   });
   root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
-    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')), bar,
+    brand(), bar,
     h('h1', {}, t('ui.onboard.title')), h('p', { class: 'muted' }, t('ui.onboard.text')), form)));
   first.focus();
 }
@@ -87,8 +88,8 @@ export function showLock() {
   const render = () => {
     clear(body);
     const field = useQuick
-      ? [h('label', { for: 'unlock-password' }, t('ui.lock.quickPassword', { user: status.quickUnlock.user || '' })), h('input', { id: 'unlock-password', type: 'password', autocomplete: 'current-password' })]
-      : passwordInput('unlock-password', status.account ? 'ui.lock.masterPassword' : 'ui.lock.password', 'current-password');
+      ? [h('label', { for: 'unlock-password' }, t('ui.lock.quickPassword', { user: status.quickUnlock.user || '' })), h('input', { id: 'unlock-password', type: 'password', autocomplete: 'new-password' })]
+      : passwordInput('unlock-password', status.account ? 'ui.lock.masterPassword' : 'ui.lock.password', 'new-password');
     const submit = h('button', { type: 'submit', class: 'button primary' }, icon('lock'), t('ui.lock.unlock'));
     const form = h('form', {}, ...field, error, h('div', { class: 'actions' }, submit,
       quick ? button(useQuick ? t(status.account ? 'ui.lock.useMaster' : 'ui.lock.master') : t('ui.lock.quick', { user: status.quickUnlock.user || '' }), () => { useQuick = !useQuick; render(); }, 'ghost') : null));
@@ -115,10 +116,39 @@ export function showLock() {
     form.querySelector('input').focus();
   };
   root.append(h('main', { id: 'main', class: 'center' }, h('div', { class: 'card' },
-    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    brand(),
     h('h1', {}, t('ui.lock.title')), body,
-    h('p', { class: 'hint' }, status.account ? t('ui.lock.account', { email: status.account.email, server: status.account.server }) : t('ui.lock.vault', { path: status.vault || '' })))));
+    h('p', { class: 'hint' }, status.account ? t('ui.lock.account', { email: status.account.email, server: status.account.server }) : t('ui.lock.vault', { path: status.vault || '' })),
+    forgotButton(!!status.account), status.account ? otherAccountButton() : null)));
   render();
+}
+
+// ACC-9 on the lock page: "Use a different account…" signs this device out without the vault open. The Secret
+// Key's last four characters (from the printed Emergency Kit) stand in for the master password: whoever signs
+// out shows they have the Secret Key needed to sign in again, and a stranger at a locked screen cannot remove it.
+function otherAccountButton() {
+  return button(t('ui.lock.otherAccount'), async () => {
+    const lastFour = h('input', { id: 'other-last-four', type: 'text', spellcheck: 'false', maxlength: '8', autocomplete: 'off' });
+    const ok = await dialog(t('ui.lock.otherAccount.title'),
+      h('div', {}, h('p', {}, t('ui.lock.otherAccount.text')), h('label', { for: 'other-last-four' }, t('ui.account.kit.lastFour')), lastFour),
+      [{ label: t('ui.cancel'), value: false }, { label: t('ui.account.signOutHere'), value: true, danger: true }]);
+    const typed = lastFour.value;
+    lastFour.value = '';
+    if (!ok) return;
+    try {
+      await call('account-signout', { forgetSecretKey: true, lastFour: new Secret(typed) });
+      await route();
+    } catch (e) {
+      if (e instanceof SessionLost || e instanceof AgentGone) return report(e);
+      toast(errorText(e), null, 8);
+    }
+  }, 'ghost', { id: 'other-account' });
+}
+
+// "Forgot your password?" (ACC-10): honestly, nobody can reset it, and what can be done instead.
+export function forgotButton(account) {
+  return button(t('ui.forgot.button'), () => dialog(t('ui.forgot.title'), h('p', { id: 'forgot-text' }, t(account ? 'ui.forgot.account' : 'ui.forgot.local')),
+    [{ label: t('ui.close'), value: true, primary: true }]), 'ghost', { id: 'forgot' });
 }
 
 // MARK: the shell

@@ -71,6 +71,21 @@ export function formatDate(ms) {
   return new Intl.DateTimeFormat(language === 'de' ? 'de-DE' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(ms));
 }
 
+// How long ago (or until) a moment is, in the page's language: "2 hr. ago", "vor 3 Tagen", "yesterday".
+export function relativeTime(ms) {
+  const seconds = Math.round((ms - Date.now()) / 1000);
+  const steps = [['year', 31536000], ['month', 2592000], ['week', 604800], ['day', 86400], ['hour', 3600], ['minute', 60]];
+  const format = new Intl.RelativeTimeFormat(language, { numeric: 'auto', style: 'short' });
+  for (let i = 0; i < steps.length; i++) {
+    const [unit, size] = steps[i];
+    if (Math.abs(seconds) < size) continue;
+    // A rounded figure that reaches the next larger unit moves up to it: "1 hr.", not "60 min.".
+    if (i > 0 && Math.abs(Math.round(seconds / size)) * size >= steps[i - 1][1]) return format.format(Math.round(seconds / steps[i - 1][1]), steps[i - 1][0]);
+    return format.format(Math.round(seconds / size), unit);
+  }
+  return format.format(0, 'minute');
+}
+
 // Every element with data-t (text) or data-t-label / data-t-placeholder (attributes) gets its text.
 export function translateTree(root) {
   for (const el of root.querySelectorAll('[data-t]')) el.textContent = t(el.dataset.t);

@@ -9,7 +9,7 @@ import { refreshList, loadVaults } from './app.js';
 
 export function importSettings() {
   const file = h('input', { type: 'file', id: 'im-file' });
-  const password = h('input', { type: 'password', id: 'im-password', autocomplete: 'current-password', spellcheck: 'false' });
+  const password = h('input', { type: 'password', id: 'im-password', autocomplete: 'new-password', spellcheck: 'false' });
   const vaults = h('input', { type: 'checkbox', id: 'im-vaults' });
   const out = h('div', { id: 'im-preview', 'aria-live': 'polite' });
   const error = h('p', { class: 'error', role: 'alert' });

@@ -1,15 +1,17 @@
 // An item's detail: fields masked until revealed, copy through the agent's clipboard, one-time codes with
 // their ring, large type, history with its changes and restore, and the item's Security Check findings.
 import { call, fileBase64, UPLOAD_LIMIT } from './api.js';
-import { t, has, formatDate, errorText } from './i18n.js';
-import { h, icon, iconButton, button, clear, toast, dialog, announce } from './dom.js';
-import { state, report, categoryName, categoryIcons, openItem, openHistory, editItem, refreshList, mainPane, loadVaults } from './app.js';
+import { t, has, formatDate, errorText, relativeTime } from './i18n.js';
+import { h, icon, iconButton, button, clear, toast, dialog, announce, emptyState, openMenu, below } from './dom.js';
+import { state, report, categoryName, categoryIcons, itemTile, openItem, openHistory, editItem, refreshList, mainPane, loadVaults } from './app.js';
 import { loadCheck, findingAdvice, fixFinding } from './check.js';
 import { attachmentsSection, releasePreviews } from './attachments.js';
 
 const CLIPBOARD_SECONDS_DEFAULT = 90;
 let codeTimer = null;
 let revealed = [];
+// How many times everything was masked: a reveal whose answer arrives after one is dropped.
+let masks = 0;
 
 // The agent's clipboard setting (the command line's `copy` uses the same).
 export function clipboardSeconds() {
@@ -19,10 +21,12 @@ export function clipboardSeconds() {
 
 // Hides every revealed value again (the tab was hidden, or the item closed).
 export function maskRevealed() {
+  masks++;
   for (const hide of revealed) hide();
   revealed = [];
   for (const d of document.querySelectorAll('dialog.secret')) d.close();
   for (const input of document.querySelectorAll('input[data-concealed]')) input.type = 'password';
+  for (const toggle of document.querySelectorAll('[data-reveal]')) toggle.dispatchEvent(new Event('masked'));
 }
 
 // A field's label in the page's language: a category's own field by its key, a custom field as named.
@@ -101,8 +105,14 @@ function codeField(itemId, field, label) {
 function fieldRow(itemId, field, noCopy) {
   const label = fieldLabel(field);
   if (field.kind === 'otp') return codeField(itemId, field, label);
-  const valueEl = h('span', { class: 'value' + (field.concealed ? ' mono' : '') }, field.masked ? '••••••••' : field.value);
-  const row = h('div', { class: 'field' }, h('span', { class: 'texts' }, h('span', { class: 'label' }, label), valueEl));
+  const valueEl = h('span', { class: 'value' + (field.concealed ? ' mono secret' : '') }, field.masked ? '••••••••' : field.value);
+  // The password's label carries its strength (DET-4, STR-3): "Password · strong", coloured, with a shield.
+  const strength = field.strength === undefined || field.strength === null ? null
+    : h('span', { class: `strength s${field.strength}` }, icon(field.strength >= 3 ? 'shield-check' : 'shield'), ' ', t('strength.label.' + field.strength));
+  const texts = [h('span', { class: 'label' }, label, strength ? ' · ' : null, strength), valueEl];
+  // A click on the row copies its value (DET-5): the row's text is one button, its other actions beside it.
+  const row = h('div', { class: 'field' }, noCopy ? h('span', { class: 'texts' }, ...texts)
+    : h('button', { type: 'button', class: 'texts copyrow', 'data-copy-row': field.key || fieldName(field), title: t('ui.item.copy', { label }), onclick: () => copyField(itemId, field, label) }, ...texts));
   if (field.concealed) {
     let shown = false;
     // The button's name says what it does next (reveal or hide); no pressed state on top of that.
@@ -143,23 +153,80 @@ async function addCode(itemId) {
     if (!setups.length) return;
     await call('set-one-time-password', { item: itemId, setups });
     toast(t('ui.item.codeAdded'));
+    await refreshList();
     await openItem(itemId);
   } catch (e) { report(e); }
 }
 
-async function toggleFavorite(detail) {
+// Favourite or not; the detail shown again when it is this item's.
+export async function setFavorite(id, on) {
   try {
-    await call('edit', { item: detail.summary.id, changes: { favorite: !detail.summary.favorite, fieldsFromCommandLine: [], secretFields: [], removeFields: [] } });
+    await call('edit', { item: id, changes: { favorite: on, fieldsFromCommandLine: [], secretFields: [], removeFields: [] } });
     await refreshList();
-    await openItem(detail.summary.id);
+    if (state.view === 'item' && state.selected === id) await openItem(id);
   } catch (e) { report(e); }
+}
+
+const toggleFavorite = (detail) => setFavorite(detail.summary.id, !detail.summary.favorite);
+
+// Whether items of `category` have the typed field `key` (the catalogue's templates).
+function categoryHas(category, key) {
+  const c = state.catalog.find((x) => x.name === category);
+  return !!c && c.fields.some((f) => f.key === key);
+}
+
+// The first address of an item the browser may open: http or https only.
+function webAddress(item) {
+  for (const w of item.websites || []) {
+    try { const url = new URL(w.includes('://') ? w : 'https://' + w); if (url.protocol === 'https:' || url.protocol === 'http:') return url.href; } catch { /* not an address */ }
+  }
+  return null;
+}
+
+// The typed field `key` copied through the agent's clipboard (a row's action, the menus).
+export function copyItemField(item, key) { return copyField(item.id, { key }, t('ui.field.' + key)); }
+
+// Whether a row offers to copy the password: its category has one and it is not sealed.
+export function copiesPassword(item) { return categoryHas(item.category, 'password') && !item.locked; }
+
+// Moves or copies one item to a vault the person picks.
+async function moveOrCopyItem(s, copy) {
+  const vaults = state.vaults || [];
+  const choice = h('select', { id: 'menu-vault', 'aria-label': t('ui.pick.vault') }, ...vaults.map((v) => h('option', { value: v.id }, v.name)));
+  const go = await dialog(t(copy ? 'ui.item.copyToVault' : 'ui.item.moveToVault'), h('p', {}, choice),
+    [{ label: t('ui.cancel'), value: false }, { label: t(copy ? 'ui.pick.copy' : 'ui.pick.move'), value: true, primary: true }]);
+  if (!go) return;
+  const vault = vaults.find((v) => v.id === choice.value);
+  try {
+    const done = (await call('move', { items: [s.id], vault: choice.value, copy })).body;
+    toast(done.count ? t(copy ? 'ui.pick.copied' : 'ui.pick.moved', { count: 1, vault: vault ? vault.name : '' }) : t('ui.item.alreadyIn', { title: s.title, vault: vault ? vault.name : '' }));
+    await loadVaults();
+    await refreshList();
+  } catch (e) { report(e); }
+}
+
+// The actions on one item, the same wherever they open: a row's context menu (LST-9) and the detail's ⋮ (DET-1).
+export function itemMenu(s, at, returnTo) {
+  const viewOnly = s.viewOnly === true;
+  const site = webAddress(s);
+  const several = (state.vaults || []).length > 1;
+  return openMenu(t('ui.item.menu', { title: s.title }), [
+    copiesPassword(s) ? { id: 'copy-password', icon: 'copy', label: t('ui.item.copy', { label: t('ui.field.password') }), run: () => copyItemField(s, 'password') } : null,
+    categoryHas(s.category, 'username') && !s.locked ? { id: 'copy-username', icon: 'user', label: t('ui.item.copy', { label: t('ui.field.username') }), run: () => copyItemField(s, 'username') } : null,
+    site ? { id: 'open-website', icon: 'external-link', label: t('ui.item.openWebsite'), run: () => window.open(site, '_blank', 'noopener,noreferrer') } : null,
+    viewOnly ? null : { id: 'favorite', icon: 'star', label: t(s.favorite ? 'ui.item.unfavorite' : 'ui.item.favorite'), run: () => setFavorite(s.id, !s.favorite) },
+    several && !viewOnly ? { id: 'move', icon: 'folder-input', label: t('ui.item.moveToVault'), run: () => moveOrCopyItem(s, false) } : null,
+    several ? { id: 'copy-to', icon: 'copy', label: t('ui.item.copyToVault'), run: () => moveOrCopyItem(s, true) } : null,
+    { id: 'history', icon: 'history', label: t('ui.item.history'), run: () => openHistory(s.id) },
+    viewOnly ? null : { id: 'trash', icon: 'trash-2', label: t('ui.item.delete'), danger: true, run: () => moveToTrash(s.id, s.title) },
+  ], at, returnTo);
 }
 
 export async function moveToTrash(id, title) {
   try {
     await call('delete', { item: id });
     await refreshList();
-    clear(mainPane()).append(h('p', { class: 'empty' }, t('ui.item.none')));
+    clear(mainPane()).append(emptyState('key-round', t('ui.item.none')));
     // Ten seconds to take it back.
     toast(t('ui.item.moved', { title }), { label: t('ui.undo'), run: async () => { try { await call('trash-restore', { item: id }); await refreshList(); await openItem(id); } catch (e) { report(e); } } }, 10);
   } catch (e) { report(e); }
@@ -178,8 +245,8 @@ export async function showItem(pane, id) {
   const sealing = ['recovery-phrase', 'private-key', 'secure-note', 'ssh-key'].includes(s.category) ? await import('./coercion.js') : null;
   const viewOnly = s.viewOnly === true;
   pane.append(
-    h('div', { class: 'detailhead' }, h('span', { class: 'avatar' }, icon(categoryIcons[s.category] || 'file-text')),
-      h('div', { class: 'grow' }, h('h1', {}, s.title), h('span', { class: 'muted' }, categoryName(s.category)),
+    h('div', { class: 'detailhead' }, itemTile(s),
+      h('div', { class: 'grow' }, h('h1', {}, s.title), h('span', { class: 'chip', id: 'category-pill' }, categoryName(s.category)),
         s.shared ? h('p', { class: 'muted' }, icon('user'), ' ', t('ui.item.shared', { badge: s.shared }), viewOnly ? ' · ' + t('ui.item.viewOnly') : '') : null,
         detail.seenBy ? h('p', { class: 'hint', id: 'seen-by' }, t('ui.item.seenBy', { list: seenList(detail.seenBy) })) : null)),
     h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('ui.item.actions') },
@@ -188,7 +255,8 @@ export async function showItem(pane, id) {
       button([icon('history'), t('ui.item.history')], () => openHistory(id), '', { disabled: detail.historyCount === 0 }),
       s.locked || viewOnly ? null : button([icon('timer'), t('ui.item.addCode')], () => addCode(id)),
       ...(sealing && !viewOnly ? sealing.protectButtons(detail) : []),
-      viewOnly ? null : button([icon('trash-2'), t('ui.item.delete')], () => moveToTrash(id, s.title), 'danger')));
+      viewOnly ? null : button([icon('trash-2'), t('ui.item.delete')], () => moveToTrash(id, s.title), 'danger'),
+      iconButton('ellipsis-vertical', t('ui.item.more'), (event) => itemMenu(s, below(event.currentTarget), event.currentTarget), { id: 'item-more', 'aria-haspopup': 'menu' })));
   if (s.locked && sealing) pane.append(sealing.lockedPanel(detail, (hide) => revealed.push(hide)));
   // Move to another vault, when there is more than one.
   const others = state.vaults;
@@ -203,7 +271,8 @@ export async function showItem(pane, id) {
         toast(t(moved.count ? 'ui.item.movedTo' : 'ui.item.alreadyIn', { title: s.title, vault: target ? target.name : '' }) + seen, null, seen ? 12 : 4);
         await loadVaults();
         await refreshList();
-        await openItem(id);
+        // Shown again only if the person is still on it (a click in the navigation meanwhile wins).
+        if (state.view === 'item' && state.selected === id) await openItem(id);
       } catch (e) { report(e); }
     })));
   }
@@ -218,6 +287,10 @@ export async function showItem(pane, id) {
   if (detail.notes) pane.append(h('h3', {}, t('ui.item.notes')), h('div', { class: 'fields' }, h('div', { class: 'field' }, h('span', { class: 'value' }, detail.notes))));
   if (s.tags.length) pane.append(h('h3', {}, t('ui.item.tags')), h('div', { class: 'chips' }, ...s.tags.map((tag) => h('span', { class: 'chip' }, tag))));
   pane.append(attachmentsSection(detail, s.locked));
+  // When it was last used and filled, with how long ago (DET-10); unknown dates are left out.
+  for (const [key, when] of [['ui.item.lastUsed', s.lastUsed], ['ui.item.lastFilled', detail.lastFilled]]) {
+    if (when) pane.append(h('p', { class: 'hint', 'data-date': key }, t(key, { date: formatDate(when), ago: relativeTime(when) })));
+  }
   pane.append(h('p', { class: 'hint' }, t('ui.item.dates', { created: formatDate(s.created), changed: formatDate(s.lastChanged) })));
   // The item's findings, each with its advice and, where one exists, its fix.
   try {
@@ -241,15 +314,42 @@ function changeText(change) {
 export async function showHistory(pane, id) {
   const history = (await call('history', { item: id, reveal: false })).body;
   pane.append(h('div', { class: 'toolbar' }, button([icon('arrow-right'), t('ui.back')], () => openItem(id))), h('h1', {}, t('ui.history.title', { title: history.title })));
-  if (!history.versions.length) { pane.append(h('p', { class: 'empty' }, t('ui.history.none'))); return; }
+  if (!history.versions.length) { pane.append(emptyState('history', t('ui.history.none'))); return; }
   const listEl = h('ul', { class: 'versions' });
+  // HIS-2: a concealed field's change shows its values only when asked, the old struck through and the new
+  // beside it, hidden again by the toggle, when the tab is hidden or another screen opens (maskRevealed).
+  const conceal = (line, label, toggle) => {
+    line.dataset.shown = '';
+    line.replaceChildren(t('ui.history.change.concealed', { label }));
+    toggle.setAttribute('aria-label', t('ui.item.reveal', { label }));
+    toggle.title = toggle.getAttribute('aria-label');
+  };
+  const reveal = async (versionId, index, line, label, toggle) => {
+    if (line.dataset.shown) { conceal(line, label, toggle); return; }
+    const asked = masks;
+    try {
+      // Asked each time and not kept: the page holds the revealed values only while they are shown.
+      const opened = (await call('history', { item: id, reveal: true })).body;
+      const change = (opened.versions.find((v) => v.id === versionId) || { changes: [] }).changes[index];
+      if (!change || asked !== masks || !line.isConnected) return;
+      line.dataset.shown = '1';
+      line.replaceChildren(`${label}: `, h('span', { class: 'diff-old secret' }, change.old || ''), ' → ', h('span', { class: 'diff-new secret' }, change.new || ''));
+      toggle.setAttribute('aria-label', t('ui.item.conceal', { label }));
+      toggle.title = toggle.getAttribute('aria-label');
+      revealed.push(() => { if (line.dataset.shown) conceal(line, label, toggle); });
+    } catch (e) { report(e); }
+  };
   for (const version of history.versions) {
     const changes = h('ul', {});
-    for (const change of version.changes) {
+    version.changes.forEach((change, index) => {
       const text = changeText(change);
-      if (text) changes.append(h('li', {}, text));
+      if (text && change.what === 'field') {
+        const line = h('span', { class: 'grow', 'data-concealed-change': change.label }, text);
+        const toggle = iconButton('eye', t('ui.item.reveal', { label: change.label }), () => reveal(version.id, index, line, change.label, toggle));
+        changes.append(h('li', { class: 'row' }, line, toggle));
+      } else if (text) changes.append(h('li', {}, text));
       else changes.append(h('li', {}, `${change.label}: `, h('span', { class: 'diff-old' }, change.old || ''), ' → ', h('span', { class: 'diff-new' }, change.new || '')));
-    }
+    });
     const date = formatDate(version.replacedAt);
     listEl.append(h('li', { class: 'version' }, h('h2', {}, t('ui.history.replaced', { date })), changes,
       button([icon('rotate-ccw'), t('ui.history.restore')], async () => {

@@ -109,7 +109,7 @@ export function linkForm() {
         announce(t('ui.link.check') + ' ' + status.code);
       }
     }
-    const password = h('input', { id: 'link-password', type: 'password', autocomplete: 'current-password' });
+    const password = h('input', { id: 'link-password', type: 'password', autocomplete: 'new-password' });
     // The account's second factor, asked for only when the server wants it.
     const code = h('input', { id: 'link-2fa', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code' });
     const second = h('div', { hidden: true }, h('label', { for: 'link-2fa' }, t('ui.account.code')), code);

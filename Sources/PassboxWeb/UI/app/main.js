@@ -1,12 +1,14 @@
 // Passbox web UI: boot, routing, the shell (navigation, list, main pane), locking and keyboard shortcuts.
 import { call, SessionLost, AgentGone } from './api.js';
 import { t, loadLanguage, language, errorText, translateTree, formatDate, ready } from './i18n.js';
-import { h, icon, button, clear, toast, dialog } from './dom.js';
+import { h, icon, button, clear, toast, dialog, brand, emptyState, closeMenu } from './dom.js';
 import { ItemList } from './list.js';
 import { showLock, showNoSession, showOffline, showOnboarding } from './gate.js';
 import { showItem, showHistory, maskRevealed } from './item.js';
-import { showEditor, editorIsDirty } from './editor.js';
 import { showCheck } from './check.js';
+import { renderHome, countLine } from './home.js';
+import { pickBar } from './picker.js';
+import { vaultIcon, newVault, editVault, rememberVault, rememberedFilter } from './vaults.js';
 import { showGenerator, showTrash, showSettings } from './tools.js';
 import { state, categoryName, categoryIcons, provide } from './app.js';
 
@@ -22,16 +24,17 @@ function report(error) {
   toast(errorText(error), null, 8);
 }
 
-// The theme: the agent's setting (settings.json) once it is known; until then this origin's last one, so a
-// light page does not flash dark.
+// The theme (DS-1): the agent's setting (settings.json) once it is known; until then this origin's last one, so
+// a light page does not flash dark. Unset, the system's setting decides (tokens.css: prefers-color-scheme).
 function applyTheme(theme) {
   const chosen = theme || localStorage.getItem('passbox.theme');
-  document.documentElement.dataset.theme = chosen === 'light' ? 'light' : 'dark';
+  document.documentElement.dataset.theme = ['light', 'dark'].includes(chosen) ? chosen : 'system';
   localStorage.setItem('passbox.theme', document.documentElement.dataset.theme);
 }
 
 async function boot() {
-  provide({ report, route, dropVaultState, loadVaults, refreshList, openItem, openHistory, editItem, mainPane, refreshNotices, changeSetting, setLanguage, setTheme });
+  provide({ report, route, dropVaultState, loadVaults, refreshList, openItem, openHistory, editItem, mainPane, showPlaceholder, confirmDiscard, refreshNotices, changeSetting, setLanguage, setTheme, findItem: (id) => (list ? list.item(id) : undefined),
+    vaultCounts: () => (list ? { categories: list.categoryCounts(), codes: list.codeCount() } : { categories: {}, codes: 0 }), showListing: (filter) => navigate(filter) });
   applyTheme();
   // Language, theme, clipboard time and shortcuts are the agent's settings: they outlast its port.
   // The strings, the catalogue and the agent's status at once: none waits for another.
@@ -61,7 +64,7 @@ async function boot() {
     report(e);
   }
   pollTimer = setInterval(poll, 2000);
-  document.addEventListener('visibilitychange', () => { if (document.hidden) maskRevealed(); });
+  document.addEventListener('visibilitychange', hiddenOrShown);
   document.addEventListener('keydown', shortcuts);
   for (const kind of ['keydown', 'keyup']) document.addEventListener(kind, capsLock, true);
   window.addEventListener('beforeunload', (event) => { if (editorIsDirty()) { event.preventDefault(); event.returnValue = ''; } });
@@ -83,7 +86,7 @@ async function poll() {
   try {
     const reply = await call('status');
     const wasUnlocked = state.status && state.status.unlocked;
-    const noticesBefore = JSON.stringify(state.status && [state.status.sync, state.status.account]);
+    const noticesBefore = JSON.stringify(state.status && [state.status.sync, state.status.account, state.status.breachAlerts]);
     const vaultBefore = state.status && state.status.vault + '|' + state.status.vaultExists;
     state.status = reply.body;
     if (offline) { offline = false; await route(); return; }
@@ -93,7 +96,12 @@ async function poll() {
     // Locked, and the data directory now serves another vault (signed out or in elsewhere): its screen.
     if (!state.status.unlocked && vaultBefore !== state.status.vault + '|' + state.status.vaultExists) { await route(reply); return; }
     // The notices only when they changed (so a focused Sync now button keeps its focus).
-    if (state.status.unlocked && shell.notices && document.body.contains(shell.notices) && JSON.stringify([state.status.sync, state.status.account]) !== noticesBefore) renderNotices();
+    if (state.status.unlocked && shell.notices && document.body.contains(shell.notices) && JSON.stringify([state.status.sync, state.status.account, state.status.breachAlerts]) !== noticesBefore) {
+      renderNotices();
+      // The list head's sync state too ("all synced"), without redrawing its buttons.
+      const count = document.getElementById('home-count');
+      if (count && list) count.textContent = countLine(list.total || 0);
+    }
   } catch (e) {
     if (e instanceof SessionLost) { clearInterval(pollTimer); showNoSession(); }
     else if (e instanceof AgentGone && !offline) { offline = true; showOffline(); }
@@ -102,10 +110,12 @@ async function poll() {
 
 // Everything the open vault showed is dropped: the DOM, the list, the Security Check.
 function dropVaultState() {
+  closeMenu();
   if (list) list.destroy();
   list = null;
   state.selected = null;
   state.check = null;
+  state.risk = null;
   state.tags = [];
   state.vaults = [];
   state.firstPage = null;
@@ -119,26 +129,36 @@ function dropVaultState() {
 const shell = {};
 
 function navButton(label, iconName, filterOrView, count) {
-  const b = h('button', { type: 'button', class: 'nav-item' }, icon(iconName), h('span', {}, label), count !== undefined ? h('span', { class: 'count' }, String(count)) : null);
+  const b = h('button', { type: 'button', class: 'nav-item' }, typeof iconName === 'string' ? icon(iconName) : iconName, h('span', {}, label), count !== undefined ? h('span', { class: 'count' }, String(count)) : null);
   b.addEventListener('click', () => navigate(filterOrView));
   b.dataset.nav = JSON.stringify(filterOrView);
   return b;
 }
 
+// The navigation is drawn anew only when what it shows changed: every list load asks, and a redraw under a
+// pointer that is pressing a button there loses that click (the press and the release land on different nodes).
+let drawnNav = { nav: null, key: '' };
+
 function renderNav() {
-  const nav = clear(shell.nav);
   const counts = list ? list.categoryCounts() : {};
+  const codes = list ? list.codeCount() : 0;
+  const key = JSON.stringify([document.documentElement.lang, counts, codes, state.vaults, state.tags.slice(0, 40), state.catalog.length, !!(state.status && state.status.account)]);
+  if (drawnNav.nav === shell.nav && drawnNav.key === key) { markNav(); return; }
+  drawnNav = { nav: shell.nav, key };
+  const nav = clear(shell.nav);
   nav.append(...[
-    h('div', { class: 'brand' }, icon('shield-check'), t('ui.app.name')),
+    brand(),
     h('button', { type: 'button', class: 'button primary', onclick: () => newItem() }, icon('plus'), t('ui.nav.new')),
     h('ul', {},
       h('li', {}, navButton(t('ui.nav.all'), 'folder', { kind: 'all' })),
       h('li', {}, navButton(t('ui.nav.favorites'), 'star', { kind: 'favorites' })),
-      h('li', {}, navButton(t('ui.nav.recent'), 'clock', { kind: 'recent' }))),
+      h('li', {}, navButton(t('ui.nav.recent'), 'clock', { kind: 'recent' })),
+      codes ? h('li', {}, navButton(t('ui.nav.codes'), 'timer', { kind: 'codes' }, codes)) : null),
     h('h3', {}, t('ui.nav.categories')),
     h('ul', {}, ...state.catalog.filter((c) => counts[c.name]).map((c) => h('li', {}, navButton(categoryName(c.name), categoryIcons[c.name] || 'file-text', { kind: 'category', value: c.name }, counts[c.name])))),
-    state.vaults.length > 1 ? h('h3', {}, t('ui.nav.vaults')) : null,
-    state.vaults.length > 1 ? h('ul', {}, ...state.vaults.map((v) => h('li', {}, navButton(v.name, 'folder', { kind: 'vault', value: v.id }, v.items)))) : null,
+    h('h3', {}, t('ui.nav.vaults')),
+    h('ul', {}, ...(state.vaults.length > 1 ? state.vaults.map((v) => h('li', {}, navButton(v.name, vaultIcon(v), { kind: 'vault', value: v.id }, v.items))) : []),
+      h('li', {}, h('button', { type: 'button', class: 'nav-item', id: 'nav-vault-new', onclick: () => newVault(navigate) }, icon('folder-plus'), h('span', {}, t('ui.vault.new'))))),
     state.tags.length ? h('h3', {}, t('ui.nav.tags')) : null,
     state.tags.length ? h('ul', {}, ...state.tags.slice(0, 40).map((tag) => h('li', {}, navButton(tag, 'tag', { kind: 'tag', value: tag })))) : null,
     h('ul', {},
@@ -154,8 +174,15 @@ function renderNav() {
   markNav();
 }
 
+// The list's head: title, count, sync state, category cards and the items used last (home.js).
+function showHome() {
+  if (!shell.home || !list) return;
+  shell.home.classList.toggle('searching', !!shell.search.value);
+  renderHome(shell.home, list, list.total || 0, { go: navigate, open: openItem, sync: syncNow, searching: !!shell.search.value });
+}
+
 function markNav() {
-  const current = state.view === 'items' || state.view === 'item' ? JSON.stringify(state.filter) : JSON.stringify({ view: state.view });
+  const current = ['items', 'item', 'history', 'edit'].includes(state.view) ? JSON.stringify(state.filter) : JSON.stringify({ view: state.view });
   for (const b of shell.nav.querySelectorAll('[data-nav]')) {
     if (b.dataset.nav === current) b.setAttribute('aria-current', 'true'); else b.removeAttribute('aria-current');
   }
@@ -170,35 +197,96 @@ async function showShell() {
   shell.info = h('div', { class: 'listinfo', 'aria-live': 'polite' });
   shell.scroller = h('div', { class: 'scroller' });
   shell.main = h('main', { id: 'main', class: 'main', tabindex: '-1' });
-  const listPane = h('section', { class: 'listpane', 'aria-label': t('ui.list.label') },
+  shell.home = h('div', { class: 'home' });
+  const listPane = h('section', { class: 'listpane', 'aria-label': t('ui.list.label') }, shell.home,
     h('div', { class: 'listhead' }, h('div', { class: 'searchbox', role: 'search' }, icon('search'), shell.search), h('div', { class: 'filters' }, shell.sort)),
-    shell.notices, shell.info, shell.scroller);
+    shell.notices, shell.info, shell.scroller, shell.pickBar = h('div'));
   root.append(h('div', { class: 'shell' }, shell.nav, listPane, shell.main));
   list = new ItemList(shell.scroller, shell.info, (item) => { openItem(item.id); state.hiddenOpen = item.match === 'passphrase' ? item.id : null; });
   // A hidden item shows only while the search is its passphrase: another search closes it.
   const closeHidden = () => { if (state.hiddenOpen) { state.hiddenOpen = null; state.selected = null; showPlaceholder(); } };
-  shell.search.addEventListener('input', (event) => { closeHidden(); list.search(shell.search.value, event.timeStamp); });
+  shell.search.addEventListener('input', (event) => {
+    closeHidden();
+    list.search(shell.search.value, event.timeStamp);
+    if (list.picking) list.setPicking(false);
+    if (!!shell.search.value !== shell.home.classList.contains('searching')) showHome();
+  });
   shell.search.addEventListener('keydown', (event) => {
     if (event.key === 'ArrowDown') { event.preventDefault(); list.focus(); }
-    if (event.key === 'Escape') { closeHidden(); shell.search.value = ''; list.search(''); }
+    if (event.key === 'Escape') { closeHidden(); shell.search.value = ''; list.search(''); showHome(); }
   });
   shell.sort.addEventListener('change', () => { state.sort = shell.sort.value; list.load(state.filter, state.sort); });
+  list.onTotal = showHome;
+  // LST-11: each kind of empty listing says what it is and offers the one step that helps.
+  const showAll = () => navigate({ kind: 'all' });
+  list.onEmpty = (kind, filter) => {
+    if (kind === 'empty') return { iconName: 'plus', text: t('ui.list.empty'), action: t('ui.nav.new'), run: () => newItem() };
+    if (kind === 'vault') return { iconName: 'folder', text: t('ui.list.emptyVault'), action: t('ui.nav.new'), run: () => newItem() };
+    if (kind === 'search') return { iconName: 'search', text: t('ui.list.none'), action: t('ui.list.clearSearch'), run: () => { shell.search.value = ''; list.search(''); showHome(); shell.search.focus(); } };
+    if (kind === 'category') return { iconName: categoryIcons[filter.value] || 'file-text', text: t('ui.list.emptyCategory', { category: categoryName(filter.value) }), action: t('ui.list.addOne'), run: () => newItem(filter.value) };
+    const text = { favorites: 'ui.list.emptyFavorites', codes: 'ui.list.emptyCodes', tag: 'ui.list.emptyTag' }[filter.kind] || 'ui.list.emptyHere';
+    return { iconName: filter.kind === 'favorites' ? 'star' : 'folder', text: t(text), action: t('ui.list.showAll'), run: showAll };
+  };
+  shell.pickBar.replaceWith(shell.pickBar = pickBar(list));
   list.onLoaded = () => {
     state.tags = list.tags();
     renderNav();
+    showHome();
+    refreshRisk();
     // An item gone meanwhile (a killphrase) leaves the detail pane too.
     if (state.view === 'item' && state.selected && state.selected !== state.hiddenOpen && !list.all.some((i) => i && i.id === state.selected)) showPlaceholder();
   };
   renderNav();
   renderNotices();
+  // The vault chosen last (VLT-5), when there was one: the vaults first, to know it is still there.
+  if (localStorage.getItem('passbox.vault')) { await loadVaults(); state.filter = rememberedFilter() || state.filter; markNav(); } else loadVaults();
   showPlaceholder();
-  loadVaults();
   await list.load(state.filter, state.sort);
   shell.search.focus();
   // A view asked for before the vault opened (the Emergency Kit right after a sign-up).
   const pending = state.pendingView;
   state.pendingView = null;
   if (pending) await navigate(pending);
+}
+
+// LST-7, SEC-16: which logins Security Check finds at risk, for the rows' shields. Asked a moment after the
+// list has loaded (never before its first paint, nor between keystrokes: a check of 10,000 logins holds the
+// agent 80–260 ms), only when the items changed since the last answer, one question at a time; the report is
+// kept for the detail's findings and Security Check.
+const riskKinds = ['breached-password', 'breached-website', 'weak', 'reused', 'unsecured-website'];
+let riskAsking = null;
+let riskTimer = null;
+let riskSeen = '';
+let riskFrom = null;
+
+function refreshRisk() {
+  clearTimeout(riskTimer);
+  riskTimer = setTimeout(askRisk, 800);
+}
+
+function applyRisk(check) {
+  const risk = new Map();
+  for (const f of check.findings) if (!f.dismissed && riskKinds.includes(f.kind)) risk.set(f.itemID, [...(risk.get(f.itemID) || []), f.kind]);
+  riskFrom = check;
+  state.risk = risk;
+  state.check = check;
+  list.paint();
+}
+
+async function askRisk() {
+  if (!list) return;
+  const seen = list.all.map((i) => (i ? i.id + (i.lastChanged || '') : '')).join('|');
+  // The items as they were at the last answer: that answer stands, or a newer report Security Check asked for.
+  if (seen === riskSeen && state.check) { if (state.check !== riskFrom) applyRisk(state.check); return; }
+  if (riskAsking) { riskAsking.again = true; return; }
+  const asking = riskAsking = { again: false };
+  const asked = list;
+  try {
+    const check = (await call('check', { runBreachCheck: false, background: true })).body;
+    if (list && list === asked) { riskSeen = seen; applyRisk(check); }
+  } catch (e) { /* the shields wait for the next load */ }
+  riskAsking = null;
+  if (asking.again && list) askRisk();
 }
 
 // The vaults (several in a local file or an account): a section in the navigation when there is more than one.
@@ -224,6 +312,13 @@ function renderNotices() {
   if (account && account.kitReminder) {
     shell.notices.append(h('div', { class: 'notice', role: 'note', id: 'kit-reminder' }, icon('triangle-alert'), ' ', t('ui.account.kit.reminder'), ' ',
       button(t('ui.account.kit.open'), () => navigate({ view: 'account', tab: 'kit' }), 'ghost')));
+  }
+  // SEC-14, SEC-18: logins a newly published breach puts at risk, until Security Check is opened (the agent
+  // also said it once as a desktop notification).
+  const alerts = state.status && state.status.breachAlerts;
+  if (alerts) {
+    shell.notices.append(h('div', { class: 'notice', role: 'alert', id: 'breach-alert' }, icon('shield-alert'), ' ', t('ui.breach.alert', { count: alerts }), ' ',
+      button(t('ui.nav.check'), () => navigate({ view: 'check' }), 'ghost')));
   }
   if (account && account.sharingWarnings) {
     shell.notices.append(h('div', { class: 'notice', role: 'note', id: 'sharing-banner' }, icon('triangle-alert'), ' ', t('ui.sharing.banner', { count: account.sharingWarnings }), ' ',
@@ -267,11 +362,12 @@ async function syncNow() {
 }
 
 function showPlaceholder() {
-  clear(shell.main).append(h('p', { class: 'empty' }, t('ui.item.none')));
+  clear(shell.main).append(emptyState('key-round', t('ui.item.none')));
   // A vault chosen in the navigation: it can be deleted from here (LB-2), when it is not the only one.
   const chosen = state.filter.kind === 'vault' && state.vaults.length > 1 ? state.vaults.find((v) => v.id === state.filter.value) : null;
   if (chosen) {
     shell.main.append(h('div', { class: 'actions vault-actions' },
+      button([icon('pencil'), t('ui.vault.editButton')], () => editVault(chosen, navigate), '', { id: 'vault-edit' }),
       button(t('ui.vault.delete', { name: chosen.name }), () => deleteVault(chosen).catch(report), 'danger', { id: 'vault-delete' })));
   }
 }
@@ -296,6 +392,7 @@ async function refreshList() {
 }
 
 async function navigate(target) {
+  closeMenu();
   if (editorIsDirty() && !(await confirmDiscard())) return;
   if (target.view) {
     state.view = target.view;
@@ -307,6 +404,8 @@ async function navigate(target) {
   }
   state.view = 'items';
   state.filter = target;
+  rememberVault(target);
+  if (list.picking) list.setPicking(false);
   markNav();
   shell.search.value = '';
   showPlaceholder();
@@ -319,6 +418,7 @@ async function confirmDiscard() {
 }
 
 async function openItem(id, options = {}) {
+  closeMenu();
   if (editorIsDirty() && !(await confirmDiscard())) return;
   state.view = 'item';
   state.selected = id;
@@ -330,10 +430,12 @@ async function openItem(id, options = {}) {
 }
 
 async function openHistory(id) {
+  state.view = 'history';
   try { await showHistory(clear(shell.main), id); } catch (e) { report(e); }
 }
 
 async function editItem(id) {
+  state.view = 'edit';
   try { await showEditor(clear(shell.main), { id }); } catch (e) { report(e); }
 }
 
@@ -352,6 +454,14 @@ async function refreshNotices() {
   if (shell.notices && document.body.contains(shell.notices)) renderNotices();
 }
 
+// PRV-1: while the tab is hidden the page is covered (nothing of the vault in a window switcher's snapshot), and
+// revealed secrets are masked again. (LCK-8's "Immediately" is the agent's: at auto-lock "every action" it locks
+// after each request, so a hidden or closed tab already holds a locked vault.)
+function hiddenOrShown() {
+  document.body.classList.toggle('covered', document.hidden);
+  if (document.hidden) maskRevealed();
+}
+
 async function lockNow() {
   try { await call('lock', { forget: false }); } catch (e) { /* the page locks either way */ }
   state.status = { ...(state.status || {}), unlocked: false };
@@ -360,8 +470,17 @@ async function lockNow() {
 
 const shortcutList = [
   ['/', 'ui.keys.search'], ['n', 'ui.keys.new'], ['e', 'ui.keys.edit'], ['c', 'ui.keys.copy'], ['l', 'ui.keys.lock'],
-  ['↑ ↓', 'ui.keys.move'], ['Enter', 'ui.keys.open'], ['Esc', 'ui.keys.escape'], ['?', 'ui.keys.help'],
+  ['↑ ↓', 'ui.keys.move'], ['Enter', 'ui.keys.open'], ['Shift+F10', 'ui.list.menuHint'], ['Esc', 'ui.keys.escape'], ['?', 'ui.keys.help'],
 ];
+
+// The editor's module is loaded when it is first shown (the first visit stays under its 300 KiB); until then
+// nothing can be unsaved in it.
+let editorModule = null;
+const editorIsDirty = () => !!editorModule && editorModule.editorIsDirty();
+async function showEditor(pane, options) {
+  editorModule = editorModule || await import('./editor.js');
+  await editorModule.showEditor(pane, options);
+}
 
 // The account page's module is loaded when it is first shown (most vaults are local ones).
 async function showAccount(pane, tab) {

@@ -40,7 +40,7 @@ function failed(error, place) {
 
 // Asks for the master password before a change that is signed (and says what the change does).
 async function withPassword(title, text, extra) {
-  const input = h('input', { id: 'org-password', type: 'password', autocomplete: 'current-password' });
+  const input = h('input', { id: 'org-password', type: 'password', autocomplete: 'new-password' });
   const body = h('div', {}, text ? h('p', {}, text) : null, extra || null, h('label', { for: 'org-password' }, t('ui.org.password')), input,
     h('p', { class: 'hint' }, t('ui.org.password.why')));
   const go = dialog(title, body, [{ label: t('ui.cancel'), value: false }, { label: t('ui.org.go'), value: true, primary: true }]);

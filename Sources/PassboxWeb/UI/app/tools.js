@@ -1,9 +1,9 @@
 // The generator (on its own and inside the editor), the trash with restore and delete, and the settings.
 import { call, Secret } from './api.js';
 import { t, formatDate, errorText, language, ready } from './i18n.js';
-import { h, icon, button, clear, toast, dialog } from './dom.js';
-import { state, report, openItem, refreshList, setLanguage, setTheme, changeSetting } from './app.js';
-import { rateStrength } from './meter.js';
+import { h, icon, button, clear, toast, dialog, emptyState } from './dom.js';
+import { state, report, openItem, refreshList, setLanguage, setTheme, changeSetting, vaultCounts, showListing, categoryName } from './app.js';
+import { rateStrength, suggestButton } from './meter.js';
 import { clipboardSeconds } from './item.js';
 
 let generatorCount = 0;
@@ -83,7 +83,7 @@ export async function showTrash(pane) {
       if (!ok) return;
       try { await call('trash-empty'); toast(t('ui.trash.deleted')); await rerender(); } catch (e) { report(e); }
     }, 'danger') : null));
-  if (!reply.items.length) { pane.append(h('p', { class: 'empty' }, t('ui.trash.empty'))); return; }
+  if (!reply.items.length) { pane.append(emptyState('trash-2', t('ui.trash.empty'))); return; }
   pane.append(h('ul', { class: 'findinglist' }, ...reply.items.map((item) => h('li', { class: 'finding' },
     h('span', { class: 'grow' }, h('strong', {}, item.title), h('br'), h('span', { class: 'hint' }, t('ui.trash.when', { date: formatDate(item.trashedAt) }))),
     button([icon('rotate-ccw'), t('ui.trash.restore', { title: item.title })], async () => {
@@ -102,6 +102,17 @@ function select(id, labelText, choices, current, onChange) {
   return [h('label', { for: id }, labelText), el];
 }
 
+// LST-13: the vault at a glance, as chips that open the list with their filter (logins, notes, cards, identities,
+// two-factor codes). Passkeys come with issue 35; items shared with a family or team have no filter of their own.
+function statChips() {
+  const { categories, codes } = vaultCounts();
+  const chip = (id, label, count, filter) => h('button', { type: 'button', class: 'chip statchip', 'data-stat': id, onclick: () => showListing(filter) },
+    h('strong', {}, String(count)), ' ', label);
+  return h('div', { class: 'chips', id: 'stat-chips', role: 'group', 'aria-label': t('ui.settings.glance') },
+    ...['login', 'credit-card', 'secure-note', 'identity'].map((c) => chip(c, categoryName(c), categories[c] || 0, { kind: 'category', value: c })),
+    chip('codes', t('ui.nav.codes'), codes, { kind: 'codes' }));
+}
+
 export async function showSettings(pane) {
   await ready();
   const s = (await call('settings')).body;
@@ -118,14 +129,19 @@ export async function showSettings(pane) {
   const clipboard = h('input', { id: 'set-clipboard', type: 'number', min: '10', max: '600', value: String(clipboardSeconds()) });
   clipboard.addEventListener('change', () => change('clipboard', clipboard.value));
   const error = h('p', { class: 'error', role: 'alert' });
-  const current = h('input', { id: 'set-current', type: 'password', autocomplete: 'current-password' });
+  const current = h('input', { id: 'set-current', type: 'password', autocomplete: 'new-password' });
   const next = h('input', { id: 'set-new', type: 'password', autocomplete: 'new-password' });
   const repeat = h('input', { id: 'set-repeat', type: 'password', autocomplete: 'new-password' });
   const meter = h('div', { class: 'meter', role: 'img', 'aria-label': t('ui.strength.meter') }, h('span'));
   const reason = h('p', { class: 'hint' });
   next.addEventListener('input', () => rateStrength(next.value, [], meter, reason));
-  const form = h('form', {}, h('h2', {}, t('ui.settings.password')), h('label', { for: 'set-current' }, t('ui.settings.current')), current,
-    h('label', { for: 'set-new' }, t('ui.settings.new')), next, meter, reason,
+  // An account's vault follows its master password, changed at the server (DEV-3): every other device is signed
+  // out, the Secret Key stays the same. A local vault's password re-keys its slot here.
+  const accountMaster = !!(state.status && state.status.account);
+  const form = h('form', {}, h('h2', {}, t(accountMaster ? 'ui.settings.master' : 'ui.settings.password')),
+    accountMaster ? h('p', { class: 'hint', id: 'master-hint' }, t('ui.settings.masterHint')) : null,
+    h('label', { for: 'set-current' }, t('ui.settings.current')), current,
+    h('label', { for: 'set-new' }, t('ui.settings.new')), next, meter, reason, ...suggestButton(next, repeat),
     h('label', { for: 'set-repeat' }, t('ui.settings.repeat')), repeat, error,
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button primary' }, t('ui.settings.change'))));
   form.addEventListener('submit', async (event) => {
@@ -133,15 +149,15 @@ export async function showSettings(pane) {
     error.textContent = '';
     if (next.value !== repeat.value) { error.textContent = t('ui.onboard.mismatch'); return; }
     try {
-      await call('change-password', { current: new Secret(current.value), new: new Secret(next.value) });
+      await call(accountMaster ? 'account-password' : 'change-password', { current: new Secret(current.value), new: new Secret(next.value) });
       current.value = ''; next.value = ''; repeat.value = '';
-      toast(t('ui.settings.changed'));
+      toast(t(accountMaster ? 'ui.settings.masterChanged' : 'ui.settings.changed'), null, accountMaster ? 8 : 4);
     } catch (e) { error.textContent = errorText(e); current.value = ''; }
   });
-  pane.append(h('div', { class: 'editor' }, h('h1', {}, t('ui.settings.title')),
+  pane.append(h('div', { class: 'editor' }, h('h1', {}, t('ui.settings.title')), statChips(),
     ...select('set-autolock', t('ui.settings.autoLock'), minutes, s.autoLockMinutes, (v) => change('auto-lock', v)),
     ...select('set-language', t('ui.settings.language'), [['en', t('ui.settings.nativeEnglish')], ['de', t('ui.settings.nativeGerman')]], language, (v) => setLanguage(v).catch(report)),
-    ...select('set-theme', t('ui.settings.theme'), [['dark', t('ui.settings.dark')], ['light', t('ui.settings.light')]], document.documentElement.dataset.theme, (v) => setTheme(v).catch(report)),
+    ...select('set-theme', t('ui.settings.theme'), [['system', t('ui.settings.system')], ['dark', t('ui.settings.dark')], ['light', t('ui.settings.light')]], document.documentElement.dataset.theme, (v) => setTheme(v).catch(report)),
     h('label', { class: 'check-label', for: 'set-quick' }, quick, t('ui.settings.quickUnlock')),
     ...select('set-reminder', t('ui.settings.reminder'), reminder, s.reminderDays, (v) => change('reminder', v === '0' ? 'never' : v)),
     h('label', { for: 'set-clipboard' }, t('ui.settings.clipboard')), clipboard,
@@ -153,5 +169,9 @@ export async function showSettings(pane) {
     // The browser extension's pairings.
     await (await import('./browsers.js')).browserSettings(),
     // Imports of other apps' files (uploads) and exports for them (downloads).
-    (await import('./importer.js')).importSettings(), (await import('./importer.js')).exportSettings()));
+    (await import('./importer.js')).importSettings(), (await import('./importer.js')).exportSettings(),
+    // About (ACC-13, ERR-5): the version, the security design in a paragraph, and that it is not audited.
+    h('section', { id: 'about' }, h('h2', {}, t('ui.about.title')),
+      h('p', { id: 'about-version' }, t('ui.about.version', { version: (state.status && state.status.productVersion) || '', protocol: state.status ? state.status.protocolVersion : '' })),
+      h('p', {}, t('ui.about.design')), h('p', { class: 'alertcard', role: 'note' }, t('ui.about.preview')))));
 }
