@@ -167,7 +167,14 @@ class FirefoxElement:
             raise ElementClickInterceptedException(f"the click at ({x:.0f}, {y:.0f}) would land on {other}")
         # At the element's centre as Firefox finds it when it clicks: the page may have moved it since (an editor
         # whose later parts arrive pushes its Save button down).
-        self._driver.ff.click_node(self._driver.context, self.id)
+        try:
+            self._driver.ff.click_node(self._driver.context, self.id)
+        except bidi.BiDiError as e:
+            # The page hid or replaced the node between the check above and the move (a screen being redrawn):
+            # the move fails before any button goes down, so the caller's wait finds the node again and retries.
+            if "move target out of bounds" in str(e) or "no such element" in str(e):
+                raise StaleElementReferenceException(str(e))
+            raise
 
     def clear(self):
         self._call(_CLEAR)
