@@ -175,7 +175,7 @@ struct WebUIFileTests {
     /// `import()` when their screen is first shown (the account pages, coercion and backup settings), which
     /// are weighed with the rest against a second bound (310 KiB since the paired browsers' section of issue
     /// 31; 350 KiB since issue 32's Family & Team page, its module and wording 36 KiB; 365 KiB since issue 33's device
-    /// linking page; 380 KiB since issue 34's home, picking and About; 400 KiB since its menus, risk badges, the breach check run from the page and the suggested passphrases; 420 KiB since the list's sections, the 2FA codes filter and history's reveal). The first visit's bound is issue 34's: 300 KiB with
+    /// linking page; 380 KiB since issue 34's home, picking and About; 400 KiB since its menus, risk badges, the breach check run from the page and the suggested passphrases; 420 KiB since the list's sections, the 2FA codes filter and history's reveal; 440 KiB since the recovery and account password sections, the breach notice and the narrow layout's tab bar). The first visit's bound is issue 34's: 300 KiB with
     /// the font. Printed beside the targets.
     @Test func thePageWeighsUnder300KiBWithItsFont() throws {
         let assets = try WebAssets.load()
@@ -191,9 +191,9 @@ struct WebUIFileTests {
         let loaded = everything.filter { !lazy.contains($0) }
         let bytes = loaded.reduce(0) { $0 + (assets.file($1)?.bytes.count ?? 0) }
         let all = everything.reduce(0) { $0 + (assets.file($1)?.bytes.count ?? 0) }
-        print("web UI page weight: \(bytes) bytes, \(bytes / 1024) KiB in \(loaded.count) files at the first visit (issue 34's target: at most 300 KiB with the font, before compression); \(all / 1024) KiB with the \(lazy.count) modules loaded later (under 420 KiB)")
+        print("web UI page weight: \(bytes) bytes, \(bytes / 1024) KiB in \(loaded.count) files at the first visit (issue 34's target: at most 300 KiB with the font, before compression); \(all / 1024) KiB with the \(lazy.count) modules loaded later (under 440 KiB)")
         #expect(bytes <= 300 * 1024)
-        #expect(all < 420 * 1024)
+        #expect(all < 440 * 1024)
         #expect(assets.file("/index.html") != nil && assets.file("/strings/en.json") != nil && assets.file("/catalog.json") != nil)
     }
 

@@ -302,6 +302,10 @@ class FirefoxDriver:
     def refresh(self):
         self.ff.reload(self.context)
 
+    def set_window_size(self, width, height):
+        # The page's viewport, as chromedriver's window size is in a headless Chromium (no browser frame around it).
+        self.ff.set_viewport(self.context, width, height)
+
     def set_page_load_timeout(self, seconds):
         self.ff.command_timeout = max(self.ff.command_timeout, seconds)
 

@@ -470,6 +470,53 @@ def picking_checks(ui):
     ui.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".itemrow .title")) == 5, "both back with one Undo")
 
 
+def narrow_checks(ui):
+    """LST-15: a phone-wide window shows one pane at a time under four tabs and a raised "+", and each tab keeps
+    where it was: the Items tab its open item while Security Check is shown, Profile its screen."""
+    t = ui.t
+    panes = "return ['.shell > .nav', '.shell > .listpane', '.shell > .main', '#tabbar', '#pane-back'].map((s) => { const e = document.querySelector(s); return !!e && getComputedStyle(e).display !== 'none'; });"
+    def showing(nav, listpane, main, back=False):
+        return lambda d: d.execute_script(panes) == [nav, listpane, main, True, back]
+    ui.driver.set_window_size(390, 844)
+    ui.wait(lambda d: d.execute_script("return innerWidth") <= 700, "a narrow window")
+    ui.wait(showing(False, True, False), "the list alone above the tabs")
+    check(ui.find('#tabbar [data-tab="items"]').get_attribute("aria-current") == "page", "the Items tab is not the current one")
+    ui.shot("narrow-list")
+    ui.axe("narrow list")
+    row = ui.find(".itemrow")
+    title = row.find_element(By.CSS_SELECTOR, ".title").text
+    row.click()
+    ui.wait(showing(False, False, True, back=True), "the item alone, with Back")
+    ui.wait(lambda d: ui.heading() == title, "the item's details")
+    ui.shot("narrow-item")
+    ui.axe("narrow item")
+    ui.press('#tabbar [data-tab="check"]')
+    ui.wait(lambda d: ui.heading() == t("ui.check.title"), "Security Check from its tab")
+    ui.wait(showing(False, False, True), "Security Check without Back")
+    # The Items tab comes back to the item it showed; tapped again, to its list.
+    ui.press('#tabbar [data-tab="items"]')
+    ui.wait(lambda d: ui.heading() == title, "the Items tab's item kept")
+    ui.press('#tabbar [data-tab="items"]')
+    ui.wait(showing(False, True, False), "the list after a second tap on Items")
+    ui.press('#tabbar [data-tab="profile"]')
+    ui.wait(showing(True, False, False), "the navigation under Profile")
+    ui.click(t("ui.nav.settings"))
+    ui.wait(lambda d: ui.heading() == t("ui.settings.title"), "Settings from Profile")
+    ui.press('#tabbar [data-tab="generator"]')
+    ui.wait(lambda d: ui.heading() == t("ui.gen.title"), "the Generator from its tab")
+    ui.press('#tabbar [data-tab="profile"]')
+    ui.wait(lambda d: ui.heading() == t("ui.settings.title") and d.execute_script(panes)[4], "the Profile tab's Settings kept, with Back")
+    ui.press("#pane-back")
+    ui.wait(showing(True, False, False), "the navigation after Back")
+    ui.press("#tab-new")
+    ui.find("#edit-title")
+    ui.shot("narrow-editor")
+    ui.click(t("ui.cancel"))
+    ui.wait(showing(False, True, False), "the list after a cancelled new item")
+    ui.driver.set_window_size(1360, 900)
+    ui.wait(lambda d: d.execute_script(panes) == [True, True, True, False, False], "the three panes of a wide window")
+
+
 def vault_checks(ui):
     """VLT-1, VLT-2, VLT-5: a new vault with its icon and colour, edited, and remembered across a reload."""
     t = ui.t
@@ -993,6 +1040,7 @@ def main_flows(args, display, language):
         ui.shot("list")
         picking_checks(ui)
         vault_checks(ui)
+        narrow_checks(ui)
         # PRV-1: a hidden tab is covered, and shown again as it was.
         ui.find("#search")
         hide = "Object.defineProperty(document, 'hidden', {configurable: true, get: () => arguments[0]}); document.dispatchEvent(new Event('visibilitychange'));"

@@ -188,8 +188,50 @@ function markNav() {
   }
 }
 
+// LST-15: a window 700 px wide or less shows one pane at a time under a bottom bar of four tabs and a raised
+// "+" (CSS decides; wide windows show all three panes and no bar). Each tab keeps where it was: Items its list
+// or the item open, Security Check and Generator their screen, Profile the navigation or the screen opened from
+// it. A tap on the tab already shown goes back to its start, as on a phone.
+const tabOfView = (view) => (['check', 'generator'].includes(view) ? view : 'profile');
+let tabPlaces = {};
+let currentTab = 'items';
+
+// PANE is what a narrow window shows ('list', 'main' or 'nav'); PLACE what its tab shows again when chosen.
+function showPane(pane, place = { pane }) {
+  if (!shell.root) return;
+  const tab = place.view ? tabOfView(place.view) : pane === 'nav' ? 'profile' : 'items';
+  currentTab = tab;
+  tabPlaces[tab] = place;
+  shell.root.dataset.pane = pane;
+  shell.root.dataset.tab = tab;
+  for (const b of shell.tabbar.querySelectorAll('[data-tab]')) {
+    if (b.dataset.tab === tab) b.setAttribute('aria-current', 'page'); else b.removeAttribute('aria-current');
+  }
+}
+
+async function openTab(tab) {
+  const place = tab === currentTab ? null : tabPlaces[tab];
+  if (tab === 'items') {
+    if (place && place.item) return openItem(place.item);
+    showPane('list');
+    return list.focus();
+  }
+  if (tab === 'profile' && !(place && place.view)) {
+    showPane('nav');
+    const first = shell.nav.querySelector('button');
+    return first && first.focus();
+  }
+  return navigate(place || { view: tab });
+}
+
+function tabButton(tab, iconName, label) {
+  return h('button', { type: 'button', class: 'tab', 'data-tab': tab, onclick: () => openTab(tab).catch(report) }, icon(iconName), h('span', {}, label));
+}
+
 async function showShell() {
   dropVaultState();
+  tabPlaces = {};
+  currentTab = 'items';
   shell.nav = h('nav', { class: 'nav', 'aria-label': t('ui.nav.label') });
   shell.search = h('input', { id: 'search', type: 'search', spellcheck: 'false', placeholder: t('ui.search.placeholder'), 'aria-label': t('ui.search.label') });
   shell.sort = h('select', { id: 'sort', 'aria-label': t('ui.list.sort') }, ...['az', 'za', 'newest', 'oldest', 'recent'].map((s) => h('option', { value: s }, t('ui.sort.' + s))));
@@ -201,7 +243,15 @@ async function showShell() {
   const listPane = h('section', { class: 'listpane', 'aria-label': t('ui.list.label') }, shell.home,
     h('div', { class: 'listhead' }, h('div', { class: 'searchbox', role: 'search' }, icon('search'), shell.search), h('div', { class: 'filters' }, shell.sort)),
     shell.notices, shell.info, shell.scroller, shell.pickBar = h('div'));
-  root.append(h('div', { class: 'shell' }, shell.nav, listPane, shell.main));
+  shell.back = h('button', { type: 'button', class: 'paneback', id: 'pane-back', onclick: () => openTab(currentTab).catch(report) }, icon('chevron-left'), h('span', {}, t('ui.pane.back')));
+  shell.tabbar = h('nav', { class: 'tabbar', id: 'tabbar', 'aria-label': t('ui.tab.label') },
+    tabButton('items', 'folder', t('ui.tab.items')),
+    tabButton('check', 'shield', t('ui.tab.check')),
+    h('button', { type: 'button', class: 'tabnew', id: 'tab-new', 'aria-label': t('ui.nav.new'), onclick: () => newItem() }, icon('plus')),
+    tabButton('generator', 'wand-sparkles', t('ui.nav.generator')),
+    tabButton('profile', 'user', t('ui.tab.profile')));
+  root.append(shell.root = h('div', { class: 'shell' }, shell.nav, listPane, shell.back, shell.main, shell.tabbar));
+  showPane('list');
   list = new ItemList(shell.scroller, shell.info, (item) => { openItem(item.id); state.hiddenOpen = item.match === 'passphrase' ? item.id : null; });
   // A hidden item shows only while the search is its passphrase: another search closes it.
   const closeHidden = () => { if (state.hiddenOpen) { state.hiddenOpen = null; state.selected = null; showPlaceholder(); } };
@@ -363,6 +413,8 @@ async function syncNow() {
 
 function showPlaceholder() {
   clear(shell.main).append(emptyState('key-round', t('ui.item.none')));
+  // Nothing open: a narrow window shows the list instead.
+  if (currentTab === 'items') showPane('list');
   // A vault chosen in the navigation: it can be deleted from here (LB-2), when it is not the only one.
   const chosen = state.filter.kind === 'vault' && state.vaults.length > 1 ? state.vaults.find((v) => v.id === state.filter.value) : null;
   if (chosen) {
@@ -398,6 +450,7 @@ async function navigate(target) {
     state.view = target.view;
     markNav();
     const views = { check: showCheck, generator: showGenerator, trash: showTrash, settings: showSettings, keys: showShortcuts, account: showAccount, sharing: showSharing };
+    showPane('main', target);
     try { await views[target.view](clear(shell.main), target.tab); } catch (e) { report(e); }
     shell.main.focus();
     return;
@@ -409,6 +462,7 @@ async function navigate(target) {
   markNav();
   shell.search.value = '';
   showPlaceholder();
+  showPane('list');
   await list.load(target, target.kind === 'recent' ? 'recent' : state.sort);
 }
 
@@ -424,6 +478,7 @@ async function openItem(id, options = {}) {
   state.selected = id;
   if (list) list.select(id);
   markNav();
+  showPane('main', { item: id });
   try {
     await showItem(clear(shell.main), id, options);
   } catch (e) { report(e); }
@@ -431,11 +486,13 @@ async function openItem(id, options = {}) {
 
 async function openHistory(id) {
   state.view = 'history';
+  showPane('main', { item: id });
   try { await showHistory(clear(shell.main), id); } catch (e) { report(e); }
 }
 
 async function editItem(id) {
   state.view = 'edit';
+  showPane('main', { item: id });
   try { await showEditor(clear(shell.main), { id }); } catch (e) { report(e); }
 }
 
@@ -443,6 +500,7 @@ async function newItem(category = 'login') {
   if (editorIsDirty() && !(await confirmDiscard())) return;
   state.view = 'edit';
   markNav();
+  showPane('main', { pane: 'list' });
   try { await showEditor(clear(shell.main), { category }); } catch (e) { report(e); }
 }
 
