@@ -333,6 +333,27 @@ return null;"""
     def heading(self):
         return self.find("main h1").text
 
+    def downloaded(self, suffix, what, timeout=30, whole=lambda path: True):
+        """The path of the download whose name ends with SUFFIX once the browser has written all of it: no
+        partial file beside it (Chromium's .crdownload, Firefox's .part), the same size at two looks in a row,
+        and WHOLE(path) true (Firefox makes the file under its name before it writes it; CI read one empty)."""
+        sizes = {}
+        def ready(d):
+            names = os.listdir(self.downloads)
+            found = [n for n in names if n.endswith(suffix)]
+            if not found or any(n.endswith((".crdownload", ".part")) for n in names):
+                return None
+            path = os.path.join(self.downloads, found[0])
+            size, before = os.path.getsize(path), sizes.get(path)
+            sizes[path] = size
+            if size == 0 or size != before:
+                return None
+            try:
+                return path if whole(path) else None
+            except Exception:
+                return None
+        return self.wait(ready, what, timeout)
+
     def shot(self, name):
         os.makedirs(self.args.artifacts, exist_ok=True)
         theme = self.driver.execute_script("return document.documentElement.dataset.theme")
@@ -508,6 +529,17 @@ def narrow_checks(ui):
     ui.wait(lambda d: ui.heading() == t("ui.settings.title") and d.execute_script(panes)[4], "the Profile tab's Settings kept, with Back")
     ui.press("#pane-back")
     ui.wait(showing(True, False, False), "the navigation after Back")
+    # A vault chosen there: its list, and its Edit and Delete on request, Back to the list.
+    ui.find_xpath("//nav//button[span[normalize-space()='Trips']]").click()
+    ui.wait(lambda d: showing(False, True, False)(d) and ui.find("#home-title").text == "Trips", "the vault's list from Profile")
+    ui.press("#vault-open")
+    ui.wait(lambda d: showing(False, False, True, back=True)(d) and ui.shown("#vault-edit") and ui.shown("#vault-delete"), "the vault's Edit and Delete")
+    ui.press("#pane-back")
+    ui.wait(showing(False, True, False), "the vault's list after Back")
+    ui.press('#tabbar [data-tab="profile"]')
+    ui.wait(showing(True, False, False), "the navigation under Profile again")
+    ui.click(t("ui.nav.all"))
+    ui.wait(lambda d: showing(False, True, False)(d) and ui.find("#home-title").text == t("ui.nav.all"), "All items again")
     ui.press("#tab-new")
     ui.find("#edit-title")
     ui.shot("narrow-editor")
@@ -1685,7 +1717,7 @@ def backup_flows(args, display, language):
         check(not os.path.exists(os.path.join(agent.data, "from-the-page.pbbackup")), "the page wrote a file of the agent's")
         # Save: a file and a PDF land in the browser's downloads; the last backup is shown.
         ui.find("#bk-file").click()
-        ui.wait(lambda d: any(n.endswith(".pbbackup") for n in os.listdir(ui.downloads)), "the backup file saved", timeout=30)
+        backup_file = ui.downloaded(".pbbackup", "the backup file saved")
         ui.find("#bk-pdf").click()
         ui.wait(lambda d: any(n.endswith(".pdf") and not n.endswith(".crdownload") for n in os.listdir(ui.downloads)), "the PDF saved", timeout=30)
         ui.wait(lambda d: d.find_element(By.ID, "bk-last").text.startswith(t("ui.backup.last", date="").strip()), "the last backup shown")
@@ -1707,7 +1739,7 @@ def backup_flows(args, display, language):
         restore(sorted(os.path.join(pages, n) for n in os.listdir(pages))[::-1])
         ui.text_appears(t("ui.backup.restored", count=1, vaults=restored_name), timeout=30)
         ui.click(t("ui.nav.settings"))
-        restore([os.path.join(ui.downloads, next(n for n in os.listdir(ui.downloads) if n.endswith(".pbbackup")))], mode="replace")
+        restore([backup_file], mode="replace")
         ui.find("dialog .button.danger").click()
         ui.text_appears(t("ui.backup.replaced", count=1), timeout=30)
 
@@ -1855,12 +1887,12 @@ def attachment_flows(args, display, language):
         ui.type_into("#ex-confirm", "export tulip marble 42")
         ui.driver.execute_script("arguments[0].click()", ui.find("#ex-go"))
         done = lambda suffix: [n for n in os.listdir(ui.downloads) if n.endswith(suffix)]
-        ui.wait(lambda d: done(".kdbx"), "the KeePass export downloaded", timeout=60)
+        kdbx = ui.downloaded(".kdbx", "the KeePass export downloaded", timeout=60)
         ui.wait(lambda d: t("ui.export.outside") in d.find_element(By.ID, "ex-result").text, "the export's result", timeout=10)
         ui.shot("export")
         ui.axe("export")
         from pykeepass import PyKeePass
-        kp = PyKeePass(os.path.join(ui.downloads, done(".kdbx")[0]), password="export tulip marble 42")
+        kp = PyKeePass(kdbx, password="export tulip marble 42")
         github = kp.find_entries(title="GitHub", first=True)
         check(github is not None and github.password == "new-Secret-2024", "the exported KeePass file's entry")
         check([a.filename for a in github.attachments] == ["readme.txt"] and github.attachments[0].data == b"hello attachment\n", "the exported attachment")
@@ -1876,9 +1908,10 @@ def attachment_flows(args, display, language):
         ui.click(t("ui.export.continue"))
         ui.text_appears(t("ui.export.plainAgain"))
         ui.click(t("ui.export.plainGo"))
-        ui.wait(lambda d: done(".json"), "the plain export downloaded", timeout=30)
-        with open(os.path.join(ui.downloads, done(".json")[0])) as f:
-            exported = json.load(f)
+        def parsed(path):
+            with open(path) as f:
+                return json.load(f)
+        exported = parsed(ui.downloaded(".json", "the plain export downloaded", whole=parsed))
         check(any(i.get("name") == "GitHub" and i.get("login", {}).get("password") == "new-Secret-2024" for i in exported.get("items", [])), "the plain export's item")
         ui.check_logs()
     finally:

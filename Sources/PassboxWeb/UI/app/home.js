@@ -31,7 +31,7 @@ export function syncState(status) {
 export function countLine(total) { return `${t('ui.list.count', { count: total })} · ${syncState(state.status)}`; }
 
 // `list` is the shell's ItemList; `go(filter)` shows a filter, `open(id)` an item, `sync()` syncs as the notices' button.
-export function renderHome(box, list, total, { go, open, sync, searching }) {
+export function renderHome(box, list, total, { go, open, sync, searching, vault }) {
   const filter = state.filter || { kind: 'all' };
   const name = filterName(filter);
   const pickButton = h('button', { type: 'button', class: 'button ghost icon-only', id: 'pick-start', 'aria-label': t('ui.pick.start'), title: t('ui.pick.start'), 'aria-pressed': list.picking ? 'true' : 'false', onclick: () => list.setPicking(!list.picking) }, icon('list-checks'));
@@ -42,7 +42,9 @@ export function renderHome(box, list, total, { go, open, sync, searching }) {
     h('div', { class: 'hometitle' },
       h('div', { class: 'grow' }, h('h2', { id: 'home-title' }, name),
         h('p', { class: 'muted', id: 'home-count' }, countLine(total))),
-      pickButton, syncButton),
+      pickButton, syncButton,
+      // A narrow window shows the detail pane, where a chosen vault's Edit and Delete are, on request (LST-15).
+      filter.kind === 'vault' && state.vaults.length > 1 ? h('button', { type: 'button', class: 'button ghost icon-only narrow-only', id: 'vault-open', 'aria-label': t('ui.vault.editButton'), title: t('ui.vault.editButton'), onclick: vault }, icon('pencil')) : null),
     filter.kind !== 'all' ? h('div', { class: 'chips' }, h('button', { type: 'button', class: 'chip', 'aria-pressed': 'true', id: 'filter-chip', 'aria-label': t('ui.home.removeFilter', { name }), onclick: () => go({ kind: 'all' }) }, name, icon('x'))) : null].filter(Boolean));
   if (filter.kind !== 'all' || searching) return;
   const counts = list.categoryCounts();

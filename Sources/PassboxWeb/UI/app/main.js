@@ -178,7 +178,7 @@ function renderNav() {
 function showHome() {
   if (!shell.home || !list) return;
   shell.home.classList.toggle('searching', !!shell.search.value);
-  renderHome(shell.home, list, list.total || 0, { go: navigate, open: openItem, sync: syncNow, searching: !!shell.search.value });
+  renderHome(shell.home, list, list.total || 0, { go: navigate, open: openItem, sync: syncNow, searching: !!shell.search.value, vault: () => showPane('main', { pane: 'list' }) });
 }
 
 function markNav() {
