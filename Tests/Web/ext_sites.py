@@ -22,7 +22,8 @@ Pages (the same on every name):
   /latepopover a login form; 800 ms after the pointer goes down on Passbox's button (its menu is open and
                armed by then), a page popover is opened over the menu's rows
   /shift       a login form; 900 ms after the pointer goes down on Passbox's button, the form moves down by
-               40 px (the menu moves with it, under a cursor that was elsewhere)
+               40 px (the menu moves with it, under a cursor that was elsewhere); body's data-moved-at says
+               when, on the page's clock
   /fakesubmit  a login form; once Passbox's button is there, the page fills in mallory and dispatches a
                synthetic submit event and Enter key of its own (no real submission)
   /welcome     where the forms go (POST): "Welcome"
@@ -104,6 +105,7 @@ SCRIPTS = {
     const spacer = document.createElement('div');
     spacer.style.height = '40px';
     document.getElementById('login').before(spacer);
+    document.body.dataset.movedAt = String(performance.now());
     document.body.dataset.ready = '1';
   }, 900), {once: true});
 });</script>""",

@@ -882,15 +882,24 @@ def flow_layers(run):
     check(run.values(site, "#username", "#password") == ["", ""], "filled through the page's popover")
     run.shot("latepopover", site)
     run.close(site)
-    site = run.open("https://bank.example/shift")
-    b, m = run.open_menu(site, "#username")
-    check([r[0] for r in m["rows"]] == ["Bank"], f"the menu on /shift: {m}")
-    time.sleep(max(0, m["seen"] + ARM_SECONDS - time.monotonic()))  # armed where it first was
-    moved = run.wait(lambda: (lambda n: n if n and n["y"] != b["y"] else None)(run.js(site, BUTTON_JS % json.dumps("#username"))), "the button moved with the form")
-    run.browser.click(site, max(8, moved["left"]) + 40, moved["bottom"] + ROW_FIRST)
-    clicked = time.monotonic()
-    time.sleep(0.3)
-    check(run.values(site, "#username", "#password") == ["", ""], "a click on the moved menu within its arming time filled")
+    # The click must come within the arming time after the move to test anything: the page's clock says how long
+    # after the move it came at the latest (read right after it). On a machine too busy for that, the click is
+    # tried again on a fresh page (CI once clicked after the arming time and saw the fill it then allows).
+    for attempt in range(3):
+        site = run.open("https://bank.example/shift")
+        b, m = run.open_menu(site, "#username")
+        check([r[0] for r in m["rows"]] == ["Bank"], f"the menu on /shift: {m}")
+        time.sleep(max(0, m["seen"] + ARM_SECONDS - time.monotonic()))  # armed where it first was
+        moved = run.wait(lambda: (lambda n: n if n and n["y"] != b["y"] else None)(run.js(site, BUTTON_JS % json.dumps("#username"))), "the button moved with the form")
+        run.browser.click(site, max(8, moved["left"]) + 40, moved["bottom"] + ROW_FIRST)
+        clicked = time.monotonic()
+        late = (run.js(site, "performance.now() - Number(document.body.dataset.movedAt)") or 0) / 1000
+        time.sleep(0.3)
+        filled = run.values(site, "#username", "#password") != ["", ""]
+        if not filled or late < ARM_SECONDS or attempt == 2:
+            break
+        run.close(site)
+    check(not filled, f"a click on the moved menu within its arming time filled (at most {late * 1000:.0f} ms after the move)")
     check(run.menu(site, moved)["open"], "the moved menu closed")
     run.choose(site, moved, dict(m, seen=clicked), 0, lambda: run.values(site, "#username", "#password") == ["ada", run.bank_password], "the fill once the moved menu was armed")
     run.shot("shift", site)
