@@ -479,7 +479,21 @@ enum RawExchange {
         #expect(try agent.send(.status).status().unlocked)
     }
 
+    /// A stopgap, said in the closing notes of issue 34: in about one run in three beside AgentCoercionTests (and
+    /// twice in fresh CI runs) one of this test's first requests read end of file instead of its reply, with the
+    /// agent still running. The cause is not found: nothing in the agent closes a connection without a reply
+    /// after reading its request, so a descriptor closed twice in this test process is suspected. The test then
+    /// starts over once with a fresh agent; any other failure, or a second one, fails it.
     @Test func eachErrorCodeIsProvokedWithItsFacts() throws {
+        do {
+            try provokeEachErrorCode()
+        } catch Framing.FrameError.closed {
+            print("AgentOperationTests: a connection to the agent ended without a reply; starting over once with a fresh agent")
+            try provokeEachErrorCode()
+        }
+    }
+
+    func provokeEachErrorCode() throws {
         let agent = try RealAgent()
         var provoked = Set<ErrorCode>()
         /// Sends a request that must fail with `code`, and whose facts include `facts`.
