@@ -1736,11 +1736,12 @@ def backup_flows(args, display, language):
             f.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
 
         restore(sorted(os.path.join(pages, n) for n in os.listdir(pages))[::-1])
-        ui.text_appears(t("ui.backup.restored", count=1, vaults=restored_name), timeout=30)
+        # The agent reads the codes of every 300-dpi page: over 30 s on a busy machine (CI once, "Working…").
+        ui.text_appears(t("ui.backup.restored", count=1, vaults=restored_name), timeout=120)
         ui.click(t("ui.nav.settings"))
         restore([backup_file], mode="replace")
         ui.find("dialog .button.danger").click()
-        ui.text_appears(t("ui.backup.replaced", count=1), timeout=30)
+        ui.text_appears(t("ui.backup.replaced", count=1), timeout=60)
 
         # A transfer: codes one after another, captured from the screen and restored from the captures.
         ui.click(t("ui.nav.settings"))
