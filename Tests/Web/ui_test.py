@@ -1169,9 +1169,8 @@ def account_flows(args, display, language):
         ui.text_appears(t("error.wrongPassword")[:1].upper() + t("error.wrongPassword")[1:], timeout=30)
         ui.type_into("#kit-password", PASSWORD)
         ui.click(t("ui.account.kit.download"))
-        ui.wait(lambda d: any(f.endswith(".pdf") for f in os.listdir(ui.downloads)), "the Emergency Kit saved as a PDF", timeout=30)
-        pdf = os.path.join(ui.downloads, next(f for f in os.listdir(ui.downloads) if f.endswith(".pdf")))
-        ui.wait(lambda d: subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, text=True).stdout.count(key) == 1, "the Secret Key in the saved kit", timeout=30)
+        ui.downloaded(".pdf", "the Emergency Kit saved as a PDF with the Secret Key in it", timeout=60,
+                      whole=lambda pdf: subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, text=True).stdout.count(key) == 1)
         ui.type_into("#kit-last-four", key[-4:].lower())
         ui.click(t("ui.account.kit.confirm"))
         ui.text_appears(t("ui.account.kit.confirmed"))
@@ -1718,11 +1717,9 @@ def backup_flows(args, display, language):
         ui.find("#bk-file").click()
         backup_file = ui.downloaded(".pbbackup", "the backup file saved")
         ui.find("#bk-pdf").click()
-        ui.wait(lambda d: any(n.endswith(".pdf") and not n.endswith(".crdownload") for n in os.listdir(ui.downloads)), "the PDF saved", timeout=30)
+        pdf = ui.downloaded(".pdf", "the PDF saved whole", timeout=60,
+                            whole=lambda path: "the long one" in subprocess.run(["pdftotext", path, "-"], capture_output=True, text=True).stdout)
         ui.wait(lambda d: d.find_element(By.ID, "bk-last").text.startswith(t("ui.backup.last", date="").strip()), "the last backup shown")
-        pdf = os.path.join(ui.downloads, next(n for n in os.listdir(ui.downloads) if n.endswith(".pdf")))
-        # Firefox names the file before it has written all of it: read until the PDF is whole.
-        ui.wait(lambda d: "the long one" in subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True).stdout, "the PDF written whole", timeout=30)
         text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True).stdout
         check("the long one" in text and "Backed-up login" not in text, "the PDF's plain text: " + text[:200])
         pages = tempfile.mkdtemp(prefix="passbox-web-pages-")
