@@ -10,6 +10,9 @@
 #include <openssl/params.h>
 #include <openssl/sha.h>
 #include <pthread.h>
+#include <string.h>
+#include <openssl/x509.h>
+#include <openssl/crypto.h>
 
 static struct {
     __typeof__(&EVP_KDF_fetch) kdfFetch;
@@ -37,6 +40,26 @@ static struct {
     __typeof__(&EVP_aes_256_gcm) aes256GCM;
     __typeof__(&EVP_CIPHER_CTX_ctrl) cipherControl;
     __typeof__(&PKCS5_PBKDF2_HMAC) pbkdf2;
+    __typeof__(&EVP_PKEY_CTX_new_from_name) pkeyContextNew;
+    __typeof__(&EVP_PKEY_CTX_free) pkeyContextFree;
+    __typeof__(&EVP_PKEY_keygen_init) keygenInit;
+    __typeof__(&EVP_PKEY_CTX_set_group_name) setGroup;
+    __typeof__(&EVP_PKEY_generate) generate;
+    __typeof__(&EVP_PKEY_free) pkeyFree;
+    __typeof__(&EVP_PKEY2PKCS8) toPKCS8;
+    __typeof__(&i2d_PKCS8_PRIV_KEY_INFO) encodePKCS8;
+    __typeof__(&PKCS8_PRIV_KEY_INFO_free) pkcs8Free;
+    __typeof__(&d2i_AutoPrivateKey) decodePrivate;
+    __typeof__(&d2i_PUBKEY) decodePublic;
+    __typeof__(&EVP_PKEY_get_group_name) groupName;
+    __typeof__(&EVP_PKEY_get_octet_string_param) octetParam;
+    __typeof__(&EVP_MD_CTX_new) mdNew;
+    __typeof__(&EVP_MD_CTX_free) mdFree;
+    __typeof__(&EVP_DigestSignInit) signInit;
+    __typeof__(&EVP_DigestSign) sign;
+    __typeof__(&EVP_DigestVerifyInit) verifyInit;
+    __typeof__(&EVP_DigestVerify) verify;
+    __typeof__(&CRYPTO_free) cryptoFree;
     int loaded;
 } api;
 
@@ -73,6 +96,26 @@ static void loadOnce(void) {
     LOAD(aes256GCM, "EVP_aes_256_gcm");
     LOAD(cipherControl, "EVP_CIPHER_CTX_ctrl");
     LOAD(pbkdf2, "PKCS5_PBKDF2_HMAC");
+    LOAD(pkeyContextNew, "EVP_PKEY_CTX_new_from_name");
+    LOAD(pkeyContextFree, "EVP_PKEY_CTX_free");
+    LOAD(keygenInit, "EVP_PKEY_keygen_init");
+    LOAD(setGroup, "EVP_PKEY_CTX_set_group_name");
+    LOAD(generate, "EVP_PKEY_generate");
+    LOAD(pkeyFree, "EVP_PKEY_free");
+    LOAD(toPKCS8, "EVP_PKEY2PKCS8");
+    LOAD(encodePKCS8, "i2d_PKCS8_PRIV_KEY_INFO");
+    LOAD(pkcs8Free, "PKCS8_PRIV_KEY_INFO_free");
+    LOAD(decodePrivate, "d2i_AutoPrivateKey");
+    LOAD(decodePublic, "d2i_PUBKEY");
+    LOAD(groupName, "EVP_PKEY_get_group_name");
+    LOAD(octetParam, "EVP_PKEY_get_octet_string_param");
+    LOAD(mdNew, "EVP_MD_CTX_new");
+    LOAD(mdFree, "EVP_MD_CTX_free");
+    LOAD(signInit, "EVP_DigestSignInit");
+    LOAD(sign, "EVP_DigestSign");
+    LOAD(verifyInit, "EVP_DigestVerifyInit");
+    LOAD(verify, "EVP_DigestVerify");
+    LOAD(cryptoFree, "CRYPTO_free");
     api.loaded = 1;
 }
 
@@ -187,4 +230,100 @@ int CCrypto_pbkdf2SHA256(const uint8_t *password, size_t passwordLength, const u
     static const uint8_t empty = 0;
     return api.pbkdf2((const char *)(passwordLength ? password : &empty), (int)passwordLength, saltLength ? salt : &empty, (int)saltLength,
                       (int)rounds, api.sha256Digest(), (int)outLength, out) == 1;
+}
+
+// ECDSA P-256 with SHA-256 (passkeys). A key is held as PKCS#8 DER between calls; OpenSSL's copy is freed
+// (and its private scalar cleared) before each call returns.
+
+static int isP256(EVP_PKEY *key) {
+    char name[32] = {0};
+    size_t length = 0;
+    if (api.groupName(key, name, sizeof name, &length) != 1) return 0;
+    return strcmp(name, "prime256v1") == 0 || strcmp(name, "P-256") == 0;
+}
+
+static EVP_PKEY *privateKey(const uint8_t *pkcs8, size_t length) {
+    if (length == 0 || length > 4096) return NULL;
+    const unsigned char *p = pkcs8;
+    EVP_PKEY *key = api.decodePrivate(NULL, &p, (long)length);
+    if (key && (p != pkcs8 + length || !isP256(key))) {
+        api.pkeyFree(key);
+        return NULL;
+    }
+    return key;
+}
+
+static int publicPoint(EVP_PKEY *key, uint8_t *point) {
+    size_t written = 0;
+    return api.octetParam(key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, point, 65, &written) == 1 && written == 65 && point[0] == 4;
+}
+
+long CCrypto_p256Generate(uint8_t *pkcs8, size_t capacity, uint8_t *point) {
+    if (!CCrypto_available()) return -1;
+    EVP_PKEY_CTX *context = api.pkeyContextNew(NULL, "EC", NULL);
+    if (!context) return -1;
+    EVP_PKEY *key = NULL;
+    long written = -1;
+    if (api.keygenInit(context) == 1 && api.setGroup(context, "P-256") == 1 && api.generate(context, &key) == 1 && publicPoint(key, point)) {
+        PKCS8_PRIV_KEY_INFO *info = api.toPKCS8(key);
+        if (info) {
+            unsigned char *der = NULL;
+            int length = api.encodePKCS8(info, &der);
+            if (length > 0 && (size_t)length <= capacity) {
+                memcpy(pkcs8, der, (size_t)length);
+                written = length;
+            }
+            if (der) {
+                memset(der, 0, length > 0 ? (size_t)length : 0);
+                api.cryptoFree(der, __FILE__, __LINE__);
+            }
+            api.pkcs8Free(info);
+        }
+    }
+    if (key) api.pkeyFree(key);
+    api.pkeyContextFree(context);
+    return written;
+}
+
+int CCrypto_p256PublicKey(const uint8_t *pkcs8, size_t length, uint8_t *point) {
+    if (!CCrypto_available()) return 0;
+    EVP_PKEY *key = privateKey(pkcs8, length);
+    if (!key) return 0;
+    int ok = publicPoint(key, point);
+    api.pkeyFree(key);
+    return ok;
+}
+
+long CCrypto_p256Sign(const uint8_t *pkcs8, size_t length, const uint8_t *message, size_t messageLength, uint8_t *signature) {
+    if (!CCrypto_available()) return -1;
+    EVP_PKEY *key = privateKey(pkcs8, length);
+    if (!key) return -1;
+    EVP_MD_CTX *context = api.mdNew();
+    long written = -1;
+    size_t size = 72;
+    static const uint8_t empty = 0;
+    if (context && api.signInit(context, NULL, api.sha256Digest(), NULL, key) == 1
+        && api.sign(context, signature, &size, messageLength ? message : &empty, messageLength) == 1) {
+        written = (long)size;
+    }
+    if (context) api.mdFree(context);
+    api.pkeyFree(key);
+    return written;
+}
+
+int CCrypto_p256Verify(const uint8_t *spki, size_t spkiLength, const uint8_t *message, size_t messageLength,
+                       const uint8_t *signature, size_t signatureLength) {
+    if (!CCrypto_available() || spkiLength > 1024) return 0;
+    const unsigned char *p = spki;
+    EVP_PKEY *key = api.decodePublic(NULL, &p, (long)spkiLength);
+    if (!key) return 0;
+    int ok = 0;
+    EVP_MD_CTX *context = p == spki + spkiLength && isP256(key) ? api.mdNew() : NULL;
+    static const uint8_t empty = 0;
+    if (context && api.verifyInit(context, NULL, api.sha256Digest(), NULL, key) == 1) {
+        ok = api.verify(context, signature, signatureLength, messageLength ? message : &empty, messageLength) == 1;
+    }
+    if (context) api.mdFree(context);
+    api.pkeyFree(key);
+    return ok;
 }

@@ -25,6 +25,8 @@ public struct ItemSummary: Codable, Sendable, Equatable {
     public var viewOnly: Bool?
     /// The item holds a one-time-password setup (LST-5's "2FA codes" filter and count; generation 16).
     public var hasCode: Bool?
+    /// How many passkeys the item holds (the Passkeys filter and count; generation 18).
+    public var passkeys: Int?
 
     public init(
         id: String, title: String, category: String, categoryName: String, summary: String, websites: [String], tags: [String], favorite: Bool,
@@ -88,6 +90,8 @@ public struct ItemDetail: Codable, Sendable, Equatable {
     public var tags: [String]?
     /// The item's files (never their keys).
     public var attachments: [AttachmentView]?
+    /// The passkeys the item holds (never their keys; generation 18).
+    public var passkeys: [PasskeyView]?
     /// An item of a shared vault: who can see it, as the member list this device verified last says
     /// ("EMAIL (ACCESS)", SHR-6).
     public var seenBy: [String]?
@@ -124,6 +128,8 @@ public struct ItemChanges: Codable, Sendable, Equatable {
     /// item's off. Absent: unchanged. Local vault only.
     public var killphrase: String?
     public var searchPassphrase: String?
+    /// Passkeys to delete, by credential id (base64url).
+    public var removePasskeys: [String]?
 
     public init(
         title: String? = nil, username: String? = nil, websites: [String]? = nil, tags: [String]? = nil, favorite: Bool? = nil,

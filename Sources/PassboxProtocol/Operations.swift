@@ -356,6 +356,19 @@ public enum Operations {
         .browserSession, surfaces: .browser, since: 14, vault: false,
         request: #"session (the host asks before relaying status, unlock, quick-unlock or lock)"#,
         reply: #"`done` while the session stands; `notPaired` once its pairing was removed"#)
+    // Passkeys (docs/PROTOCOL.md, "Passkeys"), generation 18.
+    public static let browserPasskeys = Operation<BrowserPasskeysRequest, PasskeysReply>(
+        .browserPasskeys, surfaces: .browser, since: 18, vault: true,
+        request: #"url (the browser's word for the frame or tab), rp? (the relying party id the page asked for; absent: the origin's host), allow? (credential ids, base64url), session"#,
+        reply: #"`passkeys`: rp, origin, passkeys [{item, title, credential, userName, displayName}] (live logins only, never a key; none: the extension leaves the call to the browser); `passkeyRelyingParty` {rp, origin, reason: notHTTPS, ipAddress, notSuffix, publicSuffix} when the page may not claim the relying party"#)
+    public static let browserPasskeySign = Operation<BrowserPasskeySignRequest, PasskeySignedReply>(
+        .browserPasskeySign, surfaces: .browser, since: 18, vault: true,
+        request: #"url, rp?, item, credential, clientData (the client data JSON, base64url: type webauthn.get and the tab's origin), session"#,
+        reply: #"`passkeySigned`: item, credential, authenticatorData (SHA-256 of rp, flags UP UV BE BS, counter), signature (ES256, DER, over the authenticator data and SHA-256 of the client data), userHandle; the passkey's lastUsed recorded (and a counter that counts saved first); `passkeyRelyingParty`, `passkeyNotFound` {rp}, `badRequest` (clientData's type or origin)"#)
+    public static let browserPasskeyCreate = Operation<BrowserPasskeyCreateRequest, PasskeyCreatedReply>(
+        .browserPasskeyCreate, surfaces: .browser, since: 18, vault: true,
+        request: #"url, rp?, userHandle (base64url, 1–64 bytes), userName, displayName, algorithms (COSE; must hold -7), exclude? (credential ids), session"#,
+        reply: #"`passkeyCreated`: item, title, newItem, credential, authenticatorData (with the attested credential: Passbox's AAGUID, the id, the COSE key), attestationObject (fmt none), publicKey (SubjectPublicKeyInfo), algorithm (-7). The passkey goes into the site's login with that user name (a version in its history), or a new login; a passkey of the same relying party and user handle is replaced. `passkeyRelyingParty`, `passkeyExists` {rp, title} (an excluded credential is here), `passkeyAlgorithm` {algorithms}"#)
 
     public static let all: [OperationSpec] = [
         hello.spec, status.spec, unlock.spec, quickUnlock.spec, lock.spec, changePassword.spec, list.spec, show.spec, field.spec, search.spec,
@@ -370,6 +383,7 @@ public enum Operations {
         browserPairBegin.spec, browserPairConfirm.spec, browserPairings.spec, browserRemove.spec, browserChallenge.spec, browserProve.spec,
         browserCandidates.spec, browserFill.spec, browserSearch.spec, browserOffer.spec, browserSave.spec, browserGenerate.spec, browserSession.spec,
         sharing.spec, orgShow.spec, orgChange.spec, orgAccept.spec, securityCode.spec,
-        linkOpen.spec, linkWait.spec, linkConfirm.spec, linkBegin.spec, linkAnswer.spec, linkFinish.spec
+        linkOpen.spec, linkWait.spec, linkConfirm.spec, linkBegin.spec, linkAnswer.spec, linkFinish.spec,
+        browserPasskeys.spec, browserPasskeySign.spec, browserPasskeyCreate.spec
     ]
 }

@@ -8,7 +8,7 @@ import Foundation
 public enum ProtocolVersion {
     /// The product's version, as `passbox --version` and the web UI's About say it.
     public static let product = "0.1.0"
-    public static let current = 17
+    public static let current = 18
     /// The first generation that negotiates (the `since` of every operation older than it).
     public static let firstNegotiated = 13
     /// The oldest generation this side reads.

@@ -51,6 +51,9 @@ public enum Reply: Sendable, Equatable {
     case linkOffer(LinkOfferReply)
     case linkStatus(LinkStatusReply)
     case ranges(RangesReply)
+    case passkeys(PasskeysReply)
+    case passkeySigned(PasskeySignedReply)
+    case passkeyCreated(PasskeyCreatedReply)
     case failure(ProtocolError)
 
     public enum Kind: String, Codable, Sendable {
@@ -60,6 +63,7 @@ public enum Reply: Sendable, Equatable {
         case browserPairing, browserChallenge, browserSession, browserFill, browserOffer, browserPairings
         case sharing, org, invitation, securityCode, linkOffer, linkStatus
         case ranges
+        case passkeys, passkeySigned, passkeyCreated
         case failure
     }
 
@@ -114,6 +118,9 @@ public enum Reply: Sendable, Equatable {
         case .linkOffer: .linkOffer
         case .linkStatus: .linkStatus
         case .ranges: .ranges
+        case .passkeys: .passkeys
+        case .passkeySigned: .passkeySigned
+        case .passkeyCreated: .passkeyCreated
         case .failure: .failure
         }
     }
@@ -175,6 +182,9 @@ extension Reply: Codable {
         case .linkOffer: self = .linkOffer(try body(LinkOfferReply.self))
         case .linkStatus: self = .linkStatus(try body(LinkStatusReply.self))
         case .ranges: self = .ranges(try body(RangesReply.self))
+        case .passkeys: self = .passkeys(try body(PasskeysReply.self))
+        case .passkeySigned: self = .passkeySigned(try body(PasskeySignedReply.self))
+        case .passkeyCreated: self = .passkeyCreated(try body(PasskeyCreatedReply.self))
         case .failure: self = .failure(try body(ProtocolError.self))
         }
     }
@@ -232,6 +242,9 @@ extension Reply: Codable {
         case .linkOffer(let b): try c.encode(b, forKey: .body)
         case .linkStatus(let b): try c.encode(b, forKey: .body)
         case .ranges(let b): try c.encode(b, forKey: .body)
+        case .passkeys(let b): try c.encode(b, forKey: .body)
+        case .passkeySigned(let b): try c.encode(b, forKey: .body)
+        case .passkeyCreated(let b): try c.encode(b, forKey: .body)
         case .failure(let b): try c.encode(b, forKey: .body)
         }
     }

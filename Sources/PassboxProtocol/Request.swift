@@ -27,6 +27,7 @@ public enum OperationName: String, Codable, Sendable, CaseIterable {
     case linkOpen = "link-open", linkWait = "link-wait", linkConfirm = "link-confirm", linkBegin = "link-begin", linkAnswer = "link-answer", linkFinish = "link-finish"
     case breachRanges = "breach-ranges"
     case recoverySetup = "recovery-setup", accountPassword = "account-password"
+    case browserPasskeys = "browser-passkeys", browserPasskeySign = "browser-passkey-sign", browserPasskeyCreate = "browser-passkey-create"
 
     /// Whether the operation needs the unlocked vault.
     public var needsVault: Bool { OperationRegistry.current.spec(self)?.needsVault ?? true }

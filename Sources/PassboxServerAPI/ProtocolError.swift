@@ -96,6 +96,10 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case invalidReference  // facts: reference, reason
     case notALogin  // facts: title, id
     case otherSite  // facts: saved, requested
+    case passkeyRelyingParty  // facts: rp, origin, reason (notHTTPS, ipAddress, notSuffix, publicSuffix)
+    case passkeyNotFound  // facts: rp
+    case passkeyExists  // facts: rp, title
+    case passkeyAlgorithm  // facts: algorithms
     case notAnAddress  // facts: address
     case breachCheckOff
     case breachCheckFailed  // facts: reason

@@ -48,6 +48,12 @@ extension ItemChanges {
         }
         if let notes { item.notes = notes }
         if let customOrder { Self.reorderCustomFields(&item, customOrder) }
+        for credential in removePasskeys ?? [] {
+            guard let index = item.passkeys.firstIndex(where: { $0.credentialText == credential }) else {
+                throw ProtocolError(.passkeyNotFound, ["rp": "", "title": item.title])
+            }
+            item.passkeys.remove(at: index)
+        }
         return weak
     }
 

@@ -21,6 +21,7 @@ public enum ItemViews {
             lastUsed: item.lastUsed, trashedAt: item.trashedAt, match: match, locked: item.sealed == nil ? nil : true)
         (summary.shared, summary.viewOnly) = sharing(item, in: vault)
         if hasCode(item) { summary.hasCode = true }
+        if !item.passkeys.isEmpty { summary.passkeys = item.passkeys.count }
         return summary
     }
 
@@ -58,6 +59,11 @@ public enum ItemViews {
         var detail = ItemDetail(summary: full, fields: fields, notes: item.notes, lastFilled: item.lastFilled, historyCount: item.history.count)
         detail.websites = item.websites
         detail.tags = item.tags
+        if !item.passkeys.isEmpty {
+            detail.passkeys = item.passkeys.map {
+                PasskeyView(credential: $0.credentialText, rp: $0.relyingParty, userName: $0.userName, displayName: $0.displayName, created: $0.created, lastUsed: $0.lastUsed, signCount: Int($0.signCount))
+            }
+        }
         return detail
     }
 }

@@ -261,6 +261,9 @@ public final class VaultSession: @unchecked Sendable {
         t.on(Operations.browserSearch) { s, r in try s.browserSearch(r) }
         t.on(Operations.browserOffer) { s, r in try s.browserOffer(r) }
         t.on(Operations.browserSave) { s, r in try s.browserSave(r) }
+        t.on(Operations.browserPasskeys) { s, r in try s.browserPasskeys(r) }
+        t.on(Operations.browserPasskeySign) { s, r in try s.browserPasskeySign(r) }
+        t.on(Operations.browserPasskeyCreate) { s, r in try s.browserPasskeyCreate(r) }
         return t
     }()
 }

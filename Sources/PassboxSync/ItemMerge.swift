@@ -37,6 +37,7 @@ public enum ItemMerge {
         merged.websites = mergeSet(b?.websites, l.websites, r.websites)
         merged.tags = mergeSet(b?.tags, l.tags, r.tags)
         merged.dismissals = mergeSet(b?.dismissals, l.dismissals, r.dismissals)
+        merged.passkeys = mergePasskeys(b?.passkeys, l.passkeys, r.passkeys)
         for key in Set(l.unknown.keys).union(r.unknown.keys).sorted() {
             merged.unknown[key] = pickOptional(b.map { $0.unknown[key] }, l.unknown[key], r.unknown[key])
         }
@@ -73,7 +74,33 @@ public enum ItemMerge {
         // Device-local parts stay this device's.
         merged.lastUsed = local.lastUsed
         merged.lastFilled = local.lastFilled
+        for i in merged.passkeys.indices {
+            merged.passkeys[i].lastUsed = local.passkeys.first { $0.credentialID == merged.passkeys[i].credentialID }?.lastUsed
+        }
         return Result(item: merged, conflicts: conflicts, untrashed: untrashed)
+    }
+
+    /// Passkeys by credential id: one made on either side is kept, one deleted on either side goes; one both
+    /// kept keeps the higher counter (each side's signatures must stay valid). When it was last used is this device's.
+    static func mergePasskeys(_ b: [Passkey]?, _ l: [Passkey], _ r: [Passkey]) -> [Passkey] {
+        if l == r { return l }
+        let before = Set((b ?? []).map(\.credentialID))
+        let local = Dictionary(l.map { ($0.credentialID, $0) }, uniquingKeysWith: { a, _ in a })
+        let remote = Dictionary(r.map { ($0.credentialID, $0) }, uniquingKeysWith: { a, _ in a })
+        var out = [Passkey]()
+        for key in r.map(\.credentialID) + l.map(\.credentialID) where !out.contains(where: { $0.credentialID == key }) {
+            switch (local[key], remote[key]) {
+            case (let mine?, let theirs?):
+                var kept = theirs
+                kept.signCount = max(mine.signCount, theirs.signCount)
+                out.append(kept)
+            case (let one?, nil), (nil, let one?):
+                // Made on one side (keep) or deleted on the other (drop).
+                if !before.contains(key) { out.append(one) }
+            case (nil, nil): break
+            }
+        }
+        return out
     }
 
     /// A version id that is the same on every device merging the same two versions.

@@ -419,7 +419,7 @@ enum RawExchange {
         #expect(hello.version == ProtocolVersion.current && hello.missing.isEmpty && hello.operations == OperationRegistry.current.allowed(on: [.socket, .browser]))
 
         // The account's operations need a server: AgentAccountTests sends each of them.
-        let missed = Set(OperationName.allCases).subtracting(agent.sent).subtracting(AgentAccountTests.operations).subtracting(AgentCoercionTests.operations).subtracting(AgentBackupTests.operations).subtracting(AgentInteropTests.operations).subtracting(AgentAttachmentTests.operations).subtracting(BrowserHostTests.operations).subtracting(AgentSharingTests.operations).subtracting(DeviceLinkTests.operations).subtracting(AgentBreachRangesTests.operations)
+        let missed = Set(OperationName.allCases).subtracting(agent.sent).subtracting(AgentAccountTests.operations).subtracting(AgentCoercionTests.operations).subtracting(AgentBackupTests.operations).subtracting(AgentInteropTests.operations).subtracting(AgentAttachmentTests.operations).subtracting(BrowserHostTests.operations).subtracting(BrowserPasskeyTests.operations).subtracting(AgentSharingTests.operations).subtracting(DeviceLinkTests.operations).subtracting(AgentBreachRangesTests.operations)
         #expect(missed.isEmpty, "operations never sent: \(missed.map(\.rawValue).sorted())")
     }
 
@@ -664,7 +664,7 @@ enum RawExchange {
             // A parse child that crashes or runs away: ParseChildTests provokes it (through an agent too).
             .parseFailed,
         ]
-        let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked).subtracting(AgentCoercionTests.errorCodes).subtracting(AgentBackupTests.errorCodes).subtracting(AgentInteropTests.errorCodes).subtracting(AgentAttachmentTests.errorCodes).subtracting(BrowserHostTests.errorCodes).subtracting(SharingIntegrationTests.errorCodes).subtracting(DeviceLinkTests.errorCodes)
+        let missed = Set(ErrorCode.allCases).subtracting(needOtherConditions).subtracting(provoked).subtracting(AgentCoercionTests.errorCodes).subtracting(AgentBackupTests.errorCodes).subtracting(AgentInteropTests.errorCodes).subtracting(AgentAttachmentTests.errorCodes).subtracting(BrowserHostTests.errorCodes).subtracting(BrowserPasskeyTests.errorCodes).subtracting(SharingIntegrationTests.errorCodes).subtracting(DeviceLinkTests.errorCodes)
         #expect(missed.isEmpty, "codes never provoked: \(missed.map(\.rawValue).sorted())")
         #expect(agent.isRunning)
     }

@@ -27,6 +27,11 @@ import Testing
         item.setValue("pässwörd", for: "password")
         item.fields.append(Field(label: "PIN", kind: .hidden, value: "1234"))
         item.dismissals = ["weak"]
+        item.passkeys = [
+            Passkey(
+                credentialID: [1, 2, 3, 4], relyingParty: "mail.example", userHandle: [9, 8], userName: "me", displayName: "Me", privateKey: [0x30, 1, 2],
+                signCount: 7, created: Date(timeIntervalSince1970: 1_700_000_050), lastUsed: Date(timeIntervalSince1970: 1_700_000_060))
+        ]
         var saved = try vault.add(item, now: Date(timeIntervalSince1970: 1_700_000_100))
         saved = try vault.update(id: saved.id, now: Date(timeIntervalSince1970: 1_700_000_200)) { $0.title = "Mail" }
         try vault.markUsed(id: saved.id, now: Date(timeIntervalSince1970: 1_700_000_300))

@@ -39,4 +39,15 @@ long CCrypto_aes256GCMOpen(const uint8_t *key, const uint8_t *nonce, size_t nonc
 int CCrypto_pbkdf2SHA256(const uint8_t *password, size_t passwordLength, const uint8_t *salt, size_t saltLength, uint32_t rounds,
                          uint8_t *out, size_t outLength);
 
+/// ECDSA P-256 (passkeys): a new key as PKCS#8 DER into `pkcs8` (its length, -1 on failure) and its public
+/// point (65 bytes, 0x04 | x | y) into `point`.
+long CCrypto_p256Generate(uint8_t *pkcs8, size_t capacity, uint8_t *point);
+/// The public point (65 bytes) of a PKCS#8 P-256 key: 1, or 0 when it is not one.
+int CCrypto_p256PublicKey(const uint8_t *pkcs8, size_t length, uint8_t *point);
+/// An ECDSA-SHA256 signature (DER, at most 72 bytes) of `message`: its length, -1 on failure.
+long CCrypto_p256Sign(const uint8_t *pkcs8, size_t length, const uint8_t *message, size_t messageLength, uint8_t *signature);
+/// 1 when `signature` (DER) is the key's (SubjectPublicKeyInfo DER) over `message`.
+int CCrypto_p256Verify(const uint8_t *spki, size_t spkiLength, const uint8_t *message, size_t messageLength,
+                       const uint8_t *signature, size_t signatureLength);
+
 #endif

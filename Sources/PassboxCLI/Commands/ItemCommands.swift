@@ -145,6 +145,11 @@ extension Commands {
         }
         for site in s.websites { rows.append(["Website:", Console.visibleLine(site)]) }
         if !s.tags.isEmpty { rows.append(["Tags:", Console.visibleLine(s.tags.joined(separator: ", "))]) }
+        for key in item.passkeys ?? [] {
+            let user = key.userName.isEmpty ? key.displayName : key.userName
+            let used = key.lastUsed.map { ", last used " + Output.date($0) } ?? ""
+            rows.append(["Passkey:", Console.visibleLine("\(key.rp) · \(user) (made \(Output.date(key.created))\(used))")])
+        }
         if s.favorite { rows.append(["Favorite:", "yes"]) }
         if let badge = s.shared { rows.append(["Shared:", Console.visibleLine(badge) + (s.viewOnly == true ? " (view only)" : "")]) }
         if let seen = item.seenBy, !seen.isEmpty { rows.append(["Who can see it:", Console.visibleLine(seen.joined(separator: ", "))]) }

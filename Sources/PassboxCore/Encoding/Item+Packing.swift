@@ -18,7 +18,7 @@ extension Item {
         let count = 4 + presentDates.count + (websites.isEmpty ? 0 : 1) + (notes.isEmpty ? 0 : 1) + (tags.isEmpty ? 0 : 1)
             + (isFavorite ? 1 : 0) + (history.isEmpty ? 0 : 1) + (dismissals.isEmpty ? 0 : 1) + (passwordBreach == nil ? 0 : 1) + unknown.count
             + (vaultID == nil ? 0 : 1) + (syncBase == nil ? 0 : 1) + (syncPending ? 1 : 0) + (killphrase == nil ? 0 : 1) + (searchPassphrase == nil ? 0 : 1)
-            + (sealed == nil ? 0 : 1) + (attachments.isEmpty ? 0 : 1)
+            + (sealed == nil ? 0 : 1) + (attachments.isEmpty ? 0 : 1) + (passkeys.isEmpty ? 0 : 1)
         w.writeMapHeader(count)
         w.write("id")
         w.write(id)
@@ -112,6 +112,11 @@ extension Item {
             w.writeArrayHeader(attachments.count)
             for attachment in attachments { attachment.pack(into: &w) }
         }
+        if !passkeys.isEmpty {
+            w.write("passkeys")
+            w.writeArrayHeader(passkeys.count)
+            for passkey in passkeys { passkey.pack(into: &w) }
+        }
         w.writeUnknown(unknown)
     }
 
@@ -175,6 +180,9 @@ extension Item {
             case "attachments":
                 let count = try r.readArrayHeader()
                 for _ in 0..<count { attachments.append(try Attachment(unpacking: &r)) }
+            case "passkeys":
+                let count = try r.readArrayHeader()
+                for _ in 0..<count { passkeys.append(try Passkey(unpacking: &r)) }
             default: unknown[key] = try r.readValue()
             }
         }

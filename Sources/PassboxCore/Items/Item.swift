@@ -45,6 +45,8 @@ public struct Item: Sendable, Equatable {
     public var sealed: SealedContent?
     /// Files kept with the item (their keys; the encrypted files are blobs beside the vault).
     public var attachments: [Attachment] = []
+    /// WebAuthn credentials kept with a login (issue 35).
+    public var passkeys: [Passkey] = []
 
     public init(
         id: String = Identifier.generateItemID(), category: Category, title: String = "", fields: [Field]? = nil,
@@ -115,6 +117,7 @@ public struct Item: Sendable, Equatable {
     /// here, where it is on the server, whether it waits to be pushed).
     public var synced: Item {
         var copy = self
+        for i in copy.passkeys.indices { copy.passkeys[i].lastUsed = nil }
         copy.lastUsed = nil
         copy.lastFilled = nil
         copy.vaultID = nil

@@ -274,4 +274,18 @@ extension Vault {
     public mutating func markFilled(id: String, now: Date) throws {
         items[try index(of: id)].lastFilled = now.storedPrecision
     }
+
+    /// Records when this device last signed with a passkey (device-local like `lastUsed`: no version). With
+    /// `advance`, its signature counter goes up by one, which syncs (no version either: a counter is no edit).
+    public mutating func markPasskeyUsed(id: String, credential: [UInt8], now: Date, advance: Bool = false) throws {
+        let i = try index(of: id)
+        guard let k = items[i].passkeys.firstIndex(where: { $0.credentialID == credential }) else { return }
+        if advance {
+            if !items[i].syncPending, items[i].syncBase != nil { items[i].syncBase!.ancestor = items[i].synced }
+            items[i].passkeys[k].signCount &+= 1
+            items[i].syncPending = true
+        }
+        items[i].passkeys[k].lastUsed = now.storedPrecision
+        items[i].lastUsed = now.storedPrecision
+    }
 }
