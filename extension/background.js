@@ -7,6 +7,7 @@
 // path or query. Nothing of the vault is stored.
 
 import { Agent } from "./agent.js";
+import { base64url } from "./crypto.js";
 import { AgentError, Secret, factIsTrue } from "./protocol.js";
 import {
   clearOffer, clearRefusal, forgetOffered, forgetTab, getOffer, getRefusal, lastFill, recordFill, rememberOffered, setOffer, setRefusal,
@@ -415,6 +416,165 @@ const fromPopup = {
     clearRefusal(message.tab);
     return { ok: true };
   },
+};
+
+// MARK: passkeys (the page's WebAuthn calls, through webauthn-page.js and webauthn.js of the top frame)
+
+/** Prompts waiting for the user in Passbox's own window: request id → {info, resolve, windowId}. */
+const prompts = new Map();
+const B64URL = /^[A-Za-z0-9_-]{1,1400}$/;
+
+function passkeyText(value, limit) {
+  return typeof value === "string" && value.length <= limit ? value : null;
+}
+
+function utf8Base64url(text) {
+  return base64url(new TextEncoder().encode(text));
+}
+
+/**
+ * Asks in a window of the extension's own (the page can neither see, cover nor click it): the answer is
+ * {use: "passbox", item, credential}, {use: "browser"} or {use: "cancel"} (the window closed).
+ */
+async function askInWindow(info) {
+  const id = crypto.randomUUID();
+  return new Promise((resolve) => {
+    prompts.set(id, { info, resolve, windowId: null });
+    api.windows.create({ url: api.runtime.getURL(`passkey.html?request=${id}`), type: "popup", width: 460, height: 560, focused: true }).then(
+      (made) => {
+        const waiting = prompts.get(id);
+        if (waiting) waiting.windowId = made.id;
+        else api.windows.remove(made.id).catch(() => {});
+      },
+      () => {
+        prompts.delete(id);
+        resolve({ use: "browser" });
+      });
+  });
+}
+
+function answerPrompt(id, answer) {
+  const waiting = prompts.get(id);
+  if (!waiting) return false;
+  prompts.delete(id);
+  waiting.resolve(answer);
+  if (waiting.windowId !== null) api.windows.remove(waiting.windowId).catch(() => {});
+  return true;
+}
+
+api.windows?.onRemoved?.addListener((windowId) => {
+  for (const [id, waiting] of prompts) if (waiting.windowId === windowId) answerPrompt(id, { use: "cancel" });
+});
+
+/** What a page's request may hold: base64url ids and a challenge, short names, a few numbers. */
+function passkeyRequest(kind, r) {
+  if (!r || typeof r !== "object") return null;
+  const rpId = r.rpId === null || r.rpId === undefined ? null : passkeyText(r.rpId, 253);
+  const challenge = passkeyText(r.challenge, 1400);
+  if ((r.rpId && rpId === null) || !challenge || !B64URL.test(challenge)) return null;
+  if (kind === "get") {
+    const allow = Array.isArray(r.allow) ? r.allow.slice(0, 64).filter((c) => typeof c === "string" && B64URL.test(c)) : [];
+    return { rpId, challenge, allow };
+  }
+  const user = r.user || {};
+  const algorithms = Array.isArray(r.algorithms) ? r.algorithms.slice(0, 16).filter(Number.isInteger) : [];
+  const exclude = Array.isArray(r.exclude) ? r.exclude.slice(0, 64).filter((c) => typeof c === "string" && B64URL.test(c)) : [];
+  const handle = passkeyText(user.id, 100);
+  if (!handle || !B64URL.test(handle)) return null;
+  return {
+    rpId, challenge, algorithms, exclude, attachment: passkeyText(r.attachment, 40),
+    user: { id: handle, name: passkeyText(user.name, 256) ?? "", displayName: passkeyText(user.displayName, 256) ?? "" },
+  };
+}
+
+const refusedAnswer = { use: "refused", error: "NotAllowedError" };
+
+async function passkeyGet(url, r) {
+  let found;
+  try {
+    found = (await agent.call("browser-passkeys", { url: agentURL(url), rp: r.rpId ?? undefined, allow: r.allow }, "passkeys")).body;
+  } catch {
+    return { use: "browser" }; // Locked, not paired, no agent, or a relying party this page may not claim: the browser's.
+  }
+  if (!found.passkeys.length) return { use: "browser" };
+  const choice = await askInWindow({
+    kind: "get", rp: found.rp, origin: found.origin,
+    passkeys: found.passkeys.map((p) => ({ item: p.item, title: p.title, credential: p.credential, userName: p.userName, displayName: p.displayName })),
+  });
+  if (choice.use !== "passbox") return choice.use === "browser" ? { use: "browser" } : refusedAnswer;
+  const clientData = JSON.stringify({ type: "webauthn.get", challenge: r.challenge, origin: found.origin, crossOrigin: false });
+  try {
+    const { body } = await agent.call("browser-passkey-sign",
+      { url: agentURL(url), rp: found.rp, item: choice.item, credential: choice.credential, clientData: utf8Base64url(clientData) }, "passkeySigned");
+    return {
+      use: "passbox",
+      credential: { id: body.credential, clientDataJSON: utf8Base64url(clientData), authenticatorData: body.authenticatorData, signature: body.signature, userHandle: body.userHandle },
+    };
+  } catch {
+    return refusedAnswer;
+  }
+}
+
+async function passkeyCreate(url, r) {
+  // A site that wants a security key, or an algorithm Passbox does not make, goes to the browser at once.
+  if (!r.algorithms.includes(-7) || r.attachment === "cross-platform") return { use: "browser" };
+  let checked;
+  try {
+    checked = (await agent.call("browser-passkeys", { url: agentURL(url), rp: r.rpId ?? undefined, allow: [] }, "passkeys")).body;
+  } catch {
+    return { use: "browser" };
+  }
+  const choice = await askInWindow({ kind: "create", rp: checked.rp, origin: checked.origin, userName: r.user.name, displayName: r.user.displayName });
+  if (choice.use !== "passbox") return choice.use === "browser" ? { use: "browser" } : refusedAnswer;
+  const clientData = JSON.stringify({ type: "webauthn.create", challenge: r.challenge, origin: checked.origin, crossOrigin: false });
+  try {
+    const { body } = await agent.call("browser-passkey-create", {
+      url: agentURL(url), rp: checked.rp, userHandle: r.user.id, userName: r.user.name, displayName: r.user.displayName, algorithms: r.algorithms,
+      exclude: r.exclude,
+    }, "passkeyCreated");
+    return {
+      use: "passbox",
+      credential: {
+        id: body.credential, clientDataJSON: utf8Base64url(clientData), attestationObject: body.attestationObject, authenticatorData: body.authenticatorData,
+        publicKey: body.publicKey, algorithm: body.algorithm,
+      },
+    };
+  } catch (error) {
+    // WebAuthn's answer to a credential the site excludes is InvalidStateError.
+    if (error instanceof AgentError && error.code === "passkeyExists") return { use: "refused", error: "InvalidStateError" };
+    return refusedAnswer;
+  }
+}
+
+fromContent.webauthn = async (message, sender) => {
+  const url = webURL(sender.url);
+  // Only a top frame's page (a frame's WebAuthn calls stay the browser's).
+  if (!url || sender.frameId !== 0 || (message.kind !== "get" && message.kind !== "create")) return { use: "browser" };
+  const r = passkeyRequest(message.kind, message.request);
+  if (!r) return { use: "browser" };
+  return message.kind === "get" ? passkeyGet(url, r) : passkeyCreate(url, r);
+};
+
+/** The prompt window: what it asks (never a key), and the user's answer. */
+fromPopup.passkeyPrompt = async (message) => {
+  const waiting = typeof message.request === "string" ? prompts.get(message.request) : null;
+  if (!waiting) return { ok: false, error: { code: "passkeyPromptGone", facts: {} } };
+  return { ok: true, ...waiting.info };
+};
+
+fromPopup.passkeyAnswer = async (message) => {
+  const waiting = typeof message.request === "string" ? prompts.get(message.request) : null;
+  if (!waiting) return { ok: false };
+  let answer = { use: "cancel" };
+  if (message.use === "browser") answer = { use: "browser" };
+  if (message.use === "passbox") {
+    if (waiting.info.kind === "create") answer = { use: "passbox" };
+    else {
+      const chosen = waiting.info.passkeys.find((p) => p.credential === message.credential && p.item === message.item);
+      if (chosen) answer = { use: "passbox", item: chosen.item, credential: chosen.credential };
+    }
+  }
+  return { ok: answerPrompt(message.request, answer) };
 };
 
 // MARK: wiring

@@ -62,6 +62,8 @@ stamp "building the debug binary and the tests"
 # shellcheck disable=SC2086
 ( cpu "the debug build with the tests" $swift build --build-tests $debug_flags ) 2>&1 | tee .build/debug-build.log; [ "${PIPESTATUS[0]}" = 0 ] || exit 1
 scripts/fetch-axe.sh .build/web-tools || exit 1
+scripts/fetch-webauthn.sh .build/web-tools/py || exit 1
+export PASSBOX_WEBAUTHN_PY="$PWD/.build/web-tools/py"
 
 # The flows start with the Swift tests, not earlier: until the tests are built the two builds keep both cores
 # busy, and the flows there only slowed the tests' build; beside the Swift tests they fill the time those

@@ -27,9 +27,12 @@ Pages (the same on every name):
   /fakesubmit  a login form; once Passbox's button is there, the page fills in mallory and dispatches a
                synthetic submit event and Enter key of its own (no real submission)
   /welcome     where the forms go (POST): "Welcome"
+  /passkey     (https) a WebAuthn relying party's Register and Sign-in page, served by ext_passkeys.py
   /favicon.ico nothing (204), so that a browser's request for it logs no error
 """
-import html, http.server, os, select, socket, socketserver, ssl, subprocess, threading, urllib.parse
+import html, http.server, json, os, select, socket, socketserver, ssl, subprocess, threading, urllib.parse
+
+import ext_passkeys
 
 NAMES = ["bank.example", "login.bank.example", "evil.example", "bank.example.evil.example", "shop.example"]
 
@@ -151,6 +154,8 @@ def page(scheme, host, path, query):
             return None
         fade = ' style="opacity:0.05"' if path == "/fadedframe" else ""
         body = LOGIN_FORM + f'<iframe id="frame" src="{html.escape(src)}" title="embedded"{fade}></iframe>'
+    elif path == "/passkey" and scheme == "https":
+        body = ext_passkeys.page(host, query)
     elif path == "/welcome":
         body = '<h1 id="welcome">Welcome</h1>'
     else:
@@ -193,7 +198,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0") or "0")
-        self.rfile.read(min(length, 1 << 16))
+        body = self.rfile.read(min(length, 1 << 16))
+        host, path, _ = self.target()
+        if host in NAMES and path.startswith("/passkey/") and self.server.scheme == "https":
+            data = json.dumps(ext_passkeys.answer(host, path, body)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(data)
+            return
         self.answer()
 
     def do_CONNECT(self):

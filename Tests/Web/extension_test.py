@@ -33,7 +33,7 @@ from selenium.webdriver.common.keys import Keys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import bidi, ext_sites  # noqa: E402
+import bidi, ext_passkeys, ext_sites  # noqa: E402
 
 ROOT = os.path.realpath(os.path.join(HERE, "..", ".."))
 EXTENSION = os.path.join(ROOT, "extension")
@@ -242,6 +242,52 @@ class ServiceWorkerConsole:
             pass
 
 
+class DevToolsPage:
+    """A page chromedriver does not list (it leaves out extension pages the extension opened itself, such as the
+    passkey window), driven over the DevTools protocol of the browser: script, trusted clicks, screenshots."""
+
+    def __init__(self, address, target):
+        with urllib.request.urlopen(f"http://{address}/json/version", timeout=10) as r:
+            endpoint = json.loads(r.read())["webSocketDebuggerUrl"]
+        self.ws = websocket.create_connection(endpoint, timeout=30, suppress_origin=True)
+        self.counter = 0
+        self.session = None
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+
+    def call(self, method, params=None):
+        self.counter += 1
+        ident = self.counter
+        self.ws.send(json.dumps({"id": ident, "method": method, "params": params or {}, **({"sessionId": self.session} if self.session else {})}))
+        while True:
+            m = json.loads(self.ws.recv())
+            if m.get("id") == ident:
+                check("error" not in m, f"DevTools {method}: {m.get('error')}")
+                return m["result"]
+
+    def evaluate(self, expression):
+        result = self.call("Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True})
+        if "exceptionDetails" in result:
+            # Not a Failure: a wait asks again (the page may still be loading).
+            raise RuntimeError(f"the page threw: {result['exceptionDetails'].get('exception', {}).get('description')}")
+        return result["result"].get("value")
+
+    def click(self, css):
+        x, y = self.evaluate(f"(() => {{ const r = document.querySelector({json.dumps(css)}).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()")
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+
+    def screenshot(self, path):
+        import base64
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(self.call("Page.captureScreenshot")["data"]))
+
+    def close(self):
+        try:
+            self.ws.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+
 class Chromium:
     kind = "chromium"
     base = f"chrome-extension://{CHROMIUM_ID}/"
@@ -299,6 +345,8 @@ class Chromium:
             self.current, self.in_frame = self.first, False
 
     def js(self, tab, expression, frame=False):
+        if tab.startswith("devtools:"):
+            return self.devtools(tab).evaluate(expression)
         self._to(tab, frame)
         return self.driver.execute_script(f"return ({expression});")
 
@@ -359,6 +407,8 @@ class Chromium:
 
     def click_element(self, tab, css):
         """A click on an extension page's element (the popup)."""
+        if tab.startswith("devtools:"):
+            return self.devtools(tab).click(css)
         self._to(tab)
         self.driver.find_element(By.CSS_SELECTOR, css).click()
 
@@ -369,14 +419,49 @@ class Chromium:
         field.send_keys(text)
 
     def screenshot(self, tab, path):
+        if tab.startswith("devtools:"):
+            return self.devtools(tab).screenshot(path)
         self._to(tab)
         self.driver.save_screenshot(path)
+
+    def find_window(self, prefix):
+        """The page whose address starts with `prefix` (the extension's passkey window), or None: a DevTools
+        target, as chromedriver does not list it (see DevToolsPage)."""
+        address = self.driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
+        with urllib.request.urlopen(f"http://{address}/json/list", timeout=10) as r:
+            targets = json.loads(r.read())
+        for t in targets:
+            if t.get("type") == "page" and t.get("url", "").startswith(prefix):
+                return "devtools:" + t["id"]
+        return None
+
+    def devtools(self, tab):
+        pages = self.__dict__.setdefault("pages", {})
+        if tab not in pages:
+            pages[tab] = DevToolsPage(self.driver.capabilities["goog:chromeOptions"]["debuggerAddress"], tab.split(":", 1)[1])
+        return pages[tab]
+
+    def virtual_authenticator(self, tab):
+        """Chromium's virtual authenticator (WebDriver) for the tab: the browser's own WebAuthn answers through it."""
+        self._to(tab)
+        from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
+        options = VirtualAuthenticatorOptions()
+        options.protocol = VirtualAuthenticatorOptions.Protocol.CTAP2
+        options.transport = VirtualAuthenticatorOptions.Transport.USB
+        options.has_resident_key = True
+        options.has_user_verification = True
+        options.is_user_verified = True
+        options.is_user_consenting = True
+        self.driver.add_virtual_authenticator(options)
+        return lambda: self.driver.get_credentials()
 
     def errors(self):
         found = [f"console: {e.get('message')}" for e in self.driver.get_log("browser") if e.get("level") in ("SEVERE", "ERROR")]
         return found + (self.console.take() if self.console else [])
 
     def quit(self):
+        for page in self.__dict__.get("pages", {}).values():
+            page.close()
         if self.console:
             self.console.close()
         try:
@@ -460,7 +545,12 @@ class Firefox:
 
     def click_element(self, tab, css):
         self._activate(tab)
-        self.ff.click_element(tab, css)
+        try:
+            self.ff.click_element(tab, css)
+        except bidi.BiDiError as e:
+            # A page that closes itself as the click's answer (the passkey window) is gone before the release.
+            if "no such frame" not in str(e) or "releaseActions" not in str(e):
+                raise
 
     def type_into(self, tab, css, text):
         self._activate(tab)
@@ -470,6 +560,15 @@ class Firefox:
 
     def screenshot(self, tab, path):
         self.ff.screenshot(tab, path)
+
+    def find_window(self, prefix):
+        for c in self.ff.send("browsingContext.getTree", {"maxDepth": 0})["contexts"]:
+            if c.get("url", "").startswith(prefix):
+                return c["context"]
+        return None
+
+    def virtual_authenticator(self, tab):
+        return None
 
     def errors(self):
         """From Firefox's output since the last call: uncaught errors of the extension (moz-extension://) and of the
@@ -1186,9 +1285,104 @@ def flow_remove(run):
     check(problem is None, problem)
 
 
+# MARK: passkeys
+
+def passkey_result(run, site, what, timeout=30):
+    return run.wait(lambda: run.js(site, "document.getElementById('result').textContent") or None, what, timeout)
+
+
+def passkey_window(run):
+    """Passbox's passkey window once it is armed: its context and what it shows."""
+    prefix = run.browser.base + "passkey.html"
+    window = run.wait(lambda: run.browser.find_window(prefix), "Passbox's passkey window", 20)
+    run.wait(lambda: run.js(window, "document.getElementById('app').dataset.armed") == "true", "the passkey window armed")
+    shown = run.js(window, "({title: document.getElementById('passkey-title').textContent, origin: document.getElementById('passkey-origin').textContent, "
+                           "rows: [...document.querySelectorAll('.passkey-choice .title')].map((n) => n.textContent), lang: document.documentElement.lang, "
+                           "other: document.getElementById('passkey-other').textContent})")
+    check(shown["lang"] == run.language and shown["other"] == run.msg("passkey_other"), f"the passkey window's language: {shown}")
+    return window, shown
+
+
+def passkey_click(run, window, css):
+    """A click in the passkey window; it closes itself once the worker has the answer."""
+    run.browser.click_element(window, css)
+    run.wait(lambda: run.browser.find_window(run.browser.base + "passkey.html") is None, "the passkey window closed")
+
+
+def flow_passkeys(run):
+    """A relying party (py_webauthn) on login.bank.example for bank.example: Register offers Passbox's window,
+    which saves the passkey into the Bank login; Sign in lists it and the server verifies the signed assertion
+    (signature, challenge, origin, relying party). A page of another site claiming bank.example never reaches
+    Passbox (the browser refuses it itself). "Use another device or security key" hands the call to the browser:
+    in Chromium its virtual authenticator (WebDriver) registers and signs in for shop.example untouched, and a
+    sign-in there with no Passbox passkey opens no Passbox window."""
+    check(ext_passkeys.AVAILABLE, "py_webauthn is missing (scripts/fetch-webauthn.sh)")
+    msg, vault = run.msg, run.vault
+    session = f"{run.kind}-{run.language}"
+    site = run.open(f"https://login.bank.example/passkey?run={session}&rp=bank.example&user=ada")
+    run.wait(lambda: run.js(site, "document.getElementById('register') !== null"), "the passkey page")
+    run.browser.click_element(site, "#register")
+    window, shown = passkey_window(run)
+    check(shown["title"] == msg("passkey_title_create", "bank.example") and shown["origin"] == "https://login.bank.example", f"the create window: {shown}")
+    run.shot("passkey-create", window)
+    passkey_click(run, window, "#passkey-save")
+    result = passkey_result(run, site, "the registration's answer")
+    check(result == "registered ada typed", f"the relying party's answer to the registration: {result!r}")
+    bank = vault.json("show", "Bank", "--json")
+    keys = bank.get("passkeys") or []
+    check(len(keys) == 1 and keys[0]["rp"] == "bank.example" and keys[0]["userName"] == "ada", f"the Bank login's passkeys: {keys}")
+
+    # Sign in: the window lists the one passkey; the server verifies the assertion.
+    run.browser.click_element(site, "#signin")
+    window, shown = passkey_window(run)
+    check(shown["title"] == msg("passkey_title_get", "bank.example") and shown["rows"] == ["ada"], f"the sign-in window: {shown}")
+    run.shot("passkey-get", window)
+    passkey_click(run, window, ".passkey-choice")
+    result = passkey_result(run, site, "the sign-in's answer")
+    check(result == "signed in ada counter 0", f"the relying party's answer to the sign-in: {result!r}")
+    used = vault.json("show", "Bank", "--json")["passkeys"][0]
+    check(used.get("lastUsed"), f"the passkey's last use is recorded: {used}")
+
+    # Cancel in the window: the page hears NotAllowedError.
+    run.browser.click_element(site, "#signin")
+    window, _ = passkey_window(run)
+    passkey_click(run, window, "#passkey-cancel")
+    result = passkey_result(run, site, "the cancelled sign-in's answer")
+    check(result == "error: NotAllowedError", f"a cancelled sign-in: {result!r}")
+
+    # Another site claiming bank.example: the agent refuses it, Passbox stays out, the browser refuses it too.
+    evil = run.open(f"https://evil.example/passkey?run={session}&rp=bank.example&user=ada")
+    run.wait(lambda: run.js(evil, "document.getElementById('signin') !== null"), "the hostile page")
+    run.browser.click_element(evil, "#signin")
+    result = passkey_result(run, evil, "the hostile page's answer")
+    check(result.startswith("error: ") and run.browser.find_window(run.browser.base + "passkey.html") is None, f"a claim of another site: {result!r}")
+    run.close(evil)
+
+    # The browser's own flow, untouched (Chromium: its virtual authenticator).
+    shop = run.open(f"https://shop.example/passkey?run={session}&rp=shop.example&user=bob")
+    stored = run.browser.virtual_authenticator(shop)
+    if stored is not None:
+        run.wait(lambda: run.js(shop, "document.getElementById('register') !== null"), "the shop's passkey page")
+        run.browser.click_element(shop, "#register")
+        window, _ = passkey_window(run)
+        passkey_click(run, window, "#passkey-other")
+        result = passkey_result(run, shop, "the browser's registration")
+        check(result == "registered bob typed" and len(stored()) == 1, f"the browser's own registration: {result!r}, {len(stored())} in the authenticator")
+        check(not vault.json("show", "Shop", "--json").get("passkeys"), "the browser's registration also went into the vault")
+        run.js(shop, "document.getElementById('result').textContent = ''")
+        run.browser.click_element(shop, "#signin")
+        result = passkey_result(run, shop, "the browser's sign-in")
+        check(result == "signed in bob counter 1" or result.startswith("signed in bob"), f"the browser's own sign-in: {result!r}")
+        check(run.browser.find_window(run.browser.base + "passkey.html") is None, "a Passbox window for a site where Passbox has no passkey")
+    run.close(shop)
+    run.close(site)
+    run.check_errors()
+
+
+
 FLOWS = [("pair", flow_pair), ("fill", flow_fill), ("warn", flow_warn), ("refuse", flow_refuse), ("layers", flow_layers), ("frames", flow_frames),
          ("http", flow_http), ("save", flow_save), ("update", flow_update), ("generate", flow_generate), ("totp", flow_totp),
-         ("unlock", flow_unlock), ("second-profile", flow_second_profile), ("remove", flow_remove)]
+         ("passkeys", flow_passkeys), ("unlock", flow_unlock), ("second-profile", flow_second_profile), ("remove", flow_remove)]
 
 
 def run_browser(args, kind, language, sites, report):
@@ -1233,8 +1427,12 @@ def main():
     parser.add_argument("--only", choices=["chromium", "firefox"])
     parser.add_argument("--language", choices=["en", "de"])
     parser.add_argument("--serial", action="store_true", help="one browser after the other instead of two side by side")
+    parser.add_argument("--flows", help="only these flows (comma-separated; pair is always run)")
     args = parser.parse_args()
     args.passbox = os.path.realpath(args.passbox)
+    if args.flows:
+        wanted = {"pair", *args.flows.split(",")}
+        FLOWS[:] = [(name, flow) for name, flow in FLOWS if name in wanted]
     shutil.rmtree(args.artifacts, ignore_errors=True)
     os.makedirs(args.artifacts)
     started = time.monotonic()
