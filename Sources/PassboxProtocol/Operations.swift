@@ -30,7 +30,7 @@ public enum Operations {
         reply: #"`done`; the agent re-opens with the new password and keeps a new quick-unlock key"#)
     public static let list = Operation<ListRequest, ItemListReply>(
         .list, vault: true,
-        request: #"category?, tag?, favoritesOnly, sort? (newest, oldest, az, za, recent), offset, limit? (at most 1,000 a page: a page is encoded whole in memory, so pages are kept small), vault?, rows? (true: the page as text rows), withCode? (only items with a one-time-password setup; generation 16)"#,
+        request: #"category?, tag?, favoritesOnly, sort? (newest, oldest, az, za, recent), offset, limit? (at most 1,000 a page: a page is encoded whole in memory, so pages are kept small), vault?, rows? (true: the page as text rows), withCode? (only items with a one-time-password setup; generation 16), withPasskey? (only items that hold a passkey; generation 18)"#,
         reply: #"`items`: items [ItemSummary: hasCode since generation 16], total, vaultIsEmpty; with rows, items is empty and rows holds the page: a line an item, its id, favorite (1 or empty), title, categoryName and summary separated by tabs, a backslash, tab or line feed inside a field written as a backslash and one of backslash, t, n; and widths: the display widths of the table's ID, TITLE and CATEGORY columns over the whole listing (each at most 120; a client may print each page as it comes, padded to them)"#)
     public static let show = Operation<ShowRequest, ItemDetail>(
         .show, vault: true,

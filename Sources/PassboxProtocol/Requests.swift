@@ -43,6 +43,8 @@ public struct ListRequest: Codable, Sendable {
     public var rows: Bool?
     /// Only the items that hold a one-time-password setup (LST-5; generation 16).
     public var withCode: Bool?
+    /// Only the items that hold a passkey (LST-5's Passkeys filter; generation 18).
+    public var withPasskey: Bool?
     public static let maximumPage = 1_000
 
     public init(

@@ -16,7 +16,7 @@ extension VaultSession {
         // The pages of one listing are asked one after another: the filtered, sorted list is kept until the next
         // change or another listing, so each page does not filter and sort the whole vault again.
         let inVault = try r.vault.map { try resolveVault($0).id }
-        let key = "\(category?.rawValue ?? "")\u{0}\(r.tag ?? "")\u{0}\(r.favoritesOnly)\u{0}\(sort.rawValue)\u{0}\(inVault ?? "")\u{0}\(r.withCode == true)"
+        let key = "\(category?.rawValue ?? "")\u{0}\(r.tag ?? "")\u{0}\(r.favoritesOnly)\u{0}\(sort.rawValue)\u{0}\(inVault ?? "")\u{0}\(r.withCode == true)\u{0}\(r.withPasskey == true)"
         let all = vault.items
         let positions: [Int]
         if let kept = lookups.keptListing, kept.key == key {
@@ -30,6 +30,9 @@ extension VaultSession {
             }
             if r.withCode == true {
                 listed = listed.filter { ItemViews.hasCode(all[$0]) }
+            }
+            if r.withPasskey == true {
+                listed = listed.filter { !all[$0].passkeys.isEmpty }
             }
             lookups.keptListing = (key, listed, nil)
             positions = listed

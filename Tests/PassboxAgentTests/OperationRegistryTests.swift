@@ -38,12 +38,14 @@ import Testing
     }
 
     /// What `passbox browser-host` lets the extension call (before the handshake only hello, pairing and the
-    /// handshake itself): no item's secret but through `browser-fill`, nothing that names a file, no setting.
+    /// handshake itself): no item's secret but through `browser-fill`, nothing that names a file, no setting; the
+    /// passkey operations sign with a key that never leaves the agent (issue 35).
     @Test func theExtensionsAllowListIsPinned() {
         #expect(
             OperationRegistry.current.allowed(on: .browser) == [
-                "browser-candidates", "browser-challenge", "browser-fill", "browser-generate", "browser-offer", "browser-pair-begin", "browser-prove", "browser-save",
-                "browser-search", "browser-session", "hello", "lock", "quick-unlock", "status", "unlock",
+                "browser-candidates", "browser-challenge", "browser-fill", "browser-generate", "browser-offer", "browser-pair-begin", "browser-passkey-create",
+                "browser-passkey-sign", "browser-passkeys", "browser-prove", "browser-save", "browser-search", "browser-session", "hello", "lock", "quick-unlock",
+                "status", "unlock",
             ])
         #expect(!OperationRegistry.current.allowed(on: .web).contains { $0.hasPrefix("browser-") && !["browser-pair-confirm", "browser-pairings", "browser-remove"].contains($0) })
     }

@@ -1004,7 +1004,7 @@ def main_flows(args, display, language):
                 check(t("ui.about.preview") in ui.find("#about").text, "the not-audited notice in About")
                 # LST-13: the vault at a glance (3 logins, 2 with a code), a chip opening its filter.
                 counts = {e.get_attribute("data-stat"): e.find_element(By.TAG_NAME, "strong").text for e in ui.driver.find_elements(By.CSS_SELECTOR, "#stat-chips .statchip")}
-                check(counts == {"login": "3", "credit-card": "0", "secure-note": "0", "identity": "0", "codes": "2"}, f"the chips' counts: {counts}")
+                check(counts == {"login": "3", "credit-card": "0", "secure-note": "0", "identity": "0", "codes": "2", "passkeys": "0"}, f"the chips' counts: {counts}")
                 ui.press('#stat-chips [data-stat="codes"]')
                 ui.wait(lambda d: ui.find("#home-title").text == t("ui.nav.codes") and sorted(e.text for e in d.find_elements(By.CSS_SELECTOR, ".itemrow .title")) == ["GitHub", "Mail"], "the 2FA codes chip's listing")
                 ui.click(t("ui.nav.settings"))

@@ -11,6 +11,7 @@ function filterName(filter) {
   if (filter.kind === 'favorites') return t('ui.nav.favorites');
   if (filter.kind === 'recent') return t('ui.nav.recent');
   if (filter.kind === 'codes') return t('ui.nav.codes');
+  if (filter.kind === 'passkeys') return t('ui.nav.passkeys');
   if (filter.kind === 'category') return categoryName(filter.value);
   if (filter.kind === 'tag') return filter.value;
   if (filter.kind === 'vault') { const v = state.vaults.find((x) => x.id === filter.value); return v ? v.name : filter.value; }

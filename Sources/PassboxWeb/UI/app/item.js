@@ -232,6 +232,30 @@ export async function moveToTrash(id, title) {
   } catch (e) { report(e); }
 }
 
+// The passkeys card (issue 35): each passkey's site and account, when it was made and last used here, and
+// Delete (asked first: the site no longer accepts this device's sign-in with it). The key itself is never shown.
+function passkeysSection(id, passkeys, viewOnly) {
+  const row = (p) => h('li', { class: 'field passkey', 'data-credential': p.credential },
+    icon('key-round'),
+    h('span', { class: 'texts' }, h('span', { class: 'label' }, p.rp), h('span', { class: 'value' }, p.userName || p.displayName || '—'),
+      h('span', { class: 'hint' }, t('ui.item.passkeyMade', { date: formatDate(p.created) }) + (p.lastUsed ? ' · ' + t('ui.item.passkeyUsed', { ago: relativeTime(p.lastUsed) }) : ''))),
+    viewOnly ? null : button([icon('trash-2'), t('ui.item.passkeyDelete')], () => deletePasskey(id, p), 'danger', { 'aria-label': t('ui.item.passkeyDeleteNamed', { site: p.rp }) }));
+  return h('section', { class: 'passkeys', 'aria-labelledby': 'passkeys-title' }, h('h3', { id: 'passkeys-title' }, t('ui.item.passkeys')),
+    h('ul', { class: 'fields' }, ...passkeys.map(row)));
+}
+
+async function deletePasskey(id, p) {
+  const yes = await dialog(t('ui.item.passkeyDeleteTitle', { site: p.rp }), h('p', {}, t('ui.item.passkeyDeleteText', { site: p.rp })),
+    [{ label: t('ui.cancel'), value: false }, { label: t('ui.item.passkeyDelete'), value: true, danger: true }]);
+  if (!yes) return;
+  try {
+    await call('edit', { item: id, changes: { removePasskeys: [p.credential], fieldsFromCommandLine: [], secretFields: [], removeFields: [] } });
+    toast(t('ui.item.passkeyDeleted', { site: p.rp }));
+    await refreshList();
+    await openItem(id);
+  } catch (e) { report(e); }
+}
+
 // "EMAIL (ACCESS)" as the agent says who sees a shared item, the access worded.
 const seenList = (list) => list.map((x) => x.replace(/\((view|edit|manage)\)$/, (m, a) => `(${t('org.access.' + a)})`)).join(', ');
 
@@ -286,6 +310,7 @@ export async function showItem(pane, id) {
   if (s.websites.length) pane.append(h('h3', {}, t('ui.item.websites')), h('div', { class: 'fields' }, ...s.websites.map((w) => h('div', { class: 'field' }, h('span', { class: 'texts' }, site(w))))));
   if (detail.notes) pane.append(h('h3', {}, t('ui.item.notes')), h('div', { class: 'fields' }, h('div', { class: 'field' }, h('span', { class: 'value' }, detail.notes))));
   if (s.tags.length) pane.append(h('h3', {}, t('ui.item.tags')), h('div', { class: 'chips' }, ...s.tags.map((tag) => h('span', { class: 'chip' }, tag))));
+  if (detail.passkeys && detail.passkeys.length) pane.append(passkeysSection(id, detail.passkeys, viewOnly));
   pane.append(attachmentsSection(detail, s.locked));
   // When it was last used and filled, with how long ago (DET-10); unknown dates are left out.
   for (const [key, when] of [['ui.item.lastUsed', s.lastUsed], ['ui.item.lastFilled', detail.lastFilled]]) {

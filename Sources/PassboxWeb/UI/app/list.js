@@ -121,6 +121,7 @@ export class ItemList {
     if (filter.kind === 'tag') body.tag = filter.value;
     if (filter.kind === 'vault') body.vault = filter.value;
     if (filter.kind === 'codes') body.withCode = true;
+    if (filter.kind === 'passkeys') body.withPasskey = true;
     return (await call('list', body)).body;
   }
 
@@ -298,6 +299,7 @@ export class ItemList {
 
   // LST-5: how many items hold a one-time-password setup.
   codeCount() { return this.all.reduce((n, item) => n + (item && item.hasCode ? 1 : 0), 0); }
+  passkeyCount() { return this.all.reduce((n, item) => n + (item && item.passkeys ? 1 : 0), 0); }
 
   tags() {
     const seen = new Set();

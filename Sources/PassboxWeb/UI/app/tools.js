@@ -103,14 +103,15 @@ function select(id, labelText, choices, current, onChange) {
 }
 
 // LST-13: the vault at a glance, as chips that open the list with their filter (logins, notes, cards, identities,
-// two-factor codes). Passkeys come with issue 35; items shared with a family or team have no filter of their own.
+// two-factor codes, passkeys). Items shared with a family or team have no filter of their own.
 function statChips() {
-  const { categories, codes } = vaultCounts();
+  const { categories, codes, passkeys } = vaultCounts();
   const chip = (id, label, count, filter) => h('button', { type: 'button', class: 'chip statchip', 'data-stat': id, onclick: () => showListing(filter) },
     h('strong', {}, String(count)), ' ', label);
   return h('div', { class: 'chips', id: 'stat-chips', role: 'group', 'aria-label': t('ui.settings.glance') },
     ...['login', 'credit-card', 'secure-note', 'identity'].map((c) => chip(c, categoryName(c), categories[c] || 0, { kind: 'category', value: c })),
-    chip('codes', t('ui.nav.codes'), codes, { kind: 'codes' }));
+    chip('codes', t('ui.nav.codes'), codes, { kind: 'codes' }),
+    chip('passkeys', t('ui.nav.passkeys'), passkeys || 0, { kind: 'passkeys' }));
 }
 
 export async function showSettings(pane) {
