@@ -108,6 +108,38 @@ import Testing
         return ([login, card, note, trashed, sealed], [personal, work])
     }
 
+    /// A passkey as KeePassXC keeps it (pykeepass-passkey.kdbx, its key made by openssl): imported as the login's
+    /// passkey (the PEM no field), it signs for its public key, and an export writes it back as KeePassXC reads it.
+    @Test func passkeysComeInAndGoOutAsKeePassXCKeepsThem() throws {
+        let (db, _) = try KDBXReadTests.read("pykeepass-passkey.kdbx")
+        let plan = KeePassImport.plan(db, groupsAsVaults: false, now: now)
+        let item = try #require(plan.entries.first?.item)
+        let passkey = try #require(item.passkeys.first)
+        #expect(item.passkeys.count == 1 && item.title == "Passkey Bank" && item.username == "ada" && item.websites == ["https://bank.example"])
+        #expect(passkey.relyingParty == "bank.example" && passkey.userName == "ada" && passkey.credentialID == Array(0..<16) && passkey.userHandle == Array("user-4711".utf8))
+        #expect(!item.fields.contains { $0.label.hasPrefix("KPEX_PASSKEY") }, "\(item.fields.map(\.label))")
+        let key = SecretBytes(copying: passkey.privateKey)
+        let point = try P256.publicPoint(of: key)
+        #expect(Hex.string(point) == "04927a913a63363464a218b739257f0f2efc0b00cbad4dd3939b1e11b77649a826d3ee67864f0b94bd9a2a0690e935e580b693128734366ec5b532c892c76c587a")
+        #expect(P256.isValidSignature(try P256.signature(for: [7], privateKey: key), for: [7], publicPoint: point))
+
+        // Out and in again: the same passkey; a second one on the item is counted as left out.
+        var two = item
+        two.passkeys.append(Passkey(credentialID: [9], relyingParty: "bank.example", userHandle: [1], userName: "bob", displayName: "bob", privateKey: passkey.privateKey, created: now))
+        let result = KeePassExport.database(items: [two], vaults: [], name: "Passbox")
+        #expect(result.leftOut == ["passkey": 1])
+        let entry = try #require(result.database.root.entries.first ?? result.database.root.groups.first?.entries.first)
+        #expect(entry.strings.first { $0.key == "KPEX_PASSKEY_PRIVATE_KEY_PEM" }?.isProtected == true)
+        #expect(entry["KPEX_PASSKEY_PRIVATE_KEY_PEM"].hasPrefix("-----BEGIN PRIVATE KEY-----\n"))
+        let back = KeePassImport.plan(result.database, groupsAsVaults: false, now: now).entries.first?.item.passkeys
+        #expect(back == [passkey])
+        // A key that is not P-256 (or not a key) keeps its attributes as concealed fields: nothing is lost.
+        var broken = db
+        broken.root.entries[0].strings = broken.root.entries[0].strings.map { $0.key == "KPEX_PASSKEY_PRIVATE_KEY_PEM" ? .init(key: $0.key, value: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----", isProtected: true) : $0 }
+        let kept = try #require(KeePassImport.plan(broken, groupsAsVaults: false, now: now).entries.first?.item)
+        #expect(kept.passkeys.isEmpty && kept.field(named: "KPEX_PASSKEY_PRIVATE_KEY_PEM")?.kind.isConcealed == true)
+    }
+
     static func exported(_ path: URL, password: String = "export-Password-1") throws -> KeePassExport.Result {
         let (items, vaults) = sampleItems()
         let result = KeePassExport.database(items: items, vaults: vaults, name: "Passbox")

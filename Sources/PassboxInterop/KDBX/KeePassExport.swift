@@ -63,6 +63,8 @@ public enum KeePassExport {
                 continue
             }
             var entry = entry(for: item)
+            // KeePassXC keeps one passkey per entry: the item's first goes.
+            if item.passkeys.count > 1 { leftOut["passkey", default: 0] += item.passkeys.count - 1 }
             var pooled: [String: Int] = [:]
             try add(item.attachments, to: &entry, pooled: &pooled, counted: true)
             made.append((item.vaultID ?? firstVault, entry, item, pooled))
@@ -111,6 +113,10 @@ public enum KeePassExport {
         e.strings.append(.init(key: "Notes", value: item.notes, isProtected: false))
         for (n, site) in item.websites.dropFirst().enumerated() {
             e.strings.append(.init(key: n == 0 ? "KP2A_URL" : "KP2A_URL_\(n)", value: site, isProtected: false))
+        }
+        if let passkey = item.passkeys.first {
+            e.strings += KeePassPasskey.strings(passkey)
+            used.formUnion(KeePassPasskey.keys)
         }
         var wroteOTP = false
         for field in item.fields where !field.value.isEmpty {

@@ -83,7 +83,12 @@ public enum KeePassImport {
         place(entry["UserName"], key: "username", label: "UserName", concealed: false, in: &item)
         place(entry["Password"], key: "password", label: "Password", concealed: true, in: &item)
         if let otp { place(otp, key: "otp", label: "otp", concealed: true, in: &item) }
-        let consumed = KeePassEntry.standardKeys.union(urlKeys(entry)).union(otpKeys(entry))
+        var consumed = KeePassEntry.standardKeys.union(urlKeys(entry)).union(otpKeys(entry))
+        if let passkey = KeePassPasskey.read(entry, created: entry.created?.storedPrecision ?? Date(timeIntervalSince1970: 0)) {
+            item.passkeys = [passkey]
+            consumed.formUnion(KeePassPasskey.keys)
+            if item.websites.isEmpty { item.addWebsite("https://" + passkey.relyingParty) }
+        }
         for s in entry.strings where !consumed.contains(s.key) {
             // A field an export wrote from a category's template goes back to it (by label).
             if let template = category.fieldTemplates.first(where: { $0.label == s.key }), item.field(named: template.key)?.value.isEmpty ?? true {

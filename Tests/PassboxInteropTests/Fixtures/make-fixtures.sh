@@ -6,6 +6,7 @@
 #   pykeepass-chacha20.kdbx  pykeepass: KDBX 4, Argon2id 16 MiB x 2 x 2, ChaCha20 outer cipher
 #   pykeepass-keyfile.kdbx   pykeepass: KDBX 4, Argon2d, AES-256, password and key file pykeepass.key
 #   pykeepass-cheap.kdbx     pykeepass: Argon2id 1 MiB x 1 (the mutation test's sample)
+#   pykeepass-passkey.kdbx   pykeepass: one login with a passkey in KeePassXC's attributes (KPEX_PASSKEY_*)
 set -euo pipefail
 cd "$(dirname "$0")"
 pw=fixture-password
@@ -23,4 +24,7 @@ head -c 64 /dev/urandom > pykeepass.key
 /usr/bin/python3 make-pykeepass.py pykeepass-keyfile.kdbx "$pw" --keyfile pykeepass.key
 /usr/bin/python3 make-pykeepass.py pykeepass-cheap.kdbx "$pw" --chacha20-argon2id --cheap
 /usr/bin/python3 make-pykeepass.py pykeepass-history-attachments.kdbx "$pw" --cheap --history-attachments
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out passkey.pem
+/usr/bin/python3 make-pykeepass.py pykeepass-passkey.kdbx "$pw" --cheap --passkey passkey.pem
+rm -f passkey.pem
 ls -l *.kdbx

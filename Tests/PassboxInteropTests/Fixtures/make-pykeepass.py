@@ -2,6 +2,7 @@
 """Makes the pykeepass fixtures (run once by make-fixtures.sh; the files are checked in).
 
 usage: make-pykeepass.py OUT.kdbx PASSWORD [--keyfile F] [--chacha20-argon2id] [--entries N] [--cheap] [--history-attachments]
+       [--passkey PEM]
 """
 import argparse
 import datetime
@@ -16,6 +17,7 @@ p.add_argument("--chacha20-argon2id", action="store_true")
 p.add_argument("--entries", type=int, default=0, help="N generated logins instead of the fixture's entries")
 p.add_argument("--cheap", action="store_true", help="Argon2 at 1 MiB x 1 pass (for the mutation test)")
 p.add_argument("--history-attachments", action="store_true", help="one entry whose earlier version has other attachments")
+p.add_argument("--passkey", help="one login holding a passkey as KeePassXC keeps it (KPEX_PASSKEY_*), its P-256 key from this PEM file")
 a = p.parse_args()
 
 kp = create_database(a.out, password=a.password, keyfile=a.keyfile)
@@ -43,6 +45,20 @@ if a.history_attachments:
     signed = kp.add_binary(b"%PDF-1.4 lease, signed\n")
     e.add_attachment(signed, "lease signed.pdf")
     e.password = "lease-pass-2"
+elif a.passkey:
+    # As KeePassXC 2.7 writes a passkey it made: the attributes, the key protected, the URL of the relying party.
+    e = kp.add_entry(kp.root_group, "Passkey Bank", "ada", "", url="https://bank.example")
+    for key, value, protected in [
+            ("KPEX_PASSKEY_CREDENTIAL_ID", "AAECAwQFBgcICQoLDA0ODw", False),
+            ("KPEX_PASSKEY_PRIVATE_KEY_PEM", open(a.passkey).read().strip(), True),
+            ("KPEX_PASSKEY_RELYING_PARTY", "bank.example", False),
+            ("KPEX_PASSKEY_USERNAME", "ada", False),
+            ("KPEX_PASSKEY_USER_HANDLE", "dXNlci00NzEx", False)]:
+        e.set_custom_property(key, value)
+        if protected:
+            e._element.xpath(f"String[Key='{key}']/Value")[0].set("Protected", "True")
+    e.mtime = when
+    e.ctime = when
 elif a.entries:
     g = kp.add_group(kp.root_group, "Bulk")
     for i in range(a.entries):
