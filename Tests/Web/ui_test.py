@@ -1872,6 +1872,33 @@ def attachment_flows(args, display, language):
         ui.wait(lambda d: ui.heading() == "GitHub", "the imported item")
         check("readme.txt" in ui.find(".tile .name").text, "the imported attachment")
 
+        # A KeePassXC passkey comes in with an import (issue 35): the Passkeys chip lists its login, the item's card
+        # shows the site and the account (never the key), and Delete asks first, then takes it off.
+        ui.click(t("ui.nav.settings"))
+        ui.find("#im-file").send_keys(os.path.realpath(os.path.join(os.path.dirname(KDBX_FIXTURE), "pykeepass-passkey.kdbx")))
+        ui.type_into("#im-password", "fixture-password")
+        ui.driver.execute_script("arguments[0].click()", ui.find("#im-preview-button"))
+        ui.wait(lambda d: d.find_element(By.ID, "im-confirm").text == t("ui.import.confirm", count=1), "the passkey import's preview", timeout=30)
+        ui.driver.execute_script("arguments[0].click()", ui.find("#im-confirm"))
+        ui.wait(lambda d: t("ui.import.done", count=1) in d.find_element(By.ID, "im-preview").text, "the passkey import done", timeout=30)
+        ui.click(t("ui.nav.all"))
+        ui.click(t("ui.nav.settings"))
+        ui.wait(lambda d: d.find_element(By.CSS_SELECTOR, '#stat-chips [data-stat="passkeys"] strong').text == "1", "the Passkeys chip's count")
+        ui.press('#stat-chips [data-stat="passkeys"]')
+        ui.wait(lambda d: ui.find("#home-title").text == t("ui.nav.passkeys") and [e.text for e in d.find_elements(By.CSS_SELECTOR, ".itemrow .title")] == ["Passkey Bank"], "the Passkeys listing")
+        ui.press(".itemrow")
+        ui.wait(lambda d: ui.heading() == "Passkey Bank", "the login with the passkey")
+        card = ui.find("section.passkeys")
+        check(card.find_element(By.ID, "passkeys-title").text == t("ui.item.passkeys") and card.find_element(By.CSS_SELECTOR, ".passkey .label").text == "bank.example"
+              and card.find_element(By.CSS_SELECTOR, ".passkey .value").text == "ada" and "PRIVATE" not in card.text, f"the passkeys card: {card.text!r}")
+        ui.shot("passkey")
+        ui.axe("passkey")
+        ui.driver.execute_script("arguments[0].click()", ui.find(".passkey .button.danger"))
+        ui.text_appears(t("ui.item.passkeyDeleteTitle", site="bank.example"))
+        ui.find("dialog .button.danger").click()
+        ui.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "section.passkeys"), "the passkey deleted")
+        ui.text_appears(t("ui.item.passkeyDeleted", site="bank.example"))
+
         # An export in the page comes back as a download: a KeePass file pykeepass opens with the password chosen
         # here (the attachment inside); a plain one only after two confirmations, and nothing when cancelled.
         ui.click(t("ui.nav.settings"))
