@@ -151,5 +151,11 @@ import Testing
         #expect(again.code == .passkeyNotFound)
         let history = try agent.send(.history(ShowRequest(item: bank.id))).answer(HistoryReply.self)
         #expect(history.versions.contains { $0.item.passkeys?.first?.credential == credential })
+        // From the command line too, by the credential id `show --json` lists.
+        let shopCredential = try #require(shop.body["credential"] as? String)
+        let cut = try agent.session.run(["edit", "shop.example", "--remove-passkey", shopCredential])
+        #expect(cut.status == 0, "\(cut.stderr)")
+        let after = try agent.session.run(["show", "shop.example", "--json"])
+        #expect(!after.stdout.contains(shopCredential))
     }
 }

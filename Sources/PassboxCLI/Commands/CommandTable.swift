@@ -46,7 +46,7 @@ enum CommandTable {
         ) { c, a, _ in try Commands.add(c, a) },
         CommandSpec(
             name: "edit", summary: "change an item (the old version stays in its history)",
-            usage: "passbox edit ITEM [options of add] [--remove-field NAME] [--no-favorite]", valued: item.union(["remove-field"]),
+            usage: "passbox edit ITEM [options of add] [--remove-field NAME] [--remove-passkey CREDENTIAL] [--no-favorite]", valued: item.union(["remove-field", "remove-passkey"]),
             flags: itemFlags.union(["no-favorite"]), usesAgent: true
         ) { c, a, _ in try Commands.edit(c, a) },
         CommandSpec(

@@ -27,7 +27,7 @@ extension Commands {
 
     /// `passbox edit ITEM …`
     static func edit(_ context: Context, _ args: Arguments) throws {
-        try args.expectPositionals(1...1, usage: "passbox edit ITEM [options of add] [--remove-field NAME] [--no-favorite]")
+        try args.expectPositionals(1...1, usage: "passbox edit ITEM [options of add] [--remove-field NAME] [--remove-passkey CREDENTIAL] [--no-favorite]")
         if args.flag("item-password-stdin") { throw CLIError.usage("an existing item gets its own password with passbox item protect ITEM") }
         try context.endpoint.prepare(.edit)
         let changes = try ItemOptions.changes(args, context: context)

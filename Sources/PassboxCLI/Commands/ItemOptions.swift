@@ -20,6 +20,7 @@ enum ItemOptions {
         if args.flag("favorite") { changes.favorite = true }
         if args.flag("no-favorite") { changes.favorite = false }
         changes.removeFields = args.all("remove-field")
+        if args.has("remove-passkey") { changes.removePasskeys = args.all("remove-passkey") }
         for assignment in args.all("field") {
             guard let eq = assignment.firstIndex(of: "="), eq != assignment.startIndex else {
                 throw CLIError.usage("--field takes LABEL=VALUE, got \"\(Console.visible(String(assignment.prefix(40))))\"")
