@@ -44,7 +44,7 @@ extension Tables {
         "error.unknownFormat.hint": "use one of: {formats}",
         "import.notBrought.attachment": "attachments (imports do not bring them yet; they stay in the file: attach them with passbox attach)",
         "import.notBrought.emptyEntry": "empty entries",
-        "import.notBrought.passkey": "passkeys (a passkey stays with the app that made it; add a new one on the website)",
+        "import.notBrought.passkey": "passkeys that are not ES256 keys Passbox can sign with (add a new one on the website)",
         "import.notBrought.linkedField": "linked fields (Bitwarden's fields that point at another field)",
         "import.notBrought.unknownType": "items of a kind Passbox does not know",
         "import.notBrought.unsupportedCode": "one-time codes of a kind Passbox does not compute (Steam, Yandex, mOTP)",
@@ -55,6 +55,8 @@ extension Tables {
         "export.leftOut.sealed": "items locked with their own password (open each with passbox show ITEM --reveal and copy it over by hand)",
         "export.leftOut.attachmentTooLarge": "attachments past what one KeePass file carries here, 192 MiB (48 MiB in a web UI download); save them with passbox save-attachment",
         "export.leftOut.attachmentMissing": "attachments whose encrypted file is not on this device",
+        "export.leftOut.passkey": "passkeys past a login's first (KeePassXC keeps one per entry)",
+        "export.leftOut.passkeyPlain": "passkeys: their keys go only into an encrypted file (export as KeePass to take them along)",
     ]
 
     static let interopGerman: [String: String] = [
@@ -100,16 +102,18 @@ extension Tables {
         "error.unknownFormat.hint": "nimm eines von: {formats}",
         "import.notBrought.attachment": "Anhänge (Importe bringen sie noch nicht mit; sie bleiben in der Datei: hänge sie mit passbox attach an)",
         "import.notBrought.emptyEntry": "leere Einträge",
-        "import.notBrought.passkey": "Passkeys (ein Passkey bleibt bei der App, die ihn erzeugt hat; lege auf der Website einen neuen an)",
+        "import.notBrought.passkey": "Passkeys, die keine ES256-Schlüssel sind, mit denen Passbox signieren kann (legen Sie auf der Website einen neuen an)",
         "import.notBrought.linkedField": "verknüpfte Felder (Bitwardens Felder, die auf ein anderes Feld zeigen)",
         "import.notBrought.unknownType": "Einträge einer Art, die Passbox nicht kennt",
         "import.notBrought.unsupportedCode": "Einmalcodes einer Art, die Passbox nicht berechnet (Steam, Yandex, mOTP)",
         "import.notBrought.invalidCode": "Einmalcodes, deren Schlüssel sich nicht lesen lässt",
-        "import.notBrought.recoveryPhrase": "Wiederherstellungsphrasen (lege jede mit passbox add recovery-phrase an: sie brauchen ein eigenes Passwort)",
-        "import.notBrought.privateKey": "private Schlüssel (lege jeden mit passbox add private-key an: sie brauchen ein eigenes Passwort)",
+        "import.notBrought.recoveryPhrase": "Wiederherstellungsphrasen (legen Sie jede mit passbox add recovery-phrase an: sie brauchen ein eigenes Passwort)",
+        "import.notBrought.privateKey": "private Schlüssel (legen Sie jeden mit passbox add private-key an: sie brauchen ein eigenes Passwort)",
         "export.leftOut.trashed": "Einträge im Papierkorb",
         "export.leftOut.sealed": "mit eigenem Passwort gesperrte Einträge (öffnen Sie jeden mit passbox show EINTRAG --reveal und übertragen Sie ihn von Hand)",
         "export.leftOut.attachmentTooLarge": "Anhänge über das hinaus, was eine KeePass-Datei hier aufnimmt, 192 MiB (48 MiB bei einem Download in der Web-Oberfläche); speichern Sie sie mit passbox save-attachment",
         "export.leftOut.attachmentMissing": "Anhänge, deren verschlüsselte Datei nicht auf diesem Gerät ist",
+        "export.leftOut.passkey": "Passkeys nach dem ersten eines Logins (KeePassXC speichert einen pro Eintrag)",
+        "export.leftOut.passkeyPlain": "Passkeys: ihre Schlüssel kommen nur in eine verschlüsselte Datei (exportieren Sie als KeePass, um sie mitzunehmen)",
     ]
 }

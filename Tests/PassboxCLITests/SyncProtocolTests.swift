@@ -70,6 +70,48 @@ import Testing
 
     /// The same field changed on two devices: the second to sync hears it (a notice naming the field), the
     /// first device's value is current everywhere, and the second's is in the item's history.
+    /// Passkeys across devices (issue 35): made on device a through the extension's operation, synced, and
+    /// signed with on device b (the signature verifies with the public key a's registration gave the site);
+    /// each device's "last used" stays its own; a passkey deleted on a while b had made another in the same
+    /// login: both changes reach both devices (merged by credential id).
+    @Test func aPasskeyMadeOnOneDeviceSignsOnTheOther() throws {
+        let dir = try TemporaryDirectory("passbox-sync-passkey")
+        let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)
+        let (a, key) = try SyncDevice.signUp("a", server: server.origin, email: "k@example.org", in: dir)
+        let made = try a.service.perform(Request(Operations.browserPasskeyCreate, BrowserPasskeyCreateRequest(
+            url: "https://bank.example/", rp: nil, userHandle: Base64URL.encode([1, 2, 3]), userName: "ada", displayName: "Ada", algorithms: [-7]))).answer(PasskeyCreatedReply.self)
+        try a.sync()
+        let b = try SyncDevice.signIn("b", server: server.origin, email: "k@example.org", secretKey: key, in: dir)
+        try b.sync()
+        let json = #"{"type":"webauthn.get","challenge":"Y2hhbGxlbmdl","origin":"https://bank.example"}"#
+        let signed = try b.service.perform(Request(Operations.browserPasskeySign, BrowserPasskeySignRequest(
+            url: "https://bank.example/", rp: nil, item: made.item, credential: made.credential, clientData: Base64URL.encode(Array(json.utf8))))).answer(PasskeySignedReply.self)
+        let point = Array(try #require(Base64URL.decode(made.publicKey)).suffix(65))
+        let authData = try #require(Base64URL.decode(signed.authenticatorData))
+        let signature = try #require(Base64URL.decode(signed.signature))
+        #expect(P256.isValidSignature(signature, for: authData + Hash.sha256(Array(json.utf8)), publicPoint: point))
+        for task in b.session.takeDeferred() { task() }
+        #expect(b.vault.items.first { $0.id == made.item }?.passkeys.first?.lastUsed != nil)
+        try b.sync()
+        try a.sync()
+        #expect(a.vault.items.first { $0.id == made.item }?.passkeys.map(\.lastUsed) == [nil], "b's last use is b's")
+
+        // b makes a second passkey in the same login while a deletes the first: both changes meet.
+        let second = try b.service.perform(Request(Operations.browserPasskeyCreate, BrowserPasskeyCreateRequest(
+            url: "https://bank.example/", rp: nil, userHandle: Base64URL.encode([4]), userName: "ada", displayName: "Ada", algorithms: [-7]))).answer(PasskeyCreatedReply.self)
+        #expect(second.item == made.item)
+        var removal = ItemChanges()
+        removal.removePasskeys = [made.credential]
+        _ = try a.service.perform(.edit(EditRequest(item: made.item, changes: removal)))
+        try a.sync()
+        try b.sync()
+        try a.sync()
+        for d in [a, b] {
+            let keys = try #require(d.vault.items.first { $0.id == made.item }).passkeys
+            #expect(keys.map(\.credentialText) == [second.credential], "\(d.name): \(keys.map(\.credentialText))")
+        }
+    }
+
     @Test func aConflictIsMergedAndTold() throws {
         let dir = try TemporaryDirectory("passbox-sync-notice")
         let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir)

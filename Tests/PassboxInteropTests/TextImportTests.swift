@@ -66,6 +66,25 @@ import Testing
         #expect(throws: InteropError.damaged(reason: "it is not UTF-8 text")) { try CSVTable(parsing: [0x61, 0xff, 0x0a]) }
     }
 
+    /// Bitwarden's passkeys (bitwarden-passkey.json, keys made by openssl): a GUID id and a "b64." id come in as
+    /// the login's passkeys (the counter kept) and sign; an RSA one is counted as not brought. Bitwarden's JSON is
+    /// not encrypted, so an export to it leaves passkeys out, counted.
+    @Test func bitwardenPasskeysComeIn() throws {
+        let p = try plan("bitwarden-passkey.json")
+        #expect(p.notBrought == ["passkey": 1])
+        let bank = try #require(p.entries.first?.item)
+        #expect(bank.passkeys.count == 2 && bank.passkeys.allSatisfy { $0.relyingParty == "bank.example" && $0.userName == "ada" && $0.userHandle == Array("user-4711".utf8) })
+        #expect(bank.passkeys[0].credentialID == [0x8d, 0x7a, 0x0b, 0x1c, 0x2e, 0x3f, 0x4a, 0x5b, 0x9c, 0x6d, 0x7e, 0x8f, 0x90, 0xa1, 0xb2, 0xc3] && bank.passkeys[0].signCount == 0)
+        #expect(bank.passkeys[1].credentialID == Array("imported-credential-id".utf8) && bank.passkeys[1].signCount == 5 && bank.passkeys[1].displayName == "Ada Lovelace")
+        #expect(bank.passkeys[0].created == ISO8601DateFormatter().date(from: "2025-03-04T05:06:07Z"))
+        for passkey in bank.passkeys {
+            let key = SecretBytes(copying: passkey.privateKey)
+            #expect(P256.isValidSignature(try P256.signature(for: [1], privateKey: key), for: [1], publicPoint: try P256.publicPoint(of: key)))
+        }
+        let out = try BitwardenExport.export(items: [bank], vaults: [])
+        #expect(out.leftOut == ["passkeyPlain": 2] && !String(decoding: out.json, as: UTF8.self).contains("fido2"))
+    }
+
     @Test func bitwardenJSONEveryKind() throws {
         let p = try plan("bitwarden.json")
         #expect(p.notBrought == ["linkedField": 1])

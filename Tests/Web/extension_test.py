@@ -249,10 +249,14 @@ class DevToolsPage:
     def __init__(self, address, target):
         with urllib.request.urlopen(f"http://{address}/json/version", timeout=10) as r:
             endpoint = json.loads(r.read())["webSocketDebuggerUrl"]
+        self.address, self.target = address, target
         self.ws = websocket.create_connection(endpoint, timeout=30, suppress_origin=True)
         self.counter = 0
         self.session = None
         self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+
+    class Gone(Exception):
+        """The page closed (the passkey window closes itself as a click's answer)."""
 
     def call(self, method, params=None):
         self.counter += 1
@@ -260,6 +264,8 @@ class DevToolsPage:
         self.ws.send(json.dumps({"id": ident, "method": method, "params": params or {}, **({"sessionId": self.session} if self.session else {})}))
         while True:
             m = json.loads(self.ws.recv())
+            if m.get("method") == "Target.detachedFromTarget" and self.session and m.get("params", {}).get("sessionId") == self.session:
+                raise DevToolsPage.Gone()
             if m.get("id") == ident:
                 check("error" not in m, f"DevTools {method}: {m.get('error')}")
                 return m["result"]
@@ -273,8 +279,15 @@ class DevToolsPage:
 
     def click(self, css):
         x, y = self.evaluate(f"(() => {{ const r = document.querySelector({json.dumps(css)}).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()")
-        for kind in ("mousePressed", "mouseReleased"):
-            self.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+        self.call("Input.dispatchMouseEvent", {"type": "mousePressed", "x": x, "y": y, "button": "left", "clickCount": 1})
+        try:
+            self.call("Input.dispatchMouseEvent", {"type": "mouseReleased", "x": x, "y": y, "button": "left", "clickCount": 1})
+        except DevToolsPage.Gone:
+            pass  # the click's answer closed the page before the browser answered the release
+        except (websocket.WebSocketTimeoutException, TimeoutError):
+            with urllib.request.urlopen(f"http://{self.address}/json/list", timeout=10) as r:
+                if any(t.get("id") == self.target for t in json.loads(r.read())):
+                    raise
 
     def screenshot(self, path):
         import base64

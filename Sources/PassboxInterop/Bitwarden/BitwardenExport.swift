@@ -84,7 +84,11 @@ public enum BitwardenExport {
 
     /// `items` are the vault's visible items (never its hidden ones); `vaults` become folders.
     public static func export(items: [Item], vaults: [VaultInfo]) throws -> Result {
-        let (kept, leftOut) = ExportSelection.split(items)
+        var (kept, leftOut) = ExportSelection.split(items)
+        // A passkey's private key never goes into a file without encryption (issue 35): the KeePass export carries
+        // passkeys; this one counts them as left out.
+        let passkeys = kept.reduce(0) { $0 + $1.passkeys.count }
+        if passkeys > 0 { leftOut["passkeyPlain", default: 0] += passkeys }
         var out: [ExportItem] = []
         let dates = ISO8601DateFormatter()
         dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

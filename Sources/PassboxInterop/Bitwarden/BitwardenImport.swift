@@ -50,6 +50,14 @@ public enum BitwardenImport {
         var username: String?
         var password: String?
         var totp: String?
+        var fido2Credentials: [Fido2Credential]?
+    }
+
+    /// A passkey as Bitwarden exports it: the credential id as a GUID (one Bitwarden made) or "b64." and
+    /// base64url; the PKCS#8 key, the user handle in base64url; the counter as text.
+    struct Fido2Credential: Decodable {
+        var credentialId: String?, keyType: String?, keyAlgorithm: String?, keyCurve: String?, keyValue: String?, rpId: String?
+        var userHandle: String?, userName: String?, counter: String?, rpName: String?, userDisplayName: String?, creationDate: String?
     }
 
     struct Card: Decodable {
@@ -110,6 +118,27 @@ public enum BitwardenImport {
         return plan
     }
 
+    /// A Bitwarden passkey as Passbox keeps one, or nil (counted as not brought) when it is not an ES256 key
+    /// that holds together.
+    static func passkey(_ c: Fido2Credential, now: Date) -> Passkey? {
+        guard c.keyAlgorithm ?? "ECDSA" == "ECDSA", c.keyCurve ?? "P-256" == "P-256", let raw = c.credentialId, let rp = c.rpId?.lowercased(), !rp.isEmpty,
+            let key = c.keyValue.flatMap(KeePassPasskey.base64url), (try? P256.publicPoint(of: SecretBytes(copying: key))) != nil
+        else { return nil }
+        let id: [UInt8]?
+        if raw.hasPrefix("b64.") {
+            id = KeePassPasskey.base64url(String(raw.dropFirst(4)))
+        } else {
+            let hex = raw.replacingOccurrences(of: "-", with: "")
+            id = hex.count == 32 ? Hex.decode(hex) : nil
+        }
+        guard let id, (1...1023).contains(id.count) else { return nil }
+        let handle = c.userHandle.flatMap(KeePassPasskey.base64url) ?? []
+        guard handle.count <= 64 else { return nil }
+        return Passkey(
+            credentialID: id, relyingParty: rp, userHandle: handle, userName: c.userName ?? "", displayName: c.userDisplayName ?? c.userName ?? "",
+            privateKey: key, signCount: UInt32(c.counter ?? "0") ?? 0, created: date(c.creationDate) ?? now.storedPrecision)
+    }
+
     static func date(_ text: String?) -> Date? {
         guard let text else { return nil }
         return InternetDates.parse(text)?.storedPrecision
@@ -138,6 +167,9 @@ public enum BitwardenImport {
             set(s.login?.password, "password")
             item.addOneTimePassword(s.login?.totp ?? "")
             for uri in (s.login?.uris ?? []).compactMap(\.uri) { item.addWebsite(uri) }
+            for credential in s.login?.fido2Credentials ?? [] {
+                if let passkey = passkey(credential, now: now) { item.passkeys.append(passkey) } else { plan.skip("passkey") }
+            }
         case .creditCard:
             set(s.card?.cardholderName, "cardholder")
             set(s.card?.number?.filter { !$0.isWhitespace }, "number")

@@ -27,4 +27,5 @@ head -c 64 /dev/urandom > pykeepass.key
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out passkey.pem
 /usr/bin/python3 make-pykeepass.py pykeepass-passkey.kdbx "$pw" --cheap --passkey passkey.pem
 rm -f passkey.pem
+/usr/bin/python3 make-bitwarden-passkey.py bitwarden-passkey.json
 ls -l *.kdbx

@@ -1,7 +1,7 @@
 // The agent's protocol over HTTP: the same request frames as its Unix socket (docs/PROTOCOL.md, "Web UI").
 // A password travels as a Secret: named by number in the JSON, its bytes after a zero byte, never in JSON.
 
-export const PROTOCOL_VERSION = 17;
+export const PROTOCOL_VERSION = 18;
 
 export class Secret {
   constructor(text) { this.text = text.normalize('NFC'); }
