@@ -77,8 +77,8 @@ function errorView(error) {
   return { code: "internal", facts: { reason: String((error && error.message) || error) } };
 }
 
-function text(value) {
-  return typeof value === "string" && value.length <= MAX_FIELD ? value : null;
+function text(value, limit = MAX_FIELD) {
+  return typeof value === "string" && value.length <= limit ? value : null;
 }
 
 function candidateView(c) {
@@ -424,10 +424,6 @@ const fromPopup = {
 const prompts = new Map();
 const B64URL = /^[A-Za-z0-9_-]{1,1400}$/;
 
-function passkeyText(value, limit) {
-  return typeof value === "string" && value.length <= limit ? value : null;
-}
-
 function utf8Base64url(text) {
   return base64url(new TextEncoder().encode(text));
 }
@@ -469,8 +465,8 @@ api.windows?.onRemoved?.addListener((windowId) => {
 /** What a page's request may hold: base64url ids and a challenge, short names, a few numbers. */
 function passkeyRequest(kind, r) {
   if (!r || typeof r !== "object") return null;
-  const rpId = r.rpId === null || r.rpId === undefined ? null : passkeyText(r.rpId, 253);
-  const challenge = passkeyText(r.challenge, 1400);
+  const rpId = r.rpId === null || r.rpId === undefined ? null : text(r.rpId, 253);
+  const challenge = text(r.challenge, 1400);
   if ((r.rpId && rpId === null) || !challenge || !B64URL.test(challenge)) return null;
   if (kind === "get") {
     const allow = Array.isArray(r.allow) ? r.allow.slice(0, 64).filter((c) => typeof c === "string" && B64URL.test(c)) : [];
@@ -479,11 +475,11 @@ function passkeyRequest(kind, r) {
   const user = r.user || {};
   const algorithms = Array.isArray(r.algorithms) ? r.algorithms.slice(0, 16).filter(Number.isInteger) : [];
   const exclude = Array.isArray(r.exclude) ? r.exclude.slice(0, 64).filter((c) => typeof c === "string" && B64URL.test(c)) : [];
-  const handle = passkeyText(user.id, 100);
+  const handle = text(user.id, 100);
   if (!handle || !B64URL.test(handle)) return null;
   return {
-    rpId, challenge, algorithms, exclude, attachment: passkeyText(r.attachment, 40),
-    user: { id: handle, name: passkeyText(user.name, 256) ?? "", displayName: passkeyText(user.displayName, 256) ?? "" },
+    rpId, challenge, algorithms, exclude, attachment: text(r.attachment, 40),
+    user: { id: handle, name: text(user.name, 256) ?? "", displayName: text(user.displayName, 256) ?? "" },
   };
 }
 
