@@ -25,6 +25,7 @@ public enum ImportFormat {
         if AuthenticatorImport.looksLikeAegis(head) { return "aegis" }
         if AuthenticatorImport.looksLikeTwoFAS(head) { return "2fas" }
         if OTPAuthListImport.looksLikeList(head) { return "otpauth" }
+        if CXFImport.looksLikeCXF(head) { return "cxf" }
         if BitwardenImport.looksLikeBitwarden(head) { return "bitwarden-json" }
         if lower.hasSuffix(".csv") || lower.hasSuffix(".tsv") { return "csv" }
         return nil

@@ -101,8 +101,9 @@ public struct ImportPreviewReply: Codable, Sendable, Equatable {
 }
 
 /// `export-items`: the open vault's items (or one `vault`'s) written as `format` "kdbx" (KeePass 4,
-/// encrypted under `password`, which travels after the JSON) or "bitwarden-json" (Bitwarden's JSON, not
-/// encrypted: only with `plainConfirmed`, which a surface sets after asking twice) to `path`, a new file
+/// encrypted under `password`, which travels after the JSON), "bitwarden-json" (Bitwarden's JSON) or "cxf"
+/// (the FIDO Credential Exchange Format), the last two not encrypted: only with `plainConfirmed`, which a
+/// surface sets after asking twice, to `path`, a new file
 /// (0600, never over one). Hidden items, trashed items and items locked with their own password are left
 /// out, and counted.
 public struct ItemsExportRequest: Codable, Sendable {
@@ -112,12 +113,16 @@ public struct ItemsExportRequest: Codable, Sendable {
     public var password: SecretText?
     public var vault: String?
     public var plainConfirmed: Bool?
-    public init(format: String, path: String?, password: SecretText?, vault: String? = nil, plainConfirmed: Bool? = nil) {
+    /// A plain export ("bitwarden-json", "cxf") carries the passkeys' private keys only with this too (a surface
+    /// asks a third time first); without it they are counted as left out ("passkeyPlain").
+    public var passkeysConfirmed: Bool?
+    public init(format: String, path: String?, password: SecretText?, vault: String? = nil, plainConfirmed: Bool? = nil, passkeysConfirmed: Bool? = nil) {
         self.format = format
         self.path = path
         self.password = password
         self.vault = vault
         self.plainConfirmed = plainConfirmed
+        self.passkeysConfirmed = passkeysConfirmed
     }
 }
 

@@ -8,7 +8,8 @@ import PassboxStore
 /// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports"): a preview first,
 /// then everything in one save or nothing; exports written new and 0600.
 extension VaultSession {
-    static let importFormats = ["kdbx", "bitwarden-json", "1pux", "csv", "aegis", "2fas", "otpauth", "proton-pass"]
+    static let importFormats = ["kdbx", "bitwarden-json", "1pux", "csv", "aegis", "2fas", "otpauth", "proton-pass", "cxf"]
+    static let exportFormats = ["kdbx", "bitwarden-json", "cxf"]
     /// The largest key file read (KeePass key files are a few hundred bytes; any file may be one).
     static let keyFileLimit = 16 << 20
 
@@ -37,6 +38,7 @@ extension VaultSession {
         case "aegis": plan = try AuthenticatorImport.planAegis(bytes, password: password, groupsAsVaults: groupsAsVaults)
         case "2fas": plan = try AuthenticatorImport.planTwoFAS(bytes, password: password, groupsAsVaults: groupsAsVaults)
         case "proton-pass": plan = try ProtonPassImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now)
+        case "cxf": plan = try CXFImport.plan(bytes, groupsAsVaults: groupsAsVaults, now: now)
         case "otpauth": plan = try OTPAuthListImport.plan(bytes, groupsAsVaults: groupsAsVaults)
         case "csv": plan = try CSVImport.plan(bytes, mapping: mapping, groupsAsVaults: groupsAsVaults, now: now)
         default: throw ProtocolError(.unknownFormat, ["format": String(format.prefix(20)), "formats": importFormats.joined(separator: ", ")])
@@ -215,10 +217,10 @@ extension VaultSession {
     // MARK: Export
 
     /// Writes the visible items (or one vault's) as a KeePass 4 file under its own password, or, confirmed,
-    /// as Bitwarden's plain JSON.
+    /// as Bitwarden's plain JSON or a plain CXF document (passkeys only when confirmed too).
     func exportItems(_ r: ItemsExportRequest, parameters: Argon2Parameters) throws -> ExportedReply {
-        guard r.format == "kdbx" || r.format == "bitwarden-json" else {
-            throw ProtocolError(.unknownFormat, ["format": String(r.format.prefix(20)), "formats": "kdbx, bitwarden-json"])
+        guard Self.exportFormats.contains(r.format) else {
+            throw ProtocolError(.unknownFormat, ["format": String(r.format.prefix(20)), "formats": Self.exportFormats.joined(separator: ", ")])
         }
         let chosen = try r.vault.map(resolveVault)
         let firstVault = vault.vaults.first?.id
@@ -228,11 +230,17 @@ extension VaultSession {
         // A download's name: the vault's (or Passbox) and the day, with the format's extension.
         let day = ISO8601DateFormatter.string(from: now(), timeZone: .current, formatOptions: [.withFullDate])
         let name = (chosen?.name ?? "Passbox").replacingOccurrences(of: "/", with: "_") + " " + day + (r.format == "kdbx" ? ".kdbx" : ".json")
-        if r.format == "bitwarden-json" {
-            // Not encrypted: every surface asks twice first, and says where the file goes.
+        if r.format != "kdbx" {
+            // Not encrypted: every surface asks twice first, and says where the file goes; a third time for passkeys.
             guard r.plainConfirmed == true else { throw ProtocolError(.plainExportNotConfirmed, ["path": r.path ?? name]) }
-            let result = try BitwardenExport.export(items: items, vaults: vaults)
-            (bytes, entries, leftOut) = (result.json, result.entries, result.leftOut)
+            let withPasskeys = r.passkeysConfirmed == true
+            if r.format == "cxf" {
+                let result = try CXFExport.export(items: items, vaults: vaults, withPasskeys: withPasskeys, now: now())
+                (bytes, entries, leftOut) = (result.json, result.entries, result.leftOut)
+            } else {
+                let result = try BitwardenExport.export(items: items, vaults: vaults, withPasskeys: withPasskeys)
+                (bytes, entries, leftOut) = (result.json, result.entries, result.leftOut)
+            }
         } else {
             guard let password = r.password else { throw ProtocolError(.badRequest, ["reason": "a KeePass export needs its password"]) }
             try password.withUnsafeBytes { try PasswordRules.checkLocalVaultPassword(utf8: $0) }

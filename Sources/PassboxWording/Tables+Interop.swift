@@ -56,7 +56,8 @@ extension Tables {
         "export.leftOut.attachmentTooLarge": "attachments past what one KeePass file carries here, 192 MiB (48 MiB in a web UI download); save them with passbox save-attachment",
         "export.leftOut.attachmentMissing": "attachments whose encrypted file is not on this device",
         "export.leftOut.passkey": "passkeys past a login's first (KeePassXC keeps one per entry)",
-        "export.leftOut.passkeyPlain": "passkeys: their keys go only into an encrypted file (export as KeePass to take them along)",
+        "export.leftOut.passkeyPlain": "passkeys: a plain export carries their private keys only when asked for (passbox export --with-passkeys); a KeePass export carries them encrypted",
+        "export.leftOut.passkeyCounter": "passkeys whose signature counter is above zero (CXF leaves them out: the website would see the counter start again)",
     ]
 
     static let interopGerman: [String: String] = [
@@ -114,6 +115,7 @@ extension Tables {
         "export.leftOut.attachmentTooLarge": "Anhänge über das hinaus, was eine KeePass-Datei hier aufnimmt, 192 MiB (48 MiB bei einem Download in der Web-Oberfläche); speichern Sie sie mit passbox save-attachment",
         "export.leftOut.attachmentMissing": "Anhänge, deren verschlüsselte Datei nicht auf diesem Gerät ist",
         "export.leftOut.passkey": "Passkeys nach dem ersten eines Logins (KeePassXC speichert einen pro Eintrag)",
-        "export.leftOut.passkeyPlain": "Passkeys: ihre Schlüssel kommen nur in eine verschlüsselte Datei (exportieren Sie als KeePass, um sie mitzunehmen)",
+        "export.leftOut.passkeyPlain": "Passkeys: ein unverschlüsselter Export enthält ihre privaten Schlüssel nur auf Verlangen (passbox export --with-passkeys); ein KeePass-Export enthält sie verschlüsselt",
+        "export.leftOut.passkeyCounter": "Passkeys, deren Signaturzähler über null steht (CXF lässt sie aus: die Website sähe den Zähler von vorn beginnen)",
     ]
 }

@@ -158,4 +158,46 @@ import Testing
         let after = try agent.session.run(["show", "shop.example", "--json"])
         #expect(!after.stdout.contains(shopCredential))
     }
+
+    /// A passkey made in one vault, exported as CXF (only after the third question) and imported into another
+    /// vault, signs in there: the relying party's stored public key verifies the new agent's assertion. Without
+    /// `--with-passkeys` the export counts it as left out.
+    @Test func aPasskeyExportedAsCXFSignsInFromAnotherVault() throws {
+        let first = try RealAgent()
+        try first.unlock()
+        _ = try first.add("login", ItemChanges(title: "Bank", username: "ada", websites: ["https://bank.example"]))
+        let firstHost = try Self.pairedHost(first)
+        let made = try firstHost.call("browser-passkey-create", [
+            "url": "https://bank.example/register", "rp": "bank.example", "userHandle": Base64URL.encode(Array("user-4711".utf8)), "userName": "ada", "displayName": "Ada",
+            "algorithms": [-7],
+        ])
+        let credential = try #require(made.body["credential"] as? String)
+        let point = Array(try Self.bytes(made.body["publicKey"]).suffix(65))
+
+        let plain = first.session.dir.file("plain.cxf").path
+        let without = try first.session.run(["export", plain, "--format", "cxf"], ["yes", "EXPORT"])
+        #expect(without.status == 0 && without.stdout.contains("(CXF 1.0, not encrypted,") && without.stderr.contains("Left out (1): passkeys: a plain export carries"), "\(without.stderr)")
+        #expect(!(try String(contentsOfFile: plain, encoding: .utf8)).contains(credential))
+        let out = first.session.dir.file("with-passkeys.cxf").path
+        let declined = try first.session.run(["export", out, "--format", "cxf", "--with-passkeys"], ["yes", "EXPORT", "no"])
+        #expect(declined.status == 1 && declined.stderr.contains("the private keys of your passkeys") && !FileManager.default.fileExists(atPath: out))
+        let done = try first.session.run(["export", out, "--format", "cxf", "--with-passkeys"], ["yes", "EXPORT", "PASSKEYS"])
+        #expect(done.status == 0 && !done.stderr.contains("Left out"), "\(done.stderr)")
+        #expect((try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int) == 0o600)
+
+        let second = try RealAgent()
+        try second.unlock()
+        let imported = try second.session.run(["import", out, "--yes"])
+        #expect(imported.status == 0 && imported.stdout.contains("CXF 1.0 from Passbox"), "\(imported.stdout)\(imported.stderr)")
+        let host = try Self.pairedHost(second)
+        let found = try host.call("browser-passkeys", ["url": "https://bank.example/", "allow": [credential]])
+        let list = try #require(found.body["passkeys"] as? [[String: Any]])
+        let item = try #require(list.first?["item"] as? String)
+        #expect(list.count == 1 && list[0]["userName"] as? String == "ada")
+        let data = Self.clientData("webauthn.get", origin: "https://bank.example")
+        let signed = try host.call("browser-passkey-sign", ["url": "https://bank.example/signin", "rp": "bank.example", "item": item, "credential": credential, "clientData": data])
+        #expect(signed.kind == "passkeySigned", "\(signed.body)")
+        let message = try Self.bytes(signed.body["authenticatorData"]) + Hash.sha256(try Self.bytes(data))
+        #expect(P256.isValidSignature(try Self.bytes(signed.body["signature"]), for: message, publicPoint: point))
+    }
 }

@@ -273,7 +273,7 @@ import Testing
         #expect(throws: InteropError.notThisFormat(format: "Bitwarden JSON")) { try BitwardenImport.plan(Array("[1,2]".utf8), groupsAsVaults: false, now: now) }
     }
 
-    @Test(arguments: ["chrome.csv", "firefox.csv", "bitwarden.csv", "bitwarden.json", "onepassword.1pux", "onepassword-documents.1pux", "otpauth-list.txt", "protonpass.zip", "protonpass.json"])
+    @Test(arguments: ["chrome.csv", "firefox.csv", "bitwarden.csv", "bitwarden.json", "onepassword.1pux", "onepassword-documents.1pux", "otpauth-list.txt", "protonpass.zip", "protonpass.json", "cxf.json"])
     func tenThousandMutationsNeverCrash(_ name: String) throws {
         let sample = try KDBXReadTests.fixture(name)
         var rng = SplitMix64(seed: KDBXMutationTests.seed(0x7465_7874) ^ UInt64(name.utf8.count))
@@ -283,7 +283,8 @@ import Testing
             let mutated = KDBXMutationTests.mutate(sample, &rng)
             do {
                 let p =
-                    name.hasPrefix("bitwarden") && name.hasSuffix(".json")
+                    name.hasPrefix("cxf") ? try CXFImport.plan(mutated, groupsAsVaults: false, now: now)
+                    : name.hasPrefix("bitwarden") && name.hasSuffix(".json")
                     ? try BitwardenImport.plan(mutated, groupsAsVaults: false, now: now)
                     : name.hasSuffix(".1pux") ? try OnePasswordImport.plan(mutated, groupsAsVaults: false, now: now)
                     : name.hasSuffix(".txt") ? try OTPAuthListImport.plan(mutated, groupsAsVaults: false)

@@ -187,12 +187,12 @@ enum CommandTable {
             flags: ["replace", "yes"], usesAgent: true
         ) { c, a, _ in try Commands.restore(c, a) },
         CommandSpec(
-            name: "import", summary: "bring in another app's file (KeePass, Bitwarden JSON, CSV): shows what it makes, then asks", usage: Commands.importUsage,
+            name: "import", summary: "bring in another app's file (KeePass, Bitwarden JSON, 1PUX, CXF, CSV …): shows what it makes, then asks", usage: Commands.importUsage,
             valued: ["format", "key-file", "groups", "vault", "map"], flags: ["keep-duplicates", "dry-run", "yes", "json"], usesAgent: true
         ) { c, a, _ in try Commands.importFile(c, a) },
         CommandSpec(
-            name: "export", summary: "write the items as a KeePass 4 file under a password of its own, or as Bitwarden JSON (new file, 0600)", usage: Commands.exportUsage,
-            valued: ["format", "vault"], flags: testFlags, usesAgent: true
+            name: "export", summary: "write the items as a KeePass 4 file under a password of its own, or as Bitwarden JSON or CXF (new file, 0600)", usage: Commands.exportUsage,
+            valued: ["format", "vault"], flags: testFlags.union(["with-passkeys"]), usesAgent: true
         ) { c, a, _ in try Commands.exportFile(c, a) },
         CommandSpec(
             name: "attach", summary: "keep a file with an item (photo, scan, PDF, any file), encrypted under its own key", usage: Commands.attachUsage,

@@ -7,8 +7,8 @@ import PassboxWording
 
 /// Imports of other apps' files and exports to them (docs/CLI.md "Imports and exports").
 extension Commands {
-    static let importUsage = "passbox import FILE [--format kdbx|bitwarden-json|1pux|proton-pass|csv|aegis|2fas|otpauth] [--key-file F] [--map TARGET=COLUMN,…] [--groups tags|vaults] [--vault VAULT] [--keep-duplicates] [--dry-run] [--yes] [--json]"
-    static let exportUsage = "passbox export FILE [--format kdbx|bitwarden-json] [--vault VAULT]"
+    static let importUsage = "passbox import FILE [--format kdbx|bitwarden-json|1pux|proton-pass|cxf|csv|aegis|2fas|otpauth] [--key-file F] [--map TARGET=COLUMN,…] [--groups tags|vaults] [--vault VAULT] [--keep-duplicates] [--dry-run] [--yes] [--json]"
+    static let exportUsage = "passbox export FILE [--format kdbx|bitwarden-json|cxf [--with-passkeys]] [--vault VAULT]"
 
     /// `passbox import FILE`: reads the file (its password asked), shows what it would make, and after a yes
     /// brings it all in with one save.
@@ -83,7 +83,7 @@ extension Commands {
         try? handle.close()
         if let format = ImportFormat.detect(head: head, name: path) { return format }
         throw CLIError.failure(
-            "\(path) is not a file Passbox can import", hint: "Passbox imports KeePass (.kdbx), Bitwarden JSON, 1Password (.1pux), Proton Pass, CSV, Aegis and 2FAS files and otpauth lists; name the format with --format kdbx|bitwarden-json|1pux|proton-pass|csv|aegis|2fas|otpauth")
+            "\(path) is not a file Passbox can import", hint: "Passbox imports KeePass (.kdbx), Bitwarden JSON, 1Password (.1pux), Proton Pass, CXF, CSV, Aegis and 2FAS files and otpauth lists; name the format with --format kdbx|bitwarden-json|1pux|proton-pass|cxf|csv|aegis|2fas|otpauth")
     }
 
     /// `--map title=Name,username=Login`: target → column.
@@ -100,12 +100,17 @@ extension Commands {
     }
 
     /// `passbox export FILE`: the items as a KeePass 4 file under a new password (asked twice), or with
-    /// `--format bitwarden-json` as plain JSON after two confirmations; written new and 0600.
+    /// `--format bitwarden-json` or `cxf` as plain JSON after two confirmations (and a third for
+    /// `--with-passkeys`); written new and 0600.
     static func exportFile(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(1...1, usage: exportUsage)
         let path = absolute(args.positionals[0])
         let format = args.value("format") ?? "kdbx"
-        guard format == "kdbx" || format == "bitwarden-json" else { throw ProtocolError(.unknownFormat, ["format": format, "formats": "kdbx, bitwarden-json"]) }
+        guard ["kdbx", "bitwarden-json", "cxf"].contains(format) else { throw ProtocolError(.unknownFormat, ["format": format, "formats": "kdbx, bitwarden-json, cxf"]) }
+        let withPasskeys = args.flag("with-passkeys")
+        guard !withPasskeys || format != "kdbx" else {
+            throw CLIError.usage("--with-passkeys is for the plain formats (bitwarden-json, cxf): a KeePass export always carries passkeys, encrypted", hint: exportUsage)
+        }
         guard !FileManager.default.fileExists(atPath: path) else { throw ProtocolError(.fileExists, ["path": path]) }
         if args.flag("insecure-test-kdf") {
             Console.err("passbox: warning: --insecure-test-kdf makes files that are cheap to attack; use it only for tests")
@@ -113,7 +118,7 @@ extension Commands {
         }
         try context.endpoint.prepare(.exportItems)
         let request: ItemsExportRequest
-        if format == "bitwarden-json" {
+        if format != "kdbx" {
             // Asked twice, and where it goes said both times: the file holds every password in plain text.
             Console.err("This export is NOT encrypted: \(path) will hold every exported password, key and note in plain text, readable by anyone who gets the file. Type yes to go on:")
             guard context.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
@@ -123,14 +128,21 @@ extension Commands {
             guard context.input.readLine()?.trimmingCharacters(in: .whitespaces) == "EXPORT" else {
                 throw CLIError.failure("nothing was written: the answer was not EXPORT", hint: "run it again and type EXPORT, or export a KeePass file instead")
             }
-            request = ItemsExportRequest(format: format, path: path, password: nil, vault: args.value("vault"), plainConfirmed: true)
+            if withPasskeys {
+                // A passkey's private key in plain text signs in as the user wherever it is copied: asked a third time.
+                Console.err("With --with-passkeys, \(path) also holds the private keys of your passkeys in plain text: whoever gets the file can sign in as you on those websites, with no password and no second factor. Type PASSKEYS to include them:")
+                guard context.input.readLine()?.trimmingCharacters(in: .whitespaces) == "PASSKEYS" else {
+                    throw CLIError.failure("nothing was written: the answer was not PASSKEYS", hint: "run it again without --with-passkeys to leave passkeys out, or export a KeePass file, which carries them encrypted")
+                }
+            }
+            request = ItemsExportRequest(format: format, path: path, password: nil, vault: args.value("vault"), plainConfirmed: true, passkeysConfirmed: withPasskeys ? true : nil)
         } else {
             Console.err("The file opens with its own password in KeePassXC, KeePass and other apps. Choose one as strong as your vault's.")
             let password = try newPassword(context, prompt: "Password for the new file: ")
             request = ItemsExportRequest(format: format, path: path, password: SecretText(password), vault: args.value("vault"))
         }
         let done = try context.send(.exportItems(request)).exported()
-        let kind = format == "kdbx" ? "KeePass 4" : "Bitwarden JSON, not encrypted"
+        let kind = format == "kdbx" ? "KeePass 4" : format == "cxf" ? "CXF 1.0, not encrypted" : "Bitwarden JSON, not encrypted"
         Console.out("Exported \(Output.count(done.entries, "item")) to \(done.path ?? path) (\(kind), \(done.bytes) bytes, readable by you only).")
         for (reason, n) in done.leftOut.sorted(by: { $0.key < $1.key }) {
             Console.err("Left out (\(n)): \(Localization.tr("export.leftOut.\(reason)", context.language)).")

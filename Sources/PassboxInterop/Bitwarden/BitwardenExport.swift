@@ -55,6 +55,14 @@ public enum BitwardenExport {
         var username: String?
         var password: String?
         var totp: String?
+        var fido2Credentials: [Fido2Credential]?
+    }
+
+    /// A passkey as Bitwarden writes one: the credential id "b64." and base64url, the PKCS#8 key and the user
+    /// handle in base64url, the counter as text.
+    struct Fido2Credential: Encodable {
+        var credentialId: String, keyType = "public-key", keyAlgorithm = "ECDSA", keyCurve = "P-256", keyValue: String, rpId: String
+        var userHandle: String, userName: String, counter: String, rpName: String, userDisplayName: String, discoverable = "true", creationDate: String
     }
 
     struct SecureNote: Encodable { var type = 0 }
@@ -82,13 +90,13 @@ public enum BitwardenExport {
         public var leftOut: [String: Int]
     }
 
-    /// `items` are the vault's visible items (never its hidden ones); `vaults` become folders.
-    public static func export(items: [Item], vaults: [VaultInfo]) throws -> Result {
+    /// `items` are the vault's visible items (never its hidden ones); `vaults` become folders. Passkeys go in
+    /// only `withPasskeys` (their private keys in plain text: a surface asks a third time first); without it
+    /// they are counted as left out.
+    public static func export(items: [Item], vaults: [VaultInfo], withPasskeys: Bool = false) throws -> Result {
         var (kept, leftOut) = ExportSelection.split(items)
-        // A passkey's private key never goes into a file without encryption (issue 35): the KeePass export carries
-        // passkeys; this one counts them as left out.
         let passkeys = kept.reduce(0) { $0 + $1.passkeys.count }
-        if passkeys > 0 { leftOut["passkeyPlain", default: 0] += passkeys }
+        if passkeys > 0, !withPasskeys { leftOut["passkeyPlain", default: 0] += passkeys }
         var out: [ExportItem] = []
         let dates = ISO8601DateFormatter()
         dates.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -109,6 +117,14 @@ public enum BitwardenExport {
             case .login, .password, .server, .database, .apiCredential:
                 e.type = 1
                 e.login = Login(uris: item.websites.map { .init(uri: $0) }, username: value("username"), password: value("password"), totp: value("otp"))
+                if withPasskeys, !item.passkeys.isEmpty {
+                    e.login?.fido2Credentials = item.passkeys.map { p in
+                        Fido2Credential(
+                            credentialId: "b64." + p.credentialText, keyValue: KeePassPasskey.encode(p.privateKey), rpId: p.relyingParty,
+                            userHandle: KeePassPasskey.encode(p.userHandle), userName: p.userName, counter: String(p.signCount), rpName: p.relyingParty,
+                            userDisplayName: p.displayName, creationDate: dates.string(from: p.created))
+                    }
+                }
                 let earlier = item.previousPasswords
                 if !earlier.isEmpty { e.passwordHistory = earlier.map { History(lastUsedDate: dates.string(from: $0.replacedAt), password: $0.value) } }
             case .creditCard:
