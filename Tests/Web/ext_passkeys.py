@@ -137,3 +137,22 @@ def answer(host, path, body):
             return {"ok": True, "user": stored["user"], "counter": verified.new_sign_count}
     except Exception as e:  # noqa: BLE001 - the page shows why the server refused
         return {"ok": False, "error": f"{type(e).__name__}: {e}"}
+
+
+def made_elsewhere(run, rp, user):
+    """A passkey made outside this browser, as another device's authenticator would have made it: a P-256 key
+    (PyPI's cryptography, which py_webauthn brings), enrolled here as registered for USER (its COSE public key, as
+    a registration stores it). Returns what a CXF file carries of it: credential id, user handle, PKCS#8 key."""
+    import cbor2
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    key = ec.generate_private_key(ec.SECP256R1())
+    point = key.public_key().public_numbers()
+    cose = cbor2.dumps({1: 2, 3: -7, -1: 1, -2: point.x.to_bytes(32, "big"), -3: point.y.to_bytes(32, "big")})
+    credential_id, handle = os.urandom(16), os.urandom(16)
+    with _lock:
+        slot = _slot(run, rp)
+        slot["users"][user] = handle
+        slot["credentials"][bytes_to_base64url(credential_id)] = {"key": cose, "count": 0, "user": user, "handle": handle}
+    pkcs8 = key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    return credential_id, handle, pkcs8

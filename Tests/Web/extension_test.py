@@ -20,7 +20,7 @@ one its locale stays en-US, and Firefox runs in English only (said in a note).
 
 Usage: extension_test.py --passbox PATH --artifacts DIR [--only chromium|firefox] [--language en|de] [--serial]
 """
-import argparse, concurrent.futures, glob, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time, traceback, urllib.request
+import argparse, base64, concurrent.futures, glob, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time, traceback, urllib.request
 
 import websocket
 from selenium import webdriver
@@ -33,7 +33,7 @@ from selenium.webdriver.common.keys import Keys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import bidi, ext_passkeys, ext_sites  # noqa: E402
+import bidi, ext_passkeys, ext_sites, passbox_server  # noqa: E402
 
 ROOT = os.path.realpath(os.path.join(HERE, "..", ".."))
 EXTENSION = os.path.join(ROOT, "extension")
@@ -1393,9 +1393,74 @@ def flow_passkeys(run):
 
 
 
+def flow_passkey_sync(run):
+    """Sign in on a second device after sync (issue 35). Device A, a data directory of its own signed up on a
+    throwaway passbox server, gets a passkey for bank.example from a CXF file (its key made here as another
+    authenticator would, its public key enrolled at the relying party) and syncs. This run's device signs in to
+    the account (its agent then serves the account's vault, pulled from the server), and its browser signs in
+    with that passkey through Passbox's window: the relying party verifies the signature. The device then signs
+    out, back to its local vault, whose Bank login is as it was."""
+    vault = run.vault
+    session = f"sync-{run.kind}-{run.language}"
+    server = passbox_server.Server(run.args.passbox)
+    device_a = os.path.join(run.root, "device-a")
+
+    def on_a(*args, input=None):
+        out = subprocess.run([run.args.passbox, "--data", device_a, *args], input=input, capture_output=True, text=True, env=vault.env, timeout=120)
+        check(out.returncode == 0, f"device A: passbox {' '.join(args)} failed ({out.returncode}): {out.stderr.strip()}")
+        return out
+
+    signed_in = False
+    try:
+        made = on_a("signup", "--server", server.origin, "--email", "ada@example.org", input=f"{PASSWORD}\n{PASSWORD}\n")
+        secret_key = re.search(r"P1-[0-9A-Z]{6}(?:-[0-9A-Z]{5,6}){5}", made.stdout)
+        check(secret_key, f"no Secret Key in the sign-up's output: {made.stdout!r}")
+        credential, handle, key = ext_passkeys.made_elsewhere(session, "bank.example", "grace")
+        b64 = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()  # noqa: E731
+        document = {"version": {"major": 1, "minor": 0}, "exporterRpId": "authenticator.example", "exporterDisplayName": "Another authenticator",
+                    "timestamp": int(time.time()), "accounts": [{"id": b64(b"a"), "username": "", "email": "", "collections": [], "items": [{
+                        "id": b64(b"grace"), "title": "Bank (Grace)", "scope": {"urls": ["https://bank.example"], "androidApps": []},
+                        "credentials": [{"type": "passkey", "credentialId": b64(credential), "rpId": "bank.example", "username": "grace",
+                                         "userDisplayName": "Grace", "userHandle": b64(handle), "key": b64(key)}]}]}]}
+        path = os.path.join(run.root, "grace.cxf.json")
+        with open(path, "w") as f:
+            json.dump(document, f)
+        imported = on_a("import", path, "--yes", input=PASSWORD + "\n")
+        check("CXF 1.0 from Another authenticator" in imported.stdout, f"device A's import: {imported.stdout!r}")
+        on_a("sync", input=PASSWORD + "\n")
+
+        # This device signs in to the account: after the next unlock its agent serves the account's vault.
+        vault.cli("signin", "--server", server.origin, "--email", "ada@example.org", input=f"{PASSWORD}\n{secret_key.group(0)}\n")
+        signed_in = True
+        vault.cli("lock")
+        vault.cli("unlock", input=PASSWORD + "\n")
+        vault.cli("sync")
+        keys = vault.json("show", "Bank (Grace)", "--json").get("passkeys") or []
+        check(len(keys) == 1 and keys[0]["userName"] == "grace" and keys[0]["rp"] == "bank.example", f"the synced login's passkeys: {keys}")
+
+        site = run.open(f"https://bank.example/passkey?run={session}&rp=bank.example&user=grace")
+        run.wait(lambda: run.js(site, "document.getElementById('signin') !== null"), "the passkey page")
+        run.browser.click_element(site, "#signin")
+        window, shown = passkey_window(run)
+        check(shown["rows"] == ["grace"], f"the sign-in window on the second device: {shown}")
+        run.shot("passkey-second-device", window)
+        passkey_click(run, window, ".passkey-choice")
+        result = passkey_result(run, site, "the second device's sign-in")
+        check(result == "signed in grace counter 0", f"the relying party's answer to the second device: {result!r}")
+        run.close(site)
+    finally:
+        if signed_in:
+            vault.cli("signout", "--forget-secret-key", ok=False)
+            vault.cli("lock", ok=False)
+            vault.cli("unlock", input=PASSWORD + "\n", ok=False)
+        server.stop()
+    check(vault.json("show", "Bank", "--json")["summary"]["id"] == vault.bank_id, "the local vault after signing out")
+    run.check_errors()
+
+
 FLOWS = [("pair", flow_pair), ("fill", flow_fill), ("warn", flow_warn), ("refuse", flow_refuse), ("layers", flow_layers), ("frames", flow_frames),
          ("http", flow_http), ("save", flow_save), ("update", flow_update), ("generate", flow_generate), ("totp", flow_totp),
-         ("passkeys", flow_passkeys), ("unlock", flow_unlock), ("second-profile", flow_second_profile), ("remove", flow_remove)]
+         ("passkeys", flow_passkeys), ("passkey-sync", flow_passkey_sync), ("unlock", flow_unlock), ("second-profile", flow_second_profile), ("remove", flow_remove)]
 
 
 def run_browser(args, kind, language, sites, report):
