@@ -3,11 +3,12 @@ import PassboxCore
 import PassboxProtocol
 import PassboxStore
 
-/// The breach catalogue and 2FA list: a copy the user refreshed (`passbox check update-data`) in the data
-/// directory, else the snapshot shipped beside the executable.
+/// The breach catalogue, the 2FA list and the passkey list: a copy the user refreshed (`passbox check
+/// update-data`) in the data directory, else the snapshot shipped beside the executable.
 public enum Catalogues {
     public static let breachesFile = "hibp-breaches.json"
     public static let twoFactorFile = "2fa-directory-totp.json"
+    public static let passkeysFile = "passkey-directory.json"
 
     public static func load(_ name: String, directory: String) throws -> Data {
         if let data = FileManager.default.contents(atPath: directory + "/" + name) { return data }
@@ -53,6 +54,29 @@ public enum Catalogues {
         return parsed
     }
 
+    /// The passkey list, parsed (kept as the other two are: parsed again only when its file changed).
+    public static func passkeySites(directory: String) throws -> PasskeyDirectory {
+        let key = identity(passkeysFile, directory: directory)
+        if let kept = KeptPasskeys.shared.value(for: key) { return kept }
+        let parsed = try PasskeyDirectory.parse(try load(passkeysFile, directory: directory))
+        KeptPasskeys.shared.keep(parsed, for: key)
+        return parsed
+    }
+
+    final class KeptPasskeys: @unchecked Sendable {
+        static let shared = KeptPasskeys()
+        private let lock = NSLock()
+        private var kept: (key: String, sites: PasskeyDirectory)?
+
+        func value(for key: String) -> PasskeyDirectory? {
+            lock.withLock { kept?.key == key ? kept?.sites : nil }
+        }
+
+        func keep(_ sites: PasskeyDirectory, for key: String) {
+            lock.withLock { kept = (key, sites) }
+        }
+    }
+
     /// The last catalogues parsed in this process, under a lock (the agent serves checks on several threads).
     final class Kept: @unchecked Sendable {
         static let shared = Kept()
@@ -70,7 +94,11 @@ public enum Catalogues {
 
     /// Parses `data` as the named catalogue (refusing what does not parse) and keeps it in the data directory.
     public static func replace(_ name: String, with data: Data, directory: String) throws {
-        if name == breachesFile { _ = try BreachCatalog.parse(data) } else { _ = try TwoFactorDirectory.parse(data) }
+        switch name {
+        case breachesFile: _ = try BreachCatalog.parse(data)
+        case passkeysFile: _ = try PasskeyDirectory.parse(data)
+        default: _ = try TwoFactorDirectory.parse(data)
+        }
         try StoreFiles.writeAtomically(Array(data), to: directory + "/" + name, directory: directory)
     }
 }

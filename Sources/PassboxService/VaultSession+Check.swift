@@ -20,7 +20,7 @@ extension VaultSession {
         }
         let report = SecurityCheck.run(
             SecurityCheckInput(vault: vault, now: now(), breaches: breaches, twoFactor: twoFactor, domains: DomainRules.shared, breachCheckEnabled: settings.breachCheck,
-                strengthMemo: strengthMemo))
+                strengthMemo: strengthMemo, passkeySites: try Catalogues.passkeySites(directory: dataDirectory)))
         var titles = [String: String]()
         for item in vault.items { titles[item.id] = item.title }
         var reply = CheckReply(

@@ -41,6 +41,7 @@ extension Tables {
         "ui.check.group.same": "The same password in {count} logins",
         "ui.check.group.similar": "Similar passwords in {count} logins",
         "ui.check.changeAt": "Change the password on {host}",
+        "ui.check.siteHelp": "How {site} turns it on",
     ]
 
     static let webCheckGerman: [String: String] = [
@@ -83,5 +84,6 @@ extension Tables {
         "ui.check.group.same": "Dasselbe Passwort in {count} Logins",
         "ui.check.group.similar": "Ähnliche Passwörter in {count} Logins",
         "ui.check.changeAt": "Passwort auf {host} ändern",
+        "ui.check.siteHelp": "So aktivieren Sie es bei {site}",
     ]
 }

@@ -27,4 +27,15 @@ import Testing
         try FileManager.default.removeItem(atPath: dir.path + "/" + Catalogues.breachesFile)
         #expect(try Catalogues.load(directory: dir.path).0.breaches.count == shipped.0.breaches.count)
     }
+
+    /// The passkey list (the Passkeys Directory, shipped) is kept and followed the same way; a file that does not
+    /// parse is refused and the kept one stays.
+    @Test func thePasskeyListIsShippedAndReplaceable() throws {
+        let dir = try TemporaryDirectory("passbox-catalogues-passkeys")
+        #expect(try Catalogues.passkeySites(directory: dir.path).sites.count == 258)
+        try Catalogues.replace(Catalogues.passkeysFile, with: Data(#"[["Probe",{"domain":"probe.example","passwordless":"allowed"}]]"#.utf8), directory: dir.path)
+        #expect(try Catalogues.passkeySites(directory: dir.path).sites.map(\.domains) == [["probe.example"]])
+        #expect(throws: (any Error).self) { try Catalogues.replace(Catalogues.passkeysFile, with: Data("{}".utf8), directory: dir.path) }
+        #expect(try Catalogues.passkeySites(directory: dir.path).sites.count == 1)
+    }
 }

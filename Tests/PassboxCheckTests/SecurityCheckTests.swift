@@ -1,5 +1,6 @@
 import Foundation
 import PassboxCore
+import PassboxCrypto
 import PassboxDomains
 import Testing
 import PassboxWording
@@ -209,6 +210,38 @@ import PassboxWording
         #expect(sites.sites.contains { $0.name == "1&1 IONOS" })
         #expect(throws: ValidationError.self) { try BreachCatalog.parse(Data("{}".utf8)) }
         #expect(throws: ValidationError.self) { try TwoFactorDirectory.parse(Data("nonsense".utf8)) }
+        let passkeys = try PasskeyDirectory.parse(Data(contentsOf: root.appendingPathComponent("Sources/PassboxService/Data/passkey-directory.json")))
+        #expect(passkeys.sites.count == 258 && passkeys.sites.filter(\.signIn).count == 120)
+        #expect(passkeys.sites.first { $0.name == "GitHub" }?.domains == ["github.com"])
+        #expect(throws: ValidationError.self) { try PasskeyDirectory.parse(Data("{}".utf8)) }
+    }
+
+    /// A login on a site the Passkeys Directory lists, without a passkey, gets the informational finding with the
+    /// site's name, how the site takes passkeys and its documentation; one that holds a passkey does not; the
+    /// score, tiles and secure count do not move.
+    @Test func passkeysAvailableIsInformational() throws {
+        var b = try Self.build()
+        let sites = PasskeyDirectory(sites: [
+            .init(name: "GitHub", domains: ["github.com"], documentation: "https://docs.github.com/passkeys", signIn: true),
+            .init(name: "Shop", domains: ["shop.example"], documentation: nil, signIn: false),
+        ])
+        func run() -> SecurityReport {
+            SecurityCheck.run(
+                SecurityCheckInput(vault: b.vault, now: Self.now, breaches: Self.breaches, twoFactor: Self.twoFactor, domains: DomainRules.shared, breachCheckEnabled: false, passkeySites: sites))
+        }
+        let without = Self.report(b.vault)
+        let r = run()
+        #expect(items(r, .passkeyAvailable, b) == ["no2fa", "both", "dupA", "dupB"])
+        let github = try #require(r.findings.first { $0.kind == .passkeyAvailable && $0.itemID == b.ids["no2fa"] })
+        #expect(github.details == ["site": "GitHub", "use": "signIn", "documentation": "https://docs.github.com/passkeys"])
+        #expect(r.findings.first { $0.kind == .passkeyAvailable && $0.itemID == b.ids["dupA"] }?.details == ["site": "Shop", "use": "secondFactor"])
+        #expect(r.score == without.score && r.secureLoginCount == without.secureLoginCount && r.tiles == without.tiles && r.deductions == without.deductions)
+        // A passkey in the login: no finding for it.
+        let (key, _) = try P256.generate()
+        try b.vault.update(id: b.ids["no2fa"]!, now: Self.now) {
+            $0.passkeys = [Passkey(credentialID: [1], relyingParty: "github.com", userHandle: [2], userName: "user", displayName: "", privateKey: key.revealBytes(), created: Self.now)]
+        }
+        #expect(items(run(), .passkeyAvailable, b) == ["both", "dupA", "dupB"])
     }
 
     @Test func everyFindingHasTextsInBothLanguages() {

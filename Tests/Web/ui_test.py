@@ -874,6 +874,15 @@ def main_flows(args, display, language):
         link = ui.find("a.changelink[href='https://mail.example.org/.well-known/change-password']")
         check(link.text.strip() == t("ui.check.changeAt", host="mail.example.org") and "noopener" in link.get_attribute("rel").split(), f"the change-password link: {link.text!r} {link.get_attribute('rel')!r}")
         check(not ui.driver.find_elements(By.XPATH, "//li[.//strong[text()='Example Bank']]//a[contains(@class,'changelink')]"), "Example Bank has no website, yet a change-password link")
+        # Issue 35: GitHub takes passkeys (the Passkeys Directory), so its login without one has the informational
+        # finding, with a link to GitHub's own instructions and no edit button (a passkey is made at the site).
+        offered = [f for f in report["findings"] if f["kind"] == "passkey-available" and f["title"] == "GitHub"]
+        check(len(offered) == 1 and offered[0]["details"].get("documentation", "").startswith("https://"), f"passbox check's passkey finding for GitHub: {offered}")
+        ui.text_appears(t("check.kind.passkey-available.title"))
+        help_link = ui.find(f"a.changelink[href='{offered[0]['details']['documentation']}']")
+        check(help_link.text.strip() == t("ui.check.siteHelp", site="GitHub") and "noopener" in help_link.get_attribute("rel").split(), f"the passkey help link: {help_link.text!r}")
+        row = help_link.find_element(By.XPATH, "./ancestor::li[1]")
+        check(not [b for b in row.find_elements(By.TAG_NAME, "button") if b.text.strip() == t("ui.item.edit")], "an edit button for a passkey the site offers")
         # SEC-4, SEC-5, SEC-17: the breach check runs from the page, through the agent, with its progress; the range
         # service (a stand-in here) is asked a multiple of 100 prefixes, with padding; the password of Example Bank and Mail is breached.
         ranges = RangeService("correct horse battery staple")

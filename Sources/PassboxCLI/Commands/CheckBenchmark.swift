@@ -12,18 +12,20 @@ enum CheckBenchmark {
         let clock = SystemClock()
         var t = clock.monotonic()
         let (breaches, twoFactor) = try Catalogues.load(directory: dataDirectory)
+        let passkeySites = try Catalogues.passkeySites(directory: dataDirectory)
         let catalogSeconds = clock.monotonic() - t
         t = clock.monotonic()
         _ = try Catalogues.load(directory: dataDirectory)
+        _ = try Catalogues.passkeySites(directory: dataDirectory)
         let keptCatalogSeconds = clock.monotonic() - t
         Console.out("Security Check report without the breach query, median of \(runs) runs. Target: under 200 ms at 10,000 logins.")
         Console.out("FIRST estimates every password's strength, as a check in a new process does; KEPT has the scores of the")
         Console.out("passwords kept from an earlier check, as the agent keeps them while unlocked (its first check after unlocking is FIRST).")
         Console.out(
             String(
-                format: "Loading the catalogues (%d breaches, %d 2FA sites): %.1f ms; again, kept by the process as the agent keeps them: %.2f ms",
-                breaches.breaches.count, twoFactor.sites.count, catalogSeconds * 1000, keptCatalogSeconds * 1000))
-        let sites = twoFactor.sites.flatMap(\.domains) + breaches.breaches.map(\.domain)
+                format: "Loading the catalogues (%d breaches, %d 2FA sites, %d passkey sites): %.1f ms; again, kept by the process as the agent keeps them: %.2f ms",
+                breaches.breaches.count, twoFactor.sites.count, passkeySites.sites.count, catalogSeconds * 1000, keptCatalogSeconds * 1000))
+        let sites = twoFactor.sites.flatMap(\.domains) + breaches.breaches.map(\.domain) + passkeySites.sites.flatMap(\.domains)
         var rows = [["LOGINS", "FIRST MEDIAN", "FIRST MIN", "KEPT MEDIAN", "KEPT MIN", "TARGET", "FINDINGS", "SCORE"]]
         for count in [1000, 10000] {
             var vault = Vault()
@@ -43,7 +45,8 @@ enum CheckBenchmark {
             func check(_ memo: StrengthMemo?) {
                 report = SecurityCheck.run(
                     SecurityCheckInput(
-                        vault: vault, now: now, breaches: breaches, twoFactor: twoFactor, domains: DomainRules.shared, breachCheckEnabled: false, strengthMemo: memo))
+                        vault: vault, now: now, breaches: breaches, twoFactor: twoFactor, domains: DomainRules.shared, breachCheckEnabled: false, strengthMemo: memo,
+                        passkeySites: passkeySites))
             }
             func median(_ memo: StrengthMemo?) -> (median: Double, min: Double) {
                 var times = [Double]()

@@ -13,7 +13,7 @@ extension Commands {
         passbox check fix-https (ITEM | --all)
         passbox check breaches on [--yes] | off
         passbox check settings [range-url URL]
-        passbox check update-data [--breaches-file F | --breaches-url URL] [--2fa-file F | --2fa-url URL]
+        passbox check update-data [--breaches-file F | --breaches-url URL] [--2fa-file F | --2fa-url URL] [--passkeys-file F | --passkeys-url URL]
         """
 
     static func checkReport(_ context: Context, _ args: Arguments) throws {
@@ -157,7 +157,9 @@ extension Commands {
     static func checkUpdateData(_ context: Context, _ args: Arguments) throws {
         try args.expectPositionals(0...0, usage: checkUsage)
         var updated = 0
-        for (fileOption, urlOption, name) in [("breaches-file", "breaches-url", Catalogues.breachesFile), ("2fa-file", "2fa-url", Catalogues.twoFactorFile)] {
+        for (fileOption, urlOption, name) in [
+            ("breaches-file", "breaches-url", Catalogues.breachesFile), ("2fa-file", "2fa-url", Catalogues.twoFactorFile), ("passkeys-file", "passkeys-url", Catalogues.passkeysFile),
+        ] {
             let data: Data
             if let path = args.value(fileOption) {
                 guard let d = FileManager.default.contents(atPath: path) else { throw CLIError.failure("cannot read \(path)") }

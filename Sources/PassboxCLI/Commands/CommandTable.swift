@@ -102,8 +102,8 @@ enum CommandTable {
                 CommandSpec(name: "settings", summary: "the breach check's settings", usage: "passbox check settings [range-url URL]") { c, a, _ in try Commands.checkSettings(c, a) },
                 CommandSpec(
                     name: "update-data", summary: "refresh the breach catalogue and the 2FA list",
-                    usage: "passbox check update-data [--breaches-file F | --breaches-url URL] [--2fa-file F | --2fa-url URL]",
-                    valued: ["breaches-file", "breaches-url", "2fa-file", "2fa-url"]
+                    usage: "passbox check update-data [--breaches-file F | --breaches-url URL] [--2fa-file F | --2fa-url URL] [--passkeys-file F | --passkeys-url URL]",
+                    valued: ["breaches-file", "breaches-url", "2fa-file", "2fa-url", "passkeys-file", "passkeys-url"]
                 ) { c, a, _ in try Commands.checkUpdateData(c, a) },
             ], usesAgent: true
         ) { c, a, _ in try Commands.checkReport(c, a) },

@@ -93,3 +93,42 @@ public struct TwoFactorDirectory: Sendable {
         return TwoFactorDirectory(sites: sites)
     }
 }
+
+/// Sites that accept passkeys, from the Passkeys Directory (CC BY 4.0, passkeys.2fa.directory; made into the 2FA
+/// Directory's API shape by scripts/make-passkey-directory.py): for signing in without a password
+/// ("passwordless") or as a second step ("mfa").
+public struct PasskeyDirectory: Sendable {
+    public struct Site: Sendable, Equatable {
+        public let name: String
+        public let domains: [String]
+        public let documentation: String?
+        /// Whether the site takes a passkey instead of the password (else as a second step only).
+        public let signIn: Bool
+
+        public init(name: String, domains: [String], documentation: String?, signIn: Bool) {
+            self.name = name
+            self.domains = domains
+            self.documentation = documentation
+            self.signIn = signIn
+        }
+    }
+
+    public let sites: [Site]
+
+    public init(sites: [Site]) { self.sites = sites }
+
+    public static func parse(_ data: Data) throws -> PasskeyDirectory {
+        guard let array = try? JSONSerialization.jsonObject(with: data) as? [[Any]] else {
+            throw ValidationError("catalogue.directoryFormat")
+        }
+        var sites = [Site]()
+        for pair in array where pair.count == 2 {
+            guard let name = pair[0] as? String, let info = pair[1] as? [String: Any], let domain = info["domain"] as? String else { continue }
+            let signIn = info["passwordless"] as? String != nil
+            guard signIn || info["mfa"] as? String != nil else { continue }
+            let extra = info["additional-domains"] as? [String] ?? []
+            sites.append(Site(name: name, domains: ([domain] + extra).map { $0.lowercased() }, documentation: info["documentation"] as? String, signIn: signIn))
+        }
+        return PasskeyDirectory(sites: sites)
+    }
+}

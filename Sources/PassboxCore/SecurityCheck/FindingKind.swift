@@ -15,6 +15,7 @@ public enum FindingKind: String, Sendable, CaseIterable, Comparable {
     case bothFactors = "both-factors"
     case expired
     case expiring
+    case passkeyAvailable = "passkey-available"
 
     /// Points a login loses for this finding (a login loses at most 1). Informational kinds cost nothing.
     public var weight: Double {
@@ -27,7 +28,7 @@ public enum FindingKind: String, Sendable, CaseIterable, Comparable {
         case .old: 0.15
         case .duplicate: 0.1
         case .noWebsite, .noUsername: 0.05
-        case .bothFactors, .expired, .expiring: 0
+        case .bothFactors, .expired, .expiring, .passkeyAvailable: 0
         }
     }
 
@@ -52,6 +53,7 @@ public enum FindingKind: String, Sendable, CaseIterable, Comparable {
         case .bothFactors: 12
         case .expired: 13
         case .expiring: 14
+        case .passkeyAvailable: 15
         }
     }
 

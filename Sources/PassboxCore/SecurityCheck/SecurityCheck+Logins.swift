@@ -23,6 +23,7 @@ extension SecurityCheck {
         var foldedUsername: String?
         var passwordChangedAt: Date?
         var hasOneTimeCode = false
+        var hasPasskey = false
     }
 
     /// The logins under check (trashed items excluded) with their facts, in index-aligned arrays, and their
@@ -80,5 +81,6 @@ extension SecurityCheck.LoginFacts {
         foldedUsername = username.map(TextFolding.fold)
         passwordChangedAt = password == nil ? nil : login.passwordChangedAt
         hasOneTimeCode = login.fields.contains { $0.kind == .otp && !$0.value.isEmpty }
+        hasPasskey = !login.passkeys.isEmpty
     }
 }

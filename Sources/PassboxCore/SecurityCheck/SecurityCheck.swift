@@ -9,7 +9,7 @@ import Foundation
 /// 4. account hygiene: old passwords, missing websites and usernames, http addresses, both factors in one
 ///    item (`SecurityCheck+Hygiene`);
 /// 5. breached passwords and breached websites (`SecurityCheck+Breaches`);
-/// 6. missing two-factor codes (`SecurityCheck+TwoFactor`);
+/// 6. missing two-factor codes and sites that take a passkey where the login has none (`SecurityCheck+TwoFactor`);
 /// 7. duplicate accounts (`SecurityCheck+Duplicates`);
 /// 8. look-alike domains (`SecurityCheck+Lookalikes`);
 /// 9. weak passwords (`SecurityCheck+Strength`);
@@ -28,6 +28,7 @@ public enum SecurityCheck {
         if input.breachCheckEnabled { findBreachedPasswords(logins, into: &findings) }
         findBreachedWebsites(logins, catalog: input.breaches, domains: input.domains, into: &findings)
         findMissingTwoFactor(logins, directory: input.twoFactor, domains: input.domains, into: &findings)
+        findPasskeysAvailable(logins, directory: input.passkeySites, domains: input.domains, into: &findings)
         findDuplicateAccounts(logins, into: &findings)
         findLookalikes(logins, input: input, into: &findings)
         findWeakPasswords(logins, scores: strength.wait(), into: &findings)

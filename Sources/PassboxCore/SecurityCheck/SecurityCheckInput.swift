@@ -6,6 +6,8 @@ public struct SecurityCheckInput: Sendable {
     public var now: Date
     public var breaches: BreachCatalog
     public var twoFactor: TwoFactorDirectory
+    /// Sites that accept passkeys (empty: the "passkey available" finding is not looked for).
+    public var passkeySites: PasskeyDirectory
     public var domains: any DomainAnalyzing
     /// Whether the user turned the breached-password check on (its results live in the items).
     public var breachCheckEnabled: Bool
@@ -14,7 +16,7 @@ public struct SecurityCheckInput: Sendable {
 
     public init(
         vault: Vault, now: Date, breaches: BreachCatalog, twoFactor: TwoFactorDirectory, domains: any DomainAnalyzing, breachCheckEnabled: Bool,
-        strengthMemo: StrengthMemo? = nil
+        strengthMemo: StrengthMemo? = nil, passkeySites: PasskeyDirectory = PasskeyDirectory(sites: [])
     ) {
         self.vault = vault
         self.now = now
@@ -23,5 +25,6 @@ public struct SecurityCheckInput: Sendable {
         self.domains = domains
         self.breachCheckEnabled = breachCheckEnabled
         self.strengthMemo = strengthMemo
+        self.passkeySites = passkeySites
     }
 }

@@ -22,8 +22,10 @@ export function findingAdvice(finding) {
   return cut >= 0 ? text.slice(0, cut) + '.' : text;
 }
 
-// The fix for a finding: https for an http address, else the editor.
+// The fix for a finding: https for an http address, else the editor; none for a passkey the site offers (it is
+// made at the site, through the extension).
 export function fixFinding(finding, after) {
+  if (finding.kind === 'passkey-available') return null;
   if (finding.kind === 'unsecured-website') {
     return button([icon('lock'), t('ui.check.fixHTTPS')], async () => {
       try {
@@ -40,7 +42,17 @@ export function fixFinding(finding, after) {
 // address every browser knows (/.well-known/change-password, which the site sends on to its own page).
 const changedAtTheSite = ['breached-password', 'breached-website', 'weak', 'reused', 'similar', 'old'];
 
-function changePasswordLink(finding) {
+// Two-factor codes and passkeys are turned on at the site: a link to its own instructions, when the directory
+// names an https page.
+const turnedOnAtTheSite = ['missing-2fa', 'passkey-available'];
+
+function siteLink(finding) {
+  const help = finding.details && finding.details.documentation;
+  if (turnedOnAtTheSite.includes(finding.kind)) {
+    if (!help || !/^https:\/\//.test(help)) return null;
+    return h('a', { class: 'changelink', href: help, target: '_blank', rel: 'noopener noreferrer' },
+      icon('external-link'), ' ', t('ui.check.siteHelp', { site: finding.details.site || '' }));
+  }
   if (!changedAtTheSite.includes(finding.kind)) return null;
   const item = findItem(finding.itemID);
   const host = item && siteHost(item);
@@ -218,7 +230,7 @@ export async function showCheck(pane) {
     }
     const entry = (f) => h('li', { class: 'finding' + (f.dismissed ? ' dismissed' : '') },
       h('span', { class: 'grow' }, h('strong', {}, f.title), h('br'), h('span', { class: 'hint' }, f.dismissed ? t('ui.check.dismissed') : findingAdvice(f)),
-        f.dismissed ? null : changePasswordLink(f)),
+        f.dismissed ? null : siteLink(f)),
       f.dismissed ? null : fixFinding(f, rerun),
       button(f.dismissed ? t('ui.check.undismiss') : t('ui.check.dismiss'), () => dismiss(f, pane), 'ghost'));
     // Reused and similar passwords come in their groups, one a password (SEC-7): the logins to change together.
