@@ -35,7 +35,10 @@ BIN := .build/release/passbox
 STATIC_CXX_DIR := .build/static-libstdcxx
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_CXX_DIR)
 
-.PHONY: run stop test check soak protocol-doc deps test-deps install-packages build bench fuzz clean pam-service static-cxx extension
+# lintian and mandoc check the Debian package (make deb-test); systemd's systemd-analyze verifies and scores its units.
+DEB_TEST_PACKAGES := lintian mandoc systemd desktop-file-utils curl python3
+
+.PHONY: run stop test check soak protocol-doc deps test-deps install-packages build bench fuzz clean pam-service static-cxx extension deb deb-test
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
@@ -122,6 +125,15 @@ bench: build
 	scripts/bench-server.sh $(CURDIR)/$(BIN)
 	scripts/bench-import.sh $(CURDIR)/$(BIN)
 	scripts/bench-attach.sh $(CURDIR)/$(BIN)
+
+# The Debian package from the release build: passbox_VERSION_ARCH.deb here (scripts/make-deb.sh), and its test,
+# which installs it on this machine as root, checks it and removes it (scripts/deb-test.sh; .ci/run runs it).
+deb: build
+	@scripts/make-deb.sh $(BIN) .
+
+deb-test: deb
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_TEST_PACKAGES)"
+	scripts/deb-test.sh
 
 # The browser extension laid out for each browser: .build/extension/chromium (extension/ itself loads in
 # Chromium too) and .build/extension/firefox (its manifest.firefox.json as manifest.json).

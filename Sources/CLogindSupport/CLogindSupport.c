@@ -369,3 +369,15 @@ int CLogind_watch(CLogind_OnLock onLock, void *context, void (*report)(const cha
     free(w.session);
     return -1;
 }
+
+// sd_notify(3) for a service systemd started with Type=notify: libsystemd loaded with dlopen, as above, only
+// when $NOTIFY_SOCKET names a socket (otherwise nothing is loaded and 0 is returned).
+int CLogind_notify(const char *state) {
+    const char *socket = getenv("NOTIFY_SOCKET");
+    if (socket == NULL || socket[0] == '\0') return 0;
+    void *h = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) return -1;
+    int (*notify)(int, const char *) = NULL;
+    *(void **)&notify = dlsym(h, "sd_notify");
+    return notify == NULL ? -1 : notify(0, state);
+}

@@ -35,13 +35,9 @@ public enum Catalogues {
         return "-"
     }
 
-    /// Where SwiftPM puts this module's resources: a `Passbox_PassboxService.resources` folder beside the binary
-    /// (worked out once: every check asks).
-    static let resourceDirectories: [String] = {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let argv0 = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        return [executable, argv0].map { $0.appendingPathComponent("Passbox_PassboxService.resources").path }
-    }()
+    /// Where this module's resources are: a `Passbox_PassboxService.resources` folder beside the binary, under
+    /// PASSBOX_RESOURCES or /usr/share/passbox (`InstalledResources`; worked out once: every check asks).
+    static let resourceDirectories: [String] = InstalledResources.candidates("Passbox_PassboxService.resources")
 
     /// Both catalogues, parsed. The last ones parsed are kept with the identity of their files, so an agent
     /// parses them once (150 ms here) and again only when a file changed (`update-data` replaces it in the

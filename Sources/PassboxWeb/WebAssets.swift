@@ -24,13 +24,12 @@ struct WebAssets: Sendable {
     ]
 
     static func load() throws -> WebAssets {
-        // Beside the executable, as SwiftPM lays resources out (looked up here rather than through `Bundle.module`,
-        // which stops the process when the folder is missing: an incomplete install must not take the agent down).
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let argv0 = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [executable, argv0].map { $0.appendingPathComponent("Passbox_PassboxWeb.resources/UI").path }
+        // Under PASSBOX_RESOURCES, beside the executable as SwiftPM lays resources out, or under /usr/share/passbox
+        // (`InstalledResources`; looked up here rather than through `Bundle.module`, which stops the process when
+        // the folder is missing: an incomplete install must not take the agent down).
+        let candidates = InstalledResources.candidates("Passbox_PassboxWeb.resources").map { $0 + "/UI" }
         guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0 + "/index.html") }) else {
-            throw WebServerError(reason: "the web UI's files are missing (looked in \(candidates[0]))")
+            throw WebServerError(reason: "the web UI's files are missing (looked in \(candidates.joined(separator: ", ")))")
         }
         var files = [String: File]()
         let base = URL(fileURLWithPath: found).resolvingSymlinksInPath().path

@@ -85,6 +85,56 @@ final class ServerProcess {
 /// in no language, so the script sees it start (it once waited for the English "listening at", reported a
 /// failure, deleted the pid file and left the server running), and `stop` stops it by that pid file.
 @Suite struct ServerScriptTests {
+    /// `--config FILE` (passbox-server.service's /etc/passbox/server.conf): its settings hold where the command
+    /// line names none (here the sign-up mode), the command line wins where both do (the listen address), a
+    /// setting it does not know or a line without a value is refused by its line; and under systemd's
+    /// Type=notify the server says READY=1 once it listens and STOPPING=1 at SIGTERM, on $NOTIFY_SOCKET.
+    @Test func aConfigurationFileAndSystemdReadiness() throws {
+        let dir = try TemporaryDirectory("passbox-server-config")
+        let config = dir.file("server.conf")
+        try "# the service's settings\n\nlisten = 127.0.0.1:9\nsignup = closed\n  quota-mib = 64\n".write(to: config, atomically: true, encoding: .utf8)
+        // A datagram socket playing systemd's notification socket.
+        let socketPath = dir.path + "/notify"
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in socketPath.utf8.enumerated() { raw[i] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        func received() -> String {
+            var buffer = [UInt8](repeating: 0, count: 512)
+            let n = recv(fd, &buffer, buffer.count, 0)
+            return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : ""
+        }
+
+        let server = try ServerProcess(dataDirectory: dir.path + "/data", in: dir, extra: ["--config", config.path], environment: ["NOTIFY_SOCKET": socketPath])
+        let out = try String(contentsOf: server.out, encoding: .utf8)
+        #expect(out.contains("passbox server: no new accounts") && server.origin != "http://127.0.0.1:9", "\(out)")
+        let ready = received()
+        #expect(ready.hasPrefix("READY=1") && ready.contains("STATUS=serving \(server.origin)"), "\(ready)")
+        server.process.terminate()
+        server.process.waitUntilExit()
+        #expect(server.process.terminationStatus == 0)
+        #expect(received() == "STOPPING=1")
+
+        for (text, said) in [
+            ("listen = 127.0.0.1:0\ncolour = blue\n", "line 2: unknown setting \"colour\""), ("signup\n", "line 1: expected NAME = VALUE"),
+            ("origin =\n", "line 1: origin has no value"), ("config = /etc/passbox/other.conf\n", "line 1: unknown setting \"config\""),
+        ] {
+            try text.write(to: config, atomically: true, encoding: .utf8)
+            let refused = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path + "/data", "server", "--config", config.path], stdin: [], environment: [:])
+            #expect(refused.status == 2 && refused.stderr.contains(said), "\(refused.stderr)")
+        }
+        let missing = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path + "/data", "server", "--config", dir.path + "/none.conf"], stdin: [], environment: [:])
+        #expect(missing.status == 2 && missing.stderr.contains("cannot read the configuration file"), "\(missing.stderr)")
+    }
+
     @Test func theScriptStartsAndStopsTheServerInGerman() throws {
         let dir = try TemporaryDirectory("passbox-script")
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path

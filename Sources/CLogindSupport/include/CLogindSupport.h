@@ -18,4 +18,8 @@ typedef void (*CLogind_OnLock)(int reason, void *context);
 /// receives the last such line. Returns -1 when it stops (or nothing can be watched).
 int CLogind_watch(CLogind_OnLock onLock, void *context, void (*report)(const char *status, void *context), char *status, size_t statusSize);
 
+/// Tells systemd the service's state (sd_notify(3): "READY=1", "STOPPING=1", "STATUS=…") when $NOTIFY_SOCKET is
+/// set; returns 0 when it is not, a positive number when sent, negative on failure.
+int CLogind_notify(const char *state);
+
 #endif

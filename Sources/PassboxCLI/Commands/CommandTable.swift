@@ -305,10 +305,7 @@ enum CommandTable {
         },
         CommandSpec(
             name: "server", summary: "run the account server here (accounts, sign-in, devices, two-factor; SQLite or PostgreSQL)", usage: Commands.serverUsage,
-            valued: [
-                "listen", "server-data", "database", "origin", "tls-cert", "tls-key", "signup", "quota-mib", "blob-quota-mib", "pid-file", "metrics", "metrics-token-file",
-                "trusted-proxy", "signups-per-hour", "signups-per-address-hour", "smtp", "smtp-from", "smtp-login-file",
-            ],
+            valued: Commands.serverValued.union(["config"]),
             subcommands: [
                 CommandSpec(
                     name: "invite", summary: "a single-use invitation for an email (for --signup invite)", usage: Commands.inviteUsage,
@@ -344,6 +341,9 @@ enum CommandTable {
             valued: ["items", "runs", "queries", "seconds", "database", "file", "size-mib", "merge-seconds", "members", "versions", "rotate-items"], flags: ["json", "full-kdf", "no-pdf", "serve"]
         ) { c, a, _ in try Commands.bench(c, a) },
         CommandSpec(name: "completion", summary: "a shell completion script", usage: "passbox completion bash|zsh|fish") { _, a, _ in try Completion.print(a) },
+        CommandSpec(name: "package-files", summary: "write the Debian package's generated files under a root (make deb)", usage: "passbox package-files ROOT", isListed: false) {
+            _, a, _ in try PackageFiles.write(a)
+        },
         CommandSpec(name: "help", summary: "the commands, or one command's options", usage: "passbox help [COMMAND [SUBCOMMAND]]") { _, a, _ in try Help.print(a.positionals) },
         CommandSpec(name: "version", summary: "the version", usage: "passbox version") { _, _, _ in Console.out("passbox \(CommandLineTool.version)") },
     ]

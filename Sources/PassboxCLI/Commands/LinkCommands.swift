@@ -93,17 +93,26 @@ extension Commands {
     /// Desktop Entry Specification would have escaped: `linkInstall` checks).
     static func desktopEntry(binary: String, dataDirectory: String) -> String {
         func quoted(_ s: String) -> String { "\"" + s + "\"" }
-        return """
-            [Desktop Entry]
-            Type=Application
-            Name=Passbox
-            Comment=Sign in on this device with a code from another
-            Exec=\(quoted(binary)) --data \(quoted(dataDirectory)) link %u
-            Terminal=true
-            NoDisplay=true
-            MimeType=x-scheme-handler/passbox-link;
+        return desktopEntry(exec: "\(quoted(binary)) --data \(quoted(dataDirectory)) link %u")
+    }
 
-            """
+    /// The Debian package's entry (/usr/share/applications): the installed binary, the user's own data directory.
+    static func systemDesktopEntry(binary: String) -> String {
+        desktopEntry(exec: "\(binary) link %u")
+    }
+
+    static func desktopEntry(exec: String) -> String {
+        """
+        [Desktop Entry]
+        Type=Application
+        Name=Passbox
+        Comment=Sign in on this device with a code from another
+        Exec=\(exec)
+        Terminal=true
+        NoDisplay=true
+        MimeType=x-scheme-handler/passbox-link;
+
+        """
     }
 
     static func linkAccept(_ c: Context, _ a: Arguments, uri: String?) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PassboxAgent
 import PassboxCore
 import PassboxCrypto
 import PassboxHTTP
@@ -7,13 +8,21 @@ import PassboxService
 import PassboxWording
 
 extension Commands {
+    /// The server's options that take a value: each may also be a line of its configuration file (`--config`).
+    static let serverValued: Set<String> = [
+        "listen", "server-data", "database", "origin", "tls-cert", "tls-key", "signup", "quota-mib", "blob-quota-mib", "pid-file", "metrics", "metrics-token-file",
+        "trusted-proxy", "signups-per-hour", "signups-per-address-hour", "smtp", "smtp-from", "smtp-login-file",
+    ]
+
     static let serverUsage =
-        "passbox server [--listen ADDRESS:PORT] [--server-data DIR | --database postgresql://USER@HOST/DB] [--origin URL] [--tls-cert FILE --tls-key FILE] [--signup open|invite|closed] [--quota-mib N] [--signups-per-hour N] [--signups-per-address-hour N] [--trusted-proxy CIDR]... [--metrics LOOPBACK:PORT | --metrics-token-file FILE] [--smtp smtp[s]://HOST[:PORT] --smtp-from ADDRESS [--smtp-login-file FILE]] [--pid-file FILE]"
+        "passbox server [--config FILE] [--listen ADDRESS:PORT] [--server-data DIR | --database postgresql://USER@HOST/DB] [--origin URL] [--tls-cert FILE --tls-key FILE] [--signup open|invite|closed] [--quota-mib N] [--signups-per-hour N] [--signups-per-address-hour N] [--trusted-proxy CIDR]... [--metrics LOOPBACK:PORT | --metrics-token-file FILE] [--smtp smtp[s]://HOST[:PORT] --smtp-from ADDRESS [--smtp-login-file FILE]] [--pid-file FILE]"
 
     /// `passbox server`: the account server in the foreground until SIGINT or SIGTERM, one log line per request
     /// on standard error.
-    static func server(_ c: Context, _ a: Arguments) throws {
-        try a.expectPositionals(0...0, usage: serverUsage)
+    static func server(_ c: Context, _ arguments: Arguments) throws {
+        try arguments.expectPositionals(0...0, usage: serverUsage)
+        var a = arguments
+        if let file = a.value("config") { a.underlay(try serverConfiguration(file)) }
         let listen = a.value("listen") ?? "127.0.0.1:8787"
         guard let (address, port) = parseListen(listen) else {
             throw CLIError.usage(c.tr("server.badListen", ["value": listen]), hint: c.tr("server.badListen.hint"))
@@ -115,11 +124,37 @@ extension Commands {
         Console.out(c.tr("server.signup.\(configuration.signup.rawValue)"))
         // One line in no language, for scripts and service managers to wait for.
         Console.out(ServerReadiness.readyLine(origin: server.origin, metricsPort: server.metricsPort))
+        // Under systemd (Type=notify): ready now, and stopping once a signal came.
+        SystemdNotify.send("READY=1\nSTATUS=serving \(server.origin)")
         var received: Int32 = 0
         sigwait(&signals, &received)
+        SystemdNotify.send("STOPPING=1")
         server.stop()
         if let pidFile { ServerReadiness.removePIDFile(pidFile) }
         Console.err(c.tr("server.stopped"))
+    }
+
+    /// `--config FILE` (what `passbox-server.service` reads from /etc/passbox/server.conf): one `NAME = VALUE` a
+    /// line, NAME one of the server's options without its dashes; blank lines and `#` comments are passed over.
+    /// An option on the command line wins over the file's; a repeatable one (`trusted-proxy`) adds to it.
+    static func serverConfiguration(_ path: String) throws -> [(name: String, value: String)] {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw CLIError.usage("cannot read the configuration file \(Console.visibleLine(path))", hint: "passbox server --config /etc/passbox/server.conf")
+        }
+        var pairs: [(name: String, value: String)] = []
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            guard !line.isEmpty, !line.hasPrefix("#") else { continue }
+            let place = "\(Console.visibleLine(path)) line \(n + 1)"
+            guard let eq = line.firstIndex(of: "=") else { throw CLIError.usage("\(place): expected NAME = VALUE", hint: "listen = 127.0.0.1:8787") }
+            let name = line[..<eq].trimmingCharacters(in: .whitespaces), value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+            guard serverValued.contains(name) else {
+                throw CLIError.usage("\(place): unknown setting \"\(Console.visibleLine(name))\"", hint: "settings: " + serverValued.sorted().joined(separator: ", "))
+            }
+            guard !value.isEmpty else { throw CLIError.usage("\(place): \(name) has no value", hint: "comment the line out with # to leave the setting unset") }
+            pairs.append((name, value))
+        }
+        return pairs
     }
 
     /// `passbox server invite EMAIL`: a single-use invitation, printed once.

@@ -42,6 +42,14 @@ struct Arguments {
         }
     }
 
+    /// Values that hold unless the command line names the option too (a configuration file's): each goes before
+    /// the command line's own, so `value` still answers the command line's last.
+    mutating func underlay(_ pairs: [(name: String, value: String)]) {
+        var before: [String: [String]] = [:]
+        for pair in pairs { before[pair.name, default: []].append(pair.value) }
+        for (name, list) in before { values[name] = list + (values[name] ?? []) }
+    }
+
     func value(_ name: String) -> String? { values[name]?.last }
     func all(_ name: String) -> [String] { values[name] ?? [] }
     func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
