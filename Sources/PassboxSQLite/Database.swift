@@ -33,6 +33,12 @@ public final class Database {
         try execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
     }
 
+    /// A connection `openReadOnly` opened: nothing is set on it, as nothing may be written.
+    init(readOnlyHandle: OpaquePointer) {
+        handle = readOnlyHandle
+        sqlite3_busy_timeout(readOnlyHandle, Self.busyTimeoutMilliseconds)
+    }
+
     deinit {
         statements.removeAll()
         sqlite3_close_v2(handle)

@@ -168,15 +168,15 @@ final class ServerProcess {
         let lock = NSLock()
         var salts: [String: String] = [:]
         var stop = false
+
+        var count: Int { lock.withLock { salts.count } }
+        var snapshot: [String: String] { lock.withLock { salts } }
     }
 
-    @Test(arguments: Backend.cases) func aKilledServerKeepsEveryAcknowledgedSignUp(_ backend: Backend) throws {
-        let dir = try TemporaryDirectory("passbox-crash")
-        let store = try backend.serverArguments(directory: dir.path + "/data/server")
-        let first = try ServerProcess(dataDirectory: dir.path + "/data", in: dir, extra: store)
-        let acknowledged = Acknowledged()
+    /// Sign-ups sent one after another until `acknowledged.stop` (or the server is gone), each answered 201
+    /// recorded with its salt; the semaphore is signalled when the sender stops.
+    static func signUps(to origin: String, _ acknowledged: Acknowledged, prefix: String = "user") -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
-        let origin = first.origin
         let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
         Thread.detachNewThread {
             var i = 0
@@ -185,7 +185,7 @@ final class ServerProcess {
                 let stop = acknowledged.stop
                 acknowledged.lock.unlock()
                 if stop { break }
-                let email = "user\(i)@example.org"
+                let email = "\(prefix)\(i)@example.org"
                 let salt = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
                 let id = String((0..<6).map { _ in alphabet.randomElement()! })
                 let body = #"{"accountID":"\#(id)","email":"\#(email)","salt":"\#(salt)","kdf":{"memoryKiB":65536,"passes":3,"lanes":1},"signInPublicKey":"\#(Data(count: 32).base64EncodedString())","keyset":"AQ=="}"#
@@ -202,15 +202,33 @@ final class ServerProcess {
             }
             done.signal()
         }
-        // The kill comes once six sign-ups were acknowledged (a fixed 1.5 s saw only four on a loaded machine).
+        return done
+    }
+
+    /// Waits (up to a minute) until `n` sign-ups were acknowledged.
+    static func waitFor(_ n: Int, _ acknowledged: Acknowledged) {
         let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            acknowledged.lock.lock()
-            let count = acknowledged.salts.count
-            acknowledged.lock.unlock()
-            if count >= 6 { break }
-            Thread.sleep(forTimeInterval: 0.02)
+        while Date() < deadline, acknowledged.count < n { Thread.sleep(forTimeInterval: 0.02) }
+    }
+
+    /// Every acknowledged sign-up of `salts` answers prelogin with its salt on the server at `origin`.
+    static func expectPresent(_ salts: [String: String], at origin: String, _ what: String) throws {
+        for (email, salt) in salts {
+            let r = try Transcript.execute(
+                "/usr/bin/curl", ["-s", "--max-time", "5", "-H", "Content-Type: application/json", "--data-binary", #"{"email":"\#(email)"}"#, origin + "/v1/prelogin"],
+                stdin: [], environment: [:])
+            #expect(r.stdout.contains(#""salt":"\#(salt)""#), "\(email) was acknowledged and then lost (\(what))")
         }
+    }
+
+    @Test(arguments: Backend.cases) func aKilledServerKeepsEveryAcknowledgedSignUp(_ backend: Backend) throws {
+        let dir = try TemporaryDirectory("passbox-crash")
+        let store = try backend.serverArguments(directory: dir.path + "/data/server")
+        let first = try ServerProcess(dataDirectory: dir.path + "/data", in: dir, extra: store)
+        let acknowledged = Acknowledged()
+        let done = Self.signUps(to: first.origin, acknowledged)
+        // The kill comes once six sign-ups were acknowledged (a fixed 1.5 s saw only four on a loaded machine).
+        Self.waitFor(6, acknowledged)
         kill(first.process.processIdentifier, SIGKILL)
         first.process.waitUntilExit()
         acknowledged.lock.lock()
@@ -219,16 +237,9 @@ final class ServerProcess {
         done.wait()
 
         let second = try ServerProcess(dataDirectory: dir.path + "/data", in: dir, extra: store)
-        acknowledged.lock.lock()
-        let salts = acknowledged.salts
-        acknowledged.lock.unlock()
+        let salts = acknowledged.snapshot
         #expect(salts.count > 5, "the load made sign-ups before the kill")
-        for (email, salt) in salts {
-            let r = try Transcript.execute(
-                "/usr/bin/curl", ["-s", "--max-time", "5", "-H", "Content-Type: application/json", "--data-binary", #"{"email":"\#(email)"}"#, second.origin + "/v1/prelogin"],
-                stdin: [], environment: [:])
-            #expect(r.stdout.contains(#""salt":"\#(salt)""#), "\(email) was acknowledged and then lost")
-        }
+        try Self.expectPresent(salts, at: second.origin, "after a kill")
         second.stop()
     }
 
@@ -265,5 +276,54 @@ final class ServerProcess {
         #expect(try account(at: b) == "401", "signed out through a, refused at b")
         a.stop()
         b.stop()
+    }
+}
+
+/// `passbox server backup` under write load and `restore` (issue 36): every sign-up acknowledged before the
+/// backup started is in the backup, brought back into a new data directory and served from there; what is not
+/// a backup, a newer server's backup, and a data directory with a database are refused, and nothing is made.
+@Suite struct ServerBackupTests {
+    @Test func aBackupUnderWriteLoadKeepsEveryAcknowledgedWrite() throws {
+        let dir = try TemporaryDirectory("passbox-server-backup")
+        let server = try ServerProcess(dataDirectory: dir.path + "/data", in: dir)
+        let acknowledged = ServerCrashTests.Acknowledged()
+        let done = ServerCrashTests.signUps(to: server.origin, acknowledged)
+        ServerCrashTests.waitFor(6, acknowledged)
+        let before = acknowledged.snapshot
+        let file = dir.path + "/server-backup.sqlite"
+        let backup = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path + "/data", "server", "backup", "--to", file], stdin: [], environment: [:])
+        #expect(backup.status == 0 && backup.stdout.contains("Backed up the server's database"), "\(backup.stdout)\(backup.stderr)")
+        // The load went on through the backup and after it.
+        ServerCrashTests.waitFor(before.count + 3, acknowledged)
+        acknowledged.lock.withLock { acknowledged.stop = true }
+        done.wait()
+        server.stop()
+        #expect((try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) == 0o600)
+        #expect(acknowledged.count >= before.count + 3, "the sign-ups went on beside the backup")
+
+        let again = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path + "/data", "server", "backup", "--to", file], stdin: [], environment: [:])
+        #expect(again.status == 1 && again.stderr.contains("exists already"))
+        let restored = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path + "/restored", "server", "restore", "--from", file], stdin: [], environment: [:])
+        #expect(restored.status == 0 && restored.stdout.contains("Restored"), "\(restored.stdout)\(restored.stderr)")
+        #expect((try FileManager.default.attributesOfItem(atPath: dir.path + "/restored/server/server.sqlite")[.posixPermissions] as? Int) == 0o600)
+        let twice = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path + "/restored", "server", "restore", "--from", file], stdin: [], environment: [:])
+        #expect(twice.status == 1 && twice.stderr.contains("has a server database already"))
+        let back = try ServerProcess(dataDirectory: dir.path + "/restored", in: dir, name: "restored")
+        try ServerCrashTests.expectPresent(before, at: back.origin, "in the backup")
+        back.stop()
+
+        // Not a backup, and a newer server's: refused, and no database made.
+        try Data("not a database".utf8).write(to: URL(fileURLWithPath: dir.path + "/junk"))
+        let newer = dir.path + "/newer.sqlite"
+        try FileManager.default.copyItem(atPath: file, toPath: newer)
+        let bumped = try Transcript.execute("/usr/bin/python3", ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version = 999'); c.commit()", newer], stdin: [], environment: [:])
+        #expect(bumped.status == 0, "\(bumped.stderr)")
+        for (source, said) in [(dir.path + "/junk", "is not a database this server can read"), (newer, "comes from a newer Passbox server (schema 999")] {
+            let refused = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path + "/empty", "server", "restore", "--from", source], stdin: [], environment: [:])
+            #expect(refused.status == 1 && refused.stderr.contains(said), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/empty/server/server.sqlite"))
+        }
+        let postgres = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path + "/data", "server", "backup", "--to", dir.path + "/pg", "--database", "postgresql://passbox@localhost/passbox"], stdin: [], environment: [:])
+        #expect(postgres.status == 2 && postgres.stderr.contains("pg_dump"))
     }
 }

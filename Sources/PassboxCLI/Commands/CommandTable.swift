@@ -310,7 +310,15 @@ enum CommandTable {
                 CommandSpec(
                     name: "invite", summary: "a single-use invitation for an email (for --signup invite)", usage: Commands.inviteUsage,
                     valued: ["days", "server-data", "database"]
-                ) { c, a, _ in try Commands.serverInvite(c, a) }
+                ) { c, a, _ in try Commands.serverInvite(c, a) },
+                CommandSpec(
+                    name: "backup", summary: "an online, consistent copy of the server's SQLite database into a new file (PostgreSQL: pg_dump)", usage: Commands.serverBackupUsage,
+                    valued: ["to", "server-data", "database"]
+                ) { c, a, _ in try Commands.serverBackup(c, a) },
+                CommandSpec(
+                    name: "restore", summary: "bring a backup back into a data directory that has no database", usage: Commands.serverRestoreUsage,
+                    valued: ["from", "server-data"]
+                ) { c, a, _ in try Commands.serverRestore(c, a) },
             ]
         ) { c, a, _ in try Commands.server(c, a) },
         CommandSpec(

@@ -170,6 +170,41 @@ extension Commands {
     }
 
     static let inviteUsage = "passbox server invite EMAIL [--days N] [--server-data DIR | --database postgresql://USER@HOST/DB]"
+    static let serverBackupUsage = "passbox server backup --to FILE [--server-data DIR]"
+    static let serverRestoreUsage = "passbox server restore --from FILE [--server-data DIR]"
+
+    /// `passbox server backup --to FILE`: SQLite's online backup of the server's database, while it runs.
+    static func serverBackup(_ c: Context, _ a: Arguments) throws {
+        try a.expectPositionals(0...0, usage: serverBackupUsage)
+        guard a.value("database") == nil else {
+            throw CLIError.usage("a PostgreSQL database is backed up with its own tools", hint: "pg_dump --format=custom --file FILE DATABASE (docs/CLI.md, \"Backing up the server\")")
+        }
+        guard let file = a.value("to") else { throw CLIError.usage("usage: \(serverBackupUsage)") }
+        umask(0o077)
+        let path = absolute(file)
+        let done: ServerBackup.Summary
+        do {
+            done = try ServerBackup.backup(dataDirectory: a.value("server-data") ?? c.dataDirectory + "/server", to: path)
+        } catch let e as ServerStartError {
+            throw CLIError.failure(e.reason, hint: "name the server's data directory with --server-data, and a new file with --to")
+        }
+        Console.out("Backed up the server's database (schema \(done.schemaVersion), \(Output.count(done.accounts, "account")), \(done.bytes) bytes) to \(path) (0600).")
+    }
+
+    /// `passbox server restore --from FILE`: the backup, checked, as the database of a data directory without one.
+    static func serverRestore(_ c: Context, _ a: Arguments) throws {
+        try a.expectPositionals(0...0, usage: serverRestoreUsage)
+        guard let file = a.value("from") else { throw CLIError.usage("usage: \(serverRestoreUsage)") }
+        umask(0o077)
+        let directory = a.value("server-data") ?? c.dataDirectory + "/server"
+        let done: ServerBackup.Summary
+        do {
+            done = try ServerBackup.restore(from: absolute(file), dataDirectory: directory)
+        } catch let e as ServerStartError {
+            throw CLIError.failure(e.reason, hint: "restore a file passbox server backup wrote, into a data directory without server.sqlite (--server-data)")
+        }
+        Console.out("Restored \(Output.count(done.accounts, "account")) (schema \(done.schemaVersion)) into \(directory)/server.sqlite; start the server on it.")
+    }
 
     /// `--database`: a PostgreSQL connection URI with no password in it (the command line is readable by every
     /// user of the machine through /proc; libpq reads the password from ~/.pgpass or `passfile=`).

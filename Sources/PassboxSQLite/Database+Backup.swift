@@ -1,0 +1,77 @@
+import Foundation
+internal import CSQLite
+
+/// Online backups with SQLite's backup API (`passbox server backup` and `restore`): a consistent copy of the
+/// whole database while other connections go on writing, written to a new file and renamed into place.
+extension Database {
+    /// Copies this database into a new file at `path` (0600; the copy is made beside it and renamed, so a
+    /// failure leaves nothing at `path`). The copy is one self-contained file (rollback journal, no WAL).
+    public func backup(to path: String) throws(SQLiteError) {
+        try copy(to: path, journalMode: "DELETE", doing: "writing the backup")
+    }
+
+    /// Opens the database file at `path` read-only, changing nothing in it (not even its journal mode).
+    public static func openReadOnly(_ path: String) throws(SQLiteError) -> Database {
+        var db: OpaquePointer?
+        let result = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
+        guard let db else { throw SQLiteError(code: ResultCode(rawValue: result), message: "opening \(path): out of memory") }
+        guard result == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(db))
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: ResultCode(rawValue: result), message: "opening \(path): \(message)")
+        }
+        return Database(readOnlyHandle: db)
+    }
+
+    /// Copies this database into a new database file at `path` in write-ahead-log mode, as a server opens it
+    /// (made beside it and renamed; 0600).
+    public func restore(into path: String) throws(SQLiteError) {
+        try copy(to: path, journalMode: "WAL", doing: "restoring into")
+    }
+
+    /// A copy made beside `path` and renamed to it once whole; a failure removes it.
+    private func copy(to path: String, journalMode: String, doing: String) throws(SQLiteError) {
+        let temporary = path + ".tmp-\(getpid())"
+        unlink(temporary)
+        do {
+            try Self.copy(from: handle, toNewFile: temporary, journalMode: journalMode)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        for suffix in ["-wal", "-shm"] { unlink(temporary + suffix) }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw SQLiteError(code: .error, message: "\(doing) \(path): \(reason)")
+        }
+    }
+
+    /// The whole of `source` into a new file: one backup step over every page (a read transaction on the
+    /// source for its length, so the copy is one moment's database), synced, in `journalMode`.
+    private static func copy(from source: OpaquePointer, toNewFile path: String, journalMode: String) throws(SQLiteError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw SQLiteError(code: .cannotOpen, message: "making \(path): \(String(cString: strerror(errno)))") }
+        close(descriptor)
+        var target: OpaquePointer?
+        let opened = sqlite3_open_v2(path, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
+        guard let target else { throw SQLiteError(code: ResultCode(rawValue: opened), message: "opening \(path): out of memory") }
+        defer { sqlite3_close_v2(target) }
+        try check(opened, target, "opening \(path)")
+        guard let backup = sqlite3_backup_init(target, "main", source, "main") else {
+            throw SQLiteError(code: ResultCode(rawValue: sqlite3_errcode(target)), message: "starting the copy: \(String(cString: sqlite3_errmsg(target)))")
+        }
+        var step = sqlite3_backup_step(backup, -1)
+        // Busy or locked: another connection holds a lock this step needs for a moment; the step is tried again.
+        var tries = 0
+        while step == SQLITE_BUSY || step == SQLITE_LOCKED, tries < 1_000 {
+            tries += 1
+            sqlite3_sleep(5)
+            step = sqlite3_backup_step(backup, -1)
+        }
+        let finished = sqlite3_backup_finish(backup)
+        guard step == SQLITE_DONE else { throw SQLiteError(code: ResultCode(rawValue: step), message: "copying the database: \(String(cString: sqlite3_errstr(step)))") }
+        try check(finished, target, "finishing the copy")
+        try check(sqlite3_exec(target, "PRAGMA journal_mode = \(journalMode); PRAGMA synchronous = FULL;", nil, nil, nil), target, "setting the copy's journal")
+    }
+}
