@@ -45,19 +45,20 @@ install -D -m 0644 dist/debian/copyright "$ROOT/usr/share/doc/passbox/copyright"
 mkdir -p "$ROOT/usr/share/doc/passbox"
 printf 'passbox (%s) unstable; urgency=medium\n\n  * Built from commit %s.\n\n -- Passbox <packages@passbox.invalid>  %s\n' \
   "$VERSION" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -u -R -d "@$SOURCE_DATE_EPOCH")" \
-  | gzip -9n > "$ROOT/usr/share/doc/passbox/changelog.Debian.gz"
+  | gzip -9n > "$ROOT/usr/share/doc/passbox/changelog.gz"
 
 # Depends: the libraries the binary links (ldd) and those it loads with dlopen (their names in the C support
 # files), each to the package that ships it.
 sonames=$( { ldd "$BIN" | awk '/=>/ {print $3}'; grep -rhoE 'dlopen\("[^"]+"' Sources | sed 's/dlopen("//; s/"$//'; \
-  ls /usr/lib/"$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)"/libicui18n.so.[0-9]* 2>/dev/null | head -1; } | sort -u)
+  ls /usr/lib/"$(gcc -dumpmachine)"/libicui18n.so.[0-9][0-9] 2>/dev/null || true; } | sort -u)
 packages=""
 for lib in $sonames; do
   path=$lib
-  [ "${lib#/}" = "$lib" ] && path=$(ldconfig -p | awk -v n="$lib" '$1 == n {print $NF; exit}')
+  # (awk reads all of its input: an early exit would end ldconfig with SIGPIPE, which pipefail counts.)
+  [ "${lib#/}" = "$lib" ] && path=$(ldconfig -p | awk -v n="$lib" '$1 == n && !found {print $NF; found = 1}')
   [ -n "$path" ] || { echo "make-deb: $lib is not installed here (make deps)" >&2; exit 1; }
-  owner=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1) || true
-  [ -n "$owner" ] || owner=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1) || true
+  owner=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | awk -F: 'NR == 1 {print $1}') || true
+  [ -n "$owner" ] || owner=$(dpkg -S "$path" 2>/dev/null | awk -F: 'NR == 1 {print $1}') || true
   [ -n "$owner" ] || { echo "make-deb: no package ships $path" >&2; exit 1; }
   packages="$packages $owner"
 done
@@ -72,7 +73,7 @@ Architecture: $ARCH
 Maintainer: Passbox <packages@passbox.invalid>
 Installed-Size: $installed
 Depends: $depends
-Recommends: libnotify-bin, xclip
+Recommends: libnotify-bin
 Suggests: postgresql, chromium | firefox-esr
 Section: utils
 Priority: optional
