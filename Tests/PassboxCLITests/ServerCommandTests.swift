@@ -1,5 +1,6 @@
 import Foundation
 import PassboxProtocol
+import PassboxSQLite
 import PassboxTestKit
 import PassboxTestSupport
 import Testing
@@ -325,5 +326,23 @@ final class ServerProcess {
         }
         let postgres = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path + "/data", "server", "backup", "--to", dir.path + "/pg", "--database", "postgresql://passbox@localhost/passbox"], stdin: [], environment: [:])
         #expect(postgres.status == 2 && postgres.stderr.contains("pg_dump"))
+    }
+}
+
+/// Upgrades (issue 36): a database an earlier server wrote (`Tests/ServerFixtures/server-schema-14.sqlite`, made
+/// once by `make-server-fixture.sh` with the server of schema 14) is restored and served by this binary: its
+/// schema is brought up to date when the server starts, and the account in it is there.
+@Suite struct ServerUpgradeTests {
+    @Test func anEarlierServersDatabaseIsServedByThisOne() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let dir = try TemporaryDirectory("passbox-server-upgrade")
+        let restored = try Transcript.execute(
+            try Transcript.executablePath(), ["--data", dir.path + "/data", "server", "restore", "--from", root + "/Tests/ServerFixtures/server-schema-14.sqlite"], stdin: [], environment: [:])
+        #expect(restored.status == 0 && restored.stdout.contains("Restored 1 account (schema 14)"), "\(restored.stdout)\(restored.stderr)")
+        let server = try ServerProcess(dataDirectory: dir.path + "/data", in: dir)
+        try ServerCrashTests.expectPresent(["fixture@example.org": "cGFzc2JveC1maXh0dXJlIQ=="], at: server.origin, "in schema 14's database")
+        server.stop()
+        let version = try Database.openReadOnly(dir.path + "/data/server/server.sqlite").rows("PRAGMA user_version").first?[0].integer
+        #expect((version ?? 0) >= 14)
     }
 }
