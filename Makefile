@@ -37,8 +37,10 @@ RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_
 
 # lintian and mandoc check the Debian package (make deb-test); systemd's systemd-analyze verifies and scores its units.
 DEB_TEST_PACKAGES := lintian mandoc systemd desktop-file-utils curl python3
+# nginx and HAProxy in front of the server, terminating TLS with a CA made for the test (make proxy-test).
+PROXY_TEST_PACKAGES := nginx-light haproxy openssl curl python3
 
-.PHONY: run stop test check soak protocol-doc deps test-deps install-packages build bench fuzz clean pam-service static-cxx extension deb deb-test
+.PHONY: run stop test check soak protocol-doc deps test-deps install-packages build bench fuzz clean pam-service static-cxx extension deb deb-test proxy-test deploy-test
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
@@ -134,6 +136,14 @@ deb: build
 deb-test: deb
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_TEST_PACKAGES)"
 	scripts/deb-test.sh
+
+# The server behind nginx and behind HAProxy (dist/proxy/), each terminating TLS (scripts/proxy-test.sh).
+proxy-test: build
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(PROXY_TEST_PACKAGES)"
+	scripts/proxy-test.sh $(BIN)
+
+# What .ci/run runs after make test: the package's test and the reverse proxies'.
+deploy-test: deb-test proxy-test
 
 # The browser extension laid out for each browser: .build/extension/chromium (extension/ itself loads in
 # Chromium too) and .build/extension/firefox (its manifest.firefox.json as manifest.json).
