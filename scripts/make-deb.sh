@@ -66,6 +66,8 @@ done
 depends=$(echo $packages publicsuffix fonts-dejavu-core | tr ' ' '\n' | sort -u | paste -sd, | sed 's/,/, /g')
 
 installed=$(du -sk --exclude=DEBIAN "$ROOT" | cut -f1)
+# Passbox has no web site or mail domain yet: the maintainer's address is under .invalid (RFC 2606: a name that
+# is none), and there is no Homepage field rather than an address that leads nowhere.
 cat > "$ROOT/DEBIAN/control" <<CONTROL
 Package: passbox
 Version: $VERSION
@@ -77,7 +79,6 @@ Recommends: libnotify-bin
 Suggests: postgresql, chromium | firefox-esr
 Section: utils
 Priority: optional
-Homepage: https://passbox.invalid
 Description: end-to-end encrypted password manager and its account server
  Passbox keeps logins, notes, cards, identities, one-time password codes,
  passkeys, keys and documents in a vault encrypted on the device: a local
