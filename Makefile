@@ -15,7 +15,7 @@ DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev 
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X
 # server and xclip for the clipboard test; python3 for the range server and the other-user socket client;
 # dbus-daemon for private buses, python3-dbus and python3-gi for the peer that plays systemd-logind in the lock-signal tests.
-BENCH_PACKAGES := wrk keepassxc python3-pykeepass bc time
+BENCH_PACKAGES := wrk keepassxc python3-pykeepass bc time postgresql haproxy
 # postgresql: the server tests start a throwaway cluster of it (initdb in a temporary directory, run as the
 # postgres user it makes; nothing is left behind). chromium, chromium-driver and python3-selenium drive the web
 # UI's browser test (Tests/Web/ui_test.py); python3-pip fetches axe-core for its accessibility checks. keepassxc
@@ -39,8 +39,9 @@ RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_
 DEB_TEST_PACKAGES := lintian mandoc systemd desktop-file-utils curl python3
 # nginx and HAProxy in front of the server, terminating TLS with a CA made for the test (make proxy-test).
 PROXY_TEST_PACKAGES := nginx-light haproxy openssl curl python3
+SCALE_TEST_PACKAGES := haproxy postgresql curl python3
 
-.PHONY: run stop test check soak protocol-doc deps test-deps install-packages build bench fuzz clean pam-service static-cxx extension deb deb-test proxy-test deploy-test
+.PHONY: run stop test check soak protocol-doc deps test-deps install-packages build bench fuzz clean pam-service static-cxx extension deb deb-test proxy-test scale-test deploy-test
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
@@ -142,8 +143,14 @@ proxy-test: build
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(PROXY_TEST_PACKAGES)"
 	scripts/proxy-test.sh $(BIN)
 
-# What .ci/run runs after make test: the package's test and the reverse proxies'.
-deploy-test: deb-test proxy-test
+# Three server processes on one throwaway PostgreSQL cluster behind HAProxy (dist/proxy/haproxy-passbox-cluster.cfg),
+# one killed in the middle of two accounts' devices' pushes (scripts/scale-test.py).
+scale-test: build
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(SCALE_TEST_PACKAGES)"
+	/usr/bin/python3 scripts/scale-test.py $(BIN)
+
+# What .ci/run runs after make test: the package's test, the reverse proxies' and the several servers'.
+deploy-test: deb-test proxy-test scale-test
 
 # The browser extension laid out for each browser: .build/extension/chromium (extension/ itself loads in
 # Chromium too) and .build/extension/firefox (its manifest.firefox.json as manifest.json).

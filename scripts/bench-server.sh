@@ -25,8 +25,14 @@ cat >>"$dir/data/postgresql.conf" <<CONF
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$dir'
-max_connections = 200
+max_connections = 300
 CONF
 "${as[@]}" "$pg_bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w start >/dev/null
 "$bin" bench server --seconds "$seconds" --database "postgresql://passbox@127.0.0.1:$port/postgres"
 "$bin" bench sync --database "postgresql://passbox@127.0.0.1:$port/postgres"
+# One, two and three server processes on that database behind HAProxy (issue 36).
+if command -v haproxy > /dev/null || [ -x /usr/sbin/haproxy ]; then
+  "$bin" bench server --servers 1,2,3 --seconds "$seconds" --database "postgresql://passbox@127.0.0.1:$port/postgres"
+else
+  echo "HAProxy is not installed (apt-get install haproxy): several server processes are not measured"
+fi

@@ -326,7 +326,7 @@ public struct AccountClient: Sendable {
     func exchange(
         _ method: String, _ path: String, body: [UInt8]?, token: String?, timeoutSeconds: Int = 30, limit: Int = 4 << 20
     ) throws -> (status: Int, body: [UInt8]) {
-        var headers = ["Accept: application/json", "User-Agent: passbox"]
+        var headers = ["Accept: application/json", "User-Agent: passbox", "\(ServerAPI.header): \(ServerAPI.version)"]
         if body != nil { headers.append("Content-Type: application/json") }
         if let token { headers.append("Authorization: Bearer \(token)") }
         do {
@@ -362,10 +362,17 @@ public struct AccountClient: Sendable {
                     return ProtocolError(.blobsMissing, ["ids": ids.joined(separator: ",")])
                 }
             }
+            // The server's oldest version as a number; this client's own version is its own to say.
+            if error.code == .clientTooOld, let oldest = error.facts["oldest"].flatMap(Int.init), oldest > ServerAPI.version, oldest < 100_000 {
+                return ProtocolError(.clientTooOld, ["oldest": String(oldest), "client": String(ServerAPI.version)])
+            }
             if error.code == .rateLimited, let minutes = error.facts["minutes"].flatMap(Int.init), (1...1440).contains(minutes) {
                 return ProtocolError(.rateLimited, ["minutes": String(minutes)])
             }
         }
+        // A proxy's "bad gateway", "unavailable" or "gateway timeout" (or the server's own 503 while it stops): the
+        // server is not reachable for now, which a retry may mend, not an answer it gave.
+        if [502, 503, 504].contains(answer.status) { return ProtocolError(.serverUnreachable, ["server": origin, "reason": "HTTP \(answer.status)"]) }
         return ProtocolError(.badServerAnswer, ["server": origin, "status": String(answer.status)])
     }
 }

@@ -85,7 +85,7 @@ public struct SyncClient: Sendable {
 extension SyncClient {
     /// One blob request: raw bytes both ways, the bearer token, no JSON.
     func blobExchange(_ method: String, _ path: String, body: [UInt8]?, headers extra: [String] = [], limit: Int) throws -> [UInt8] {
-        var headers = ["User-Agent: passbox", "Authorization: Bearer \(token)"] + extra
+        var headers = ["User-Agent: passbox", "\(ServerAPI.header): \(ServerAPI.version)", "Authorization: Bearer \(token)"] + extra
         if body != nil { headers.append("Content-Type: application/octet-stream") }
         let answer: (status: Int, body: [UInt8])
         do {

@@ -81,6 +81,10 @@ public final class PassboxServer: Sendable {
         router.metricsAccess = configuration.metrics
         router.breachCatalogues = configuration.breachCatalogues
         router.clientAddress = ClientAddress(trustedProxies: configuration.trustedProxies)
+        #if DEBUG
+            // The tests of an older client's answer (ServerCommandTests) raise the oldest version served.
+            if let oldest = ProcessInfo.processInfo.environment["PASSBOX_TEST_OLDEST_CLIENT"].flatMap(Int.init) { router.oldestClient = oldest }
+        #endif
         if let listen = configuration.metricsListen {
             let metrics = router.metrics
             metricsHTTP = try HTTPServer(address: listen.address, port: listen.port) { request in
@@ -94,6 +98,10 @@ public final class PassboxServer: Sendable {
         // On PostgreSQL each handler holds a connection and a server backend: on a small machine more than 16 at
         // once only take turns on the same cores. (On SQLite the waiting handlers join one group commit.)
         if configuration.postgres != nil { limits.handlers = min(limits.handlers, Self.postgresHandlers) }
+        // Behind a trusted proxy every connection comes from the proxy's address: the limit per address would cap
+        // the whole service at 64 connections (a proxy opening a 65th saw it closed, and its client a failed
+        // request). The proxy limits its clients (dist/proxy/); the limit on all connections stays.
+        if !configuration.trustedProxies.isEmpty { limits.connectionsPerAddress = max(limits.connectionsPerAddress, limits.connections) }
         http = try HTTPServer(address: configuration.address, port: configuration.port, limits: limits, tls: configuration.tls, handler: router.handle)
         let host = configuration.address.contains(":") ? "[\(configuration.address)]" : configuration.address
         origin = SignInTranscript.normalizedOrigin(configuration.origin ?? "\(configuration.tls == nil ? "http" : "https")://\(host):\(http.port)")

@@ -20,6 +20,8 @@ struct ServerRouter: Sendable {
     var clientAddress = ClientAddress(trustedProxies: [])
     /// The breach catalogue's files, the first that exists served (`Configuration.breachCatalogues`).
     var breachCatalogues: [String] = []
+    /// The oldest client version served (`ServerAPI.oldestClient`; a debug build's tests raise it).
+    var oldestClient = ServerAPI.oldestClient
 
     func handle(_ peerRequest: HTTPRequest) -> HTTPResponse {
         let started = DispatchTime.now()
@@ -31,6 +33,7 @@ struct ServerRouter: Sendable {
         var response: HTTPResponse
         do {
             try Self.refuseCrossSite(request, origin: accounts.origin.current)
+            try Self.refuseOldClient(request, oldest: oldestClient)
             response = try answer(request, route: route)
         } catch let slowed as AccountService.SlowedAnswer {
             // Answered after the slowdown from a timer; the connection waits suspended, no handler thread held.
@@ -268,6 +271,16 @@ struct ServerRouter: Sendable {
     /// What a web page could make its visitors' browsers send: a body that is not JSON (a form or "simple"
     /// request needs no preflight), or any request from another site's page (`Origin` not this server's).
     /// Passbox's own clients send JSON with no `Origin`; blob parts are bytes and need a session token.
+    /// A client older than `oldest` is told so (`clientTooOld`) before its request is read: an upgraded server
+    /// may no longer mean what that client would understand. The health check answers any version, and what
+    /// is outside `/v1/` (the invitation page, metrics) is for browsers and scrapers, which send no version.
+    static func refuseOldClient(_ request: HTTPRequest, oldest: Int) throws {
+        guard request.path.hasPrefix("/v1/"), request.path != "/v1/health" else { return }
+        let client = request.header(ServerAPI.header).flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? ServerAPI.unmarked
+        guard client < oldest else { return }
+        throw ProtocolError(.clientTooOld, ["oldest": String(oldest), "client": String(client)])
+    }
+
     static func refuseCrossSite(_ request: HTTPRequest, origin: String) throws {
         if let from = request.header("Origin"), SignInTranscript.normalizedOrigin(from) != origin {
             throw ProtocolError(.badRequest, ["reason": "requests from another site's page are refused (Origin \(from.prefix(100)))"])
@@ -308,7 +321,7 @@ struct ServerRouter: Sendable {
     static func failure(_ error: ProtocolError) -> HTTPResponse {
         let status: Int =
             switch error.code {
-            case .badRequest: 400
+            case .badRequest, .clientTooOld: 400
             case .signInFailed, .challengeExpired, .notSignedIn, .twoFactorRequired, .twoFactorCodeWrong: 401
             case .notFound, .deviceNotFound, .contactNotFound, .linkNotFound: 404
             case .rateLimited: 429

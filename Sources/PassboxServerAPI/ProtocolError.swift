@@ -119,6 +119,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case notFound  // facts: route
     case serverUnreachable  // facts: server, reason
     case badServerAnswer  // facts: server, status
+    /// The server was upgraded past this client: it serves clients from version `oldest` on (HTTP 400).
+    case clientTooOld  // facts: oldest, client
     case insecureServer  // facts: server
     case serverParametersRefused  // facts: memoryMiB, passes, lanes
     case serverSaltChanged  // facts: server (the account's salt is not the one this device last signed in with)

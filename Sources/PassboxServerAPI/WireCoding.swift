@@ -35,6 +35,16 @@ public enum ProtocolCoding {
 /// The version of the account server's API (`/v1`), reported by `GET /v1/health`. It moves on its own now:
 /// up to 12 it was the agent protocol's number, and it was frozen there when the agent protocol began to
 /// negotiate (generation 13).
+///
+/// From 13 every client request carries its version in the `Passbox-API` header, and a server answers a client
+/// older than `oldestClient` with `clientTooOld` (HTTP 400) instead of something that client would misread. A
+/// request without the header comes from a client of version 12 or earlier (`unmarked`).
 public enum ServerAPI {
-    public static let version = 12
+    public static let version = 13
+    /// The oldest client version this server serves.
+    public static let oldestClient = 12
+    /// The request header a client names its version in.
+    public static let header = "Passbox-API"
+    /// The version of a request without the header.
+    public static let unmarked = 12
 }

@@ -147,6 +147,8 @@ extension Tables {
         "error.serverUnreachable.hint": "check the address and your connection, and that the server runs",
         "error.badServerAnswer": "the server at {server} gave an answer Passbox cannot use ({status}); nothing was changed",
         "error.badServerAnswer.hint": "check the address; the server may run another version of Passbox, or something between may have changed the answer",
+        "error.clientTooOld": "the server was upgraded and serves Passbox from protocol version {oldest} on; this Passbox speaks version {client}, so nothing was sent or changed",
+        "error.clientTooOld.hint": "update Passbox on this device; what it keeps here stays as it is and syncs once it is updated",
         "error.insecureServer": "{server} is plain HTTP to another machine: the session would travel in the clear",
         "error.insecureServer.hint": "use the server's https:// address (plain http:// only to this machine)",
         "error.serverParametersRefused": "the server asks for key-derivation parameters this device refuses ({memoryMiB} MiB, {passes} passes, {lanes} lanes): below 64 MiB and 3 passes, above the ceiling, or changed since this device last signed in",

@@ -146,6 +146,8 @@ extension Tables {
         "error.serverUnreachable.hint": "prüfen Sie die Adresse und Ihre Verbindung, und ob der Server läuft",
         "error.badServerAnswer": "der Server unter {server} hat eine Antwort gegeben, mit der Passbox nichts anfangen kann ({status}); nichts wurde geändert",
         "error.badServerAnswer.hint": "prüfen Sie die Adresse; auf dem Server läuft vielleicht eine andere Version von Passbox, oder etwas dazwischen hat die Antwort verändert",
+        "error.clientTooOld": "der Server wurde aktualisiert und bedient Passbox ab Protokollversion {oldest}; dieses Passbox spricht Version {client}, daher wurde nichts gesendet oder geändert",
+        "error.clientTooOld.hint": "aktualisieren Sie Passbox auf diesem Gerät; was es hier aufbewahrt, bleibt, wie es ist, und wird nach der Aktualisierung synchronisiert",
         "error.insecureServer": "{server} ist unverschlüsseltes HTTP zu einem anderen Rechner: die Sitzung ginge im Klartext über das Netz",
         "error.insecureServer.hint": "verwenden Sie die https://-Adresse des Servers (unverschlüsseltes http:// nur zu diesem Rechner)",
         "error.serverParametersRefused": "der Server verlangt Parameter für die Schlüsselableitung, die dieses Gerät ablehnt ({memoryMiB} MiB, {passes} Durchläufe, {lanes} Spuren): unter 64 MiB und 3 Durchläufen, über der Obergrenze oder seit der letzten Anmeldung auf diesem Gerät geändert",

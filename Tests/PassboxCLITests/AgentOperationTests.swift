@@ -647,6 +647,8 @@ enum RawExchange {
             .mustWait, .attemptCounterDamaged, .quickUnlockRefused, .quickUnlockUnavailable, .noVault, .vaultExists, .notAVault,
             .newerFormat, .damaged, .busy, .conflict, .vaultTooLarge, .io, .directoryNotOwned, .noPassword, .breachCheckFailed, .catalogueMissing,
             .internalError, .libraryMissing,
+            // An upgraded server's answer to an older client: ServerUpgradeTests.anOlderClientIsToldToUpdate provokes it.
+            .clientTooOld,
             // Sync needs an account: SyncSimulationTests and HostileSyncTests provoke these.
             .syncConflict, .syncRefused, .syncKeysMissing,
             // The server's attachment quota and blobs it lacks: AttachmentSyncTests and AttachmentRemovalSyncTests provoke them.

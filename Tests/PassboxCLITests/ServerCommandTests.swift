@@ -280,6 +280,46 @@ final class ServerProcess {
     }
 }
 
+/// Behind a trusted proxy every connection comes from the proxy's address: the server does not cap them at its
+/// limit per address (64), which would close a busy proxy's 65th connection; without `--trusted-proxy` the cap
+/// stays. 80 connections are open at once from 127.0.0.1, then each asks for the health check.
+@Suite struct ServerProxyConnectionTests {
+    static let opener = """
+        import socket, sys
+        port = int(sys.argv[1])
+        socks = []
+        for _ in range(80):
+            s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            socks.append(s)
+        answered = 0
+        for s in socks:
+            try:
+                s.sendall(b"GET /v1/health HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n")
+                if s.recv(64).startswith(b"HTTP/1.1 200"):
+                    answered += 1
+            except OSError:
+                pass
+        print(answered)
+        """
+
+    @Test func aTrustedProxysConnectionsAreNotCappedPerAddress() throws {
+        let dir = try TemporaryDirectory("passbox-server-proxy-connections")
+        for (trusted, expected) in [(true, true), (false, false)] {
+            let server = try ServerProcess(
+                dataDirectory: dir.path + "/data-\(trusted)", in: dir, extra: trusted ? ["--trusted-proxy", "127.0.0.1/32"] : [], name: "server-\(trusted)")
+            let port = try #require(server.origin.split(separator: ":").last.map(String.init))
+            let out = try Transcript.execute("/usr/bin/python3", ["-c", Self.opener, port], stdin: [], environment: [:])
+            let answered = Int(out.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+            if expected {
+                #expect(answered == 80, "trusted proxy: \(answered) of 80 connections answered \(out.stderr)")
+            } else {
+                #expect(answered >= 0 && answered <= 64, "no trusted proxy: \(answered) of 80 connections answered, past the cap of 64 \(out.stderr)")
+            }
+            server.stop()
+        }
+    }
+}
+
 /// `passbox server backup` under write load and `restore` (issue 36): every sign-up acknowledged before the
 /// backup started is in the backup, brought back into a new data directory and served from there; what is not
 /// a backup, a newer server's backup, and a data directory with a database are refused, and nothing is made.
@@ -344,5 +384,51 @@ final class ServerProcess {
         server.stop()
         let version = try Database.openReadOnly(dir.path + "/data/server/server.sqlite").rows("PRAGMA user_version").first?[0].integer
         #expect((version ?? 0) >= 14)
+    }
+
+    /// An older client gets a clear answer from an upgraded server: every `/v1/` request names its client's
+    /// version (`Passbox-API`, none before 13), and one older than the server serves is refused with
+    /// `clientTooOld` (400) before it is read, worded on the device with both versions and what to do, and
+    /// nothing is made there. The health check answers every version. (A debug build's server takes
+    /// PASSBOX_TEST_OLDEST_CLIENT to be upgraded past this client.)
+    @Test func anOlderClientIsToldToUpdate() throws {
+        let dir = try TemporaryDirectory("passbox-server-older-client")
+        func post(_ origin: String, _ path: String, version: String?) throws -> (status: String, body: String) {
+            let out = try Transcript.execute(
+                "/usr/bin/curl",
+                ["-s", "-w", "\n%{http_code}", "--max-time", "10", "-H", "Content-Type: application/json", "--data-binary", #"{"email":"old@example.org"}"#]
+                    + (version.map { ["-H", "Passbox-API: \($0)"] } ?? []) + [origin + path], stdin: [], environment: [:])
+            let lines = out.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
+        }
+        // Today's server serves today's client and those before the header; one older than 12 is told.
+        let today = try ServerProcess(dataDirectory: dir.path + "/today", in: dir, name: "today")
+        #expect(try post(today.origin, "/v1/prelogin", version: nil).status == "200")
+        #expect(try post(today.origin, "/v1/prelogin", version: String(ServerAPI.version)).status == "200")
+        let eleven = try post(today.origin, "/v1/prelogin", version: "11")
+        #expect(eleven.status == "400" && eleven.body == #"{"code":"clientTooOld","facts":{"client":"11","oldest":"12"}}"#, "\(eleven)")
+        today.stop()
+
+        // A server upgraded past this client.
+        let newer = ServerAPI.version + 1
+        let upgraded = try ServerProcess(dataDirectory: dir.path + "/upgraded", in: dir, name: "upgraded", environment: ["PASSBOX_TEST_OLDEST_CLIENT": String(newer)])
+        let refused = try post(upgraded.origin, "/v1/prelogin", version: String(ServerAPI.version))
+        #expect(refused.status == "400" && refused.body.contains(#""code":"clientTooOld""#), "\(refused)")
+        let health = try Transcript.execute("/usr/bin/curl", ["-s", "-w", "%{http_code}", "-o", "/dev/null", "--max-time", "10", upgraded.origin + "/v1/health"], stdin: [], environment: [:])
+        #expect(health.stdout == "200")
+        let password = "tulip ocean marble violin anchor"
+        for (language, said, hint) in [
+            ("en", "the server was upgraded and serves Passbox from protocol version \(newer) on; this Passbox speaks version \(ServerAPI.version)", "update Passbox on this device"),
+            ("de", "der Server wurde aktualisiert und bedient Passbox ab Protokollversion \(newer); dieses Passbox spricht Version \(ServerAPI.version)", "aktualisieren Sie Passbox auf diesem Gerät"),
+        ] {
+            let device = dir.path + "/device-" + language
+            let signup = try Transcript.execute(
+                try Transcript.executablePath(), ["--data", device, "signup", "--server", upgraded.origin, "--email", "old@example.org"], stdin: [password, password],
+                environment: ["XDG_RUNTIME_DIR": "", "PASSBOX_LANG": language])
+            #expect(signup.status == 1, "\(signup.stdout)\(signup.stderr)")
+            #expect(signup.stderr.contains(said) && signup.stderr.contains(hint), "\(signup.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: device + "/account.json"))
+        }
+        upgraded.stop()
     }
 }

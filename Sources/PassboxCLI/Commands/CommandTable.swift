@@ -345,8 +345,8 @@ enum CommandTable {
         },
         CommandSpec(name: "welcome", summary: "where your data lives, and a short tour", usage: "passbox welcome") { c, a, _ in try Commands.welcome(c, a) },
         CommandSpec(
-            name: "bench", summary: "the speed figures beside their targets", usage: "passbox bench vault|search|check|agent|list|save|browser|sharing|link|server|sync|ui|duress|backup|import|attach [--items N] [--runs N] [--queries N] [--seconds N] [--database URI] [--file F] [--merge-seconds S] [--members N] [--versions N] [--rotate-items N] [--serve]",
-            valued: ["items", "runs", "queries", "seconds", "database", "file", "size-mib", "merge-seconds", "members", "versions", "rotate-items"], flags: ["json", "full-kdf", "no-pdf", "serve"]
+            name: "bench", summary: "the speed figures beside their targets", usage: "passbox bench vault|search|check|agent|list|save|browser|sharing|link|server|sync|ui|duress|backup|import|attach [--items N] [--runs N] [--queries N] [--seconds N] [--database URI] [--servers N,N] [--file F] [--merge-seconds S] [--members N] [--versions N] [--rotate-items N] [--serve]",
+            valued: ["items", "runs", "queries", "seconds", "database", "servers", "file", "size-mib", "merge-seconds", "members", "versions", "rotate-items"], flags: ["json", "full-kdf", "no-pdf", "serve"]
         ) { c, a, _ in try Commands.bench(c, a) },
         CommandSpec(name: "completion", summary: "a shell completion script", usage: "passbox completion bash|zsh|fish") { _, a, _ in try Completion.print(a) },
         CommandSpec(name: "package-files", summary: "write the Debian package's generated files under a root (make deb)", usage: "passbox package-files ROOT", isListed: false) {

@@ -19,12 +19,24 @@ enum ServerBenchmark {
     struct Figures {
         var requestsPerSecond = 0.0
         var p50 = 0.0, p99 = 0.0
+        /// Answers other than 2xx or 3xx, and socket errors (connect, read, write, timeout), as wrk counts them.
+        var failures = 0
     }
 
     static func run(_ args: Arguments, _ context: Context) throws {
         let seconds = max(1, Int(args.value("seconds") ?? "5") ?? 5)
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") else {
             throw CLIError.failure("wrk is not installed, so the server cannot be measured", hint: "install it (apt-get install wrk; make bench does)")
+        }
+        if let list = args.value("servers") {
+            let counts = list.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !counts.isEmpty, counts.count == list.split(separator: ",").count, counts.allSatisfy({ (1...8).contains($0) }) else {
+                throw CLIError.usage("--servers takes counts of server processes from 1 to 8, such as 1,2,3", hint: "passbox bench server --servers 1,2,3 --database postgresql://USER@HOST/DB")
+            }
+            guard let uri = try Commands.postgresURI(args, context) else {
+                throw CLIError.usage("several server processes share one PostgreSQL database: give it with --database", hint: "make bench starts a throwaway cluster for it")
+            }
+            return try ServerClusterBenchmark.run(counts: counts, seconds: seconds, uri: uri)
         }
         let dir = NSTemporaryDirectory() + "passbox-bench-server-" + String(getpid())
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -117,6 +129,11 @@ enum ServerBenchmark {
             if words.first == "Requests/sec:", words.count > 1 { figures.requestsPerSecond = Double(words[1]) ?? 0 }
             if words.count == 2, words[0] == "50%" { figures.p50 = milliseconds(String(words[1])) }
             if words.count == 2, words[0] == "99%" { figures.p99 = milliseconds(String(words[1])) }
+            if line.contains("Non-2xx or 3xx responses:"), let n = words.last.flatMap({ Int($0) }) { figures.failures += n }
+            if line.contains("Socket errors:") {
+                // "Socket errors: connect 0, read 0, write 0, timeout 0"
+                figures.failures += line.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Int($0) }.reduce(0, +)
+            }
         }
         return figures
     }
