@@ -36,7 +36,7 @@ STATIC_CXX_DIR := .build/static-libstdcxx
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -L$(CURDIR)/$(STATIC_CXX_DIR)
 
 # lintian and mandoc check the Debian package (make deb-test); systemd's systemd-analyze verifies and scores its units.
-DEB_TEST_PACKAGES := lintian mandoc systemd desktop-file-utils curl python3
+DEB_TEST_PACKAGES := lintian mandoc systemd desktop-file-utils curl python3 zsh fish
 # nginx and HAProxy in front of the server, terminating TLS with a CA made for the test (make proxy-test).
 PROXY_TEST_PACKAGES := nginx-light haproxy openssl curl python3
 SCALE_TEST_PACKAGES := haproxy postgresql curl python3

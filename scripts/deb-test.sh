@@ -109,7 +109,23 @@ for manifest in /etc/chromium/native-messaging-hosts/dev.passbox.host.json /usr/
 done
 grep -q '^MimeType=x-scheme-handler/passbox-link;' /usr/share/applications/passbox-link.desktop || fail "the desktop entry"
 if command -v desktop-file-validate >/dev/null; then desktop-file-validate /usr/share/applications/passbox-link.desktop || fail "desktop-file-validate"; fi
-echo "  bash completion parses; both manifests name an executable host; the desktop entry validates"
+# zsh: the installed completion answers the first Tab (in a pseudo-terminal: "passbox serv" becomes "passbox server").
+cat > "$work/tab.zsh" <<'ZSH'
+zmodload zsh/zpty
+zpty z 'TERM=dumb zsh -f -i'
+zpty -w z 'fpath=(/usr/share/zsh/vendor-completions $fpath); autoload -U compinit; compinit -u; PS1="> "'
+zpty -w -n z $'passbox serv\t'
+all=""
+for i in {1..100}; do
+  while zpty -r -t z chunk; do all+=$chunk; done
+  [[ $all == *"passbox server "* ]] && break
+  sleep 0.1
+done
+[[ $all == *"passbox server "* ]]
+ZSH
+zsh -f "$work/tab.zsh" || fail "the zsh completion does not answer the first Tab"
+fish -n /usr/share/fish/vendor_completions.d/passbox.fish || fail "the fish completion"
+echo "  bash and fish completions parse; zsh completes at the first Tab; both manifests name an executable host; the desktop entry validates"
 
 echo "== remove and purge"
 dpkg -r passbox > /dev/null

@@ -248,8 +248,8 @@ def main():
         for w in writers:
             w.join(timeout=600)
         failed = sum(len(d.failures) for d in devices)
-        say(f"{sum(len(d.added) for d in devices)} logins added, {acknowledged.get()} syncs acknowledged, {failed} failed "
-            f"({'; '.join(sorted(set(f for d in devices for f in d.failures)))[:300] or 'none'})")
+        say(f"{sum(len(d.added) for d in devices)} logins added, {acknowledged.get()} runs of passbox sync acknowledged, {failed} failed "
+            f"({'; '.join(sorted(set(f for d in devices for f in d.failures)))[:300] or 'none'}; the agents' own syncs after each change are not counted)")
         if acknowledged.get() <= killed_at:
             fail("no sync was acknowledged after the kill")
 

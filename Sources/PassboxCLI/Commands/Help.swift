@@ -58,7 +58,7 @@ enum Completion {
         try args.expectPositionals(1...1, usage: "passbox completion bash|zsh|fish")
         switch args.positionals[0] {
         case "bash": Console.out(bash())
-        case "zsh": Console.out("autoload -U +X bashcompinit && bashcompinit\n" + bash())
+        case "zsh": Console.out(zsh())
         case "fish": Console.out(fish())
         default: throw CLIError.usage("unknown shell \"\(args.positionals[0])\"", hint: "use bash, zsh or fish")
         }
@@ -106,6 +106,14 @@ enum Completion {
             }
             complete -o default -F _passbox passbox
             """
+    }
+
+    /// The zsh completion: the bash one through bashcompinit, as a file in `$fpath` (`_passbox`). zsh loads it
+    /// as the function `_passbox` at the first Tab; it defines the bash completion, then answers that first Tab
+    /// itself (only inside completion: sourced from a shell's start-up file it just defines the completion).
+    static func zsh() -> String {
+        "#compdef passbox\nautoload -U +X bashcompinit && bashcompinit\n" + bash()
+            + "\nif [[ -n ${compstate[context]-} ]]; then _bash_complete -o default -F _passbox \"$@\"; fi\n"
     }
 
     static func fish() -> String {

@@ -18,7 +18,7 @@ enum PackageFiles {
             files.append(("/usr/share/man/man\(name.suffix(1))/\(name)", text, 0o644))
         }
         files.append(("/usr/share/bash-completion/completions/passbox", Completion.bash() + "\n", 0o644))
-        files.append(("/usr/share/zsh/vendor-completions/_passbox", "#compdef passbox\nautoload -U +X bashcompinit && bashcompinit\n" + Completion.bash() + "\n", 0o644))
+        files.append(("/usr/share/zsh/vendor-completions/_passbox", Completion.zsh(), 0o644))
         files.append(("/usr/share/fish/vendor_completions.d/passbox.fish", Completion.fish() + "\n", 0o644))
         // The browsers start the host with arguments of their own; it serves the user's default data directory.
         files.append((hostScript, "#!/bin/sh\n# The Passbox browser extension's native messaging host (passbox browser-host).\nexec \(binary) browser-host\n", 0o755))

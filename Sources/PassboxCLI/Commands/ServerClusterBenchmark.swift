@@ -33,7 +33,7 @@ enum ServerClusterBenchmark {
         Console.out("")
         Console.out("passbox server processes on one PostgreSQL database (fsync on, synchronous_commit on) behind HAProxy (round robin), wrk at \(connections) connections for \(seconds) s per row.")
         Console.out(String(format: "Database floor: %.0f single-row transactions per second from one connection, %.0f from 16 at once.", floor, concurrent))
-        var rows = [["PROCESSES", "KIND", "REQUESTS/S", "P50", "P99", "AGAINST ONE", "FAILED"]]
+        var rows = [["PROCESSES", "KIND", "REQUESTS/S", "P50", "P99", "AGAINST ONE", "FAILED", "CPU: SERVERS / HAPROXY / POSTGRESQL"]]
         var single: [String: Double] = [:]
         for (index, count) in ([0] + counts).enumerated() {
             // Round 0 is one process reached directly, without HAProxy. Each round listens on a port of its own.
@@ -44,16 +44,21 @@ enum ServerClusterBenchmark {
             if scripts == nil { scripts = try prepare(origin: origin, email: email, directory: dir) }
             guard let scripts else { break }
             for (kind, script, path) in [("read", scripts.read, "/v1/account"), ("write", scripts.write, "/v1/signin/challenge")] {
+                let before = cluster.cpu()
+                let clock = DispatchTime.now().uptimeNanoseconds
                 let f = try ServerBenchmark.wrk(url: cluster.url + path, script: script, connections: connections, seconds: seconds)
+                let used = cluster.cpu() - before
+                let capacity = Double(DispatchTime.now().uptimeNanoseconds - clock) / 1e9 * Double(ProcessInfo.processInfo.activeProcessorCount) / 100
                 var against = ""
                 if count == 1 { single[kind] = f.requestsPerSecond }
                 if count > 1, let one = single[kind], one > 0 { against = String(format: "× %.2f", f.requestsPerSecond / one) }
                 let name = count == 0 ? "1, direct" : String(count)
-                rows.append([name, kind, String(format: "%.0f", f.requestsPerSecond), String(format: "%.2f ms", f.p50), String(format: "%.2f ms", f.p99), against, String(f.failures)])
+                rows.append([name, kind, String(format: "%.0f", f.requestsPerSecond), String(format: "%.2f ms", f.p50), String(format: "%.2f ms", f.p99), against, String(f.failures),
+                    String(format: "%.0f %% / %.0f %% / %.0f %%", used.servers / capacity, used.proxy / capacity, used.database / capacity)])
             }
         }
         Console.out(Output.table(rows))
-        Console.out("On \(ProcessInfo.processInfo.activeProcessorCount) cores every process, HAProxy, wrk and PostgreSQL share the CPU: more processes add no cores here (docs/ARCHITECTURE.md, past one machine).")
+        Console.out("CPU is each part's share of all \(ProcessInfo.processInfo.activeProcessorCount) cores over the row (wrk takes the rest). Every process, HAProxy, wrk and PostgreSQL share these cores: more processes add none here (docs/ARCHITECTURE.md, past one machine).")
     }
 
     /// An account and its session, made through the first servers started, and wrk's two request scripts. The
@@ -112,6 +117,22 @@ enum ServerClusterBenchmark {
         var total: Int { lock.withLock { values.reduce(0, +) } }
     }
 
+    /// CPU seconds used so far by the server processes, by HAProxy, and by every `postgres` process on the machine.
+    struct CPU {
+        var servers = 0.0, proxy = 0.0, database = 0.0
+        static func - (a: CPU, b: CPU) -> CPU { CPU(servers: a.servers - b.servers, proxy: a.proxy - b.proxy, database: a.database - b.database) }
+    }
+
+    /// User and system CPU seconds of a process from /proc/PID/stat (0 once it is gone), and its command name.
+    static func cpuSeconds(_ pid: Int32) -> (seconds: Double, name: String) {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { return (0, "") }
+        let name = String(text[text.index(after: open)..<close])
+        let fields = text[text.index(close, offsetBy: 2)...].split(separator: " ")
+        // After the name: state is field 3, utime 14 and stime 15 (1-based over the whole line).
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return (0, name) }
+        return ((user + system) / Double(sysconf(Int32(_SC_CLK_TCK))), name)
+    }
+
     /// `processes` server processes (this binary) on the database, and HAProxy in front of them at `front`
     /// (or, without `haproxy`, the one process listening at `front` itself).
     final class Cluster {
@@ -167,6 +188,7 @@ enum ServerClusterBenchmark {
             proxy.standardError = FileHandle.nullDevice
             try proxy.run()
             children.append(proxy)
+            proxyProcess = proxy
             // Ready once the health check answers through it.
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline, proxy.isRunning {
@@ -175,6 +197,20 @@ enum ServerClusterBenchmark {
             }
             stop()
             throw CLIError.failure("HAProxy did not answer at \(url)")
+        }
+
+        var proxyProcess: Process?
+
+        func cpu() -> CPU {
+            var total = CPU()
+            for child in children where child !== proxyProcess { total.servers += ServerClusterBenchmark.cpuSeconds(child.processIdentifier).seconds }
+            if let proxyProcess { total.proxy = ServerClusterBenchmark.cpuSeconds(proxyProcess.processIdentifier).seconds }
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int32(entry) else { continue }
+                let (seconds, name) = ServerClusterBenchmark.cpuSeconds(pid)
+                if name == "postgres" { total.database += seconds }
+            }
+            return total
         }
 
         func waitFor(ready out: String, _ child: Process) throws {
