@@ -113,7 +113,7 @@ if command -v desktop-file-validate >/dev/null; then desktop-file-validate /usr/
 cat > "$work/tab.zsh" <<'ZSH'
 zmodload zsh/zpty
 zpty z 'TERM=dumb zsh -f -i'
-zpty -w z 'fpath=(/usr/share/zsh/vendor-completions $fpath); autoload -U compinit; compinit -u; PS1="> "'
+zpty -w z 'fpath=(/usr/share/zsh/vendor-completions $fpath); autoload -U compinit; compinit -u -D; PS1="> "'
 zpty -w -n z $'passbox serv\t'
 all=""
 for i in {1..100}; do
@@ -123,8 +123,8 @@ for i in {1..100}; do
 done
 [[ $all == *"passbox server "* ]]
 ZSH
-zsh -f "$work/tab.zsh" || fail "the zsh completion does not answer the first Tab"
-fish -n /usr/share/fish/vendor_completions.d/passbox.fish || fail "the fish completion"
+mkdir -p "$work/zsh-home"; HOME="$work/zsh-home" zsh -f "$work/tab.zsh" || fail "the zsh completion does not answer the first Tab"
+HOME="$work/zsh-home" fish -n /usr/share/fish/vendor_completions.d/passbox.fish || fail "the fish completion"
 echo "  bash and fish completions parse; zsh completes at the first Tab; both manifests name an executable host; the desktop entry validates"
 
 echo "== remove and purge"

@@ -1091,6 +1091,16 @@ def main_flows(args, display, language):
         ui.driver.execute_script(hide, False)
         ui.wait(lambda d: ui.find("#search").is_displayed(), "the page shown again")
         check(not ui.driver.find_elements(By.ID, "unlock-password"), "hiding the tab locked with auto-lock at minutes")
+        # Another client's change (here the CLI; a sync that brings another device's change is the same to the
+        # page): the open list follows it within a poll or two, with no reload and no click.
+        row = "//div[contains(@class,'itemrow')][.//span[@class='title' and text()='From the terminal']]"
+        added = subprocess.run([args.passbox, "--data", agent.data, "add", "login", "--title", "From the terminal", "--username", "term"],
+                               env=agent.env, capture_output=True, text=True, timeout=60)
+        check(added.returncode == 0, f"passbox add failed: {added.stderr}")
+        ui.wait(lambda d: d.find_elements(By.XPATH, row), "the login the CLI added, in the open list", timeout=20)
+        removed = subprocess.run([args.passbox, "--data", agent.data, "rm", "From the terminal"], env=agent.env, capture_output=True, text=True, timeout=60)
+        check(removed.returncode == 0, f"passbox rm failed: {removed.stderr}")
+        ui.wait(lambda d: not d.find_elements(By.XPATH, row), "the login the CLI trashed, gone from the open list", timeout=20)
         ui.check_logs()
     finally:
         ui.quit()

@@ -46,7 +46,12 @@ function encodeFrame(op, body) {
 }
 
 // Calls one operation; resolves with the reply ({kind, body}); a failure reply rejects with {code, facts}.
+// When this page last asked the agent for anything but its status: a vault change within a moment of that may
+// be the page's own, which the code that made it shows (main.js's poll follows only other clients' changes).
+export const activity = { at: 0 };
+
 export async function call(op, body) {
+  if (op !== 'status') activity.at = Date.now();
   const frame = encodeFrame(op, body);
   let response;
   try {
@@ -60,6 +65,7 @@ export async function call(op, body) {
   if (!response.ok) throw new AgentGone();
   const answer = await response.json();
   const reply = answer.reply;
+  if (op !== 'status') activity.at = Date.now();
   if (reply.kind === 'failure') throw Object.assign(new Error(reply.body.code), { code: reply.body.code, facts: reply.body.facts || {} });
   return reply;
 }

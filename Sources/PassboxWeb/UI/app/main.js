@@ -1,5 +1,5 @@
 // Passbox web UI: boot, routing, the shell (navigation, list, main pane), locking and keyboard shortcuts.
-import { call, SessionLost, AgentGone } from './api.js';
+import { call, SessionLost, AgentGone, activity } from './api.js';
 import { t, loadLanguage, language, errorText, translateTree, formatDate, ready } from './i18n.js';
 import { h, icon, button, clear, toast, dialog, brand, emptyState, closeMenu } from './dom.js';
 import { ItemList } from './list.js';
@@ -82,6 +82,8 @@ async function route(known) {
 // shows and goes to the lock page.
 // An agent that stopped (or cannot be reached) drops the screens too, and the page waits for it.
 let offline = false;
+// The vault's change mark the page last showed, and when the poll last looked.
+const followed = { mark: undefined, at: 0 };
 async function poll() {
   try {
     const reply = await call('status');
@@ -102,6 +104,18 @@ async function poll() {
       const count = document.getElementById('home-count');
       if (count && list) count.textContent = countLine(list.total || 0);
     }
+    // Another client's change to the open vault (the CLI, another tab, the browser extension, or a sync that
+    // brought another device's): the list follows it within a poll, keeping its place and the keyboard's row.
+    // When this page made requests of its own since the last poll, the vault as it is now is taken as shown
+    // (the code that made a change showed it), so the page never reloads its list after its own change.
+    const mark = state.status.unlocked && list ? state.status.vaultMark : undefined;
+    if (mark === undefined || followed.mark === undefined || activity.at >= followed.at) {
+      followed.mark = mark;
+    } else if (mark !== followed.mark) {
+      followed.mark = mark;
+      await refreshList();
+    }
+    followed.at = Date.now();
   } catch (e) {
     if (e instanceof SessionLost) { clearInterval(pollTimer); showNoSession(); }
     else if (e instanceof AgentGone && !offline) { offline = true; showOffline(); }
