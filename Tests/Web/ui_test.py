@@ -1014,7 +1014,7 @@ def main_flows(args, display, language):
                 check(t("ui.about.preview") in ui.find("#about").text, "the not-audited notice in About")
                 # LST-13: the vault at a glance (3 logins, 2 with a code), a chip opening its filter.
                 counts = {e.get_attribute("data-stat"): e.find_element(By.TAG_NAME, "strong").text for e in ui.driver.find_elements(By.CSS_SELECTOR, "#stat-chips .statchip")}
-                check(counts == {"login": "3", "credit-card": "0", "secure-note": "0", "identity": "0", "codes": "2", "passkeys": "0"}, f"the chips' counts: {counts}")
+                check(counts == {"login": "3", "credit-card": "0", "secure-note": "0", "identity": "0", "codes": "2", "passkeys": "0", "shared": "0"}, f"the chips' counts: {counts}")
                 ui.press('#stat-chips [data-stat="codes"]')
                 ui.wait(lambda d: ui.find("#home-title").text == t("ui.nav.codes") and sorted(e.text for e in d.find_elements(By.CSS_SELECTOR, ".itemrow .title")) == ["GitHub", "Mail"], "the 2FA codes chip's listing")
                 ui.click(t("ui.nav.settings"))
@@ -1501,6 +1501,15 @@ def sharing_flows(args, display, language):
         owner.text_appears(t("ui.item.movedTo", title="Streaming", vault="Doe vault"))
         owner.wait(lambda d: "member@example.org" in d.find_element(By.ID, "toasts").text, "who sees the login now, said on moving it")
         owner.wait(lambda d: "member@example.org" in d.find_element(By.ID, "seen-by").text, "who can see it, in the details")
+        # LST-13: the Shared chip counts it and lists the shared items only (a login kept in the own vault is not).
+        check(owner.api("add", {"category": "login", "changes": {"title": "Private", "username": "doe", "fieldsFromCommandLine": [], "secretFields": [], "removeFields": []}}) == "saved", "the private login was not added")
+        shared_row = "//div[contains(@class,'itemrow')][.//span[@class='title' and text()='Streaming']]//span[contains(@class, 'shared')]"
+        owner.wait(lambda d: sorted(e.text for e in d.find_elements(By.CSS_SELECTOR, ".itemrow .title")) == ["Private", "Streaming"] and d.find_elements(By.XPATH, shared_row),
+                   "both logins in the list, Streaming with its family's badge", timeout=30)
+        owner.click(t("ui.nav.settings"))
+        owner.wait(lambda d: d.find_element(By.CSS_SELECTOR, '#stat-chips [data-stat="shared"] strong').text == "1", "the Shared chip's count", timeout=30)
+        owner.press('#stat-chips [data-stat="shared"]')
+        owner.wait(lambda d: owner.find("#home-title").text == t("ui.nav.shared") and [e.text for e in d.find_elements(By.CSS_SELECTOR, ".itemrow .title")] == ["Streaming"], "the Shared chip's listing")
         owner.click(t("ui.nav.sharing"))
         owner.press(".org-open")
         owner.wait(lambda d: ui_heading(d) == "Doe family", "the family's page again", timeout=30)

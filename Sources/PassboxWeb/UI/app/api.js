@@ -46,12 +46,17 @@ function encodeFrame(op, body) {
 }
 
 // Calls one operation; resolves with the reply ({kind, body}); a failure reply rejects with {code, facts}.
-// When this page last asked the agent for anything but its status: a vault change within a moment of that may
-// be the page's own, which the code that made it shows (main.js's poll follows only other clients' changes).
+// When this page last asked the agent for something that may change the vault (anything but the reads below):
+// a vault change since then may be the page's own, which the code that made it shows (main.js's poll follows
+// only other clients' changes). A read missing here only makes the page miss another client's change made in
+// the same moment (it shows at the next change or load); a change listed here, one list reload too many.
 export const activity = { at: 0 };
+const READS = new Set(['status', 'list', 'search', 'show', 'vault-list', 'check', 'settings', 'history', 'generate', 'strength', 'trash-list', 'sharing',
+  'org-show', 'security-code', 'browser-pairings', 'breach-ranges', 'breach-prefixes', 'read-qr', 'backup-view', 'link-wait', 'kit-pdf']);
 
 export async function call(op, body) {
-  if (op !== 'status') activity.at = Date.now();
+  const changes = !READS.has(op);
+  if (changes) activity.at = Date.now();
   const frame = encodeFrame(op, body);
   let response;
   try {
@@ -65,7 +70,7 @@ export async function call(op, body) {
   if (!response.ok) throw new AgentGone();
   const answer = await response.json();
   const reply = answer.reply;
-  if (op !== 'status') activity.at = Date.now();
+  if (changes) activity.at = Date.now();
   if (reply.kind === 'failure') throw Object.assign(new Error(reply.body.code), { code: reply.body.code, facts: reply.body.facts || {} });
   return reply;
 }

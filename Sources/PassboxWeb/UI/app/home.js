@@ -12,6 +12,7 @@ function filterName(filter) {
   if (filter.kind === 'recent') return t('ui.nav.recent');
   if (filter.kind === 'codes') return t('ui.nav.codes');
   if (filter.kind === 'passkeys') return t('ui.nav.passkeys');
+  if (filter.kind === 'shared') return t('ui.nav.shared');
   if (filter.kind === 'category') return categoryName(filter.value);
   if (filter.kind === 'tag') return filter.value;
   if (filter.kind === 'vault') { const v = state.vaults.find((x) => x.id === filter.value); return v ? v.name : filter.value; }

@@ -116,6 +116,7 @@ export class ItemList {
   }
 
   async page(filter, sort, offset, limit) {
+    if (filter.kind === 'shared') return this.sharedPage(sort, offset, limit);
     const body = { favoritesOnly: filter.kind === 'favorites', offset, limit, sort };
     if (filter.kind === 'category') body.category = filter.value;
     if (filter.kind === 'tag') body.tag = filter.value;
@@ -299,6 +300,24 @@ export class ItemList {
 
   // LST-5: how many items hold a one-time-password setup.
   codeCount() { return this.all.reduce((n, item) => n + (item && item.hasCode ? 1 : 0), 0); }
+  sharedCount() { return this.all.reduce((n, item) => n + (item && item.shared ? 1 : 0), 0); }
+
+  // LST-13's "shared items": the items of the vaults shared with a family or team, in `sort` order. The agent's
+  // listing has no such filter, so the first page reads the whole listing (as the counts do) and keeps the
+  // shared ones for the pages after it.
+  async sharedPage(sort, offset, limit) {
+    if (offset === 0 || !this.shared) {
+      const items = [];
+      for (let at = 0; ; at += PAGE) {
+        const page = (await call('list', { favoritesOnly: false, offset: at, limit: PAGE, sort })).body;
+        items.push(...page.items);
+        if (items.length >= page.total || page.items.length === 0) break;
+      }
+      this.shared = items.filter((item) => item.shared);
+    }
+    return { items: this.shared.slice(offset, offset + limit), total: this.shared.length, vaultIsEmpty: false };
+  }
+
   passkeyCount() { return this.all.reduce((n, item) => n + (item && item.passkeys ? 1 : 0), 0); }
 
   tags() {

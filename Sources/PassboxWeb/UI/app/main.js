@@ -34,7 +34,7 @@ function applyTheme(theme) {
 
 async function boot() {
   provide({ report, route, dropVaultState, loadVaults, refreshList, openItem, openHistory, editItem, mainPane, showPlaceholder, confirmDiscard, refreshNotices, changeSetting, setLanguage, setTheme, findItem: (id) => (list ? list.item(id) : undefined),
-    vaultCounts: () => (list ? { categories: list.categoryCounts(), codes: list.codeCount(), passkeys: list.passkeyCount() } : { categories: {}, codes: 0, passkeys: 0 }), showListing: (filter) => navigate(filter) });
+    vaultCounts: () => (list ? { categories: list.categoryCounts(), codes: list.codeCount(), passkeys: list.passkeyCount(), shared: list.sharedCount() } : { categories: {}, codes: 0, passkeys: 0, shared: 0 }), showListing: (filter) => navigate(filter) });
   applyTheme();
   // Language, theme, clipboard time and shortcuts are the agent's settings: they outlast its port.
   // The strings, the catalogue and the agent's status at once: none waits for another.
@@ -113,7 +113,8 @@ async function poll() {
       followed.mark = mark;
     } else if (mark !== followed.mark) {
       followed.mark = mark;
-      await refreshList();
+      // (Its own requests are done before `at` moves on: they are not taken for the page's own changes.)
+      await Promise.all([loadVaults(), list.reload()]);
     }
     followed.at = Date.now();
   } catch (e) {
@@ -157,7 +158,8 @@ function renderNav() {
   const counts = list ? list.categoryCounts() : {};
   const codes = list ? list.codeCount() : 0;
   const passkeys = list ? list.passkeyCount() : 0;
-  const key = JSON.stringify([document.documentElement.lang, counts, codes, passkeys, state.vaults, state.tags.slice(0, 40), state.catalog.length, !!(state.status && state.status.account)]);
+  const shared = list ? list.sharedCount() : 0;
+  const key = JSON.stringify([document.documentElement.lang, counts, codes, passkeys, shared, state.vaults, state.tags.slice(0, 40), state.catalog.length, !!(state.status && state.status.account)]);
   if (drawnNav.nav === shell.nav && drawnNav.key === key) { markNav(); return; }
   drawnNav = { nav: shell.nav, key };
   const nav = clear(shell.nav);
@@ -169,7 +171,8 @@ function renderNav() {
       h('li', {}, navButton(t('ui.nav.favorites'), 'star', { kind: 'favorites' })),
       h('li', {}, navButton(t('ui.nav.recent'), 'clock', { kind: 'recent' })),
       codes ? h('li', {}, navButton(t('ui.nav.codes'), 'timer', { kind: 'codes' }, codes)) : null,
-      passkeys ? h('li', {}, navButton(t('ui.nav.passkeys'), 'key-round', { kind: 'passkeys' }, passkeys)) : null),
+      passkeys ? h('li', {}, navButton(t('ui.nav.passkeys'), 'key-round', { kind: 'passkeys' }, passkeys)) : null,
+      shared ? h('li', {}, navButton(t('ui.nav.shared'), 'users', { kind: 'shared' }, shared)) : null),
     h('h3', {}, t('ui.nav.categories')),
     h('ul', {}, ...state.catalog.filter((c) => counts[c.name]).map((c) => h('li', {}, navButton(categoryName(c.name), categoryIcons[c.name] || 'file-text', { kind: 'category', value: c.name }, counts[c.name])))),
     h('h3', {}, t('ui.nav.vaults')),

@@ -103,15 +103,16 @@ function select(id, labelText, choices, current, onChange) {
 }
 
 // LST-13: the vault at a glance, as chips that open the list with their filter (logins, notes, cards, identities,
-// two-factor codes, passkeys). Items shared with a family or team have no filter of their own.
+// two-factor codes, passkeys, items in vaults shared with a family or team).
 function statChips() {
-  const { categories, codes, passkeys } = vaultCounts();
+  const { categories, codes, passkeys, shared } = vaultCounts();
   const chip = (id, label, count, filter) => h('button', { type: 'button', class: 'chip statchip', 'data-stat': id, onclick: () => showListing(filter) },
     h('strong', {}, String(count)), ' ', label);
   return h('div', { class: 'chips', id: 'stat-chips', role: 'group', 'aria-label': t('ui.settings.glance') },
     ...['login', 'credit-card', 'secure-note', 'identity'].map((c) => chip(c, categoryName(c), categories[c] || 0, { kind: 'category', value: c })),
     chip('codes', t('ui.nav.codes'), codes, { kind: 'codes' }),
-    chip('passkeys', t('ui.nav.passkeys'), passkeys || 0, { kind: 'passkeys' }));
+    chip('passkeys', t('ui.nav.passkeys'), passkeys || 0, { kind: 'passkeys' }),
+    chip('shared', t('ui.nav.shared'), shared || 0, { kind: 'shared' }));
 }
 
 export async function showSettings(pane) {
