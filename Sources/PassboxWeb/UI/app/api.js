@@ -50,7 +50,7 @@ function encodeFrame(op, body) {
 // a vault change since then may be the page's own, which the code that made it shows (main.js's poll follows
 // only other clients' changes). A read missing here only makes the page miss another client's change made in
 // the same moment (it shows at the next change or load); a change listed here, one list reload too many.
-export const activity = { at: 0 };
+export const activity = { at: 0, changed: null };
 const READS = new Set(['status', 'list', 'search', 'show', 'vault-list', 'check', 'settings', 'history', 'generate', 'strength', 'trash-list', 'sharing',
   'org-show', 'security-code', 'browser-pairings', 'breach-ranges', 'breach-prefixes', 'read-qr', 'backup-view', 'link-wait', 'kit-pdf']);
 
@@ -70,7 +70,10 @@ export async function call(op, body) {
   if (!response.ok) throw new AgentGone();
   const answer = await response.json();
   const reply = answer.reply;
-  if (changes) activity.at = Date.now();
+  if (changes) {
+    activity.at = Date.now();
+    if (activity.changed) activity.changed();
+  }
   if (reply.kind === 'failure') throw Object.assign(new Error(reply.body.code), { code: reply.body.code, facts: reply.body.facts || {} });
   return reply;
 }

@@ -82,8 +82,17 @@ async function route(known) {
 // shows and goes to the lock page.
 // An agent that stopped (or cannot be reached) drops the screens too, and the page waits for it.
 let offline = false;
-// The vault's change mark the page last showed, and when the poll last looked.
+// The vault's change mark the page last showed, and when it was last noted.
 const followed = { mark: undefined, at: 0 };
+// After a request of the page's own that may have changed the vault: the mark as it is now is the page's own
+// (the code that made the change shows it), so the next poll reloads the list only for someone else's change.
+async function ownChange() {
+  try {
+    const reply = await call('status');
+    if (reply.body.unlocked) { followed.mark = reply.body.vaultMark; followed.at = Date.now(); }
+  } catch (e) { /* the poll says what went wrong */ }
+}
+activity.changed = ownChange;
 async function poll() {
   try {
     const reply = await call('status');
@@ -106,11 +115,13 @@ async function poll() {
     }
     // Another client's change to the open vault (the CLI, another tab, the browser extension, or a sync that
     // brought another device's): the list follows it within a poll, keeping its place and the keyboard's row.
-    // When this page made requests of its own since the last poll, the vault as it is now is taken as shown
-    // (the code that made a change showed it), so the page never reloads its list after its own change.
+    // After each request of its own that may change the vault, the page notes the mark as it is then
+    // (ownChange); a poll while such a request is on its way leaves the mark to it.
     const mark = state.status.unlocked && list ? state.status.vaultMark : undefined;
-    if (mark === undefined || followed.mark === undefined || activity.at >= followed.at) {
+    if (mark === undefined || followed.mark === undefined) {
       followed.mark = mark;
+    } else if (activity.at >= followed.at) {
+      // A change of the page's own is under way: its ownChange notes the mark.
     } else if (mark !== followed.mark) {
       followed.mark = mark;
       // (Its own requests are done before `at` moves on: they are not taken for the page's own changes.)
