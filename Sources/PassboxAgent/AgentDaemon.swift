@@ -194,6 +194,8 @@ public final class AgentDaemon: @unchecked Sendable {
             let reply = service.handle(request)
             shown.note(reply)
             if case .check = reply { breachAlertsSeen(request) }
+            // The breach catalogue's address changed (turned on, say): the next tick of the timer fetches it.
+            if case .settings = reply, request.body(Operations.changeSetting)?.name == "breach-catalogue" { breaches.nextFetch = .distantPast }
             // Saves that may follow the answer run on the queue once this request is done (its reply is written
             // by the connection's thread meanwhile); whatever comes next on the queue sees them done.
             if service.session?.deferred.isEmpty == false {

@@ -127,10 +127,10 @@ public enum Operations {
     public static let settings = Operation<NoBody, SettingsView>(
         .settings, vault: false,
         request: #"—"#,
-        reply: #"`settings`: autoLockMinutes, quickUnlock?, reminderDays, breachCheck, rangeURL, damagedFile? (settings.json could not be read: the strictest settings are in force), clipboardSeconds, webLanguage?, webTheme?, webShortcuts"#)
+        reply: #"`settings`: autoLockMinutes, quickUnlock?, reminderDays, breachCheck, rangeURL, damagedFile? (settings.json could not be read: the strictest settings are in force), clipboardSeconds, webLanguage?, webTheme?, webShortcuts, breachCatalogueURL? (where a vault without an account refreshes its breach catalogue every 6 hours; absent: it does not)"#)
     public static let changeSetting = Operation<SettingRequest, SettingsView>(
         .changeSetting, vault: false,
-        request: #"name (auto-lock, quick-unlock, reminder, breach-check, range-url, clipboard (10–600 s), web-language (en, de), web-theme (system, dark, light), web-shortcuts (on, off)), value"#,
+        request: #"name (auto-lock, quick-unlock, reminder, breach-check, range-url, clipboard (10–600 s), web-language (en, de), web-theme (system, dark, light), web-shortcuts (on, off), breach-catalogue (on: Have I Been Pwned's list, off, or an https address or an http one on this machine)), value"#,
         reply: #"`settings`"#)
     public static let resolve = Operation<ResolveRequest, ResolveReply>(
         .resolve, vault: true,

@@ -221,6 +221,9 @@ public struct SettingsView: Codable, Sendable, Equatable {
     public var webShortcuts: Bool?
     /// Erase every vault after ten wrong passwords in a row: this machine's setting (since version 7).
     public var eraseAfterFailures: Bool?
+    /// Where the agent refreshes a local vault's breach catalogue from every 6 hours (nil: it does not, or an
+    /// agent from before this setting; an account's catalogue comes from its server).
+    public var breachCatalogueURL: String?
 
     public init(autoLockMinutes: Int, quickUnlock: Bool?, reminderDays: Int, breachCheck: Bool, rangeURL: String, damagedFile: String?) {
         self.autoLockMinutes = autoLockMinutes

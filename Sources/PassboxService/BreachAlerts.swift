@@ -1,7 +1,9 @@
 import Foundation
 import PassboxCore
 import PassboxCrypto
+import PassboxClient
 import PassboxDomains
+import PassboxProtocol
 import PassboxStore
 
 /// New breaches (SEC-14, SEC-15): the agent refreshes the breach catalogue through the account's own server
@@ -11,15 +13,33 @@ public enum BreachAlerts {
     /// How often the agent asks its server (about every 6 hours).
     public static let refreshSeconds: Double = 6 * 3600
 
-    /// Asks the account's server for its catalogue when this data directory is signed in; keeps it (parsed
-    /// first: a damaged or hostile answer changes nothing) and answers true when the kept copy changed.
+    /// Asks the account's server for its catalogue when this data directory is signed in, or else the address
+    /// the user opted in to (`Settings.breachCatalogueURL`); keeps it (parsed first: a damaged or hostile answer
+    /// changes nothing) and answers true when the kept copy changed.
     public static func refresh(dataDirectory: String) throws -> Bool {
-        guard access(AccountRecord.path(dataDirectory), F_OK) == 0 else { return false }
+        guard access(AccountRecord.path(dataDirectory), F_OK) == 0 else { return try refreshLocal(dataDirectory: dataDirectory) }
         let (record, client) = try AccountOperations.signedIn(dataDirectory)
         guard let token = record.token else { return false }
         let kept = FileManager.default.contents(atPath: dataDirectory + "/" + Catalogues.breachesFile)
         let have = kept.map { Hash.sha256Hex(Array($0)) }
         guard let data = try client.breachCatalogue(token: token, have: have), data != kept else { return false }
+        try Catalogues.replace(Catalogues.breachesFile, with: data, directory: dataDirectory)
+        return true
+    }
+
+    /// A vault with no account: the catalogue from the address in the settings, when there is one (HIBP's
+    /// list is about 1 MiB; at most 64 MiB is read). Nothing about the vault is sent: a GET of the whole list.
+    static func refreshLocal(dataDirectory: String) throws -> Bool {
+        guard let url = Settings.load(dataDirectory).breachCatalogueURL, PwnedPasswordsClient.isAllowed(url) else { return false }
+        let answer: (status: Int, body: [UInt8])
+        do {
+            answer = try HTTPGet.get(url, headers: ["User-Agent: passbox", "Accept: application/json"], timeoutSeconds: 60, limit: 64 << 20)
+        } catch let failure as HTTPGet.Failure {
+            throw ProtocolError(.breachCheckFailed, ["reason": failure.description])
+        }
+        guard answer.status == 200 else { throw ProtocolError(.breachCheckFailed, ["reason": "HTTP \(answer.status)"]) }
+        let data = Data(answer.body)
+        guard data != FileManager.default.contents(atPath: dataDirectory + "/" + Catalogues.breachesFile) else { return false }
         try Catalogues.replace(Catalogues.breachesFile, with: data, directory: dataDirectory)
         return true
     }

@@ -233,6 +233,7 @@ public final class VaultService: @unchecked Sendable {
         view.webTheme = s.webTheme.flatMap { Settings.webThemes.contains($0) ? $0 : nil }
         view.webShortcuts = s.webShortcuts ?? true
         view.eraseAfterFailures = store.isAccountVault ? nil : ((try? store.attempts.eraseIsOn()) ?? false)
+        view.breachCatalogueURL = s.breachCatalogueURL
         return view
     }
 
@@ -268,6 +269,15 @@ public final class VaultService: @unchecked Sendable {
         case "range-url":
             guard PwnedPasswordsClient.isAllowed(r.value) else { throw invalid }
             settings.rangeURL = r.value
+        case "breach-catalogue":
+            // on: Have I Been Pwned's list; off; or an address of one's own (https, or http on this machine).
+            switch r.value {
+            case "off": settings.breachCatalogueURL = nil
+            case "on": settings.breachCatalogueURL = Settings.defaultBreachCatalogueURL
+            default:
+                guard PwnedPasswordsClient.isAllowed(r.value) else { throw invalid }
+                settings.breachCatalogueURL = r.value
+            }
         default:
             throw ProtocolError(.unknownSetting, ["name": r.name])
         }

@@ -88,6 +88,67 @@ import Testing
         #expect(peer.notifications.count == 1)
     }
 
+    /// SEC-14 without an account: a local vault's agent fetches nothing on its own until the user opts in
+    /// (`breach-catalogue`: on for Have I Been Pwned's list, or an address of their own); then it fetches the
+    /// list (a plain GET, nothing about the vault in it), keeps it, and matches the vault against what is new.
+    /// An address that is neither https nor on this machine is refused; off stops it.
+    @Test func aLocalVaultsCatalogueIsRefreshedOnlyOnceOptedIn() throws {
+        let dir = try TemporaryDirectory("passbox-local-catalogue")
+        let old = Self.breach("OldLeak", domain: "old.example", added: Date(timeIntervalSince1970: 1_400_000_000))
+        let fresh = Self.breach("ExampleLeak", domain: "example.org", added: Date().addingTimeInterval(3600))
+        let catalogue = try JSONSerialization.data(withJSONObject: [old, fresh])
+        try FileManager.default.createDirectory(atPath: dir.path + "/www", withIntermediateDirectories: true)
+        try catalogue.write(to: URL(fileURLWithPath: dir.path + "/www/breaches.json"))
+        // A plain HTTP server on a free loopback port, logging each request it gets to a file.
+        let served = try Transcript.startBackground(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import http.server, functools, sys
+                class H(http.server.SimpleHTTPRequestHandler):
+                    def log_message(self, *a):
+                        open(sys.argv[2], "a").write(self.path + "\\n")
+                s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(H, directory=sys.argv[1]))
+                open(sys.argv[3], "w").write(str(s.server_address[1]))
+                s.serve_forever()
+                """, dir.path + "/www", dir.path + "/requests", dir.path + "/port",
+            ], environment: [:])
+        defer { Transcript.stop(served) }
+        var port = ""
+        for _ in 0..<400 where port.isEmpty {
+            port = (try? String(contentsOfFile: dir.path + "/port", encoding: .utf8)) ?? ""
+            if port.isEmpty { usleep(25_000) }
+        }
+        #expect(!port.isEmpty, "the test's HTTP server started")
+
+        let agent = try RealAgent(agentArguments: ["--insecure-test-kdf", "--test-catalogue-seconds", "1"], environment: ["PASSBOX_LANG": "en"])
+        try agent.unlock()
+        _ = try agent.add(
+            "login", ItemChanges(title: "Example", username: "ann", websites: ["https://www.example.org/login"], secretFields: [FieldAssignment(label: "password", value: "a long and unbreached passphrase 42")]))
+        var settings = Settings.load(agent.session.data)
+        settings.breachesSeenUntil = Int(Date().timeIntervalSince1970) - 86_400
+        try settings.save(agent.session.data)
+        #expect(try agent.send(.settings).settings().breachCatalogueURL == nil, "off unless opted in")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/requests"), "nothing was fetched before the user opted in")
+
+        let refused = try agent.failure(.changeSetting(SettingRequest(name: "breach-catalogue", value: "http://example.org/breaches.json")))
+        #expect(refused.code == .invalidSetting)
+        let url = "http://127.0.0.1:\(port)/breaches.json"
+        #expect(try agent.send(.changeSetting(SettingRequest(name: "breach-catalogue", value: url))).settings().breachCatalogueURL == url)
+        // A guard, not a timing: the agent fetches at its next tick (every second here).
+        var alerts: Int?
+        for _ in 0..<600 where alerts == nil {
+            alerts = try agent.send(.status).status().breachAlerts
+            if alerts == nil { usleep(50_000) }
+        }
+        #expect(alerts == 1, "one login is in the new breach")
+        #expect(FileManager.default.contents(atPath: agent.session.data + "/" + Catalogues.breachesFile) == catalogue, "the list was kept")
+        #expect(((try? String(contentsOfFile: dir.path + "/requests", encoding: .utf8)) ?? "").split(separator: "\n").allSatisfy { $0 == "/breaches.json" })
+        #expect(try agent.send(.changeSetting(SettingRequest(name: "breach-catalogue", value: "on"))).settings().breachCatalogueURL == Settings.defaultBreachCatalogueURL)
+        #expect(try agent.send(.changeSetting(SettingRequest(name: "breach-catalogue", value: "off"))).settings().breachCatalogueURL == nil)
+    }
+
     /// SEC-18: an automatic backup that fails while the vault is open is said once as a desktop notification
     /// (naming no folder); the change itself is kept.
     @Test(.enabled(if: canRun, "skipped: needs dbus-daemon, python3-dbus, python3-gi and notify-send (make test installs them)"))

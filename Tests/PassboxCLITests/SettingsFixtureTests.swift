@@ -46,6 +46,16 @@ import Testing
         #expect(loaded.settings.breachesSeenUntil == 1_764_892_800 && loaded.settings.autoLockMinutes == 15 && loaded.settings.breachCheck)
     }
 
+    /// The address a vault without an account refreshes its breach catalogue from (SEC-14), made once.
+    @Test func theCatalogueAddressReads() throws {
+        let dir = try TemporaryDirectory("passbox-settings")
+        let fixture = try #require(Bundle.module.url(forResource: "Transcripts/settings-v1-catalogue.json", withExtension: nil))
+        try FileManager.default.copyItem(at: fixture, to: dir.file("settings.json"))
+        let loaded = Settings.loadChecked(dir.path)
+        #expect(loaded.damagedPath == nil)
+        #expect(loaded.settings.breachCatalogueURL == Settings.defaultBreachCatalogueURL && loaded.settings.breachesSeenUntil == 1_764_979_200)
+    }
+
     @Test func olderAndUnknownKeysStillRead() throws {
         let dir = try TemporaryDirectory("passbox-settings")
         try #"{"breachCheck": true, "somethingNewer": [1, 2]}"#.write(to: dir.file("settings.json"), atomically: true, encoding: .utf8)

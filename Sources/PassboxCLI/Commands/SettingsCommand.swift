@@ -1,5 +1,6 @@
 import Foundation
 import PassboxAgent
+import PassboxClient
 import PassboxProtocol
 import PassboxStore
 
@@ -16,9 +17,11 @@ extension Commands {
             Console.out("master password reminder: \(settings.reminderDays == 0 ? "never" : "every \(settings.reminderDays) days")")
             Console.out("clipboard: cleared after \(settings.clipboardSeconds ?? Settings.defaultClipboardSeconds) seconds")
             if let erase = settings.eraseAfterFailures { Console.out("erase after 10 wrong passwords in a row: \(erase ? "on" : "off")") }
+            Console.out("breach catalogue: \(settings.breachCatalogueURL.map { "refreshed from \($0) every 6 hours (without an account)" } ?? "not refreshed on its own (an account's comes from its server)")")
             return
         }
-        try args.expectPositionals(2...2, usage: "passbox settings auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never | clipboard 10-600 | erase-after-failures on|off")
+        try args.expectPositionals(
+            2...2, usage: "passbox settings auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never | clipboard 10-600 | erase-after-failures on|off | breach-catalogue on|off|URL")
         let value = args.positionals[1]
         switch args.positionals[0] {
         case "auto-lock":
@@ -51,8 +54,19 @@ extension Commands {
         case "erase-after-failures":
             guard ["on", "off"].contains(value) else { throw CLIError.usage("erase-after-failures takes on or off") }
             try eraseSetting(context, on: value == "on")
+        case "breach-catalogue":
+            guard ["on", "off"].contains(value) || PwnedPasswordsClient.isAllowed(value) else {
+                throw CLIError.usage("breach-catalogue takes on (Have I Been Pwned's list), off, or an https:// address of a list in its format")
+            }
+            let view = try context.send(.changeSetting(SettingRequest(name: "breach-catalogue", value: value))).settings()
+            if let url = view.breachCatalogueURL {
+                Console.out("Without an account, the agent refreshes the breach catalogue from \(url) when it starts and every 6 hours (a download of the whole list; nothing about your vault is sent).")
+            } else {
+                Console.out("The breach catalogue is no longer refreshed on its own (passbox check update-data still replaces it).")
+            }
         default:
-            throw CLIError.usage("unknown setting \"\(Console.visible(args.positionals[0]))\"", hint: "settings: auto-lock, quick-unlock, reminder, clipboard, erase-after-failures")
+            throw CLIError.usage(
+                "unknown setting \"\(Console.visible(args.positionals[0]))\"", hint: "settings: auto-lock, quick-unlock, reminder, clipboard, erase-after-failures, breach-catalogue")
         }
     }
 }

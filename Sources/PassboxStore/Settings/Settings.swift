@@ -26,6 +26,13 @@ public struct Settings: Codable, Sendable, Equatable {
     /// SEC-14: the newest publication date (seconds since 1970) of the breaches already matched against the
     /// vault; breaches published later are new. Says nothing of the vault (only when the catalogue was looked at).
     public var breachesSeenUntil: Int?
+    /// SEC-14 for a vault with no account: where the agent refreshes the breach catalogue from every 6 hours
+    /// (nil: never; `passbox settings breach-catalogue on` names Have I Been Pwned's list). Opt-in: a local
+    /// vault makes no request on its own otherwise. An account's catalogue comes from its own server.
+    public var breachCatalogueURL: String?
+
+    /// Have I Been Pwned's catalogue of breaches (public, no key: the whole list, nothing about the vault sent).
+    public static let defaultBreachCatalogueURL = "https://haveibeenpwned.com/api/v3/breaches"
 
     public static let fileName = "settings.json"
     public static let autoLockChoices = [0, 1, 5, 15, 30, 60]
@@ -61,6 +68,7 @@ public struct Settings: Codable, Sendable, Equatable {
         webTheme = try c.decodeIfPresent(String.self, forKey: .webTheme)
         webShortcuts = try c.decodeIfPresent(Bool.self, forKey: .webShortcuts)
         breachesSeenUntil = try c.decodeIfPresent(Int.self, forKey: .breachesSeenUntil)
+        breachCatalogueURL = try c.decodeIfPresent(String.self, forKey: .breachCatalogueURL)
     }
 
     /// The clipboard time in force: the setting when it is in range, else the default.
