@@ -268,9 +268,6 @@ struct ServerRouter: Sendable {
         }
     }
 
-    /// What a web page could make its visitors' browsers send: a body that is not JSON (a form or "simple"
-    /// request needs no preflight), or any request from another site's page (`Origin` not this server's).
-    /// Passbox's own clients send JSON with no `Origin`; blob parts are bytes and need a session token.
     /// A client older than `oldest` is told so (`clientTooOld`) before its request is read: an upgraded server
     /// may no longer mean what that client would understand. The health check answers any version, and what
     /// is outside `/v1/` (the invitation page, metrics) is for browsers and scrapers, which send no version.
@@ -281,6 +278,9 @@ struct ServerRouter: Sendable {
         throw ProtocolError(.clientTooOld, ["oldest": String(oldest), "client": String(client)])
     }
 
+    /// What a web page could make its visitors' browsers send: a body that is not JSON (a form or "simple"
+    /// request needs no preflight), or any request from another site's page (`Origin` not this server's).
+    /// Passbox's own clients send JSON with no `Origin`; blob parts are bytes and need a session token.
     static func refuseCrossSite(_ request: HTTPRequest, origin: String) throws {
         if let from = request.header("Origin"), SignInTranscript.normalizedOrigin(from) != origin {
             throw ProtocolError(.badRequest, ["reason": "requests from another site's page are refused (Origin \(from.prefix(100)))"])
