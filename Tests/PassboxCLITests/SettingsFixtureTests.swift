@@ -8,6 +8,16 @@ import Testing
 /// `settings.json` version 1, as written once (Transcripts/settings-v1.json): every field reads back, and a
 /// file from before the version field (or with unknown keys) still reads.
 @Suite struct SettingsFixtureTests {
+    /// A settings file made once, read from a data directory of its own; it must read without damage.
+    static func loaded(_ fixture: String) throws -> LoadedSettings {
+        let dir = try TemporaryDirectory("passbox-settings")
+        let url = try #require(Bundle.module.url(forResource: fixture, withExtension: nil))
+        try FileManager.default.copyItem(at: url, to: dir.file("settings.json"))
+        let loaded = Settings.loadChecked(dir.path)
+        #expect(loaded.damagedPath == nil, "\(fixture) read as damaged")
+        return loaded
+    }
+
     @Test func versionOneFileReads() throws {
         let dir = try TemporaryDirectory("passbox-settings")
         let fixture = try #require(Bundle.module.url(forResource: "Transcripts/settings-v1.json", withExtension: nil))
@@ -23,11 +33,7 @@ import Testing
 
     /// The keys the web UI added (still version 1: readers that do not know them ignore them), as written once.
     @Test func theWebUIsKeysRead() throws {
-        let dir = try TemporaryDirectory("passbox-settings")
-        let fixture = try #require(Bundle.module.url(forResource: "Transcripts/settings-v1-web.json", withExtension: nil))
-        try FileManager.default.copyItem(at: fixture, to: dir.file("settings.json"))
-        let loaded = Settings.loadChecked(dir.path)
-        #expect(loaded.damagedPath == nil)
+        let loaded = try Self.loaded("Transcripts/settings-v1-web.json")
         #expect(loaded.settings.clipboardSeconds == 45 && loaded.settings.effectiveClipboardSeconds == 45)
         #expect(loaded.settings.webLanguage == "de" && loaded.settings.webTheme == "light" && loaded.settings.webShortcuts == false)
         // Out of range, the clipboard time is the default.
@@ -38,21 +44,13 @@ import Testing
 
     /// Issue 34 (SEC-14): where the agent last matched the breach catalogue, a date in seconds since 1970.
     @Test func theBreachMarkReads() throws {
-        let dir = try TemporaryDirectory("passbox-settings")
-        let fixture = try #require(Bundle.module.url(forResource: "Transcripts/settings-v1-breaches.json", withExtension: nil))
-        try FileManager.default.copyItem(at: fixture, to: dir.file("settings.json"))
-        let loaded = Settings.loadChecked(dir.path)
-        #expect(loaded.damagedPath == nil)
+        let loaded = try Self.loaded("Transcripts/settings-v1-breaches.json")
         #expect(loaded.settings.breachesSeenUntil == 1_764_892_800 && loaded.settings.autoLockMinutes == 15 && loaded.settings.breachCheck)
     }
 
     /// The address a vault without an account refreshes its breach catalogue from (SEC-14), made once.
     @Test func theCatalogueAddressReads() throws {
-        let dir = try TemporaryDirectory("passbox-settings")
-        let fixture = try #require(Bundle.module.url(forResource: "Transcripts/settings-v1-catalogue.json", withExtension: nil))
-        try FileManager.default.copyItem(at: fixture, to: dir.file("settings.json"))
-        let loaded = Settings.loadChecked(dir.path)
-        #expect(loaded.damagedPath == nil)
+        let loaded = try Self.loaded("Transcripts/settings-v1-catalogue.json")
         #expect(loaded.settings.breachCatalogueURL == Settings.defaultBreachCatalogueURL && loaded.settings.breachesSeenUntil == 1_764_979_200)
     }
 

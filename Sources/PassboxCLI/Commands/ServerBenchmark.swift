@@ -68,7 +68,7 @@ enum ServerBenchmark {
         let floor = try postgres.map { try postgresFloor(uri: $0, transactions: 2000) } ?? storageFloor(path: dir + "/server/server.sqlite", transactions: 2000)
 
         let read = dir + "/read.lua", write = dir + "/write.lua"
-        try "wrk.method = \"GET\"\nwrk.headers[\"Authorization\"] = \"Bearer \(session.token)\"\n".write(toFile: read, atomically: true, encoding: .utf8)
+        try readScript(token: session.token).write(toFile: read, atomically: true, encoding: .utf8)
         try "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\nwrk.body = '{\"deviceID\":\"bench-device\",\"email\":\"\(email)\"}'\n"
             .write(toFile: write, atomically: true, encoding: .utf8)
 
@@ -90,10 +90,18 @@ enum ServerBenchmark {
         Console.out(Output.table(rows))
     }
 
+    /// wrk's script for the authenticated read: `GET /v1/account` with the session, as today's client asks.
+    static func readScript(token: String) -> String {
+        "wrk.method = \"GET\"\nwrk.headers[\"Authorization\"] = \"Bearer \(token)\"\nwrk.headers[\"\(ServerAPI.header)\"] = \"\(ServerAPI.version)\"\n"
+    }
+
+    /// The floor's own table in a PostgreSQL database (made anew; dropped after the measurement).
+    static let postgresFloorTable = "DROP TABLE IF EXISTS bench_floor; CREATE TABLE bench_floor (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, value BYTEA NOT NULL)"
+
     /// Single-row transactions per second into the PostgreSQL database (its own table, one connection).
     static func postgresFloor(uri: String, transactions: Int) throws -> Double {
         let db = try PostgresConnection(uri)
-        try db.execute("DROP TABLE IF EXISTS bench_floor; CREATE TABLE bench_floor (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, value BYTEA NOT NULL)")
+        try db.execute(postgresFloorTable)
         defer { try? db.execute("DROP TABLE bench_floor") }
         return try floor(db, transactions: transactions)
     }

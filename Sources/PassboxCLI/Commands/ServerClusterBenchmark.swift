@@ -71,12 +71,11 @@ enum ServerClusterBenchmark {
             try client.signup(email: email, password: $0, deviceID: "bench-device", deviceName: "bench")
         }
         let read = directory + "/read.lua", write = directory + "/write.lua"
-        try "wrk.method = \"GET\"\nwrk.headers[\"Authorization\"] = \"Bearer \(session.token)\"\nwrk.headers[\"Passbox-API\"] = \"\(ServerAPI.version)\"\n"
-            .write(toFile: read, atomically: true, encoding: .utf8)
+        try ServerBenchmark.readScript(token: session.token).write(toFile: read, atomically: true, encoding: .utf8)
         try """
         wrk.method = "POST"
         wrk.headers["Content-Type"] = "application/json"
-        wrk.headers["Passbox-API"] = "\(ServerAPI.version)"
+        wrk.headers["\(ServerAPI.header)"] = "\(ServerAPI.version)"
         wrk.body = '{"deviceID":"bench-device","email":"\(email)"}'
         request = function()
           wrk.headers["X-Forwarded-For"] = "10." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254)
@@ -90,7 +89,7 @@ enum ServerClusterBenchmark {
     /// Single-row transactions per second into the database from `connections` connections at once.
     static func concurrentFloor(uri: String, connections: Int, seconds: Double) throws -> Double {
         let setup = try PostgresConnection(uri)
-        try setup.execute("DROP TABLE IF EXISTS bench_floor; CREATE TABLE bench_floor (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, value BYTEA NOT NULL)")
+        try setup.execute(ServerBenchmark.postgresFloorTable)
         defer { try? setup.execute("DROP TABLE bench_floor") }
         let counts = Counts(connections)
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)

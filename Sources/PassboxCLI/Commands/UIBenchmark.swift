@@ -116,14 +116,15 @@ enum UIBenchmark {
         return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// A port free on 127.0.0.1 for chromedriver: the one an HTTP server on port 0 was given, once it stopped.
+    /// A port free on 127.0.0.1 (for chromedriver, HAProxy, server processes): the one an HTTP server on port 0
+    /// was given, once it stopped.
     static func freePort() throws -> UInt16 {
         do {
             let probe = try HTTPServer(address: "127.0.0.1", port: 0) { _ in HTTPResponse(status: 404) }
             defer { probe.stop() }
             return probe.port
         } catch {
-            throw CLIError.failure("no free port on 127.0.0.1 for chromedriver")
+            throw CLIError.failure("no free port on 127.0.0.1 for the benchmark", hint: "close some programs that listen on 127.0.0.1, or try again")
         }
     }
 }
