@@ -42,7 +42,6 @@ install -D -m 0644 dist/systemd/passbox-agent.service "$ROOT/usr/lib/systemd/use
 install -D -m 0644 dist/pam.d/passbox "$ROOT/etc/pam.d/passbox"
 install -D -m 0644 dist/debian/server.conf "$ROOT/etc/passbox/server.conf"
 install -D -m 0644 dist/debian/copyright "$ROOT/usr/share/doc/passbox/copyright"
-mkdir -p "$ROOT/usr/share/doc/passbox"
 printf 'passbox (%s) unstable; urgency=medium\n\n  * Built from commit %s.\n\n -- Passbox <packages@passbox.invalid>  %s\n' \
   "$VERSION" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -u -R -d "@$SOURCE_DATE_EPOCH")" \
   | gzip -9n > "$ROOT/usr/share/doc/passbox/changelog.gz"

@@ -29,7 +29,10 @@ extension Database {
         try copy(to: path, journalMode: "WAL", doing: "restoring into")
     }
 
-    /// A copy made beside `path` and renamed to it once whole; a failure removes it.
+    /// A copy made beside `path` and linked to it once whole, never over a file that appeared there meanwhile
+    /// (a server started on the directory, say: `EEXIST`); a failure removes it. Made by root, the copy belongs
+    /// to the owner of its directory, so a service's own user can open a database restored into its state
+    /// directory (`DynamicUser=`).
     private func copy(to path: String, journalMode: String, doing: String) throws(SQLiteError) {
         let temporary = path + ".tmp-\(getpid())"
         unlink(temporary)
@@ -40,9 +43,13 @@ extension Database {
             throw error
         }
         for suffix in ["-wal", "-shm"] { unlink(temporary + suffix) }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
+        var folder = stat()
+        if geteuid() == 0, stat((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, &folder) == 0 {
+            _ = chown(temporary, folder.st_uid, folder.st_gid)
+        }
+        defer { unlink(temporary) }
+        guard link(temporary, path) == 0 else {
+            let reason = errno == EEXIST ? "it exists already" : String(cString: strerror(errno))
             throw SQLiteError(code: .error, message: "\(doing) \(path): \(reason)")
         }
     }

@@ -35,6 +35,10 @@ public enum ServerBackup {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw ServerStartError(reason: "\(dataDirectory) has a server database already: restore only into a data directory without one")
         }
+        // An earlier database's write-ahead log left beside it would be read into the restored one.
+        for leftover in [path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: leftover) {
+            throw ServerStartError(reason: "\(dataDirectory) still has \((leftover as NSString).lastPathComponent) of an earlier database: move it away with the database")
+        }
         let summary = try check(file)
         try PassboxServer.makeDataDirectory(dataDirectory)
         do {

@@ -366,6 +366,27 @@ final class ServerProcess {
         }
         let postgres = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path + "/data", "server", "backup", "--to", dir.path + "/pg", "--database", "postgresql://passbox@localhost/passbox"], stdin: [], environment: [:])
         #expect(postgres.status == 2 && postgres.stderr.contains("pg_dump"))
+
+        // An earlier database's write-ahead log beside the place: refused, and nothing made.
+        let leftover = dir.path + "/leftover/server"
+        try FileManager.default.createDirectory(atPath: leftover, withIntermediateDirectories: true)
+        try Data("old log".utf8).write(to: URL(fileURLWithPath: leftover + "/server.sqlite-wal"))
+        let stale = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path, "server", "restore", "--from", file, "--server-data", leftover], stdin: [], environment: [:])
+        #expect(stale.status == 1 && stale.stderr.contains("still has server.sqlite-wal of an earlier database"), "\(stale.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: leftover + "/server.sqlite"))
+        // No database where the backup looks: the hint names --server-data (or the installed service's directory).
+        let none = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path + "/empty", "server", "backup", "--to", dir.path + "/none.sqlite"], stdin: [], environment: [:])
+        #expect(none.status == 1 && none.stderr.contains("has no server database") && none.stderr.contains("--server-data"), "\(none.stderr)")
+        // Restored by root into a directory of the service's own user: the database is that user's.
+        if geteuid() == 0 {
+            let owned = dir.path + "/owned/server"
+            try FileManager.default.createDirectory(atPath: owned, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            #expect(chown(owned, 65534, 65534) == 0)
+            let mine = try Transcript.execute(try Transcript.executablePath(), ["--data", dir.path, "server", "restore", "--from", file, "--server-data", owned], stdin: [], environment: [:])
+            #expect(mine.status == 0, "\(mine.stderr)")
+            let attributes = try FileManager.default.attributesOfItem(atPath: owned + "/server.sqlite")
+            #expect((attributes[.ownerAccountID] as? Int) == 65534 && (attributes[.posixPermissions] as? Int) == 0o600)
+        }
     }
 }
 

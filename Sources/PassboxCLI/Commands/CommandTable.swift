@@ -144,8 +144,8 @@ enum CommandTable {
         },
         CommandSpec(name: "categories", summary: "every category and its typed fields", usage: "passbox categories") { _, _, _ in Commands.categories() },
         CommandSpec(
-            name: "settings", summary: "auto-lock, quick unlock, the master password reminder, the clipboard time, erasing after failures",
-            usage: "passbox settings [auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never | clipboard 10-600 | erase-after-failures on|off | breach-catalogue on|off|URL]"
+            name: "settings", summary: "auto-lock, quick unlock, the master password reminder, the clipboard time, erasing after failures, the breach catalogue's refresh",
+            usage: Commands.settingsUsage
         ) { c, a, _ in try Commands.settings(c, a) },
         CommandSpec(
             name: "duress", summary: "a duress password: it opens a separate vault of its own", usage: Commands.duressUsage,

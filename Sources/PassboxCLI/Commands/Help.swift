@@ -31,7 +31,7 @@ enum Help {
             "\"passbox COMMAND --help\" shows a command's options. With an agent running (passbox unlock), the",
             "commands that need the vault ask it instead of asking for the vault password.",
             "Exit codes: 0 ok, 1 failure, 2 usage, 3 wrong password or locked.",
-            "See docs/CLI.md for every command.",
+            "See man passbox (installed with the Debian package) or docs/CLI.md in the source for every command.",
         ]
         return lines.joined(separator: "\n")
     }

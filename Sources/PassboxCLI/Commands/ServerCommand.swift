@@ -27,7 +27,7 @@ extension Commands {
         guard let (address, port) = parseListen(listen) else {
             throw CLIError.usage(c.tr("server.badListen", ["value": listen]), hint: c.tr("server.badListen.hint"))
         }
-        var configuration = PassboxServer.Configuration(dataDirectory: a.value("server-data") ?? c.dataDirectory + "/server")
+        var configuration = PassboxServer.Configuration(dataDirectory: serverDataDirectory(c, a))
         configuration.address = address
         configuration.port = port
         configuration.postgres = try postgresURI(a, c)
@@ -164,9 +164,22 @@ extension Commands {
         guard (1...90).contains(days) else { throw CLIError.usage(c.tr("server.badDays"), hint: c.tr("server.badDays.hint")) }
         umask(0o077)
         let token = try PassboxServer.invite(
-            email: a.positionals[0], dataDirectory: a.value("server-data") ?? c.dataDirectory + "/server", postgres: try postgresURI(a, c), days: days)
+            email: a.positionals[0], dataDirectory: serverDataDirectory(c, a), postgres: try postgresURI(a, c), days: days)
         Console.out(c.tr("server.invited", ["email": Console.visibleLine(a.positionals[0]), "days": String(days)]))
         Console.out("    " + token)
+    }
+
+    /// The SQLite server's data directory: `--server-data`, else DATA/server (the package's service keeps it
+    /// in /var/lib/passbox-server/server).
+    static func serverDataDirectory(_ c: Context, _ a: Arguments) -> String { a.value("server-data") ?? c.dataDirectory + "/server" }
+
+    /// Where to look when a backup or restore names no database: the installed service's directory, if any.
+    static func serverDataHint(_ c: Context, _ a: Arguments, _ reason: String) -> String? {
+        guard reason.contains("has no server database") else { return nil }
+        let service = "/var/lib/passbox-server/server"
+        return a.value("server-data") == nil && FileManager.default.fileExists(atPath: service)
+            ? "the installed service keeps its database in \(service): sudo passbox server backup --server-data \(service) --to FILE"
+            : "name the server's data directory with --server-data"
     }
 
     static let inviteUsage = "passbox server invite EMAIL [--days N] [--server-data DIR | --database postgresql://USER@HOST/DB]"
@@ -184,9 +197,9 @@ extension Commands {
         let path = absolute(file)
         let done: ServerBackup.Summary
         do {
-            done = try ServerBackup.backup(dataDirectory: a.value("server-data") ?? c.dataDirectory + "/server", to: path)
+            done = try ServerBackup.backup(dataDirectory: serverDataDirectory(c, a), to: path)
         } catch let e as ServerStartError {
-            throw CLIError.failure(e.reason, hint: "name the server's data directory with --server-data, and a new file with --to")
+            throw CLIError.failure(e.reason, hint: serverDataHint(c, a, e.reason))
         }
         Console.out("Backed up the server's database (schema \(done.schemaVersion), \(Output.count(done.accounts, "account")), \(done.bytes) bytes) to \(path) (0600).")
     }
@@ -196,7 +209,7 @@ extension Commands {
         try a.expectPositionals(0...0, usage: serverRestoreUsage)
         guard let file = a.value("from") else { throw CLIError.usage("usage: \(serverRestoreUsage)") }
         umask(0o077)
-        let directory = a.value("server-data") ?? c.dataDirectory + "/server"
+        let directory = serverDataDirectory(c, a)
         let done: ServerBackup.Summary
         do {
             done = try ServerBackup.restore(from: absolute(file), dataDirectory: directory)

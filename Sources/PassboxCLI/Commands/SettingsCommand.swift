@@ -5,6 +5,13 @@ import PassboxProtocol
 import PassboxStore
 
 extension Commands {
+    /// The settings this command changes, and their values: for help, the usage error and the unknown-name hint.
+    static let settingValues = [
+        ("auto-lock", "0|1|5|15|30|60"), ("quick-unlock", "on|off"), ("reminder", "14|30|never"), ("clipboard", "10-600"), ("erase-after-failures", "on|off"),
+        ("breach-catalogue", "on|off|URL"),
+    ]
+    static let settingsUsage = "passbox settings [" + settingValues.map { "\($0.0) \($0.1)" }.joined(separator: " | ") + "]"
+
     /// `passbox settings [auto-lock MINUTES | quick-unlock on|off | reminder 14|30|never]`
     static func settings(_ context: Context, _ args: Arguments) throws {
         if args.positionals.isEmpty {
@@ -20,8 +27,7 @@ extension Commands {
             Console.out("breach catalogue: \(settings.breachCatalogueURL.map { "refreshed from \($0) every 6 hours (without an account)" } ?? "not refreshed on its own (an account's comes from its server)")")
             return
         }
-        try args.expectPositionals(
-            2...2, usage: "passbox settings auto-lock 0|1|5|15|30|60 | quick-unlock on|off | reminder 14|30|never | clipboard 10-600 | erase-after-failures on|off | breach-catalogue on|off|URL")
+        try args.expectPositionals(2...2, usage: settingsUsage)
         let value = args.positionals[1]
         switch args.positionals[0] {
         case "auto-lock":
@@ -66,7 +72,7 @@ extension Commands {
             }
         default:
             throw CLIError.usage(
-                "unknown setting \"\(Console.visible(args.positionals[0]))\"", hint: "settings: auto-lock, quick-unlock, reminder, clipboard, erase-after-failures, breach-catalogue")
+                "unknown setting \"\(Console.visible(args.positionals[0]))\"", hint: "settings: " + settingValues.map(\.0).joined(separator: ", "))
         }
     }
 }
