@@ -5,7 +5,7 @@
 #   t=0            the release build (unoptimised) starts (a build directory of its own, .build/test-release:
 #                  SwiftPM locks one directory per command), at the lowest priority
 #   t=0            the debug binary and the test targets build (.build/make-test)
-#   then           the browser flows and the Swift tests (in two processes) run side by side;
+#   then           the browser flows and the Swift tests (in four processes) run side by side;
 #                  ReleaseBinaryTests last, once the release binary exists
 #
 # None of these keeps two cores busy alone: builds wait on module dependencies (about 1.4 cores), the browser
@@ -42,10 +42,10 @@ export -f cpu
 mkdir -p .build
 ui=""
 release=""
-share_pid=""
+share_pids=""
 # Each background lane is a process group of its own (setsid), so stopping it stops its children too
 # (the browsers, agents and servers of the flows; the compilers of the build).
-stop_lanes() { for pid in $ui $release $share_pid; do kill -- -"$pid" 2>/dev/null; done; }
+stop_lanes() { for pid in $ui $release $share_pids; do kill -- -"$pid" 2>/dev/null; done; }
 trap stop_lanes EXIT
 
 # The release configuration, `make run`'s flags, without the optimiser (-Onone): what ReleaseBinaryTests pin,
@@ -69,7 +69,7 @@ export PASSBOX_WEBAUTHN_PY="$PWD/.build/web-tools/py"
 # busy, and the flows there only slowed the tests' build; beside the Swift tests they fill the time those
 # spend waiting on their processes (a quarter of two cores when they ran alone here).
 # The browser extension's flows (Chromium and Firefox ESR, Tests/Web/extension_test.py) run beside the web UI's
-# (32 runs: every flow in Chromium and Firefox ESR, both languages, two at a time): each waits on its browsers
+# (16 runs: every flow in Chromium and Firefox ESR and in both languages, paired, two at a time): each waits on its browsers
 # and agents most of the time, and one after the other they were the run's longest lane (716 s of 716).
 stamp "browser flows started (output in .build/ui-test.log and .build/extension-test.log)"
 setsid bash -c '
@@ -83,27 +83,37 @@ setsid bash -c '
   [ "$web" = 0 ] && [ "$extension" = 0 ]' &
 ui=$!
 
-# The Swift tests in two processes, each with every test of its share side by side. One process ran a
-# quarter of two cores idle: Swift's concurrency runs the test functions on as many threads as there are
-# cores, and a test waiting on its agent, server or a timeout holds one of the two. The split is by name, so
-# every test is in exactly one share: the command-line tests whose suites start with A or B (the agent's and
-# the backups', about half the time) in one, all others in the second. --ignore-lock: SwiftPM locks the build
-# directory per command, and neither of these builds anything.
-stamp "Swift tests in two processes (all but ReleaseBinaryTests, which wait for the release build)"
+# The Swift tests in several processes (PASSBOX_TEST_SHARES, 4 by default), each with every test of its share
+# side by side. Swift's concurrency runs the test functions on as many threads as there are cores, and a test
+# waiting on its agent, server or a timeout holds one of them: two processes ran 415 and 274 CPU seconds in
+# 1,115 s, a third of two cores, the rest waiting. The shares are whole suites (a serialized suite keeps its
+# order, and a suite's display numbers and clusters stay in one process), dealt round: the serialized suites
+# first, as their tests add up one after the other, then the rest by name. --ignore-lock: SwiftPM locks the
+# build directory per command, and none of these builds anything.
+shares=${PASSBOX_TEST_SHARES:-4}
+stamp "Swift tests in $shares processes (all but ReleaseBinaryTests, which wait for the release build)"
 export PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_REQUIRE_PEERS=1
-share='^PassboxCLITests\.[AB]'
+serialized=$(grep -rhoE '@Suite\(\.serialized\) struct [A-Za-z0-9_]+' Tests | awk '{ print $NF }' | sort -u)
 # shellcheck disable=SC2086
-setsid bash -c 'cpu "the Swift tests (share)" "$@"' _ $swift test --skip-build $debug_flags --ignore-lock --filter "$share" > .build/test-share.log 2>&1 &
-share_pid=$!
-# shellcheck disable=SC2086
-( cpu "the other Swift tests" $swift test --skip-build $debug_flags --ignore-lock --skip "$share" --skip ReleaseBinaryTests ) 2>&1 | tee .build/test.log
-swift_status=${PIPESTATUS[0]}
-wait $share_pid
-share_status=$?
-echo "--- the other share of the Swift tests (.build/test-share.log) ---"
-cat .build/test-share.log
-[ "$share_status" = 0 ] || swift_status=$share_status
-scripts/slowest-suites.sh .build/test.log .build/test-share.log
+suites=$($swift test list --skip-build $debug_flags --ignore-lock 2>/dev/null | sed -n -E 's|^([A-Za-z0-9_]+\.[A-Za-z0-9_]+)/.*|\1|p' | sort -u | grep -v '\.ReleaseBinaryTests$')
+[ -n "$suites" ] || { echo "swift test list named no suites"; exit 1; }
+ordered=$( { for name in $serialized; do echo "$suites" | grep -E "\.$name\$"; done; echo "$suites"; } | awk '!seen[$0]++')
+rm -f .build/test-share*.log .build/test.log
+share_pids=""
+for k in $(seq 0 $((shares - 1))); do
+  pattern=$(echo "$ordered" | awk -v k="$k" -v n="$shares" '(NR - 1) % n == k { gsub(/\./, "\\."); printf "%s%s", sep, $0; sep = "|" }')
+  [ -n "$pattern" ] || continue
+  # shellcheck disable=SC2086
+  setsid bash -c 'cpu "the Swift tests (share '"$k"')" "$@"' _ $swift test --skip-build $debug_flags --ignore-lock --filter "^($pattern)/" > ".build/test-share-$k.log" 2>&1 &
+  share_pids="$share_pids $!"
+done
+swift_status=0
+for pid in $share_pids; do wait "$pid" || swift_status=1; done
+for k in $(seq 0 $((shares - 1))); do
+  echo "--- share $k of the Swift tests (.build/test-share-$k.log) ---"
+  cat ".build/test-share-$k.log" 2>/dev/null
+done
+scripts/slowest-suites.sh .build/test-share-*.log
 
 stamp "waiting for the release build"
 wait $release
@@ -126,7 +136,7 @@ cat .build/ui-test.log
 echo "--- browser extension flows (.build/extension-test.log) ---"
 cat .build/extension-test.log 2>/dev/null
 echo "--- where the CPU time went ---"
-grep -h "^cpu:" .build/debug-build.log .build/release-build.log .build/ui-test.log .build/extension-test.log .build/test-share.log .build/test.log 2>/dev/null
+grep -h "^cpu:" .build/debug-build.log .build/release-build.log .build/ui-test.log .build/extension-test.log .build/test-share-*.log 2>/dev/null
 verdict() { [ "$1" = 0 ] && echo passed || echo FAILED; }
 stamp "done: Swift tests $(verdict "$swift_status"), release binary $(verdict "$release_status"), browser flows $(verdict "$ui_status")"
 [ "$swift_status" = 0 ] && [ "$release_status" = 0 ] && [ "$ui_status" = 0 ]

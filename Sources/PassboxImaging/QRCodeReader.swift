@@ -55,9 +55,11 @@ public enum QRCodeReader {
             throw ReadError("notAnImage", ["path": path])
         }
         var codes = try scan(image)
-        // A photo gets a second look at twice the size: zbar misses a code now and then in a blurred, turned
-        // photo of a page (a printed backup taken with a phone); what either pass reads counts, each code once.
-        if photo, image.width * image.height <= 8_000_000 {
+        // A second look at twice the size: zbar misses a code now and then in a blurred, turned photo of a page
+        // (a printed backup taken with a phone), and, rarely, in a small scan or screenshot whose modules are two
+        // or three pixels wide (one code of a 150-dpi page, once in some hundred pages here); what either pass
+        // reads counts, each code once. A large scan (300 dpi) has room enough and is not looked at twice.
+        if image.width * image.height <= (photo ? 8_000_000 : secondLookPixels) {
             for code in try scan(upscaled(image)) where !codes.contains(code) { codes.append(code) }
         }
         guard !codes.isEmpty else {
@@ -73,6 +75,9 @@ public enum QRCodeReader {
     }
 
     static let maximumPixels = 64_000_000
+    /// The largest PNG that gets the second look: a letter page at 150 dpi (1,275 × 1,650) and a full-HD
+    /// screenshot get it, a page at 300 dpi does not.
+    static let secondLookPixels = 4_000_000
 
     static func decodePNG(_ bytes: [UInt8], rgb: Bool = false) throws -> GrayImage {
         guard CPNG_available() != 0 else {

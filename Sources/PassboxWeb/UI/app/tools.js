@@ -128,6 +128,10 @@ export async function showSettings(pane) {
   quick.addEventListener('change', () => change('quick-unlock', quick.checked ? 'on' : 'off'));
   const keys = h('input', { id: 'set-keys', type: 'checkbox', checked: s.webShortcuts !== false });
   keys.addEventListener('change', () => change('web-shortcuts', keys.checked ? 'on' : 'off'));
+  // SEC-14 without an account: the breach catalogue refreshed from Have I Been Pwned's public list, opt-in, as
+  // a local vault makes no request of its own otherwise (an account's catalogue comes from its server).
+  const catalogue = h('input', { id: 'set-catalogue', type: 'checkbox', checked: !!s.breachCatalogueURL, 'aria-describedby': 'set-catalogue-hint' });
+  catalogue.addEventListener('change', () => change('breach-catalogue', catalogue.checked ? 'on' : 'off'));
   const clipboard = h('input', { id: 'set-clipboard', type: 'number', min: '10', max: '600', value: String(clipboardSeconds()) });
   clipboard.addEventListener('change', () => change('clipboard', clipboard.value));
   const error = h('p', { class: 'error', role: 'alert' });
@@ -163,7 +167,9 @@ export async function showSettings(pane) {
     h('label', { class: 'check-label', for: 'set-quick' }, quick, t('ui.settings.quickUnlock')),
     ...select('set-reminder', t('ui.settings.reminder'), reminder, s.reminderDays, (v) => change('reminder', v === '0' ? 'never' : v)),
     h('label', { for: 'set-clipboard' }, t('ui.settings.clipboard')), clipboard,
-    h('label', { class: 'check-label', for: 'set-keys' }, keys, t('ui.settings.shortcuts')), form,
+    h('label', { class: 'check-label', for: 'set-keys' }, keys, t('ui.settings.shortcuts')),
+    ...(state.status && state.status.account ? [] : [h('label', { class: 'check-label', for: 'set-catalogue' }, catalogue, t('ui.settings.catalogue')),
+      h('p', { class: 'hint', id: 'set-catalogue-hint' }, t('ui.settings.catalogueHint'))]), form,
     // Duress passwords, erasing and Delete All Data are the local vault's (an account's vault has none).
     ...(state.status && state.status.account ? [] : (await import('./coercion.js')).coercionSettings(s)),
     // Backups: for the local vault and an account's alike.
