@@ -545,6 +545,22 @@ def narrow_checks(ui):
     ui.shot("narrow-editor")
     ui.click(t("ui.cancel"))
     ui.wait(showing(False, True, False), "the list after a cancelled new item")
+    # The head (category cards, recently used) folds away once the rows are scrolled, so the rows get the
+    # window, and comes back at the top. Twelve notes (from outside the page, which follows them) make the list
+    # longer than the window.
+    for n in range(12):
+        check(ui.api("add", {"category": "secure-note", "changes": {"title": f"Note {n:02}", "fieldsFromCommandLine": [], "secretFields": [], "removeFields": []}}) == "saved", "a note was not made")
+    scroller = "document.querySelector('.shell > .listpane .scroller')"
+    ui.wait(lambda d: d.execute_script(f"return {scroller}.scrollHeight > innerHeight"), "the notes in the list", timeout=20)
+    rows_height = f"return {scroller}.clientHeight"
+    head_shown = "return getComputedStyle(document.querySelector('.shell > .listpane .catcards')).display !== 'none'"
+    before = ui.driver.execute_script(rows_height)
+    check(ui.driver.execute_script(head_shown), "the category cards at the list's top")
+    ui.driver.execute_script(f"{scroller}.scrollTop = 40")
+    ui.wait(lambda d: not d.execute_script(head_shown) and d.execute_script(rows_height) > before + 150, f"the head folded away and the rows taller than {before} px")
+    ui.shot("narrow-list-scrolled")
+    ui.driver.execute_script(f"{scroller}.scrollTop = 0")
+    ui.wait(lambda d: d.execute_script(head_shown), "the head back at the top")
     ui.driver.set_window_size(1360, 900)
     ui.wait(lambda d: d.execute_script(panes) == [True, True, True, False, False], "the three panes of a wide window")
 

@@ -282,6 +282,9 @@ async function showShell() {
     tabButton('profile', 'user', t('ui.tab.profile')));
   root.append(shell.root = h('div', { class: 'shell' }, shell.nav, listPane, shell.back, shell.main, shell.tabbar));
   showPane('list');
+  // A narrow window folds the list's head (category cards, recently used) away once its rows are scrolled, so
+  // the rows get the window; at the top again the head comes back (LST-15: the head took half of a phone).
+  shell.scroller.addEventListener('scroll', () => listPane.classList.toggle('scrolled', shell.scroller.scrollTop > 0), { passive: true });
   list = new ItemList(shell.scroller, shell.info, (item) => { openItem(item.id); state.hiddenOpen = item.match === 'passphrase' ? item.id : null; });
   // A hidden item shows only while the search is its passphrase: another search closes it.
   const closeHidden = () => { if (state.hiddenOpen) { state.hiddenOpen = null; state.selected = null; showPlaceholder(); } };
