@@ -303,6 +303,13 @@ return null;"""
     def text_appears(self, text, timeout=10):
         self.wait(lambda d: text in d.find_element(By.TAG_NAME, "body").text, f"the text {text!r}", timeout)
 
+    def allow_notifications(self):
+        """The browser's notification prompt for the page answered Allow, as its user would."""
+        if self.browser == "firefox":
+            self.driver.ff.send("permissions.setPermission", {"descriptor": {"name": "notifications"}, "state": "granted", "origin": self.origin})
+        else:
+            self.driver.execute_cdp_cmd("Browser.grantPermissions", {"permissions": ["notifications"], "origin": self.origin})
+
     def api(self, op, body):
         """One operation through the page's own session (cookie and page key); the reply's kind."""
         return self.driver.execute_async_script(
@@ -1046,7 +1053,7 @@ def main_flows(args, display, language):
                 ui.click(t("ui.nav.all"))
                 ui.click(t("ui.nav.settings"))
                 ui.wait(lambda d: d.find_element(By.ID, "set-catalogue").is_selected(), "the switch on, as the CLI set it")
-                ui.find("label[for=set-catalogue]").click()
+                ui.press("label[for=set-catalogue]")
                 ui.text_appears(t("ui.settings.saved"))
                 ui.wait(lambda d: "not refreshed on its own" in catalogue_setting(), "the catalogue refresh off from the page", timeout=20)
         # "?" shows the shortcuts from the list too; "/" goes to the search.
@@ -1186,6 +1193,16 @@ def account_flows(args, display, language):
         ui.click(t("ui.account.kit.confirm"))
         ui.text_appears(t("ui.account.kit.confirmed"))
         ui.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "#kit-reminder"), "the reminder gone once the kit is confirmed")
+        # SEC-18 in the page: this browser's notifications turned on in Settings (the browser's prompt answered
+        # Allow), the page then out of focus, and what it shows recorded (the browser's own Notification still made).
+        ui.allow_notifications()
+        ui.click(t("ui.nav.settings"))
+        ui.press("label[for=set-notify]")
+        ui.text_appears(t("ui.settings.saved"))
+        check(ui.find("#set-notify").is_selected(), "the browser's notifications were not turned on")
+        ui.driver.execute_script("window.__shown = []; const Real = window.Notification;"
+                                 " window.Notification = class extends Real { constructor(title, options) { super(title, options); window.__shown.push([title, options.body]); } };"
+                                 " document.hasFocus = () => false;")
         # SEC-14, SEC-18: a breach published now, of the site of a login in the vault, reaches the agent through
         # the account's server (it asks every second here): the list says so until Security Check is opened.
         added = subprocess.run([args.passbox, "--data", agent.data, "add", "login", "--title", "Example", "--url", "https://www.example.org", "--password-stdin"],
@@ -1194,6 +1211,8 @@ def account_flows(args, display, language):
         server.publish_breach("ExampleLeak", "example.org")
         ui.wait(lambda d: d.find_elements(By.ID, "breach-alert"), "the new breach's notice", timeout=30)
         check(t("ui.breach.alert.one") in ui.find("#breach-alert").text, "the notice's words")
+        shown = ui.wait(lambda d: d.execute_script("return window.__shown"), "the browser's notification")
+        check(shown == [["Passbox", t("ui.breach.alert.one")]], f"the browser's notifications: {shown}")
         ui.shot("breach-alert")
         ui.axe("breach-alert")
         ui.press("#breach-alert button")

@@ -93,6 +93,19 @@ async function ownChange() {
   } catch (e) { /* the poll says what went wrong */ }
 }
 activity.changed = ownChange;
+// SEC-18 in the page: a browser notification when a newly published breach puts more logins at risk, once this
+// browser was allowed (Settings) and while the page is not in front (in front, its notice says it). It says how
+// many logins, never which. The alerts the page finds at its first poll are its notice's, not a notification's.
+let alertsSeen = null;
+function notifyInBrowser(alerts) {
+  const before = alertsSeen;
+  alertsSeen = alerts || 0;
+  if (before === null || !(alerts > before)) return;
+  if (localStorage.getItem('passbox.notify') !== 'on' || !('Notification' in window) || Notification.permission !== 'granted') return;
+  if (document.visibilityState === 'visible' && document.hasFocus()) return;
+  const note = new Notification('Passbox', { body: t('ui.breach.alert', { count: alerts }), tag: 'passbox-breach' });
+  note.onclick = () => { window.focus(); note.close(); navigate({ view: 'check' }); };
+}
 async function poll() {
   try {
     const reply = await call('status');
@@ -100,6 +113,7 @@ async function poll() {
     const noticesBefore = JSON.stringify(state.status && [state.status.sync, state.status.account, state.status.breachAlerts]);
     const vaultBefore = state.status && state.status.vault + '|' + state.status.vaultExists;
     state.status = reply.body;
+    if (state.status.unlocked) notifyInBrowser(state.status.breachAlerts);
     if (offline) { offline = false; await route(); return; }
     // A lock drops the screen (and a sign-out in another tab leaves no vault to unlock: route says which).
     if (wasUnlocked && !state.status.unlocked) { state.holdScreen = false; await route(reply); return; }

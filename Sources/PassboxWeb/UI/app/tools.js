@@ -132,6 +132,15 @@ export async function showSettings(pane) {
   // a local vault makes no request of its own otherwise (an account's catalogue comes from its server).
   const catalogue = h('input', { id: 'set-catalogue', type: 'checkbox', checked: !!s.breachCatalogueURL, 'aria-describedby': 'set-catalogue-hint' });
   catalogue.addEventListener('change', () => change('breach-catalogue', catalogue.checked ? 'on' : 'off'));
+  // SEC-18 in the page: this browser's own notifications, asked of the browser when turned on (main.js shows them).
+  const notify = h('input', { id: 'set-notify', type: 'checkbox', 'aria-describedby': 'set-notify-hint',
+    checked: 'Notification' in window && Notification.permission === 'granted' && localStorage.getItem('passbox.notify') === 'on' });
+  notify.addEventListener('change', async () => {
+    if (!notify.checked) { localStorage.removeItem('passbox.notify'); toast(t('ui.settings.saved')); return; }
+    if (await Notification.requestPermission() === 'granted') { localStorage.setItem('passbox.notify', 'on'); toast(t('ui.settings.saved')); return; }
+    notify.checked = false;
+    toast(t('ui.settings.notifyRefused'));
+  });
   const clipboard = h('input', { id: 'set-clipboard', type: 'number', min: '10', max: '600', value: String(clipboardSeconds()) });
   clipboard.addEventListener('change', () => change('clipboard', clipboard.value));
   const error = h('p', { class: 'error', role: 'alert' });
@@ -169,7 +178,9 @@ export async function showSettings(pane) {
     h('label', { for: 'set-clipboard' }, t('ui.settings.clipboard')), clipboard,
     h('label', { class: 'check-label', for: 'set-keys' }, keys, t('ui.settings.shortcuts')),
     ...(state.status && state.status.account ? [] : [h('label', { class: 'check-label', for: 'set-catalogue' }, catalogue, t('ui.settings.catalogue')),
-      h('p', { class: 'hint', id: 'set-catalogue-hint' }, t('ui.settings.catalogueHint'))]), form,
+      h('p', { class: 'hint', id: 'set-catalogue-hint' }, t('ui.settings.catalogueHint'))]),
+    ...('Notification' in window ? [h('label', { class: 'check-label', for: 'set-notify' }, notify, t('ui.settings.notify')),
+      h('p', { class: 'hint', id: 'set-notify-hint' }, t('ui.settings.notifyHint'))] : []), form,
     // Duress passwords, erasing and Delete All Data are the local vault's (an account's vault has none).
     ...(state.status && state.status.account ? [] : (await import('./coercion.js')).coercionSettings(s)),
     // Backups: for the local vault and an account's alike.
