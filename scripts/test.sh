@@ -91,11 +91,17 @@ ui=$!
 # first, as their tests add up one after the other, then the rest by name. --ignore-lock: SwiftPM locks the
 # build directory per command, and none of these builds anything.
 shares=${PASSBOX_TEST_SHARES:-4}
+[ "$shares" -ge 1 ] 2>/dev/null || { echo "PASSBOX_TEST_SHARES must be 1 or more, not '$shares'"; exit 1; }
 stamp "Swift tests in $shares processes (all but ReleaseBinaryTests, which wait for the release build)"
 export PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_REQUIRE_PEERS=1
 serialized=$(grep -rhoE '@Suite\(\.serialized\) struct [A-Za-z0-9_]+' Tests | awk '{ print $NF }' | sort -u)
 # shellcheck disable=SC2086
-suites=$($swift test list --skip-build $debug_flags --ignore-lock 2>/dev/null | sed -n -E 's|^([A-Za-z0-9_]+\.[A-Za-z0-9_]+)/.*|\1|p' | sort -u | grep -v '\.ReleaseBinaryTests$')
+# Every test must be in a suite (Module.Suite/test): a top-level test would be in no share, so it stops the run.
+# shellcheck disable=SC2086
+listed=$($swift test list --skip-build $debug_flags --ignore-lock 2>.build/test-list.log) || { cat .build/test-list.log; echo "swift test list failed"; exit 1; }
+loose=$(echo "$listed" | grep -v -E '^[A-Za-z0-9_]+\.[A-Za-z0-9_]+/')
+[ -z "$loose" ] || { echo "tests outside a suite, which no share would run:"; echo "$loose"; exit 1; }
+suites=$(echo "$listed" | sed -n -E 's|^([A-Za-z0-9_]+\.[A-Za-z0-9_]+)/.*|\1|p' | sort -u | grep -v '\.ReleaseBinaryTests$')
 [ -n "$suites" ] || { echo "swift test list named no suites"; exit 1; }
 ordered=$( { for name in $serialized; do echo "$suites" | grep -E "\.$name\$"; done; echo "$suites"; } | awk '!seen[$0]++')
 rm -f .build/test-share*.log .build/test.log

@@ -21,7 +21,7 @@ extension Tables {
         "ui.settings.shortcuts": "Single-key shortcuts (/, n, e, c, l, ?)",
         "ui.settings.catalogue": "Watch for new breaches: download Have I Been Pwned's list of breaches every 6 hours",
         "ui.settings.catalogueHint": "The whole public list is downloaded; nothing of your vault is sent. A new breach of a site you have a login for is shown in Security Check and on your desktop.",
-        "ui.settings.notify": "Notify me in this browser too when a new breach affects your logins",
+        "ui.settings.notify": "Notify me in this browser too when a new breach affects my logins",
         "ui.settings.notifyHint": "While this page is open and not in front. The notification says how many logins, never which; the agent's desktop notification comes either way.",
         "ui.settings.notifyRefused": "The browser did not allow notifications. Its site settings for this page can allow them.",
         "ui.edit.weakNoReason": "Saved, but the password is {label}.",

@@ -2052,7 +2052,7 @@ def main():
     parser.add_argument("--lanes", type=int, default=2, help="how many runs (a flow in one browser and language) go side by side")
     parser.add_argument("--matrix", choices=["pairs", "full"], default="pairs",
                         help="pairs (the default, make test's): every flow in both browsers and both languages, in two runs;"
-                             " full: every flow in every browser in every language, four runs")
+                             " full: every flow in every browser in every language, four runs (so is one browser alone)")
     args = parser.parse_args()
     shutil.rmtree(args.artifacts, ignore_errors=True)
     started = time.time()
@@ -2077,7 +2077,8 @@ def main():
     longest = ["backup_flows", "main_flows", "sharing_flows", "link_flows", "account_flows", "coercion_flows", "attachment_flows", "timer_lock"]
     pairs = [[("chromium", "en"), ("firefox", "de")], [("chromium", "de"), ("firefox", "en")]]
     runs = sorted(((test, language, browser) for test in flows
-                   for browser, language in (pairs[0] + pairs[1] if args.matrix == "full" else pairs[every.index(test) % 2]) if browser in browsers),
+                   for browser, language in (pairs[0] + pairs[1] if args.matrix == "full" or len(browsers) == 1 else pairs[every.index(test) % 2])
+                   if browser in browsers),
                   key=lambda r: longest.index(r[0].__name__) if r[0].__name__ in longest else len(longest))
     with concurrent.futures.ThreadPoolExecutor(max_workers=1 if args.serial else args.lanes) as pool:
         results = [pool.submit(run_flow, args, test, language, browser, base + i, report) for i, (test, language, browser) in enumerate(runs)]

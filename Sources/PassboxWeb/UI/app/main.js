@@ -103,8 +103,10 @@ function notifyInBrowser(alerts) {
   if (before === null || !(alerts > before)) return;
   if (localStorage.getItem('passbox.notify') !== 'on' || !('Notification' in window) || Notification.permission !== 'granted') return;
   if (document.visibilityState === 'visible' && document.hasFocus()) return;
-  const note = new Notification('Passbox', { body: t('ui.breach.alert', { count: alerts }), tag: 'passbox-breach' });
-  note.onclick = () => { window.focus(); note.close(); navigate({ view: 'check' }); };
+  try {
+    const note = new Notification('Passbox', { body: t('ui.breach.alert', { count: alerts }), tag: 'passbox-breach' });
+    note.onclick = () => { window.focus(); note.close(); navigate({ view: 'check' }); };
+  } catch (e) { /* a browser without page notifications (a phone's): the notice says it */ }
 }
 async function poll() {
   try {
@@ -113,7 +115,8 @@ async function poll() {
     const noticesBefore = JSON.stringify(state.status && [state.status.sync, state.status.account, state.status.breachAlerts]);
     const vaultBefore = state.status && state.status.vault + '|' + state.status.vaultExists;
     state.status = reply.body;
-    if (state.status.unlocked) notifyInBrowser(state.status.breachAlerts);
+    // Locked, the agent's count starts again (and another vault may open): the next unlock's is a new baseline.
+    if (state.status.unlocked) notifyInBrowser(state.status.breachAlerts); else alertsSeen = null;
     if (offline) { offline = false; await route(); return; }
     // A lock drops the screen (and a sign-out in another tab leaves no vault to unlock: route says which).
     if (wasUnlocked && !state.status.unlocked) { state.holdScreen = false; await route(reply); return; }
@@ -297,8 +300,15 @@ async function showShell() {
   root.append(shell.root = h('div', { class: 'shell' }, shell.nav, listPane, shell.back, shell.main, shell.tabbar));
   showPane('list');
   // A narrow window folds the list's head (category cards, recently used) away once its rows are scrolled, so
-  // the rows get the window; at the top again the head comes back (LST-15: the head took half of a phone).
-  shell.scroller.addEventListener('scroll', () => listPane.classList.toggle('scrolled', shell.scroller.scrollTop > 0), { passive: true });
+  // the rows get the window; at the top again the head comes back (LST-15: the head took half of a phone). Only
+  // rows that overflow the taller pane too fold it: others would fit, snap back to the top and unfold it again.
+  shell.scroller.addEventListener('scroll', () => {
+    if (shell.scroller.scrollTop === 0) { listPane.classList.remove('scrolled'); return; }
+    const head = [...shell.home.querySelectorAll('.catcards, .homehead, .recenttiles')];
+    if (listPane.classList.contains('scrolled') || !head.length) return;
+    const height = head[head.length - 1].getBoundingClientRect().bottom - head[0].getBoundingClientRect().top;
+    if (shell.scroller.scrollHeight > shell.scroller.clientHeight + height + 48) listPane.classList.add('scrolled');
+  }, { passive: true });
   list = new ItemList(shell.scroller, shell.info, (item) => { openItem(item.id); state.hiddenOpen = item.match === 'passphrase' ? item.id : null; });
   // A hidden item shows only while the search is its passphrase: another search closes it.
   const closeHidden = () => { if (state.hiddenOpen) { state.hiddenOpen = null; state.selected = null; showPlaceholder(); } };
