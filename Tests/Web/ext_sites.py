@@ -19,8 +19,9 @@ Pages (the same on every name):
                as many sites draw theirs: not an overlay
   /popover     a login form; once Passbox's button is there, a page popover (top layer, pointer-events: none)
                is opened over the button: a fake button drawn where the user clicks the real one
-  /latepopover a login form; 800 ms after the pointer goes down on Passbox's button (its menu is open and
-               armed by then), a page popover is opened over the menu's rows
+  /latepopover a login form; once the test dispatches `cover-now` on the window (after the menu showed its
+               rows: a timer from the pointer's press raced the menu's loading on a busy machine), a page
+               popover is opened over the menu's rows
   /shift       a login form; 900 ms after the pointer goes down on Passbox's button, the form moves down by
                40 px (the menu moves with it, under a cursor that was elsewhere); body's data-moved-at says
                when, on the page's clock
@@ -97,11 +98,11 @@ SCRIPTS = {
   const r = button.getBoundingClientRect();
   cover(r.left - 4, r.top - 4, r.width + 8, r.height + 8, '');
 });</script>""",
-    "/latepopover": WHEN_BUTTON + POPOVER_JS + """<script>whenButton((button) => {
-  button.addEventListener('pointerdown', () => setTimeout(() => {
+    "/latepopover": WHEN_BUTTON + POPOVER_JS + """<script>whenButton(() => {
+  window.addEventListener('cover-now', () => {
     const f = document.getElementById('username').getBoundingClientRect();
     cover(f.left, f.bottom, 420, 160, 'Click here to continue');
-  }, 800), {once: true});
+  }, {once: true});
 });</script>""",
     "/shift": WHEN_BUTTON + """<script>whenButton((button) => {
   button.addEventListener('pointerdown', () => setTimeout(() => {

@@ -987,6 +987,7 @@ def flow_layers(run):
     site = run.open("https://bank.example/latepopover")
     b, m = run.open_menu(site, "#username")
     check([r[0] for r in m["rows"]] == ["Bank"], f"the menu on /latepopover: {m}")
+    run.js(site, "window.dispatchEvent(new Event('cover-now'))")
     run.wait(lambda: run.js(site, "document.body.dataset.ready") == "1", "the page's popover")
     run.wait(lambda: not run.menu(site, b)["open"], "the menu closed when the page opened its popover")
     run.browser.click(site, max(8, b["left"]) + 40, b["bottom"] + ROW_FIRST)
