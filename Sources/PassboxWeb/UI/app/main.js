@@ -9,7 +9,7 @@ import { showCheck } from './check.js';
 import { renderHome, countLine } from './home.js';
 import { pickBar } from './picker.js';
 import { vaultIcon, newVault, editVault, rememberVault, rememberedFilter } from './vaults.js';
-import { showGenerator, showTrash, showSettings } from './tools.js';
+import { showGenerator, showTrash, showSettings, browserNotifying } from './tools.js';
 import { state, categoryName, categoryIcons, provide } from './app.js';
 
 const root = document.getElementById('root');
@@ -101,7 +101,7 @@ function notifyInBrowser(alerts) {
   const before = alertsSeen;
   alertsSeen = alerts || 0;
   if (before === null || !(alerts > before)) return;
-  if (localStorage.getItem('passbox.notify') !== 'on' || !('Notification' in window) || Notification.permission !== 'granted') return;
+  if (!browserNotifying()) return;
   if (document.visibilityState === 'visible' && document.hasFocus()) return;
   try {
     const note = new Notification('Passbox', { body: t('ui.breach.alert', { count: alerts }), tag: 'passbox-breach' });
@@ -302,10 +302,12 @@ async function showShell() {
   // A narrow window folds the list's head (category cards, recently used) away once its rows are scrolled, so
   // the rows get the window; at the top again the head comes back (LST-15: the head took half of a phone). Only
   // rows that overflow the taller pane too fold it: others would fit, snap back to the top and unfold it again.
+  // The tab bar shows only in a narrow window (style.css decides): a wide window's scrolling measures nothing.
   shell.scroller.addEventListener('scroll', () => {
     if (shell.scroller.scrollTop === 0) { listPane.classList.remove('scrolled'); return; }
+    if (listPane.classList.contains('scrolled') || getComputedStyle(shell.tabbar).display === 'none') return;
     const head = [...shell.home.querySelectorAll('.catcards, .homehead, .recenttiles')];
-    if (listPane.classList.contains('scrolled') || !head.length) return;
+    if (!head.length) return;
     const height = head[head.length - 1].getBoundingClientRect().bottom - head[0].getBoundingClientRect().top;
     if (shell.scroller.scrollHeight > shell.scroller.clientHeight + height + 48) listPane.classList.add('scrolled');
   }, { passive: true });

@@ -115,6 +115,10 @@ function statChips() {
     chip('shared', t('ui.nav.shared'), shared || 0, { kind: 'shared' }));
 }
 
+// This browser's own notifications (SEC-18 in the page): turned on here, per browser, and allowed by it.
+const NOTIFY_KEY = 'passbox.notify';
+export const browserNotifying = () => 'Notification' in window && Notification.permission === 'granted' && localStorage.getItem(NOTIFY_KEY) === 'on';
+
 export async function showSettings(pane) {
   await ready();
   const s = (await call('settings')).body;
@@ -133,11 +137,12 @@ export async function showSettings(pane) {
   const catalogue = h('input', { id: 'set-catalogue', type: 'checkbox', checked: !!s.breachCatalogueURL, 'aria-describedby': 'set-catalogue-hint' });
   catalogue.addEventListener('change', () => change('breach-catalogue', catalogue.checked ? 'on' : 'off'));
   // SEC-18 in the page: this browser's own notifications, asked of the browser when turned on (main.js shows them).
-  const notify = h('input', { id: 'set-notify', type: 'checkbox', 'aria-describedby': 'set-notify-hint',
-    checked: 'Notification' in window && Notification.permission === 'granted' && localStorage.getItem('passbox.notify') === 'on' });
+  // An account's vault: its master password is changed at the server, and it has no local-only settings.
+  const accountMaster = !!(state.status && state.status.account);
+  const notify = h('input', { id: 'set-notify', type: 'checkbox', 'aria-describedby': 'set-notify-hint', checked: browserNotifying() });
   notify.addEventListener('change', async () => {
-    if (!notify.checked) { localStorage.removeItem('passbox.notify'); toast(t('ui.settings.saved')); return; }
-    if (await Notification.requestPermission() === 'granted') { localStorage.setItem('passbox.notify', 'on'); toast(t('ui.settings.saved')); return; }
+    if (!notify.checked) { localStorage.removeItem(NOTIFY_KEY); toast(t('ui.settings.saved')); return; }
+    if (await Notification.requestPermission() === 'granted') { localStorage.setItem(NOTIFY_KEY, 'on'); toast(t('ui.settings.saved')); return; }
     notify.checked = false;
     toast(t('ui.settings.notifyRefused'));
   });
@@ -152,7 +157,6 @@ export async function showSettings(pane) {
   next.addEventListener('input', () => rateStrength(next.value, [], meter, reason));
   // An account's vault follows its master password, changed at the server (DEV-3): every other device is signed
   // out, the Secret Key stays the same. A local vault's password re-keys its slot here.
-  const accountMaster = !!(state.status && state.status.account);
   const form = h('form', {}, h('h2', {}, t(accountMaster ? 'ui.settings.master' : 'ui.settings.password')),
     accountMaster ? h('p', { class: 'hint', id: 'master-hint' }, t('ui.settings.masterHint')) : null,
     h('label', { for: 'set-current' }, t('ui.settings.current')), current,
@@ -177,12 +181,12 @@ export async function showSettings(pane) {
     ...select('set-reminder', t('ui.settings.reminder'), reminder, s.reminderDays, (v) => change('reminder', v === '0' ? 'never' : v)),
     h('label', { for: 'set-clipboard' }, t('ui.settings.clipboard')), clipboard,
     h('label', { class: 'check-label', for: 'set-keys' }, keys, t('ui.settings.shortcuts')),
-    ...(state.status && state.status.account ? [] : [h('label', { class: 'check-label', for: 'set-catalogue' }, catalogue, t('ui.settings.catalogue')),
+    ...(accountMaster ? [] : [h('label', { class: 'check-label', for: 'set-catalogue' }, catalogue, t('ui.settings.catalogue')),
       h('p', { class: 'hint', id: 'set-catalogue-hint' }, t('ui.settings.catalogueHint'))]),
     ...('Notification' in window ? [h('label', { class: 'check-label', for: 'set-notify' }, notify, t('ui.settings.notify')),
       h('p', { class: 'hint', id: 'set-notify-hint' }, t('ui.settings.notifyHint'))] : []), form,
     // Duress passwords, erasing and Delete All Data are the local vault's (an account's vault has none).
-    ...(state.status && state.status.account ? [] : (await import('./coercion.js')).coercionSettings(s)),
+    ...(accountMaster ? [] : (await import('./coercion.js')).coercionSettings(s)),
     // Backups: for the local vault and an account's alike.
     await (await import('./backup.js')).backupSettings(),
     // The browser extension's pairings.
