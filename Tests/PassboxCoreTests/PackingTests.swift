@@ -1,5 +1,5 @@
 import Foundation
-import PassboxCore
+@testable import PassboxCore
 import Testing
 
 @Suite struct PackingTests {
@@ -227,6 +227,14 @@ import Testing
         #expect(generator.candidates.count == 7772 && !generator.candidates.contains("t-shirt"))
         #expect(PassphraseGenerator(separator: " ").candidates.count == 7776)
         #expect(abs(generator.entropyBits - 10 * log2(7772.0)) < 0.0001)
+        // The draw steps over the left-out words instead of filtering the list for every phrase: candidate n is
+        // the same word either way, for a separator of punctuation and for one of letters ("q" leaves out the words with a q).
+        for separator in ["-", "q", " "] {
+            let g = PassphraseGenerator(wordCount: 3, separator: separator)
+            let pool = g.candidates, excluded = g.excluded
+            #expect(pool.indices.allSatisfy { PassphraseGenerator.word($0, in: .english, skipping: excluded) == pool[$0] }, "\(separator)")
+            #expect(pool.allSatisfy { !$0.contains(separator) } && pool.count == WordList.english.words.filter { !$0.contains(separator) }.count)
+        }
         for _ in 0..<2000 { #expect(try generator.generate().split(separator: "-").count == 10) }
     }
 }

@@ -24,13 +24,31 @@ public struct PassphraseGenerator: Sendable {
     /// The words a phrase draws from: the list without the words that contain the separator (the English
     /// list's "t-shirt" or "yo-yo" under "-"), so that a phrase always splits back into its words.
     public var candidates: [String] {
-        separator.isEmpty ? list.words : list.words.filter { !$0.contains(separator) }
+        let left = Set(excluded)
+        return list.words.indices.filter { !left.contains($0) }.map { list.words[$0] }
+    }
+
+    /// Where the words left out under this separator are, ascending. A separator without letters can only be
+    /// inside the list's few words that hold something other than letters (`WordList.unusual`); one with a
+    /// letter is looked for in every word.
+    var excluded: [Int] {
+        if separator.isEmpty { return [] }
+        let among = separator.unicodeScalars.contains { $0.properties.isAlphabetic } ? Array(list.words.indices) : list.unusual
+        return among.filter { list.words[$0].contains(separator) }
     }
 
     /// Bits of entropy: each word log2 of the candidates (7,772 or 7,776); the digit log2(10 × words) (which
     /// digit, and after which word).
     public var entropyBits: Double {
-        Double(wordCount) * log2(Double(candidates.count)) + (includeDigit ? log2(10 * Double(wordCount)) : 0)
+        Double(wordCount) * log2(Double(list.words.count - excluded.count)) + (includeDigit ? log2(10 * Double(wordCount)) : 0)
+    }
+
+    /// The candidate numbered `n` (0 ..< the candidates' count): its place in the whole list, stepping over the
+    /// words left out below it (the same word `candidates[n]` is, without making that array for every phrase).
+    static func word(_ n: Int, in list: WordList, skipping excluded: [Int]) -> String {
+        var at = n
+        for left in excluded where left <= at { at += 1 }
+        return list.words[at]
     }
 
     public func validate() throws {
@@ -42,8 +60,9 @@ public struct PassphraseGenerator: Sendable {
 
     public func generate() throws -> String {
         try validate()
-        let pool = candidates
-        var words = (0..<wordCount).map { _ in pool[Int(SecureRandom.uniform(UInt32(pool.count)))] }
+        let excluded = self.excluded
+        let count = list.words.count - excluded.count
+        var words = (0..<wordCount).map { _ in Self.word(Int(SecureRandom.uniform(UInt32(count))), in: list, skipping: excluded) }
         if capitalize { words = words.map { $0.prefix(1).uppercased() + $0.dropFirst() } }
         if includeDigit {
             let at = Int(SecureRandom.uniform(UInt32(wordCount)))

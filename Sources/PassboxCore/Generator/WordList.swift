@@ -2,6 +2,15 @@
 public struct WordList: Sendable {
     public let language: String
     public let words: [String]
+    /// Where the words with a character other than a letter are (the English list's "t-shirt"), ascending:
+    /// only they can hold a separator of punctuation, so a phrase's draw skips them without filtering every word.
+    public let unusual: [Int]
+
+    init(language: String, words: [String]) {
+        self.language = language
+        self.words = words
+        unusual = words.indices.filter { words[$0].unicodeScalars.contains { !$0.properties.isAlphabetic } }
+    }
 
     /// The EFF large word list (CC-BY-3.0, Electronic Frontier Foundation).
     public static let english = WordList(language: "en", words: englishWords.split(separator: " ").map(String.init))
