@@ -84,3 +84,17 @@ int CZbar_scanQR(const unsigned char *gray, unsigned width, unsigned height, CZb
     a->scanner_destroy(scanner);
     return count;
 }
+
+void CZbar_upscale2x(const unsigned char *src, unsigned width, unsigned height, unsigned char *dst) {
+    size_t w = width, h = height;
+    if (w == 0 || h == 0) return;
+    for (size_t y = 0; y < 2 * h; y++) {
+        size_t y0 = y / 2, y1 = y0 + (y & 1) < h ? y0 + (y & 1) : h - 1;
+        const unsigned char *r0 = src + y0 * w, *r1 = src + y1 * w;
+        unsigned char *out = dst + y * 2 * w;
+        for (size_t x = 0; x < 2 * w; x++) {
+            size_t x0 = x / 2, x1 = x0 + (x & 1) < w ? x0 + (x & 1) : w - 1;
+            out[x] = (unsigned char)(((unsigned)r0[x0] + r0[x1] + r1[x0] + r1[x1]) / 4);
+        }
+    }
+}

@@ -133,16 +133,7 @@ public enum QRCodeReader {
         let (w, h) = (image.width, image.height)
         var out = [UInt8](repeating: 0, count: 4 * w * h)
         image.pixels.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<(2 * h) {
-                    let y0 = y / 2, y1 = min(h - 1, y0 + (y & 1))
-                    for x in 0..<(2 * w) {
-                        let x0 = x / 2, x1 = min(w - 1, x0 + (x & 1))
-                        let sum = Int(src[y0 * w + x0]) + Int(src[y0 * w + x1]) + Int(src[y1 * w + x0]) + Int(src[y1 * w + x1])
-                        dst[y * 2 * w + x] = UInt8(sum / 4)
-                    }
-                }
-            }
+            out.withUnsafeMutableBufferPointer { dst in CZbar_upscale2x(src.baseAddress, UInt32(w), UInt32(h), dst.baseAddress) }
         }
         return GrayImage(width: 2 * w, height: 2 * h, pixels: out)
     }

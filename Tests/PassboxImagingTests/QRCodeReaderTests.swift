@@ -1,11 +1,25 @@
 import Foundation
-import PassboxImaging
+@testable import PassboxImaging
 import PassboxTestKit
 import Testing
 
 @Suite struct QRCodeReaderTests {
     func path(_ name: String) throws -> String {
         try #require(Bundle.module.url(forResource: "Images/\(name)", withExtension: nil)).path
+    }
+
+    /// The second look's doubling (in C): each new pixel the mean of its up to four neighbours, the last row and
+    /// column their own neighbours.
+    @Test func theSecondLookDoublesAnImageBilinearly() {
+        let image = QRCodeReader.GrayImage(width: 3, height: 2, pixels: [0, 100, 200, 40, 40, 255])
+        let big = QRCodeReader.upscaled(image)
+        #expect(big.width == 6 && big.height == 4)
+        #expect(big.pixels == [
+            0, 50, 100, 150, 200, 200,
+            20, 45, 70, 148, 227, 227,
+            40, 40, 40, 147, 255, 255,
+            40, 40, 40, 147, 255, 255,
+        ])
     }
 
     @Test func readsAPNGCode() throws {
