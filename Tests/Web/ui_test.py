@@ -76,6 +76,17 @@ return faults;
 BROWSERS = {}
 
 
+_AXE = {}
+
+
+def axe_source(path):
+    """axe-core's script, read once."""
+    if path not in _AXE:
+        with open(path) as f:
+            _AXE[path] = f.read()
+    return _AXE[path]
+
+
 def check(condition, message):
     if not condition:
         raise Failure(message)
@@ -381,10 +392,11 @@ return null;"""
             ActionChains(self.driver).move_to_element(element).click_and_hold().move_by_offset(dx, dy).release().perform()
 
     def axe(self, screen):
-        with open(self.args.axe) as f:
-            source = f.read()
-        self.driver.execute_script(source)
-        result = self.driver.execute_async_script("const done = arguments[arguments.length - 1]; axe.run(document).then(r => done(r.violations)).catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]));")
+        # axe-core goes into the page once per document (the page is one document until a reload), and is asked
+        # for its violations only: its passes and the rules that did not apply are neither gathered nor sent back.
+        if not self.driver.execute_script("return typeof window.axe === 'object'"):
+            self.driver.execute_script(axe_source(self.args.axe))
+        result = self.driver.execute_async_script("const done = arguments[arguments.length - 1]; axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations)).catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]));")
         bad = [v for v in result if v.get("impact") in ("serious", "critical")]
         check(not bad, f"axe on {screen} ({self.language}): " + "; ".join(f"{v['id']}: {v['help']} at {[n.get('target') for n in v.get('nodes', [])][:3]}" for v in bad))
         faults = self.driver.execute_script(DESIGN_CHECK)
@@ -659,9 +671,10 @@ def risky_titles(args, agent):
 
 
 def risky_rows(ui):
-    """The titles of the list's rows that carry the risk shield."""
-    return sorted(e.find_element(By.XPATH, "ancestor::div[contains(@class,'itemrow')]").find_element(By.CSS_SELECTOR, ".title").text
-                  for e in ui.driver.find_elements(By.CSS_SELECTOR, ".itemrow .badge.risk"))
+    """The titles of the list's rows that carry the risk shield, read in one call (the list may redraw between
+    finding a shield and reading its row's title)."""
+    return sorted(ui.driver.execute_script(
+        "return [...document.querySelectorAll('.itemrow .badge.risk')].map((b) => b.closest('.itemrow').querySelector('.title').innerText.trim());"))
 
 
 def clipboard(display):
