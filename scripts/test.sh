@@ -27,6 +27,10 @@ export PASSBOX_TEST_ACCOUNT_KDF=cheap
 debug_flags="--scratch-path .build/make-test -debug-info-format none"
 started=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - started )) s] $*"; }
+# The machine's busy and idle CPU seconds since boot (/proc/stat's first line): read at the start and the end,
+# they say whether the run was bound by the two cores or by waiting.
+machine_cpu() { awk '/^cpu / { printf "%d %d", ($2 + $3 + $4 + $7 + $8 + $9) / 100, ($5 + $6) / 100 }' /proc/stat; }
+read -r busy_before idle_before <<< "$(machine_cpu)"
 # cpu LABEL COMMAND…: runs COMMAND and then says on stderr how many CPU seconds it and its children used (where
 # the run's time goes: the budget is two cores' worth of it).
 cpu() {
@@ -143,6 +147,8 @@ echo "--- browser extension flows (.build/extension-test.log) ---"
 cat .build/extension-test.log 2>/dev/null
 echo "--- where the CPU time went ---"
 grep -h "^cpu:" .build/debug-build.log .build/release-build.log .build/ui-test.log .build/extension-test.log .build/test-share-*.log 2>/dev/null
+read -r busy_after idle_after <<< "$(machine_cpu)"
+echo "cpu: the machine was busy $(( busy_after - busy_before )) CPU seconds and idle $(( idle_after - idle_before )) (of every process, the run's and any other)"
 verdict() { [ "$1" = 0 ] && echo passed || echo FAILED; }
 stamp "done: Swift tests $(verdict "$swift_status"), release binary $(verdict "$release_status"), browser flows $(verdict "$ui_status")"
 [ "$swift_status" = 0 ] && [ "$release_status" = 0 ] && [ "$ui_status" = 0 ]

@@ -131,6 +131,7 @@ public enum QRCodeReader {
     /// The image at twice its width and height, each new pixel the mean of its neighbours (bilinear).
     static func upscaled(_ image: GrayImage) -> GrayImage {
         let (w, h) = (image.width, image.height)
+        precondition(image.pixels.count == w * h, "a gray image holds one byte a pixel")
         var out = [UInt8](repeating: 0, count: 4 * w * h)
         image.pixels.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in CZbar_upscale2x(src.baseAddress, UInt32(w), UInt32(h), dst.baseAddress) }

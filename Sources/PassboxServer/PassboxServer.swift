@@ -169,7 +169,11 @@ final class OriginHolder: @unchecked Sendable {
 
 /// Why the server could not start.
 public struct ServerStartError: Error, CustomStringConvertible, Sendable {
+    /// Which failure it is, where a command answers one with advice of its own (`passbox server backup` names
+    /// where the installed service keeps its database when the directory given has none).
+    public enum Kind: Sendable { case other, noDatabase }
     public let reason: String
+    public var kind: Kind = .other
     public var description: String { reason }
 }
 

@@ -17,7 +17,7 @@ public enum ServerBackup {
     /// database.
     public static func backup(dataDirectory: String, to file: String) throws -> Summary {
         let path = dataDirectory + "/server.sqlite"
-        guard FileManager.default.fileExists(atPath: path) else { throw ServerStartError(reason: "\(dataDirectory) has no server database (server.sqlite)") }
+        guard FileManager.default.fileExists(atPath: path) else { throw ServerStartError(reason: "\(dataDirectory) has no server database (server.sqlite)", kind: .noDatabase) }
         guard !FileManager.default.fileExists(atPath: file) else { throw ServerStartError(reason: "\(file) exists already: a backup is written to a new file") }
         do {
             try Database(path: path).backup(to: file)

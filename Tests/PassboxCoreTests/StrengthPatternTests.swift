@@ -1,10 +1,31 @@
 import Foundation
-import PassboxCore
+@testable import PassboxCore
 import Testing
 
 /// Patterns the reference list cannot hold: inputs far past the reference's length limit, and German words
 /// the reference does not know (it has no German list; they should cost what common English words cost).
 @Suite struct StrengthPatternTests {
+    /// The one-pass tables equal what the plain derivation over Strings makes (split on spaces, German words
+    /// of fewer than five characters left out but counted in the ranks, the passwords list's rank over the
+    /// German one, keys and starts of up to 7 and 4 ASCII bytes packed with the length in the top byte).
+    @Test func theDictionaryTablesAreThePlainDerivations() {
+        var ranks = [String: Int]()
+        for (i, w) in RankedDictionary.germanWordsByFrequency.split(separator: " ").enumerated() where w.count >= RankedDictionary.germanMinimumLength { ranks[String(w)] = i + 1 }
+        for (i, w) in RankedDictionary.passwordsByRank.split(separator: " ").enumerated() { ranks[String(w)] = i + 1 }
+        func packed(_ bytes: ArraySlice<UInt8>) -> UInt64 { bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } | UInt64(bytes.count) << 56 }
+        var packedRanks = [UInt64: Int](), packedPrefixes = Set<UInt64>()
+        for (key, rank) in ranks where key.utf8.allSatisfy({ $0 < 0x80 }) {
+            let bytes = ArraySlice(key.utf8)
+            if bytes.count <= 7 { packedRanks[packed(bytes)] = rank }
+            for length in 1...min(RankedDictionary.prefixLength, bytes.count) { packedPrefixes.insert(packed(bytes.prefix(length))) }
+        }
+        let tables = RankedDictionary.tables
+        #expect(tables.ranks == ranks && tables.ranks.count > 50_000)
+        #expect(tables.packedRanks == packedRanks && tables.packedPrefixes == packedPrefixes)
+        #expect(tables.longestEntry == ranks.keys.map(\.count).max())
+        #expect(RankedDictionary.referencePasswords == Set(RankedDictionary.passwordsByRank.split(separator: " ").map(String.init)))
+    }
+
     struct Repeat: CustomTestStringConvertible, Sendable {
         let base: String
         let count: Int

@@ -33,7 +33,7 @@ from selenium.webdriver.common.keys import Keys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import bidi, ext_passkeys, ext_sites, passbox_server  # noqa: E402
+import bidi, ext_passkeys, ext_sites, orphans, passbox_server  # noqa: E402
 
 ROOT = os.path.realpath(os.path.join(HERE, "..", ".."))
 EXTENSION = os.path.join(ROOT, "extension")
@@ -1508,6 +1508,7 @@ def main():
     parser.add_argument("--serial", action="store_true", help="one browser after the other instead of two side by side")
     parser.add_argument("--flows", help="only these flows (comma-separated; pair is always run)")
     args = parser.parse_args()
+    orphans.adopt()
     args.passbox = os.path.realpath(args.passbox)
     if args.flows:
         wanted = {"pair", *args.flows.split(",")}
@@ -1547,6 +1548,7 @@ def main():
     total = len(runs) * len(FLOWS)
     shots = len([f for f in os.listdir(args.artifacts) if f.endswith(".png")])
     print(f"extension: {total - len(failures)} of {total} browser tests passed in {time.monotonic() - started:.0f} s; {shots} screenshots in {args.artifacts}")
+    orphans.collect()
     sys.exit(1 if failures or not runs else 0)
 
 

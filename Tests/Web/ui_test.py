@@ -22,6 +22,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+import orphans
 from bidi_driver import FirefoxDriver
 from passbox_server import Server
 
@@ -392,9 +393,9 @@ return null;"""
             ActionChains(self.driver).move_to_element(element).click_and_hold().move_by_offset(dx, dy).release().perform()
 
     def axe(self, screen):
-        # axe-core goes into the page once per document (the page is one document until a reload), and is asked
-        # for its violations only: its passes and the rules that did not apply are neither gathered nor sent back.
-        if not self.driver.execute_script("return typeof window.axe === 'object'"):
+        # axe-core goes into the page once per document (the page is one document until a reload), and collects
+        # the nodes of its violations only (every rule still runs; passes and the rest keep one node each).
+        if not self.driver.execute_script("return typeof window.axe?.run === 'function'"):
             self.driver.execute_script(axe_source(self.args.axe))
         result = self.driver.execute_async_script("const done = arguments[arguments.length - 1]; axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations)).catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]));")
         bad = [v for v in result if v.get("impact") in ("serious", "critical")]
@@ -521,6 +522,12 @@ def narrow_checks(ui):
     ui.driver.set_window_size(390, 844)
     ui.wait(lambda d: d.execute_script("return innerWidth") <= 700, "a narrow window")
     ui.wait(showing(False, True, False), "the list alone above the tabs")
+    # The list scrolls in its own pane; the page itself does not (no second scrollbar beside the list's), and no
+    # page is taller than its content: the shell starts at the top and nothing reaches below it.
+    page_fits = ("const s = document.querySelector('.shell'), r = s.getBoundingClientRect();"
+                 " return r.top + scrollY === 0 && document.scrollingElement.scrollHeight <= Math.max(innerHeight, Math.ceil(r.height));")
+    page_size = "return {top: document.querySelector('.shell').getBoundingClientRect().top + scrollY, page: document.scrollingElement.scrollHeight, window: innerHeight}"
+    check(ui.driver.execute_script(page_fits), f"the narrow list's page is taller than the window (a second scrollbar): {ui.driver.execute_script(page_size)}")
     check(ui.find('#tabbar [data-tab="items"]').get_attribute("aria-current") == "page", "the Items tab is not the current one")
     ui.shot("narrow-list")
     ui.axe("narrow list")
@@ -528,6 +535,7 @@ def narrow_checks(ui):
     ui.press(".itemrow")
     ui.wait(showing(False, False, True, back=True), "the item alone, with Back")
     ui.wait(lambda d: ui.heading() == title, "the item's details")
+    check(ui.driver.execute_script(page_fits), f"the narrow item's page is taller than its content: {ui.driver.execute_script(page_size)}")
     ui.shot("narrow-item")
     ui.axe("narrow item")
     ui.press('#tabbar [data-tab="check"]')
@@ -582,6 +590,7 @@ def narrow_checks(ui):
     ui.wait(lambda d: d.execute_script(head_shown), "the head back at the top")
     ui.driver.set_window_size(1360, 900)
     ui.wait(lambda d: d.execute_script(panes) == [True, True, True, False, False], "the three panes of a wide window")
+    check(ui.driver.execute_script(page_fits), f"the wide window's page is taller than the window: {ui.driver.execute_script(page_size)}")
 
 
 def vault_checks(ui):
@@ -2067,6 +2076,7 @@ def main():
                         help="pairs (the default, make test's): every flow in both browsers and both languages, in two runs;"
                              " full: every flow in every browser in every language, four runs (so is one browser alone)")
     args = parser.parse_args()
+    orphans.adopt()
     shutil.rmtree(args.artifacts, ignore_errors=True)
     started = time.time()
     every = (main_flows, account_flows, sharing_flows, link_flows, coercion_flows, backup_flows, attachment_flows, timer_lock)
@@ -2099,6 +2109,7 @@ def main():
     shots = len([f for f in os.listdir(args.artifacts) if f.endswith(".png")]) if os.path.isdir(args.artifacts) else 0
     total = len(runs)
     print(f"web UI: {total - len(failures)} of {total} browser tests passed in {time.time() - started:.0f} s; {shots} screenshots in {args.artifacts}")
+    orphans.collect()
     sys.exit(1 if failures else 0)
 
 

@@ -174,8 +174,8 @@ extension Commands {
     static func serverDataDirectory(_ c: Context, _ a: Arguments) -> String { a.value("server-data") ?? c.dataDirectory + "/server" }
 
     /// Where to look when a backup or restore names no database: the installed service's directory, if any.
-    static func serverDataHint(_ c: Context, _ a: Arguments, _ reason: String) -> String? {
-        guard reason.contains("has no server database") else { return nil }
+    static func serverDataHint(_ c: Context, _ a: Arguments, _ error: ServerStartError) -> String? {
+        guard error.kind == .noDatabase else { return nil }
         let service = "/var/lib/passbox-server/server"
         return a.value("server-data") == nil && FileManager.default.fileExists(atPath: service)
             ? "the installed service keeps its database in \(service): sudo passbox server backup --server-data \(service) --to FILE"
@@ -199,7 +199,7 @@ extension Commands {
         do {
             done = try ServerBackup.backup(dataDirectory: serverDataDirectory(c, a), to: path)
         } catch let e as ServerStartError {
-            throw CLIError.failure(e.reason, hint: serverDataHint(c, a, e.reason))
+            throw CLIError.failure(e.reason, hint: serverDataHint(c, a, e))
         }
         Console.out("Backed up the server's database (schema \(done.schemaVersion), \(Output.count(done.accounts, "account")), \(done.bytes) bytes) to \(path) (0600).")
     }

@@ -45,7 +45,7 @@ enum SyncBenchmark {
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try AccountDevice.keep(session, secretKey: key, server: origin, deviceID: name + "-bench", deviceName: name, in: data)
         let service = VaultService(dataDirectory: data)
-        try password.withUnsafeBytes { try service.unlock(password: SecretText(bytes: $0)) }
+        _ = try password.withUnsafeBytes { try service.unlock(password: SecretText(bytes: $0)) }
         return Device(service: service, client: try SyncClient(server: origin, token: session.token))
     }
 

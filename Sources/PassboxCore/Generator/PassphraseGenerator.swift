@@ -28,9 +28,9 @@ public struct PassphraseGenerator: Sendable {
         return list.words.indices.filter { !left.contains($0) }.map { list.words[$0] }
     }
 
-    /// Where the words left out under this separator are, ascending. A separator without letters can only be
-    /// inside the list's few words that hold something other than letters (`WordList.unusual`); one with a
-    /// letter is looked for in every word.
+    /// Where the words left out under this separator are, ascending. A separator without an alphabetic scalar
+    /// can only be inside the list's few words that hold a scalar that is not alphabetic (`WordList.unusual`);
+    /// one with a letter is looked for in every word.
     var excluded: [Int] {
         if separator.isEmpty { return [] }
         let among = separator.unicodeScalars.contains { $0.properties.isAlphabetic } ? Array(list.words.indices) : list.unusual
@@ -47,7 +47,10 @@ public struct PassphraseGenerator: Sendable {
     /// words left out below it (the same word `candidates[n]` is, without making that array for every phrase).
     static func word(_ n: Int, in list: WordList, skipping excluded: [Int]) -> String {
         var at = n
-        for left in excluded where left <= at { at += 1 }
+        for left in excluded {
+            guard left <= at else { break }
+            at += 1
+        }
         return list.words[at]
     }
 

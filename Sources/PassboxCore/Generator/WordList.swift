@@ -2,9 +2,10 @@
 public struct WordList: Sendable {
     public let language: String
     public let words: [String]
-    /// Where the words with a character other than a letter are (the English list's "t-shirt"), ascending:
-    /// only they can hold a separator of punctuation, so a phrase's draw skips them without filtering every word.
-    public let unusual: [Int]
+    /// Where the words with a Unicode scalar that is not alphabetic are (the English list's "t-shirt"),
+    /// ascending: only they can hold a separator without an alphabetic scalar, so a phrase's draw looks at them
+    /// alone instead of filtering every word.
+    let unusual: [Int]
 
     init(language: String, words: [String]) {
         self.language = language

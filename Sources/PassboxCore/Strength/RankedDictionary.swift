@@ -53,15 +53,14 @@ enum RankedDictionary {
 
     /// The entries and entry starts of up to 7 ASCII bytes as integers (the bytes, then the length in the top
     /// byte): an ASCII password's substrings are looked up without making a String for each.
-    static func packedASCII<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
-        bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } | UInt64(bytes.count) << 56
-    }
     static var packedRanks: [UInt64: Int] { tables.packedRanks }
     static var packedPrefixes: Set<UInt64> { tables.packedPrefixes }
 
-    /// The lookup tables, made in one pass over the lists' bytes when a password is first rated (each `passbox`
-    /// command that rates one pays it): a String for each entry, the packed integers without one. Four passes
-    /// over Strings made `passbox strength` take 0.46 s in the debug build, this one 0.15 s.
+    /// The tables an ASCII password is looked up in, made in one pass over the lists' bytes when a password is
+    /// first rated (each `passbox` command that rates one pays it): a String for each entry, the packed
+    /// integers without one. (Four passes over Strings made `passbox strength` take 0.46 s in the debug build
+    /// in December 2026, this one 0.15 s.) `prefixes` and `referencePasswords`, for the rarer paths, are
+    /// made apart when first needed.
     struct Tables {
         var ranks: [String: Int] = [:]
         var packedRanks: [UInt64: Int] = [:]
@@ -86,7 +85,7 @@ enum RankedDictionary {
                 if i < prefixLength { t.packedPrefixes.insert(packed | UInt64(i + 1) << 56) }
             }
         }
-        // German first, so a word of both lists keeps the passwords list's rank (see `ranks`).
+        // German first, so a word of both lists keeps the passwords list's rank (see `germanMinimumLength`).
         eachWord(of: germanWordsByFrequency) { add($0, $1, $2, german: true) }
         eachWord(of: passwordsByRank) { add($0, $1, $2, german: false) }
         return t
