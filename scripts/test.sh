@@ -29,7 +29,7 @@ started=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - started )) s] $*"; }
 # The machine's busy and idle CPU seconds since boot (/proc/stat's first line): read at the start and the end,
 # they say whether the run was bound by the two cores or by waiting.
-machine_cpu() { awk '/^cpu / { printf "%d %d", ($2 + $3 + $4 + $7 + $8 + $9) / 100, ($5 + $6) / 100 }' /proc/stat; }
+machine_cpu() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%d %d", ($2 + $3 + $4 + $7 + $8 + $9) / hz, ($5 + $6) / hz }' /proc/stat; }
 read -r busy_before idle_before <<< "$(machine_cpu)"
 # cpu LABEL COMMAND…: runs COMMAND and then says on stderr how many CPU seconds it and its children used (where
 # the run's time goes: the budget is two cores' worth of it).
