@@ -17,7 +17,13 @@ for tool in nginx haproxy openssl curl; do command -v "$tool" > /dev/null || [ -
 export PATH="$PATH:/usr/sbin"
 work=$(mktemp -d /tmp/passbox-proxy-test.XXXXXX)
 pids=""
-cleanup() { for p in $pids; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+# The servers' process ids are kept in a file: start_server runs inside $( ), whose variables end with it (they
+# went unstopped, three servers left running after every run, until this kept them).
+cleanup() {
+  for p in $pids $(cat "$work/server-pids" 2>/dev/null); do kill "$p" 2>/dev/null || true; done
+  for p in $(cat "$work/server-pids" 2>/dev/null); do for _ in $(seq 1 200); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done; done
+  wait 2>/dev/null || true; rm -rf "$work"
+}
 trap cleanup EXIT
 fail() { echo "proxy-test: FAIL: $*" >&2; for f in "$work"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -5 "$f"; } >&2; done; exit 1; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -36,7 +42,7 @@ start_server() {  # NAME EXTRA-ARGS…
   local name=$1 listen; shift
   listen=$(free_port)
   "$passbox" --data "$work/$name" server --listen "127.0.0.1:$listen" --signup open --signups-per-address-hour 1 "$@" > "$work/$name.log" 2>&1 &
-  pids="$pids $!"
+  echo "$!" >> "$work/server-pids"
   for _ in $(seq 1 1200); do grep -q "passbox-server ready" "$work/$name.log" && break; sleep 0.05; done
   grep -q "passbox-server ready" "$work/$name.log" || fail "the server $name did not start"
   echo "$listen"
