@@ -11,7 +11,7 @@ Screenshots of every screen in both themes and languages go to --artifacts (docs
 
 Usage: ui_test.py --passbox PATH --axe PATH/axe.min.js --artifacts DIR
 """
-import argparse, base64, concurrent.futures, fcntl, http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time, traceback
+import argparse, base64, concurrent.futures, fcntl, functools, http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time, traceback
 
 from selenium import webdriver
 from selenium.common.exceptions import ElementClickInterceptedException, StaleElementReferenceException, TimeoutException
@@ -77,15 +77,11 @@ return faults;
 BROWSERS = {}
 
 
-_AXE = {}
-
-
+@functools.lru_cache(maxsize=None)
 def axe_source(path):
     """axe-core's script, read once."""
-    if path not in _AXE:
-        with open(path) as f:
-            _AXE[path] = f.read()
-    return _AXE[path]
+    with open(path) as f:
+        return f.read()
 
 
 def check(condition, message):
@@ -524,10 +520,11 @@ def narrow_checks(ui):
     ui.wait(showing(False, True, False), "the list alone above the tabs")
     # The list scrolls in its own pane; the page itself does not (no second scrollbar beside the list's), and no
     # page is taller than its content: the shell starts at the top and nothing reaches below it.
-    page_fits = ("const s = document.querySelector('.shell'), r = s.getBoundingClientRect();"
-                 " return r.top + scrollY === 0 && document.scrollingElement.scrollHeight <= Math.max(innerHeight, Math.ceil(r.height));")
-    page_size = "return {top: document.querySelector('.shell').getBoundingClientRect().top + scrollY, page: document.scrollingElement.scrollHeight, window: innerHeight}"
-    check(ui.driver.execute_script(page_fits), f"the narrow list's page is taller than the window (a second scrollbar): {ui.driver.execute_script(page_size)}")
+    def page_fits(what):
+        size = ui.driver.execute_script("const r = document.querySelector('.shell').getBoundingClientRect();"
+                                        " return {top: r.top + scrollY, shell: Math.ceil(r.height), page: document.scrollingElement.scrollHeight, window: innerHeight}")
+        check(size["top"] == 0 and size["page"] <= max(size["window"], size["shell"]), f"{what}: {size}")
+    page_fits("the narrow list's page is taller than the window (a second scrollbar)")
     check(ui.find('#tabbar [data-tab="items"]').get_attribute("aria-current") == "page", "the Items tab is not the current one")
     ui.shot("narrow-list")
     ui.axe("narrow list")
@@ -535,7 +532,7 @@ def narrow_checks(ui):
     ui.press(".itemrow")
     ui.wait(showing(False, False, True, back=True), "the item alone, with Back")
     ui.wait(lambda d: ui.heading() == title, "the item's details")
-    check(ui.driver.execute_script(page_fits), f"the narrow item's page is taller than its content: {ui.driver.execute_script(page_size)}")
+    page_fits("the narrow item's page is taller than its content")
     ui.shot("narrow-item")
     ui.axe("narrow item")
     ui.press('#tabbar [data-tab="check"]')
@@ -590,7 +587,7 @@ def narrow_checks(ui):
     ui.wait(lambda d: d.execute_script(head_shown), "the head back at the top")
     ui.driver.set_window_size(1360, 900)
     ui.wait(lambda d: d.execute_script(panes) == [True, True, True, False, False], "the three panes of a wide window")
-    check(ui.driver.execute_script(page_fits), f"the wide window's page is taller than the window: {ui.driver.execute_script(page_size)}")
+    page_fits("the wide window's page is taller than the window")
 
 
 def vault_checks(ui):
