@@ -221,18 +221,28 @@ return null;"""
     def find_xpath(self, xpath, timeout=10):
         return self.wait(lambda d: next((e for e in d.find_elements(By.XPATH, xpath) if e.is_displayed()), None), xpath, timeout)
 
-    def nav_to(self, xpath, timeout=10):
-        """Clicks the navigation's button XPATH names until it is the current one: a click whose press and release
-        straddle a redraw of the navigation is lost (in Firefox more often than in Chromium)."""
+    def press_until(self, find, done, what, timeout=10):
+        """Clicks what FIND returns (None: not there) until DONE holds: a click whose press and release straddle a
+        redraw of what it presses is lost (in Firefox more often than in Chromium, and more often on a busy
+        machine), so it is given again until its effect shows. Each click is given two frames to show it."""
         def went(d):
-            e = next((e for e in d.find_elements(By.XPATH, xpath) if e.is_displayed()), None)
-            if e is None:
-                return False
-            if e.get_attribute("aria-current") == "true":
+            if done(d):
                 return True
-            e.click()
-            return False
-        self.wait(went, f"{xpath} the current view", timeout)
+            e = find()
+            if e is not None:
+                try:
+                    e.click()
+                except ElementClickInterceptedException:
+                    return False
+                self.settle()
+            return done(d)
+        self.wait(went, what, timeout)
+
+    def nav_to(self, xpath, timeout=10):
+        """Clicks the navigation's button XPATH names until it is the current one."""
+        def shown(): return next((e for e in self.driver.find_elements(By.XPATH, xpath) if e.is_displayed()), None)
+        self.press_until(shown, lambda d: (lambda e: e is not None and e.get_attribute("aria-current") == "true")(shown()),
+                         f"{xpath} the current view", timeout)
 
     # The first shown, enabled button whose text or accessible name is the one given: looked for in the page in
     # one call (asking the driver about each button, four questions each, took half a second a click).
@@ -529,8 +539,7 @@ def narrow_checks(ui):
     ui.shot("narrow-list")
     ui.axe("narrow list")
     title = ui.wait(lambda d: (lambda r: r and r.find_element(By.CSS_SELECTOR, ".title").text)(ui.shown(".itemrow")), "the first row's title")
-    ui.press(".itemrow")
-    ui.wait(showing(False, False, True, back=True), "the item alone, with Back")
+    ui.press_until(lambda: ui.shown(".itemrow"), showing(False, False, True, back=True), "the item alone, with Back")
     ui.wait(lambda d: ui.heading() == title, "the item's details")
     page_fits("the narrow item's page is taller than its content")
     ui.shot("narrow-item")
