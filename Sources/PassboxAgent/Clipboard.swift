@@ -17,6 +17,10 @@ public final class Clipboard: @unchecked Sendable {
     public static let defaultSeconds = 90
     /// The helpers serving values now (X11), ended when the agent locks.
     private var helpers = [pid_t]()
+    /// The values copied through a tool (wl-copy; xclip on X11 without libxcb), which serves them in a process of
+    /// its own: their fingerprints, the helpers' environment and the clearer waiting for the deadline. At lock
+    /// each is cleared at once, if the clipboard still holds it.
+    private var toolCopies = [(fingerprint: String, environment: [String], clearer: pid_t?)]()
     /// Every helper started without waiting (servers and clearers), reaped once it ends (`reapFinished`),
     /// so none stays a zombie under the agent.
     private var unreaped = [pid_t]()
@@ -77,8 +81,17 @@ public final class Clipboard: @unchecked Sendable {
         }
         // A detached helper clears it later; it gets only the value's SHA-256, on standard input.
         let fingerprint = Hash.sha256Hex(Array(value.utf8))
+        let clearer = startClearer(fingerprint, after: seconds, environment: environment)
+        toolCopies.removeAll { $0.clearer.map { kill($0, 0) != 0 } ?? true }
+        toolCopies.append((fingerprint, environment, clearer))
+    }
+
+    /// Starts the detached helper that clears the clipboard after `seconds` if it still holds the value of
+    /// `fingerprint` (given on its standard input).
+    private func startClearer(_ fingerprint: String, after seconds: Int, environment: [String]) -> pid_t? {
         let clearer = Self.runTool([Self.selfExecutable(), "clipboard-clear", "--after", String(seconds)], input: Data((fingerprint + "\n").utf8), environment: environment, wait: false)
         if let pid = clearer.pid { unreaped.append(pid) }
+        return clearer.pid
     }
 
     /// CLIP-1: a detached helper (`passbox clipboard-clear --primary`) clears the PRIMARY selection if it holds
@@ -100,11 +113,17 @@ public final class Clipboard: @unchecked Sendable {
         }
     }
 
-    /// Ends the helpers that still serve a copied value (the agent locks): X11 then has no owner for the
-    /// clipboard, so the value is gone from it.
+    /// Takes the copied values off the clipboard (the agent locks): the helpers that still serve one end, so X11
+    /// has no owner for the clipboard; a value a tool serves (wl-copy) is cleared by a clearer started now in
+    /// place of the one waiting for the deadline, if the clipboard still holds it.
     public func clearServed() {
         for pid in helpers where kill(pid, 0) == 0 { kill(pid, SIGTERM) }
         helpers.removeAll()
+        for copy in toolCopies where copy.clearer.map({ kill($0, 0) == 0 }) ?? true {
+            if let waiting = copy.clearer { kill(waiting, SIGTERM) }
+            _ = startClearer(copy.fingerprint, after: 0, environment: copy.environment)
+        }
+        toolCopies.removeAll()
     }
 
     enum X11Outcome {
