@@ -23,11 +23,13 @@ import Testing
 
     func sha(_ path: String) throws -> String { Hex.string(Hash.sha256(Array(try Data(contentsOf: URL(fileURLWithPath: path))))) }
 
-    /// The PDF's pages as PNG images, rendered by poppler's pdftoppm as a scanner or a screenshot would: at
-    /// 150 dpi, the lower of a scanner's usual settings (every code of a page reads at it; 300 dpi only made
-    /// zbar's work four times larger).
-    func pages(_ pdf: String, into dir: String, dpi: Int = 150) throws -> [String] {
-        let rendered = try Transcript.execute("/usr/bin/pdftoppm", ["-r", String(dpi), "-gray", "-png", pdf, dir + "/page"], stdin: [], environment: [:])
+    /// The PDF's pages as images, rendered by poppler's pdftoppm as a scanner or a screenshot would: at 150 dpi,
+    /// the lower of a scanner's usual settings (every code of a page reads at it; 300 dpi only made zbar's work
+    /// four times larger); PNG, or JPEG as most scanners save them (PNG's compression costs pdftoppm about a CPU
+    /// second a page).
+    func pages(_ pdf: String, into dir: String, dpi: Int = 150, jpeg: Bool = false) throws -> [String] {
+        let format = jpeg ? ["-jpeg", "-jpegopt", "quality=90"] : ["-png"]
+        let rendered = try Transcript.execute("/usr/bin/pdftoppm", ["-r", String(dpi), "-gray"] + format + [pdf, dir + "/page"], stdin: [], environment: [:])
         #expect(rendered.status == 0, "\(rendered.stderr)")
         return try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("page") }.sorted().map { dir + "/" + $0 }
     }
@@ -69,7 +71,7 @@ import Testing
 
         // Pages in any order, one twice; then with a page missing, the codes on it are named.
         let dir = try TemporaryDirectory()
-        let images = try pages(pdf, into: dir.path)
+        let images = try pages(pdf, into: dir.path, jpeg: true)
         #expect(images.count == 9)
         let vault = s.data + "/vault.pbx"
         let before = try sha(vault)

@@ -1746,7 +1746,7 @@ def coercion_flows(args, display, language):
 
 def backup_flows(args, display, language):
     """The backup password, a backup file and a PDF saved through the browser, a restore from the PDF's pages
-    (rendered by pdftoppm) and from the file, and a transfer read back from screenshots of its codes."""
+    (rendered by pdftoppm, as JPEG) and from the file, and a transfer read back from screenshots of its codes."""
     agent = Agent(args.passbox, display)
     ui = UI(args, agent, language)
     try:
@@ -1790,7 +1790,8 @@ def backup_flows(args, display, language):
         text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True).stdout
         check("the long one" in text and "Backed-up login" not in text, "the PDF's plain text: " + text[:200])
         pages = tempfile.mkdtemp(prefix="passbox-web-pages-")
-        subprocess.run(["pdftoppm", "-r", "300", "-gray", "-png", pdf, os.path.join(pages, "page")], check=True)
+        # As a scanner saves them: JPEG (pdftoppm's PNG compression cost about a CPU second a page).
+        subprocess.run(["pdftoppm", "-r", "300", "-gray", "-jpeg", "-jpegopt", "quality=90", pdf, os.path.join(pages, "page")], check=True)
 
         def restore(paths, mode="new"):
             f = form(t("ui.backup.restore"))

@@ -78,7 +78,7 @@ enum BackupBenchmark {
             service.lock()
         }
         Console.out("")
-        Console.out("* besides the Argon2id share (\(seconds(argon)) per restore; measured with the cheapest derivation). PDF RESTORE renders every page at 300 dpi with pdftoppm and reads it with libzbar. A saved backup is padded to 32 KiB, then doubling (G57), so BYTES/ITEM includes the padding.")
+        Console.out("* besides the Argon2id share (\(seconds(argon)) per restore; measured with the cheapest derivation). PDF RESTORE renders every page at 300 dpi with pdftoppm (as JPEG) and reads it with libzbar. A saved backup is padded to 32 KiB, then doubling (G57), so BYTES/ITEM includes the padding.")
         Console.out("Anchors: KeePassXC prints an unencrypted HTML page; 1Password's 1PUX and Bitwarden's export are plain JSON (Bitwarden's encrypted JSON uses PBKDF2 or Argon2id at its account's cost). A Passbox backup is always encrypted, and the PDF restores from photos.")
     }
 
