@@ -13,7 +13,8 @@ DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev 
   libsystemd-dev libpam0g-dev libxcb1-dev g++ libstdc++-12-dev libpq-dev poppler-utils libxml2 libseccomp-dev libseccomp2 libnotify-bin
 # (libnotify-bin: notify-send, through which the agent shows new breaches as desktop notifications, SEC-18.)
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X
-# server and xclip for the clipboard test, sway (its headless compositor) and wl-clipboard for its Wayland half; python3 for the range server and the other-user socket client;
+# server and xclip for the clipboard test, sway (its headless compositor) and wl-clipboard for its Wayland
+# half; python3 for the range server and the other-user socket client;
 # dbus-daemon for private buses, python3-dbus and python3-gi for the peer that plays systemd-logind in the lock-signal tests.
 BENCH_PACKAGES := wrk keepassxc python3-pykeepass bc time postgresql haproxy
 # postgresql: the server tests start a throwaway cluster of it (initdb in a temporary directory, run as the

@@ -13,14 +13,23 @@ internal import CLinux
 /// `x-kde-passwordManagerHint: secret` mark; on Wayland `wl-copy` copies it and `passbox clipboard-clear`
 /// clears it later if it still holds it (compared by SHA-256). xclip is the fallback on X11.
 public final class Clipboard: @unchecked Sendable {
-    // @unchecked: `helpers` is used only on the agent's serial queue (or the CLI's one thread).
+    // @unchecked: `helpers`, `toolCopies` and `unreaped` are used only on the agent's serial queue (or the CLI's
+    // one thread).
     public static let defaultSeconds = 90
     /// The helpers serving values now (X11), ended when the agent locks.
     private var helpers = [pid_t]()
-    /// The values copied through a tool (wl-copy; xclip on X11 without libxcb), which serves them in a process of
-    /// its own: their fingerprints, the helpers' environment and the clearer waiting for the deadline. At lock
-    /// each is cleared at once, if the clipboard still holds it.
-    private var toolCopies = [(fingerprint: String, environment: [String], clearer: pid_t?)]()
+    /// A value copied through a tool, which serves it in a process of its own.
+    private struct ToolCopy {
+        /// The value's SHA-256 (the clearers compare the clipboard's text with it).
+        let fingerprint: String
+        /// The helpers' environment (the requesting command's display).
+        let environment: [String]
+        /// The clearer waiting for the deadline; nil if it could not be started.
+        let clearer: pid_t?
+    }
+    /// The values copied through a tool (wl-copy on Wayland; xclip on X11 when Passbox's own helper cannot serve
+    /// the value) until their clearer ends: at lock each is cleared at once, if the clipboard still holds it.
+    private var toolCopies = [ToolCopy]()
     /// Every helper started without waiting (servers and clearers), reaped once it ends (`reapFinished`),
     /// so none stays a zombie under the agent.
     private var unreaped = [pid_t]()
@@ -81,9 +90,7 @@ public final class Clipboard: @unchecked Sendable {
         }
         // A detached helper clears it later; it gets only the value's SHA-256, on standard input.
         let fingerprint = Hash.sha256Hex(Array(value.utf8))
-        let clearer = startClearer(fingerprint, after: seconds, environment: environment)
-        toolCopies.removeAll { $0.clearer.map { kill($0, 0) != 0 } ?? true }
-        toolCopies.append((fingerprint, environment, clearer))
+        toolCopies.append(ToolCopy(fingerprint: fingerprint, environment: environment, clearer: startClearer(fingerprint, after: seconds, environment: environment)))
     }
 
     /// Starts the detached helper that clears the clipboard after `seconds` if it still holds the value of
@@ -105,21 +112,30 @@ public final class Clipboard: @unchecked Sendable {
         if let pid = helper.pid { unreaped.append(pid) }
     }
 
-    /// Reaps the helpers that have ended (called on the agent's timer).
+    /// Reaps the helpers that have ended (called on the agent's timer), and forgets them: a reaped id may be given
+    /// to another process, which a lock must never signal. A copy whose clearer ended is forgotten with it (its
+    /// deadline has passed), fingerprint and all.
     public func reapFinished() {
+        var reaped = Set<pid_t>()
         unreaped.removeAll { pid in
             let result = waitpid(pid, nil, WNOHANG)
-            return result == pid || (result < 0 && errno == ECHILD)
+            guard result == pid || (result < 0 && errno == ECHILD) else { return false }
+            reaped.insert(pid)
+            return true
         }
+        guard !reaped.isEmpty else { return }
+        helpers.removeAll { reaped.contains($0) }
+        toolCopies.removeAll { $0.clearer.map { reaped.contains($0) } ?? false }
     }
 
     /// Takes the copied values off the clipboard (the agent locks): the helpers that still serve one end, so X11
-    /// has no owner for the clipboard; a value a tool serves (wl-copy) is cleared by a clearer started now in
-    /// place of the one waiting for the deadline, if the clipboard still holds it.
+    /// has no owner for the clipboard; a value a tool serves (wl-copy, xclip) is cleared by a clearer started now
+    /// in place of the one waiting for the deadline, if the clipboard still holds it. Every id signalled here is
+    /// of a child not yet reaped (`reapFinished` forgets the others), so never another process's.
     public func clearServed() {
-        for pid in helpers where kill(pid, 0) == 0 { kill(pid, SIGTERM) }
+        for pid in helpers { kill(pid, SIGTERM) }
         helpers.removeAll()
-        for copy in toolCopies where copy.clearer.map({ kill($0, 0) == 0 }) ?? true {
+        for copy in toolCopies {
             if let waiting = copy.clearer { kill(waiting, SIGTERM) }
             _ = startClearer(copy.fingerprint, after: 0, environment: copy.environment)
         }

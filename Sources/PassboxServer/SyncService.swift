@@ -213,7 +213,7 @@ struct SyncService: Sendable {
         let skipped = Set(own)
         var since = since
         while skipped.contains(since + 1) { since += 1 }
-        try pool.with { db in
+        _ = try pool.with { db in
             try db.run(
                 """
                 INSERT INTO sync_devices (account_id, device_id, pulled, seen) VALUES (?, ?, ?, ?)

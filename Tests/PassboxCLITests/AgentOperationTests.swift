@@ -672,6 +672,7 @@ enum RawExchange {
             // A parse child that crashes or runs away: ParseChildTests provokes it (through an agent too).
             .parseFailed,
         ]
+        // A list, not a chain of `subtracting` (6 s of type checking).
         let provokedElsewhere: [Set<ErrorCode>] = [
             needOtherConditions, provoked, AgentCoercionTests.errorCodes, AgentBackupTests.errorCodes, AgentInteropTests.errorCodes, AgentAttachmentTests.errorCodes,
             BrowserHostTests.errorCodes, BrowserPasskeyTests.errorCodes, SharingIntegrationTests.errorCodes, DeviceLinkTests.errorCodes,

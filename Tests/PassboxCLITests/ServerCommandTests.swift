@@ -198,9 +198,10 @@ final class ServerProcess {
                     acknowledged.salts[email] = salt
                     acknowledged.lock.unlock()
                 }
-                // The server is gone: curl could not connect (7). A slow answer (28, past --max-time) is not that:
-                // ending the load there, on a busy machine, left a test waiting for sign-ups that never came.
-                if r == nil || r?.status == 7 { break }
+                // No answer: the server is gone (curl could not connect, or the connection broke). A slow answer
+                // (28, past --max-time) is not that: ending the load there, on a busy machine, left a test
+                // waiting for sign-ups that never came.
+                if r == nil || (r?.stdout == "000" && r?.status != 28) { break }
                 i += 1
             }
             done.signal()

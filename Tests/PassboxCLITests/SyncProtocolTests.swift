@@ -19,7 +19,7 @@ import Testing
         let server = try ServerProcess(dataDirectory: dir.path + "/server", in: dir, extra: try backend.serverArguments(directory: dir.path + "/server/server"))
         let (a, _) = try SyncDevice.signUp("a", server: server.origin, email: "p@example.org", in: dir)
         try a.session.update { vault in for i in 0..<2_500 { try vault.add(Item(category: .password, title: "P\(i)"), now: Date()) } }
-        try onLargeStack { try a.sync() }
+        _ = try onLargeStack { try a.sync() }
         // 2,500 items went in several pushes; a pull from the start comes in pages that end on a push.
         var since: Int64 = 0, pages = 0, items = 0
         while true {

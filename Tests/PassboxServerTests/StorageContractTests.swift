@@ -68,7 +68,7 @@ import Testing
     @Test(arguments: Backend.cases) func transactionsCommitRollBackAndNest(_ backend: Backend) throws {
         let (db, _) = try migrated(backend)
         struct Refused: Error {}
-        try db.transaction { try db.run("INSERT INTO things (id) VALUES (?)", [.text("kept")]) }
+        _ = try db.transaction { try db.run("INSERT INTO things (id) VALUES (?)", [.text("kept")]) }
         #expect(throws: Refused.self) {
             try db.transaction {
                 try db.run("INSERT INTO things (id) VALUES (?)", [.text("rolled back")])

@@ -224,7 +224,8 @@ return null;"""
     def press_until(self, find, done, what, timeout=10):
         """Clicks what FIND returns (None: not there) until DONE holds: a click whose press and release straddle a
         redraw of what it presses is lost (in Firefox more often than in Chromium, and more often on a busy
-        machine), so it is given again until its effect shows. Each click is given two frames to show it."""
+        machine), so it is given again until its effect shows. Each click is given two frames to show it, so
+        this is for presses that may come twice (opening, going to), never for a toggle."""
         def went(d):
             if done(d):
                 return True
@@ -240,9 +241,13 @@ return null;"""
 
     def nav_to(self, xpath, timeout=10):
         """Clicks the navigation's button XPATH names until it is the current one."""
-        def shown(): return next((e for e in self.driver.find_elements(By.XPATH, xpath) if e.is_displayed()), None)
-        self.press_until(shown, lambda d: (lambda e: e is not None and e.get_attribute("aria-current") == "true")(shown()),
-                         f"{xpath} the current view", timeout)
+        def shown():
+            return next((e for e in self.driver.find_elements(By.XPATH, xpath) if e.is_displayed()), None)
+
+        def current(d):
+            e = shown()
+            return e is not None and e.get_attribute("aria-current") == "true"
+        self.press_until(shown, current, f"{xpath} the current view", timeout)
 
     # The first shown, enabled button whose text or accessible name is the one given: looked for in the page in
     # one call (asking the driver about each button, four questions each, took half a second a click).

@@ -72,10 +72,16 @@ extension Commands {
         // Survive the terminal closing: the wait must finish.
         signal(SIGHUP, SIG_IGN)
         Thread.sleep(forTimeInterval: seconds)
-        let current = Clipboard.runTool(tool.paste, input: nil, readOutput: true).output
-        let hash = Hash.sha256Hex(Array(current))
-        guard hash == fingerprint else { return }
-        _ = Clipboard.runTool(tool.copy, input: Data())
+        // At most two seconds: on a compositor without the data-control protocol wl-paste may wait for a focus
+        // it never gets, and this helper must end.
+        let current = Clipboard.runTool(["/usr/bin/timeout", "2"] + tool.paste, input: nil, readOutput: true)
+        guard current.status == 0, Hash.sha256Hex(Array(current.output)) == fingerprint else { return }
+        // wl-copy empties it (an empty copy would leave a process serving ""); xclip is given nothing to serve.
+        if tool.copy.first == "/usr/bin/wl-copy" {
+            _ = Clipboard.runTool(["/usr/bin/timeout", "2", "/usr/bin/wl-copy", "--clear"], input: nil)
+        } else {
+            _ = Clipboard.runTool(tool.copy, input: Data())
+        }
     }
 
     /// The helper the agent starts at lock (CLIP-1): the fingerprints of the values it showed come on standard

@@ -147,7 +147,7 @@ enum ServerClusterBenchmark {
                 let port = haproxy == nil ? front : try UIBenchmark.freePort()
                 ports.append(port)
                 let out = directory + "/server-\(n).out"
-                FileManager.default.createFile(atPath: out, contents: nil)
+                _ = FileManager.default.createFile(atPath: out, contents: nil)
                 let child = Process()
                 child.executableURL = executable
                 child.arguments = [

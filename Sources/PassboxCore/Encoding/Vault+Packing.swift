@@ -166,7 +166,8 @@ extension Date {
     var passboxMilliseconds: Int64 {
         let ms = (timeIntervalSince1970 * 1000).rounded()
         guard ms.isFinite else { return 0 }
-        if ms >= 9_223_372_036_854_775_807 { return .max }
+        // 2^63 is exactly a Double; Int64.max (2^63 - 1) is not, and rounds up to it.
+        if ms >= 9_223_372_036_854_775_808 { return .max }
         if ms <= -9_223_372_036_854_775_808 { return .min }
         return Int64(ms)
     }

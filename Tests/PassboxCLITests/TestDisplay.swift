@@ -1,0 +1,106 @@
+import Foundation
+import PassboxTestKit
+import Testing
+
+/// A display of a clipboard test's own: an X server (Xvfb, read and written with xclip) or a Wayland compositor
+/// (sway's headless backend, read and written with wl-paste and wl-copy through its data-control protocol, as
+/// on a wlroots or KDE desktop). Stopped when it is no longer referenced.
+final class TestDisplay {
+    enum Kind: String { case x11 = "X11", wayland = "Wayland" }
+
+    static func exists(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
+    static let hasX11 = exists("/usr/bin/Xvfb") && exists("/usr/bin/xclip")
+    /// sway will not run as root: as root it runs as `nobody`.
+    static let hasWayland = exists("/usr/bin/sway") && exists("/usr/bin/wl-copy") && exists("/usr/bin/wl-paste") && exists("/usr/bin/setpriv")
+        && (getuid() != 0 || getpwnam("nobody") != nil)
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let kind: Kind
+    /// What a client of this display is started with (the other kind's variable empty, as with none).
+    let environment: [String: String]
+    private let pid: Int32
+    private let runtime: TemporaryDirectory?
+
+    /// Starts the display (X11: `:number`) and waits until a client can reach it.
+    init(_ kind: Kind, number: Int = 0) throws {
+        self.kind = kind
+        switch kind {
+        case .x11:
+            runtime = nil
+            environment = ["DISPLAY": ":\(number)", "WAYLAND_DISPLAY": ""]
+            pid = try Transcript.startBackground("/usr/bin/Xvfb", [":\(number)", "-screen", "0", "320x240x24", "-nolisten", "tcp"])
+        case .wayland:
+            let runtime = try TemporaryDirectory("passbox-wayland")
+            self.runtime = runtime
+            try "xwayland disable\n".write(toFile: runtime.path + "/config", atomically: false, encoding: .utf8)
+            var asUser = [String]()
+            if getuid() == 0, let nobody = getpwnam("nobody") {
+                chown(runtime.path, nobody.pointee.pw_uid, nobody.pointee.pw_gid)
+                asUser = ["/usr/bin/setpriv", "--reuid=\(nobody.pointee.pw_uid)", "--regid=\(nobody.pointee.pw_gid)", "--clear-groups", "--"]
+            }
+            // Nothing of the test's own session reaches the compositor (env -i, which execs it: its id is sway's).
+            let settings = ["XDG_RUNTIME_DIR=\(runtime.path)", "HOME=\(runtime.path)", "PATH=/usr/bin:/bin", "WLR_BACKENDS=headless", "WLR_LIBINPUT_NO_DEVICES=1", "WLR_RENDERER=pixman"]
+            pid = try Transcript.startBackground("/usr/bin/env", ["-i"] + settings + asUser + ["/usr/bin/sway", "-c", runtime.path + "/config"])
+            // Its socket, named by the compositor, reached by its absolute path (libwayland takes one).
+            var socket: String?
+            for _ in 0..<200 where socket == nil {
+                socket = ((try? FileManager.default.contentsOfDirectory(atPath: runtime.path)) ?? []).first { $0.hasPrefix("wayland-") && !$0.hasSuffix(".lock") }
+                if socket == nil { Thread.sleep(forTimeInterval: 0.05) }
+            }
+            guard let socket else {
+                Transcript.stop(pid)
+                throw Failure(description: "sway made no Wayland socket within ten seconds")
+            }
+            environment = ["WAYLAND_DISPLAY": runtime.path + "/" + socket, "DISPLAY": ""]
+        }
+        // Reached once a client no longer fails to connect (an empty clipboard is another error, and fine).
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let probe = try run(kind == .x11 ? ["/usr/bin/xclip", "-selection", "clipboard", "-o"] : ["/usr/bin/wl-paste", "--list-types"])
+            if !probe.stderr.contains("Can't open display") && !probe.stderr.contains("Failed to connect") { return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw Failure(description: "the \(kind.rawValue) display did not answer within ten seconds")
+    }
+
+    deinit { Transcript.stop(pid) }
+
+    private func run(_ command: [String]) throws -> Transcript.Result {
+        try Transcript.execute("/usr/bin/timeout", ["3"] + command, stdin: [], environment: environment)
+    }
+
+    /// What the clipboard (or PRIMARY) holds as `type` (UTF-8 text when nil); "" when it holds nothing.
+    func read(primary: Bool = false, type: String? = nil) throws -> String {
+        switch kind {
+        case .x11:
+            return try run(["/usr/bin/xclip", "-selection", primary ? "primary" : "clipboard", "-o"] + (type.map { ["-target", $0] } ?? [])).stdout
+        case .wayland:
+            return try run(["/usr/bin/wl-paste", "--no-newline"] + (primary ? ["--primary"] : []) + (type.map { ["--type", $0] } ?? [])).stdout
+        }
+    }
+
+    /// The types the clipboard offers, one a line.
+    func types() throws -> String {
+        kind == .x11 ? try read(type: "TARGETS") : try run(["/usr/bin/wl-paste", "--list-types"]).stdout
+    }
+
+    /// Another program copies `text` (or selects it, into PRIMARY). Both tools leave a process serving it: its
+    /// output goes to /dev/null, so the read here ends.
+    func select(_ text: String, primary: Bool = false) throws {
+        let tool = kind == .x11 ? "xclip -selection \(primary ? "primary" : "clipboard") -i" : "wl-copy\(primary ? " --primary" : "")"
+        _ = try Transcript.execute("/usr/bin/sh", ["-c", "printf %s \"$0\" | \(tool) >/dev/null 2>&1", text], stdin: [], environment: environment)
+    }
+
+    /// Reads until `condition` holds of what is read, at most ten seconds; returns the last read.
+    func waitFor(primary: Bool = false, _ condition: (String) -> Bool) throws -> String {
+        var value = try read(primary: primary)
+        for _ in 0..<100 where !condition(value) {
+            Thread.sleep(forTimeInterval: 0.1)
+            value = try read(primary: primary)
+        }
+        return value
+    }
+}
