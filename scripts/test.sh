@@ -55,10 +55,11 @@ trap stop_lanes EXIT
 # The release configuration, `make run`'s flags, without the optimiser (-Onone): what ReleaseBinaryTests pin,
 # that the test hooks are absent, is decided by conditional compilation (`#if DEBUG`, which the release
 # configuration does not define), not by the optimiser, and the optimised build cost 316 CPU seconds of the
-# run's 1,200 against 68 for this one. At the lowest priority: only ReleaseBinaryTests, at the very end, need it.
+# run's 1,200 against 68 for this one. No debug information either (150 CPU seconds instead of 156 here, and a
+# tenth smaller). At the lowest priority: only ReleaseBinaryTests, at the very end, need it.
 stamp "release build started (output in .build/release-build.log)"
 # shellcheck disable=SC2086 # the flags are words
-setsid nice -n 19 bash -c 'cpu "the release build" "$@"' _ $swift build $release_flags -Xswiftc -Onone --scratch-path .build/test-release --product passbox > .build/release-build.log 2>&1 &
+setsid nice -n 19 bash -c 'cpu "the release build" "$@"' _ $swift build $release_flags -Xswiftc -Onone -debug-info-format none --scratch-path .build/test-release --product passbox > .build/release-build.log 2>&1 &
 release=$!
 
 stamp "building the debug binary and the tests"
