@@ -2,6 +2,11 @@ import Foundation
 
 /// `passbox help [COMMAND]` and `--help` on every command: written from the command table.
 enum Help {
+    /// The sentences `--help` and the manual pages share.
+    static let itemNote = "ITEM is an id, an id prefix of at least 4 characters, or a title."
+    static let exitCodes = "0 ok, 1 failure, 2 usage, 3 wrong password or locked."
+    static let agentNote = "Served by the agent when one runs; otherwise asks for the vault password."
+
     static func print(_ topic: [String]) throws {
         if topic.isEmpty {
             Console.out(overview())
@@ -27,10 +32,10 @@ enum Help {
             "  --password-stdin | --generate [--length N]  --notes-stdin",
             "  edit also: --remove-field NAME  --no-favorite",
             "",
-            "ITEM is an id, an id prefix of at least 4 characters, or a title.",
+            itemNote,
             "\"passbox COMMAND --help\" shows a command's options. With an agent running (passbox unlock), the",
             "commands that need the vault ask it instead of asking for the vault password.",
-            "Exit codes: 0 ok, 1 failure, 2 usage, 3 wrong password or locked.",
+            "Exit codes: " + exitCodes,
             "See man passbox (installed with the Debian package) or docs/CLI.md in the source for every command.",
         ]
         return lines.joined(separator: "\n")
@@ -47,7 +52,7 @@ enum Help {
             lines += ["", "Subcommands:"]
             for sub in spec.subcommands { lines.append("  " + sub.name.padding(toLength: 12, withPad: " ", startingAt: 0) + sub.summary) }
         }
-        if spec.usesAgent { lines += ["", "Served by the agent when one runs; otherwise asks for the vault password."] }
+        if spec.usesAgent { lines += ["", agentNote] }
         Console.out(lines.joined(separator: "\n"))
     }
 }

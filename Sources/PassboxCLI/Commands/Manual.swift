@@ -8,12 +8,19 @@ enum Manual {
     static func pages() -> [(String, String)] {
         let listed = CommandTable.commands.filter(\.isListed)
         var pages = [("passbox.1", overview(listed))]
-        for spec in listed where spec.name == "server" || !spec.subcommands.isEmpty {
-            let section = spec.name == "server" ? 8 : 1
-            pages.append(("passbox-\(spec.name).\(section)", commandPage(spec, section: section)))
+        for spec in listed {
+            if let section = ownPage(spec) { pages.append(("passbox-\(spec.name).\(section)", commandPage(spec, section: section))) }
         }
         return pages
     }
+
+    /// The section of the page of its own a command has: the server's is 8, one with subcommands 1; nil for the
+    /// others (passbox(1) holds them).
+    static func ownPage(_ spec: CommandSpec) -> Int? {
+        spec.name == "server" ? 8 : spec.subcommands.isEmpty ? nil : 1
+    }
+
+    static let exitStatus = [".SH EXIT STATUS", escape(Help.exitCodes)]
 
     /// The date on every page: SOURCE_DATE_EPOCH's (a reproducible package), else today's.
     static var date: String {
@@ -42,27 +49,26 @@ enum Manual {
             "encrypted on this device: a local vault file, or an account on a \\fBpassbox server\\fR that syncs it.",
             "With an agent running (\\fBpassbox unlock\\fR), the commands that need the vault ask it instead of asking for the",
             "vault password.",
-            ".PP", "ITEM is an id, an id prefix of at least 4 characters, or a title.",
+            ".PP", escape(Help.itemNote),
             ".SH COMMANDS",
         ]
         for spec in listed {
             lines.append(".TP")
             lines.append(".B " + escape(([spec.name] + spec.aliases).joined(separator: ", ")))
             lines += body(spec)
-            if spec.name == "server" || !spec.subcommands.isEmpty {
-                lines.append("See \\fBpassbox\\-\(escape(spec.name))\\fR(\(spec.name == "server" ? 8 : 1)).")
-            }
+            if let section = ownPage(spec) { lines.append("See \\fBpassbox\\-\(escape(spec.name))\\fR(\(section)).") }
         }
         lines += [
             ".SH OPTIONS", ".TP", ".BI \\-\\-data \" DIR\"", "The data directory (default: \\fB$PASSBOX_DATA_DIR\\fR, else \\fI$XDG_DATA_HOME/passbox\\fR, else \\fI~/.local/share/passbox\\fR).",
             ".TP", ".B \\-\\-version", "The version.", ".TP", ".B \\-\\-help", "The commands, or with a command its options.",
-            ".SH EXIT STATUS", "0 ok, 1 failure, 2 usage, 3 wrong password or locked.",
+        ]
+        lines += exitStatus
+        lines += [
             ".SH ENVIRONMENT", ".TP", ".B PASSBOX_DATA_DIR", "The data directory, when \\fB\\-\\-data\\fR names none.", ".TP", ".B PASSBOX_LANG", "The language of messages: en or de (else the locale's).",
             ".TP", ".B PASSBOX_RESOURCES", "A directory holding the web UI's and the Security Check's files, looked in before those beside the",
             "executable and \\fI/usr/share/passbox\\fR.",
             ".SH SEE ALSO",
-            listed.filter { $0.name == "server" || !$0.subcommands.isEmpty }.map { "\\fBpassbox\\-\(escape($0.name))\\fR(\($0.name == "server" ? 8 : 1))" }
-                .joined(separator: ",\n"),
+            listed.compactMap { spec in ownPage(spec).map { "\\fBpassbox\\-\(escape(spec.name))\\fR(\($0))" } }.joined(separator: ",\n"),
         ]
         return lines.joined(separator: "\n") + "\n"
     }
@@ -77,7 +83,7 @@ enum Manual {
                 lines += [".TP", ".B " + escape("passbox \(spec.name) \(sub.name)")] + body(sub)
             }
         }
-        lines += [".SH EXIT STATUS", "0 ok, 1 failure, 2 usage, 3 wrong password or locked.", ".SH SEE ALSO", "\\fBpassbox\\fR(1)"]
+        lines += exitStatus + [".SH SEE ALSO", "\\fBpassbox\\fR(1)"]
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -87,7 +93,7 @@ enum Manual {
         if withUsage { lines += [".br"] + synopsis(spec.usage) }
         let options = Completion.options(spec).filter { $0 != "--help" }
         if !options.isEmpty { lines += [".br", "Options: " + options.map { "\\fB" + escape($0) + "\\fR" }.joined(separator: ", ") + "."] }
-        if spec.usesAgent { lines += [".br", "Served by the agent when one runs; otherwise asks for the vault password."] }
+        if spec.usesAgent { lines += [".br", escape(Help.agentNote)] }
         return lines
     }
 
