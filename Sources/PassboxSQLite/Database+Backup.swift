@@ -12,15 +12,7 @@ extension Database {
 
     /// Opens the database file at `path` read-only, changing nothing in it (not even its journal mode).
     public static func openReadOnly(_ path: String) throws(SQLiteError) -> Database {
-        var db: OpaquePointer?
-        let result = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
-        guard let db else { throw SQLiteError(code: ResultCode(rawValue: result), message: "opening \(path): out of memory") }
-        guard result == SQLITE_OK else {
-            let message = String(cString: sqlite3_errmsg(db))
-            sqlite3_close_v2(db)
-            throw SQLiteError(code: ResultCode(rawValue: result), message: "opening \(path): \(message)")
-        }
-        return Database(readOnlyHandle: db)
+        Database(readOnlyHandle: try openHandle(path, flags: SQLITE_OPEN_READONLY, doing: "opening \(path)"))
     }
 
     /// Copies this database into a new database file at `path` in write-ahead-log mode, as a server opens it
@@ -60,11 +52,8 @@ extension Database {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw SQLiteError(code: .cannotOpen, message: "making \(path): \(String(cString: strerror(errno)))") }
         close(descriptor)
-        var target: OpaquePointer?
-        let opened = sqlite3_open_v2(path, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
-        guard let target else { throw SQLiteError(code: ResultCode(rawValue: opened), message: "opening \(path): out of memory") }
+        let target = try openHandle(path, flags: SQLITE_OPEN_READWRITE, doing: "opening \(path)")
         defer { sqlite3_close_v2(target) }
-        try check(opened, target, "opening \(path)")
         guard let backup = sqlite3_backup_init(target, "main", source, "main") else {
             throw SQLiteError(code: ResultCode(rawValue: sqlite3_errcode(target)), message: "starting the copy: \(String(cString: sqlite3_errmsg(target)))")
         }

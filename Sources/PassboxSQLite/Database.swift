@@ -12,15 +12,7 @@ public final class Database {
 
     /// Opens (creating if needed) the database at `path`; `":memory:"` is a private in-memory database.
     public init(path: String) throws(SQLiteError) {
-        var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let result = sqlite3_open_v2(path, &db, flags, nil)
-        guard let db else { throw SQLiteError(code: ResultCode(rawValue: result), message: "opening the database: out of memory") }
-        guard result == SQLITE_OK else {
-            let message = String(cString: sqlite3_errmsg(db))
-            sqlite3_close_v2(db)
-            throw SQLiteError(code: ResultCode(rawValue: result), message: "opening the database: \(message)")
-        }
+        let db = try Self.openHandle(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, doing: "opening the database")
         handle = db
         sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
         // Reading the journal mode back also proves the file is a database (a stranger file fails here).
@@ -31,6 +23,20 @@ public final class Database {
             }
         }
         try execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+    }
+
+    /// A connection to `path` opened with `flags` (and NOMUTEX, EXRESCODE): on a failure what SQLite made is
+    /// closed, and the error says `doing` and SQLite's reason.
+    static func openHandle(_ path: String, flags: Int32, doing: String) throws(SQLiteError) -> OpaquePointer {
+        var db: OpaquePointer?
+        let result = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
+        guard let db else { throw SQLiteError(code: ResultCode(rawValue: result), message: "\(doing): out of memory") }
+        guard result == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(db))
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: ResultCode(rawValue: result), message: "\(doing): \(message)")
+        }
+        return db
     }
 
     /// A connection `openReadOnly` opened: nothing is set on it, as nothing may be written.
