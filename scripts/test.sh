@@ -49,7 +49,11 @@ release=""
 share_pids=""
 # Each background lane is a process group of its own (setsid), so stopping it stops its children too
 # (the browsers, agents and servers of the flows; the compilers of the build).
-stop_lanes() { for pid in $ui $release $share_pids; do kill -- -"$pid" 2>/dev/null; done; }
+progress_pid=""
+stop_lanes() {
+  for pid in $ui $release $share_pids; do kill -- -"$pid" 2>/dev/null; done
+  [ -z "$progress_pid" ] || kill "$progress_pid" 2>/dev/null
+}
 trap stop_lanes EXIT
 
 # The release configuration, `make run`'s flags, without the optimiser (-Onone): what ReleaseBinaryTests pin,
@@ -118,8 +122,27 @@ for k in $(seq 0 $((shares - 1))); do
   setsid bash -c 'cpu "the Swift tests (share '"$k"')" "$@"' _ $swift test --skip-build $debug_flags --ignore-lock --filter "^($pattern)/" > ".build/test-share-$k.log" 2>&1 &
   share_pids="$share_pids $!"
 done
+# A line a minute while the shares run (their logs are printed whole once they end): how many suites ended and
+# failed, and how many browser runs ended, so a person watching sees the run move and a failure early.
+progress() {
+  local total=$1 ended failed web extension seconds=0
+  # Slept a second at a time: a sleep left by the kill below ends within a second.
+  while sleep 1; do
+    seconds=$((seconds + 1))
+    [ $((seconds % 60)) = 0 ] || continue
+    ended=$(cat .build/test-share-*.log 2>/dev/null | grep -cE '^(✔|✘) Suite ')
+    failed=$(cat .build/test-share-*.log 2>/dev/null | grep -cE '^✘ Test .* failed after')
+    web=$(cat .build/ui-test.log 2>/dev/null | grep -cE '^(ok|FAIL) ')
+    extension=$(cat .build/extension-test.log 2>/dev/null | grep -cE '^(ok|FAIL) ')
+    stamp "progress: $ended of $total Swift suites ended (failures so far: $failed); browser runs ended: $web of the web UI, $extension of the extension"
+  done
+}
+progress "$(echo "$suites" | wc -l)" &
+progress_pid=$!
 swift_status=0
 for pid in $share_pids; do wait "$pid" || swift_status=1; done
+kill "$progress_pid" 2>/dev/null
+wait "$progress_pid" 2>/dev/null
 for k in $(seq 0 $((shares - 1))); do
   echo "--- share $k of the Swift tests (.build/test-share-$k.log) ---"
   cat ".build/test-share-$k.log" 2>/dev/null
