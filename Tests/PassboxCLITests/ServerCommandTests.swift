@@ -169,6 +169,8 @@ final class ServerProcess {
         let lock = NSLock()
         var salts: [String: String] = [:]
         var stop = false
+        /// Set by the load when it ends (asked to, or the server gone): no more sign-ups will come.
+        var ended = false
 
         var count: Int { lock.withLock { salts.count } }
         var snapshot: [String: String] { lock.withLock { salts } }
@@ -204,17 +206,20 @@ final class ServerProcess {
                 if r == nil || (r?.stdout == "000" && r?.status != 28) { break }
                 i += 1
             }
+            acknowledged.lock.withLock { acknowledged.ended = true }
             done.signal()
         }
         return done
     }
 
-    /// Waits (up to five minutes) until `n` sign-ups were acknowledged. Once, beside make test's other lanes, the
-    /// load acknowledged two sign-ups, not three, while a backup ran and after: a sign-up slower than curl's
-    /// 5 s then ended the load as if the server were gone (now only a refused connection does).
+    /// Waits until `n` sign-ups were acknowledged, or the load ended (the caller's check then fails at once
+    /// instead of after the deadline), at most five minutes: beside make test's other lanes a sign-up may take
+    /// many seconds.
     static func waitFor(_ n: Int, _ acknowledged: Acknowledged) {
         let deadline = Date().addingTimeInterval(300)
-        while Date() < deadline, acknowledged.count < n { Thread.sleep(forTimeInterval: 0.02) }
+        while Date() < deadline, acknowledged.lock.withLock({ acknowledged.salts.count < n && !acknowledged.ended }) {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
     }
 
     /// Every acknowledged sign-up of `salts` answers prelogin with its salt on the server at `origin`.

@@ -72,14 +72,18 @@ final class TestDisplay {
         try Transcript.execute("/usr/bin/timeout", ["3"] + command, stdin: [], environment: environment)
     }
 
-    /// What the clipboard (or PRIMARY) holds as `type` (UTF-8 text when nil); "" when it holds nothing.
+    /// What the clipboard (or PRIMARY) holds as `type` (UTF-8 text when nil); "" when it holds nothing. A read
+    /// that could not reach the display throws, so it never passes for an empty clipboard.
     func read(primary: Bool = false, type: String? = nil) throws -> String {
-        switch kind {
-        case .x11:
-            return try run(["/usr/bin/xclip", "-selection", primary ? "primary" : "clipboard", "-o"] + (type.map { ["-target", $0] } ?? [])).stdout
-        case .wayland:
-            return try run(["/usr/bin/wl-paste", "--no-newline"] + (primary ? ["--primary"] : []) + (type.map { ["--type", $0] } ?? [])).stdout
+        let read = switch kind {
+        case .x11: try run(["/usr/bin/xclip", "-selection", primary ? "primary" : "clipboard", "-o"] + (type.map { ["-target", $0] } ?? []))
+        case .wayland: try run(["/usr/bin/wl-paste", "--no-newline"] + (primary ? ["--primary"] : []) + (type.map { ["--type", $0] } ?? []))
         }
+        // timeout's 124: the tool hung.
+        guard read.status != 124, !read.stderr.contains("Can't open display"), !read.stderr.contains("Failed to connect") else {
+            throw Failure(description: "the \(kind.rawValue) clipboard could not be read: \(read.stderr)")
+        }
+        return read.stdout
     }
 
     /// The types the clipboard offers, one a line.
