@@ -31,7 +31,9 @@ final class TestDisplay {
         case .x11:
             runtime = nil
             environment = ["DISPLAY": ":\(number)", "WAYLAND_DISPLAY": ""]
-            pid = try Transcript.startBackground("/usr/bin/Xvfb", [":\(number)", "-screen", "0", "320x240x24", "-nolisten", "tcp"])
+            // -noreset: by default Xvfb resets when its last client leaves (between two copies), and a client
+            // connecting meanwhile on a busy machine found no display.
+            pid = try Transcript.startBackground("/usr/bin/Xvfb", [":\(number)", "-screen", "0", "320x240x24", "-nolisten", "tcp", "-noreset"])
         case .wayland:
             let runtime = try TemporaryDirectory("passbox-wayland")
             self.runtime = runtime
@@ -56,20 +58,29 @@ final class TestDisplay {
             }
             environment = ["WAYLAND_DISPLAY": runtime.path + "/" + socket, "DISPLAY": ""]
         }
-        // Reached once a client no longer fails to connect (an empty clipboard is another error, and fine).
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            let probe = try run(kind == .x11 ? ["/usr/bin/xclip", "-selection", "clipboard", "-o"] : ["/usr/bin/wl-paste", "--list-types"])
-            if !probe.stderr.contains("Can't open display") && !probe.stderr.contains("Failed to connect") { return }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        throw Failure(description: "the \(kind.rawValue) display did not answer within ten seconds")
+        // Reached once a client no longer fails to connect (an empty clipboard is another error, and fine), and
+        // the display is this one's: a server that ended at start left the number to another.
+        let probe = try run(kind == .x11 ? ["/usr/bin/xclip", "-selection", "clipboard", "-o"] : ["/usr/bin/wl-paste", "--list-types"])
+        guard Self.reached(probe) else { throw Failure(description: "the \(kind.rawValue) display did not answer within ten seconds: \(probe.stderr)") }
+        guard waitpid(pid, nil, WNOHANG) == 0 else { throw Failure(description: "the \(kind.rawValue) display's server ended at start (is \(environment) taken?)") }
     }
 
     deinit { Transcript.stop(pid) }
 
+    /// Whether a tool reached the display (an empty clipboard is another error).
+    private static func reached(_ result: Transcript.Result) -> Bool {
+        !result.stderr.contains("Can't open display") && !result.stderr.contains("Failed to connect")
+    }
+
+    /// Runs a clipboard tool (at most 3 s), again while it cannot reach the display, for up to ten seconds (the
+    /// display starting).
     private func run(_ command: [String]) throws -> Transcript.Result {
-        try Transcript.execute("/usr/bin/timeout", ["3"] + command, stdin: [], environment: environment)
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let result = try Transcript.execute("/usr/bin/timeout", ["3"] + command, stdin: [], environment: environment)
+            if Self.reached(result) || Date() >= deadline { return result }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
     }
 
     /// What the clipboard (or PRIMARY) holds as `type` (UTF-8 text when nil); "" when it holds nothing. A read
@@ -80,7 +91,7 @@ final class TestDisplay {
         case .wayland: try run(["/usr/bin/wl-paste", "--no-newline"] + (primary ? ["--primary"] : []) + (type.map { ["--type", $0] } ?? []))
         }
         // timeout's 124: the tool hung.
-        guard read.status != 124, !read.stderr.contains("Can't open display"), !read.stderr.contains("Failed to connect") else {
+        guard read.status != 124, Self.reached(read) else {
             throw Failure(description: "the \(kind.rawValue) clipboard could not be read: \(read.stderr)")
         }
         return read.stdout
