@@ -997,8 +997,10 @@ def flow_layers(run):
     run.close(site)
     # The click must come within the arming time after the move to test anything: the page's clock says how long
     # after the move it came at the latest (read right after it). On a machine too busy for that, the click is
-    # tried again on a fresh page (CI once clicked after the arming time and saw the fill it then allows).
-    for attempt in range(3):
+    # tried again on a fresh page (CI once clicked after the arming time and saw the fill it then allows; another
+    # time all of three tries came too late beside the other lanes, so up to six).
+    tries = 6
+    for attempt in range(tries):
         site = run.open("https://bank.example/shift")
         b, m = run.open_menu(site, "#username")
         check([r[0] for r in m["rows"]] == ["Bank"], f"the menu on /shift: {m}")
@@ -1009,7 +1011,7 @@ def flow_layers(run):
         late = (run.js(site, "performance.now() - Number(document.body.dataset.movedAt)") or 0) / 1000
         time.sleep(0.3)
         filled = run.values(site, "#username", "#password") != ["", ""]
-        if not filled or late < ARM_SECONDS or attempt == 2:
+        if not filled or late < ARM_SECONDS or attempt == tries - 1:
             break
         run.close(site)
     check(not filled, f"a click on the moved menu within its arming time filled (at most {late * 1000:.0f} ms after the move)")
