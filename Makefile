@@ -14,7 +14,7 @@ DEBIAN_PACKAGES := pkg-config libsodium-dev libargon2-dev libssl-dev zlib1g-dev 
 # (libnotify-bin: notify-send, through which the agent shows new breaches as desktop notifications, SEC-18.)
 # Independent implementations the tests compare against: oathtool (codes) and qrencode (QR images); an X
 # server and xclip for the clipboard test, sway (its headless compositor) and wl-clipboard for its Wayland
-# half; python3 for the range server and the other-user socket client;
+# half, iproute2's ss (a request waiting unread at the clipboard helper); python3 for the range server and the other-user socket client;
 # dbus-daemon for private buses, python3-dbus and python3-gi for the peer that plays systemd-logind in the lock-signal tests.
 BENCH_PACKAGES := wrk keepassxc python3-pykeepass bc time postgresql haproxy
 # postgresql: the server tests start a throwaway cluster of it (initdb in a temporary directory, run as the
@@ -27,7 +27,7 @@ BENCH_PACKAGES := wrk keepassxc python3-pykeepass bc time postgresql haproxy
 # desktop-file-utils checks the passbox-link: handler's desktop entry.
 TEST_PACKAGES := oathtool qrencode curl openssl poppler-utils xvfb xclip python3 python3-dbus python3-gi dbus-daemon postgresql \
   chromium chromium-driver python3-selenium python3-pip keepassxc python3-pykeepass python3-pil nodejs firefox-esr firefox-esr-l10n-de python3-websocket \
-  desktop-file-utils sway wl-clipboard
+  desktop-file-utils sway wl-clipboard iproute2
 SWIFT ?= swift
 BIN := .build/release/passbox
 # The release binary links the C++ runtime the Swift runtime needs statically too: a directory holding only

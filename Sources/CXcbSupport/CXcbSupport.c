@@ -1,11 +1,13 @@
 // The X11 CLIPBOARD owner: loads libxcb with dlopen (the clipboard helper is its only user, and linking it
 // would load it at every start of the CLI), owns the selection, answers TARGETS and SelectionRequests, and
-// gives the selection up at the deadline with its own timestamp.
+// gives the selection up at the deadline (or at SIGTERM, the agent's lock) with its own timestamp.
+#define _GNU_SOURCE
 #include "CXcbSupport.h"
 
 #include <xcb/xcb.h>
 #include <dlfcn.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +125,65 @@ static xcb_window_t CXcb_window(struct CXcb_API *a, xcb_connection_t *c, xcb_tim
     return window;
 }
 
+/// What the owner offers: the atoms it answers for and the value.
+struct CXcb_Offer {
+    xcb_atom_t targets, utf8, text, mime, hint;
+    const unsigned char *value;
+    uint32_t length;
+};
+
+/// Answers one SelectionRequest: with the value in the type asked for, or (no offer, or a type not offered) with
+/// a refusal. Every request gets its SelectionNotify: a requester without a timeout (xclip) would wait for it forever.
+static void CXcb_answer(struct CXcb_API *a, xcb_connection_t *c, const xcb_selection_request_event_t *r, const struct CXcb_Offer *offer) {
+    xcb_atom_t property = r->property == XCB_ATOM_NONE ? r->target : r->property;
+    if (!offer) {
+        property = XCB_ATOM_NONE;
+    } else if (r->target == offer->targets) {
+        xcb_atom_t list[] = {offer->targets, offer->utf8, XCB_ATOM_STRING, offer->text, offer->mime, offer->hint};
+        a->change_property(c, XCB_PROP_MODE_REPLACE, r->requestor, property, XCB_ATOM_ATOM, 32, 6, list);
+    } else if (r->target == offer->utf8 || r->target == XCB_ATOM_STRING || r->target == offer->text || r->target == offer->mime) {
+        a->change_property(c, XCB_PROP_MODE_REPLACE, r->requestor, property, r->target == offer->text ? offer->utf8 : r->target, 8, offer->length,
+                           offer->value);
+    } else if (r->target == offer->hint) {
+        a->change_property(c, XCB_PROP_MODE_REPLACE, r->requestor, property, offer->hint, 8, 6, "secret");
+    } else {
+        property = XCB_ATOM_NONE;
+    }
+    xcb_selection_notify_event_t notify;
+    memset(&notify, 0, sizeof(notify));
+    notify.response_type = XCB_SELECTION_NOTIFY;
+    notify.time = r->time;
+    notify.requestor = r->requestor;
+    notify.selection = r->selection;
+    notify.target = r->target;
+    notify.property = property;
+    a->send_event(c, 0, r->requestor, XCB_EVENT_MASK_NO_EVENT, (const char *)&notify);
+}
+
+/// Handles every event already read or waiting on the connection: requests are answered (refused without an
+/// offer); whether another program took the selection.
+static int CXcb_handleEvents(struct CXcb_API *a, xcb_connection_t *c, const struct CXcb_Offer *offer) {
+    int replaced = 0;
+    xcb_generic_event_t *event;
+    while ((event = a->poll_for_event(c))) {
+        uint8_t type = event->response_type & 0x7f;
+        if (type == XCB_SELECTION_CLEAR) {
+            replaced = 1;
+        } else if (type == XCB_SELECTION_REQUEST) {
+            CXcb_answer(a, c, (const xcb_selection_request_event_t *)event, offer);
+        }
+        free(event);
+    }
+    a->flush(c);
+    return replaced;
+}
+
+static volatile sig_atomic_t CXcb_stopping = 0;
+static void CXcb_stop(int signal) {
+    (void)signal;
+    CXcb_stopping = 1;
+}
+
 int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_t length, double seconds, void (*ready)(void *),
                         void *context, char *error, size_t errorSize) {
     struct CXcb_API a;
@@ -138,9 +199,9 @@ int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_
     // another program took the clipboard after us, however close the two are.
     xcb_timestamp_t acquired;
     xcb_window_t window = CXcb_window(&a, c, &acquired);
-    xcb_atom_t clipboard = CXcb_atom(&a, c, "CLIPBOARD"), targets = CXcb_atom(&a, c, "TARGETS"), utf8 = CXcb_atom(&a, c, "UTF8_STRING"),
-               text = CXcb_atom(&a, c, "TEXT"), mime = CXcb_atom(&a, c, "text/plain;charset=utf-8"),
-               hint = CXcb_atom(&a, c, "x-kde-passwordManagerHint");
+    xcb_atom_t clipboard = CXcb_atom(&a, c, "CLIPBOARD");
+    struct CXcb_Offer offer = {CXcb_atom(&a, c, "TARGETS"), CXcb_atom(&a, c, "UTF8_STRING"), CXcb_atom(&a, c, "TEXT"),
+                               CXcb_atom(&a, c, "text/plain;charset=utf-8"), CXcb_atom(&a, c, "x-kde-passwordManagerHint"), value, length};
     a.set_selection_owner(c, window, clipboard, acquired);
     xcb_get_selection_owner_reply_t *owner = a.get_selection_owner_reply(c, a.get_selection_owner(c, clipboard), NULL);
     int owned = owner && owner->owner == window;
@@ -151,58 +212,42 @@ int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_
         return CXcb_FAILED;
     }
     a.flush(c);
+    // SIGTERM (the agent locking) ends the serving as the deadline does, not the process mid-answer: it is held
+    // back except while waiting in ppoll, so it is never lost between the check and the wait.
+    sigset_t term, waiting;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigprocmask(SIG_BLOCK, &term, &waiting);
+    sigdelset(&waiting, SIGTERM);
+    struct sigaction stop;
+    memset(&stop, 0, sizeof(stop));
+    stop.sa_handler = CXcb_stop;
+    sigemptyset(&stop.sa_mask);
+    sigaction(SIGTERM, &stop, NULL);
     ready(context);
     double deadline = CXcb_now() + seconds;
     int outcome = CXcb_CLEARED;
     for (;;) {
-        xcb_generic_event_t *event;
-        int replaced = 0;
-        while ((event = a.poll_for_event(c))) {
-            uint8_t type = event->response_type & 0x7f;
-            if (type == XCB_SELECTION_CLEAR) {
-                replaced = 1;
-            } else if (type == XCB_SELECTION_REQUEST) {
-                xcb_selection_request_event_t *r = (xcb_selection_request_event_t *)event;
-                xcb_atom_t property = r->property == XCB_ATOM_NONE ? r->target : r->property;
-                if (r->target == targets) {
-                    xcb_atom_t list[] = {targets, utf8, XCB_ATOM_STRING, text, mime, hint};
-                    a.change_property(c, XCB_PROP_MODE_REPLACE, r->requestor, property, XCB_ATOM_ATOM, 32, 6, list);
-                } else if (r->target == utf8 || r->target == XCB_ATOM_STRING || r->target == text || r->target == mime) {
-                    a.change_property(c, XCB_PROP_MODE_REPLACE, r->requestor, property, r->target == text ? utf8 : r->target, 8, length, value);
-                } else if (r->target == hint) {
-                    a.change_property(c, XCB_PROP_MODE_REPLACE, r->requestor, property, hint, 8, 6, "secret");
-                } else {
-                    property = XCB_ATOM_NONE;
-                }
-                xcb_selection_notify_event_t notify;
-                memset(&notify, 0, sizeof(notify));
-                notify.response_type = XCB_SELECTION_NOTIFY;
-                notify.time = r->time;
-                notify.requestor = r->requestor;
-                notify.selection = r->selection;
-                notify.target = r->target;
-                notify.property = property;
-                a.send_event(c, 0, r->requestor, XCB_EVENT_MASK_NO_EVENT, (const char *)&notify);
-                a.flush(c);
-            }
-            free(event);
-        }
-        if (replaced) {
-            outcome = CXcb_REPLACED;
-            break;
-        }
-        if (a.connection_has_error(c)) {
+        if (CXcb_handleEvents(&a, c, &offer) || a.connection_has_error(c)) {
             outcome = CXcb_REPLACED;
             break;
         }
         double left = deadline - CXcb_now();
-        if (left <= 0) {
+        if (left <= 0 || CXcb_stopping) {
             a.set_selection_owner(c, XCB_ATOM_NONE, clipboard, acquired);
-            a.flush(c);
+            // A round trip: every request the server sent before it took the selection back is then read, and
+            // refused, so no program that asked at the last moment waits for an answer that never comes.
+            free(a.get_selection_owner_reply(c, a.get_selection_owner(c, clipboard), NULL));
+            CXcb_handleEvents(&a, c, NULL);
             break;
         }
         struct pollfd p = {a.get_file_descriptor(c), POLLIN, 0};
-        poll(&p, 1, (int)(left * 1000) + 1);
+        struct timespec wait = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9) + 1000000};
+        if (wait.tv_nsec >= 1000000000L) {
+            wait.tv_sec += 1;
+            wait.tv_nsec -= 1000000000L;
+        }
+        ppoll(&p, 1, &wait, &waiting);
     }
     a.disconnect(c);
     return outcome;

@@ -6,7 +6,9 @@ import Testing
 extension AgentEndToEndTests {
     @Test(.enabled(if: TestDisplay.hasX11, "skipped: Xvfb and xclip are not installed (make test installs them)"))
     func clipboardCopiesAndClearsUnderX11() throws {
-        try clipboardCopiesAndClears(TestDisplay(.x11, number: 60 + Int(getpid() % 30)))
+        let display = try TestDisplay(.x11, number: 60 + Int(getpid() % 30))
+        try clipboardCopiesAndClears(display)
+        try aPasteAskedForAsTheLockEndsTheHelperIsAnswered(display)
     }
 
     @Test(.enabled(if: TestDisplay.hasWayland, "skipped: sway and wl-clipboard are not installed (make test installs them)"))
@@ -24,21 +26,61 @@ extension AgentEndToEndTests {
         try lockClearsThePrimarySelectionOfAShownValue(TestDisplay(.wayland))
     }
 
-    /// Waits (at most ten seconds) until no child of `agent` runs with `marker` in its command line (its
-    /// arguments joined by NUL); true once none does.
+    /// The children of `agent` running with `marker` in their command line (its arguments joined by NUL).
+    func helpers(of agent: pid_t, running marker: String) -> [pid_t] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { name in
+            guard let pid = pid_t(name), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")"),
+                Int(stat[close...].split(separator: " ")[2]) == Int(agent)
+            else { return nil }
+            let command = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+            return String(decoding: command, as: UTF8.self).contains(marker) ? pid : nil
+        }
+    }
+
+    /// Waits (at most ten seconds) until no child of `agent` runs with `marker` in its command line; true once
+    /// none does.
     func noHelper(of agent: pid_t, running marker: String) -> Bool {
         for _ in 0..<200 {
-            let running = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).contains { pid in
-                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")"),
-                    Int(stat[close...].split(separator: " ")[2]) == Int(agent)
-                else { return false }
-                let command = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
-                return String(decoding: command, as: UTF8.self).contains(marker)
-            }
-            if !running { return true }
+            if helpers(of: agent, running: marker).isEmpty { return true }
             Thread.sleep(forTimeInterval: 0.05)
         }
         return false
+    }
+
+    /// The bytes waiting unread on the Unix sockets of process `pid` (`ss`'s Recv-Q).
+    func unreadSocketBytes(of pid: pid_t) throws -> Int {
+        let sockets = try Transcript.execute("/bin/ss", ["-x", "-n", "-p", "-H"], stdin: [], environment: [:]).stdout
+        return sockets.split(separator: "\n").filter { $0.contains("pid=\(pid),") }.reduce(0) { total, line in
+            total + (Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first ?? "") ?? 0)
+        }
+    }
+
+    /// A program asking for the clipboard just as the lock ends Passbox's X11 helper gets an answer, not a wait
+    /// without end (xclip has no timeout of its own, and hung until killed): the helper, stopped while the request
+    /// reaches it and the lock's SIGTERM waits, answers or refuses it before it gives the clipboard up.
+    func aPasteAskedForAsTheLockEndsTheHelperIsAnswered(_ display: TestDisplay) throws {
+        let s = try unlockedSession()
+        let agent = try agentPID(s)
+        try #require(agent > 0)
+        #expect(try s.run(["copy", "GitHub", "--clear-after", "600"], env: display.environment).status == 0)
+        let helper = try #require(helpers(of: agent, running: "clipboard-serve\u{0}--after\u{0}600").first)
+        kill(helper, SIGSTOP)
+        defer { kill(helper, SIGCONT) }
+        let paste = display.startRead(seconds: 20)
+        // The request has reached the helper once its SelectionRequest waits unread on the helper's connection.
+        var unread = try unreadSocketBytes(of: helper)
+        for _ in 0..<200 where unread == 0 {
+            Thread.sleep(forTimeInterval: 0.05)
+            unread = try unreadSocketBytes(of: helper)
+        }
+        #expect(unread > 0, "the paste's request never reached the stopped helper")
+        #expect(try s.run(["lock"]).status == 0)
+        kill(helper, SIGCONT)
+        let pasted = try #require(paste())
+        #expect(pasted.status != 124, "the paste asked for as the lock came waited for an answer that never came")
+        #expect(pasted.stdout == "Gh-Secret-Pa55word!" || pasted.stdout.isEmpty)
+        #expect(noHelper(of: agent, running: "clipboard-serve"), "the helper ended with the lock")
+        #expect(try display.read() == "", "the lock emptied the clipboard")
     }
 
     func clipboardCopiesAndClears(_ display: TestDisplay) throws {

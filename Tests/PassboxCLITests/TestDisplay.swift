@@ -97,6 +97,27 @@ final class TestDisplay {
         return read.stdout
     }
 
+    /// Starts reading the clipboard in another thread, with xclip or wl-paste given `seconds` before timeout ends
+    /// it (status 124); what is returned waits for that read's end.
+    func startRead(seconds: Int) -> () -> Transcript.Result? {
+        final class Pending: @unchecked Sendable {
+            // @unchecked: `result` is written before `ended` is signalled and read after it.
+            var result: Transcript.Result?
+            let ended = DispatchSemaphore(value: 0)
+        }
+        let pending = Pending()
+        let command = kind == .x11 ? ["/usr/bin/xclip", "-selection", "clipboard", "-o"] : ["/usr/bin/wl-paste", "--no-newline"]
+        let environment = environment
+        Thread {
+            pending.result = try? Transcript.execute("/usr/bin/timeout", [String(seconds)] + command, stdin: [], environment: environment)
+            pending.ended.signal()
+        }.start()
+        return {
+            pending.ended.wait()
+            return pending.result
+        }
+    }
+
     /// The types the clipboard offers, one a line.
     func types() throws -> String {
         kind == .x11 ? try read(type: "TARGETS") : try run(["/usr/bin/wl-paste", "--list-types"]).stdout
