@@ -4,6 +4,9 @@
 #define _GNU_SOURCE
 #include "CXcbSupport.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <xcb/xcb.h>
 #include <dlfcn.h>
 #include <poll.h>
@@ -178,10 +181,15 @@ static int CXcb_handleEvents(struct CXcb_API *a, xcb_connection_t *c, const stru
     return replaced;
 }
 
-static volatile sig_atomic_t CXcb_stopping = 0;
+/// SIGTERM's mark: a byte written to this pipe, which the serving loop polls beside the connection (whichever
+/// thread the signal comes to, and whenever, the poll sees it).
+static int CXcb_stopPipe[2] = {-1, -1};
 static void CXcb_stop(int signal) {
     (void)signal;
-    CXcb_stopping = 1;
+    if (CXcb_stopPipe[1] >= 0) {
+        ssize_t ignored = write(CXcb_stopPipe[1], "x", 1);
+        (void)ignored;
+    }
 }
 
 int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_t length, double seconds, void (*ready)(void *),
@@ -212,18 +220,19 @@ int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_
         return CXcb_FAILED;
     }
     a.flush(c);
-    // SIGTERM (the agent locking) ends the serving as the deadline does, not the process mid-answer: it is held
-    // back except while waiting in ppoll, so it is never lost between the check and the wait.
-    sigset_t term, waiting;
-    sigemptyset(&term);
-    sigaddset(&term, SIGTERM);
-    sigprocmask(SIG_BLOCK, &term, &waiting);
-    sigdelset(&waiting, SIGTERM);
+    // SIGTERM (the agent locking) ends the serving as the deadline does, not the process mid-answer.
+    if (pipe2(CXcb_stopPipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+        snprintf(error, errorSize, "cannot create a pipe");
+        a.disconnect(c);
+        return CXcb_FAILED;
+    }
     struct sigaction stop;
     memset(&stop, 0, sizeof(stop));
     stop.sa_handler = CXcb_stop;
     sigemptyset(&stop.sa_mask);
-    sigaction(SIGTERM, &stop, NULL);
+    stop.sa_flags = SA_RESTART;
+    struct sigaction previous;
+    sigaction(SIGTERM, &stop, &previous);
     ready(context);
     double deadline = CXcb_now() + seconds;
     int outcome = CXcb_CLEARED;
@@ -233,7 +242,8 @@ int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_
             break;
         }
         double left = deadline - CXcb_now();
-        if (left <= 0 || CXcb_stopping) {
+        char mark;
+        if (left <= 0 || read(CXcb_stopPipe[0], &mark, 1) == 1) {
             a.set_selection_owner(c, XCB_ATOM_NONE, clipboard, acquired);
             // A round trip: every request the server sent before it took the selection back is then read, and
             // refused, so no program that asked at the last moment waits for an answer that never comes.
@@ -241,14 +251,14 @@ int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_
             CXcb_handleEvents(&a, c, NULL);
             break;
         }
-        struct pollfd p = {a.get_file_descriptor(c), POLLIN, 0};
-        struct timespec wait = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9) + 1000000};
-        if (wait.tv_nsec >= 1000000000L) {
-            wait.tv_sec += 1;
-            wait.tv_nsec -= 1000000000L;
-        }
-        ppoll(&p, 1, &wait, &waiting);
+        struct pollfd p[2] = {{a.get_file_descriptor(c), POLLIN, 0}, {CXcb_stopPipe[0], POLLIN, 0}};
+        poll(p, 2, left > 86400 ? 86400000 : (int)(left * 1000) + 1);
     }
+    sigaction(SIGTERM, &previous, NULL);
+    int ends[2] = {CXcb_stopPipe[0], CXcb_stopPipe[1]};
+    CXcb_stopPipe[0] = CXcb_stopPipe[1] = -1;
+    close(ends[0]);
+    close(ends[1]);
     a.disconnect(c);
     return outcome;
 }

@@ -123,11 +123,14 @@ final class TestDisplay {
         kind == .x11 ? try read(type: "TARGETS") : try run(["/usr/bin/wl-paste", "--list-types"]).stdout
     }
 
-    /// Another program copies `text` (or selects it, into PRIMARY). Both tools leave a process serving it: its
-    /// output goes to /dev/null, so the read here ends.
+    /// Another program copies `text` (or selects it, into PRIMARY), and it is there when this returns. Both
+    /// tools leave a process serving it: its output goes to /dev/null, so the run here ends. xclip forks before
+    /// it takes the selection, so it has not always taken it when it returns: read until it has.
     func select(_ text: String, primary: Bool = false) throws {
         let tool = kind == .x11 ? "xclip -selection \(primary ? "primary" : "clipboard") -i" : "wl-copy\(primary ? " --primary" : "")"
         _ = try Transcript.execute("/usr/bin/sh", ["-c", "printf %s \"$0\" | \(tool) >/dev/null 2>&1", text], stdin: [], environment: environment)
+        let now = try waitFor(primary: primary) { $0 == text }
+        guard now == text else { throw Failure(description: "the \(kind.rawValue) \(primary ? "primary selection" : "clipboard") still held \(now.debugDescription) ten seconds after another program copied") }
     }
 
     /// Reads until `condition` holds of what is read, at most ten seconds; returns the last read.
