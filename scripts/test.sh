@@ -77,7 +77,7 @@ export PASSBOX_WEBAUTHN_PY="$PWD/.build/web-tools/py"
 # The flows start with the Swift tests, not earlier: until the tests are built the two builds keep both cores
 # busy, and the flows there only slowed the tests' build; beside the Swift tests they fill the time those
 # spend waiting on their processes (a quarter of two cores when they ran alone here).
-# The browser extension's flows (Chromium in English and Firefox ESR in German, paired as the web UI's are;
+# The browser extension's flows (Chromium in English and Firefox ESR in German;
 # Tests/Web/extension_test.py --matrix full runs both in both languages) run beside the web UI's
 # (16 runs: every flow in Chromium and Firefox ESR and in both languages, paired, two at a time): each waits on its browsers
 # and agents most of the time, and one after the other they were the run's longest lane (716 s of 716).

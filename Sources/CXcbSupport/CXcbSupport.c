@@ -164,42 +164,66 @@ static void CXcb_answer(struct CXcb_API *a, xcb_connection_t *c, const xcb_selec
 }
 
 /// Handles every event already read or waiting on the connection: requests are answered (refused without an
-/// offer); whether another program took the selection.
+/// offer); whether another program took the selection. Drained again after each flush that sent answers: a
+/// flush may read what came meanwhile into the connection's queue, where a poll of the socket would not see it.
 static int CXcb_handleEvents(struct CXcb_API *a, xcb_connection_t *c, const struct CXcb_Offer *offer) {
-    int replaced = 0;
-    xcb_generic_event_t *event;
-    while ((event = a->poll_for_event(c))) {
-        uint8_t type = event->response_type & 0x7f;
-        if (type == XCB_SELECTION_CLEAR) {
-            replaced = 1;
-        } else if (type == XCB_SELECTION_REQUEST) {
-            CXcb_answer(a, c, (const xcb_selection_request_event_t *)event, offer);
+    int replaced = 0, handled = 1;
+    while (handled) {
+        handled = 0;
+        xcb_generic_event_t *event;
+        while ((event = a->poll_for_event(c))) {
+            uint8_t type = event->response_type & 0x7f;
+            if (type == XCB_SELECTION_CLEAR) {
+                replaced = 1;
+            } else if (type == XCB_SELECTION_REQUEST) {
+                CXcb_answer(a, c, (const xcb_selection_request_event_t *)event, offer);
+                handled = 1;
+            }
+            free(event);
         }
-        free(event);
+        a->flush(c);
     }
-    a->flush(c);
     return replaced;
 }
 
-/// SIGTERM's mark: a byte written to this pipe, which the serving loop polls beside the connection (whichever
-/// thread the signal comes to, and whenever, the poll sees it).
-static int CXcb_stopPipe[2] = {-1, -1};
+/// A round trip: once its reply is here, the server has taken everything sent before it (the answers are not
+/// lost with the connection) and every event it sent before it is in the queue.
+static void CXcb_roundTrip(struct CXcb_API *a, xcb_connection_t *c, xcb_atom_t selection) {
+    free(a->get_selection_owner_reply(c, a->get_selection_owner(c, selection), NULL));
+}
+
+/// SIGTERM's mark: a byte written to this pipe's write end, which the serving loop polls beside the connection
+/// (whichever thread the signal comes to, and whenever, the poll sees it).
+static volatile sig_atomic_t CXcb_stopWriteEnd = -1;
 static void CXcb_stop(int signal) {
     (void)signal;
-    if (CXcb_stopPipe[1] >= 0) {
-        ssize_t ignored = write(CXcb_stopPipe[1], "x", 1);
+    int end = CXcb_stopWriteEnd;
+    if (end >= 0) {
+        ssize_t ignored = write(end, "x", 1);
         (void)ignored;
     }
 }
 
 int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_t length, double seconds, void (*ready)(void *),
                         void *context, char *error, size_t errorSize) {
+    if (!(seconds >= 0 && seconds <= 86400)) {
+        snprintf(error, errorSize, "the time to serve must be 0 to 86,400 seconds");
+        return CXcb_FAILED;
+    }
     struct CXcb_API a;
     xcb_connection_t *c = CXcb_open(&a, display, error, errorSize);
     if (!c) return CXcb_FAILED;
     // Values that do not fit one request would need the INCR protocol; the caller uses xclip for those.
     if ((uint64_t)length + 64 > (uint64_t)a.get_maximum_request_length(c) * 4) {
         snprintf(error, errorSize, "the value is too large to serve directly");
+        a.disconnect(c);
+        return CXcb_FAILED;
+    }
+    // SIGTERM (the agent locking) ends the serving as the deadline does, not the process mid-answer. The pipe
+    // exists before the clipboard is owned, so no request can come before the loop that answers it.
+    int stopPipe[2];
+    if (pipe2(stopPipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+        snprintf(error, errorSize, "cannot create a pipe");
         a.disconnect(c);
         return CXcb_FAILED;
     }
@@ -216,49 +240,46 @@ int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_
     free(owner);
     if (!owned) {
         snprintf(error, errorSize, "another program kept the clipboard");
+        close(stopPipe[0]);
+        close(stopPipe[1]);
         a.disconnect(c);
         return CXcb_FAILED;
     }
     a.flush(c);
-    // SIGTERM (the agent locking) ends the serving as the deadline does, not the process mid-answer.
-    if (pipe2(CXcb_stopPipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-        snprintf(error, errorSize, "cannot create a pipe");
-        a.disconnect(c);
-        return CXcb_FAILED;
-    }
-    struct sigaction stop;
+    CXcb_stopWriteEnd = stopPipe[1];
+    struct sigaction stop, previous;
     memset(&stop, 0, sizeof(stop));
     stop.sa_handler = CXcb_stop;
     sigemptyset(&stop.sa_mask);
     stop.sa_flags = SA_RESTART;
-    struct sigaction previous;
     sigaction(SIGTERM, &stop, &previous);
     ready(context);
     double deadline = CXcb_now() + seconds;
     int outcome = CXcb_CLEARED;
     for (;;) {
+        // The stop first: a request waiting when the lock came is refused, never answered after it.
+        double left = deadline - CXcb_now();
+        char mark;
+        if (left <= 0 || read(stopPipe[0], &mark, 1) == 1) {
+            a.set_selection_owner(c, XCB_ATOM_NONE, clipboard, acquired);
+            // Every request the server sent before it took the selection back is then here, and refused, so no
+            // program that asked at the last moment waits for an answer that never comes.
+            CXcb_roundTrip(&a, c, clipboard);
+            if (CXcb_handleEvents(&a, c, NULL)) outcome = CXcb_REPLACED;
+            break;
+        }
         if (CXcb_handleEvents(&a, c, &offer) || a.connection_has_error(c)) {
             outcome = CXcb_REPLACED;
             break;
         }
-        double left = deadline - CXcb_now();
-        char mark;
-        if (left <= 0 || read(CXcb_stopPipe[0], &mark, 1) == 1) {
-            a.set_selection_owner(c, XCB_ATOM_NONE, clipboard, acquired);
-            // A round trip: every request the server sent before it took the selection back is then read, and
-            // refused, so no program that asked at the last moment waits for an answer that never comes.
-            free(a.get_selection_owner_reply(c, a.get_selection_owner(c, clipboard), NULL));
-            CXcb_handleEvents(&a, c, NULL);
-            break;
-        }
-        struct pollfd p[2] = {{a.get_file_descriptor(c), POLLIN, 0}, {CXcb_stopPipe[0], POLLIN, 0}};
-        poll(p, 2, left > 86400 ? 86400000 : (int)(left * 1000) + 1);
+        struct pollfd p[2] = {{a.get_file_descriptor(c), POLLIN, 0}, {stopPipe[0], POLLIN, 0}};
+        poll(p, 2, (int)(left * 1000) + 1);
     }
+    if (!a.connection_has_error(c)) CXcb_roundTrip(&a, c, clipboard);
     sigaction(SIGTERM, &previous, NULL);
-    int ends[2] = {CXcb_stopPipe[0], CXcb_stopPipe[1]};
-    CXcb_stopPipe[0] = CXcb_stopPipe[1] = -1;
-    close(ends[0]);
-    close(ends[1]);
+    CXcb_stopWriteEnd = -1;
+    close(stopPipe[0]);
+    close(stopPipe[1]);
     a.disconnect(c);
     return outcome;
 }

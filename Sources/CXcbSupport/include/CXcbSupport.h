@@ -15,7 +15,8 @@ enum { CXcb_CLEARED = 0, CXcb_REPLACED = 1, CXcb_FAILED = -1 };
 /// text/plain;charset=utf-8) and `x-kde-passwordManagerHint` = "secret", calls `ready` once it owns it, and
 /// answers requests for `seconds`, or until SIGTERM (which it handles from `ready` on). Then, if it still owns
 /// the clipboard, it gives it up (the clipboard is empty), refuses the requests that came meanwhile (so no reader
-/// waits for an answer forever) and returns CXcb_CLEARED; if another program took the clipboard first it returns CXcb_REPLACED at
+/// waits for an answer forever, and none gets the value after a lock) and returns CXcb_CLEARED; `seconds` is 0 to
+/// 86,400; if another program took the clipboard first it returns CXcb_REPLACED at
 /// once, touching nothing. CXcb_FAILED with `error` set when it cannot start.
 int CXcb_serveClipboard(const char *display, const unsigned char *value, uint32_t length, double seconds, void (*ready)(void *),
                         void *context, char *error, size_t errorSize);
