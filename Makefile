@@ -94,8 +94,9 @@ pam-service:
 
 # The tests run the debug build; the release binary is built too, so a test can prove it refuses test hooks.
 # scripts/test.sh runs the browser flows beside the release build and the Swift tests (see there why).
-test: deps test-deps static-cxx
-	SWIFT=$(SWIFT) scripts/test.sh "$(RELEASE_FLAGS)"
+# The test tools (test-deps) install beside the builds, from scripts/test.sh.
+test: deps static-cxx
+	SWIFT=$(SWIFT) PASSBOX_TEST_DEPS="$(MAKE) --no-print-directory test-deps" scripts/test.sh "$(RELEASE_FLAGS)"
 
 # The unit-test modules that start no agent, server, database or browser: about 80 s from a warm build on
 # 2 cores (issue 29's budget is 90 s), against about 6 minutes for every Swift test.

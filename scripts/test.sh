@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# `make test`'s run, after the installs: the release build, the debug build with the tests, the browser flows
-# and the Swift tests, overlapped so that the two cores stay busy; fails when any fails.
+# `make test`'s run, after the build's installs: the test tools' installs, the release build, the debug build
+# with the tests, the browser flows and the Swift tests, overlapped so that the two cores stay busy; fails when
+# any fails.
 #
+#   t=0            the test tools install (PASSBOX_TEST_DEPS, then axe-core and py_webauthn from PyPI)
 #   t=0            the release build (unoptimised) starts (a build directory of its own, .build/test-release:
 #                  SwiftPM locks one directory per command), at the lowest priority
 #   t=0            the debug binary and the test targets build (.build/make-test)
-#   then           the browser flows and the Swift tests (in four processes) run side by side;
+#   then           once the tools are there, the browser flows and the Swift tests (in four processes) run side by side;
 #                  ReleaseBinaryTests last, once the release binary exists
 #
 # None of these keeps two cores busy alone: builds wait on module dependencies (about 1.4 cores), the browser
@@ -44,6 +46,7 @@ cpu() {
 }
 export -f cpu
 mkdir -p .build
+tools=""
 ui=""
 release=""
 share_pids=""
@@ -51,7 +54,7 @@ share_pids=""
 # (the browsers, agents and servers of the flows; the compilers of the build).
 progress_pid=""
 stop_lanes() {
-  for pid in $ui $release $share_pids; do kill -- -"$pid" 2>/dev/null; done
+  for pid in $tools $ui $release $share_pids; do kill -- -"$pid" 2>/dev/null; done
   [ -z "$progress_pid" ] || kill "$progress_pid" 2>/dev/null
 }
 trap stop_lanes EXIT
@@ -61,6 +64,14 @@ trap stop_lanes EXIT
 # configuration does not define), not by the optimiser, and the optimised build cost 316 CPU seconds of the
 # run's 1,200 against 68 for this one. No debug information either (150 CPU seconds instead of 156 here, and a
 # tenth smaller). At the lowest priority: only ReleaseBinaryTests, at the very end, need it.
+# The test tools (the browsers, PostgreSQL, the peers: the Makefile's TEST_PACKAGES, named by PASSBOX_TEST_DEPS,
+# which make test sets) and the web tools from PyPI are installed beside the builds, which need only the -dev
+# packages `make deps` installed before: on a fresh machine their download and unpacking (about a minute here)
+# no longer comes before the builds. Waited for once the tests are built.
+stamp "installing the test tools beside the builds (output in .build/test-tools.log)"
+setsid bash -c "${PASSBOX_TEST_DEPS:-true}"' && scripts/fetch-axe.sh .build/web-tools && scripts/fetch-webauthn.sh .build/web-tools/py' > .build/test-tools.log 2>&1 &
+tools=$!
+
 stamp "release build started (output in .build/release-build.log)"
 # shellcheck disable=SC2086 # the flags are words
 setsid nice -n 19 bash -c 'cpu "the release build" "$@"' _ $swift build $release_flags -Xswiftc -Onone -debug-info-format none --scratch-path .build/test-release --product passbox > .build/release-build.log 2>&1 &
@@ -70,8 +81,8 @@ stamp "building the debug binary and the tests"
 # One build for both: the test targets compile beside the binary's last modules.
 # shellcheck disable=SC2086
 ( cpu "the debug build with the tests" $swift build --build-tests $debug_flags ) 2>&1 | tee .build/debug-build.log; [ "${PIPESTATUS[0]}" = 0 ] || exit 1
-scripts/fetch-axe.sh .build/web-tools || exit 1
-scripts/fetch-webauthn.sh .build/web-tools/py || exit 1
+stamp "waiting for the test tools"
+wait "$tools" || { cat .build/test-tools.log; echo "the test tools could not be installed (.build/test-tools.log)"; exit 1; }
 export PASSBOX_WEBAUTHN_PY="$PWD/.build/web-tools/py"
 
 # The flows start with the Swift tests, not earlier: until the tests are built the two builds keep both cores
