@@ -94,8 +94,10 @@ pam-service:
 
 # The tests run the debug build; the release binary is built too, so a test can prove it refuses test hooks.
 # scripts/test.sh runs the browser flows beside the release build and the Swift tests (see there why).
-# The test tools (test-deps) install beside the builds, from scripts/test.sh.
+# The test tools (test-deps) install beside the builds, from scripts/test.sh, as root; through sudo first, where
+# sudo may have to ask for a password (a background job has no terminal to ask on).
 test: deps static-cxx
+	@[ "$$(id -u)" = 0 ] || $(MAKE) --no-print-directory test-deps
 	SWIFT=$(SWIFT) PASSBOX_TEST_DEPS="$(MAKE) --no-print-directory test-deps" scripts/test.sh "$(RELEASE_FLAGS)"
 
 # The unit-test modules that start no agent, server, database or browser: about 80 s from a warm build on
