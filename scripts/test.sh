@@ -54,7 +54,10 @@ share_pids=""
 # (the browsers, agents and servers of the flows; the compilers of the build).
 progress_pid=""
 stop_lanes() {
-  for pid in $tools $ui $release $share_pids; do kill -- -"$pid" 2>/dev/null; done
+  # The tools' install is waited for, never killed: a dpkg stopped halfway leaves the machine's packages broken
+  # until `dpkg --configure -a` (a build that failed, or Ctrl-C, which the lane's own session does not get).
+  [ -z "$tools" ] || wait "$tools" 2>/dev/null
+  for pid in $ui $release $share_pids; do kill -- -"$pid" 2>/dev/null; done
   [ -z "$progress_pid" ] || kill "$progress_pid" 2>/dev/null
 }
 trap stop_lanes EXIT

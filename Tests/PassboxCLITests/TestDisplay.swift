@@ -86,15 +86,20 @@ final class TestDisplay {
     /// What the clipboard (or PRIMARY) holds as `type` (UTF-8 text when nil); "" when it holds nothing. A read
     /// that could not reach the display throws, so it never passes for an empty clipboard.
     func read(primary: Bool = false, type: String? = nil) throws -> String {
-        let read = switch kind {
-        case .x11: try run(["/usr/bin/xclip", "-selection", primary ? "primary" : "clipboard", "-o"] + (type.map { ["-target", $0] } ?? []))
-        case .wayland: try run(["/usr/bin/wl-paste", "--no-newline"] + (primary ? ["--primary"] : []) + (type.map { ["--type", $0] } ?? []))
-        }
+        let read = try run(readCommand(primary: primary, type: type))
         // timeout's 124: the tool hung.
         guard read.status != 124, Self.reached(read) else {
             throw Failure(description: "the \(kind.rawValue) clipboard could not be read: \(read.stderr)")
         }
         return read.stdout
+    }
+
+    /// The tool's command that reads the clipboard (or PRIMARY) as `type` (UTF-8 text when nil).
+    private func readCommand(primary: Bool = false, type: String? = nil) -> [String] {
+        switch kind {
+        case .x11: ["/usr/bin/xclip", "-selection", primary ? "primary" : "clipboard", "-o"] + (type.map { ["-target", $0] } ?? [])
+        case .wayland: ["/usr/bin/wl-paste", "--no-newline"] + (primary ? ["--primary"] : []) + (type.map { ["--type", $0] } ?? [])
+        }
     }
 
     /// Starts reading the clipboard in another thread, with xclip or wl-paste given `seconds` before timeout ends
@@ -106,8 +111,7 @@ final class TestDisplay {
             let ended = DispatchSemaphore(value: 0)
         }
         let pending = Pending()
-        let command = kind == .x11 ? ["/usr/bin/xclip", "-selection", "clipboard", "-o"] : ["/usr/bin/wl-paste", "--no-newline"]
-        let environment = environment
+        let command = readCommand(), environment = environment
         Thread {
             pending.result = try? Transcript.execute("/usr/bin/timeout", [String(seconds)] + command, stdin: [], environment: environment)
             pending.ended.signal()
