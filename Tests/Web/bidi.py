@@ -415,9 +415,12 @@ class Firefox:
         self.send("input.performActions", {"context": context, "actions": actions})
         self.send("input.releaseActions", {"context": context})
 
-    def click(self, context, x, y, button=0, count=1):
-        """A trusted mouse click at viewport coordinates (CSS pixels, rounded to integers)."""
+    def click(self, context, x, y, button=0, count=1, pause=0):
+        """A trusted mouse click at viewport coordinates (CSS pixels, rounded to integers), `pause` seconds after
+        the pointer got there (in the same command)."""
         steps = [{"type": "pointerMove", "x": int(round(x)), "y": int(round(y)), "origin": "viewport", "duration": 0}]
+        if pause:
+            steps.append({"type": "pause", "duration": int(pause * 1000)})
         for _ in range(count):
             steps += [{"type": "pointerDown", "button": button}, {"type": "pointerUp", "button": button}]
         self.perform(context, [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": steps}])

@@ -22,9 +22,14 @@ Pages (the same on every name):
   /latepopover a login form; once the test dispatches `cover-now` on the window (after the menu showed its
                rows: a timer from the pointer's press raced the menu's loading on a busy machine), a page
                popover is opened over the menu's rows
-  /shift       a login form; 900 ms after the pointer goes down on Passbox's button, the form moves down by
-               40 px (the menu moves with it, under a cursor that was elsewhere); body's data-moved-at says
-               when, on the page's clock
+  /shift       a login form between spacers, scrolled 60 px down; once the test dispatches `shift-on-move` on the
+               window, the pointer's next move scrolls the form 40 px down the viewport (the menu moves with it,
+               under the cursor) and then 1 px further every 50 ms, at most 15 times, until a click: the menu is
+               moved again and again while the click is on its way. At the click (the window's capture phase, which
+               runs before Passbox's own listener), body's data-verdict says whether it came within 395 ms of the
+               move the menu was last drawn for ("early"; at that move's time or later Passbox armed the menu
+               anew), later ("late"), before the menu was drawn moved ("unmoved") or on anything but Passbox's
+               host ("missed"), and data-after its milliseconds after that move
   /fakesubmit  a login form; once Passbox's button is there, the page fills in mallory and dispatches a
                synthetic submit event and Enter key of its own (no real submission)
   /welcome     where the forms go (POST): "Welcome"
@@ -104,14 +109,36 @@ SCRIPTS = {
     cover(f.left, f.bottom, 420, 160, 'Click here to continue');
   }, {once: true});
 });</script>""",
-    "/shift": WHEN_BUTTON + """<script>whenButton((button) => {
-  button.addEventListener('pointerdown', () => setTimeout(() => {
-    const spacer = document.createElement('div');
-    spacer.style.height = '40px';
-    document.getElementById('login').before(spacer);
-    document.body.dataset.movedAt = String(performance.now());
-    document.body.dataset.ready = '1';
-  }, 900), {once: true});
+    "/shift": WHEN_BUTTON + """<script>
+scrollTo(0, 60);
+whenButton((button) => {
+  const mark = document.body.dataset;
+  addEventListener('shift-on-move', () => {
+    const base = button.getBoundingClientRect().y;
+    const moves = [];
+    let timer = 0;
+    const move = () => {
+      scrollTo(0, 20 - moves.length);
+      moves.push(performance.now());
+      if (moves.length > 15) clearInterval(timer);
+    };
+    addEventListener('pointermove', () => {
+      move();
+      timer = setInterval(move, 50);
+      mark.ready = '1';
+    }, {once: true, capture: true});
+    addEventListener('click', (event) => {
+      clearInterval(timer);
+      const now = performance.now();
+      const drawn = Math.round(button.getBoundingClientRect().y - base) - 40;
+      if (!(event.target instanceof Element && event.target.hasAttribute('data-passbox-button'))) mark.verdict = 'missed';
+      else if (drawn < 0 || drawn >= moves.length) mark.verdict = 'unmoved';
+      else {
+        mark.after = String(Math.round(now - moves[drawn]));
+        mark.verdict = now - moves[drawn] < 395 ? 'early' : 'late';
+      }
+    }, {once: true, capture: true});
+  }, {once: true});
 });</script>""",
     "/fakesubmit": WHEN_BUTTON + """<script>whenButton(() => {
   const form = document.getElementById('login');
@@ -141,8 +168,10 @@ SCRIPTS = {
 
 def page(scheme, host, path, query):
     title = f"{host}{path}"
-    if path in ("/login", "/overlay", "/faint", "/scripted", "/popover", "/latepopover", "/shift", "/fakesubmit"):
+    if path in ("/login", "/overlay", "/faint", "/scripted", "/popover", "/latepopover", "/fakesubmit"):
         body = LOGIN_FORM + SCRIPTS.get(path, "")
+    elif path == "/shift":
+        body = '<div style="height:100px"></div>' + LOGIN_FORM + '<div style="height:2000px"></div>' + SCRIPTS[path]
     elif path == "/label":
         body = LABEL_FORM
     elif path == "/register":
