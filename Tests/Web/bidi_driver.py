@@ -30,7 +30,7 @@ _FIND = """(root, by, value, all) => {
   return all ? found : found.slice(0, 1);
 }"""
 
-_DISPLAYED = """(e) => {
+DISPLAYED_JS = """(e) => {
   if (!e.isConnected) throw new Error('passbox-stale');
   if (e.tagName === 'OPTION') e = e.closest('select') || e;
   for (let n = e; n && n.nodeType === 1; n = n.parentElement) {
@@ -42,7 +42,7 @@ _DISPLAYED = """(e) => {
   return r.width > 0 && r.height > 0;
 }"""
 
-_TEXT = """(e) => {
+TEXT_JS = """(e) => {
   if (!e.isConnected) throw new Error('passbox-stale');
   const lines = (e instanceof HTMLElement ? e.innerText : e.textContent || '').split('\\n').map((l) => l.replace(/[ \\t\\u00a0]+/g, ' ').trim());
   return lines.filter((l, i) => l || (i > 0 && i < lines.length - 1)).join('\\n').trim();
@@ -56,8 +56,11 @@ _ATTRIBUTE = """(e, name) => {
   return e.getAttribute(name);
 }"""
 
+# An element's text as a person sees it: "" when it is not shown (one call instead of two).
+SHOWN_TEXT_JS = f"(e) => ({DISPLAYED_JS})(e) ? ({TEXT_JS})(e) : ''"
+
 # Where a click lands: the element's centre, scrolled into view, and whether the element (or a part of it) is on top.
-_CLICK_POINT = """(e) => {
+CLICK_POINT_JS = """(e) => {
   if (!e.isConnected) throw new Error('passbox-stale');
   e.scrollIntoView({block: 'center', inline: 'center'});
   const r = e.getBoundingClientRect();
@@ -115,7 +118,7 @@ class FirefoxElement:
 
     @property
     def text(self):
-        return self._call(_TEXT) if self.is_displayed() else ""
+        return self._call(SHOWN_TEXT_JS)
 
     @property
     def tag_name(self):
@@ -144,7 +147,7 @@ class FirefoxElement:
         return {"x": r[0], "y": r[1]}
 
     def is_displayed(self):
-        return bool(self._call(_DISPLAYED))
+        return bool(self._call(DISPLAYED_JS))
 
     def is_enabled(self):
         return not self._call("(e) => !!e.disabled")
@@ -162,7 +165,7 @@ class FirefoxElement:
         if self.tag_name == "option":
             self._call(_SELECT_OPTION)
             return
-        x, y, on_top, other = self._call(_CLICK_POINT)
+        x, y, on_top, other = self._call(CLICK_POINT_JS)
         if not on_top:
             raise ElementClickInterceptedException(f"the click at ({x:.0f}, {y:.0f}) would land on {other}")
         # At the element's centre as Firefox finds it when it clicks: the page may have moved it since (an editor
@@ -205,11 +208,11 @@ class FirefoxElement:
         return True
 
     def context_click(self):
-        x, y, _, _ = self._call(_CLICK_POINT)
+        x, y, _, _ = self._call(CLICK_POINT_JS)
         self._driver.ff.click(self._driver.context, x, y, button=2)
 
     def drag_by(self, dx, dy):
-        x, y, _, _ = self._call(_CLICK_POINT)
+        x, y, _, _ = self._call(CLICK_POINT_JS)
         steps = [{"type": "pointerMove", "x": int(x), "y": int(y), "origin": "viewport", "duration": 0}, {"type": "pointerDown", "button": 0},
                  {"type": "pointerMove", "x": int(x + dx), "y": int(y + dy), "origin": "viewport", "duration": 100}, {"type": "pointerUp", "button": 0}]
         self._driver.ff.perform(self._driver.context, [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": steps}])

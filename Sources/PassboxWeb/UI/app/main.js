@@ -351,7 +351,9 @@ async function showShell() {
   if (localStorage.getItem('passbox.vault')) { await loadVaults(); state.filter = rememberedFilter() || state.filter; markNav(); } else loadVaults();
   showPlaceholder();
   await list.load(state.filter, state.sort);
-  shell.search.focus();
+  // Into the search box, unless the person went somewhere meanwhile: a New item clicked while the list
+  // loaded, and its title half typed, must not lose the rest of its keys to the search.
+  if (!document.activeElement || document.activeElement === document.body) shell.search.focus();
   // A view asked for before the vault opened (the Emergency Kit right after a sign-up).
   const pending = state.pendingView;
   state.pendingView = null;
