@@ -42,7 +42,7 @@ DEB_TEST_PACKAGES := lintian mandoc systemd desktop-file-utils curl python3 zsh 
 PROXY_TEST_PACKAGES := nginx-light haproxy openssl curl python3
 SCALE_TEST_PACKAGES := haproxy postgresql curl python3
 
-.PHONY: run stop test check soak protocol-doc deps test-deps install-packages build bench fuzz clean pam-service static-cxx extension deb deb-test proxy-test scale-test deploy-test
+.PHONY: run stop test check soak protocol-doc deps test-deps install-packages build bench fuzz clean pam-service static-cxx extension deb deb-test proxy-test scale-test release-test deploy-test
 
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEBIAN_PACKAGES)"
@@ -92,13 +92,13 @@ pam-service:
 	  [ -e /etc/pam.d/passbox ] && echo "Installed /etc/pam.d/passbox (quick unlock)" || echo "Quick unlock stays off: /etc/pam.d/passbox could not be installed"; \
 	fi
 
-# The tests run the debug build; the release binary is built too, so a test can prove it refuses test hooks.
-# scripts/test.sh runs the browser flows beside the release build and the Swift tests (see there why).
-# The test tools (test-deps) install beside the builds, from scripts/test.sh, as root; through sudo first, where
-# sudo may have to ask for a password (a background job has no terminal to ask on).
-test: deps static-cxx
+# The tests run the debug build. scripts/test.sh runs the browser flows beside the Swift tests (see there why).
+# The test tools (test-deps) install beside the build, from scripts/test.sh, as root; through sudo first, where
+# sudo may have to ask for a password (a background job has no terminal to ask on). The release binary's own
+# tests (that it refuses every test hook) are make release-test's, part of make deploy-test.
+test: deps
 	@[ "$$(id -u)" = 0 ] || $(MAKE) --no-print-directory test-deps
-	SWIFT=$(SWIFT) PASSBOX_TEST_DEPS="$(MAKE) --no-print-directory test-deps" scripts/test.sh "$(RELEASE_FLAGS)"
+	SWIFT=$(SWIFT) PASSBOX_TEST_DEPS="$(MAKE) --no-print-directory test-deps" scripts/test.sh
 
 # The unit-test modules that start no agent, server, database or browser: about 80 s from a warm build on
 # 2 cores (issue 29's budget is 90 s), against about 6 minutes for every Swift test.
@@ -153,8 +153,15 @@ scale-test: build
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(SCALE_TEST_PACKAGES)"
 	/usr/bin/python3 scripts/scale-test.py $(BIN)
 
-# What .ci/run runs after make test: the package's test, the reverse proxies' and the several servers'.
-deploy-test: deb-test proxy-test scale-test
+# ReleaseBinaryTests against make run's own binary (the one the Debian package ships): the test hooks are
+# absent from it. The suite comes from the tests' debug build (make test's, built here if missing), and it
+# starts a debug server and client too, to make an account the release binary must refuse.
+release-test: build
+	PASSBOX_RELEASE_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --scratch-path .build/make-test -debug-info-format none --filter ReleaseBinaryTests
+
+# What .ci/run runs after make test: the release binary's tests, the package's, the reverse proxies' and the
+# several servers'.
+deploy-test: release-test deb-test proxy-test scale-test
 
 # The browser extension laid out for each browser: .build/extension/chromium (extension/ itself loads in
 # Chromium too) and .build/extension/firefox (its manifest.firefox.json as manifest.json).

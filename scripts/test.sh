@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
-# `make test`'s run, after the build's installs: the test tools' installs, the release build, the debug build
-# with the tests, the browser flows and the Swift tests, overlapped so that the two cores stay busy; fails when
-# any fails.
+# `make test`'s run, after the build's installs: the test tools' installs, the debug build with the tests, the
+# browser flows and the Swift tests, overlapped so that the two cores stay busy; fails when any fails.
 #
 #   t=0            the test tools install (PASSBOX_TEST_DEPS, then axe-core and py_webauthn from PyPI)
-#   t=0            the release build (unoptimised) starts (a build directory of its own, .build/test-release:
-#                  SwiftPM locks one directory per command), at the lowest priority
 #   t=0            the debug binary and the test targets build (.build/make-test)
-#   then           once the tools are there, the browser flows and the Swift tests (in four processes) run side by side;
-#                  ReleaseBinaryTests last, once the release binary exists
+#   then           once the tools are there, the browser flows and the Swift tests (in four processes) run side by side
+#
+# The release binary's own tests (ReleaseBinaryTests: the test hooks are absent) run in `make deploy-test`
+# (`make release-test`), against the optimised binary `make run` and the Debian package use, which that target
+# builds anyway: here they needed a release build of their own, a tenth of the run's CPU (see
+# docs/ARCHITECTURE.md, "How make test keeps its time").
 #
 # None of these keeps two cores busy alone: builds wait on module dependencies (about 1.4 cores), the browser
 # flows wait on the browser and the agent (about 180 CPU seconds in 210 s), the Swift tests on processes,
 # sockets and timeouts (a quarter of two cores idle while they ran alone). One after another they took 13
-# minutes here. The browser flows' and the release
-# build's output go to .build/ui-test.log and .build/release-build.log, printed at the end.
+# minutes here. The browser flows' output goes to .build/ui-test.log and .build/extension-test.log, printed at
+# the end.
 #
-# Usage: scripts/test.sh "RELEASE BUILD FLAGS"
+# Usage: scripts/test.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
-release_flags=${1:?usage: scripts/test.sh "RELEASE BUILD FLAGS"}
 swift=${SWIFT:-swift}
 # The tests' cheap account key derivation (debug builds only; see TestAccountKDF).
 export PASSBOX_TEST_ACCOUNT_KDF=cheap
@@ -48,7 +48,6 @@ export -f cpu
 mkdir -p .build
 tools=""
 ui=""
-release=""
 share_pids=""
 # Each background lane is a process group of its own (setsid), so stopping it stops its children too
 # (the browsers, agents and servers of the flows; the compilers of the build).
@@ -57,16 +56,11 @@ stop_lanes() {
   # The tools' install is waited for, never killed: a dpkg stopped halfway leaves the machine's packages broken
   # until `dpkg --configure -a` (a build that failed, or Ctrl-C, which the lane's own session does not get).
   [ -z "$tools" ] || wait "$tools" 2>/dev/null
-  for pid in $ui $release $share_pids; do kill -- -"$pid" 2>/dev/null; done
+  for pid in $ui $share_pids; do kill -- -"$pid" 2>/dev/null; done
   [ -z "$progress_pid" ] || kill "$progress_pid" 2>/dev/null
 }
 trap stop_lanes EXIT
 
-# The release configuration, `make run`'s flags, without the optimiser (-Onone): what ReleaseBinaryTests pin,
-# that the test hooks are absent, is decided by conditional compilation (`#if DEBUG`, which the release
-# configuration does not define), not by the optimiser, and the optimised build cost 316 CPU seconds of the
-# run's 1,200 against 68 for this one. No debug information either (150 CPU seconds instead of 156 here, and a
-# tenth smaller). At the lowest priority: only ReleaseBinaryTests, at the very end, need it.
 # The test tools (the browsers, PostgreSQL, the peers: the Makefile's TEST_PACKAGES, named by PASSBOX_TEST_DEPS,
 # which make test sets) and the web tools from PyPI are installed beside the builds, which need only the -dev
 # packages `make deps` installed before: on a fresh machine their download and unpacking (about a minute here)
@@ -74,11 +68,6 @@ trap stop_lanes EXIT
 stamp "installing the test tools beside the builds (output in .build/test-tools.log)"
 setsid bash -c "${PASSBOX_TEST_DEPS:-true}"' && scripts/fetch-axe.sh .build/web-tools && scripts/fetch-webauthn.sh .build/web-tools/py' > .build/test-tools.log 2>&1 &
 tools=$!
-
-stamp "release build started (output in .build/release-build.log)"
-# shellcheck disable=SC2086 # the flags are words
-setsid nice -n 19 bash -c 'cpu "the release build" "$@"' _ $swift build $release_flags -Xswiftc -Onone -debug-info-format none --scratch-path .build/test-release --product passbox > .build/release-build.log 2>&1 &
-release=$!
 
 stamp "building the debug binary and the tests"
 # One build for both: the test targets compile beside the binary's last modules.
@@ -88,8 +77,8 @@ stamp "waiting for the test tools"
 wait "$tools" || { cat .build/test-tools.log; echo "the test tools could not be installed (.build/test-tools.log)"; exit 1; }
 export PASSBOX_WEBAUTHN_PY="$PWD/.build/web-tools/py"
 
-# The flows start with the Swift tests, not earlier: until the tests are built the two builds keep both cores
-# busy, and the flows there only slowed the tests' build; beside the Swift tests they fill the time those
+# The flows start with the Swift tests, not earlier: until the tests are built the build keeps both cores
+# busy, and the flows there only slowed it; beside the Swift tests they fill the time those
 # spend waiting on their processes (a quarter of two cores when they ran alone here).
 # The browser extension's flows (Chromium in English and Firefox ESR in German;
 # Tests/Web/extension_test.py --matrix full runs both in both languages) run beside the web UI's
@@ -116,7 +105,7 @@ ui=$!
 # build directory per command, and none of these builds anything.
 shares=${PASSBOX_TEST_SHARES:-4}
 [ "$shares" -ge 1 ] 2>/dev/null || { echo "PASSBOX_TEST_SHARES must be 1 or more, not '$shares'"; exit 1; }
-stamp "Swift tests in $shares processes (all but ReleaseBinaryTests, which wait for the release build)"
+stamp "Swift tests in $shares processes (all but ReleaseBinaryTests, which make release-test runs)"
 export PASSBOX_REQUIRE_POSTGRES=1 PASSBOX_REQUIRE_PEERS=1
 serialized=$(grep -rhoE '@Suite\(\.serialized\) struct [A-Za-z0-9_]+' Tests | awk '{ print $NF }' | sort -u)
 # shellcheck disable=SC2086
@@ -164,18 +153,6 @@ for k in $(seq 0 $((shares - 1))); do
 done
 scripts/slowest-suites.sh .build/test-share-*.log
 
-stamp "waiting for the release build"
-wait $release
-release_status=$?
-tail -3 .build/release-build.log
-if [ "$release_status" = 0 ]; then
-  # shellcheck disable=SC2086
-  PASSBOX_RELEASE_BINARY="$PWD/.build/test-release/release/passbox" $swift test --skip-build $debug_flags --filter ReleaseBinaryTests 2>&1 | tee .build/release-test.log
-  release_status=${PIPESTATUS[0]}
-else
-  cat .build/release-build.log
-fi
-
 stamp "waiting for the browser flows"
 wait $ui
 ui_status=$?
@@ -185,9 +162,9 @@ cat .build/ui-test.log
 echo "--- browser extension flows (.build/extension-test.log) ---"
 cat .build/extension-test.log 2>/dev/null
 echo "--- where the CPU time went ---"
-grep -h "^cpu:" .build/debug-build.log .build/release-build.log .build/ui-test.log .build/extension-test.log .build/test-share-*.log 2>/dev/null
+grep -h "^cpu:" .build/debug-build.log .build/ui-test.log .build/extension-test.log .build/test-share-*.log 2>/dev/null
 read -r busy_after idle_after <<< "$(machine_cpu)"
 echo "cpu: the machine was busy $(( busy_after - busy_before )) CPU seconds and idle $(( idle_after - idle_before )) (of every process, the run's and any other)"
 verdict() { [ "$1" = 0 ] && echo passed || echo FAILED; }
-stamp "done: Swift tests $(verdict "$swift_status"), release binary $(verdict "$release_status"), browser flows $(verdict "$ui_status")"
-[ "$swift_status" = 0 ] && [ "$release_status" = 0 ] && [ "$ui_status" = 0 ]
+stamp "done: Swift tests $(verdict "$swift_status"), browser flows $(verdict "$ui_status")"
+[ "$swift_status" = 0 ] && [ "$ui_status" = 0 ]

@@ -2,12 +2,11 @@ import Foundation
 import PassboxTestKit
 import Testing
 
-/// The release binary (what `make run` builds) refuses every test hook: a cheap key derivation, an agent
-/// auto-lock in seconds, another PAM service. `make test` builds it with `make run`'s flags but without the
-/// optimiser (the hooks are removed by `#if DEBUG`, which only the debug configuration defines; the optimiser
-/// changes nothing of that) and names it in PASSBOX_RELEASE_BINARY; without that variable these tests are
-/// skipped, and say so. Run against `make run`'s own binary: PASSBOX_RELEASE_BINARY=.build/release/passbox.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["PASSBOX_RELEASE_BINARY"] != nil, "PASSBOX_RELEASE_BINARY is not set (make test sets it)"))
+/// The release binary (what `make run` builds, and the Debian package ships) refuses every test hook: a cheap
+/// key derivation, an agent auto-lock in seconds, another PAM service. `make release-test` (part of `make
+/// deploy-test`, which CI runs after `make test`) builds it and names it in PASSBOX_RELEASE_BINARY; without
+/// that variable these tests are skipped, and say so.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["PASSBOX_RELEASE_BINARY"] != nil, "PASSBOX_RELEASE_BINARY is not set (make release-test sets it)"))
 struct ReleaseBinaryTests {
     let password = "correct horse battery"
 

@@ -69,6 +69,9 @@ CLICK_POINT_JS = """(e) => {
   return [x, y, !!top && (top === e || e.contains(top) || (e.tagName === 'LABEL' && e.control === top)), top ? top.outerHTML.slice(0, 120) : ''];
 }"""
 
+# The click point, or null for an <option> (which a click selects instead): one call for both.
+CLICK_POINT_OR_OPTION_JS = f"(e) => e.tagName === 'OPTION' ? null : ({CLICK_POINT_JS})(e)"
+
 _SELECT_OPTION = """(o) => {
   if (!o.isConnected) throw new Error('passbox-stale');
   const s = o.closest('select');
@@ -162,10 +165,11 @@ class FirefoxElement:
         return self._driver._find(self._ref, by, value, single=False)
 
     def click(self):
-        if self.tag_name == "option":
+        point = self._call(CLICK_POINT_OR_OPTION_JS)
+        if point is None:
             self._call(_SELECT_OPTION)
             return
-        x, y, on_top, other = self._call(CLICK_POINT_JS)
+        x, y, on_top, other = point
         if not on_top:
             raise ElementClickInterceptedException(f"the click at ({x:.0f}, {y:.0f}) would land on {other}")
         # At the element's centre as Firefox finds it when it clicks: the page may have moved it since (an editor

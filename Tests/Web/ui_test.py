@@ -25,7 +25,7 @@ from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 import orphans
-from bidi_driver import CLICK_POINT_JS, SHOWN_TEXT_JS, FirefoxDriver
+from bidi_driver import CLICK_POINT_OR_OPTION_JS, SHOWN_TEXT_JS, FirefoxDriver
 from passbox_server import Server
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -157,7 +157,7 @@ class ChromiumElement(WebElement):
         return self.parent.execute_script(f"return ({SHOWN_TEXT_JS})(arguments[0])", self)
 
     def click(self):
-        point = self.parent.execute_script(f"return arguments[0].tagName === 'OPTION' ? null : ({CLICK_POINT_JS})(arguments[0])", self)
+        point = self.parent.execute_script(f"return ({CLICK_POINT_OR_OPTION_JS})(arguments[0])", self)
         if point is None:
             return super().click()  # an <option>: chromedriver selects it, as the specification's click does
         x, y, on_top, other = point
