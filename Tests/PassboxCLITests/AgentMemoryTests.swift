@@ -35,22 +35,9 @@ import Testing
             let n = region.withUnsafeMutableBytes { pread(mem, $0.baseAddress, $0.count, off_t(Int64(bitPattern: bounds[0]))) }
             guard n > 0 else { continue }
             regionsRead += 1
-            found += count(pattern, in: region[0..<n])
+            found += ByteSearch.count(pattern, in: Data(region[0..<n]))
         }
         guard regionsRead > 0 else { throw RealAgent.Failure(description: "no writable mapping of process \(pid) could be read") }
-        return found
-    }
-
-    static func count(_ pattern: [UInt8], in region: ArraySlice<UInt8>) -> Int {
-        guard let first = pattern.first, region.count >= pattern.count else { return 0 }
-        var found = 0
-        var index = region.startIndex
-        let last = region.endIndex - pattern.count
-        while index <= last {
-            guard let hit = region[index...last].firstIndex(of: first) else { break }
-            if region[hit..<(hit + pattern.count)].elementsEqual(pattern) { found += 1 }
-            index = hit + 1
-        }
         return found
     }
 

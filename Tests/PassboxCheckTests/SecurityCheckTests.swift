@@ -207,6 +207,15 @@ import PassboxWording
         let breaches = try BreachCatalog.parse(Data(contentsOf: root.appendingPathComponent("Sources/PassboxService/Data/hibp-breaches.json")))
         let sites = try TwoFactorDirectory.parse(Data(contentsOf: root.appendingPathComponent("Sources/PassboxService/Data/2fa-directory-totp.json")))
         #expect(breaches.breaches.count > 700 && breaches.breaches.count < 875)
+        // Its dates as UTC instants: Adobe's breach on 4 October 2013, published 4 December 2013 at midnight.
+        let adobe = try #require(breaches.breaches.first { $0.name == "Adobe" })
+        #expect(adobe.breachDate == Date(timeIntervalSince1970: 1_380_844_800))
+        #expect(adobe.addedDate == Date(timeIntervalSince1970: 1_386_115_200))
+        let dated = try BreachCatalog.parse(Data(#"[{"Name":"T","Domain":"t.example","AddedDate":"2024-02-29T23:59:58Z","BreachDate":"2024-02-29"},{"Name":"U","Domain":"u.example","AddedDate":"29.02.2024","BreachDate":"2024-02-29"},{"Name":"V","Domain":"v.example","AddedDate":"2024-03-01T00:00:00Z","BreachDate":"soon"}]"#.utf8))
+        #expect(dated.breaches.map(\.name) == ["T", "V"])
+        #expect(dated.breaches.first?.addedDate == Date(timeIntervalSince1970: 1_709_251_198))
+        #expect(dated.breaches.first?.breachDate == Date(timeIntervalSince1970: 1_709_164_800))
+        #expect(dated.breaches.last?.breachDate == nil)
         #expect(sites.sites.count == 845)
         #expect(sites.sites.contains { $0.name == "1&1 IONOS" })
         #expect(throws: ValidationError.self) { try BreachCatalog.parse(Data("{}".utf8)) }
