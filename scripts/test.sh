@@ -65,7 +65,7 @@ trap stop_lanes EXIT
 # The test tools (the browsers, PostgreSQL, the peers: the Makefile's TEST_PACKAGES, named by PASSBOX_TEST_DEPS,
 # which make test sets) and the web tools from PyPI are installed beside the builds, which need only the -dev
 # packages `make deps` installed before: on a fresh machine their download and unpacking (about a minute here)
-# no longer comes before the builds. Waited for once the tests are built.
+# no longer comes before the builds. Waited for once the binary is built, before the browser flows start.
 stamp "installing the test tools beside the builds (output in .build/test-tools.log)"
 setsid bash -c "${PASSBOX_TEST_DEPS:-true}"' && scripts/fetch-axe.sh .build/web-tools && scripts/fetch-webauthn.sh .build/web-tools/py' > .build/test-tools.log 2>&1 &
 tools=$!
