@@ -3,7 +3,8 @@
 #              (SQLite, 127.0.0.1:8787), starts the agent and ends with the web UI's address (opened in the
 #              browser when a display exists)
 #   make stop  stops that server
-#   make test  installs what is missing, builds and runs every test (PostgreSQL's tests on a throwaway cluster)
+#   make test  installs what is missing, builds and runs every test (PostgreSQL's tests on a throwaway cluster);
+#              make deploy-test, which CI runs after it as root, runs the release binary's and the deployment's
 #   make fuzz  runs every libFuzzer target in Fuzz/ for FUZZ_SECONDS (60) seconds (scripts/fuzz.sh)
 #   make check the fast lane: the unit tests that need no agent, server, database or browser
 #   make soak  the long randomised runs (the sync simulation's 2,000 operations from a new seed, the incremental saves' 200 steps)

@@ -80,7 +80,7 @@ stamp "building the debug binary"
 stamp "waiting for the test tools"
 wait "$tools" || { cat .build/test-tools.log; echo "the test tools could not be installed (.build/test-tools.log)"; exit 1; }
 export PASSBOX_WEBAUTHN_PY="$PWD/.build/web-tools/py"
-flows=$PWD/.build/make-test/flows
+export flows=$PWD/.build/make-test/flows
 rm -rf "$flows" && mkdir -p "$flows" && cp -a .build/make-test/debug/passbox .build/make-test/debug/*.resources "$flows"/ || exit 1
 
 # The browser extension's flows (Chromium in English and Firefox ESR in German;
@@ -89,10 +89,10 @@ rm -rf "$flows" && mkdir -p "$flows" && cp -a .build/make-test/debug/passbox .bu
 # and agents most of the time, and one after the other they were the run's longest lane (716 s of 716).
 stamp "browser flows started (output in .build/ui-test.log and .build/extension-test.log)"
 setsid bash -c '
-  cpu "the web UI flows" /usr/bin/python3 Tests/Web/ui_test.py --passbox '"$flows"'/passbox --axe .build/web-tools/axe.min.js \
+  cpu "the web UI flows" /usr/bin/python3 Tests/Web/ui_test.py --passbox "$flows/passbox" --axe .build/web-tools/axe.min.js \
     --artifacts .build/ui-screenshots > .build/ui-test.log 2>&1 &
   web=$!
-  ( cpu "the extension flows" /usr/bin/python3 Tests/Web/extension_test.py --passbox '"$flows"'/passbox \
+  ( cpu "the extension flows" /usr/bin/python3 Tests/Web/extension_test.py --passbox "$flows/passbox" \
     --artifacts .build/extension-screenshots ) > .build/extension-test.log 2>&1
   extension=$?
   wait "$web"; web=$?

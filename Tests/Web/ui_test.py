@@ -14,7 +14,7 @@ Usage: ui_test.py --passbox PATH --axe PATH/axe.min.js --artifacts DIR
 import argparse, base64, concurrent.futures, fcntl, functools, http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time, traceback
 
 from selenium import webdriver
-from selenium.common.exceptions import ElementClickInterceptedException, MoveTargetOutOfBoundsException, StaleElementReferenceException, TimeoutException
+from selenium.common.exceptions import ElementClickInterceptedException, ElementNotInteractableException, MoveTargetOutOfBoundsException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
@@ -168,7 +168,7 @@ class ChromiumElement(WebElement):
         actions.pointer_action.click()
         try:
             actions.perform()
-        except MoveTargetOutOfBoundsException as e:
+        except (MoveTargetOutOfBoundsException, ElementNotInteractableException) as e:
             # The page hid or moved the element between the check above and the move (a screen being redrawn):
             # nothing was pressed, so the caller's wait finds it again and retries, as for a replaced element.
             raise StaleElementReferenceException(str(e))
