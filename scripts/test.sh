@@ -4,8 +4,9 @@
 #
 #   t=0            the test tools install (PASSBOX_TEST_DEPS, then axe-core and py_webauthn from PyPI)
 #   t=0            the debug binary builds (.build/make-test)
-#   then           once it and the tools are there, the browser flows start, beside the tests' build
-#   then           the Swift tests (in four processes), beside the flows
+#   then           the tests build; the browser flows start once the binary and the tools are there (on a
+#                  fresh machine the tools may come after the binary: the build does not wait for them)
+#   then           the Swift tests (in four processes; they need the tools too), beside the flows
 #
 # The release binary's own tests (ReleaseBinaryTests: the test hooks are absent) run in `make deploy-test`
 # (`make release-test`), against the optimised binary `make run` and the Debian package use, which that target
@@ -65,20 +66,20 @@ trap stop_lanes EXIT
 # The test tools (the browsers, PostgreSQL, the peers: the Makefile's TEST_PACKAGES, named by PASSBOX_TEST_DEPS,
 # which make test sets) and the web tools from PyPI are installed beside the builds, which need only the -dev
 # packages `make deps` installed before: on a fresh machine their download and unpacking (about a minute here)
-# no longer comes before the builds. Waited for once the binary is built, before the browser flows start.
+# no longer comes before the builds. The lane writes its status to .build/test-tools.status when it ends: the
+# browser flows' lane waits for that file, the Swift tests for the lane itself.
 stamp "installing the test tools beside the builds (output in .build/test-tools.log)"
-setsid bash -c "${PASSBOX_TEST_DEPS:-true}"' && scripts/fetch-axe.sh .build/web-tools && scripts/fetch-webauthn.sh .build/web-tools/py' > .build/test-tools.log 2>&1 &
+rm -f .build/test-tools.status
+setsid bash -c "{ ${PASSBOX_TEST_DEPS:-true}"' && scripts/fetch-axe.sh .build/web-tools && scripts/fetch-webauthn.sh .build/web-tools/py; }; status=$?; echo $status > .build/test-tools.status; exit $status' > .build/test-tools.log 2>&1 &
 tools=$!
 
-# The binary first, then the tests: the browser flows need only the binary, and start as soon as it is built,
-# beside the tests' compile. A build waits on its modules' dependencies and left a quarter of two cores idle
+# The binary first, then the tests: the browser flows need only the binary (and the tools), and start as soon
+# as it is built, beside the tests' compile. A build waits on its modules' dependencies and left a quarter of two cores idle
 # (339 CPU s in 215 s here); the flows were the last lane to end, and now start some 80 s earlier. They run a
 # copy of the binary, with its resource bundles beside it, so the tests' build may relink the original.
 stamp "building the debug binary"
 # shellcheck disable=SC2086
 ( cpu "the debug build of the binary" $swift build --product passbox $debug_flags ) 2>&1 | tee .build/debug-build.log; [ "${PIPESTATUS[0]}" = 0 ] || exit 1
-stamp "waiting for the test tools"
-wait "$tools" || { cat .build/test-tools.log; echo "the test tools could not be installed (.build/test-tools.log)"; exit 1; }
 export PASSBOX_WEBAUTHN_PY="$PWD/.build/web-tools/py"
 export flows=$PWD/.build/make-test/flows
 rm -rf "$flows" && mkdir -p "$flows" && cp -a .build/make-test/debug/passbox .build/make-test/debug/*.resources "$flows"/ || exit 1
@@ -87,8 +88,14 @@ rm -rf "$flows" && mkdir -p "$flows" && cp -a .build/make-test/debug/passbox .bu
 # Tests/Web/extension_test.py --matrix full runs both in both languages) run beside the web UI's
 # (16 runs: every flow in Chromium and Firefox ESR and in both languages, paired, two at a time): each waits on its browsers
 # and agents most of the time, and one after the other they were the run's longest lane (716 s of 716).
-stamp "browser flows started (output in .build/ui-test.log and .build/extension-test.log)"
+# The lane waits for the tools' status (the browsers, axe-core): on a fresh machine they may come after the
+# binary, and the tests' build goes on meanwhile. Polled: the tools' lane is not this lane's child.
+stamp "the browser flows start once the test tools are there (output in .build/ui-test.log and .build/extension-test.log)"
+export started
 setsid bash -c '
+  until [ -e .build/test-tools.status ]; do sleep 1; done
+  [ "$(cat .build/test-tools.status)" = 0 ] || { echo "the test tools could not be installed (.build/test-tools.log): no browser flow ran" | tee .build/ui-test.log; exit 1; }
+  echo "[$(( $(date +%s) - started )) s] the test tools are there: the browser flows start"
   cpu "the web UI flows" /usr/bin/python3 Tests/Web/ui_test.py --passbox "$flows/passbox" --axe .build/web-tools/axe.min.js \
     --artifacts .build/ui-screenshots > .build/ui-test.log 2>&1 &
   web=$!
@@ -102,6 +109,10 @@ ui=$!
 stamp "building the tests"
 # shellcheck disable=SC2086
 ( cpu "the tests' build" $swift build --build-tests $debug_flags ) 2>&1 | tee -a .build/debug-build.log; [ "${PIPESTATUS[0]}" = 0 ] || exit 1
+# The Swift tests need the tools too (PostgreSQL, the peers).
+stamp "waiting for the test tools"
+wait "$tools" || { cat .build/test-tools.log; echo "the test tools could not be installed (.build/test-tools.log)"; exit 1; }
+tools=""
 
 # The Swift tests in several processes (PASSBOX_TEST_SHARES, 4 by default), each with every test of its share
 # side by side. Swift's concurrency runs the test functions on as many threads as there are cores, and a test
