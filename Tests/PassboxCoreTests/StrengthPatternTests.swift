@@ -5,25 +5,39 @@ import Testing
 /// Patterns the reference list cannot hold: inputs far past the reference's length limit, and German words
 /// the reference does not know (it has no German list; they should cost what common English words cost).
 @Suite struct StrengthPatternTests {
-    /// The one-pass tables equal what the plain derivation over Strings makes (split on spaces, German words
-    /// of fewer than five characters left out but counted in the ranks, the passwords list's rank over the
-    /// German one, keys and starts of up to 7 and 4 ASCII bytes packed with the length in the top byte).
+    /// The lookup tables made in C (RankedDictionary.c) answer what the plain derivation over Swift Strings
+    /// answers: the lists split on spaces, German words of fewer than five characters left out but counted in
+    /// the ranks, the passwords list's rank over the German one, every start of up to four characters of an
+    /// entry (and no other start of up to three letters), and the passwords list's words as the reference's.
     @Test func theDictionaryTablesAreThePlainDerivations() {
         var ranks = [String: Int]()
         for (i, w) in RankedDictionary.germanWordsByFrequency.split(separator: " ").enumerated() where w.count >= RankedDictionary.germanMinimumLength { ranks[String(w)] = i + 1 }
-        for (i, w) in RankedDictionary.passwordsByRank.split(separator: " ").enumerated() { ranks[String(w)] = i + 1 }
-        func packed(_ bytes: ArraySlice<UInt8>) -> UInt64 { bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } | UInt64(bytes.count) << 56 }
-        var packedRanks = [UInt64: Int](), packedPrefixes = Set<UInt64>()
-        for (key, rank) in ranks where key.utf8.allSatisfy({ $0 < 0x80 }) {
-            let bytes = ArraySlice(key.utf8)
-            if bytes.count <= 7 { packedRanks[packed(bytes)] = rank }
-            for length in 1...min(RankedDictionary.prefixLength, bytes.count) { packedPrefixes.insert(packed(bytes.prefix(length))) }
+        let passwords = RankedDictionary.passwordsByRank.split(separator: " ").map(String.init)
+        for (i, w) in passwords.enumerated() { ranks[w] = i + 1 }
+        let reference = Set(passwords)
+        var starts = Set<String>()
+        for key in ranks.keys {
+            var start = ""
+            for scalar in key.unicodeScalars.prefix(RankedDictionary.prefixLength) {
+                start.unicodeScalars.append(scalar)
+                starts.insert(start)
+            }
         }
-        let tables = RankedDictionary.tables
-        #expect(tables.ranks == ranks && tables.ranks.count > 50_000)
-        #expect(tables.packedRanks == packedRanks && tables.packedPrefixes == packedPrefixes)
-        #expect(tables.longestEntry == ranks.keys.map(\.count).max())
-        #expect(RankedDictionary.referencePasswords == Set(RankedDictionary.passwordsByRank.split(separator: " ").map(String.init)))
+        let wrong = ranks.filter { key, rank in RankedDictionary.rank(key) != rank || RankedDictionary.isReferencePassword(key) != reference.contains(key) }
+        #expect(wrong.isEmpty, "\(wrong.count) entries answered wrongly, such as \(wrong.prefix(3))")
+        #expect(RankedDictionary.count == ranks.count && ranks.count > 50_000)
+        #expect(RankedDictionary.longestEntry == ranks.keys.map(\.count).max())
+        // Every start is one; of every key of one to three letters (umlauts too), only the starts are.
+        let letters = "abcdefghijklmnopqrstuvwxyzäöü".map(String.init)
+        var short = letters
+        for a in letters { for b in letters { short.append(a + b); for c in letters { short.append(a + b + c) } } }
+        let wrongStarts = (Array(starts) + short).filter { RankedDictionary.mayStartEntry($0) != starts.contains($0) }
+        #expect(wrongStarts.isEmpty, "\(wrongStarts.count) starts answered wrongly, such as \(wrongStarts.prefix(5))")
+        #expect(RankedDictionary.rank("zzzzqqqq") == nil && RankedDictionary.rank("") == nil && !RankedDictionary.isReferencePassword("zzzzqqqq"))
+        // A key written with combining marks (NFD) is the entry it is canonically equal to, as it was with Strings.
+        let umlauted = ranks.keys.filter { $0.contains("ä") }.min()!
+        let decomposed = umlauted.decomposedStringWithCanonicalMapping
+        #expect(decomposed.unicodeScalars.count > umlauted.unicodeScalars.count && RankedDictionary.rank(decomposed) == ranks[umlauted])
     }
 
     struct Repeat: CustomTestStringConvertible, Sendable {

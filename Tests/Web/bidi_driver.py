@@ -72,6 +72,35 @@ CLICK_POINT_JS = """(e) => {
 # The click point, or null for an <option> (which a click selects instead): one call for both.
 CLICK_POINT_OR_OPTION_JS = f"(e) => e.tagName === 'OPTION' ? null : ({CLICK_POINT_JS})(e)"
 
+# The same after the page's next two frames (a click sent in the same instant as the last typed key was lost
+# now and then in Firefox, as no person's click is), in the same call: a promise of the point, ['stale'] when
+# the element left the page meanwhile (a rejection would not reach chromedriver's asynchronous script).
+SETTLED_CLICK_POINT_JS = f"""(e) => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {{
+  try {{ resolve(({CLICK_POINT_OR_OPTION_JS})(e)); }} catch (error) {{ resolve(['stale', String(error)]); }}
+}})))"""
+
+
+def click_at(point, select_option, press, lost):
+    """An element's click once its POINT is known (from CLICK_POINT_OR_OPTION_JS or SETTLED_CLICK_POINT_JS), the
+    same steps in both browsers: an <option> (no point) is selected with SELECT_OPTION(); a point with another
+    element on top raises ElementClickInterceptedException; otherwise PRESS() is the trusted pointer click at
+    the element as the browser then finds it. An element gone (['stale', …]), or one the page hid or moved
+    between the check and the move (LOST(error) true for PRESS's error: nothing was pressed), raises
+    StaleElementReferenceException, so the caller's wait finds it again and retries."""
+    if point is None:
+        return select_option()
+    if point[0] == "stale":
+        raise StaleElementReferenceException(point[1])
+    x, y, on_top, other = point
+    if not on_top:
+        raise ElementClickInterceptedException(f"the click at ({x:.0f}, {y:.0f}) would land on {other}")
+    try:
+        press()
+    except Exception as e:
+        if lost(e):
+            raise StaleElementReferenceException(str(e)) from None
+        raise
+
 _SELECT_OPTION = """(o) => {
   if (!o.isConnected) throw new Error('passbox-stale');
   const s = o.closest('select');
@@ -164,24 +193,13 @@ class FirefoxElement:
     def find_elements(self, by, value):
         return self._driver._find(self._ref, by, value, single=False)
 
-    def click(self):
-        point = self._call(CLICK_POINT_OR_OPTION_JS)
-        if point is None:
-            self._call(_SELECT_OPTION)
-            return
-        x, y, on_top, other = point
-        if not on_top:
-            raise ElementClickInterceptedException(f"the click at ({x:.0f}, {y:.0f}) would land on {other}")
+    def click(self, settled=False):
+        """A click (SETTLED: after the page's next two frames, in the same call as the point; see click_at)."""
+        point = self._call(SETTLED_CLICK_POINT_JS if settled else CLICK_POINT_OR_OPTION_JS)
         # At the element's centre as Firefox finds it when it clicks: the page may have moved it since (an editor
         # whose later parts arrive pushes its Save button down).
-        try:
-            self._driver.ff.click_node(self._driver.context, self.id)
-        except bidi.BiDiError as e:
-            # The page hid or replaced the node between the check above and the move (a screen being redrawn):
-            # the move fails before any button goes down, so the caller's wait finds the node again and retries.
-            if "move target out of bounds" in str(e) or "no such element" in str(e):
-                raise StaleElementReferenceException(str(e))
-            raise
+        click_at(point, lambda: self._call(_SELECT_OPTION), lambda: self._driver.ff.click_node(self._driver.context, self.id),
+                 lambda e: isinstance(e, bidi.BiDiError) and ("move target out of bounds" in str(e) or "no such element" in str(e)))
 
     def clear(self):
         self._call(_CLEAR)

@@ -25,7 +25,7 @@ from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 import orphans
-from bidi_driver import CLICK_POINT_OR_OPTION_JS, SHOWN_TEXT_JS, FirefoxDriver
+from bidi_driver import CLICK_POINT_OR_OPTION_JS, SETTLED_CLICK_POINT_JS, SHOWN_TEXT_JS, FirefoxDriver, click_at
 from passbox_server import Server
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -156,22 +156,20 @@ class ChromiumElement(WebElement):
     def text(self):
         return self.parent.execute_script(f"return ({SHOWN_TEXT_JS})(arguments[0])", self)
 
-    def click(self):
-        point = self.parent.execute_script(f"return ({CLICK_POINT_OR_OPTION_JS})(arguments[0])", self)
-        if point is None:
-            return super().click()  # an <option>: chromedriver selects it, as the specification's click does
-        x, y, on_top, other = point
-        if not on_top:
-            raise ElementClickInterceptedException(f"the click at ({x:.0f}, {y:.0f}) would land on {other}")
-        actions = ActionBuilder(self.parent, duration=0)
-        actions.pointer_action.move_to(self)
-        actions.pointer_action.click()
-        try:
+    def click(self, settled=False):
+        """A click (SETTLED: after the page's next two frames, in the same call as the point; see click_at)."""
+        if settled:
+            point = self.parent.execute_async_script(f"({SETTLED_CLICK_POINT_JS})(arguments[0]).then(arguments[arguments.length - 1])", self)
+        else:
+            point = self.parent.execute_script(f"return ({CLICK_POINT_OR_OPTION_JS})(arguments[0])", self)
+
+        def press():
+            actions = ActionBuilder(self.parent, duration=0)
+            actions.pointer_action.move_to(self)
+            actions.pointer_action.click()
             actions.perform()
-        except (MoveTargetOutOfBoundsException, ElementNotInteractableException) as e:
-            # The page hid or moved the element between the check above and the move (a screen being redrawn):
-            # nothing was pressed, so the caller's wait finds it again and retries, as for a replaced element.
-            raise StaleElementReferenceException(str(e))
+        # An <option>: chromedriver selects it, as the specification's click does.
+        click_at(point, super().click, press, lambda e: isinstance(e, (MoveTargetOutOfBoundsException, ElementNotInteractableException)))
 
 
 class UI:
@@ -306,9 +304,8 @@ return null;"""
             e = find()
             if e is None:
                 return False
-            self.settle()
             try:
-                e.click()  # a StaleElementReferenceException here is ignored by wait, which tries again
+                e.click(settled=True)  # a StaleElementReferenceException here is ignored by wait, which tries again
             except ElementClickInterceptedException:
                 return intercepted(e)
             return True

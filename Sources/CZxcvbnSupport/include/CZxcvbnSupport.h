@@ -5,6 +5,8 @@
 
 #include <zxcvbn.h>
 
+#include "RankedDictionary.h"
+
 /// 1 when libzxcvbn could be loaded. The functions below load it on first use, from any thread.
 int CZxcvbn_available(void);
 /// ZxcvbnMatch: the entropy in bits and the matches in `info` (freed with CZxcvbn_freeInfo); when libzxcvbn

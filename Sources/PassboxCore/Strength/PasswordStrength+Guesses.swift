@@ -98,7 +98,7 @@ extension PasswordStrength {
             // (the reference keeps each word only in its cheapest list). libzxcvbn's older list ranks some a little
             // lower ("summer" about 65 for 69), enough to drop "summer2024" a score below the reference.
             if match.pointee.Type.rawValue == DICTIONARY_MATCH.rawValue,
-                RankedDictionary.referencePasswords.contains(String(String.UnicodeScalarView(scalars[start..<end])).lowercased())
+                RankedDictionary.isReferencePassword(String(String.UnicodeScalarView(scalars[start..<end])).lowercased())
             {
                 continue
             }

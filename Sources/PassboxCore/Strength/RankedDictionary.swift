@@ -1,3 +1,4 @@
+internal import CZxcvbnSupport
 import Foundation
 
 /// The ranked dictionaries the strength estimate adds to libzxcvbn's own, each ranked the way the reference
@@ -14,130 +15,78 @@ enum RankedDictionary {
     /// "dich", "mein") cost far less here than the reference's letter-by-letter price, and made German phrases
     /// the reference rated exactly ("ichliebedich") one below it (issue 28). A short word is priced as the
     /// reference prices it.
-    static let germanMinimumLength = 5
+    static let germanMinimumLength = Int(RANKED_DICTIONARY_GERMAN_MINIMUM_LENGTH)
 
-    static var ranks: [String: Int] { tables.ranks }
+    /// The lists, in C (`CZxcvbnSupport`'s RankedDictionaryData.c, generated), with their lookup tables, made
+    /// there on first use: made here from Swift Strings they cost 70 ms of every debug `passbox` that rated a
+    /// password and 39 ms of a release one; in C 17 ms unoptimised and 10 ms optimised (December 2026).
+    static var passwordsByRank: String { String(cString: RankedDictionary_passwordsList()) }
+    static var germanWordsByFrequency: String { String(cString: RankedDictionary_germanWordsList()) }
 
-    /// The reference's passwords list: a word of it is offered here at the reference's own rank.
-    static let referencePasswords: Set<String> = {
-        var out = Set<String>()
-        eachWord(of: passwordsByRank) { word, _, _ in out.insert(String(decoding: word, as: UTF8.self)) }
-        return out
-    }()
+    /// The rank of the entry whose lower-case UTF-8 bytes these are, nil when they are none.
+    static func rank(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        let rank = RankedDictionary_rank(bytes.baseAddress, bytes.count, nil)
+        return rank == 0 ? nil : Int(rank)
+    }
+
+    /// The rank of `key` (lower case), nil when it is no entry. The lists are in composed form (NFC); a key
+    /// with combining marks is composed first, as Swift's String equality would have matched it.
+    static func rank(_ key: String) -> Int? {
+        var key = composed(key)
+        return key.withUTF8 { rank($0) }
+    }
+
+    /// Whether `word` (lower case) is a word of the reference's passwords list, offered here at the reference's
+    /// own rank.
+    static func isReferencePassword(_ word: String) -> Bool {
+        var word = composed(word)
+        var fromPasswords: Int32 = 0
+        let rank = word.withUTF8 { RankedDictionary_rank($0.baseAddress, $0.count, &fromPasswords) }
+        return rank != 0 && fromPasswords == 1
+    }
+
+    private static func composed(_ key: String) -> String {
+        key.unicodeScalars.contains { $0.properties.canonicalCombiningClass != .notReordered } ? key.precomposedStringWithCanonicalMapping : key
+    }
 
     /// The longest entry, in characters: no longer substring needs looking up.
-    static var longestEntry: Int { tables.longestEntry }
+    static var longestEntry: Int { RankedDictionary_longestEntry() }
+    /// How many entries there are.
+    static var count: Int { RankedDictionary_count() }
 
-    /// Every start of up to `prefixLength` characters of an entry: a substring whose first characters start
-    /// no entry is not extended further. Random passwords stop after two or three characters instead of
+    /// Every start of up to `prefixLength` characters of an entry is kept: a substring whose first characters
+    /// start no entry is not extended further. Random passwords stop after two or three characters instead of
     /// being looked up at every length (the Security Check rates every login's password).
-    static let prefixLength = 4
+    static let prefixLength = Int(RANKED_DICTIONARY_PREFIX_LENGTH)
 
-    /// False only when `key` (of `scalarCount` Unicode scalars) is short enough to be in `prefixes` and is
-    /// not: no entry starts with it (and, once false for a key, it is false for every longer key from the
-    /// same start). Counted in scalars, which is cheap, not characters, which needs grapheme breaking.
-    static func mayStartEntry(_ key: String, scalarCount: Int) -> Bool {
-        scalarCount > prefixLength || prefixes.contains(key)
-    }
-    static let prefixes: Set<String> = {
-        var out = Set<String>()
-        for key in ranks.keys {
-            var prefix = String.UnicodeScalarView()
-            for scalar in key.unicodeScalars.prefix(prefixLength) {
-                prefix.append(scalar)
-                out.insert(String(prefix))
-            }
-        }
-        return out
-    }()
-
-    /// The entries and entry starts of up to 7 ASCII bytes as integers (the bytes, then the length in the top
-    /// byte): an ASCII password's substrings are looked up without making a String for each.
-    static var packedRanks: [UInt64: Int] { tables.packedRanks }
-    static var packedPrefixes: Set<UInt64> { tables.packedPrefixes }
-
-    /// The tables an ASCII password is looked up in, made in one pass over the lists' bytes when a password is
-    /// first rated (each `passbox` command that rates one pays it): a String for each entry, the packed
-    /// integers without one. (Four passes over Strings made `passbox strength` take 0.46 s in the debug build
-    /// in December 2026, this one 0.15 s.) `prefixes` and `referencePasswords`, for the rarer paths, are
-    /// made apart when first needed.
-    struct Tables {
-        var ranks: [String: Int] = [:]
-        var packedRanks: [UInt64: Int] = [:]
-        var packedPrefixes = Set<UInt64>()
-        var longestEntry = 0
-    }
-    static let tables: Tables = {
-        var t = Tables()
-        t.ranks.reserveCapacity(60_000)
-        t.packedRanks.reserveCapacity(40_000)
-        func add(_ word: UnsafeBufferPointer<UInt8>, _ ascii: Bool, _ rank: Int, german: Bool) {
-            let text = String(decoding: word, as: UTF8.self)
-            let characters = ascii ? word.count : text.count
-            if german && characters < germanMinimumLength { return }
-            t.ranks[text] = rank
-            t.longestEntry = max(t.longestEntry, characters)
-            guard ascii else { return }
-            var packed: UInt64 = 0
-            for i in 0..<word.count {
-                packed = packed << 8 | UInt64(word[i])
-                if i < 7 && i + 1 == word.count { t.packedRanks[packed | UInt64(i + 1) << 56] = rank }
-                if i < prefixLength { t.packedPrefixes.insert(packed | UInt64(i + 1) << 56) }
-            }
-        }
-        // German first, so a word of both lists keeps the passwords list's rank (see `germanMinimumLength`).
-        eachWord(of: germanWordsByFrequency) { add($0, $1, $2, german: true) }
-        eachWord(of: passwordsByRank) { add($0, $1, $2, german: false) }
-        return t
-    }()
-
-    /// Calls `body` with each space-separated word of `list` as UTF-8 bytes, whether it is all ASCII, and its
-    /// rank (its place in the list, from 1).
-    static func eachWord(of list: String, _ body: (UnsafeBufferPointer<UInt8>, Bool, Int) -> Void) {
-        var list = list
-        list.withUTF8 { bytes in
-            var rank = 0, start = 0, ascii = true
-            for i in 0...bytes.count {
-                if i == bytes.count || bytes[i] == 0x20 {
-                    if i > start {
-                        rank += 1
-                        body(UnsafeBufferPointer(rebasing: bytes[start..<i]), ascii, rank)
-                    }
-                    start = i + 1
-                    ascii = true
-                } else if bytes[i] >= 0x80 {
-                    ascii = false
-                }
-            }
-        }
+    /// False only when `key` is short enough to be among the entries' starts and is not one: no entry starts
+    /// with it (and, once false for a key, it is false for every longer key from the same start).
+    static func mayStartEntry(_ key: String) -> Bool {
+        var key = composed(key)
+        return key.withUTF8 { RankedDictionary_mayStartEntry($0.baseAddress, $0.count) == 1 }
     }
 
-    /// `matches(in:)` for a password of ASCII only (the common case): lowered by arithmetic, keys of up to 7
-    /// bytes looked up as integers, no String made but for the longer keys and the matches found.
+    /// `matches(in:)` for a password of ASCII only (the common case): lowered by arithmetic and looked up as
+    /// bytes, no String made but for the matches found.
     static func asciiMatches(in scalars: [Unicode.Scalar]) -> [StrengthMatch] {
         let bytes = scalars.map { s -> UInt8 in
             let b = UInt8(s.value)
             return b >= 0x41 && b <= 0x5A ? b + 32 : b
         }
-        let ranks = Self.ranks, packedRanks = Self.packedRanks, packedPrefixes = Self.packedPrefixes, longestEntry = Self.longestEntry
+        let longestEntry = Self.longestEntry
         var found = [StrengthMatch]()
-        for start in bytes.indices {
-            var packed: UInt64 = 0
-            for end in start..<min(bytes.count, start + longestEntry) {
-                let length = end - start + 1
-                let rank: Int?
-                if length <= 7 {
-                    packed = packed << 8 | UInt64(bytes[end])
-                    let key = packed | UInt64(length) << 56
-                    // A start that begins no entry ends the search from this start (see `prefixes`).
-                    if length <= prefixLength, !packedPrefixes.contains(key) { break }
-                    rank = packedRanks[key]
-                } else {
-                    rank = ranks[String(decoding: bytes[start...end], as: UTF8.self)]
+        bytes.withUnsafeBufferPointer { bytes in
+            for start in bytes.indices {
+                for end in start..<min(bytes.count, start + longestEntry) {
+                    let length = end - start + 1
+                    let key = bytes.baseAddress! + start
+                    // A start that begins no entry ends the search from this start (see `prefixLength`).
+                    if length <= prefixLength, RankedDictionary_mayStartEntry(key, length) == 0 { break }
+                    let rank = RankedDictionary_rank(key, length, nil)
+                    guard rank != 0 else { continue }
+                    let variations = uppercaseVariations(asciiBytes: scalars[start...end].lazy.map { UInt8($0.value) })
+                    found.append(StrengthMatch(start: start, end: end + 1, pattern: .dictionary, guessesLog10: log10(Double(rank)) + log10(variations)))
                 }
-                guard let rank else { continue }
-                let variations = uppercaseVariations(asciiBytes: scalars[start...end].lazy.map { UInt8($0.value) })
-                found.append(StrengthMatch(start: start, end: end + 1, pattern: .dictionary, guessesLog10: log10(Double(rank)) + log10(variations)))
             }
         }
         return found
@@ -162,30 +111,22 @@ enum RankedDictionary {
             default: letter
             }
         }
-        // (Closures, not key paths: a key path is applied through the runtime, slowly.)
-        let loweredScalars = lowered.map { $0.unicodeScalars.count }
-        let transliteratedScalars = transliterated.map { $0.unicodeScalars.count }
-        // The lazily made tables, read once here rather than through their once-guards at every step.
-        let ranks = Self.ranks, prefixes = Self.prefixes, longestEntry = Self.longestEntry
-        func mayStartEntry(_ key: String, scalarCount: Int) -> Bool { scalarCount > prefixLength || prefixes.contains(key) }
+        let longestEntry = Self.longestEntry
         var found = [StrengthMatch]()
         for start in scalars.indices {
             var key = "", plainKey = ""
-            var keyScalars = 0, plainKeyScalars = 0
             var keyIsPrefix = true, plainKeyIsPrefix = true
             for end in start..<min(scalars.count, start + longestEntry) {
                 key += lowered[end]
                 plainKey += transliterated[end]
-                keyScalars += loweredScalars[end]
-                plainKeyScalars += transliteratedScalars[end]
                 let same = key == plainKey
                 // A short key that starts no entry is no entry either, and no longer key from this start is:
-                // a random password stops here after two or three characters with one set lookup per step.
-                keyIsPrefix = keyIsPrefix && mayStartEntry(key, scalarCount: keyScalars)
-                plainKeyIsPrefix = same ? keyIsPrefix : plainKeyIsPrefix && mayStartEntry(plainKey, scalarCount: plainKeyScalars)
+                // a random password stops here after two or three characters with one lookup per step.
+                keyIsPrefix = keyIsPrefix && mayStartEntry(key)
+                plainKeyIsPrefix = same ? keyIsPrefix : plainKeyIsPrefix && mayStartEntry(plainKey)
                 if !keyIsPrefix && !plainKeyIsPrefix { break }
-                let asWritten = keyIsPrefix ? ranks[key] : nil
-                let transliteratedRank = same || !plainKeyIsPrefix ? nil : ranks[plainKey]
+                let asWritten = keyIsPrefix ? rank(key) : nil
+                let transliteratedRank = same || !plainKeyIsPrefix ? nil : rank(plainKey)
                 guard let rank = [asWritten, transliteratedRank].compactMap({ $0 }).min() else { continue }
                 let token = String(String.UnicodeScalarView(scalars[start...end]))
                 let guessesLog10 = log10(Double(rank)) + log10(uppercaseVariations(token))
