@@ -11,7 +11,7 @@ Screenshots of every screen in both themes and languages go to --artifacts (docs
 
 Usage: ui_test.py --passbox PATH --axe PATH/axe.min.js --artifacts DIR
 """
-import argparse, base64, concurrent.futures, fcntl, functools, http.client, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time, traceback
+import argparse, base64, concurrent.futures, fcntl, functools, http.client, json, os, re, select, shutil, signal, subprocess, sys, tempfile, threading, time, traceback
 
 from selenium import webdriver
 from selenium.common.exceptions import ElementClickInterceptedException, ElementNotInteractableException, MoveTargetOutOfBoundsException, StaleElementReferenceException, TimeoutException
@@ -2076,23 +2076,42 @@ def timer_lock(args, display, language):
         agent.stop()
 
 
-def start_display(number):
-    """An Xvfb of this language's own (the clipboard test reads its display's selection); ready once its socket exists."""
-    display = f":{number}"
-    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    socket_path = f"/tmp/.X11-unix/X{number}"
-    deadline = time.time() + 30
-    while not os.path.exists(socket_path):
-        check(xvfb.poll() is None, f"Xvfb {display} ended at start")
-        check(time.time() < deadline, f"Xvfb {display} made no socket")
-        time.sleep(0.02)
-    return xvfb, display
+def start_display():
+    """An Xvfb of the run's own (the clipboard test reads its display's selection), on a display number it picks
+    itself (-displayfd): no other run, test or X server of the machine can hold the number it gets, where numbers
+    chosen here could be taken (CI once waited 30 s for one that never made its socket). Ready once it has
+    written that number."""
+    read, write = os.pipe()
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+                            pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    written = b""
+    deadline = time.time() + 60
+    try:
+        while not written.endswith(b"\n"):
+            ready, _, _ = select.select([read], [], [], max(0.0, deadline - time.time()))
+            if not ready:
+                xvfb.kill()
+                xvfb.wait()
+                raise Failure("Xvfb named no display within 60 s")
+            chunk = os.read(read, 16)
+            if not chunk:
+                xvfb.wait()
+                raise Failure(f"Xvfb ended at start (status {xvfb.returncode})")
+            written += chunk
+    finally:
+        os.close(read)
+    return xvfb, f":{int(written)}"
 
 
-def run_flow(args, test, language, browser, number, report):
+def run_flow(args, test, language, browser, report):
     """One flow in one language and browser, on a display of its own; the flow's name if it failed."""
     name = f"{test.__name__} ({language}, {browser})"
-    xvfb, display = start_display(number)
+    try:
+        xvfb, display = start_display()
+    except Failure as e:
+        report(f"FAIL {name}: {e}")
+        return name
     BROWSERS[display] = browser
     flow_started = time.time()
     try:
@@ -2139,7 +2158,6 @@ def main():
     # language. The whole product (--matrix full) ran 32 runs in 1,051 s of make test's lane; the pairs run 16.
     # Two at once in make test, beside the Swift tests and the extension's flows (three at once took the Swift
     # tests' cores; --lanes sets it). The longest go first, so no long one starts last and runs alone.
-    base = 90 + os.getpid() % 300
     browsers = args.browsers.split(",")
     longest = ["backup_flows", "main_flows", "sharing_flows", "link_flows", "account_flows", "coercion_flows", "attachment_flows", "timer_lock"]
     pairs = [[("chromium", "en"), ("firefox", "de")], [("chromium", "de"), ("firefox", "en")]]
@@ -2148,7 +2166,7 @@ def main():
                    if browser in browsers),
                   key=lambda r: longest.index(r[0].__name__) if r[0].__name__ in longest else len(longest))
     with concurrent.futures.ThreadPoolExecutor(max_workers=1 if args.serial else args.lanes) as pool:
-        results = [pool.submit(run_flow, args, test, language, browser, base + i, report) for i, (test, language, browser) in enumerate(runs)]
+        results = [pool.submit(run_flow, args, test, language, browser, report) for test, language, browser in runs]
         failures = [r.result() for r in results if r.result()]
     shots = len([f for f in os.listdir(args.artifacts) if f.endswith(".png")]) if os.path.isdir(args.artifacts) else 0
     total = len(runs)
