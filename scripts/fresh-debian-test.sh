@@ -8,29 +8,45 @@
 # The base is made once and copied for each run.
 #
 # Usage: scripts/fresh-debian-test.sh [COMMIT]   (default HEAD; DIR: PASSBOX_FRESH_DIR, default /var/tmp/passbox-fresh)
+# Exits with make test's status.
 set -euo pipefail
 [ "$(id -u)" = 0 ] || { echo "run as root (it makes a chroot)"; exit 2; }
 command -v debootstrap >/dev/null || { echo "apt-get install debootstrap"; exit 2; }
+# In a mount namespace of its own, where nothing propagates: the chroot's mounts (of /dev, /sys, the toolchain)
+# are never the machine's, and they end with the script, however it ends.
+if [ -z "${PASSBOX_FRESH_UNSHARED:-}" ]; then
+  exec unshare --mount --propagation private env PASSBOX_FRESH_UNSHARED=1 "$0" "$@"
+fi
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-commit="$(git -C "$repo" rev-parse "${1:-HEAD}")"
-dir="${PASSBOX_FRESH_DIR:-/var/tmp/passbox-fresh}"
-swift_root="${SWIFT_ROOT:-/opt/swift}"
+commit="$(git -c safe.directory='*' -C "$repo" rev-parse "${1:-HEAD}")"
+dir="$(realpath -m -- "${PASSBOX_FRESH_DIR:-/var/tmp/passbox-fresh}")"
+swift_root="$(realpath -m -- "${SWIFT_ROOT:-/opt/swift}")"
+case "$dir" in *[[:space:]\\]* | / ) echo "PASSBOX_FRESH_DIR must be a directory without blanks or backslashes, not /"; exit 2 ;; esac
+case "$swift_root" in / | *[[:space:]\\]*) echo "SWIFT_ROOT must be the toolchain's directory, not /"; exit 2 ;; esac
+[ -x "$swift_root/usr/bin/swift" ] || { echo "no toolchain at $swift_root (SWIFT_ROOT)"; exit 2; }
 base="$dir/base" run="$dir/run"
 
-# Everything mounted under $1, deepest first; the tree is removed only once none is left.
+# Everything mounted at or under $1, deepest first; true once none is left. A tree is removed only then, and
+# only on its own file system.
 unmount_all() {
   local m
-  for m in $(awk -v r="$1/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r); do umount -l "$m" 2>/dev/null || true; done
-  ! awk -v r="$1/" 'index($2, r) == 1' /proc/mounts | grep -q .
+  for m in $(awk -v r="$1" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/mounts | sort -r); do umount -l "$m" 2>/dev/null || true; done
+  ! awk -v r="$1" '$2 == r || index($2, r "/") == 1' /proc/mounts | grep -q .
+}
+remove_tree() {
+  unmount_all "$1" || { echo "still mounted under $1: not removing it"; exit 1; }
+  rm -rf --one-file-system "$1"
 }
 
 if [ ! -e "$base/.ready" ]; then
-  unmount_all "$base" || { echo "still mounted under $base"; exit 1; }
-  rm -rf "$base"
+  remove_tree "$base"
   mkdir -p "$dir"
   debootstrap --variant=minbase bookworm "$base" http://deb.debian.org/debian > "$dir/debootstrap.log" 2>&1
   cp /etc/resolv.conf "$base/etc/resolv.conf"
-  [ -d /etc/apt/sources.list.d ] && cp /etc/apt/sources.list.d/*.sources "$base/etc/apt/sources.list.d/" 2>/dev/null && rm -f "$base/etc/apt/sources.list" || true
+  # The machine's own apt sources when it is bookworm too (its mirror); otherwise debootstrap's.
+  if grep -q '^VERSION_CODENAME=bookworm' /etc/os-release && ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
+    cp /etc/apt/sources.list.d/*.sources "$base/etc/apt/sources.list.d/" && rm -f "$base/etc/apt/sources.list"
+  fi
   mkdir -p "$base/usr/local/share/ca-certificates"
   cp -a /usr/local/share/ca-certificates/. "$base/usr/local/share/ca-certificates/" 2>/dev/null || true
   [ -f /etc/pip.conf ] && cp /etc/pip.conf "$base/etc/pip.conf"
@@ -39,13 +55,12 @@ if [ ! -e "$base/.ready" ]; then
     libcurl4-openssl-dev libedit2 libgcc-12-dev libpython3-dev libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev libz3-dev pkg-config tzdata \
     unzip zlib1g-dev gcc g++ make python3 python3-pip ca-certificates curl procps sudo > /dev/null && update-ca-certificates > /dev/null && apt-get clean'
   umount "$base/proc"
-  mkdir -p "$base$swift_root"
   touch "$base/.ready"
 fi
 
-unmount_all "$run" || { echo "still mounted under $run: not removing it"; exit 1; }
-rm -rf "$run"
+remove_tree "$run"
 cp -a "$base" "$run"
+mkdir -p "$run$swift_root"
 stop() {
   # What the run left (processes whose root is the chroot), then the mounts.
   local p
@@ -59,7 +74,7 @@ mount --rbind /sys "$run/sys"
 mount --rbind /dev "$run/dev"
 mount --bind "$swift_root" "$run$swift_root"
 mount -o remount,bind,ro "$run$swift_root"
-git clone -q "$repo" "$run/root/passbox"
+git -c safe.directory='*' clone -q "$repo" "$run/root/passbox"
 git -C "$run/root/passbox" checkout -q "$commit"
 cat > "$run/root/make-test.sh" <<EOS
 #!/bin/bash
@@ -69,7 +84,10 @@ start=\$(date +%s)
 make test > /root/make-test.out 2>&1
 status=\$?
 echo "make test rc=\$status in \$(( \$(date +%s) - start )) s" >> /root/make-test.out
+exit \$status
 EOS
 chmod +x "$run/root/make-test.sh"
-chroot "$run" /root/make-test.sh
+status=0
+chroot "$run" /root/make-test.sh || status=$?
 tail -1 "$run/root/make-test.out"
+exit "$status"

@@ -55,10 +55,11 @@ share_pids=""
 # (the browsers, agents and servers of the flows; the compilers of the build).
 progress_pid=""
 stop_lanes() {
+  for pid in $ui $share_pids; do kill -- -"$pid" 2>/dev/null; done
   # The tools' install is waited for, never killed: a dpkg stopped halfway leaves the machine's packages broken
   # until `dpkg --configure -a` (a build that failed, or Ctrl-C, which the lane's own session does not get).
+  # After the lanes are stopped, so that the browser flows do not start meanwhile.
   [ -z "$tools" ] || wait "$tools" 2>/dev/null
-  for pid in $ui $share_pids; do kill -- -"$pid" 2>/dev/null; done
   [ -z "$progress_pid" ] || kill "$progress_pid" 2>/dev/null
 }
 trap stop_lanes EXIT
@@ -66,11 +67,12 @@ trap stop_lanes EXIT
 # The test tools (the browsers, PostgreSQL, the peers: the Makefile's TEST_PACKAGES, named by PASSBOX_TEST_DEPS,
 # which make test sets) and the web tools from PyPI are installed beside the builds, which need only the -dev
 # packages `make deps` installed before: on a fresh machine their download and unpacking (about a minute here)
-# no longer comes before the builds. The lane writes its status to .build/test-tools.status when it ends: the
+# no longer comes before the builds. The lane writes its status to .build/test-tools.status when it ends (whole,
+# by a rename): the
 # browser flows' lane waits for that file, the Swift tests for the lane itself.
 stamp "installing the test tools beside the builds (output in .build/test-tools.log)"
-rm -f .build/test-tools.status
-setsid bash -c "{ ${PASSBOX_TEST_DEPS:-true}"' && scripts/fetch-axe.sh .build/web-tools && scripts/fetch-webauthn.sh .build/web-tools/py; }; status=$?; echo $status > .build/test-tools.status; exit $status' > .build/test-tools.log 2>&1 &
+rm -f .build/test-tools.status .build/test-tools.status.new
+setsid bash -c "{ ${PASSBOX_TEST_DEPS:-true}"' && scripts/fetch-axe.sh .build/web-tools && scripts/fetch-webauthn.sh .build/web-tools/py; }; status=$?; echo $status > .build/test-tools.status.new && mv .build/test-tools.status.new .build/test-tools.status; exit $status' > .build/test-tools.log 2>&1 &
 tools=$!
 
 # The binary first, then the tests: the browser flows need only the binary (and the tools), and start as soon

@@ -74,9 +74,11 @@ CLICK_POINT_OR_OPTION_JS = f"(e) => e.tagName === 'OPTION' ? null : ({CLICK_POIN
 
 # The same after the page's next two frames (a click sent in the same instant as the last typed key was lost
 # now and then in Firefox, as no person's click is), in the same call: a promise of the point, ['stale'] when
-# the element left the page meanwhile (a rejection would not reach chromedriver's asynchronous script).
+# the element left the page meanwhile, ['error'] for any other fault of the script (a rejection would not reach
+# chromedriver's asynchronous script).
 SETTLED_CLICK_POINT_JS = f"""(e) => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {{
-  try {{ resolve(({CLICK_POINT_OR_OPTION_JS})(e)); }} catch (error) {{ resolve(['stale', String(error)]); }}
+  try {{ resolve(({CLICK_POINT_OR_OPTION_JS})(e)); }}
+  catch (error) {{ resolve([String(error).includes('passbox-stale') ? 'stale' : 'error', String(error)]); }}
 }})))"""
 
 
@@ -91,6 +93,8 @@ def click_at(point, select_option, press, lost):
         return select_option()
     if point[0] == "stale":
         raise StaleElementReferenceException(point[1])
+    if point[0] == "error":
+        raise RuntimeError(f"the click point's script failed: {point[1]}")
     x, y, on_top, other = point
     if not on_top:
         raise ElementClickInterceptedException(f"the click at ({x:.0f}, {y:.0f}) would land on {other}")

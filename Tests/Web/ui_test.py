@@ -2082,9 +2082,14 @@ def start_display():
     chosen here could be taken (CI once waited 30 s for one that never made its socket). Ready once it has
     written that number."""
     read, write = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
-                            pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write)
+    try:
+        xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+                                pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError as e:
+        os.close(read)
+        raise Failure(f"Xvfb could not be started: {e}")
+    finally:
+        os.close(write)
     written = b""
     deadline = time.time() + 60
     try:
